@@ -1,0 +1,311 @@
+"""The rule variants of a match: one immutable ``RuleSet``, its presets and validation.
+
+Every flag of the rules reference (§A.12) is a field here. Defaults are the ``SEEDS``
+preset; ``KAMMELNA`` changes exactly the flags listed in §A.13 item 13. Each flag is
+consulted only where the rule it names differs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Final
+
+
+class Preset(Enum):
+    """Named bundles of flag values."""
+
+    SEEDS = "seeds"
+    KAMMELNA = "kammelna"
+
+
+class SunPriorityClaim(Enum):
+    """«قبلك»: who may claim a Sun/Ashkal before the player who said it (R5/R11)."""
+
+    OFF = "off"
+    OPPONENTS_WHO_PASSED = "opponents_who_passed"
+    HIGHER_PRIORITY = "higher_priority"
+
+
+class Kawesh(Enum):
+    """Redeal claim for a worthless hand (R12)."""
+
+    OFF = "off"
+    INITIAL_FIVE_OF_789 = "initial_five_of_789"
+    NO_COURT_CARDS = "no_court_cards"
+
+
+class ClosedChooser(Enum):
+    """Who names closed/open in a doubled Hokm (R14)."""
+
+    DOUBLER = "doubler"
+    BUYER = "buyer"
+
+
+class ScoreBoundary(Enum):
+    """Whether a Sun-double score boundary of 100 is strict or inclusive (R15)."""
+
+    STRICT = "strict"
+    INCLUSIVE = "inclusive"
+
+
+class DoublingWindow(Enum):
+    """When the doubling chain is asked (R16)."""
+
+    AFTER_DEAL = "after_deal"
+    BEFORE_BUYER_COMPLETION = "before_buyer_completion"
+
+
+class FirstLeader(Enum):
+    """Who leads the first trick (R17)."""
+
+    DEALER_RIGHT = "dealer_right"
+    BUYER = "buyer"
+
+
+class PartnerWinningRule(Enum):
+    """When a void player whose partner leads the trick is free of the duty to trump (R20)."""
+
+    AKKA_ONLY = "akka_only"
+    POSITIONAL = "positional"
+    ANY_PARTNER_WINNING = "any_partner_winning"
+    NEVER = "never"
+
+
+class ProjectMultiplier(Enum):
+    """How the doubling multiplier applies to projects (R30)."""
+
+    FULL = "full"
+    CAP_AT_2 = "cap_at_2"
+
+
+class BalootOnFailure(Enum):
+    """Who scores a Baloot on a failed contract (R31)."""
+
+    KEPT_BY_OWNER = "kept_by_owner"
+    TO_WINNER = "to_winner"
+
+
+class HokmRounding(Enum):
+    """How Hokm card abnat become game points (R36)."""
+
+    INDEPENDENT = "independent"
+    PAIR_SUM_16 = "pair_sum_16"
+
+
+class ExactTieRule(Enum):
+    """Outcome of an undoubled exact tie (equal GP and equal raw points), R37."""
+
+    BUYER_WINS = "buyer_wins"
+    KAMMELNA = "kammelna"
+    BUYER_LOSES = "buyer_loses"
+
+
+class SuccessMetric(Enum):
+    """What the buyer's success test compares (R37)."""
+
+    GP = "gp"
+    RAW_HALF = "raw_half"
+
+
+class DoubledTieRule(Enum):
+    """Outcome of a tie in a doubled round (R37)."""
+
+    DOUBLER_LOSES = "doubler_loses"
+
+
+class DoubledAllocation(Enum):
+    """How a doubled round is shared (R40)."""
+
+    WINNER_TAKES_ALL = "winner_takes_all"
+    OWN_SHARES = "own_shares"
+
+
+class KabootDoubling(Enum):
+    """Whether the doubling multiplier applies to a kaboot (R42)."""
+
+    FLAT = "flat"
+    MULTIPLIED = "multiplied"
+
+
+class KabootProjects(Enum):
+    """Which awarded projects the kaboot team scores (R42)."""
+
+    SEED000 = "seed000"
+    ALL_AWARDED = "all_awarded"
+
+
+class BothCrossRule(Enum):
+    """Who wins when both teams reach the target after the same hand (R44)."""
+
+    HIGHER_TOTAL = "higher_total"
+    BUYER_TEAM = "buyer_team"
+
+
+class RuleSetError(ValueError):
+    """A rule set with an unknown, mistyped or contradictory setting."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """Every variant flag of a match. The field defaults are the ``SEEDS`` preset."""
+
+    kawesh_keeps_dealer: bool = False
+    round1_hokm_reopens_to_all: bool = False
+    sun_priority_claim: SunPriorityClaim = SunPriorityClaim.OFF
+    ashkal_in_round2: bool = False
+    ashkal_forbidden_on_ace: bool = False
+    second_hokm_suit_at_confirm: bool = False
+    kawesh: Kawesh = Kawesh.OFF
+    buyer_steps_by_buyer_only: bool = False
+    closed_chooser: ClosedChooser = ClosedChooser.DOUBLER
+    gahwa_forces_open: bool = True
+    sun_double_buyer_min: ScoreBoundary = ScoreBoundary.STRICT
+    sun_double_defender_max: ScoreBoundary = ScoreBoundary.STRICT
+    doubling_window: DoublingWindow = DoublingWindow.AFTER_DEAL
+    first_leader: FirstLeader = FirstLeader.DEALER_RIGHT
+    undertrump_required: bool = True
+    partner_winning_rule: PartnerWinningRule = PartnerWinningRule.AKKA_ONLY
+    akka_requires_declaration: bool = False
+    overtrump_partner: bool = True
+    split_long_runs: bool = True
+    auto_declare_projects: bool = False
+    project_multiplier: ProjectMultiplier = ProjectMultiplier.FULL
+    baloot_on_failure: BalootOnFailure = BalootOnFailure.KEPT_BY_OWNER
+    baloot_absorbed_by_hundred: bool = True
+    baloot_in_success_test: bool = False
+    hokm_rounding: HokmRounding = HokmRounding.INDEPENDENT
+    exact_tie_rule: ExactTieRule = ExactTieRule.BUYER_WINS
+    success_metric: SuccessMetric = SuccessMetric.GP
+    doubled_tie_rule: DoubledTieRule = DoubledTieRule.DOUBLER_LOSES
+    doubled_allocation: DoubledAllocation = DoubledAllocation.WINNER_TAKES_ALL
+    kaboot_doubling: KabootDoubling = KabootDoubling.FLAT
+    kaboot_projects: KabootProjects = KabootProjects.SEED000
+    reverse_kaboot: bool = False
+    match_target: int = 152
+    both_cross_rule: BothCrossRule = BothCrossRule.HIGHER_TOTAL
+    illegal_moves_allowed: bool = False
+    sawa: bool = False
+
+    def __post_init__(self) -> None:
+        problems = self.problems()
+        if problems:
+            raise RuleSetError("; ".join(problems))
+
+    def problems(self) -> list[str]:
+        """List every invalid or contradictory setting (empty when the set is valid)."""
+        found: list[str] = []
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            expected = _FIELD_TYPES[field.name]
+            if expected is bool:
+                ok = isinstance(value, bool)
+            elif expected is int:
+                ok = isinstance(value, int) and not isinstance(value, bool)
+            else:
+                ok = isinstance(value, expected)
+            if not ok:
+                found.append(f"{field.name}: expected {expected.__name__}, got {value!r}")
+        if isinstance(self.match_target, int) and not 1 <= self.match_target <= 10_000:
+            found.append(f"match_target: must be between 1 and 10000, got {self.match_target}")
+        if self.illegal_moves_allowed is True:
+            found.append(
+                "illegal_moves_allowed: not supported; the engine refuses illegal cards, "
+                "so the Qayd penalty call (R45) is never needed"
+            )
+        return found
+
+    def replace(self, **changes: Any) -> RuleSet:
+        """Return a copy with some flags changed; unknown names are refused."""
+        unknown = sorted(set(changes) - set(_FIELD_TYPES))
+        if unknown:
+            raise RuleSetError(f"unknown rule flag(s): {', '.join(unknown)}")
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def preset(cls, preset: Preset, **overrides: Any) -> RuleSet:
+        """Return a preset, optionally with single flags overridden."""
+        base = SEEDS if preset is Preset.SEEDS else KAMMELNA
+        return base.replace(**overrides) if overrides else base
+
+    def to_dict(self) -> dict[str, object]:
+        """Return the flags as plain values (enum members as their string values)."""
+        out: dict[str, object] = {}
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            out[field.name] = value.value if isinstance(value, Enum) else value
+        return out
+
+    @classmethod
+    def from_dict(cls, values: dict[str, object], base: RuleSet | None = None) -> RuleSet:
+        """Build a rule set from plain values (as :meth:`to_dict` gives) over ``base``."""
+        changes: dict[str, Any] = {}
+        problems: list[str] = []
+        for name, raw in values.items():
+            expected = _FIELD_TYPES.get(name)
+            if expected is None:
+                problems.append(f"unknown rule flag: {name}")
+            elif isinstance(expected, type) and issubclass(expected, Enum):
+                try:
+                    changes[name] = expected(raw)
+                except ValueError:
+                    allowed = ", ".join(m.value for m in expected)
+                    problems.append(f"{name}: {raw!r} is not one of {allowed}")
+            else:
+                changes[name] = raw
+        if problems:
+            raise RuleSetError("; ".join(problems))
+        return (base or SEEDS).replace(**changes)
+
+
+_FIELD_TYPES: Final[dict[str, type]] = {
+    "kawesh_keeps_dealer": bool,
+    "round1_hokm_reopens_to_all": bool,
+    "sun_priority_claim": SunPriorityClaim,
+    "ashkal_in_round2": bool,
+    "ashkal_forbidden_on_ace": bool,
+    "second_hokm_suit_at_confirm": bool,
+    "kawesh": Kawesh,
+    "buyer_steps_by_buyer_only": bool,
+    "closed_chooser": ClosedChooser,
+    "gahwa_forces_open": bool,
+    "sun_double_buyer_min": ScoreBoundary,
+    "sun_double_defender_max": ScoreBoundary,
+    "doubling_window": DoublingWindow,
+    "first_leader": FirstLeader,
+    "undertrump_required": bool,
+    "partner_winning_rule": PartnerWinningRule,
+    "akka_requires_declaration": bool,
+    "overtrump_partner": bool,
+    "split_long_runs": bool,
+    "auto_declare_projects": bool,
+    "project_multiplier": ProjectMultiplier,
+    "baloot_on_failure": BalootOnFailure,
+    "baloot_absorbed_by_hundred": bool,
+    "baloot_in_success_test": bool,
+    "hokm_rounding": HokmRounding,
+    "exact_tie_rule": ExactTieRule,
+    "success_metric": SuccessMetric,
+    "doubled_tie_rule": DoubledTieRule,
+    "doubled_allocation": DoubledAllocation,
+    "kaboot_doubling": KabootDoubling,
+    "kaboot_projects": KabootProjects,
+    "reverse_kaboot": bool,
+    "match_target": int,
+    "both_cross_rule": BothCrossRule,
+    "illegal_moves_allowed": bool,
+    "sawa": bool,
+}
+
+SEEDS: Final = RuleSet()
+KAMMELNA: Final = RuleSet(
+    ashkal_in_round2=True,
+    second_hokm_suit_at_confirm=True,
+    partner_winning_rule=PartnerWinningRule.ANY_PARTNER_WINNING,
+    overtrump_partner=False,
+    baloot_on_failure=BalootOnFailure.TO_WINNER,
+    hokm_rounding=HokmRounding.PAIR_SUM_16,
+    exact_tie_rule=ExactTieRule.KAMMELNA,
+    kaboot_projects=KabootProjects.ALL_AWARDED,
+)
