@@ -179,9 +179,7 @@ def mask_points(mask: int, trump: int) -> int:
 def _stronger_masks(trump_suit: bool) -> tuple[int, ...]:
     """For each rank, the in-suit mask (bits 0-7) of the ranks that beat it."""
     order = TRUMP_STRENGTH if trump_suit else PLAIN_STRENGTH
-    return tuple(
-        sum(1 << r for r in RANKS if order[r] > order[rank]) for rank in RANKS
-    )
+    return tuple(sum(1 << r for r in RANKS if order[r] > order[rank]) for rank in RANKS)
 
 
 # Ranks above a rank inside one suit, as an 8-bit mask to shift by ``suit * 8``.
@@ -223,7 +221,8 @@ class Card:
     _index: int
 
     def __init__(self, index: int) -> None:
-        if not isinstance(index, int) or not 0 <= index < 32:
+        checked: object = index
+        if not isinstance(checked, int) or not 0 <= index < 32:
             raise ValueError(f"card index out of range: {index!r}")
         object.__setattr__(self, "_index", index)
 

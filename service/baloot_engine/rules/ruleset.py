@@ -207,7 +207,8 @@ class RuleSet:
                 ok = isinstance(value, expected)
             if not ok:
                 found.append(f"{field.name}: expected {expected.__name__}, got {value!r}")
-        if isinstance(self.match_target, int) and not 1 <= self.match_target <= 10_000:
+        target: object = self.match_target
+        if isinstance(target, int) and not 1 <= target <= 10_000:
             found.append(f"match_target: must be between 1 and 10000, got {self.match_target}")
         if self.illegal_moves_allowed is True:
             found.append(
@@ -246,7 +247,7 @@ class RuleSet:
             expected = _FIELD_TYPES.get(name)
             if expected is None:
                 problems.append(f"unknown rule flag: {name}")
-            elif isinstance(expected, type) and issubclass(expected, Enum):
+            elif issubclass(expected, Enum):
                 try:
                     changes[name] = expected(raw)
                 except ValueError:

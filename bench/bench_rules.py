@@ -1,0 +1,125 @@
+"""Benchmark of the rules core: complete random rounds per second, and per-call costs.
+
+A round is: deal a shuffled deck, random legal bidding, optional doubling, 32 card plays
+with ``legal_actions`` listed before every action, and scoring. Hands cancelled by an
+all-pass redeal cost time but are not counted as rounds. Prints numbers; it asserts
+nothing about speed.
+
+    python bench/bench_rules.py [--seconds 5] [--preset seeds|kammelna]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+from baloot_engine.rules.actions import ClaimSawa, Deal, Play
+from baloot_engine.rules.game import apply, legal_actions, new_match
+from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
+from baloot_engine.rules.state import Phase, State
+
+
+def play_round(state: State, rng: random.Random) -> State:
+    """Deal and play one hand to its end (or to a redeal) with random legal actions."""
+    deck = list(range(32))
+    rng.shuffle(deck)
+    state, _ = apply(state, state.dealer, Deal(tuple(deck)))
+    while state.phase in (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING):
+        seat = state.turn
+        actions = [a for a in legal_actions(state, seat) if not isinstance(a, ClaimSawa)]
+        state, _ = apply(state, seat, rng.choice(actions))
+    return state
+
+
+def rounds_per_second(rules: RuleSet, seconds: float, seed: int) -> tuple[int, int, float]:
+    """Play random hands for ``seconds``; return (scored rounds, redeals, elapsed)."""
+    rng = random.Random(seed)
+    state = new_match(rules)
+    rounds = redeals = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        for _ in range(50):
+            if state.phase is Phase.MATCH_OVER:
+                state = new_match(rules)
+            state = play_round(state, rng)
+            if state.phase is Phase.AWAITING_DEAL:
+                redeals += 1
+            else:
+                rounds += 1
+    elapsed = time.perf_counter() - start
+    return rounds, redeals, elapsed
+
+
+def bidding_cost(rules: RuleSet, samples: int, seed: int) -> list[float]:
+    """Microseconds for a deal plus a complete random bidding phase."""
+    rng = random.Random(seed)
+    times = []
+    base = new_match(rules)
+    for _ in range(samples):
+        deck = list(range(32))
+        rng.shuffle(deck)
+        choices = [rng.random() for _ in range(40)]
+        t0 = time.perf_counter()
+        state, _ = apply(base, base.dealer, Deal(tuple(deck)))
+        i = 0
+        while state.phase is Phase.BIDDING:
+            actions = legal_actions(state, state.turn)
+            state, _ = apply(state, state.turn, actions[int(choices[i] * len(actions))])
+            i += 1
+        times.append((time.perf_counter() - t0) * 1e6)
+    return times
+
+
+def play_costs(rules: RuleSet, samples: int, seed: int) -> tuple[list[float], list[float]]:
+    """Microseconds for one ``legal_actions`` call and one card ``apply`` during play."""
+    rng = random.Random(seed)
+    legal_times: list[float] = []
+    apply_times: list[float] = []
+    state = new_match(rules)
+    while len(apply_times) < samples:
+        if state.phase is Phase.MATCH_OVER:
+            state = new_match(rules)
+        if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
+            deck = list(range(32))
+            rng.shuffle(deck)
+            state, _ = apply(state, state.dealer, Deal(tuple(deck)))
+            continue
+        seat = state.turn
+        t0 = time.perf_counter()
+        actions = legal_actions(state, seat)
+        t1 = time.perf_counter()
+        action = rng.choice([a for a in actions if not isinstance(a, ClaimSawa)])
+        t2 = time.perf_counter()
+        state, _ = apply(state, seat, action)
+        t3 = time.perf_counter()
+        if isinstance(action, Play):
+            legal_times.append((t1 - t0) * 1e6)
+            apply_times.append((t3 - t2) * 1e6)
+    return legal_times, apply_times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--preset", choices=("seeds", "kammelna"), default="seeds")
+    parser.add_argument("--seed", type=int, default=2024)
+    args = parser.parse_args()
+    rules = SEEDS if args.preset == "seeds" else KAMMELNA
+    rounds, redeals, elapsed = rounds_per_second(rules, args.seconds, args.seed)
+    print(f"preset: {args.preset}")
+    print(
+        f"complete random rounds: {rounds} in {elapsed:.2f} s = {rounds / elapsed:,.0f} rounds/s"
+        f" (plus {redeals} all-pass redeals)"
+    )
+    bids = bidding_cost(rules, 3000, args.seed)
+    print(f"deal + complete bidding: median {statistics.median(bids):.1f} us")
+    legal, applied = play_costs(rules, 20000, args.seed)
+    print(f"legal_actions during play: median {statistics.median(legal):.2f} us")
+    print(f"apply of a card play: median {statistics.median(applied):.2f} us")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,189 @@
+"""Actions a seat can take and the events applying them causes.
+
+Actions are frozen, hashable values with a repr that evaluates back to themselves, so a
+failing test prints a runnable reproduction. ``sort_key`` gives the documented order in
+which :func:`baloot_engine.rules.game.legal_actions` lists them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, NamedTuple
+
+from baloot_engine.rules.cards import SUIT_LETTERS, format_card
+from baloot_engine.rules.contract import Contract, PlayMode
+
+if TYPE_CHECKING:
+    from baloot_engine.rules.projects import Project, ProjectKind
+    from baloot_engine.rules.scoring import RoundScore
+
+
+class BidKind(Enum):
+    """What a player may say during bidding (R5-R12)."""
+
+    PASS = "pass"  # بس in round 1, ولا in round 2
+    HOKM = "hokm"  # حكم (round 1: revealed suit; round 2: another suit, حكم ثاني)
+    SUN = "sun"  # صن
+    ASHKAL = "ashkal"  # أشكل
+    CONFIRM_HOKM = "confirm_hokm"  # the Hokm bidder keeps his Hokm (R6)
+    SWITCH_TO_SUN = "switch_to_sun"  # the Hokm bidder turns it into Sun (R6)
+    CLAIM_SUN = "claim_sun"  # «قبلك»: claim a Sun before the player who said it (R11)
+    KAWESH = "kawesh"  # كوش: cancel the hand for a worthless five-card hand (R12)
+
+
+class DoublingCall(Enum):
+    """What a player may say in the doubling chain (R13-R15)."""
+
+    DOUBLE = "double"  # دبل ×2
+    TRIPLE = "triple"  # تربل ×3
+    FOUR = "four"  # فور ×4
+    GAHWA = "gahwa"  # قهوة: the round decides the match
+    DECLINE = "decline"  # no raise at this step
+    CHOOSE_MODE = "choose_mode"  # the buyer names open/closed (closed_chooser = buyer)
+
+
+_BID_ORDER = {kind: i for i, kind in enumerate(BidKind)}
+_CALL_ORDER = {call: i for i, call in enumerate(DoublingCall)}
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """Deal a hand from ``deck``: 32 distinct cards in the dealing order of R4."""
+
+    deck: tuple[int, ...]
+
+    def sort_key(self) -> tuple[int, ...]:
+        return (0,)
+
+    def __str__(self) -> str:
+        return "deal"
+
+
+@dataclass(frozen=True, slots=True)
+class Bid:
+    """A bid; ``suit`` is the named trump of a round-2 Hokm (or its confirmation), else -1."""
+
+    kind: BidKind
+    suit: int = -1
+
+    def sort_key(self) -> tuple[int, ...]:
+        return (1, _BID_ORDER[self.kind], self.suit)
+
+    def __str__(self) -> str:
+        suit = f" {SUIT_LETTERS[self.suit]}" if self.suit >= 0 else ""
+        return f"{self.kind.value}{suit}"
+
+
+@dataclass(frozen=True, slots=True)
+class Doubling:
+    """A doubling call; ``mode`` is required with DOUBLE/FOUR (by the doubler) and CHOOSE_MODE."""
+
+    call: DoublingCall
+    mode: PlayMode | None = None
+
+    def sort_key(self) -> tuple[int, ...]:
+        mode = -1 if self.mode is None else (0 if self.mode is PlayMode.OPEN else 1)
+        return (2, _CALL_ORDER[self.call], mode)
+
+    def __str__(self) -> str:
+        return self.call.value + (f" {self.mode.value}" if self.mode else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Declare:
+    """Declare project types during the first trick (R28); the engine picks the cards."""
+
+    kinds: tuple[ProjectKind, ...]
+
+    def sort_key(self) -> tuple[int, ...]:
+        return (3, len(self.kinds), *sorted(_kind_index(k) for k in self.kinds))
+
+    def __str__(self) -> str:
+        return "declare " + "+".join(k.value for k in self.kinds)
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """Play a card; ``akka`` calls the led card the boss of its suit (R20)."""
+
+    card: int
+    akka: bool = False
+
+    def sort_key(self) -> tuple[int, ...]:
+        return (4, self.card, int(self.akka))
+
+    def __str__(self) -> str:
+        return format_card(self.card) + (" akka" if self.akka else "")
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimSawa:
+    """سوا: the player on lead claims every remaining trick for his team (R46)."""
+
+    def sort_key(self) -> tuple[int, ...]:
+        return (5,)
+
+    def __str__(self) -> str:
+        return "sawa"
+
+
+Action = Deal | Bid | Doubling | Declare | Play | ClaimSawa
+
+
+def _kind_index(kind: ProjectKind) -> int:
+    from baloot_engine.rules.projects import ProjectKind
+
+    return list(ProjectKind).index(kind)
+
+
+class EventKind(Enum):
+    """What happened as the result of an action."""
+
+    CARDS_DEALT = "cards_dealt"
+    BID_PLACED = "bid_placed"
+    CONTRACT_FIXED = "contract_fixed"
+    REDEAL = "redeal"
+    DOUBLING_CALLED = "doubling_called"
+    DOUBLING_ENDED = "doubling_ended"
+    PROJECTS_DECLARED = "projects_declared"
+    PROJECTS_REVEALED = "projects_revealed"
+    CARD_PLAYED = "card_played"
+    AKKA_CALLED = "akka_called"
+    BALOOT_ANNOUNCED = "baloot_announced"
+    TRICK_WON = "trick_won"
+    SAWA_CLAIMED = "sawa_claimed"
+    ROUND_SCORED = "round_scored"
+    MATCH_WON = "match_won"
+
+
+class Event(NamedTuple):
+    """One thing an action caused. Fields not relevant to ``kind`` keep their defaults.
+
+    A NamedTuple rather than a dataclass: events are built on the hot path of play.
+
+    * CARDS_DEALT: ``cards`` = hand sizes after the deal step; ``card`` = revealed card.
+    * BID_PLACED: ``seat``, ``bid``.  CONTRACT_FIXED: ``seat`` = buyer, ``contract``.
+    * REDEAL: ``seat`` = the next dealer; ``text`` says why (all passed, kawesh).
+    * DOUBLING_CALLED: ``seat``, ``doubling``.  DOUBLING_ENDED: ``contract`` (final).
+    * PROJECTS_DECLARED: ``seat``, ``kinds`` (types only; cards stay hidden).
+    * PROJECTS_REVEALED: ``team`` = the team whose projects score, ``projects`` (seat, project).
+    * CARD_PLAYED: ``seat``, ``card``.  AKKA_CALLED: ``seat``, ``card``.
+    * BALOOT_ANNOUNCED: ``seat``, ``team``.  TRICK_WON: ``seat`` = winner, ``team``,
+      ``cards`` = the four cards in play order, ``points`` = abnat of the trick.
+    * SAWA_CLAIMED: ``seat``, ``team``.  ROUND_SCORED: ``score``.  MATCH_WON: ``team``.
+    """
+
+    kind: EventKind
+    seat: int = -1
+    team: int = -1
+    card: int = -1
+    cards: tuple[int, ...] = ()
+    points: int = 0
+    bid: Bid | None = None
+    doubling: Doubling | None = None
+    contract: Contract | None = None
+    kinds: tuple[ProjectKind, ...] = ()
+    projects: tuple[tuple[int, Project], ...] = ()
+    score: RoundScore | None = None
+    text: str = ""

@@ -1,0 +1,248 @@
+"""Bidding (R5-R12): the two laps, the Hokm confirmation, Ashkal, redeal, variants.
+
+The bidding is a queue of seats to ask (``State.to_ask``) under a stage
+(``State.bid_stage``): the normal lap, the reopened lap of ``round1_hokm_reopens_to_all``,
+the Hokm bidder's confirmation, and the «قبلك» priority question. ``legal_bids`` is the
+one definition of what a seat may say; ``apply_bid`` refuses anything else.
+"""
+
+from __future__ import annotations
+
+from baloot_engine.rules import errors
+from baloot_engine.rules.actions import Bid, BidKind, Event, EventKind
+from baloot_engine.rules.cards import ACE, EIGHT, NINE, SEVEN, SUITS
+from baloot_engine.rules.contract import Contract, ContractType, next_seat, team_of
+from baloot_engine.rules.doubling import begin_contract
+from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.ruleset import Kawesh, SunPriorityClaim
+from baloot_engine.rules.state import BidRecord, BidStage, Phase, State
+
+_LOW_CARDS = tuple((1 << SEVEN | 1 << EIGHT | 1 << NINE) << (8 * s) for s in SUITS)
+_WORTHLESS = _LOW_CARDS[0] | _LOW_CARDS[1] | _LOW_CARDS[2] | _LOW_CARDS[3]
+
+
+def lap(dealer: int) -> tuple[int, int, int, int]:
+    """The speaking order of a lap: the dealer's right, partner, left, then the dealer."""
+    return ((dealer + 1) & 3, (dealer + 2) & 3, (dealer + 3) & 3, dealer)
+
+
+def start_bidding(state: State) -> State:
+    """Open round 1 of the bidding (called right after the first five cards)."""
+    order = lap(state.dealer)
+    return state._replace(
+        phase=Phase.BIDDING,
+        bidding_round=1,
+        bid_stage=BidStage.LAP,
+        to_ask=order,
+        turn=order[0],
+    )
+
+
+def _ashkal_allowed(state: State, seat: int) -> bool:
+    rules = state.rules
+    if seat not in (state.dealer, (state.dealer + 3) & 3):
+        return False
+    if state.bidding_round == 2 and not rules.ashkal_in_round2:
+        return False
+    return not (rules.ashkal_forbidden_on_ace and state.revealed & 7 == ACE)
+
+
+def kawesh_allowed(state: State, seat: int) -> bool:
+    """R12 variant: a worthless first five cards (only 7s, 8s and 9s) may cancel the hand."""
+    if state.rules.kawesh is Kawesh.OFF or state.phase is not Phase.BIDDING:
+        return False
+    if state.bidding_round != 1:
+        return False
+    # Both options name the same five-card condition: no A, K, Q, J or 10.
+    return state.hands[seat] & ~_WORTHLESS == 0
+
+
+def legal_bids(state: State, seat: int) -> list[Bid]:
+    """Every bid ``seat`` may say now, in the documented action order."""
+    if state.phase is not Phase.BIDDING:
+        return []
+    bids: list[Bid] = []
+    if state.to_ask and state.to_ask[0] == seat:
+        bids = _bids_on_turn(state, seat)
+    if kawesh_allowed(state, seat):
+        bids.append(Bid(BidKind.KAWESH))
+    return bids
+
+
+def _bids_on_turn(state: State, seat: int) -> list[Bid]:
+    stage = state.bid_stage
+    revealed_suit = state.revealed >> 3
+    if stage is BidStage.CONFIRM:
+        if state.pending_suit >= 0:
+            confirm = [Bid(BidKind.CONFIRM_HOKM, state.pending_suit)]
+        else:
+            confirm = [Bid(BidKind.CONFIRM_HOKM, s) for s in SUITS if s != revealed_suit]
+        return [*confirm, Bid(BidKind.SWITCH_TO_SUN)]
+    if stage is BidStage.PRIORITY:
+        return [Bid(BidKind.PASS), Bid(BidKind.CLAIM_SUN)]
+    if stage is BidStage.REOPEN:
+        return [Bid(BidKind.PASS), Bid(BidKind.SUN)]
+    bids = [Bid(BidKind.PASS)]
+    if state.pending_seat < 0:
+        if state.bidding_round == 1:
+            bids.append(Bid(BidKind.HOKM, revealed_suit))
+        elif state.rules.second_hokm_suit_at_confirm:
+            bids.append(Bid(BidKind.HOKM))
+        else:
+            bids += [Bid(BidKind.HOKM, s) for s in SUITS if s != revealed_suit]
+    bids.append(Bid(BidKind.SUN))
+    if _ashkal_allowed(state, seat):
+        bids.append(Bid(BidKind.ASHKAL))
+    return bids
+
+
+def apply_bid(state: State, seat: int, bid: Bid) -> tuple[State, list[Event]]:
+    """Apply a bid and return the new state and the events it caused."""
+    if state.phase is not Phase.BIDDING:
+        raise RuleError(errors.WRONG_PHASE, f"no bidding in phase {state.phase.value}")
+    if bid.kind is BidKind.KAWESH:
+        if not kawesh_allowed(state, seat):
+            raise RuleError(errors.KAWESH_NOT_ALLOWED, "this hand may not call Kawesh now")
+        return _cancel_hand(state, seat, bid, kawesh=True)
+    if state.to_ask[0] != seat:
+        raise RuleError(
+            errors.NOT_YOUR_TURN,
+            f"seat {state.to_ask[0]} is to bid, not seat {seat}",
+            details={"turn": str(state.to_ask[0])},
+        )
+    bid = _normalise(state, bid)
+    legal = _bids_on_turn(state, seat)
+    if bid not in legal:
+        raise _refusal(state, seat, bid, legal)
+    record = BidRecord(seat, bid, state.bidding_round)
+    events = [Event(EventKind.BID_PLACED, seat=seat, team=team_of(seat), bid=bid)]
+    state = state._replace(bids=(*state.bids, record))
+    kind = bid.kind
+    if kind is BidKind.PASS:
+        return _next_speaker(state, events)
+    if kind is BidKind.HOKM:
+        state = state._replace(pending_seat=seat, pending_suit=bid.suit)
+        return _next_speaker(state, events)
+    if kind in (BidKind.SUN, BidKind.ASHKAL):
+        return _sun_called(state, seat, kind is BidKind.ASHKAL, events)
+    if kind is BidKind.CLAIM_SUN:
+        return begin_contract(
+            state, Contract(ContractType.SUN, -1, seat, False, state.bidding_round), events
+        )
+    if kind is BidKind.CONFIRM_HOKM:
+        contract = Contract(ContractType.HOKM, bid.suit, seat, False, state.bidding_round)
+        return begin_contract(state, contract, events)
+    # SWITCH_TO_SUN
+    return begin_contract(
+        state, Contract(ContractType.SUN, -1, seat, False, state.bidding_round), events
+    )
+
+
+def _normalise(state: State, bid: Bid) -> Bid:
+    """A round-1 Hokm names no suit: it is always the revealed suit."""
+    if bid.kind is BidKind.HOKM and state.bidding_round == 1 and bid.suit == -1:
+        return Bid(BidKind.HOKM, state.revealed >> 3)
+    return bid
+
+
+def _refusal(state: State, seat: int, bid: Bid, legal: list[Bid]) -> RuleError:
+    allowed = tuple(str(b) for b in legal)
+    if bid.kind is BidKind.ASHKAL:
+        reason, why = errors.ASHKAL_NOT_ALLOWED, "Ashkal is only for the dealer and his left"
+        if state.bidding_round == 2 and not state.rules.ashkal_in_round2:
+            why = "Ashkal is not allowed in the second round"
+        elif state.rules.ashkal_forbidden_on_ace and state.revealed & 7 == ACE:
+            why = "Ashkal is not allowed when the revealed card is an Ace"
+    elif bid.kind in (BidKind.HOKM, BidKind.CONFIRM_HOKM) and any(
+        b.kind is bid.kind for b in legal
+    ):
+        reason, why = errors.SUIT_NOT_ALLOWED, f"Hokm in that suit is not allowed: {bid}"
+    else:
+        reason, why = errors.BID_NOT_ALLOWED, f"'{bid}' is not allowed now"
+    return RuleError(reason, why, allowed=allowed, details={"seat": str(seat)})
+
+
+def _next_speaker(state: State, events: list[Event]) -> tuple[State, list[Event]]:
+    rest = state.to_ask[1:]
+    if rest:
+        return state._replace(to_ask=rest, turn=rest[0]), events
+    if state.bid_stage is BidStage.PRIORITY:
+        return _finish_priority(state, events)
+    return _lap_over(state, events)
+
+
+def _lap_over(state: State, events: list[Event]) -> tuple[State, list[Event]]:
+    stage = state.bid_stage
+    if state.pending_seat >= 0:
+        hokm_seat = state.pending_seat
+        order = lap(state.dealer)
+        if (
+            stage is BidStage.LAP
+            and state.bidding_round == 1
+            and state.rules.round1_hokm_reopens_to_all
+        ):
+            earlier = order[: order.index(hokm_seat)]
+            if earlier:
+                return _ask(state, BidStage.REOPEN, earlier), events
+        return _ask(state, BidStage.CONFIRM, (hokm_seat,)), events
+    if state.bidding_round == 1:
+        state = state._replace(bidding_round=2)
+        return _ask(state, BidStage.LAP, lap(state.dealer)), events
+    cancelled, more = _cancel_hand(state, -1, None, kawesh=False)
+    return cancelled, events + more
+
+
+def _ask(state: State, stage: BidStage, seats: tuple[int, ...]) -> State:
+    return state._replace(bid_stage=stage, to_ask=seats, turn=seats[0])
+
+
+def _sun_called(
+    state: State, seat: int, ashkal: bool, events: list[Event]
+) -> tuple[State, list[Event]]:
+    claim = state.rules.sun_priority_claim
+    if claim is not SunPriorityClaim.OFF and state.bid_stage is not BidStage.PRIORITY:
+        order = lap(state.dealer)
+        earlier = order[: order.index(seat)]
+        if claim is SunPriorityClaim.OPPONENTS_WHO_PASSED:
+            passed = {
+                r.seat
+                for r in state.bids
+                if r.bidding_round == state.bidding_round and r.bid.kind is BidKind.PASS
+            }
+            earlier = tuple(s for s in earlier if team_of(s) != team_of(seat) and s in passed)
+        if earlier:
+            state = state._replace(pending_seat=seat, pending_suit=-1, pending_ashkal=ashkal)
+            return _ask(state, BidStage.PRIORITY, earlier), events
+    contract = Contract(ContractType.SUN, -1, seat, ashkal, state.bidding_round)
+    return begin_contract(state, contract, events)
+
+
+def _finish_priority(state: State, events: list[Event]) -> tuple[State, list[Event]]:
+    """Nobody claimed the Sun: the original caller keeps it."""
+    contract = Contract(
+        ContractType.SUN, -1, state.pending_seat, state.pending_ashkal, state.bidding_round
+    )
+    return begin_contract(state, contract, events)
+
+
+def _cancel_hand(
+    state: State, seat: int, bid: Bid | None, *, kawesh: bool
+) -> tuple[State, list[Event]]:
+    """All passed twice (R9) or Kawesh (R12): the hand scores 0-0 and is dealt again."""
+    events: list[Event] = []
+    if bid is not None:
+        events.append(Event(EventKind.BID_PLACED, seat=seat, team=team_of(seat), bid=bid))
+    keep = kawesh and state.rules.kawesh_keeps_dealer
+    dealer = state.dealer if keep else next_seat(state.dealer)
+    why = f"seat {seat} called Kawesh" if kawesh else "all four passed twice"
+    events.append(Event(EventKind.REDEAL, seat=dealer, text=why))
+    cleared = State(
+        rules=state.rules,
+        phase=Phase.AWAITING_DEAL,
+        dealer=dealer,
+        hand_number=state.hand_number,
+        match_scores=state.match_scores,
+        turn=dealer,
+        last_score=state.last_score,
+    )
+    return cleared, events

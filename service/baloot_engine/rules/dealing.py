@@ -1,0 +1,113 @@
+"""Dealing (R3, R4, R9): deck orders, the first five cards, the buy card, the completion.
+
+The shuffle is always an input. A deck order is either given (tests, replays, duplicate
+tournaments), drawn from the OS CSPRNG (:func:`random_deck`), or derived from a secret
+match seed with a keyed PRF (:func:`deck_from_seed`) so a retried deal gives the same
+cards and nobody can re-roll one.
+
+Deck order: cards 1-20 go in packets of 3 then 2 to the dealer's right (R), the dealer's
+partner (O), the dealer's left (L) and the dealer (D); card 21 is the revealed buy card;
+cards 22-32 complete the hands after bidding in the order R, O, L, D: 3 cards each, 2 for
+the player who takes the buy card.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Sequence
+
+from baloot_engine.rules import errors
+from baloot_engine.rules.cards import FULL_DECK, format_card
+from baloot_engine.rules.errors import malformed
+
+DECK_SIZE = 32
+REVEALED_INDEX = 20
+_PACKETS = ((0, 3), (3, 6), (6, 9), (9, 12), (12, 14), (14, 16), (16, 18), (18, 20))
+
+
+def check_deck(deck: Sequence[int]) -> tuple[int, ...]:
+    """Return ``deck`` as a tuple if it holds each of the 32 cards exactly once."""
+    cards = tuple(deck)
+    if len(cards) != DECK_SIZE:
+        raise malformed(errors.INVALID_DECK, f"a deck holds 32 cards, got {len(cards)}")
+    mask = 0
+    for card in cards:
+        checked: object = card
+        if not isinstance(checked, int) or not 0 <= card < DECK_SIZE:
+            raise malformed(errors.INVALID_DECK, f"not a card index: {card!r}")
+        if mask >> card & 1:
+            raise malformed(errors.INVALID_DECK, f"card {format_card(card)} appears twice")
+        mask |= 1 << card
+    if mask != FULL_DECK:  # pragma: no cover - implied by the two checks above
+        raise malformed(errors.INVALID_DECK, "the deck is incomplete")
+    return cards
+
+
+def random_deck() -> tuple[int, ...]:
+    """Return a deck shuffled with the operating system's CSPRNG."""
+    deck = list(range(DECK_SIZE))
+    rng = secrets.SystemRandom()
+    rng.shuffle(deck)
+    return tuple(deck)
+
+
+def deck_from_seed(seed: bytes, hand_number: int) -> tuple[int, ...]:
+    """Derive the deck of hand ``hand_number`` from a secret match seed.
+
+    HMAC-SHA256 in counter mode is the PRF; a Fisher-Yates shuffle with rejection
+    sampling turns its bytes into an unbiased permutation.
+    """
+    deck = list(range(DECK_SIZE))
+    stream = _prf_stream(seed, hand_number)
+    for i in range(DECK_SIZE - 1, 0, -1):
+        bound = i + 1
+        limit = 256 - 256 % bound
+        while True:
+            value = next(stream)
+            if value < limit:
+                break
+        j = value % bound
+        deck[i], deck[j] = deck[j], deck[i]
+    return tuple(deck)
+
+
+def _prf_stream(seed: bytes, hand_number: int):  # type: ignore[no-untyped-def]
+    counter = 0
+    label = b"baloot-deck" + hand_number.to_bytes(8, "big")
+    while True:
+        block = hmac.new(seed, label + counter.to_bytes(4, "big"), hashlib.sha256).digest()
+        yield from block
+        counter += 1
+
+
+def initial_hands(deck: Sequence[int], dealer: int) -> tuple[int, int, int, int]:
+    """Return the five-card hands (masks by seat) of the first deal, R4(a)."""
+    hands = [0, 0, 0, 0]
+    for packet, (start, end) in enumerate(_PACKETS):
+        seat = (dealer + 1 + packet) & 3
+        for card in deck[start:end]:
+            hands[seat] |= 1 << card
+    return hands[0], hands[1], hands[2], hands[3]
+
+
+def completion_cards(
+    stock: Sequence[int], dealer: int, taker: int, revealed: int
+) -> tuple[int, int, int, int]:
+    """Return the cards (masks by seat) that complete each hand to eight, R4(c)(d).
+
+    ``taker`` receives the revealed card plus 2 cards from the stock, every other seat 3,
+    dealt in the order R, O, L, D.
+    """
+    extra = [0, 0, 0, 0]
+    position = 0
+    for offset in range(1, 5):
+        seat = (dealer + offset) & 3
+        count = 2 if seat == taker else 3
+        for card in stock[position : position + count]:
+            extra[seat] |= 1 << card
+        position += count
+        if seat == taker:
+            extra[seat] |= 1 << revealed
+    return extra[0], extra[1], extra[2], extra[3]

@@ -1,0 +1,131 @@
+"""The end of a hand and of the match (R41-R44): scoring into the totals, the winner.
+
+A played hand is turned into plain :class:`RoundFacts` and scored by the same function
+score-keeping apps call, so a played round and a recorded one can never disagree.
+"""
+
+from __future__ import annotations
+
+from baloot_engine.rules.actions import Event, EventKind
+from baloot_engine.rules.cards import ACE, SUITS
+from baloot_engine.rules.contract import Contract, next_seat, team_of
+from baloot_engine.rules.projects import baloot_absorbed
+from baloot_engine.rules.ruleset import BothCrossRule
+from baloot_engine.rules.scoring import AwardedProject, RoundFacts, RoundScore, score_round
+from baloot_engine.rules.state import Phase, State
+
+_ACES = sum(1 << (8 * s + ACE) for s in SUITS)
+LAST_TRICK_BONUS = 10
+
+
+def round_facts(state: State, sawa_tricks: int = 0) -> RoundFacts:
+    """Describe a finished hand as the plain facts the scoring function takes."""
+    contract = state.contract
+    assert contract is not None
+    tricks_won = [0, 0]
+    for record in state.tricks:
+        tricks_won[record.winner & 1] += 1
+    if sawa_tricks:
+        last_team = team_of(state.sawa_seat)
+        tricks_won[last_team] += sawa_tricks
+    else:
+        last_team = state.tricks[-1].winner & 1
+    abnat = list(state.abnat)
+    abnat[last_team] += LAST_TRICK_BONUS
+    awarded: list[AwardedProject] = []
+    if state.project_team >= 0:
+        for seat in range(4):
+            declaration = state.declarations[seat]
+            if declaration is None or team_of(seat) != state.project_team:
+                continue
+            for project in declaration.projects:
+                awarded.append(
+                    AwardedProject(team_of(seat), project.kind, seat=seat, cards=project.cards)
+                )
+    baloot_teams: tuple[int, ...] = ()
+    holder = state.baloot_seat
+    if holder >= 0:
+        declaration = state.declarations[holder]
+        scored = (
+            declaration.projects
+            if declaration is not None and team_of(holder) == state.project_team
+            else ()
+        )
+        if not baloot_absorbed(scored, contract.trump, state.rules):
+            baloot_teams = (team_of(holder),)
+    return RoundFacts(
+        contract=contract.type,
+        buyer_team=contract.buyer_team,
+        card_abnat=(abnat[0], abnat[1]),
+        tricks_won=(tricks_won[0], tricks_won[1]),
+        projects=tuple(awarded),
+        baloot_teams=baloot_teams,
+        multiplier=contract.multiplier,
+        gahwa=contract.gahwa,
+        reverse_kaboot=_reverse_kaboot(state, contract, tricks_won),
+    )
+
+
+def _reverse_kaboot(state: State, contract: Contract, tricks_won: list[int]) -> bool:
+    """R43's condition: a Sun bought by the dealer's right, holding an Ace, took no trick."""
+    return (
+        contract.is_sun
+        and contract.buyer == (state.dealer + 1) & 3
+        and state.full_hands[contract.buyer] & _ACES != 0
+        and tricks_won[contract.buyer_team] == 0
+    )
+
+
+def finish_round(
+    state: State, events: list[Event], sawa_tricks: int = 0
+) -> tuple[State, list[Event]]:
+    """Score the hand, add it to the match (R44), and move to the next deal or the end."""
+    contract = state.contract
+    assert contract is not None
+    score = score_round(round_facts(state, sawa_tricks), state.rules)
+    events.append(Event(EventKind.ROUND_SCORED, team=contract.buyer_team, score=score))
+    totals = (state.match_scores[0] + score.points[0], state.match_scores[1] + score.points[1])
+    winner = match_winner(state, score, totals, contract)
+    finished = State(
+        rules=state.rules,
+        phase=Phase.MATCH_OVER if winner >= 0 else Phase.ROUND_OVER,
+        dealer=next_seat(state.dealer),
+        hand_number=state.hand_number,
+        match_scores=totals,
+        turn=-1 if winner >= 0 else next_seat(state.dealer),
+        tricks=state.tricks,
+        contract=contract,
+        buy_card=state.buy_card,
+        abnat=state.abnat,
+        project_team=state.project_team,
+        declarations=state.declarations,
+        full_hands=state.full_hands,
+        baloot_seat=state.baloot_seat,
+        sawa_seat=state.sawa_seat,
+        last_score=score,
+        winner=winner,
+    )
+    if winner >= 0:
+        events.append(Event(EventKind.MATCH_WON, team=winner))
+    return finished, events
+
+
+def match_winner(
+    state: State, score: RoundScore, totals: tuple[int, int], contract: Contract
+) -> int:
+    """The team that has won the match after this hand, or -1 to play on (R41, R44)."""
+    if score.gahwa_winner is not None:
+        return score.gahwa_winner
+    target = state.rules.match_target
+    over = [totals[0] >= target, totals[1] >= target]
+    if over[0] and over[1]:
+        if state.rules.both_cross_rule is BothCrossRule.BUYER_TEAM:
+            return contract.buyer_team
+        if totals[0] == totals[1]:
+            return -1
+        return 0 if totals[0] > totals[1] else 1
+    if over[0]:
+        return 0
+    if over[1]:
+        return 1
+    return -1

@@ -1,0 +1,271 @@
+"""The whole state of a match as one immutable snapshot, and its validation.
+
+A ``State`` is a NamedTuple: immutable, cheap to derive with ``_replace`` (the hot path
+of play), and comparable. Hidden information (hands, stock, deck) lives here too; the
+API layer seals it in the token and the views expose only what a seat may see.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import TYPE_CHECKING, NamedTuple
+
+from baloot_engine.rules.cards import FULL_DECK, SUIT_MASKS, bit, format_card
+from baloot_engine.rules.contract import Contract, ContractType
+from baloot_engine.rules.ruleset import SEEDS, RuleSet
+
+if TYPE_CHECKING:
+    from baloot_engine.rules.actions import Bid, Doubling
+    from baloot_engine.rules.projects import Project, ProjectKind
+    from baloot_engine.rules.scoring import RoundScore
+
+
+class Phase(Enum):
+    """Where a match stands."""
+
+    AWAITING_DEAL = "awaiting_deal"  # before the first hand, or after a cancelled hand
+    BIDDING = "bidding"
+    DOUBLING = "doubling"
+    PLAYING = "playing"
+    ROUND_OVER = "round_over"  # a hand was scored; the next dealer deals
+    MATCH_OVER = "match_over"
+
+
+class BidStage(Enum):
+    """Which question the bidding is asking (R5-R11)."""
+
+    NONE = "none"
+    LAP = "lap"  # the normal turn order R, O, L, D
+    REOPEN = "reopen"  # round1_hokm_reopens_to_all: earlier passers asked for Sun
+    CONFIRM = "confirm"  # the Hokm bidder confirms or switches to Sun (R6)
+    PRIORITY = "priority"  # «قبلك»: earlier players asked whether they claim the Sun
+
+
+class DoublingStep(Enum):
+    """Which step of the doubling chain is being asked (R13-R15)."""
+
+    NONE = "none"
+    DOUBLE = "double"
+    TRIPLE = "triple"
+    FOUR = "four"
+    GAHWA = "gahwa"
+    CHOOSE_MODE = "choose_mode"
+
+
+class BidRecord(NamedTuple):
+    """A bid that was placed, in order: who, what, in which bidding round."""
+
+    seat: int
+    bid: Bid
+    bidding_round: int
+
+
+class DoublingRecord(NamedTuple):
+    """A doubling call that was made, in order."""
+
+    seat: int
+    call: Doubling
+
+
+class TrickRecord(NamedTuple):
+    """A completed trick: who led, the four cards in play order, who won it."""
+
+    leader: int
+    cards: tuple[int, int, int, int]
+    winner: int
+
+
+class Declaration(NamedTuple):
+    """What one seat declared in the first trick: the types and the cards they use."""
+
+    kinds: tuple[ProjectKind, ...]
+    projects: tuple[Project, ...]
+
+
+EMPTY_DECLARATIONS: tuple[Declaration | None, ...] = (None, None, None, None)
+
+
+class State(NamedTuple):
+    """A snapshot of a match. Build the first one with :func:`game.new_match`."""
+
+    rules: RuleSet = SEEDS
+    phase: Phase = Phase.AWAITING_DEAL
+    dealer: int = 0
+    hand_number: int = 0  # hands dealt so far, redeals included
+    match_scores: tuple[int, int] = (0, 0)
+    turn: int = -1  # the seat expected to act, -1 when nobody is
+    # Cards.
+    hands: tuple[int, int, int, int] = (0, 0, 0, 0)
+    stock: tuple[int, ...] = ()  # undealt cards, in dealing order
+    revealed: int = -1  # the face-up buy card while it is on the table
+    buy_card: int = -1  # the revealed card of this hand, remembered for the views
+    # Bidding.
+    bidding_round: int = 0
+    bid_stage: BidStage = BidStage.NONE
+    to_ask: tuple[int, ...] = ()  # seats still to be asked in this stage; the first is on turn
+    bids: tuple[BidRecord, ...] = ()
+    pending_seat: int = -1  # Hokm bidder (or Sun caller in the PRIORITY stage)
+    pending_suit: int = -1  # suit of the pending Hokm, -1 if it is named at confirmation
+    pending_ashkal: bool = False  # the pending Sun of the PRIORITY stage is an Ashkal
+    contract: Contract | None = None
+    # Doubling.
+    doubling_step: DoublingStep = DoublingStep.NONE
+    doubling_calls: tuple[DoublingRecord, ...] = ()
+    buyer_completed: bool = True  # false while the buyer's last cards wait (R16 variant)
+    # Play.
+    full_hands: tuple[int, int, int, int] = (0, 0, 0, 0)  # the 8-card hands at first lead
+    leader: int = -1
+    trick: tuple[int, ...] = ()  # cards of the trick in progress, in play order
+    akka: bool = False  # the leader of the trick in progress called Akka
+    tricks: tuple[TrickRecord, ...] = ()
+    played: int = 0  # mask of the cards of completed tricks
+    abnat: tuple[int, int] = (0, 0)  # card abnat won per team so far
+    declarations: tuple[Declaration | None, ...] = EMPTY_DECLARATIONS
+    project_team: int = -1  # team whose projects score, once compared (-1: none or not yet)
+    baloot_seat: int = -1  # seat holding K+Q of trump, -1 if none
+    baloot_announced: bool = False
+    sawa_seat: int = -1  # seat whose Sawa claim ended the hand
+    # Results.
+    last_score: RoundScore | None = None
+    winner: int = -1  # team that won the match
+
+    @property
+    def trump(self) -> int:
+        """The trump suit of the contract, -1 for Sun or before a contract."""
+        contract = self.contract
+        return -1 if contract is None else contract.trump
+
+    @property
+    def trick_number(self) -> int:
+        """1-based number of the trick in progress (9 once all eight are done)."""
+        return len(self.tricks) + 1
+
+
+def _seat_problems(name: str, seat: int, allow_none: bool) -> list[str]:
+    if allow_none and seat == -1:
+        return []
+    if not 0 <= seat <= 3:
+        return [f"{name} must be a seat 0-3, got {seat}"]
+    return []
+
+
+def validate(state: State) -> list[str]:
+    """List every way ``state`` is impossible (empty when it is consistent).
+
+    Like python-chess's ``status()``, every violation is reported at once so that a
+    corrupted or forged state can be refused with a complete explanation.
+    """
+    problems: list[str] = []
+    problems += _seat_problems("dealer", state.dealer, False)
+    problems += _seat_problems("turn", state.turn, True)
+    if state.hand_number < 0:
+        problems.append("hand_number must not be negative")
+    if any(score < 0 for score in state.match_scores):
+        problems.append("match scores must not be negative")
+    phase = state.phase
+    dealt = phase in (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
+    if dealt:
+        problems += _card_problems(state)
+    elif any(state.hands) or state.stock or state.trick:
+        problems.append(f"no cards may be out in phase {phase.value}")
+    if phase in (Phase.DOUBLING, Phase.PLAYING) and state.contract is None:
+        problems.append(f"phase {phase.value} needs a contract")
+    contract = state.contract
+    if contract is not None:
+        problems += _contract_problems(contract)
+    if phase is Phase.PLAYING:
+        problems += _play_problems(state)
+    if phase is Phase.BIDDING:
+        if state.bidding_round not in (1, 2):
+            problems.append("bidding_round must be 1 or 2 while bidding")
+        if not state.to_ask:
+            problems.append("bidding needs a seat to ask")
+        elif state.turn != state.to_ask[0]:
+            problems.append("the seat on turn must be the first seat to ask")
+    if phase is Phase.MATCH_OVER and state.winner not in (0, 1):
+        problems.append("a finished match needs a winning team")
+    if phase is not Phase.MATCH_OVER and state.winner != -1:
+        problems.append("only a finished match has a winner")
+    return problems
+
+
+def _card_problems(state: State) -> list[str]:
+    problems: list[str] = []
+    seen = 0
+    overlap = 0
+    pieces = [*state.hands, state.played]
+    for card in (*state.stock, *state.trick):
+        if not 0 <= card < 32:
+            problems.append(f"card index out of range: {card}")
+            return problems
+        pieces.append(bit(card))
+    if state.revealed != -1:
+        if not 0 <= state.revealed < 32:
+            return [*problems, f"revealed card out of range: {state.revealed}"]
+        pieces.append(bit(state.revealed))
+    for piece in pieces:
+        if piece < 0 or piece > FULL_DECK:
+            problems.append("a card mask is out of range")
+            return problems
+        overlap |= seen & piece
+        seen |= piece
+    if overlap:
+        cards = " ".join(format_card(c) for c in range(32) if overlap >> c & 1)
+        problems.append(f"cards in two places: {cards}")
+    if seen != FULL_DECK:
+        missing = " ".join(format_card(c) for c in range(32) if not seen >> c & 1)
+        problems.append(f"cards missing: {missing}")
+    return problems
+
+
+def _contract_problems(contract: Contract) -> list[str]:
+    problems: list[str] = []
+    problems += _seat_problems("buyer", contract.buyer, False)
+    if contract.type is ContractType.SUN:
+        if contract.trump != -1:
+            problems.append("a Sun contract has no trump")
+        if contract.multiplier not in (1, 2) or contract.gahwa:
+            problems.append("a Sun contract can only be doubled once")
+    else:
+        if not 0 <= contract.trump <= 3:
+            problems.append("a Hokm contract needs a trump suit 0-3")
+        if contract.multiplier not in (1, 2, 3, 4):
+            problems.append("multiplier must be 1-4")
+        if contract.gahwa and contract.multiplier != 4:
+            problems.append("Gahwa follows Four")
+    return problems
+
+
+def _play_problems(state: State) -> list[str]:
+    problems: list[str] = []
+    n_tricks = len(state.tricks)
+    if n_tricks > 7:
+        problems.append("a round has at most 8 tricks")
+    if len(state.trick) > 3:
+        problems.append("a trick in progress holds at most 3 cards")
+    if not 0 <= state.leader <= 3:
+        problems.append("play needs a leader")
+        return problems
+    if state.turn != (state.leader + len(state.trick)) & 3:
+        problems.append("the seat on turn does not follow the trick order")
+    for seat in range(4):
+        size = state.hands[seat].bit_count()
+        played_now = (seat - state.leader) & 3 < len(state.trick)
+        expected = 8 - n_tricks - (1 if played_now else 0)
+        if state.buyer_completed and size != expected:
+            problems.append(f"seat {seat} holds {size} cards, expected {expected}")
+    if sum(state.abnat) > 162:
+        problems.append("more abnat than the deck holds")
+    for record in state.tricks:
+        if len(set(record.cards)) != 4:
+            problems.append("a completed trick needs four distinct cards")
+    trump = state.trump
+    if trump >= 0 and state.full_hands[0]:
+        holder = -1
+        for seat in range(4):
+            kq = SUIT_MASKS[trump] & state.full_hands[seat] & (0b01100000 << (8 * trump))
+            if kq.bit_count() == 2:
+                holder = seat
+        if holder != state.baloot_seat:
+            problems.append("the Baloot holder does not match the hands")
+    return problems
