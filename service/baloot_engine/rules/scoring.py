@@ -1,0 +1,722 @@
+"""Round scoring: from the facts of a finished round to the points of each team (R32-R43).
+
+This module owns the normative procedure of §A.10 with every scoring flag of the ``RuleSet``:
+card abnat and the last-trick bonus, the Sun and Hokm conversions, the buyer's success test,
+failure, doubling, Gahwa, kaboot and reverse kaboot, projects and Baloot. It is a pure function
+of :class:`RoundFacts`, which the engine builds from a played round and a score-keeping app may
+give by hand; impossible facts are refused (§A.13 item 12), never scored. The result,
+:class:`RoundScore`, explains itself: every component per team and a sentence saying why the
+buyer made or failed the contract.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final
+
+from baloot_engine.rules.cards import ACE, POINTS, TEN, format_mask
+from baloot_engine.rules.contract import ContractType
+from baloot_engine.rules.errors import INVALID_ROUND_FACTS, RuleError, malformed
+from baloot_engine.rules.projects import (
+    BALOOT_POINTS,
+    RAW_VALUES,
+    Project,
+    ProjectKind,
+    baloot_mask,
+    project_points_of,
+    winning_seat,
+)
+from baloot_engine.rules.ruleset import (
+    BalootOnFailure,
+    DoubledAllocation,
+    ExactTieRule,
+    HokmRounding,
+    KabootDoubling,
+    KabootProjects,
+    ProjectMultiplier,
+    RuleSet,
+    SuccessMetric,
+)
+
+SUN_TOTAL: Final = 130
+"""Card abnat of a Sun round, last-trick bonus included (R34)."""
+HOKM_TOTAL: Final = 162
+"""Card abnat of a Hokm round, last-trick bonus included (R34)."""
+LAST_TRICK_BONUS: Final = 10
+"""Abnat for the team that wins trick 8 (R33)."""
+SUN_POT: Final = 26
+"""Card points a team takes when it takes a whole Sun round (R39, §A.13 item 1)."""
+HOKM_POT: Final = 16
+"""Card points a team takes when it takes a whole Hokm round (R39, §A.13 item 1)."""
+SUN_KABOOT: Final = 44
+"""Kaboot value in Sun (R42)."""
+HOKM_KABOOT: Final = 25
+"""Kaboot value in Hokm (R42)."""
+REVERSE_KABOOT_POINTS: Final = 88
+"""Defenders' score in a reverse kaboot (R43), never doubled."""
+TRICKS_PER_ROUND: Final = 8
+
+_CONTRACT_NAMES: Final = {ContractType.SUN: "Sun", ContractType.HOKM: "Hokm"}
+
+
+def sun_points(abnat: int) -> int:
+    """Convert a team's Sun card abnat to game points (R35).
+
+    Values ending in 5 become ``a / 5`` exactly; others are rounded to the nearest ten
+    (1-4 down, 6-9 up) and then doubled and divided by ten. The two teams always sum to 26.
+    """
+    q, r = divmod(abnat, 5)
+    return q + (1 if q & 1 and r else 0)
+
+
+def hokm_points(a: int, b: int, rounding: HokmRounding) -> tuple[int, int]:
+    """Convert the two teams' Hokm card abnat to game points (R36).
+
+    Each team: ``a // 10``, plus one when the last digit is above 5 (x.5 rounds down). With
+    ``PAIR_SUM_16`` a pair that sums to 17 (both last digits 6) loses the extra point on the
+    side with more abnat.
+    """
+    pa = a // 10 + (1 if a % 10 > 5 else 0)
+    pb = b // 10 + (1 if b % 10 > 5 else 0)
+    if rounding is HokmRounding.PAIR_SUM_16 and pa + pb == 17:
+        if a > b:
+            pa -= 1
+        else:
+            pb -= 1
+    return pa, pb
+
+
+@dataclass(frozen=True, slots=True)
+class AwardedProject:
+    """A project that scores for ``team`` after the R29 comparison.
+
+    ``seat`` and ``cards`` are optional (a score-keeping app may only know the type); when
+    given they are checked (a four-of-a-kind of 9s is refused, no card may be in two projects).
+    """
+
+    team: int
+    kind: ProjectKind
+    seat: int | None = None
+    cards: int = 0
+
+    def points(self, sun: bool) -> int:
+        """Game points of the project, unmultiplied (R30)."""
+        return project_points_of(self.kind, sun)
+
+    @property
+    def raw(self) -> int:
+        """Raw value in abnat."""
+        return RAW_VALUES[self.kind]
+
+
+def award_projects(
+    declared: Sequence[Sequence[Project]], first_seat: int
+) -> tuple[AwardedProject, ...]:
+    """Return the projects that score after the R29 comparison, as :class:`AwardedProject`.
+
+    ``declared[seat]`` are the projects each seat 0-3 declared; the team of the winning seat
+    scores the projects of both its players (best first per seat, seats in turn order).
+    """
+    seat = winning_seat(declared, first_seat)
+    if seat is None:
+        return ()
+    team = seat & 1
+    awarded: list[AwardedProject] = []
+    for step in range(4):
+        player = (first_seat + step) & 3
+        if player & 1 != team:
+            continue
+        for project in declared[player]:
+            if project.kind is not ProjectKind.BALOOT:
+                awarded.append(AwardedProject(team, project.kind, player, project.cards))
+    return tuple(awarded)
+
+
+def baloot_teams_for(
+    hands: Sequence[int],
+    trump: int,
+    awarded: Sequence[AwardedProject],
+    rules: RuleSet,
+) -> tuple[int, ...]:
+    """Return ``RoundFacts.baloot_teams`` for the 8-card hands held at the start of play (R31).
+
+    The holder of the K and Q of trump scores a Baloot unless both cards are inside a sequence
+    Hundred that he scores (``awarded`` with his seat) and ``baloot_absorbed_by_hundred`` is on.
+    """
+    mask = baloot_mask(trump)
+    if not mask:
+        return ()
+    for seat, hand in enumerate(hands):
+        if hand & mask != mask:
+            continue
+        absorbed = rules.baloot_absorbed_by_hundred and any(
+            p.seat == seat
+            and p.kind is ProjectKind.HUNDRED
+            and p.cards & mask == mask
+            and _run_length(p.cards) >= 5
+            for p in awarded
+        )
+        return () if absorbed else (seat & 1,)
+    return ()
+
+
+def _int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True, slots=True)
+class RoundFacts:
+    """Everything the scoring needs about a finished round.
+
+    ``card_abnat`` includes the +10 of the last trick; ``projects`` are the projects awarded by
+    R29 (so all of one team); ``baloot_teams`` holds the team of the Baloot holder when the
+    Baloot scores (after absorption by a Hundred). ``reverse_kaboot`` says the R43 condition was
+    met and matters only with ``rules.reverse_kaboot``.
+    """
+
+    contract: ContractType
+    buyer_team: int
+    card_abnat: tuple[int, int]
+    tricks_won: tuple[int, int]
+    projects: tuple[AwardedProject, ...] = ()
+    baloot_teams: tuple[int, ...] = ()
+    multiplier: int = 1
+    gahwa: bool = False
+    reverse_kaboot: bool = False
+
+    @classmethod
+    def from_tricks(
+        cls,
+        contract: ContractType,
+        trump: int,
+        buyer_team: int,
+        tricks: Sequence[tuple[Sequence[int], int]],
+        *,
+        projects: tuple[AwardedProject, ...] = (),
+        baloot_teams: tuple[int, ...] = (),
+        multiplier: int = 1,
+        gahwa: bool = False,
+        reverse_kaboot: bool = False,
+    ) -> RoundFacts:
+        """Build the facts from the eight tricks: ``(cards, winning seat)`` each (R32-R34).
+
+        Card abnat per team are the values of the cards of the tricks it won plus 10 for the
+        winner of the last trick. The 32 cards must each appear exactly once.
+        """
+        if contract is ContractType.SUN:
+            if trump != -1:
+                raise _invalid(f"a Sun contract has no trump suit, got trump {trump}", trump=trump)
+        elif not (_int(trump) and 0 <= trump <= 3):
+            raise _invalid(f"a Hokm contract needs a trump suit 0-3, got {trump!r}", trump=trump)
+        if len(tricks) != TRICKS_PER_ROUND:
+            raise _invalid(f"a round has 8 tricks, got {len(tricks)}", tricks=str(len(tricks)))
+        table = POINTS[trump + 1]
+        abnat = [0, 0]
+        won = [0, 0]
+        seen = 0
+        for number, (cards, seat) in enumerate(tricks, start=1):
+            if len(cards) != 4:
+                raise _invalid(f"trick {number} has {len(cards)} cards, not 4", trick=number)
+            if not (_int(seat) and 0 <= seat <= 3):
+                raise _invalid(f"trick {number} has winning seat {seat!r}, not 0-3", trick=number)
+            team = seat & 1
+            for card in cards:
+                if not (_int(card) and 0 <= card < 32):
+                    raise _invalid(f"trick {number} holds an invalid card {card!r}", trick=number)
+                if seen >> card & 1:
+                    raise _invalid(f"card {card} appears twice (trick {number})", trick=number)
+                seen |= 1 << card
+                abnat[team] += table[card]
+            won[team] += 1
+            if number == TRICKS_PER_ROUND:
+                abnat[team] += LAST_TRICK_BONUS
+        return cls(
+            contract=contract,
+            buyer_team=buyer_team,
+            card_abnat=(abnat[0], abnat[1]),
+            tricks_won=(won[0], won[1]),
+            projects=projects,
+            baloot_teams=baloot_teams,
+            multiplier=multiplier,
+            gahwa=gahwa,
+            reverse_kaboot=reverse_kaboot,
+        )
+
+
+class Outcome(Enum):
+    """How the round ended for the buying team."""
+
+    MADE = "made"  # the buyer passed the success test (a split included)
+    FAILED = "failed"  # the buyer failed: the defenders take the pot
+    KABOOT = "kaboot"  # the buyer took all eight tricks
+    KABOOT_AGAINST = "kaboot_against"  # the defenders took all eight tricks
+    REVERSE_KABOOT = "reverse_kaboot"  # R43: a Sun bought by the dealer's right, no trick taken
+    GAHWA_WON = "gahwa_won"  # the buyer won the Gahwa round and with it the match
+    GAHWA_LOST = "gahwa_lost"  # the defenders won the Gahwa round and with it the match
+
+
+class Decision(Enum):
+    """What decided the success test."""
+
+    GAME_POINTS = "game_points"  # unequal game points
+    RAW_POINTS = "raw_points"  # unequal raw points: after equal game points, or under raw_half
+    EXACT_TIE = "exact_tie"  # equal on every count: exact_tie_rule decided
+    DOUBLED_TIE = "doubled_tie"  # a tie in a doubled round: the doubling team loses
+    KABOOT = "kaboot"  # one team took all eight tricks
+
+
+@dataclass(frozen=True, slots=True)
+class TeamScore:
+    """One team's part of a round result.
+
+    ``card_points``, ``project_points`` and ``baloot_points`` are what the team *scored* this
+    round (its own converted points, the pot, or the kaboot value, multiplied as the rules
+    say); they add up to ``points``. ``converted_points`` is the plain conversion of its card
+    abnat (R35/R36), ``project_raw`` the raw value of the awarded projects it owns, and
+    ``compared_points`` / ``compared_raw`` the G and Raw of the success test (R37).
+    """
+
+    card_abnat: int
+    card_points: int
+    project_raw: int
+    project_points: int
+    baloot_points: int
+    points: int
+    converted_points: int
+    compared_points: int
+    compared_raw: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundScore:
+    """The scored round: per-team detail, made or failed and why, and the points to add.
+
+    ``points`` is what the match totals gain; it is (0, 0) for a Gahwa round, whose winner
+    (``gahwa_winner``) wins the match instead (§A.13 item 11).
+    """
+
+    contract: ContractType
+    buyer_team: int
+    teams: tuple[TeamScore, TeamScore]
+    success: bool
+    outcome: Outcome
+    decided_by: Decision
+    reason: str
+    multiplier: int
+    gahwa: bool
+    kaboot_team: int | None
+    gahwa_winner: int | None
+    awarded: tuple[AwardedProject, ...]
+    points: tuple[int, int]
+
+
+def _invalid(message: str, **details: object) -> RuleError:
+    return malformed(INVALID_ROUND_FACTS, message, **{k: str(v) for k, v in details.items()})
+
+
+def _run_length(cards: int) -> int:
+    """Length of the run ``cards`` forms inside one suit, or 0 when it is not one run."""
+    if cards <= 0 or cards >= 1 << 32:
+        return 0
+    low = (cards & -cards).bit_length() - 1
+    if low >> 3 != (cards.bit_length() - 1) >> 3:
+        return 0
+    shifted = cards >> low
+    return shifted.bit_length() if shifted & (shifted + 1) == 0 else 0
+
+
+def _project_shape_ok(project: AwardedProject, sun: bool) -> bool:
+    cards = project.cards
+    kind = project.kind
+    run = _run_length(cards)
+    if kind is ProjectKind.SIRA:
+        return run == 3
+    if kind is ProjectKind.FIFTY:
+        return run == 4
+    low = (cards & -cards).bit_length() - 1
+    four = low <= ACE and cards == 0x01010101 << low
+    if kind is ProjectKind.HUNDRED:
+        return run >= 5 or (four and low >= TEN and (low != ACE or not sun))
+    if kind is ProjectKind.FOUR_HUNDRED:
+        return four and low == ACE
+    return False
+
+
+def validate_facts(facts: RoundFacts, rules: RuleSet) -> None:
+    """Refuse facts that no round can produce (§A.13 item 12) with ``INVALID_ROUND_FACTS``.
+
+    Checked: the contract, teams 0/1, per-team abnat summing to 130/162 and tricks to 8, no
+    negative numbers, no abnat without a trick (so a kaboot team holds every abnat), no team at
+    exactly 1 abnat (no card is worth 1), the multiplier (1-4, at most 2 in Sun), no Gahwa in
+    Sun, at most one Baloot and none in Sun, projects of one team only, no Four Hundred in Hokm,
+    no Baloot among the projects, project cards of the right shape and never shared, at most two
+    projects per seat, and a reverse kaboot only in a Sun whose buyer took no trick.
+    """
+    del rules  # every flag accepts the same facts; kept for symmetry with score_round
+    contract = facts.contract
+    if not isinstance(contract, ContractType):
+        raise _invalid(f"unknown contract {contract!r}", contract=contract)
+    sun = contract is ContractType.SUN
+    if not (_int(facts.buyer_team) and facts.buyer_team in (0, 1)):
+        raise _invalid(f"buyer team must be 0 or 1, got {facts.buyer_team!r}")
+    for name, pair in (("card_abnat", facts.card_abnat), ("tricks_won", facts.tricks_won)):
+        if len(pair) != 2 or not all(_int(v) for v in pair):
+            raise _invalid(f"{name} must be two integers, one per team, got {pair!r}")
+        if min(pair) < 0:
+            raise _invalid(f"{name} cannot be negative, got {pair}", field=name)
+    total = SUN_TOTAL if sun else HOKM_TOTAL
+    abnat, tricks = facts.card_abnat, facts.tricks_won
+    if sum(abnat) != total:
+        raise _invalid(
+            f"card abnat must sum to {total} in {_CONTRACT_NAMES[contract]}, "
+            f"got {abnat[0]} + {abnat[1]}",
+            field="card_abnat",
+        )
+    if sum(tricks) != TRICKS_PER_ROUND:
+        raise _invalid(f"tricks must sum to 8, got {tricks[0]} + {tricks[1]}", field="tricks_won")
+    for team in (0, 1):
+        if tricks[team] == 0 and abnat[team] > 0:
+            raise _invalid(
+                f"team {team} took no trick but has {abnat[team]} abnat"
+                + (" (a kaboot team holds every abnat)" if tricks[1 - team] == 8 else ""),
+                team=team,
+            )
+        if abnat[team] == 1:
+            raise _invalid(f"team {team} has 1 abnat, which no set of cards is worth", team=team)
+    m = facts.multiplier
+    if not _int(m) or not 1 <= m <= (2 if sun else 4):
+        limit = "1 or 2 in Sun" if sun else "1 to 4 in Hokm"
+        raise _invalid(f"the multiplier must be {limit}, got {m!r}", field="multiplier")
+    if not isinstance(facts.gahwa, bool) or not isinstance(facts.reverse_kaboot, bool):
+        raise _invalid("gahwa and reverse_kaboot must be booleans")
+    if facts.gahwa and sun:
+        raise _invalid("there is no Gahwa in a Sun contract", field="gahwa")
+    if facts.reverse_kaboot and not (sun and tricks[facts.buyer_team] == 0):
+        raise _invalid(
+            "a reverse kaboot needs a Sun contract whose buying team took no trick",
+            field="reverse_kaboot",
+        )
+    if len(facts.baloot_teams) > 1:
+        raise _invalid("a round has at most one Baloot", field="baloot_teams")
+    for team in facts.baloot_teams:
+        if sun:
+            raise _invalid("there is no Baloot in a Sun contract", field="baloot_teams")
+        if not (_int(team) and team in (0, 1)):
+            raise _invalid(f"Baloot team must be 0 or 1, got {team!r}", field="baloot_teams")
+    _validate_projects(facts.projects, sun)
+
+
+def _validate_projects(projects: tuple[AwardedProject, ...], sun: bool) -> None:
+    teams: set[int] = set()
+    used = 0
+    per_seat = [0, 0, 0, 0]
+    for project in projects:
+        if not isinstance(project, AwardedProject) or not isinstance(project.kind, ProjectKind):
+            raise _invalid(f"not an awarded project: {project!r}", field="projects")
+        name = project.kind.value
+        if not (_int(project.team) and project.team in (0, 1)):
+            raise _invalid(f"project team must be 0 or 1, got {project.team!r}", field="projects")
+        teams.add(project.team)
+        if project.kind is ProjectKind.BALOOT:
+            raise _invalid("Baloot is not an awarded project; give it in baloot_teams")
+        if project.kind is ProjectKind.FOUR_HUNDRED and not sun:
+            raise _invalid("four Aces are a Hundred in Hokm, not a Four Hundred", project=name)
+        if project.seat is not None:
+            if not (_int(project.seat) and 0 <= project.seat <= 3):
+                raise _invalid(f"project seat must be 0-3, got {project.seat!r}", project=name)
+            if project.seat & 1 != project.team:
+                raise _invalid(f"seat {project.seat} is not in team {project.team}", project=name)
+            per_seat[project.seat] += 1
+            if per_seat[project.seat] > 2:
+                raise _invalid(f"seat {project.seat} has more than two projects", seat=project.seat)
+        if not _int(project.cards) or not 0 <= project.cards < 1 << 32:
+            raise _invalid(f"project cards must be a card mask, got {project.cards!r}")
+        if project.cards:
+            if not _project_shape_ok(project, sun):
+                contract = "Sun" if sun else "Hokm"
+                raise _invalid(
+                    f"the cards {format_mask(project.cards)} do not form a {name} in {contract}",
+                    project=name,
+                )
+            if used & project.cards:
+                raise _invalid("a card is used in two projects", project=name)
+            used |= project.cards
+    if len(teams) > 1:
+        raise _invalid("after the project comparison only one team scores projects")
+    if len(projects) > 4:
+        raise _invalid("a team scores at most four projects (two per player)")
+
+
+def _team_name(team: int, buyer: int) -> str:
+    """Name a team in a sentence: "the buying team (team 0)" or "the defenders (team 1)"."""
+    return f"the {'buying team' if team == buyer else 'defenders'} (team {team})"
+
+
+@dataclass(slots=True)
+class _Tally:
+    """What each team scores while a round is being scored, and the sentences that say why."""
+
+    card: list[int]
+    projects: list[int]
+    baloot: list[int]
+    sentences: list[str]
+
+
+def score_round(facts: RoundFacts, rules: RuleSet) -> RoundScore:
+    """Score a finished round by the normative procedure of §A.10 with the given flags.
+
+    Validates the facts first (:func:`validate_facts`). Steps: card points (R35/R36); kaboot and
+    reverse kaboot (R42/R43, ``kaboot_doubling``, ``kaboot_projects``); the success test (R37:
+    ``success_metric``, ``exact_tie_rule``, ``doubled_tie_rule``, ``baloot_in_success_test``);
+    Gahwa (R41); allocation (R38-R40: ``doubled_allocation``, ``project_multiplier``, the fixed
+    card pot of §A.13 item 1); Baloot (R31, ``baloot_on_failure``).
+    """
+    validate_facts(facts, rules)
+    sun = facts.contract is ContractType.SUN
+    abnat = facts.card_abnat
+    if sun:
+        converted = (sun_points(abnat[0]), sun_points(abnat[1]))
+    else:
+        converted = hokm_points(abnat[0], abnat[1], rules.hokm_rounding)
+    project_gp = [0, 0]
+    project_raw = [0, 0]
+    for project in facts.projects:
+        project_gp[project.team] += project_points_of(project.kind, sun)
+        project_raw[project.team] += RAW_VALUES[project.kind]
+    baloot_team = facts.baloot_teams[0] if facts.baloot_teams else None
+    compared_gp = [converted[t] + project_gp[t] for t in (0, 1)]
+    compared_raw = [abnat[t] + project_raw[t] for t in (0, 1)]
+    if rules.baloot_in_success_test and baloot_team is not None:
+        compared_gp[baloot_team] += BALOOT_POINTS
+        compared_raw[baloot_team] += RAW_VALUES[ProjectKind.BALOOT]
+
+    tally = _Tally([0, 0], [0, 0], [0, 0], [])
+    buyer = facts.buyer_team
+    kaboot_team = next((t for t in (0, 1) if facts.tricks_won[t] == TRICKS_PER_ROUND), None)
+    reverse = kaboot_team is not None and rules.reverse_kaboot and facts.reverse_kaboot
+    if kaboot_team is not None:
+        # A kaboot decides the round before any comparison, Gahwa included (§A.10 step 2).
+        winner = kaboot_team
+        success = kaboot_team == buyer
+        decided_by = Decision.KABOOT
+        if facts.gahwa:
+            tally.sentences.append(
+                f"{_team_name(winner, buyer).capitalize()} took all eight tricks of the Gahwa "
+                "round."
+            )
+        else:
+            _score_kaboot(facts, rules, kaboot_team, project_gp, baloot_team, reverse, tally)
+    else:
+        success, decided_by, test_text = _success_test(
+            facts, rules, compared_gp, compared_raw, facts.multiplier > 1 or facts.gahwa
+        )
+        winner = buyer if success else 1 - buyer
+        tally.sentences.append(
+            f"The buying team (team {buyer}) {'made' if success else 'failed'} the "
+            f"{_CONTRACT_NAMES[facts.contract]}: {test_text}."
+        )
+        if not facts.gahwa:
+            _allocate(facts, rules, success, converted, project_gp, baloot_team, tally)
+    gahwa_winner: int | None = None
+    if facts.gahwa:
+        # §A.13 item 11: the winner takes the match; no round points, Baloot or kaboot value.
+        gahwa_winner = winner
+        outcome = Outcome.GAHWA_WON if success else Outcome.GAHWA_LOST
+        tally.sentences.append(
+            f"Team {winner} wins the Gahwa round and with it the match; no round points are added."
+        )
+    elif reverse:
+        outcome = Outcome.REVERSE_KABOOT
+    elif kaboot_team is not None:
+        outcome = Outcome.KABOOT if success else Outcome.KABOOT_AGAINST
+    else:
+        outcome = Outcome.MADE if success else Outcome.FAILED
+
+    teams = tuple(
+        TeamScore(
+            card_abnat=abnat[t],
+            card_points=tally.card[t],
+            project_raw=project_raw[t],
+            project_points=tally.projects[t],
+            baloot_points=tally.baloot[t],
+            points=tally.card[t] + tally.projects[t] + tally.baloot[t],
+            converted_points=converted[t],
+            compared_points=compared_gp[t],
+            compared_raw=compared_raw[t],
+        )
+        for t in (0, 1)
+    )
+    return RoundScore(
+        contract=facts.contract,
+        buyer_team=buyer,
+        teams=(teams[0], teams[1]),
+        success=success,
+        outcome=outcome,
+        decided_by=decided_by,
+        reason=" ".join(tally.sentences),
+        multiplier=facts.multiplier,
+        gahwa=facts.gahwa,
+        kaboot_team=kaboot_team,
+        gahwa_winner=gahwa_winner,
+        awarded=facts.projects,
+        points=(teams[0].points, teams[1].points),
+    )
+
+
+def _project_multiplier(rules: RuleSet, m: int) -> int:
+    return min(m, 2) if rules.project_multiplier is ProjectMultiplier.CAP_AT_2 else m
+
+
+def _score_kaboot(
+    facts: RoundFacts,
+    rules: RuleSet,
+    team: int,
+    project_gp: list[int],
+    baloot_team: int | None,
+    reverse: bool,
+    tally: _Tally,
+) -> None:
+    """R42/R43 and §A.13 items 2 and 5: one team took all eight tricks (no Gahwa)."""
+    sun = facts.contract is ContractType.SUN
+    other = 1 - team
+    m = facts.multiplier
+    buyers_kaboot = team == facts.buyer_team
+    # The other team's projects, and with them its Baloot, go to the kaboot team always under
+    # all_awarded, and under seed000 only when the defenders make the kaboot (§A.13 item 2).
+    transfers = rules.kaboot_projects is KabootProjects.ALL_AWARDED or not buyers_kaboot
+    projects = project_gp[team] + (project_gp[other] if transfers else 0)
+    name = _team_name(team, facts.buyer_team)
+    if reverse:
+        # R43: a fixed 88, never doubled; projects follow the kaboot rules, unmultiplied.
+        project_m = 1
+        tally.card[team] = REVERSE_KABOOT_POINTS
+        tally.sentences.append(
+            "Reverse kaboot: the buyer bought the Sun as the dealer's right holding an Ace and "
+            f"his team took no trick, so {name} score {REVERSE_KABOOT_POINTS}, never doubled."
+        )
+    else:
+        value = SUN_KABOOT if sun else HOKM_KABOOT
+        multiplied = rules.kaboot_doubling is KabootDoubling.MULTIPLIED and m > 1
+        project_m = _project_multiplier(rules, m) if multiplied else 1
+        tally.card[team] = value * m if multiplied else value
+        text = f"{name.capitalize()} took all eight tricks (kaboot) and score {value}"
+        if multiplied:
+            text += f" x {m} = {value * m}"
+        elif m > 1:
+            text += f"; the x{m} doubling does not apply to a kaboot"
+        tally.sentences.append(text + ".")
+    tally.projects[team] = projects * project_m
+    if projects:
+        shown = f"{projects} x {project_m} = {projects * project_m}" if project_m > 1 else projects
+        tally.sentences.append(f"Projects: {shown} to team {team}.")
+    if project_gp[other] and not transfers:
+        tally.sentences.append(f"The projects of team {other} are lost.")
+    if baloot_team == team or (baloot_team == other and transfers):
+        tally.baloot[team] = BALOOT_POINTS
+        tally.sentences.append(f"Baloot: {BALOOT_POINTS} to team {team}, not multiplied.")
+    elif baloot_team is not None:
+        tally.sentences.append(f"The Baloot of team {other} is lost in the kaboot.")
+    if not buyers_kaboot:
+        tally.sentences.append("The buying team failed.")
+
+
+def _allocate(
+    facts: RoundFacts,
+    rules: RuleSet,
+    success: bool,
+    converted: tuple[int, int],
+    project_gp: list[int],
+    baloot_team: int | None,
+    tally: _Tally,
+) -> None:
+    """R38-R40, R31 and §A.13 items 1 and 4: share the points of a round without kaboot."""
+    buyer = facts.buyer_team
+    winner = buyer if success else 1 - buyer
+    m = facts.multiplier
+    project_m = _project_multiplier(rules, m)
+    all_projects = project_gp[0] + project_gp[1]
+    if success and m == 1:
+        tally.card[:] = converted
+        tally.projects[:] = project_gp
+        tally.sentences.append("Each team keeps its own points.")
+    elif success and rules.doubled_allocation is DoubledAllocation.OWN_SHARES:
+        tally.card[:] = [converted[0] * m, converted[1] * m]
+        tally.projects[:] = [project_gp[0] * project_m, project_gp[1] * project_m]
+        tally.sentences.append(f"Doubled x{m}: each team keeps its own points x {m}.")
+    else:
+        # The fixed card pot, not the sum of the two rounded shares (§A.13 item 1).
+        pot = SUN_POT if facts.contract is ContractType.SUN else HOKM_POT
+        tally.card[winner] = pot * m
+        tally.projects[winner] = all_projects * project_m
+        text = f"{_team_name(winner, buyer).capitalize()} take the card pot of {pot}"
+        if m > 1:
+            text += f" x {m}"
+        if all_projects:
+            text += f" and all {all_projects} project points"
+            if project_m > 1:
+                text += f" x {project_m}"
+        tally.sentences.append(text + "; the other team scores no card or project points.")
+    if baloot_team is None:
+        return
+    receiver = baloot_team
+    if (
+        not success
+        and baloot_team == buyer
+        and rules.baloot_on_failure is BalootOnFailure.TO_WINNER
+    ):
+        receiver = winner
+    tally.baloot[receiver] = BALOOT_POINTS
+    if receiver == baloot_team:
+        tally.sentences.append(
+            f"Baloot: {BALOOT_POINTS} to its holder's team {receiver}, not multiplied."
+        )
+    else:
+        tally.sentences.append(
+            f"The Baloot of team {baloot_team} goes to the winners, team {receiver}."
+        )
+
+
+def _success_test(
+    facts: RoundFacts,
+    rules: RuleSet,
+    gp: list[int],
+    raw: list[int],
+    doubled: bool,
+) -> tuple[bool, Decision, str]:
+    """R37: did the buyer make it, what decided it, and a clause saying so."""
+    buyer = facts.buyer_team
+    defenders = 1 - buyer
+    gb, gd, rb, rd = gp[buyer], gp[defenders], raw[buyer], raw[defenders]
+    if rules.success_metric is SuccessMetric.RAW_HALF:
+        # The seeds' threshold: half of all raw points or more (S003).
+        if rb != rd:
+            return rb > rd, Decision.RAW_POINTS, f"{rb} raw points against {rd}"
+        tie = f"{rb} raw points each"
+    else:
+        if gb != gd:
+            return gb > gd, Decision.GAME_POINTS, f"{gb} game points against {gd}"
+        if doubled:
+            tie = f"{gb} game points each"
+        elif rb != rd:
+            return (
+                rb > rd,
+                Decision.RAW_POINTS,
+                f"{gb} game points each, decided by raw points {rb} against {rd}",
+            )
+        else:
+            tie = f"{gb} game points and {rb} raw points each"
+    if doubled:
+        # The doubling team (the defenders) loses a tie at every level (§A.13 item 3).
+        return True, Decision.DOUBLED_TIE, f"{tie} in a doubled round, and the doubling team loses"
+    rule = rules.exact_tie_rule
+    if rule is ExactTieRule.BUYER_WINS:
+        made = True
+    elif rule is ExactTieRule.BUYER_LOSES:
+        made = False
+    else:
+        # Kammelna: a Sun tie is a split, a Hokm tie (81-81) a failure.
+        made = facts.contract is ContractType.SUN
+    verdict = "goes to the buyer" if made else "counts against the buyer"
+    return made, Decision.EXACT_TIE, f"exact tie ({tie}), which {verdict} ({rule.value} rule)"

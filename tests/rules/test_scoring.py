@@ -1,0 +1,882 @@
+"""Round scoring (R32-R43, §A.10, §A.13): conversions, success test, allocation, doubling,
+kaboot, Gahwa, Baloot, validation of hand-given facts, and worked examples.
+
+Seats follow the rules document's examples with the dealer at South: E = 0 (dealer's right),
+N = 1, W = 2, S = 3, so team 0 is East-West and team 1 is North-South.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from baloot_engine.rules.cards import HEARTS, SPADES, mask_of, parse_cards
+from baloot_engine.rules.contract import NO_TRUMP, ContractType
+from baloot_engine.rules.errors import INVALID_ROUND_FACTS, ErrorKind, RuleError
+from baloot_engine.rules.projects import Project, ProjectKind
+from baloot_engine.rules.ruleset import (
+    KAMMELNA,
+    SEEDS,
+    BalootOnFailure,
+    DoubledAllocation,
+    ExactTieRule,
+    HokmRounding,
+    KabootDoubling,
+    KabootProjects,
+    ProjectMultiplier,
+    RuleSet,
+    SuccessMetric,
+)
+from baloot_engine.rules.scoring import (
+    AwardedProject,
+    Decision,
+    Outcome,
+    RoundFacts,
+    award_projects,
+    baloot_teams_for,
+    hokm_points,
+    score_round,
+    sun_points,
+    validate_facts,
+)
+
+SUN = ContractType.SUN
+HOKM = ContractType.HOKM
+SIRA = ProjectKind.SIRA
+FIFTY = ProjectKind.FIFTY
+HUNDRED = ProjectKind.HUNDRED
+FOUR_HUNDRED = ProjectKind.FOUR_HUNDRED
+EW, NS = 0, 1
+E, N, W, S = 0, 1, 2, 3
+
+
+def cards(text: str) -> int:
+    return mask_of(parse_cards(text))
+
+
+def facts(
+    contract: ContractType,
+    abnat: tuple[int, int],
+    buyer: int = 0,
+    tricks: tuple[int, int] = (4, 4),
+    **extra: Any,
+) -> RoundFacts:
+    """Facts of a round given by hand, as a score-keeping app would."""
+    return RoundFacts(
+        contract=contract, buyer_team=buyer, card_abnat=abnat, tricks_won=tricks, **extra
+    )
+
+
+def kaboot(contract: ContractType, team: int, buyer: int = 0, **extra: Any) -> RoundFacts:
+    total = 130 if contract is SUN else 162
+    abnat = (total, 0) if team == 0 else (0, total)
+    tricks = (8, 0) if team == 0 else (0, 8)
+    return facts(contract, abnat, buyer=buyer, tricks=tricks, **extra)
+
+
+# --- CV1, CV2: conversions ---------------------------------------------------------------------
+
+CV1 = {
+    0: 0, 20: 4, 32: 6, 44: 8, 45: 9, 46: 10, 54: 10, 55: 11, 56: 12, 59: 12, 60: 12, 61: 12,
+    64: 12, 65: 13, 66: 14, 69: 14, 70: 14, 75: 15, 76: 16, 85: 17, 98: 20, 130: 26,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("abnat", "points"), sorted(CV1.items()))
+def test_cv1_sun_conversion(abnat: int, points: int) -> None:
+    assert sun_points(abnat) == points
+
+
+def test_sun_conversion_of_a_split_always_sums_to_26() -> None:
+    for abnat in range(131):
+        assert sun_points(abnat) + sun_points(130 - abnat) == 26, abnat
+
+
+CV2 = [
+    ((52, 110), (5, 11), (5, 11)),
+    ((62, 100), (6, 10), (6, 10)),
+    ((72, 90), (7, 9), (7, 9)),
+    ((80, 82), (8, 8), (8, 8)),
+    ((81, 81), (8, 8), (8, 8)),
+    ((85, 77), (8, 8), (8, 8)),
+    ((86, 76), (9, 8), (8, 8)),
+    ((87, 75), (9, 7), (9, 7)),
+    ((96, 66), (10, 7), (9, 7)),
+    ((106, 56), (11, 6), (10, 6)),
+    ((115, 47), (11, 5), (11, 5)),
+    ((126, 36), (13, 4), (12, 4)),
+]
+
+
+@pytest.mark.parametrize(("pair", "independent", "pair_sum_16"), CV2)
+def test_cv2_hokm_conversion(
+    pair: tuple[int, int], independent: tuple[int, int], pair_sum_16: tuple[int, int]
+) -> None:
+    a, b = pair
+    assert hokm_points(a, b, HokmRounding.INDEPENDENT) == independent
+    assert hokm_points(a, b, HokmRounding.PAIR_SUM_16) == pair_sum_16
+    # The table is symmetric: swapping the teams swaps the points.
+    assert hokm_points(b, a, HokmRounding.PAIR_SUM_16) == pair_sum_16[::-1]
+
+
+def test_hokm_pair_sum_16_always_sums_to_16() -> None:
+    for a in range(163):
+        assert sum(hokm_points(a, 162 - a, HokmRounding.PAIR_SUM_16)) == 16, a
+        assert sum(hokm_points(a, 162 - a, HokmRounding.INDEPENDENT)) in (16, 17), a
+
+
+# --- CP1: card points from eight tricks --------------------------------------------------------
+
+CP1_TRICKS = [
+    ("AS 10S KS QS", N),
+    ("AH 10H KH QH", E),
+    ("AD 10D KD QD", N),
+    ("AC 10C KC QC", S),
+    ("JS 9S 8S 7S", W),
+    ("JH 9H 8H 7H", E),
+    ("JD 9D 8D 7D", S),
+    ("JC 9C 8C 7C", N),
+]
+
+
+def cp1(contract: ContractType, trump: int) -> RoundFacts:
+    tricks = [(parse_cards(text), seat) for text, seat in CP1_TRICKS]
+    return RoundFacts.from_tricks(contract, trump, NS, tricks)
+
+
+def test_cp1_a_sun() -> None:
+    # NS: three 28-abnat tricks, two 2-abnat tricks and the last trick's 10 = 98; EW = 32.
+    round_facts = cp1(SUN, NO_TRUMP)
+    assert round_facts.card_abnat == (32, 98)
+    assert round_facts.tricks_won == (3, 5)
+    score = score_round(round_facts, SEEDS)
+    assert score.success
+    assert (score.teams[NS].card_points, score.teams[EW].card_points) == (20, 6)
+    assert score.points == (6, 20)
+
+
+def test_cp1_b_hokm_spades() -> None:
+    # The J♠ 9♠ trick is worth 34 in Hokm ♠: EW = 28 + 34 + 2 = 64, NS = 98.
+    round_facts = cp1(HOKM, SPADES)
+    assert round_facts.card_abnat == (64, 98)
+    score = score_round(round_facts, SEEDS)
+    assert score.points == (6, 10)
+
+
+def test_from_tricks_puts_the_last_trick_bonus_on_trick_8() -> None:
+    tricks = [(parse_cards(text), seat) for text, seat in CP1_TRICKS]
+    tricks[7] = (tricks[7][0], E)
+    assert RoundFacts.from_tricks(SUN, NO_TRUMP, NS, tricks).card_abnat == (44, 86)
+
+
+@pytest.mark.parametrize(
+    ("contract", "trump", "change"),
+    [
+        (SUN, NO_TRUMP, lambda t: t[:7]),  # seven tricks
+        (SUN, NO_TRUMP, lambda t: [*t[:7], (t[0][0], N)]),  # a card in two tricks
+        (SUN, NO_TRUMP, lambda t: [(t[0][0][:3], N), *t[1:]]),  # a trick of three cards
+        (SUN, NO_TRUMP, lambda t: [(t[0][0], 4), *t[1:]]),  # no seat 4
+        (SUN, NO_TRUMP, lambda t: [([32, *t[0][0][1:]], N), *t[1:]]),  # no card 32
+        (SUN, SPADES, lambda t: t),  # a Sun has no trump
+        (HOKM, NO_TRUMP, lambda t: t),  # a Hokm needs one
+    ],
+)
+def test_from_tricks_refuses_impossible_tricks(
+    contract: ContractType, trump: int, change: Any
+) -> None:
+    tricks = change([(parse_cards(text), seat) for text, seat in CP1_TRICKS])
+    with pytest.raises(RuleError) as caught:
+        RoundFacts.from_tricks(contract, trump, NS, tricks)
+    assert caught.value.reason == INVALID_ROUND_FACTS
+
+
+# --- R37/R38: the success test and an undoubled success -----------------------------------------
+
+
+def test_undoubled_success_each_keeps_its_own_points_which_may_sum_17() -> None:
+    score = score_round(facts(HOKM, (96, 66)), SEEDS)
+    assert score.success
+    assert score.outcome is Outcome.MADE
+    assert score.decided_by is Decision.GAME_POINTS
+    assert score.points == (10, 7)
+    assert score_round(facts(HOKM, (96, 66)), KAMMELNA).points == (9, 7)
+    assert "made" in score.reason
+
+
+def test_undoubled_success_keeps_own_projects() -> None:
+    # Sun 80 / 50 → 16 / 10; the buyer's Fifty adds 10.
+    score = score_round(facts(SUN, (80, 50), projects=(AwardedProject(0, FIFTY),)), SEEDS)
+    assert score.points == (26, 10)
+    assert score.teams[0].project_points == 10
+    assert score.teams[0].compared_points == 26
+
+
+def test_defenders_projects_can_make_the_buyer_fail() -> None:
+    # Sun 80 / 50 → 16 / 10, but the defenders' Fifty makes it 16 / 20.
+    score = score_round(facts(SUN, (80, 50), projects=(AwardedProject(1, FIFTY),)), SEEDS)
+    assert not score.success
+    assert score.points == (0, 26 + 10)
+
+
+def test_equal_game_points_go_to_more_raw_points() -> None:
+    # Hokm 85 / 77 → 8 / 8: the team with more raw points wins.
+    made = score_round(facts(HOKM, (85, 77)), SEEDS)
+    assert made.success
+    assert made.decided_by is Decision.RAW_POINTS
+    assert made.points == (8, 8)
+    failed = score_round(facts(HOKM, (77, 85)), SEEDS)
+    assert not failed.success
+    assert failed.decided_by is Decision.RAW_POINTS
+    assert failed.points == (0, 16)
+
+
+# --- R39: failure ------------------------------------------------------------------------------
+
+
+def test_hokm_failure_gives_the_pot_and_every_awarded_project_to_the_defenders() -> None:
+    # 70 / 92 → 7 / 9; the buyer's own Sira (2) makes 9 / 9 and raw 90 / 92: still a failure,
+    # and the Sira goes to the defenders with the pot of 16.
+    score = score_round(facts(HOKM, (70, 92), projects=(AwardedProject(0, SIRA),)), SEEDS)
+    assert not score.success
+    assert score.outcome is Outcome.FAILED
+    assert score.points == (0, 18)
+    assert score.teams[1].card_points == 16
+    assert score.teams[1].project_points == 2
+
+
+def test_sun_failure_pot_is_26() -> None:
+    score = score_round(facts(SUN, (60, 70)), SEEDS)
+    assert score.points == (0, 26)
+
+
+def test_failure_pot_is_fixed_even_when_shares_would_sum_17() -> None:
+    # 76 / 86 → 8 / 9 = 17 under independent rounding, but the pot is 16 (§A.13 item 1).
+    score = score_round(facts(HOKM, (76, 86)), SEEDS)
+    assert score.points == (0, 16)
+
+
+# --- R31: Baloot -------------------------------------------------------------------------------
+
+
+def test_baloot_on_failure_kept_by_owner_or_to_winner() -> None:
+    failed = facts(HOKM, (60, 102), baloot_teams=(0,))
+    assert score_round(failed, SEEDS).points == (2, 16)
+    to_winner = SEEDS.replace(baloot_on_failure=BalootOnFailure.TO_WINNER)
+    assert score_round(failed, to_winner).points == (0, 18)
+    assert score_round(failed, KAMMELNA).points == (0, 18)
+    # A defender's Baloot stays with the defenders whatever the flag.
+    defenders = facts(HOKM, (60, 102), baloot_teams=(1,))
+    assert score_round(defenders, SEEDS).points == (0, 18)
+    assert score_round(defenders, to_winner).points == (0, 18)
+
+
+def test_defenders_keep_their_baloot_when_the_buyer_makes_it() -> None:
+    made = facts(HOKM, (100, 62), baloot_teams=(1,))
+    for rules in (SEEDS, KAMMELNA):
+        assert score_round(made, rules).points == (10, 8)
+
+
+def test_baloot_is_not_in_the_success_test_unless_the_flag_says_so() -> None:
+    # 76 / 86 → 8 / 9: a failure; with the buyer's Baloot counted, 10 / 9 and raw 96 / 86.
+    round_facts = facts(HOKM, (76, 86), baloot_teams=(0,))
+    assert not score_round(round_facts, SEEDS).success
+    counted = score_round(round_facts, SEEDS.replace(baloot_in_success_test=True))
+    assert counted.success
+    assert counted.teams[0].compared_points == 10
+    assert counted.teams[0].compared_raw == 96
+    # The Baloot is still scored once: 8 card points + 2.
+    assert counted.points == (10, 9)
+    # A defender's Baloot counts for the defenders: 9 / 8 + 2 = 9 / 10.
+    against = facts(HOKM, (86, 76), baloot_teams=(1,))
+    assert score_round(against, SEEDS).success
+    assert not score_round(against, SEEDS.replace(baloot_in_success_test=True)).success
+
+
+# --- R40: doubling -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("m", [2, 3, 4])
+def test_hokm_doubled_success_winner_takes_all_projects_multiplied_baloot_not(m: int) -> None:
+    # 100 / 62 → 10 / 6 with the buyer's Fifty (5) and Baloot: (16 + 5) × m + 2.
+    round_facts = facts(
+        HOKM, (100, 62), multiplier=m, projects=(AwardedProject(0, FIFTY),), baloot_teams=(0,)
+    )
+    score = score_round(round_facts, SEEDS)
+    assert score.success
+    assert score.points == ((16 + 5) * m + 2, 0)
+    assert score.teams[0].baloot_points == 2
+
+
+@pytest.mark.parametrize("m", [2, 3, 4])
+def test_hokm_doubled_failure(m: int) -> None:
+    # 60 / 102 → 6 / 10; the buyer's Sira makes 8 / 10: the defenders take (16 + 2) × m and
+    # the buyer keeps his Baloot.
+    round_facts = facts(
+        HOKM, (60, 102), multiplier=m, projects=(AwardedProject(0, SIRA),), baloot_teams=(0,)
+    )
+    assert score_round(round_facts, SEEDS).points == (2, (16 + 2) * m)
+
+
+def test_sun_double() -> None:
+    round_facts = facts(SUN, (80, 50), multiplier=2, projects=(AwardedProject(0, SIRA),))
+    assert score_round(round_facts, SEEDS).points == ((26 + 4) * 2, 0)
+    assert score_round(facts(SUN, (50, 80), multiplier=2), SEEDS).points == (0, 52)
+
+
+@pytest.mark.parametrize("m", [2, 3, 4])
+def test_doubled_tie_goes_to_the_buyer(m: int) -> None:
+    # 77 / 85 → 8 / 8: undoubled the buyer fails on raw points; doubled the doublers lose.
+    assert not score_round(facts(HOKM, (77, 85)), SEEDS).success
+    score = score_round(facts(HOKM, (77, 85), multiplier=m), SEEDS)
+    assert score.success
+    assert score.decided_by is Decision.DOUBLED_TIE
+    assert score.points == (16 * m, 0)
+
+
+def test_sun_doubled_tie_goes_to_the_buyer_even_under_kammelna() -> None:
+    score = score_round(facts(SUN, (65, 65), multiplier=2), KAMMELNA)
+    assert score.success
+    assert score.points == (52, 0)
+
+
+def test_own_shares_allocation() -> None:
+    # §A.13 item 4: success → each team its own G × m; failure → the defenders pot × m.
+    own = SEEDS.replace(doubled_allocation=DoubledAllocation.OWN_SHARES)
+    made = facts(HOKM, (100, 62), multiplier=2, projects=(AwardedProject(0, FIFTY),))
+    assert score_round(made, SEEDS).points == (42, 0)
+    assert score_round(made, own).points == ((10 + 5) * 2, 6 * 2)
+    failed = facts(HOKM, (60, 102), multiplier=3, projects=(AwardedProject(1, FIFTY),))
+    assert score_round(failed, own).points == (0, (16 + 5) * 3)
+    # Undoubled, the flag changes nothing.
+    assert score_round(replace(made, multiplier=1), own).points == (15, 6)
+
+
+def test_project_multiplier_cap_at_2() -> None:
+    capped = SEEDS.replace(project_multiplier=ProjectMultiplier.CAP_AT_2)
+    four = facts(HOKM, (100, 62), multiplier=4, projects=(AwardedProject(0, FIFTY),))
+    assert score_round(four, SEEDS).points == (16 * 4 + 5 * 4, 0)
+    assert score_round(four, capped).points == (16 * 4 + 5 * 2, 0)
+    double = replace(four, multiplier=2)
+    assert score_round(double, capped).points == score_round(double, SEEDS).points == (42, 0)
+
+
+# --- R37: exact ties ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rule", "contract", "abnat", "success", "points"),
+    [
+        (ExactTieRule.BUYER_WINS, SUN, (65, 65), True, (13, 13)),
+        (ExactTieRule.BUYER_WINS, HOKM, (81, 81), True, (8, 8)),
+        (ExactTieRule.KAMMELNA, SUN, (65, 65), True, (13, 13)),
+        (ExactTieRule.KAMMELNA, HOKM, (81, 81), False, (0, 16)),
+        (ExactTieRule.BUYER_LOSES, SUN, (65, 65), False, (0, 26)),
+        (ExactTieRule.BUYER_LOSES, HOKM, (81, 81), False, (0, 16)),
+    ],
+)
+def test_exact_tie_rules(
+    rule: ExactTieRule,
+    contract: ContractType,
+    abnat: tuple[int, int],
+    success: bool,
+    points: tuple[int, int],
+) -> None:
+    score = score_round(facts(contract, abnat), SEEDS.replace(exact_tie_rule=rule))
+    assert score.success is success
+    assert score.decided_by is Decision.EXACT_TIE
+    assert score.points == points
+    assert rule.value in score.reason
+
+
+def test_exact_tie_with_projects_on_one_side_is_no_tie() -> None:
+    # Hokm 71 / 91 with the buyer's Sira... 7 + 2 = 9 / 9 and raw 91 / 91: an exact tie.
+    tie = facts(HOKM, (71, 91), projects=(AwardedProject(0, SIRA),))
+    assert score_round(tie, SEEDS).decided_by is Decision.EXACT_TIE
+    assert score_round(tie, SEEDS.replace(exact_tie_rule=ExactTieRule.BUYER_LOSES)).points == (
+        0,
+        18,
+    )
+
+
+def test_raw_half_success_metric() -> None:
+    raw_half = SEEDS.replace(success_metric=SuccessMetric.RAW_HALF)
+    # Undoubled the two metrics agree: 85 / 77 made, 77 / 85 failed.
+    assert score_round(facts(HOKM, (85, 77)), raw_half).success
+    assert not score_round(facts(HOKM, (77, 85)), raw_half).success
+    # Doubled they differ: 77 / 85 ties at 8 GP (a doubled tie, buyer wins) but not on raw.
+    doubled = facts(HOKM, (77, 85), multiplier=2)
+    assert score_round(doubled, SEEDS).success
+    failed = score_round(doubled, raw_half)
+    assert not failed.success
+    assert failed.decided_by is Decision.RAW_POINTS
+    assert failed.points == (0, 32)
+    # A raw tie is a tie under raw_half: half or more makes it (buyer_wins), and a doubled
+    # raw tie goes to the buyer (§A.13 item 3).
+    assert score_round(facts(HOKM, (81, 81)), raw_half).success
+    kammelna_tie = raw_half.replace(exact_tie_rule=ExactTieRule.KAMMELNA)
+    assert not score_round(facts(HOKM, (81, 81)), kammelna_tie).success
+    assert score_round(facts(HOKM, (81, 81), multiplier=3), kammelna_tie).success
+
+
+# --- R42/R43: kaboot ---------------------------------------------------------------------------
+
+
+def test_kaboot_values() -> None:
+    sun = score_round(kaboot(SUN, 0), SEEDS)
+    assert sun.points == (44, 0)
+    assert sun.outcome is Outcome.KABOOT
+    assert sun.kaboot_team == 0
+    hokm = score_round(kaboot(HOKM, 0), SEEDS)
+    assert hokm.points == (25, 0)
+    against = score_round(kaboot(HOKM, 1), SEEDS)
+    assert against.points == (0, 25)
+    assert against.outcome is Outcome.KABOOT_AGAINST
+    assert not against.success
+
+
+@pytest.mark.parametrize("m", [2, 3, 4])
+def test_kaboot_flat_or_multiplied(m: int) -> None:
+    round_facts = kaboot(
+        HOKM, 0, multiplier=m, projects=(AwardedProject(0, FIFTY),), baloot_teams=(0,)
+    )
+    assert score_round(round_facts, SEEDS).points == (25 + 5 + 2, 0)
+    multiplied = SEEDS.replace(kaboot_doubling=KabootDoubling.MULTIPLIED)
+    assert score_round(round_facts, multiplied).points == (25 * m + 5 * m + 2, 0)
+    capped = multiplied.replace(project_multiplier=ProjectMultiplier.CAP_AT_2)
+    assert score_round(round_facts, capped).points == (25 * m + 5 * min(m, 2) + 2, 0)
+
+
+def test_sun_kaboot_multiplied() -> None:
+    multiplied = SEEDS.replace(kaboot_doubling=KabootDoubling.MULTIPLIED)
+    assert score_round(kaboot(SUN, 1, multiplier=2), multiplied).points == (0, 88)
+    assert score_round(kaboot(SUN, 1, multiplier=2), SEEDS).points == (0, 44)
+
+
+@pytest.mark.parametrize(
+    ("kaboot_team", "owner", "baloot", "seed000", "all_awarded"),
+    [
+        # The buyer (team 0) takes every trick.
+        (0, 0, 0, 25 + 5 + 2, 25 + 5 + 2),  # own projects and own Baloot: always
+        (0, 1, 1, 25, 25 + 5 + 2),  # defenders' projects and Baloot: only with all_awarded
+        (0, 0, 1, 25 + 5, 25 + 5 + 2),  # own projects; the defenders' Baloot as above
+        # The defenders (team 1) take every trick: the buyer's projects and Baloot transfer.
+        (1, 0, 0, 25 + 5 + 2, 25 + 5 + 2),
+        (1, 1, 1, 25 + 5 + 2, 25 + 5 + 2),
+        (1, 1, 0, 25 + 5 + 2, 25 + 5 + 2),
+    ],
+)
+def test_kaboot_projects_and_baloot(
+    kaboot_team: int, owner: int, baloot: int, seed000: int, all_awarded: int
+) -> None:
+    round_facts = kaboot(
+        HOKM, kaboot_team, projects=(AwardedProject(owner, FIFTY),), baloot_teams=(baloot,)
+    )
+    for rule, expected in (
+        (KabootProjects.SEED000, seed000),
+        (KabootProjects.ALL_AWARDED, all_awarded),
+    ):
+        score = score_round(round_facts, SEEDS.replace(kaboot_projects=rule))
+        assert score.points[kaboot_team] == expected
+        assert score.points[1 - kaboot_team] == 0
+
+
+def test_kaboot_in_sun_with_defenders_projects() -> None:
+    # Sun kaboot by the defenders with the buyer's Hundred (20): 44 + 20.
+    round_facts = kaboot(SUN, 1, projects=(AwardedProject(0, HUNDRED),))
+    assert score_round(round_facts, SEEDS).points == (0, 64)
+
+
+def test_reverse_kaboot() -> None:
+    round_facts = kaboot(SUN, 1, buyer=0, multiplier=2, reverse_kaboot=True)
+    on = SEEDS.replace(reverse_kaboot=True)
+    score = score_round(round_facts, on)
+    assert score.outcome is Outcome.REVERSE_KABOOT
+    assert score.points == (0, 88)
+    # Never doubled, even where kaboots are.
+    multiplied = on.replace(kaboot_doubling=KabootDoubling.MULTIPLIED)
+    assert score_round(replace(round_facts, multiplier=1), multiplied).points == (0, 88)
+    assert score_round(round_facts, multiplied).points == (0, 88)
+    # With the flag off it is an ordinary kaboot.
+    assert score_round(round_facts, SEEDS).points == (0, 44)
+    assert score_round(round_facts, SEEDS).outcome is Outcome.KABOOT_AGAINST
+
+
+# --- R41: Gahwa --------------------------------------------------------------------------------
+
+
+def test_gahwa_won_and_lost() -> None:
+    won = score_round(facts(HOKM, (100, 62), multiplier=4, gahwa=True, baloot_teams=(1,)), SEEDS)
+    assert won.outcome is Outcome.GAHWA_WON
+    assert won.gahwa_winner == 0
+    assert won.points == (0, 0)
+    assert all(t.baloot_points == 0 for t in won.teams)
+    lost = score_round(facts(HOKM, (60, 102), multiplier=4, gahwa=True), SEEDS)
+    assert lost.outcome is Outcome.GAHWA_LOST
+    assert lost.gahwa_winner == 1
+    assert lost.points == (0, 0)
+
+
+def test_gahwa_tie_goes_to_the_buyer() -> None:
+    score = score_round(facts(HOKM, (77, 85), multiplier=4, gahwa=True), KAMMELNA)
+    assert score.gahwa_winner == 0
+
+
+def test_gahwa_kaboot_team_wins_the_match_whatever_the_projects() -> None:
+    # The buyer takes every trick (16 GP) but the defenders were awarded two Hundreds (20):
+    # the kaboot still decides (§A.10 step 2), and no kaboot value is scored.
+    round_facts = kaboot(
+        HOKM,
+        0,
+        multiplier=4,
+        gahwa=True,
+        projects=(AwardedProject(1, HUNDRED), AwardedProject(1, HUNDRED)),
+    )
+    score = score_round(round_facts, SEEDS)
+    assert score.gahwa_winner == 0
+    assert score.outcome is Outcome.GAHWA_WON
+    assert score.points == (0, 0)
+    assert score_round(kaboot(HOKM, 1, multiplier=4, gahwa=True), SEEDS).gahwa_winner == 1
+
+
+# --- §A.13 item 12: impossible facts are refused -----------------------------------------------
+
+BAD_FACTS = {
+    "abnat do not sum to 162": facts(HOKM, (80, 80)),
+    "abnat do not sum to 130": facts(SUN, (81, 81)),
+    "negative abnat": facts(HOKM, (-10, 172)),
+    "tricks do not sum to 8": facts(HOKM, (81, 81), tricks=(4, 3)),
+    "negative tricks": facts(HOKM, (81, 81), tricks=(-1, 9)),
+    "kaboot with abnat on both sides": facts(HOKM, (150, 12), tricks=(8, 0)),
+    "abnat without a trick": facts(SUN, (120, 10), tricks=(0, 8)),
+    "one abnat": facts(SUN, (1, 129)),
+    "three teams": facts(HOKM, (81, 81, 0)),  # type: ignore[arg-type]
+    "buyer team 2": facts(HOKM, (81, 81), buyer=2),
+    "multiplier 0": facts(HOKM, (81, 81), multiplier=0),
+    "multiplier 5": facts(HOKM, (81, 81), multiplier=5),
+    "multiplier 3 in Sun": facts(SUN, (65, 65), multiplier=3),
+    "boolean multiplier": facts(HOKM, (81, 81), multiplier=True),
+    "gahwa in Sun": facts(SUN, (65, 65), multiplier=2, gahwa=True),
+    "two Baloots": facts(HOKM, (81, 81), baloot_teams=(0, 1)),
+    "Baloot in Sun": facts(SUN, (65, 65), baloot_teams=(0,)),
+    "Baloot team 2": facts(HOKM, (81, 81), baloot_teams=(2,)),
+    "Four Hundred in Hokm": facts(HOKM, (81, 81), projects=(AwardedProject(0, FOUR_HUNDRED),)),
+    "projects of both teams": facts(
+        HOKM, (81, 81), projects=(AwardedProject(0, SIRA), AwardedProject(1, SIRA))
+    ),
+    "project team 2": facts(HOKM, (81, 81), projects=(AwardedProject(2, SIRA),)),
+    "Baloot as a project": facts(HOKM, (81, 81), projects=(AwardedProject(0, ProjectKind.BALOOT),)),
+    "four 9s": facts(
+        HOKM, (81, 81), projects=(AwardedProject(0, HUNDRED, 0, cards("9S 9H 9D 9C")),)
+    ),
+    "a Sira of four cards": facts(
+        HOKM, (81, 81), projects=(AwardedProject(0, SIRA, 0, cards("7S 8S 9S 10S")),)
+    ),
+    "a run across suits": facts(
+        HOKM, (81, 81), projects=(AwardedProject(0, SIRA, 0, cards("KS AS 7H")),)
+    ),
+    "four Aces as a Hundred in Sun": facts(
+        SUN, (65, 65), projects=(AwardedProject(0, HUNDRED, 0, cards("AS AH AD AC")),)
+    ),
+    "a card in two projects": facts(
+        HOKM,
+        (81, 81),
+        projects=(
+            AwardedProject(0, SIRA, 0, cards("7S 8S 9S")),
+            AwardedProject(0, SIRA, 2, cards("9S 10S JS")),
+        ),
+    ),
+    "a seat outside its team": facts(HOKM, (81, 81), projects=(AwardedProject(0, SIRA, 1),)),
+    "three projects for one seat": facts(
+        HOKM, (81, 81), projects=tuple(AwardedProject(0, SIRA, 0) for _ in range(3))
+    ),
+    "five projects": facts(
+        HOKM,
+        (81, 81),
+        projects=(
+            *(AwardedProject(0, SIRA, seat) for seat in (0, 0, 2, 2)),
+            AwardedProject(0, SIRA),
+        ),
+    ),
+    "reverse kaboot in Hokm": facts(HOKM, (0, 162), tricks=(0, 8), reverse_kaboot=True),
+    "reverse kaboot after a trick": facts(SUN, (10, 120), tricks=(1, 7), reverse_kaboot=True),
+    "unknown contract": facts("sun", (65, 65)),  # type: ignore[arg-type]
+}
+
+
+# What each refusal says: the message names the problem.
+REFUSAL_MESSAGES = {
+    "abnat do not sum to 162": "sum to 162 in Hokm",
+    "abnat do not sum to 130": "sum to 130 in Sun",
+    "negative abnat": "cannot be negative",
+    "tricks do not sum to 8": "tricks must sum to 8",
+    "negative tricks": "cannot be negative",
+    "kaboot with abnat on both sides": "took no trick but has 12 abnat",
+    "abnat without a trick": "took no trick",
+    "one abnat": "1 abnat",
+    "three teams": "two integers",
+    "buyer team 2": "buyer team",
+    "multiplier 0": "multiplier",
+    "multiplier 5": "multiplier",
+    "multiplier 3 in Sun": "1 or 2 in Sun",
+    "boolean multiplier": "multiplier",
+    "gahwa in Sun": "Gahwa",
+    "two Baloots": "at most one Baloot",
+    "Baloot in Sun": "no Baloot in a Sun",
+    "Baloot team 2": "Baloot team",
+    "Four Hundred in Hokm": "Four Hundred",
+    "projects of both teams": "only one team",
+    "project team 2": "project team",
+    "Baloot as a project": "not an awarded project",
+    "four 9s": "9S 9H 9D 9C do not form a hundred",
+    "a Sira of four cards": "do not form a sira",
+    "a run across suits": "do not form a sira",
+    "four Aces as a Hundred in Sun": "do not form a hundred in Sun",
+    "a card in two projects": "two projects",
+    "a seat outside its team": "not in team 0",
+    "three projects for one seat": "more than two projects",
+    "five projects": "at most four projects",
+    "reverse kaboot in Hokm": "reverse kaboot",
+    "reverse kaboot after a trick": "reverse kaboot",
+    "unknown contract": "unknown contract",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_FACTS))
+def test_impossible_facts_are_refused(name: str) -> None:
+    round_facts = BAD_FACTS[name]
+    for rules in (SEEDS, KAMMELNA):
+        with pytest.raises(RuleError) as caught:
+            validate_facts(round_facts, rules)
+        assert caught.value.reason == INVALID_ROUND_FACTS
+        assert caught.value.kind is ErrorKind.MALFORMED
+        assert REFUSAL_MESSAGES[name] in caught.value.message
+        with pytest.raises(RuleError):
+            score_round(round_facts, rules)
+
+
+def test_possible_edge_facts_are_accepted() -> None:
+    # A team may win tricks worth nothing; a kaboot team holds everything; projects with cards.
+    validate_facts(facts(SUN, (130, 0), tricks=(7, 1)), SEEDS)
+    validate_facts(kaboot(HOKM, 1), SEEDS)
+    validate_facts(
+        facts(
+            SUN,
+            (65, 65),
+            projects=(
+                AwardedProject(1, FOUR_HUNDRED, 1, cards("AS AH AD AC")),
+                AwardedProject(1, HUNDRED, 3, cards("KD QD JD 10D 9D 8D")),
+                AwardedProject(1, SIRA, 3, cards("JC 10C 9C")),
+            ),
+        ),
+        SEEDS,
+    )
+    validate_facts(
+        facts(HOKM, (81, 81), projects=(AwardedProject(0, HUNDRED, 2, cards("AS AH AD AC")),)),
+        SEEDS,
+    )
+
+
+# --- from declarations to facts ------------------------------------------------------------------
+
+
+def test_award_projects_gives_both_partners_projects_to_the_winning_team() -> None:
+    sira = Project(SIRA, cards("7H 8H 9H"), True)
+    fifty = Project(FIFTY, cards("JS QS KS AS"), True)
+    other = Project(SIRA, cards("QD KD AD"), True)
+    awarded = award_projects([[sira], [other], [fifty], []], first_seat=0)
+    assert awarded == (
+        AwardedProject(0, SIRA, 0, sira.cards),
+        AwardedProject(0, FIFTY, 2, fifty.cards),
+    )
+    assert award_projects([[], [], [], []], first_seat=0) == ()
+
+
+def test_baloot_teams_for_hands_with_absorption() -> None:
+    hands = [
+        cards("KH QH JH 10H 9H 7S 8S 9S"),
+        cards("AS KS QS JS 10S 7D 8D 9D"),
+        0,
+        0,
+    ]
+    hundred = AwardedProject(0, HUNDRED, 0, cards("KH QH JH 10H 9H"))
+    assert baloot_teams_for(hands, HEARTS, [hundred], SEEDS) == ()
+    assert baloot_teams_for(hands, HEARTS, [], SEEDS) == (0,)
+    no_absorb = SEEDS.replace(baloot_absorbed_by_hundred=False)
+    assert baloot_teams_for(hands, HEARTS, [hundred], no_absorb) == (0,)
+    assert baloot_teams_for(hands, SPADES, [], SEEDS) == (1,)
+    assert baloot_teams_for(hands, NO_TRUMP, [], SEEDS) == ()
+
+
+# --- worked examples (numbers of our own, for docs/rules.md) ----------------------------------
+
+
+def test_worked_example_doubled_hokm_made_with_a_fifty() -> None:
+    # Hokm ♥ doubled (×2). Buyer NS (team 1) took 74 abnat incl. the last trick, EW 88.
+    # Cards: 74 → 7 (7.4 rounds down), 88 → 9 (8.8 rounds up). NS's Fifty won the project
+    # comparison: G = 7 + 5 = 12 against 9, so the contract is made. Doubled, winner takes all:
+    # (16 + 5) × 2 = 42 for NS. EW held the Baloot: it stays theirs, unmultiplied: 2.
+    round_facts = facts(
+        HOKM,
+        (88, 74),
+        buyer=NS,
+        multiplier=2,
+        projects=(AwardedProject(NS, FIFTY),),
+        baloot_teams=(EW,),
+    )
+    score = score_round(round_facts, SEEDS)
+    assert score.success
+    assert score.teams[NS].compared_points == 12
+    assert score.points == (2, 42)
+
+
+def test_worked_example_sun_failed() -> None:
+    # Sun, buyer EW (team 0): 63 abnat against 67. 63 → 12 (63 = 12 × 5 + 3, 12 even: round
+    # down to 60), 67 → 14 (13 × 5 + 2, 13 odd: round up to 70). NS also won the projects with
+    # a Sira (4). G = 12 against 18: failed. NS take the pot of 26 plus the Sira: 30.
+    round_facts = facts(SUN, (63, 67), buyer=EW, projects=(AwardedProject(NS, SIRA),))
+    score = score_round(round_facts, SEEDS)
+    assert (score.teams[0].converted_points, score.teams[1].converted_points) == (12, 14)
+    assert not score.success
+    assert score.points == (0, 30)
+
+
+def test_worked_example_rounding_presets() -> None:
+    # Hokm, buyer EW: 86 against 76. Seeds (independent): 8.6 → 9 and 7.6 → 8, total 17,
+    # made 9 to 8. Kammelna (pair sums to 16): the team with more abnat gives the extra point
+    # back, 8 to 8; equal game points, EW has more raw points (86 > 76): made, 8 to 8.
+    round_facts = facts(HOKM, (86, 76), buyer=EW)
+    assert score_round(round_facts, SEEDS).points == (9, 8)
+    kammelna = score_round(round_facts, KAMMELNA)
+    assert kammelna.decided_by is Decision.RAW_POINTS
+    assert kammelna.points == (8, 8)
+
+
+def test_worked_example_kaboot_against_the_buyer() -> None:
+    # Hokm ×2, buyer EW holds a Sira (awarded) and NS's Baloot; NS take all eight tricks.
+    # Seeds (flat): 25 + the buyer's Sira 2 + Baloot 2 = 29 for NS; the ×2 is ignored.
+    # Multiplied: 25 × 2 + 2 × 2 + 2 (Baloot never multiplied) = 56.
+    round_facts = kaboot(
+        HOKM, NS, buyer=EW, multiplier=2, projects=(AwardedProject(EW, SIRA),), baloot_teams=(NS,)
+    )
+    assert score_round(round_facts, SEEDS).points == (0, 29)
+    multiplied = SEEDS.replace(kaboot_doubling=KabootDoubling.MULTIPLIED)
+    assert score_round(round_facts, multiplied).points == (0, 56)
+
+
+def test_worked_example_exact_ties_under_kammelna() -> None:
+    # 65-65 in Sun is a split (13 each); 81-81 in Hokm is a failure: the defenders take 16.
+    assert score_round(facts(SUN, (65, 65)), KAMMELNA).points == (13, 13)
+    assert score_round(facts(HOKM, (81, 81)), KAMMELNA).points == (0, 16)
+
+
+def test_reason_explains_the_result() -> None:
+    score = score_round(facts(HOKM, (60, 102), multiplier=3, baloot_teams=(0,)), SEEDS)
+    assert "failed" in score.reason
+    assert "6 game points against 10" in score.reason
+    assert "x 3" in score.reason
+    assert "Baloot" in score.reason
+
+
+# --- properties over random played rounds --------------------------------------------------------
+
+rule_sets = st.builds(
+    lambda base, **flags: base.replace(**flags),
+    base=st.sampled_from([SEEDS, KAMMELNA]),
+    hokm_rounding=st.sampled_from(HokmRounding),
+    exact_tie_rule=st.sampled_from(ExactTieRule),
+    success_metric=st.sampled_from(SuccessMetric),
+    doubled_allocation=st.sampled_from(DoubledAllocation),
+    project_multiplier=st.sampled_from(ProjectMultiplier),
+    baloot_on_failure=st.sampled_from(BalootOnFailure),
+    baloot_in_success_test=st.booleans(),
+    kaboot_doubling=st.sampled_from(KabootDoubling),
+    kaboot_projects=st.sampled_from(KabootProjects),
+    reverse_kaboot=st.booleans(),
+)
+
+
+@st.composite
+def played_rounds(draw: st.DrawFn) -> RoundFacts:
+    contract = draw(st.sampled_from(ContractType))
+    sun = contract is SUN
+    trump = NO_TRUMP if sun else draw(st.integers(0, 3))
+    deck = draw(st.permutations(range(32)))
+    sweep = draw(st.sampled_from([None, None, None, 0, 1]))
+    if sweep is None:
+        winners = draw(st.lists(st.integers(0, 3), min_size=8, max_size=8))
+    else:
+        winners = draw(st.lists(st.sampled_from([sweep, sweep + 2]), min_size=8, max_size=8))
+    tricks = [(deck[4 * i : 4 * i + 4], winners[i]) for i in range(8)]
+    buyer = draw(st.integers(0, 1))
+    kinds = [SIRA, FIFTY, HUNDRED, FOUR_HUNDRED] if sun else [SIRA, FIFTY, HUNDRED]
+    owner = draw(st.integers(0, 1))
+    projects = tuple(
+        AwardedProject(owner, kind) for kind in draw(st.lists(st.sampled_from(kinds), max_size=4))
+    )
+    baloot = () if sun else draw(st.sampled_from([(), (0,), (1,)]))
+    multiplier = draw(st.integers(1, 2 if sun else 4))
+    gahwa = not sun and multiplier == 4 and draw(st.booleans())
+    buyer_tricks = sum(1 for seat in winners if seat & 1 == buyer)
+    reverse = sun and buyer_tricks == 0 and draw(st.booleans())
+    return RoundFacts.from_tricks(
+        contract,
+        trump,
+        buyer,
+        tricks,
+        projects=projects,
+        baloot_teams=baloot,
+        multiplier=multiplier,
+        gahwa=gahwa,
+        reverse_kaboot=reverse,
+    )
+
+
+@given(played_rounds(), rule_sets)
+def test_scoring_properties(round_facts: RoundFacts, rules: RuleSet) -> None:
+    sun = round_facts.contract is SUN
+    assert sum(round_facts.card_abnat) == (130 if sun else 162)
+    score = score_round(round_facts, rules)
+    buyer = round_facts.buyer_team
+    assert score.reason
+    assert min(score.points) >= 0
+    for team, team_score in enumerate(score.teams):
+        assert team_score.points == score.points[team]
+        assert team_score.points == (
+            team_score.card_points + team_score.project_points + team_score.baloot_points
+        )
+    if round_facts.gahwa:
+        assert score.points == (0, 0)
+        assert score.gahwa_winner == (buyer if score.success else 1 - buyer)
+        return
+    assert score.gahwa_winner is None
+    if score.kaboot_team is not None:
+        assert score.points[1 - score.kaboot_team] == 0
+        assert score.success is (score.kaboot_team == buyer)
+        return
+    converted = tuple(t.converted_points for t in score.teams)
+    card_points = tuple(t.card_points for t in score.teams)
+    if score.success and round_facts.multiplier == 1:
+        # An undoubled success: each team keeps its own converted card points.
+        assert card_points == converted
+        if sun:
+            assert sum(card_points) == 26
+        elif rules.hokm_rounding is HokmRounding.PAIR_SUM_16:
+            assert sum(card_points) == 16
+    if not score.success:
+        # A failure: the buyer scores nothing but, when kept by its owner, his own Baloot.
+        keeps = (
+            round_facts.baloot_teams == (buyer,)
+            and rules.baloot_on_failure is BalootOnFailure.KEPT_BY_OWNER
+        )
+        assert score.points[buyer] == (2 if keeps else 0)
+        assert card_points[1 - buyer] == (26 if sun else 16) * round_facts.multiplier
+    # The success test is consistent with the compared totals.
+    b, d = score.teams[buyer], score.teams[1 - buyer]
+    if rules.success_metric is SuccessMetric.GP and b.compared_points != d.compared_points:
+        assert score.success is (b.compared_points > d.compared_points)
+    if rules.success_metric is SuccessMetric.RAW_HALF and b.compared_raw != d.compared_raw:
+        assert score.success is (b.compared_raw > d.compared_raw)
