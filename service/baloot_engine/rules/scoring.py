@@ -163,7 +163,8 @@ def baloot_teams_for(
 
 
 def _int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    """A plain integer: ``True`` and ``False`` are not counts."""
+    return type(value) is int
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,7 +363,7 @@ def validate_facts(facts: RoundFacts, rules: RuleSet) -> None:
     if not (_int(facts.buyer_team) and facts.buyer_team in (0, 1)):
         raise _invalid(f"buyer team must be 0 or 1, got {facts.buyer_team!r}")
     for name, pair in (("card_abnat", facts.card_abnat), ("tricks_won", facts.tricks_won)):
-        if len(pair) != 2 or not all(_int(v) for v in pair):
+        if len(pair) != 2 or type(pair[0]) is not int or type(pair[1]) is not int:
             raise _invalid(f"{name} must be two integers, one per team, got {pair!r}")
         if min(pair) < 0:
             raise _invalid(f"{name} cannot be negative, got {pair}", field=name)
@@ -534,7 +535,7 @@ def score_round(facts: RoundFacts, rules: RuleSet) -> RoundScore:
     else:
         outcome = Outcome.MADE if success else Outcome.FAILED
 
-    teams = tuple(
+    teams = [
         TeamScore(
             card_abnat=abnat[t],
             card_points=tally.card[t],
@@ -547,7 +548,7 @@ def score_round(facts: RoundFacts, rules: RuleSet) -> RoundScore:
             compared_raw=compared_raw[t],
         )
         for t in (0, 1)
-    )
+    ]
     return RoundScore(
         contract=facts.contract,
         buyer_team=buyer,
