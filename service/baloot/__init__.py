@@ -1,0 +1,1 @@
+"""Generated code of the public contract in proto/baloot; do not edit."""

@@ -1,0 +1,1 @@
+"""Generated code of the baloot.v1 contract; regenerate with `make gen`."""
