@@ -1,0 +1,208 @@
+"""Start-up and shutdown of the gRPC server process.
+
+Why grpc.aio rather than the thread-pool server: the work of an RPC is pure Python (open a
+token, apply a rule, seal a token), so a thread pool adds a hand-off per call and GIL contention
+without running anything in parallel, and every open stream (a health Watch) would hold a
+thread. One event loop per process keeps each call on one thread and idle connections cheap;
+throughput scales with processes (``BALOOT_WORKERS``) and replicas. Measured on a 2-core
+machine with a trivial unary echo, both servers cost the same server CPU per call within the
+noise (0.3-0.6 ms), so the sync server is not faster and the structural reasons decide.
+
+The layers: :func:`create_server` builds a bound, not yet started server (tests bind port 0 in
+process); :class:`EngineServer` adds the lifecycle (metrics endpoint, health SERVING after start,
+NOT_SERVING then a graceful drain on stop); :func:`serve` runs it until SIGTERM or SIGINT;
+:func:`main` is the console entry point (``baloot-server`` and ``python -m baloot_engine``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from typing import Final
+
+import grpc
+import grpc.aio
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1.health import SERVICE_NAME as HEALTH_SERVICE_NAME
+from grpc_health.v1.health import aio as health_aio
+from grpc_reflection.v1alpha import reflection
+
+from baloot.v1 import engine_service_pb2_grpc
+from baloot_engine import __version__
+from baloot_engine.api.servicer import SERVICE_NAME, BalootEngineServicer
+from baloot_engine.server.interceptors import TelemetryInterceptor
+from baloot_engine.server.logs import configure_logging, get_logger
+from baloot_engine.server.metrics import Metrics, MetricsEndpoint, start_metrics_endpoint
+from baloot_engine.server.settings import (
+    Settings,
+    SettingsError,
+    load_settings,
+    unknown_variables,
+)
+
+SERVING: Final = health_pb2.HealthCheckResponse.SERVING
+NOT_SERVING: Final = health_pb2.HealthCheckResponse.NOT_SERVING
+# The health entries kept by the server: "" is the whole server, as probes ask by default.
+HEALTH_ENTRIES: Final = ("", SERVICE_NAME)
+
+_log = get_logger("baloot_engine.server")
+
+
+class ServerStartError(RuntimeError):
+    """The server could not start (a port in use, an address that does not resolve)."""
+
+
+async def create_server(
+    settings: Settings,
+    *,
+    metrics: Metrics | None = None,
+    health: health_aio.HealthServicer | None = None,
+    extra_handlers: Sequence[grpc.GenericRpcHandler] = (),
+) -> tuple[grpc.aio.Server, int]:
+    """Build the gRPC server with every service, bind it, and return it with its port.
+
+    The server is not started. Its health entries say NOT_SERVING until the caller starts it
+    and sets them to SERVING (as :class:`EngineServer` does). ``extra_handlers`` adds services
+    next to the engine's, e.g. a test service.
+    """
+    metrics = metrics if metrics is not None else Metrics()
+    health = health if health is not None else health_aio.HealthServicer()
+    options = [
+        ("grpc.max_receive_message_length", settings.max_message_bytes),
+        ("grpc.max_send_message_length", settings.max_message_bytes),
+        # One process owns the port: a second server on the same port fails to start instead
+        # of silently sharing the traffic.
+        ("grpc.so_reuseport", 0),
+    ]
+    server = grpc.aio.server(interceptors=[TelemetryInterceptor(metrics)], options=options)
+    engine_service_pb2_grpc.add_BalootEngineServiceServicer_to_server(
+        BalootEngineServicer(), server
+    )
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    if settings.reflection:
+        reflection.enable_server_reflection(
+            (SERVICE_NAME, HEALTH_SERVICE_NAME, reflection.SERVICE_NAME), server
+        )
+    if extra_handlers:
+        server.add_generic_rpc_handlers(tuple(extra_handlers))
+    try:
+        port = server.add_insecure_port(settings.address)
+    except RuntimeError as error:
+        raise ServerStartError(f"cannot listen on {settings.address}: {error}") from None
+    if port == 0:
+        raise ServerStartError(f"cannot listen on {settings.address}")
+    for entry in HEALTH_ENTRIES:
+        await health.set(entry, NOT_SERVING)
+    return server, port
+
+
+class EngineServer:
+    """A server with its lifecycle: start, report SERVING, drain on stop."""
+
+    def __init__(
+        self, settings: Settings, *, extra_handlers: Sequence[grpc.GenericRpcHandler] = ()
+    ) -> None:
+        self.settings = settings
+        self.metrics = Metrics()
+        self.health = health_aio.HealthServicer()
+        self._extra_handlers = tuple(extra_handlers)
+        self._server: grpc.aio.Server | None = None
+        self._endpoint: MetricsEndpoint | None = None
+        self.port = 0
+
+    @property
+    def metrics_port(self) -> int | None:
+        """The port of the metrics endpoint, or None when metrics are off."""
+        return self._endpoint.port if self._endpoint is not None else None
+
+    async def start(self) -> None:
+        """Bind, start serving, open the metrics endpoint and report SERVING."""
+        settings = self.settings
+        self._server, self.port = await create_server(
+            settings, metrics=self.metrics, health=self.health, extra_handlers=self._extra_handlers
+        )
+        await self._server.start()
+        if settings.metrics_enabled:
+            try:
+                self._endpoint = start_metrics_endpoint(
+                    self.metrics, settings.metrics_host, settings.metrics_port
+                )
+            except OSError as error:
+                await self._server.stop(None)
+                address = f"{settings.metrics_host}:{settings.metrics_port}"
+                raise ServerStartError(f"cannot serve metrics on {address}: {error}") from None
+        for entry in HEALTH_ENTRIES:
+            await self.health.set(entry, SERVING)
+        _log.info(
+            "server started",
+            version=__version__,
+            host=settings.host,
+            port=self.port,
+            metrics_host=settings.metrics_host if self._endpoint else None,
+            metrics_port=self.metrics_port,
+            pid=os.getpid(),
+        )
+
+    async def stop(self) -> None:
+        """Report NOT_SERVING, refuse new calls, and let in-flight calls finish within the grace."""
+        if self._server is None:
+            return
+        await self.health.enter_graceful_shutdown()
+        _log.info("shutting down", grace_seconds=self.settings.grace_seconds)
+        await self._server.stop(self.settings.grace_seconds)
+        self._server = None
+        if self._endpoint is not None:
+            self._endpoint.close()
+            self._endpoint = None
+        _log.info("server stopped")
+
+
+async def serve(
+    settings: Settings, *, extra_handlers: Sequence[grpc.GenericRpcHandler] = ()
+) -> None:
+    """Run the server until SIGTERM or SIGINT, then drain it gracefully."""
+    app = EngineServer(settings, extra_handlers=extra_handlers)
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def on_signal(signum: int) -> None:
+        name = signal.Signals(signum).name
+        if stopping.is_set():
+            _log.info("signal ignored: already shutting down", signal=name)
+            return
+        _log.info("signal received", signal=name)
+        stopping.set()
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, on_signal, signum)
+    try:
+        await app.start()
+        await stopping.wait()
+    finally:
+        await app.stop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
+
+
+def main(
+    argv: Sequence[str] | None = None, *, extra_handlers: Sequence[grpc.GenericRpcHandler] = ()
+) -> int:
+    """Console entry point: read the settings, log them once, serve; return the exit status."""
+    try:
+        settings = load_settings(sys.argv[1:] if argv is None else argv, os.environ)
+    except SettingsError as error:
+        print(f"baloot-server: {error}", file=sys.stderr)
+        return 2
+    configure_logging(settings)
+    _log.info("settings", **settings.redacted())
+    for name in unknown_variables(os.environ):
+        _log.warning("unknown setting ignored", variable=name)
+    try:
+        asyncio.run(serve(settings, extra_handlers=extra_handlers))
+    except ServerStartError as error:
+        _log.error("start-up failed", error=str(error))
+        return 1
+    return 0

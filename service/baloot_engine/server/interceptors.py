@@ -1,0 +1,202 @@
+"""The telemetry interceptor: request id, metrics and one canonical log line per RPC.
+
+For every call it
+* takes the request id from the ``x-request-id`` metadata (or makes one) and echoes it back in
+  the trailing metadata, so a client can quote it when reporting a problem;
+* counts the call in ``grpc_server_started_total``, then, when it ends, in
+  ``grpc_server_handled_total`` with its status code and in ``grpc_server_handling_seconds``;
+* writes one log line with the method, status code, duration, peer and request id, plus the
+  facts the servicer bound with :func:`~baloot_engine.server.logs.bind_call_fields`.
+
+Requests and responses are never logged: they carry tokens, credentials and hands. The wrapper
+runs inside the handler's own task, so the per-call context variables reach the servicer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import re
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any, Final, TypeAlias
+
+import grpc
+import grpc.aio
+
+from baloot_engine.server.logs import call_scope, get_logger
+from baloot_engine.server.metrics import Metrics
+
+REQUEST_ID_HEADER: Final = "x-request-id"
+_REQUEST_ID_PATTERN: Final = re.compile(r"[A-Za-z0-9._:/+=-]{1,128}")
+
+# Infrastructure calls are counted but logged at debug level: load balancers and probes call
+# them every few seconds, which would drown the lines that matter.
+_QUIET_SERVICES: Final = frozenset(
+    {
+        "grpc.health.v1.Health",
+        "grpc.reflection.v1alpha.ServerReflection",
+        "grpc.reflection.v1.ServerReflection",
+    }
+)
+# Status codes that mean the server failed, not the caller.
+_SERVER_FAULTS: Final = frozenset(
+    {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.DATA_LOSS}
+)
+
+_log = get_logger("baloot_engine.rpc")
+
+_Handler: TypeAlias = "grpc.RpcMethodHandler[Any, Any]"
+_Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
+
+
+def request_id_from(metadata: Iterable[tuple[str, str | bytes]] | None) -> str:
+    """Return the caller's request id when it is well formed, else a new random one."""
+    for key, value in metadata or ():
+        if key == REQUEST_ID_HEADER and isinstance(value, str):
+            if _REQUEST_ID_PATTERN.fullmatch(value):
+                return value
+            break
+    return uuid.uuid4().hex
+
+
+def split_method(full_method: str) -> tuple[str, str]:
+    """Split ``/package.Service/Method`` into ``("package.Service", "Method")``."""
+    service, _, method = full_method.lstrip("/").rpartition("/")
+    return service or "unknown", method or "unknown"
+
+
+def _call_type(handler: _Handler) -> str:
+    if handler.request_streaming and handler.response_streaming:
+        return "bidi_stream"
+    if handler.request_streaming:
+        return "client_stream"
+    if handler.response_streaming:
+        return "server_stream"
+    return "unary"
+
+
+class _Call:
+    """The bookkeeping of one RPC, from its start to its status."""
+
+    __slots__ = ("_start", "fields", "labels", "method", "metrics", "quiet", "request_id")
+
+    def __init__(self, metrics: Metrics, details: grpc.HandlerCallDetails, call_type: str) -> None:
+        self.metrics = metrics
+        self.method = details.method
+        service, method = split_method(details.method)
+        self.labels = (service, method, call_type)
+        self.quiet = service in _QUIET_SERVICES
+        self.request_id = request_id_from(details.invocation_metadata)
+        self.fields: dict[str, object] = {}
+        self._start = time.perf_counter()
+
+    @contextmanager
+    def observe(self, context: _Context) -> Iterator[None]:
+        """Count, time and log the call made inside the ``with`` block."""
+        self.metrics.started.labels(*self.labels).inc()
+        context.set_trailing_metadata(((REQUEST_ID_HEADER, self.request_id),))
+        with call_scope() as fields:
+            self.fields = fields
+            try:
+                yield
+            except BaseException as error:
+                self._finish(context, error)
+                raise
+            self._finish(context, None)
+
+    def _finish(self, context: _Context, error: BaseException | None) -> None:
+        elapsed = time.perf_counter() - self._start
+        code = _status_code(context, error)
+        self.metrics.handled.labels(*self.labels, code.name).inc()
+        self.metrics.handling_seconds.labels(*self.labels).observe(elapsed)
+        fault = code in _SERVER_FAULTS
+        level = logging.ERROR if fault else logging.DEBUG if self.quiet else logging.INFO
+        extra: dict[str, object] = {"exc_info": error} if fault and error is not None else {}
+        _log.log(
+            level,
+            "rpc",
+            method=self.method,
+            grpc_code=code.name,
+            duration_ms=round(elapsed * 1000, 3),
+            peer=context.peer(),
+            request_id=self.request_id,
+            **self.fields,
+            **extra,
+        )
+
+
+def _status_code(context: _Context, error: BaseException | None) -> grpc.StatusCode:
+    """Return the status the call ended with, as the client sees it."""
+    code: grpc.StatusCode | None = context.code()
+    if code is not None:
+        return code
+    if isinstance(error, asyncio.CancelledError | GeneratorExit):
+        return grpc.StatusCode.CANCELLED
+    if error is not None:
+        return grpc.StatusCode.UNKNOWN
+    return grpc.StatusCode.OK
+
+
+class TelemetryInterceptor(grpc.aio.ServerInterceptor):
+    """Wraps every handler of the server with the per-call telemetry."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self._metrics = metrics
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[_Handler | None]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> _Handler | None:
+        """Return the next handler, wrapped; unknown methods pass through untouched."""
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return None
+        return _wrap(handler, self._metrics, handler_call_details)
+
+
+def _wrap(handler: _Handler, metrics: Metrics, details: grpc.HandlerCallDetails) -> _Handler:
+    """Return a handler that runs ``handler``'s behaviour inside :meth:`_Call.observe`."""
+    call_type = _call_type(handler)
+    deserializer, serializer = handler.request_deserializer, handler.response_serializer
+    streaming_in, streaming_out = handler.request_streaming, handler.response_streaming
+
+    if not streaming_out:
+        unary_behavior: Any = handler.stream_unary if streaming_in else handler.unary_unary
+
+        async def unary(request: Any, context: _Context) -> Any:
+            with _Call(metrics, details, call_type).observe(context):
+                return await unary_behavior(request, context)
+
+        make = (
+            grpc.stream_unary_rpc_method_handler
+            if streaming_in
+            else grpc.unary_unary_rpc_method_handler
+        )
+        return make(unary, deserializer, serializer)
+
+    stream_behavior: Any = handler.stream_stream if streaming_in else handler.unary_stream
+    make = (
+        grpc.stream_stream_rpc_method_handler
+        if streaming_in
+        else grpc.unary_stream_rpc_method_handler
+    )
+    if inspect.isasyncgenfunction(stream_behavior):
+
+        async def generated(request: Any, context: _Context) -> AsyncIterator[Any]:
+            with _Call(metrics, details, call_type).observe(context):
+                async for item in stream_behavior(request, context):
+                    yield item
+
+        return make(generated, deserializer, serializer)
+
+    # A streaming behaviour that writes with ``context.write`` and returns None.
+    async def written(request: Any, context: _Context) -> None:
+        with _Call(metrics, details, call_type).observe(context):
+            await stream_behavior(request, context)
+
+    return make(written, deserializer, serializer)

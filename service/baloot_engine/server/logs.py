@@ -1,0 +1,139 @@
+"""Structured logging for the server process, and the per-call log fields.
+
+Log lines go to stderr through structlog: JSON lines when stderr is not a terminal (for log
+collectors), a readable console rendering when it is, or as ``BALOOT_LOG_FORMAT`` says. Lines of
+other libraries (grpc, asyncio) that use the standard ``logging`` module get the same format.
+
+Each RPC gets one canonical log line, written by the telemetry interceptor. Code that serves a
+call adds facts to that line with :func:`bind_call_fields` (the match id, the state version, the
+seat, an error reason). Tokens, hands and credentials are never logged: a last processor
+replaces the value of any field with such a name, in case one slips through.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Final, TextIO, cast
+
+import structlog
+from structlog.typing import EventDict, FilteringBoundLogger, Processor, WrappedLogger
+
+from baloot_engine.server.settings import LogFormat, LogLevel, Settings
+
+_LEVELS: Final = {
+    LogLevel.DEBUG: logging.DEBUG,
+    LogLevel.INFO: logging.INFO,
+    LogLevel.WARNING: logging.WARNING,
+    LogLevel.ERROR: logging.ERROR,
+}
+
+# Field names whose values must never reach a log line.
+SECRET_FIELDS: Final = frozenset(
+    {
+        "state",
+        "token",
+        "credential",
+        "host_credential",
+        "seat_credentials",
+        "hand",
+        "hands",
+        "deck_order",
+        "key",
+    }
+)
+
+_call_fields: ContextVar[dict[str, object] | None] = ContextVar("baloot_call_fields", default=None)
+
+
+@contextmanager
+def call_scope() -> Iterator[dict[str, object]]:
+    """Open the log fields of one RPC for the duration of the call and yield them."""
+    fields: dict[str, object] = {}
+    token = _call_fields.set(fields)
+    try:
+        yield fields
+    finally:
+        _call_fields.reset(token)
+
+
+def bind_call_fields(**fields: object) -> None:
+    """Add facts to the current RPC's log line; does nothing outside a call."""
+    current = _call_fields.get()
+    if current is not None:
+        current.update(fields)
+
+
+def _redact_secrets(_logger: WrappedLogger, _method: str, event_dict: EventDict) -> EventDict:
+    for name in SECRET_FIELDS.intersection(event_dict):
+        event_dict[name] = "<redacted>"
+    return event_dict
+
+
+def _leading_keys(_logger: WrappedLogger, _method: str, event_dict: EventDict) -> EventDict:
+    """Put the time, level and event first, so that a JSON line reads well to people too."""
+    head = {
+        key: event_dict.pop(key) for key in ("timestamp", "level", "event") if key in event_dict
+    }
+    return {**head, **event_dict}
+
+
+def _shared_processors() -> list[Processor]:
+    return [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        _redact_secrets,
+    ]
+
+
+def wants_json(log_format: LogFormat, stream: TextIO) -> bool:
+    """Return True when lines should be JSON: asked for, or ``auto`` and not a terminal."""
+    if log_format is LogFormat.AUTO:
+        return not stream.isatty()
+    return log_format is LogFormat.JSON
+
+
+def configure_logging(settings: Settings, stream: TextIO | None = None) -> None:
+    """Send structlog and standard-library logging to ``stream`` (stderr) in one format."""
+    out = stream if stream is not None else sys.stderr
+    level = _LEVELS[settings.log_level]
+    renderer: Processor
+    final: list[Processor]
+    if wants_json(settings.log_format, out):
+        renderer = structlog.processors.JSONRenderer()
+        final = [structlog.processors.format_exc_info, _leading_keys, renderer]
+    else:
+        renderer = structlog.dev.ConsoleRenderer(colors=out.isatty())
+        final = [renderer]
+
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=_shared_processors(),
+            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *final],
+        )
+    )
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(level)
+
+    structlog.configure(
+        processors=[
+            *_shared_processors(),
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
+        ],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        cache_logger_on_first_use=True,
+    )
+
+
+def get_logger(name: str) -> FilteringBoundLogger:
+    """Return a structlog logger named after a module."""
+    return cast("FilteringBoundLogger", structlog.get_logger(name))

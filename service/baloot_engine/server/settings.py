@@ -1,0 +1,284 @@
+"""Server settings: one typed table, read from ``BALOOT_*`` variables and command-line flags.
+
+Every setting has an environment variable, a command-line flag (which wins), a typed default
+and a parser that turns text into a value or refuses it with a one-line message naming the
+variable or flag. ``SETTINGS`` is the single table: the flags, the ``--help`` text, the start-up
+log line and the README's configuration table all follow it. Secret settings are never shown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import enum
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+from baloot_engine import __version__
+
+ENV_PREFIX: Final = "BALOOT_"
+
+
+class SettingsError(ValueError):
+    """A setting with an invalid value; the message is one line and names its source."""
+
+
+class LogFormat(enum.Enum):
+    """How log lines are written to stderr."""
+
+    AUTO = "auto"  # console when stderr is a terminal, JSON lines otherwise
+    JSON = "json"
+    CONSOLE = "console"
+
+
+class LogLevel(enum.Enum):
+    """The lowest level that is logged."""
+
+    DEBUG = "debug"
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything the server process can be told at start-up. Defaults serve on localhost."""
+
+    host: str = "localhost"
+    port: int = 50051
+    metrics_enabled: bool = True
+    metrics_host: str = "127.0.0.1"
+    metrics_port: int = 9464
+    grace_seconds: float = 10.0
+    log_format: LogFormat = LogFormat.AUTO
+    log_level: LogLevel = LogLevel.INFO
+    max_message_bytes: int = 1024 * 1024
+    reflection: bool = True
+    allow_preset_deck: bool = False
+    state_keys: tuple[str, ...] = field(default=(), repr=False)
+    state_key_file: Path = Path("var/state.key")
+    workers: int = 1
+
+    @property
+    def address(self) -> str:
+        """The gRPC listen address, ``host:port`` (IPv6 hosts in brackets)."""
+        host = f"[{self.host}]" if ":" in self.host and not self.host.startswith("[") else self.host
+        return f"{host}:{self.port}"
+
+    def redacted(self) -> dict[str, object]:
+        """Return the settings as plain values for the start-up log; secrets are summarised."""
+        shown: dict[str, object] = {}
+        for spec in SETTINGS:
+            value = getattr(self, spec.name)
+            if spec.secret:
+                shown[spec.name] = f"<{len(value)} configured>" if value else "<none>"
+            elif isinstance(value, enum.Enum):
+                shown[spec.name] = value.value
+            elif isinstance(value, Path):
+                shown[spec.name] = str(value)
+            else:
+                shown[spec.name] = value
+        return shown
+
+
+# Parsers: text -> value, raising ValueError with the expectation (the caller adds the source).
+
+
+def _parse_bool(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in {"1", "true", "yes", "on"}:
+        return True
+    if lowered in {"0", "false", "no", "off"}:
+        return False
+    raise ValueError("expected true or false (also 1/0, yes/no, on/off)")
+
+
+def _int_in(low: int, high: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip(), 10)
+        except ValueError:
+            raise ValueError(f"expected an integer from {low} to {high}") from None
+        if not low <= value <= high:
+            raise ValueError(f"expected an integer from {low} to {high}")
+        return value
+
+    return parse
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        raise ValueError("expected a number of seconds, at least 0") from None
+    if not math.isfinite(value) or value < 0:
+        raise ValueError("expected a number of seconds, at least 0")
+    return value
+
+
+def _host(text: str) -> str:
+    host = text.strip()
+    if not host or any(c.isspace() for c in host) or "/" in host:
+        raise ValueError("expected a host name or IP address, such as localhost or 0.0.0.0")
+    return host
+
+
+_E = TypeVar("_E", bound=enum.Enum)
+
+
+def _choice(enum_type: type[_E]) -> Callable[[str], _E]:
+    def parse(text: str) -> _E:
+        try:
+            return enum_type(text.strip().lower())
+        except ValueError:
+            allowed = ", ".join(str(member.value) for member in enum_type)
+            raise ValueError(f"expected one of {allowed}") from None
+
+    return parse
+
+
+def _key_list(text: str) -> tuple[str, ...]:
+    keys = tuple(part.strip() for part in text.split(","))
+    if any(not key for key in keys):
+        raise ValueError("expected a comma-separated list of non-empty keys")
+    return keys
+
+
+def _path(text: str) -> Path:
+    if not text.strip():
+        raise ValueError("expected a file path")
+    return Path(text.strip())
+
+
+def _workers(text: str) -> int:
+    value = _int_in(1, 64)(text)
+    if value != 1:
+        raise ValueError("only 1 worker process is supported by this version")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class SettingSpec:
+    """How one setting is named, parsed and documented."""
+
+    name: str
+    parse: Callable[[str], object]
+    help: str
+    flag: bool = True  # False: environment only (secrets must not appear in process lists)
+    secret: bool = False
+
+    @property
+    def env(self) -> str:
+        """The environment variable of the setting."""
+        return ENV_PREFIX + self.name.upper()
+
+    @property
+    def option(self) -> str:
+        """The command-line flag of the setting."""
+        return "--" + self.name.replace("_", "-")
+
+
+SETTINGS: Final[tuple[SettingSpec, ...]] = (
+    SettingSpec("host", _host, "Interface the gRPC server listens on (0.0.0.0 or :: for all)."),
+    SettingSpec("port", _int_in(0, 65535), "gRPC port; 0 picks a free port."),
+    SettingSpec("metrics_enabled", _parse_bool, "Serve Prometheus metrics over HTTP."),
+    SettingSpec("metrics_host", _host, "Interface of the metrics endpoint."),
+    SettingSpec("metrics_port", _int_in(0, 65535), "Port of the metrics endpoint; 0 picks one."),
+    SettingSpec(
+        "grace_seconds",
+        _seconds,
+        "On SIGTERM, how long in-flight calls may take to finish before they are cancelled.",
+    ),
+    SettingSpec("log_format", _choice(LogFormat), "Log format: auto, json or console."),
+    SettingSpec("log_level", _choice(LogLevel), "Lowest log level: debug, info, warning, error."),
+    SettingSpec(
+        "max_message_bytes",
+        _int_in(4096, 64 * 1024 * 1024),
+        "Largest request or response message accepted, in bytes.",
+    ),
+    SettingSpec("reflection", _parse_bool, "Serve the gRPC server reflection service."),
+    SettingSpec(
+        "allow_preset_deck",
+        _parse_bool,
+        "Accept a caller-chosen deck order in DealRound (tests, replays, duplicate tournaments).",
+    ),
+    SettingSpec(
+        "state_keys",
+        _key_list,
+        "Comma-separated keys that seal state tokens: the first seals, all open (rotation).",
+        flag=False,
+        secret=True,
+    ),
+    SettingSpec(
+        "state_key_file",
+        _path,
+        "File holding the state key used when BALOOT_STATE_KEYS is empty.",
+    ),
+    SettingSpec("workers", _workers, "Number of server processes sharing the port."),
+)
+
+_DEFAULTS: Final = Settings()
+
+
+def _apply(values: dict[str, Any], spec: SettingSpec, text: str, source: str) -> None:
+    try:
+        values[spec.name] = spec.parse(text)
+    except ValueError as error:
+        shown = "<hidden>" if spec.secret else repr(text)
+        raise SettingsError(f"invalid {source}={shown}: {error}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the command-line parser; every flag defaults to "not given"."""
+    parser = argparse.ArgumentParser(
+        prog="baloot-server",
+        description="Serve the Baloot rules engine over gRPC. "
+        "Flags override the BALOOT_* environment variables.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    for spec in SETTINGS:
+        if not spec.flag:
+            continue
+        default = getattr(_DEFAULTS, spec.name)
+        if isinstance(default, enum.Enum):
+            default = default.value
+        parser.add_argument(
+            spec.option,
+            dest=spec.name,
+            metavar="VALUE",
+            default=None,
+            help=f"{spec.help} [env {spec.env}, default {default}]",
+        )
+    return parser
+
+
+def load_settings(
+    argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None
+) -> Settings:
+    """Read the settings from ``environ`` and then ``argv``; raise SettingsError on bad values.
+
+    ``environ`` defaults to the process environment. An empty variable counts as unset.
+    """
+    env = os.environ if environ is None else environ
+    # Each parser returns the type of its field; the test suite checks the pairing.
+    values: dict[str, Any] = {}
+    for spec in SETTINGS:
+        text = env.get(spec.env, "")
+        if text.strip():
+            _apply(values, spec, text, spec.env)
+    flags: dict[str, str | None] = vars(build_parser().parse_args(list(argv or [])))
+    for spec in SETTINGS:
+        flag_text = flags.get(spec.name)
+        if flag_text is not None:
+            _apply(values, spec, flag_text, spec.option)
+    return dataclasses.replace(_DEFAULTS, **values)
+
+
+def unknown_variables(environ: Mapping[str, str]) -> list[str]:
+    """Return the ``BALOOT_*`` variables that name no setting (likely typos), sorted."""
+    known = {spec.env for spec in SETTINGS}
+    return sorted(name for name in environ if name.startswith(ENV_PREFIX) and name not in known)
