@@ -1,0 +1,144 @@
+"""The server as a real process: entry points, JSON log lines, and the drain on SIGTERM."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from baloot.v1 import engine_service_pb2 as pb
+from baloot.v1 import engine_service_pb2_grpc as pb_grpc
+from baloot_engine.server.app import NOT_SERVING, SERVING
+
+from .conftest import SLOW_SERVER, ServerProcess
+
+pytestmark = pytest.mark.slow
+
+SERVICE = "baloot.v1.BalootEngineService"
+FREE_PORTS = ["--port", "0", "--metrics-port", "0"]
+
+
+def test_every_log_line_is_json_and_the_rpc_line_carries_the_request_id(
+    spawn: Callable[..., ServerProcess],
+) -> None:
+    # stderr is a pipe, not a terminal, so the default format (auto) must be JSON.
+    server = spawn(["-m", "baloot_engine", *FREE_PORTS])
+    port = server.wait_started()
+    with grpc.insecure_channel(f"localhost:{port}") as channel:
+        stub = pb_grpc.BalootEngineServiceStub(channel)
+        with pytest.raises(grpc.RpcError) as raised:
+            stub.PlayCard(pb.PlayCardRequest(), metadata=[("x-request-id", "trace-7")], timeout=5)
+        assert raised.value.code() is grpc.StatusCode.UNIMPLEMENTED
+    line = server.wait_for(lambda r: r.get("event") == "rpc" and r.get("request_id") == "trace-7")
+    assert line["method"] == f"/{SERVICE}/PlayCard"
+    assert line["grpc_code"] == "UNIMPLEMENTED"
+    assert line["level"] == "info"
+    assert isinstance(line["duration_ms"], float)
+    assert line["peer"].startswith(("ipv4:", "ipv6:"))
+    assert "timestamp" in line
+    assert server.terminate() == 0
+    events = [record["event"] for record in server.records()]  # every line parses as JSON
+    assert events[0] == "settings"
+    assert events[-1] == "server stopped"
+
+
+def test_settings_are_logged_once_without_secrets(spawn: Callable[..., ServerProcess]) -> None:
+    server = spawn(
+        ["-m", "baloot_engine", *FREE_PORTS],
+        env={"BALOOT_STATE_KEYS": "first-secret,second-secret", "BALOOT_TYPO": "1"},
+    )
+    server.wait_started()
+    settings = [r for r in server.records() if r["event"] == "settings"]
+    assert len(settings) == 1
+    assert settings[0]["state_keys"] == "<2 configured>"
+    assert settings[0]["port"] == 0
+    assert "secret" not in server.output()
+    warning = server.wait_for(lambda r: r["event"] == "unknown setting ignored")
+    assert warning["variable"] == "BALOOT_TYPO"
+
+
+def test_sigterm_drains_in_flight_calls_then_exits_cleanly(
+    spawn: Callable[..., ServerProcess],
+) -> None:
+    grace = 6.0
+    server = spawn([str(SLOW_SERVER), *FREE_PORTS, "--grace-seconds", str(grace)])
+    port = server.wait_started()
+    with grpc.insecure_channel(f"localhost:{port}") as channel:
+        watch = health_pb2_grpc.HealthStub(channel).Watch(
+            health_pb2.HealthCheckRequest(service=SERVICE), timeout=30
+        )
+        statuses = iter(watch)
+        assert next(statuses).status == SERVING
+
+        sleep = channel.unary_unary("/baloot.test.SlowService/Sleep")
+        in_flight = sleep.future(b"1.5", timeout=30)
+        server.wait_for(lambda r: r["event"] == "slow call started")
+
+        signalled = time.monotonic()
+        server.process.send_signal(signal.SIGTERM)
+        assert next(statuses).status == NOT_SERVING
+        watch.cancel()  # an open Watch is itself in flight; a prober would hang up now
+
+        assert in_flight.result(timeout=grace) == b"done"
+        assert server.process.wait(timeout=grace + 5) == 0
+        assert time.monotonic() - signalled < grace
+
+    records = server.records()
+    events = [r["event"] for r in records]
+    assert events.index("signal received") < events.index("shutting down")
+    assert events[-1] == "server stopped"
+    slow_line = next(r for r in records if r["event"] == "rpc" and "Sleep" in r["method"])
+    assert slow_line["grpc_code"] == "OK"
+
+
+@pytest.mark.parametrize(
+    ("env", "args", "named"),
+    [
+        ({"BALOOT_PORT": "abc"}, [], "BALOOT_PORT"),
+        ({"BALOOT_METRICS_PORT": "70000"}, [], "BALOOT_METRICS_PORT"),
+        ({"BALOOT_LOG_FORMAT": "xml"}, [], "BALOOT_LOG_FORMAT"),
+        ({"BALOOT_GRACE_SECONDS": "soon"}, [], "BALOOT_GRACE_SECONDS"),
+        ({}, ["--port", "abc"], "--port"),
+    ],
+)
+def test_an_invalid_setting_stops_start_up_with_one_line_naming_it(
+    env: dict[str, str], args: list[str], named: str
+) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "baloot_engine", *args],
+        env={**_clean_env(), **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2
+    message = result.stderr.strip()
+    assert "\n" not in message
+    assert named in message
+    assert message.startswith("baloot-server: invalid ")
+
+
+def test_the_console_script_is_installed() -> None:
+    script = Path(sys.executable).parent / "baloot-server"
+    found = str(script) if script.exists() else shutil.which("baloot-server")
+    assert found is not None
+    result = subprocess.run(
+        [found, "--version"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0
+    assert result.stdout.startswith("baloot-server ")
+
+
+def _clean_env() -> dict[str, str]:
+    import os
+
+    return {k: v for k, v in os.environ.items() if not k.startswith("BALOOT_")}

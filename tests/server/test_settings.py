@@ -1,0 +1,156 @@
+"""Settings: defaults, environment variables, flags that override them, and refusals."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from baloot_engine.server.settings import (
+    SETTINGS,
+    LogFormat,
+    LogLevel,
+    Settings,
+    SettingsError,
+    build_parser,
+    load_settings,
+    unknown_variables,
+)
+
+
+def test_defaults_serve_on_localhost() -> None:
+    settings = load_settings([], {})
+    assert settings == Settings()
+    assert settings.address == "localhost:50051"
+    assert (settings.metrics_host, settings.metrics_port) == ("127.0.0.1", 9464)
+    assert settings.metrics_enabled
+    assert settings.log_format is LogFormat.AUTO
+    assert settings.log_level is LogLevel.INFO
+    assert not settings.allow_preset_deck
+    assert settings.state_keys == ()
+    assert settings.workers == 1
+
+
+def test_the_table_covers_every_field() -> None:
+    assert [spec.name for spec in SETTINGS] == [f.name for f in dataclasses.fields(Settings)]
+
+
+def test_environment_values_are_typed() -> None:
+    settings = load_settings(
+        [],
+        {
+            "BALOOT_HOST": "0.0.0.0",
+            "BALOOT_PORT": "6000",
+            "BALOOT_METRICS_ENABLED": "off",
+            "BALOOT_METRICS_PORT": "9100",
+            "BALOOT_GRACE_SECONDS": "2.5",
+            "BALOOT_LOG_FORMAT": "JSON",
+            "BALOOT_LOG_LEVEL": "debug",
+            "BALOOT_MAX_MESSAGE_BYTES": "65536",
+            "BALOOT_REFLECTION": "no",
+            "BALOOT_ALLOW_PRESET_DECK": "true",
+            "BALOOT_STATE_KEYS": "k1, k2",
+            "BALOOT_STATE_KEY_FILE": "/run/secrets/state.key",
+            "BALOOT_WORKERS": "1",
+        },
+    )
+    assert settings == Settings(
+        host="0.0.0.0",
+        port=6000,
+        metrics_enabled=False,
+        metrics_port=9100,
+        grace_seconds=2.5,
+        log_format=LogFormat.JSON,
+        log_level=LogLevel.DEBUG,
+        max_message_bytes=65536,
+        reflection=False,
+        allow_preset_deck=True,
+        state_keys=("k1", "k2"),
+        state_key_file=Path("/run/secrets/state.key"),
+        workers=1,
+    )
+
+
+def test_flags_override_the_environment() -> None:
+    settings = load_settings(
+        ["--port", "7000", "--metrics-enabled", "true", "--log-level", "warning"],
+        {"BALOOT_PORT": "6000", "BALOOT_METRICS_ENABLED": "false", "BALOOT_HOST": "::"},
+    )
+    assert settings.port == 7000
+    assert settings.metrics_enabled
+    assert settings.log_level is LogLevel.WARNING
+    assert settings.address == "[::]:7000"
+
+
+def test_an_empty_variable_counts_as_unset() -> None:
+    assert load_settings([], {"BALOOT_PORT": "", "BALOOT_LOG_LEVEL": "  "}) == Settings()
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "expected"),
+    [
+        ("BALOOT_PORT", "abc", "expected an integer from 0 to 65535"),
+        ("BALOOT_PORT", "65536", "expected an integer from 0 to 65535"),
+        ("BALOOT_METRICS_PORT", "-1", "expected an integer from 0 to 65535"),
+        ("BALOOT_METRICS_ENABLED", "maybe", "expected true or false"),
+        ("BALOOT_GRACE_SECONDS", "-3", "at least 0"),
+        ("BALOOT_GRACE_SECONDS", "nan", "at least 0"),
+        ("BALOOT_LOG_FORMAT", "xml", "expected one of auto, json, console"),
+        ("BALOOT_LOG_LEVEL", "loud", "expected one of debug, info, warning, error"),
+        ("BALOOT_MAX_MESSAGE_BYTES", "10", "expected an integer from 4096"),
+        ("BALOOT_HOST", "two words", "expected a host name"),
+        ("BALOOT_STATE_KEYS", "a,,b", "comma-separated list"),
+        ("BALOOT_WORKERS", "4", "only 1 worker process"),
+        ("BALOOT_WORKERS", "0", "expected an integer from 1 to 64"),
+    ],
+)
+def test_invalid_values_are_refused_in_one_line_naming_the_variable(
+    variable: str, value: str, expected: str
+) -> None:
+    with pytest.raises(SettingsError) as raised:
+        load_settings([], {variable: value})
+    message = str(raised.value)
+    assert message.startswith(f"invalid {variable}=")
+    assert expected in message
+    assert "\n" not in message
+
+
+def test_an_invalid_flag_is_named_as_a_flag() -> None:
+    with pytest.raises(SettingsError, match=r"^invalid --metrics-port='x': "):
+        load_settings(["--metrics-port", "x"], {})
+
+
+def test_secret_values_never_appear_in_messages_or_summaries() -> None:
+    with pytest.raises(SettingsError) as raised:
+        load_settings([], {"BALOOT_STATE_KEYS": "topsecret,,"})
+    assert "topsecret" not in str(raised.value)
+    settings = load_settings([], {"BALOOT_STATE_KEYS": "topsecret"})
+    assert "topsecret" not in repr(settings)
+    assert settings.redacted()["state_keys"] == "<1 configured>"
+    assert Settings().redacted()["state_keys"] == "<none>"
+
+
+def test_state_keys_have_no_command_line_flag() -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--state-keys", "k"])
+
+
+def test_redacted_settings_are_plain_values() -> None:
+    shown = Settings().redacted()
+    assert shown["log_format"] == "auto"
+    assert shown["state_key_file"] == "var/state.key"
+    assert set(shown) == {spec.name for spec in SETTINGS}
+
+
+def test_unknown_baloot_variables_are_reported() -> None:
+    env = {"BALOOT_PROT": "1", "BALOOT_PORT": "1", "HOME": "/root"}
+    assert unknown_variables(env) == ["BALOOT_PROT"]
+
+
+def test_every_flag_is_documented_with_its_variable() -> None:
+    text = build_parser().format_help()
+    for spec in SETTINGS:
+        if spec.flag:
+            assert spec.option in text
+            assert spec.env in text

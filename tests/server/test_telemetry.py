@@ -1,0 +1,111 @@
+"""The pieces of the telemetry: request ids, method names, log format and redaction."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from collections.abc import Iterator
+
+import pytest
+import structlog
+
+from baloot_engine.server.interceptors import request_id_from, split_method
+from baloot_engine.server.logs import (
+    bind_call_fields,
+    call_scope,
+    configure_logging,
+    get_logger,
+    wants_json,
+)
+from baloot_engine.server.settings import LogFormat, LogLevel, Settings
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.fixture
+def restore_logging() -> Iterator[None]:
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    config = structlog.get_config()
+    yield
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    for handler in handlers:
+        root.addHandler(handler)
+    root.setLevel(level)
+    structlog.configure(**config)
+
+
+def test_a_well_formed_request_id_is_kept() -> None:
+    assert request_id_from([("x-request-id", "abc-123_x.y:z")]) == "abc-123_x.y:z"
+
+
+@pytest.mark.parametrize(
+    "metadata", [None, [], [("x-request-id", "")], [("x-request-id", "a b")], [("x-other", "1")]]
+)
+def test_a_missing_or_malformed_request_id_is_replaced(
+    metadata: list[tuple[str, str]] | None,
+) -> None:
+    generated = request_id_from(metadata)
+    assert len(generated) == 32
+    assert int(generated, 16) >= 0
+
+
+def test_methods_split_into_service_and_name() -> None:
+    assert split_method("/baloot.v1.BalootEngineService/PlayCard") == (
+        "baloot.v1.BalootEngineService",
+        "PlayCard",
+    )
+    assert split_method("garbage") == ("unknown", "garbage")
+
+
+def test_auto_format_follows_the_terminal() -> None:
+    assert wants_json(LogFormat.AUTO, io.StringIO())
+    assert not wants_json(LogFormat.AUTO, _Terminal())
+    assert wants_json(LogFormat.JSON, _Terminal())
+    assert not wants_json(LogFormat.CONSOLE, io.StringIO())
+
+
+@pytest.mark.usefixtures("restore_logging")
+def test_json_lines_carry_call_fields_and_never_secrets() -> None:
+    buffer = io.StringIO()
+    configure_logging(Settings(log_format=LogFormat.JSON), stream=buffer)
+    log = get_logger("test")
+    with call_scope() as fields:
+        bind_call_fields(match_id="m1", state_version=7)
+        log.info("rpc", credential="seat-secret", state=b"sealed", hand=[1, 2], **fields)
+    bind_call_fields(ignored=True)  # outside a call: no effect, no error
+    logging.getLogger("grpc").warning("from the standard library")
+    first, second = (json.loads(line) for line in buffer.getvalue().splitlines())
+    assert first["event"] == "rpc"
+    assert (first["match_id"], first["state_version"]) == ("m1", 7)
+    assert first["credential"] == first["state"] == first["hand"] == "<redacted>"
+    assert first["level"] == "info"
+    assert first["timestamp"].endswith("Z")
+    assert second == {**second, "event": "from the standard library", "level": "warning"}
+
+
+@pytest.mark.usefixtures("restore_logging")
+def test_the_level_setting_filters_lines() -> None:
+    buffer = io.StringIO()
+    configure_logging(
+        Settings(log_format=LogFormat.JSON, log_level=LogLevel.WARNING), stream=buffer
+    )
+    get_logger("test").info("hidden")
+    get_logger("test").warning("shown")
+    assert [json.loads(line)["event"] for line in buffer.getvalue().splitlines()] == ["shown"]
+
+
+@pytest.mark.usefixtures("restore_logging")
+def test_a_terminal_gets_readable_lines() -> None:
+    terminal = _Terminal()
+    configure_logging(Settings(log_format=LogFormat.AUTO), stream=terminal)
+    get_logger("test").info("server started", port=50051)
+    line = terminal.getvalue()
+    assert "server started" in line
+    assert "port" in line
+    assert not line.lstrip().startswith("{")
