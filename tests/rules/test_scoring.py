@@ -414,11 +414,14 @@ def test_raw_half_success_metric() -> None:
     assert not failed.success
     assert failed.decided_by is Decision.RAW_POINTS
     assert failed.points == (0, 32)
-    # A raw tie is a tie under raw_half: half or more makes it (buyer_wins), and a doubled
-    # raw tie goes to the buyer (§A.13 item 3).
+    # Under raw_half, half or more makes it (R37: Raw_buyer >= Raw_def), whatever the exact
+    # tie rule of the gp metric says; a doubled raw tie goes to the buyer (§A.13 item 3).
     assert score_round(facts(HOKM, (81, 81)), raw_half).success
     kammelna_tie = raw_half.replace(exact_tie_rule=ExactTieRule.KAMMELNA)
-    assert not score_round(facts(HOKM, (81, 81)), kammelna_tie).success
+    assert score_round(facts(HOKM, (81, 81)), kammelna_tie).success
+    losing_tie = raw_half.replace(exact_tie_rule=ExactTieRule.BUYER_LOSES)
+    assert score_round(facts(HOKM, (81, 81)), losing_tie).success
+    assert not score_round(facts(HOKM, (80, 82)), losing_tie).success
     assert score_round(facts(HOKM, (81, 81), multiplier=3), kammelna_tie).success
 
 

@@ -17,6 +17,7 @@ from baloot_engine.rules.cards import (
     KING,
     QUEEN,
     SUIT_MASKS,
+    cards_in,
     format_card,
     format_mask,
     higher_in_suit,
@@ -141,7 +142,7 @@ def allowed_cards(
     if best >> 3 != trump:  # R19.3: nobody has trumped yet
         return trumps
     if partner_wins and not rules.overtrump_partner:
-        return trumps if rules.undertrump_required else hand
+        return trumps  # A.13 item 8: he must trump, but need not beat his partner
     higher = trumps & higher_in_suit(best, trump)  # R19.4
     if higher:
         return higher
@@ -453,6 +454,8 @@ def sawa_possible(state: State, seat: int) -> bool:
 
 
 SAWA_NODE_BUDGET = 200_000
+_PLAIN_DESCENDING = (7, 3, 6, 5, 4, 2, 1, 0)  # A 10 K Q J 9 8 7
+_TRUMP_DESCENDING = (4, 2, 7, 3, 6, 5, 1, 0)  # J 9 A 10 K Q 8 7
 
 
 def apply_sawa(state: State, seat: int, _claim: ClaimSawa) -> tuple[State, list[Event]]:
@@ -467,8 +470,8 @@ def apply_sawa(state: State, seat: int, _claim: ClaimSawa) -> tuple[State, list[
         )
     contract = state.contract
     assert contract is not None
-    search = _SawaSearch(state, team_of(seat))
-    holds = search.holds(state.hands, seat)
+    search = SawaSearch(state, team_of(seat))
+    holds = _sawa_plainly_holds(state, seat) or search.holds(state.hands, seat)
     if not holds:
         why = (
             "the claim could not be proven within the search budget"
@@ -478,12 +481,16 @@ def apply_sawa(state: State, seat: int, _claim: ClaimSawa) -> tuple[State, list[
         raise RuleError(errors.SAWA_INVALID, f"Sawa refused: {why}", details={"seat": str(seat)})
     team = team_of(seat)
     remaining = 8 - len(state.tricks)
+    events: list[Event] = []
+    if not state.tricks:
+        # The hand ends before trick 1 is over: compare the declarations now (R29).
+        state = _reveal_projects(state, events)
     rest = state.hands[0] | state.hands[1] | state.hands[2] | state.hands[3]
     table = _trump_points(contract.trump) if contract.trump >= 0 else _POINTS_SUN
     points = sum(table[c] for c in range(32) if rest >> c & 1)
     abnat = list(state.abnat)
     abnat[team] += points
-    events = [Event(EventKind.SAWA_CLAIMED, seat=seat, team=team, points=points)]
+    events.insert(0, Event(EventKind.SAWA_CLAIMED, seat=seat, team=team, points=points))
     state = state._replace(
         abnat=(abnat[0], abnat[1]),
         sawa_seat=seat,
@@ -495,12 +502,42 @@ def apply_sawa(state: State, seat: int, _claim: ClaimSawa) -> tuple[State, list[
     return finish_round(state, events, sawa_tricks=remaining)
 
 
-class _SawaSearch:
+def _sawa_plainly_holds(state: State, seat: int) -> bool:
+    """The usual proof of a Sawa, without a search: the claimer holds the top cards.
+
+    Every card he holds outranks every card of its suit in the three other hands (so not
+    even his partner takes the lead from him), and in Hokm nobody else holds a trump, or
+    he holds at least as many trumps as each of them and draws them first. Then he wins
+    every trick whatever the others play. A claim this cannot prove goes to the search.
+    """
+    contract = state.contract
+    assert contract is not None
+    trump = contract.trump
+    mine = state.hands[seat]
+    others = [state.hands[(seat + i) & 3] for i in (1, 2, 3)]
+    every_other = others[0] | others[1] | others[2]
+    for card in cards_in(mine):
+        if higher_in_suit(card, trump) & every_other:
+            return False
+    if trump < 0:
+        return True
+    trumps = SUIT_MASKS[trump]
+    most = max((hand & trumps).bit_count() for hand in others)
+    if most == 0:
+        return True
+    # A closed game forbids leading a trump while he holds another suit (R22).
+    if contract.closed and mine & ~trumps:
+        return False
+    return (mine & trumps).bit_count() >= most
+
+
+class SawaSearch:
     """AND-OR search: the claimer picks his cards, everyone else may play anything legal."""
 
-    def __init__(self, state: State, team: int) -> None:
+    def __init__(self, state: State, team: int, *, merge_equivalent: bool = True) -> None:
         contract = state.contract
         assert contract is not None
+        self.merge_equivalent = merge_equivalent
         self.contract = contract
         self.rules = state.rules
         self.team = team
@@ -520,6 +557,36 @@ class _SawaSearch:
         result = self._trick(list(hands), leader, leader, ())
         self.memo[key] = result
         return result
+
+    def _distinct(self, options: int, hands: list[int], trick: tuple[int, ...]) -> list[int]:
+        """One card of each group of equivalent options, strongest first.
+
+        Two cards of one suit in one hand with no card still in play ranking between them
+        win and lose exactly the same tricks, so only one of them needs to be tried. A boss
+        card stays on its own, because leading it can free a void partner (R20).
+        """
+        if not self.merge_equivalent:
+            return list(cards_in(options))
+        in_play = hands[0] | hands[1] | hands[2] | hands[3]
+        for card in trick:
+            in_play |= 1 << card
+        trump = self.contract.trump
+        chosen: list[int] = []
+        for suit in range(4):
+            if not options & SUIT_MASKS[suit]:
+                continue
+            grouped = False
+            for rank in _TRUMP_DESCENDING if suit == trump else _PLAIN_DESCENDING:
+                card = suit * 8 + rank
+                if not in_play >> card & 1:
+                    continue
+                if not options >> card & 1:
+                    grouped = False
+                    continue
+                if not grouped:
+                    chosen.append(card)
+                grouped = not is_boss(card, self.played)
+        return chosen
 
     def _trick(self, hands: list[int], leader: int, seat: int, trick: tuple[int, ...]) -> bool:
         self.nodes += 1
@@ -541,11 +608,8 @@ class _SawaSearch:
             hands[seat], trick, leader, seat, self.played, akka, self.contract, self.rules
         )
         mine = seat == self.claimer
-        mask = options
-        while mask:
-            low = mask & -mask
-            card = low.bit_length() - 1
-            mask ^= low
+        for card in self._distinct(options, hands, trick):
+            low = 1 << card
             hands[seat] ^= low
             ok = self._trick(hands, leader, (seat + 1) & 3, (*trick, card))
             hands[seat] ^= low

@@ -694,6 +694,10 @@ def _success_test(
         # The seeds' threshold: half of all raw points or more (S003).
         if rb != rd:
             return rb > rd, Decision.RAW_POINTS, f"{rb} raw points against {rd}"
+        if not doubled:
+            # R37: success iff Raw_buyer >= Raw_def, so equal raw points make the contract
+            # whatever exact_tie_rule says (that rule settles ties of the gp metric).
+            return True, Decision.RAW_POINTS, f"{rb} raw points each: half or more"
         tie = f"{rb} raw points each"
     else:
         if gb != gd:

@@ -1,0 +1,135 @@
+"""R46 Sawa (سوا): a claim of every remaining trick, checked against every play of the others."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from baloot_engine.rules import errors
+from baloot_engine.rules.actions import (
+    Bid,
+    BidKind,
+    ClaimSawa,
+    Deal,
+    Declare,
+)
+from baloot_engine.rules.cards import parse_cards
+from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.game import apply, legal_actions, new_match
+from baloot_engine.rules.play import SawaSearch, _sawa_plainly_holds
+from baloot_engine.rules.projects import ProjectKind
+from baloot_engine.rules.ruleset import SEEDS
+from baloot_engine.rules.scoring import Outcome
+from baloot_engine.rules.state import Phase, State
+
+from .strategies import choose
+
+SAWA = SEEDS.replace(sawa=True)
+
+
+def _deck(
+    dealer: int, first: dict[int, list[int]], revealed: int, rest: dict[int, list[int]]
+) -> tuple[int, ...]:
+    order = [(dealer + i) & 3 for i in (1, 2, 3, 4)]
+    deck = [c for s in order for c in first[s][:3]] + [c for s in order for c in first[s][3:]]
+    deck.append(revealed)
+    deck += [c for s in order for c in rest[s]]
+    assert sorted(deck) == list(range(32))
+    return tuple(deck)
+
+
+def _sun_for_seat0(top: str, completion: str, seed: int = 3) -> State:
+    """Dealer 3, so seat 0 speaks and leads first; seat 0 buys Sun holding ``top``."""
+    mine = parse_cards(top)
+    extra = parse_cards(completion)
+    revealed, extra = extra[0], extra[1:]
+    pool = [c for c in range(32) if c not in mine and c not in extra and c != revealed]
+    random.Random(seed).shuffle(pool)
+    first = {0: mine, 1: pool[0:5], 2: pool[5:10], 3: pool[10:15]}
+    rest = {0: extra, 1: pool[15:18], 2: pool[18:21], 3: pool[21:24]}
+    state = new_match(SAWA, dealer=3)
+    state, _ = apply(state, 3, Deal(_deck(3, first, revealed, rest)))
+    state, _ = apply(state, 0, Bid(BidKind.SUN))
+    assert state.phase is Phase.PLAYING
+    assert state.turn == 0
+    return state
+
+
+def test_a_claim_with_every_top_card_ends_the_hand_as_a_kaboot() -> None:
+    state = _sun_for_seat0("AS 10S KS QS AH", "10H KH QH")
+    new, events = apply(state, 0, ClaimSawa())
+    assert events[0].kind.value == "sawa_claimed"
+    assert new.phase is Phase.ROUND_OVER
+    assert new.last_score is not None
+    assert new.last_score.outcome is Outcome.KABOOT
+    assert new.last_score.points == (44, 0)
+
+
+def test_a_claim_the_others_can_break_is_refused_and_changes_nothing() -> None:
+    # Seat 0 holds K of spades under someone's Ace: a trick can be lost.
+    state = _sun_for_seat0("KS QS JS AH 10H", "KH QH JH")
+    with pytest.raises(RuleError) as refused:
+        apply(state, 0, ClaimSawa())
+    assert refused.value.reason == errors.SAWA_INVALID
+    assert state.phase is Phase.PLAYING  # the old state is untouched and still playable
+    assert legal_actions(state, 0)
+
+
+def test_sawa_is_off_by_default_and_only_for_the_player_on_lead() -> None:
+    state = _sun_for_seat0("AS 10S KS QS AH", "10H KH QH")
+    plain = state._replace(rules=SEEDS)
+    with pytest.raises(RuleError) as off:
+        apply(plain, 0, ClaimSawa())
+    assert off.value.reason == errors.SAWA_NOT_ALLOWED
+    with pytest.raises(RuleError) as not_lead:
+        apply(state, 1, ClaimSawa())
+    assert not_lead.value.reason == errors.SAWA_NOT_ALLOWED
+    assert ClaimSawa() in legal_actions(state, 0)
+    assert ClaimSawa() not in legal_actions(plain, 0)
+
+
+def test_a_claim_in_the_first_trick_still_compares_the_declared_projects() -> None:
+    # Seat 0 holds A-K-Q (a Sira) and the 10 of spades and of hearts: two Siras, and the
+    # top four cards of both suits. He declares both, then claims before playing a card.
+    state = _sun_for_seat0("AS 10S KS QS AH", "10H KH QH")
+    state, _ = apply(state, 0, Declare((ProjectKind.SIRA, ProjectKind.SIRA)))
+    new, events = apply(state, 0, ClaimSawa())
+    assert any(e.kind.value == "projects_revealed" for e in events)
+    score = new.last_score
+    assert score is not None
+    assert score.teams[0].project_points == 8  # two Siras of 4 game points in Sun
+    assert score.points == (44 + 8, 0)
+
+
+def _late_states(count: int) -> list[State]:
+    """Random positions with four or fewer cards per hand, Sawa allowed, on a lead."""
+    rng = random.Random(77)
+    found: list[State] = []
+    while len(found) < count:
+        state = new_match(SAWA, dealer=rng.randrange(4))
+        deck = list(range(32))
+        rng.shuffle(deck)
+        state, _ = apply(state, state.dealer, Deal(tuple(deck)))
+        while state.phase in (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING):
+            if state.phase is Phase.PLAYING and not state.trick and len(state.tricks) >= 4:
+                found.append(state)
+                break
+            seat, action = choose(rng, state)
+            state, _ = apply(state, seat, action)
+    return found
+
+
+def test_merging_equivalent_cards_never_changes_the_verdict() -> None:
+    agreed = {True: 0, False: 0}
+    for state in _late_states(120):
+        seat = state.turn
+        team = seat & 1
+        exact = SawaSearch(state, team, merge_equivalent=False).holds(state.hands, seat)
+        fast = SawaSearch(state, team).holds(state.hands, seat)
+        assert fast == exact
+        if _sawa_plainly_holds(state, seat):
+            assert exact, "the shortcut proved a claim the full search refutes"
+        agreed[exact] += 1
+    assert agreed[True], agreed
+    assert agreed[False], agreed
