@@ -311,6 +311,7 @@ class RoundScore:
     gahwa_winner: int | None
     awarded: tuple[AwardedProject, ...]
     points: tuple[int, int]
+    facts: RoundFacts  # what was scored, so the breakdown can always be recomputed
 
 
 def _invalid(message: str, **details: object) -> RuleError:
@@ -563,6 +564,7 @@ def score_round(facts: RoundFacts, rules: RuleSet) -> RoundScore:
         gahwa_winner=gahwa_winner,
         awarded=facts.projects,
         points=(teams[0].points, teams[1].points),
+        facts=facts,
     )
 
 
