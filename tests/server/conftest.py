@@ -38,9 +38,11 @@ SLOW_SERVER = HERE / "slow_server.py"
 class InProcessServer:
     """An :class:`EngineServer` running on its own event loop in a background thread."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(
+        self, settings: Settings, extra_handlers: Sequence[grpc.GenericRpcHandler] = ()
+    ) -> None:
         self.settings = settings
-        self.app = EngineServer(settings)
+        self.app = EngineServer(settings, extra_handlers=extra_handlers)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
 
@@ -211,8 +213,10 @@ def start_server() -> Iterator[Callable[..., InProcessServer]]:
     """Start in-process servers with changed settings; each is stopped after the test."""
     started: list[InProcessServer] = []
 
-    def start(**changes: Any) -> InProcessServer:
-        running = InProcessServer(make_settings(**changes)).__enter__()
+    def start(
+        extra_handlers: Sequence[grpc.GenericRpcHandler] = (), **changes: Any
+    ) -> InProcessServer:
+        running = InProcessServer(make_settings(**changes), extra_handlers).__enter__()
         started.append(running)
         return running
 

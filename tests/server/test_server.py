@@ -219,3 +219,37 @@ def test_a_busy_port_stops_start_up_with_a_clear_error(
 ) -> None:
     with pytest.raises(RuntimeError, match=f"cannot listen on 127.0.0.1:{server.app.port}"):
         start_server(port=server.app.port)
+
+
+async def _broken(request: bytes, context: object) -> bytes:
+    raise ZeroDivisionError("a bug in a handler")
+
+
+def test_a_failing_handler_is_counted_and_logged_as_unknown(
+    start_server: Callable[..., InProcessServer], caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = grpc.method_handlers_generic_handler(
+        "baloot.test.BrokenService", {"Fail": grpc.unary_unary_rpc_method_handler(_broken)}
+    )
+    running = start_server(extra_handlers=[broken])
+    with grpc.insecure_channel(running.target) as channel:
+        with pytest.raises(grpc.RpcError) as raised:
+            channel.unary_unary("/baloot.test.BrokenService/Fail")(b"", timeout=5)
+        assert raised.value.code() is grpc.StatusCode.UNKNOWN
+    key = (
+        "grpc_server_handled_total",
+        tuple(
+            sorted(
+                {
+                    "grpc_service": "baloot.test.BrokenService",
+                    "grpc_method": "Fail",
+                    "grpc_type": "unary",
+                    "grpc_code": "UNKNOWN",
+                }.items()
+            )
+        ),
+    )
+    assert scrape(running)[key] == 1
+    lines = [r for r in caplog.records if r.name == "baloot_engine.rpc" and "Broken" in r.msg]
+    assert [r.levelname for r in lines] == ["ERROR"]
+    assert "ZeroDivisionError: a bug in a handler" in lines[0].getMessage()

@@ -115,7 +115,11 @@ class _Call:
         self.metrics.handling_seconds.labels(*self.labels).observe(elapsed)
         fault = code in _SERVER_FAULTS
         level = logging.ERROR if fault else logging.DEBUG if self.quiet else logging.INFO
-        extra: dict[str, object] = {"exc_info": error} if fault and error is not None else {}
+        # grpc logs the traceback of a failing handler itself; this line names the error and
+        # carries the request id that ties the two together.
+        extra: dict[str, object] = {}
+        if fault and error is not None:
+            extra["error"] = f"{type(error).__name__}: {error}"
         _log.log(
             level,
             "rpc",
