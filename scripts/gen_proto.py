@@ -30,6 +30,8 @@ SERVICE_PATTERN = re.compile(r"^\s*service\s+\w+\s*\{", re.MULTILINE)
 PACKAGE_DOCSTRINGS = {
     "baloot": "Generated code of the public contract in proto/baloot; do not edit.",
     "baloot/v1": "Generated code of the baloot.v1 contract; regenerate with `make gen`.",
+    "baloot/internal": "Generated code of the service's private messages; do not edit.",
+    "baloot/internal/v1": "The private state message sealed inside state tokens; not a contract.",
 }
 
 

@@ -120,6 +120,7 @@ class DealRoundRequest(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     DECK_ORDER_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    MATCH_ID_FIELD_NUMBER: _builtins.int
     state: _builtins.bytes
     """The sealed state token the deal applies to; the match must be awaiting a deal."""
     credential: _builtins.str
@@ -127,7 +128,11 @@ class DealRoundRequest(_message.Message):
     seat: _builtins.int
     """The seat asking for the deal; it must be the round's dealer."""
     expected_version: _builtins.int
-    """The state version the caller expects; the deal is refused with ABORTED if it differs."""
+    """The state version the caller expects; the deal is refused with FAILED_PRECONDITION and reason STALE_STATE if it differs."""
+    match_id: _builtins.str
+    """The id of the match the token belongs to, as CreateMatch returned it. The token is sealed
+    for this match only: a token of another match is refused with STATE_INVALID.
+    """
     @_builtins.property
     def deck_order(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """A preset order of all 32 cards instead of the shuffle, accepted only when the server allows
@@ -147,10 +152,11 @@ class DealRoundRequest(_message.Message):
         seat: _builtins.int = ...,
         deck_order: _abc.Iterable[_builtins.int] | None = ...,
         expected_version: _builtins.int | None = ...,
+        match_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "expected_version", b"expected_version"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "credential", b"credential", "deck_order", b"deck_order", "expected_version", b"expected_version", "seat", b"seat", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "credential", b"credential", "deck_order", b"deck_order", "expected_version", b"expected_version", "match_id", b"match_id", "seat", b"seat", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
     _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
@@ -209,6 +215,7 @@ class PlaceBidRequest(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     BID_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    MATCH_ID_FIELD_NUMBER: _builtins.int
     state: _builtins.bytes
     """The sealed state token the bid applies to."""
     credential: _builtins.str
@@ -216,7 +223,11 @@ class PlaceBidRequest(_message.Message):
     seat: _builtins.int
     """The seat that bids."""
     expected_version: _builtins.int
-    """The state version the caller expects; the bid is refused with ABORTED if it differs."""
+    """The state version the caller expects; the bid is refused with FAILED_PRECONDITION and reason STALE_STATE if it differs."""
+    match_id: _builtins.str
+    """The id of the match the token belongs to, as CreateMatch returned it. The token is sealed
+    for this match only: a token of another match is refused with STATE_INVALID.
+    """
     @_builtins.property
     def bid(self) -> _types_pb2.Bid:
         """The bid."""
@@ -229,10 +240,11 @@ class PlaceBidRequest(_message.Message):
         seat: _builtins.int = ...,
         bid: _types_pb2.Bid | None = ...,
         expected_version: _builtins.int | None = ...,
+        match_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "bid", b"bid", "expected_version", b"expected_version"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "bid", b"bid", "credential", b"credential", "expected_version", b"expected_version", "seat", b"seat", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "bid", b"bid", "credential", b"credential", "expected_version", b"expected_version", "match_id", b"match_id", "seat", b"seat", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
     _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
@@ -291,6 +303,7 @@ class CallDoubleRequest(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     DOUBLING_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    MATCH_ID_FIELD_NUMBER: _builtins.int
     state: _builtins.bytes
     """The sealed state token the call applies to."""
     credential: _builtins.str
@@ -298,7 +311,11 @@ class CallDoubleRequest(_message.Message):
     seat: _builtins.int
     """The seat that makes the call."""
     expected_version: _builtins.int
-    """The state version the caller expects; the call is refused with ABORTED if it differs."""
+    """The state version the caller expects; the call is refused with FAILED_PRECONDITION and reason STALE_STATE if it differs."""
+    match_id: _builtins.str
+    """The id of the match the token belongs to, as CreateMatch returned it. The token is sealed
+    for this match only: a token of another match is refused with STATE_INVALID.
+    """
     @_builtins.property
     def doubling(self) -> _types_pb2.Doubling:
         """The doubling call."""
@@ -311,10 +328,11 @@ class CallDoubleRequest(_message.Message):
         seat: _builtins.int = ...,
         doubling: _types_pb2.Doubling | None = ...,
         expected_version: _builtins.int | None = ...,
+        match_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "doubling", b"doubling", "expected_version", b"expected_version"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "credential", b"credential", "doubling", b"doubling", "expected_version", b"expected_version", "seat", b"seat", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "credential", b"credential", "doubling", b"doubling", "expected_version", b"expected_version", "match_id", b"match_id", "seat", b"seat", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
     _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
@@ -371,6 +389,7 @@ class DeclareProjectsRequest(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     DECLARATION_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    MATCH_ID_FIELD_NUMBER: _builtins.int
     state: _builtins.bytes
     """The sealed state token the declaration applies to."""
     credential: _builtins.str
@@ -378,7 +397,11 @@ class DeclareProjectsRequest(_message.Message):
     seat: _builtins.int
     """The seat that declares."""
     expected_version: _builtins.int
-    """The state version the caller expects; the declaration is refused with ABORTED if it differs."""
+    """The state version the caller expects; the declaration is refused with FAILED_PRECONDITION and reason STALE_STATE if it differs."""
+    match_id: _builtins.str
+    """The id of the match the token belongs to, as CreateMatch returned it. The token is sealed
+    for this match only: a token of another match is refused with STATE_INVALID.
+    """
     @_builtins.property
     def declaration(self) -> _types_pb2.Declaration:
         """The project kinds declared; the engine picks the seat's best matching cards."""
@@ -391,10 +414,11 @@ class DeclareProjectsRequest(_message.Message):
         seat: _builtins.int = ...,
         declaration: _types_pb2.Declaration | None = ...,
         expected_version: _builtins.int | None = ...,
+        match_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "declaration", b"declaration", "expected_version", b"expected_version"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "credential", b"credential", "declaration", b"declaration", "expected_version", b"expected_version", "seat", b"seat", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "credential", b"credential", "declaration", b"declaration", "expected_version", b"expected_version", "match_id", b"match_id", "seat", b"seat", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
     _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
@@ -451,6 +475,7 @@ class PlayCardRequest(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     PLAY_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    MATCH_ID_FIELD_NUMBER: _builtins.int
     state: _builtins.bytes
     """The sealed state token the play applies to."""
     credential: _builtins.str
@@ -458,7 +483,11 @@ class PlayCardRequest(_message.Message):
     seat: _builtins.int
     """The seat that plays."""
     expected_version: _builtins.int
-    """The state version the caller expects; the play is refused with ABORTED if it differs."""
+    """The state version the caller expects; the play is refused with FAILED_PRECONDITION and reason STALE_STATE if it differs."""
+    match_id: _builtins.str
+    """The id of the match the token belongs to, as CreateMatch returned it. The token is sealed
+    for this match only: a token of another match is refused with STATE_INVALID.
+    """
     @_builtins.property
     def play(self) -> _types_pb2.CardPlay:
         """The card played, with its optional Akka call and Sawa claim."""
@@ -471,10 +500,11 @@ class PlayCardRequest(_message.Message):
         seat: _builtins.int = ...,
         play: _types_pb2.CardPlay | None = ...,
         expected_version: _builtins.int | None = ...,
+        match_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "expected_version", b"expected_version", "play", b"play"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "credential", b"credential", "expected_version", b"expected_version", "play", b"play", "seat", b"seat", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "credential", b"credential", "expected_version", b"expected_version", "match_id", b"match_id", "play", b"play", "seat", b"seat", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
     _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
@@ -530,19 +560,25 @@ class GetScoreRequest(_message.Message):
 
     STATE_FIELD_NUMBER: _builtins.int
     CREDENTIAL_FIELD_NUMBER: _builtins.int
+    MATCH_ID_FIELD_NUMBER: _builtins.int
     state: _builtins.bytes
     """The sealed state token to read."""
     credential: _builtins.str
     """Any credential of the match; the score is public."""
+    match_id: _builtins.str
+    """The id of the match the token belongs to, as CreateMatch returned it. The token is sealed
+    for this match only: a token of another match is refused with STATE_INVALID.
+    """
     def __init__(
         self,
         *,
         state: _builtins.bytes = ...,
         credential: _builtins.str = ...,
+        match_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["credential", b"credential", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["credential", b"credential", "match_id", b"match_id", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -591,6 +627,7 @@ class GetViewRequest(_message.Message):
     STATE_FIELD_NUMBER: _builtins.int
     CREDENTIAL_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    MATCH_ID_FIELD_NUMBER: _builtins.int
     state: _builtins.bytes
     """The sealed state token to read."""
     credential: _builtins.str
@@ -599,16 +636,21 @@ class GetViewRequest(_message.Message):
     """
     seat: _builtins.int
     """The seat whose private view is wanted; absent for the public view."""
+    match_id: _builtins.str
+    """The id of the match the token belongs to, as CreateMatch returned it. The token is sealed
+    for this match only: a token of another match is refused with STATE_INVALID.
+    """
     def __init__(
         self,
         *,
         state: _builtins.bytes = ...,
         credential: _builtins.str = ...,
         seat: _builtins.int | None = ...,
+        match_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "credential", b"credential", "seat", b"seat", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "credential", b"credential", "match_id", b"match_id", "seat", b"seat", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -649,22 +691,28 @@ class ListLegalActionsRequest(_message.Message):
     STATE_FIELD_NUMBER: _builtins.int
     CREDENTIAL_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    MATCH_ID_FIELD_NUMBER: _builtins.int
     state: _builtins.bytes
     """The sealed state token to read."""
     credential: _builtins.str
     """The seat's credential or the host credential."""
     seat: _builtins.int
     """The seat whose legal actions are wanted."""
+    match_id: _builtins.str
+    """The id of the match the token belongs to, as CreateMatch returned it. The token is sealed
+    for this match only: a token of another match is refused with STATE_INVALID.
+    """
     def __init__(
         self,
         *,
         state: _builtins.bytes = ...,
         credential: _builtins.str = ...,
         seat: _builtins.int = ...,
+        match_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["credential", b"credential", "seat", b"seat", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["credential", b"credential", "match_id", b"match_id", "seat", b"seat", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

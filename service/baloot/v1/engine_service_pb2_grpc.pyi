@@ -37,8 +37,10 @@ class BalootEngineServiceStub:
     encrypted: it hides the hands and the shuffle from everyone, so it may be stored anywhere (for
     example next to the caller's game room). Any replica can serve any request. Each accepted action
     increments `state_version` by one; send the version you expect in `expected_version` to make
-    an action a compare-and-set (ABORTED with reason STALE_STATE when it does not match). A request
-    is a pure function of the token and its fields: repeating it gives the same state and events.
+    an action a compare-and-set (FAILED_PRECONDITION with reason STALE_STATE when it does not
+    match). A request is a pure function of the token and its fields: repeating it gives the same
+    state and events. Every request on a match also names its `match_id`: a token only opens for
+    the match it was sealed for.
 
     CREDENTIALS. CreateMatch returns a host credential and one credential per seat. An action for a
     seat must carry that seat's credential or the host's (the host is the game's backend, which may
@@ -94,8 +96,10 @@ class BalootEngineServiceAsyncStub(BalootEngineServiceStub):
     encrypted: it hides the hands and the shuffle from everyone, so it may be stored anywhere (for
     example next to the caller's game room). Any replica can serve any request. Each accepted action
     increments `state_version` by one; send the version you expect in `expected_version` to make
-    an action a compare-and-set (ABORTED with reason STALE_STATE when it does not match). A request
-    is a pure function of the token and its fields: repeating it gives the same state and events.
+    an action a compare-and-set (FAILED_PRECONDITION with reason STALE_STATE when it does not
+    match). A request is a pure function of the token and its fields: repeating it gives the same
+    state and events. Every request on a match also names its `match_id`: a token only opens for
+    the match it was sealed for.
 
     CREDENTIALS. CreateMatch returns a host credential and one credential per seat. An action for a
     seat must carry that seat's credential or the host's (the host is the game's backend, which may
@@ -147,8 +151,10 @@ class BalootEngineServiceServicer(metaclass=_abc_1.ABCMeta):
     encrypted: it hides the hands and the shuffle from everyone, so it may be stored anywhere (for
     example next to the caller's game room). Any replica can serve any request. Each accepted action
     increments `state_version` by one; send the version you expect in `expected_version` to make
-    an action a compare-and-set (ABORTED with reason STALE_STATE when it does not match). A request
-    is a pure function of the token and its fields: repeating it gives the same state and events.
+    an action a compare-and-set (FAILED_PRECONDITION with reason STALE_STATE when it does not
+    match). A request is a pure function of the token and its fields: repeating it gives the same
+    state and events. Every request on a match also names its `match_id`: a token only opens for
+    the match it was sealed for.
 
     CREDENTIALS. CreateMatch returns a host credential and one credential per seat. An action for a
     seat must carry that seat's credential or the host's (the host is the game's backend, which may

@@ -17,7 +17,8 @@ The status code tells what kind of mistake it was:
                       must follow suit…);
   PERMISSION_DENIED   the credential does not allow it, or a preset deck was sent to a server
                       that does not accept one;
-  ABORTED             `expected_version` does not match the state's version;
+  FAILED_PRECONDITION also when `expected_version` does not match the state's version
+                      (reason STALE_STATE), so a backend can compare-and-set its stored token;
   UNIMPLEMENTED       the request uses a feature this server version does not provide.
 A well-formed request never ends with UNKNOWN or INTERNAL because of what it contains.
 """
@@ -58,8 +59,9 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     card's suit, or a suit where none is expected).
     """
     ERROR_REASON_DOUBLE_NOT_ALLOWED: _ErrorReason.ValueType  # 6
-    """FAILED_PRECONDITION: this doubling call is not allowed now or for this seat (including a Sun
-    double outside the score condition).
+    """FAILED_PRECONDITION: this doubling call is not allowed now or for this seat. (A Sun bought
+    outside the score condition of the Sun double has no doubling phase: a call then gets
+    WRONG_PHASE.)
     """
     ERROR_REASON_MODE_REQUIRED: _ErrorReason.ValueType  # 7
     """FAILED_PRECONDITION: the call must name open or closed play."""
@@ -112,7 +114,9 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     unsupported format version) or holds an impossible state.
     """
     ERROR_REASON_STALE_STATE: _ErrorReason.ValueType  # 27
-    """ABORTED: `expected_version` does not match the version of the state sent; reload and retry."""
+    """FAILED_PRECONDITION: `expected_version` does not match the version of the state sent; reload
+    the latest token and retry.
+    """
     ERROR_REASON_CREDENTIAL_INVALID: _ErrorReason.ValueType  # 28
     """PERMISSION_DENIED: the credential is not the host's or the acting seat's credential for this
     match, or does not entitle the caller to the view it asks for.
@@ -144,8 +148,9 @@ ERROR_REASON_SUIT_NOT_ALLOWED: ErrorReason.ValueType  # 5
 card's suit, or a suit where none is expected).
 """
 ERROR_REASON_DOUBLE_NOT_ALLOWED: ErrorReason.ValueType  # 6
-"""FAILED_PRECONDITION: this doubling call is not allowed now or for this seat (including a Sun
-double outside the score condition).
+"""FAILED_PRECONDITION: this doubling call is not allowed now or for this seat. (A Sun bought
+outside the score condition of the Sun double has no doubling phase: a call then gets
+WRONG_PHASE.)
 """
 ERROR_REASON_MODE_REQUIRED: ErrorReason.ValueType  # 7
 """FAILED_PRECONDITION: the call must name open or closed play."""
@@ -198,7 +203,9 @@ ERROR_REASON_STATE_INVALID: ErrorReason.ValueType  # 26
 unsupported format version) or holds an impossible state.
 """
 ERROR_REASON_STALE_STATE: ErrorReason.ValueType  # 27
-"""ABORTED: `expected_version` does not match the version of the state sent; reload and retry."""
+"""FAILED_PRECONDITION: `expected_version` does not match the version of the state sent; reload
+the latest token and retry.
+"""
 ERROR_REASON_CREDENTIAL_INVALID: ErrorReason.ValueType  # 28
 """PERMISSION_DENIED: the credential is not the host's or the acting seat's credential for this
 match, or does not entitle the caller to the view it asks for.

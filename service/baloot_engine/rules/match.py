@@ -86,6 +86,8 @@ def finish_round(
     events.append(Event(EventKind.ROUND_SCORED, team=contract.buyer_team, score=score))
     totals = (state.match_scores[0] + score.points[0], state.match_scores[1] + score.points[1])
     winner = match_winner(state, score, totals, contract)
+    # Between hands only what the views show survives: the last tricks and contract, and the
+    # score (whose facts hold the awarded projects and Baloot).
     finished = State(
         rules=state.rules,
         phase=Phase.MATCH_OVER if winner >= 0 else Phase.ROUND_OVER,
@@ -94,13 +96,10 @@ def finish_round(
         match_scores=totals,
         turn=-1 if winner >= 0 else next_seat(state.dealer),
         tricks=state.tricks,
+        played=state.played,
         contract=contract,
         buy_card=state.buy_card,
         abnat=state.abnat,
-        project_team=state.project_team,
-        declarations=state.declarations,
-        full_hands=state.full_hands,
-        baloot_seat=state.baloot_seat,
         sawa_seat=state.sawa_seat,
         last_score=score,
         winner=winner,

@@ -494,7 +494,6 @@ def apply_sawa(state: State, seat: int, _claim: ClaimSawa) -> tuple[State, list[
     state = state._replace(
         abnat=(abnat[0], abnat[1]),
         sawa_seat=seat,
-        played=state.played | rest,
         hands=(0, 0, 0, 0),
     )
     from baloot_engine.rules.match import finish_round

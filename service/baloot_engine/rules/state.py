@@ -175,6 +175,12 @@ def validate(state: State) -> list[str]:
         problems += _contract_problems(contract)
     if phase is Phase.PLAYING:
         problems += _play_problems(state)
+    if phase is Phase.BIDDING and any(h.bit_count() != 5 for h in state.hands):
+        problems.append("every hand holds 5 cards while bidding")
+    if phase is Phase.DOUBLING:
+        sizes = sorted(h.bit_count() for h in state.hands)
+        if sizes != ([5, 8, 8, 8] if not state.buyer_completed else [8, 8, 8, 8]):
+            problems.append("every hand holds 8 cards while doubling (the buyer 5 if waiting)")
     if phase is Phase.BIDDING:
         if state.bidding_round not in (1, 2):
             problems.append("bidding_round must be 1 or 2 while bidding")

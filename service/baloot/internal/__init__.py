@@ -1,0 +1,1 @@
+"""Generated code of the service's private messages; do not edit."""

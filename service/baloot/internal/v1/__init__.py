@@ -1,0 +1,1 @@
+"""The private state message sealed inside state tokens; not a contract."""

@@ -1,0 +1,527 @@
+"""The rules core's ``State`` to and from the private ``MatchState`` message.
+
+Everything that can be recomputed is left out of the message (the played-card mask, the
+trick winners, the projects' cards, the Baloot holder, the last round's breakdown), which
+keeps tokens small and means a token can never carry a value that contradicts the rules.
+Decoding checks every field and then the whole state (``rules.state.validate``); any
+problem raises :class:`StateInvalidError`.
+
+Every number table below is append-only: a token sealed today must open tomorrow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import fields
+from enum import Enum
+from functools import lru_cache
+from typing import Final
+
+from google.protobuf.message import DecodeError
+
+from baloot.internal.v1 import match_state_pb2 as pb
+from baloot_engine.rules.actions import Bid, BidKind, Doubling, DoublingCall
+from baloot_engine.rules.cards import trick_winner_index
+from baloot_engine.rules.contract import Contract, ContractType, PlayMode
+from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.projects import ProjectKind, has_baloot, projects_for_declaration
+from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
+from baloot_engine.rules.scoring import AwardedProject, RoundFacts, RoundScore, score_round
+from baloot_engine.rules.state import (
+    EMPTY_DECLARATIONS,
+    BidRecord,
+    BidStage,
+    Declaration,
+    DoublingRecord,
+    DoublingStep,
+    Phase,
+    State,
+    TrickRecord,
+    validate,
+)
+
+LAYOUT: Final = 1
+SEED_SIZE: Final = 16
+
+PHASES: Final = (
+    Phase.AWAITING_DEAL,
+    Phase.BIDDING,
+    Phase.DOUBLING,
+    Phase.PLAYING,
+    Phase.ROUND_OVER,
+    Phase.MATCH_OVER,
+)
+BID_STAGES: Final = (
+    BidStage.NONE,
+    BidStage.LAP,
+    BidStage.REOPEN,
+    BidStage.CONFIRM,
+    BidStage.PRIORITY,
+)
+DOUBLING_STEPS: Final = (
+    DoublingStep.NONE,
+    DoublingStep.DOUBLE,
+    DoublingStep.TRIPLE,
+    DoublingStep.FOUR,
+    DoublingStep.GAHWA,
+    DoublingStep.CHOOSE_MODE,
+)
+BID_KINDS: Final = (
+    BidKind.PASS,
+    BidKind.HOKM,
+    BidKind.SUN,
+    BidKind.ASHKAL,
+    BidKind.CONFIRM_HOKM,
+    BidKind.SWITCH_TO_SUN,
+    BidKind.CLAIM_SUN,
+    BidKind.KAWESH,
+)
+CALLS: Final = (
+    DoublingCall.DOUBLE,
+    DoublingCall.TRIPLE,
+    DoublingCall.FOUR,
+    DoublingCall.GAHWA,
+    DoublingCall.DECLINE,
+    DoublingCall.CHOOSE_MODE,
+)
+MODES: Final = (None, PlayMode.OPEN, PlayMode.CLOSED)
+PROJECT_KINDS: Final = (
+    ProjectKind.SIRA,
+    ProjectKind.FIFTY,
+    ProjectKind.HUNDRED,
+    ProjectKind.FOUR_HUNDRED,
+    ProjectKind.BALOOT,
+)
+# Rule flags by number (match_target travels in its own field).
+FLAGS: Final = tuple(f.name for f in fields(RuleSet) if f.name != "match_target")
+
+
+class StateInvalidError(Exception):
+    """The decoded content is not a possible state; ``problems`` says why."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+# ---------------------------------------------------------------------------------------
+# Rules
+
+
+def _flag_values(name: str) -> tuple[object, ...]:
+    default = getattr(SEEDS, name)
+    if isinstance(default, bool):
+        return (False, True)
+    assert isinstance(default, Enum)
+    return tuple(type(default))
+
+
+PRESETS: Final = (SEEDS, KAMMELNA)
+
+
+def _overrides(rules: RuleSet, base: RuleSet) -> bytes:
+    out = bytearray()
+    for number, name in enumerate(FLAGS):
+        value = getattr(rules, name)
+        if value != getattr(base, name):
+            out += bytes((number, _flag_values(name).index(value)))
+    return bytes(out)
+
+
+@lru_cache(maxsize=256)
+def encode_rules(rules: RuleSet) -> tuple[int, bytes, int]:
+    """Return (preset number, flag overrides, match target or 0): the shortest spelling."""
+    spellings = [(len(o), i, o) for i, o in enumerate(_overrides(rules, p) for p in PRESETS)]
+    _, preset, overrides = min(spellings)
+    target = 0 if rules.match_target == SEEDS.match_target else rules.match_target
+    return preset, overrides, target
+
+
+@lru_cache(maxsize=256)
+def decode_rules(preset: int, overrides: bytes, target: int) -> RuleSet:
+    """The inverse of :func:`encode_rules`."""
+    if preset >= len(PRESETS):
+        raise StateInvalidError([f"unknown rule preset {preset}"])
+    if len(overrides) % 2:
+        raise StateInvalidError(["rule overrides are truncated"])
+    changes: dict[str, object] = {}
+    for i in range(0, len(overrides), 2):
+        number, value = overrides[i], overrides[i + 1]
+        if number >= len(FLAGS):
+            raise StateInvalidError([f"unknown rule flag number {number}"])
+        name = FLAGS[number]
+        values = _flag_values(name)
+        if value >= len(values):
+            raise StateInvalidError([f"unknown value {value} of rule flag {name}"])
+        changes[name] = values[value]
+    if target:
+        changes["match_target"] = target
+    try:
+        return PRESETS[preset].replace(**changes)
+    except ValueError as error:
+        raise StateInvalidError([f"invalid rules: {error}"]) from error
+
+
+# ---------------------------------------------------------------------------------------
+# Contract
+
+
+def encode_contract(contract: Contract | None) -> int:
+    """Pack a contract into bits (0 = none)."""
+    if contract is None:
+        return 0
+    return (
+        1
+        | (contract.type is ContractType.HOKM) << 1
+        | (contract.trump + 1) << 2
+        | contract.buyer << 5
+        | contract.ashkal << 7
+        | (contract.bidding_round - 1) << 8
+        | (contract.multiplier - 1) << 9
+        | contract.gahwa << 11
+        | (contract.mode is PlayMode.CLOSED) << 12
+    )
+
+
+def decode_contract(bits: int) -> Contract | None:
+    """The inverse of :func:`encode_contract`."""
+    if bits == 0:
+        return None
+    if bits >> 13 or not bits & 1:
+        raise StateInvalidError(["contract bits out of range"])
+    return Contract(
+        type=ContractType.HOKM if bits >> 1 & 1 else ContractType.SUN,
+        trump=(bits >> 2 & 7) - 1,
+        buyer=bits >> 5 & 3,
+        ashkal=bool(bits >> 7 & 1),
+        bidding_round=(bits >> 8 & 1) + 1,
+        multiplier=(bits >> 9 & 3) + 1,
+        gahwa=bool(bits >> 11 & 1),
+        mode=PlayMode.CLOSED if bits >> 12 & 1 else PlayMode.OPEN,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Whole state
+
+
+def encode(state: State, seed: bytes, version: int) -> bytes:
+    """Serialize a state, its deck seed and version into ``MatchState`` bytes.
+
+    The match id is not inside: the seal authenticates it as associated data.
+    """
+    preset, overrides, target = encode_rules(state.rules)
+    message = pb.MatchState(
+        layout=LAYOUT,
+        seed=seed,
+        version=version,
+        rule_preset=preset,
+        rule_overrides=overrides,
+        match_target=target,
+        phase=PHASES.index(state.phase),
+        dealer=state.dealer,
+        hand_number=state.hand_number,
+        match_scores=state.match_scores,
+        turn=state.turn,
+        revealed=state.revealed,
+        buy_card=state.buy_card,
+        bidding_round=state.bidding_round,
+        bid_stage=BID_STAGES.index(state.bid_stage),
+        to_ask=bytes(state.to_ask),
+        pending_seat=state.pending_seat,
+        pending_suit=state.pending_suit,
+        pending_ashkal=state.pending_ashkal,
+        contract=encode_contract(state.contract),
+        doubling_step=DOUBLING_STEPS.index(state.doubling_step),
+        buyer_waiting=not state.buyer_completed,
+        leader=state.leader,
+        trick=bytes(state.trick),
+        akka=state.akka,
+        project_team=state.project_team,
+        baloot_announced=state.baloot_announced,
+        sawa_seat=state.sawa_seat,
+        winner=state.winner,
+    )
+    if any(state.hands):
+        message.card_owners = encode_owners(state.hands)
+    if state.stock:
+        message.stock = bytes(state.stock)
+    if state.bids:
+        message.bids = b"".join(
+            bytes(
+                (
+                    r.seat + 4 * r.bidding_round,
+                    BID_KINDS.index(r.bid.kind),
+                    r.bid.suit + 1,
+                )
+            )
+            for r in state.bids
+        )
+    if state.doubling_calls:
+        message.doubling_calls = b"".join(
+            bytes((r.seat, CALLS.index(r.call.call) * 4 + MODES.index(r.call.mode)))
+            for r in state.doubling_calls
+        )
+    if state.tricks:
+        message.tricks = b"".join(bytes((t.leader, *t.cards)) for t in state.tricks)
+    if any(state.abnat):
+        message.abnat.extend(state.abnat)
+    declared = bytearray()
+    for seat, declaration in enumerate(state.declarations):
+        if declaration is not None:
+            declared += bytes((seat, len(declaration.kinds)))
+            declared += bytes(PROJECT_KINDS.index(k) for k in declaration.kinds)
+    if declared:
+        message.declarations = bytes(declared)
+    score = state.last_score
+    if score is not None:
+        _encode_facts(message.last_round, score.facts)
+    return message.SerializeToString()
+
+
+def _encode_facts(out: pb.LastRound, facts: RoundFacts) -> None:
+    out.contract_type = 1 if facts.contract is ContractType.SUN else 2
+    out.buyer_team = facts.buyer_team
+    out.card_abnat.extend(facts.card_abnat)
+    out.tricks_won.extend(facts.tricks_won)
+    out.projects = b"".join(
+        bytes((p.team, PROJECT_KINDS.index(p.kind), 0 if p.seat is None else p.seat + 1))
+        for p in facts.projects
+    )
+    out.project_cards.extend(p.cards for p in facts.projects)
+    out.baloot_teams = bytes(facts.baloot_teams)
+    out.multiplier = facts.multiplier
+    out.gahwa = facts.gahwa
+    out.reverse_kaboot = facts.reverse_kaboot
+
+
+class Decoded:
+    """A decoded token: the core state plus the deck seed and the state version."""
+
+    __slots__ = ("seed", "state", "version")
+
+    def __init__(self, state: State, seed: bytes, version: int) -> None:
+        self.state = state
+        self.seed = seed
+        self.version = version
+
+
+def decode(data: bytes) -> Decoded:
+    """Parse and check ``MatchState`` bytes; raise :class:`StateInvalidError` on any problem."""
+    try:
+        message = pb.MatchState.FromString(data)
+    except DecodeError as error:
+        raise StateInvalidError(["the state does not parse"]) from error
+    if message.layout != LAYOUT:
+        raise StateInvalidError([f"unsupported state layout {message.layout}"])
+    try:
+        decoded = _decode(message)
+    except StateInvalidError:
+        raise
+    except (ValueError, IndexError, KeyError, TypeError, RuleError) as error:
+        raise StateInvalidError([f"the state does not decode: {error}"]) from error
+    problems = validate(decoded.state)
+    if problems:
+        raise StateInvalidError(problems)
+    return decoded
+
+
+def _seat_tuple(data: bytes, name: str) -> tuple[int, ...]:
+    if any(b > 3 for b in data):
+        raise StateInvalidError([f"{name} holds a seat out of range"])
+    return tuple(data)
+
+
+def _cards(data: bytes, name: str) -> tuple[int, ...]:
+    if any(b > 31 for b in data):
+        raise StateInvalidError([f"{name} holds a card out of range"])
+    return tuple(data)
+
+
+def encode_owners(hands: tuple[int, int, int, int]) -> bytes:
+    """Two bits per card naming the seat that holds it (0 for cards in no hand)."""
+    packed = 0
+    for seat in (1, 2, 3):
+        mask = hands[seat]
+        while mask:
+            low = mask & -mask
+            packed |= seat << (2 * (low.bit_length() - 1))
+            mask ^= low
+    return packed.to_bytes(8, "little")
+
+
+def decode_owners(data: bytes, elsewhere: int) -> tuple[int, int, int, int]:
+    """The hands from :func:`encode_owners`; cards in ``elsewhere`` are in no hand."""
+    if len(data) != 8:
+        raise StateInvalidError(["card owners must be 8 bytes"])
+    packed = int.from_bytes(data, "little")
+    hands = [0, 0, 0, 0]
+    for card in range(32):
+        if not elsewhere >> card & 1:
+            hands[packed >> (2 * card) & 3] |= 1 << card
+    return hands[0], hands[1], hands[2], hands[3]
+
+
+def _full_hands(
+    hands: tuple[int, int, int, int],
+    tricks: list[TrickRecord],
+    leader: int,
+    trick: tuple[int, ...],
+) -> tuple[int, int, int, int]:
+    """The 8-card hands at the first lead: the hands plus every card each seat has played."""
+    full = list(hands)
+    for record in tricks:
+        for position, card in enumerate(record.cards):
+            full[(record.leader + position) & 3] |= 1 << card
+    for position, card in enumerate(trick):
+        full[(leader + position) & 3] |= 1 << card
+    return full[0], full[1], full[2], full[3]
+
+
+def _pair(values: Iterable[int], name: str) -> tuple[int, int]:
+    items = tuple(values)
+    if not items:
+        return (0, 0)
+    if len(items) != 2:
+        raise StateInvalidError([f"{name} must hold two numbers"])
+    return items[0], items[1]
+
+
+def _decode(m: pb.MatchState) -> Decoded:
+    if len(m.seed) != SEED_SIZE:
+        raise StateInvalidError(["the deck seed has the wrong size"])
+    rules = decode_rules(m.rule_preset, m.rule_overrides, m.match_target)
+    contract = decode_contract(m.contract)
+    trump = -1 if contract is None else contract.trump
+    bids = []
+    raw = m.bids
+    if len(raw) % 3:
+        raise StateInvalidError(["bids are truncated"])
+    for i in range(0, len(raw), 3):
+        seat_round, kind, suit = raw[i], raw[i + 1], raw[i + 2]
+        bid = Bid(BID_KINDS[kind], suit - 1)
+        if not -1 <= bid.suit <= 3 or seat_round >> 2 not in (1, 2):
+            raise StateInvalidError(["a bid is out of range"])
+        bids.append(BidRecord(seat_round & 3, bid, seat_round >> 2))
+    calls = []
+    raw = m.doubling_calls
+    if len(raw) % 2:
+        raise StateInvalidError(["doubling calls are truncated"])
+    for i in range(0, len(raw), 2):
+        seat, packed = raw[i], raw[i + 1]
+        if seat > 3:
+            raise StateInvalidError(["a doubling call is out of range"])
+        calls.append(DoublingRecord(seat, Doubling(CALLS[packed >> 2], MODES[packed & 3])))
+    tricks = []
+    played = 0
+    raw = m.tricks
+    if len(raw) % 5:
+        raise StateInvalidError(["tricks are truncated"])
+    for i in range(0, len(raw), 5):
+        leader = raw[i]
+        cards = _cards(raw[i + 1 : i + 5], "a trick")
+        if leader > 3:
+            raise StateInvalidError(["a trick leader is out of range"])
+        winner = (leader + trick_winner_index(cards, trump)) & 3
+        tricks.append(TrickRecord(leader, (cards[0], cards[1], cards[2], cards[3]), winner))
+        for card in cards:
+            played |= 1 << card
+    phase = PHASES[m.phase]
+    trick = _cards(m.trick, "the trick")
+    stock = _cards(m.stock, "the stock")
+    elsewhere = played
+    for card in (*trick, *stock):
+        elsewhere |= 1 << card
+    if m.revealed >= 0:
+        elsewhere |= 1 << m.revealed
+    hands = decode_owners(m.card_owners, elsewhere) if m.card_owners else (0, 0, 0, 0)
+    full_hands = (0, 0, 0, 0)
+    if phase is Phase.PLAYING:
+        full_hands = _full_hands(hands, tricks, m.leader, trick)
+    declarations: list[Declaration | None] = list(EMPTY_DECLARATIONS)
+    raw = m.declarations
+    i = 0
+    while i < len(raw):
+        seat, count = raw[i], raw[i + 1]
+        kinds = tuple(PROJECT_KINDS[k] for k in raw[i + 2 : i + 2 + count])
+        if seat > 3 or len(kinds) != count or declarations[seat] is not None:
+            raise StateInvalidError(["a declaration is malformed"])
+        projects = projects_for_declaration(full_hands[seat], kinds, trump, rules)
+        declarations[seat] = Declaration(kinds, projects)
+        i += 2 + count
+    baloot_seat = -1
+    if trump >= 0:
+        for seat in range(4):
+            if has_baloot(full_hands[seat], trump):
+                baloot_seat = seat
+    last_score = _score(m.last_round, rules) if m.HasField("last_round") else None
+    state = State(
+        rules=rules,
+        phase=phase,
+        dealer=m.dealer,
+        hand_number=m.hand_number,
+        match_scores=_pair(m.match_scores, "match scores"),
+        turn=m.turn,
+        hands=hands,
+        stock=stock,
+        revealed=m.revealed,
+        buy_card=m.buy_card,
+        bidding_round=m.bidding_round,
+        bid_stage=BID_STAGES[m.bid_stage],
+        to_ask=_seat_tuple(m.to_ask, "the seats to ask"),
+        bids=tuple(bids),
+        pending_seat=m.pending_seat,
+        pending_suit=m.pending_suit,
+        pending_ashkal=m.pending_ashkal,
+        contract=contract,
+        doubling_step=DOUBLING_STEPS[m.doubling_step],
+        doubling_calls=tuple(calls),
+        buyer_completed=not m.buyer_waiting,
+        full_hands=full_hands,
+        leader=m.leader,
+        trick=trick,
+        akka=m.akka,
+        tricks=tuple(tricks),
+        played=played,
+        abnat=_pair(m.abnat, "abnat"),
+        declarations=tuple(declarations),
+        project_team=m.project_team,
+        baloot_seat=baloot_seat,
+        baloot_announced=m.baloot_announced,
+        sawa_seat=m.sawa_seat,
+        last_score=last_score,
+        winner=m.winner,
+    )
+    return Decoded(state, bytes(m.seed), m.version)
+
+
+def _score(last: pb.LastRound, rules: RuleSet) -> RoundScore:
+    raw = last.projects
+    if len(raw) % 3 or len(raw) // 3 != len(last.project_cards):
+        raise StateInvalidError(["the last round's projects are malformed"])
+    projects = tuple(
+        AwardedProject(
+            raw[i],
+            PROJECT_KINDS[raw[i + 1]],
+            seat=None if raw[i + 2] == 0 else raw[i + 2] - 1,
+            cards=last.project_cards[i // 3],
+        )
+        for i in range(0, len(raw), 3)
+    )
+    facts = RoundFacts(
+        contract=ContractType.SUN if last.contract_type == 1 else ContractType.HOKM,
+        buyer_team=last.buyer_team,
+        card_abnat=_pair(last.card_abnat, "last card abnat"),
+        tricks_won=_pair(last.tricks_won, "last tricks won"),
+        projects=projects,
+        baloot_teams=tuple(last.baloot_teams),
+        multiplier=last.multiplier,
+        gahwa=last.gahwa,
+        reverse_kaboot=last.reverse_kaboot,
+    )
+    return _scored(facts, rules)
+
+
+@lru_cache(maxsize=1024)
+def _scored(facts: RoundFacts, rules: RuleSet) -> RoundScore:
+    return score_round(facts, rules)
