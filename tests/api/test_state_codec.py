@@ -22,7 +22,6 @@ from baloot_engine.api.state_codec import (
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
 from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.state import Phase
-
 from tests.rules.strategies import play_match
 
 SEED = bytes(range(16))
