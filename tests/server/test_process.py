@@ -24,6 +24,8 @@ pytestmark = pytest.mark.slow
 
 SERVICE = "baloot.v1.BalootEngineService"
 FREE_PORTS = ["--port", "0", "--metrics-port", "0"]
+FIRST_KEY = "KsD3bD8p0hRj5zC6Qy1iN2m9wVfUe4tYxA7oLrGkHqI"
+SECOND_KEY = "Zq8Wm3Tn5Rb7Yc2Vx4Ls6Kd9Jf1Hg0Pa3Ue5Io7Nr8M"
 
 
 def test_every_log_line_is_json_and_the_rpc_line_carries_the_request_id(
@@ -36,10 +38,11 @@ def test_every_log_line_is_json_and_the_rpc_line_carries_the_request_id(
         stub = pb_grpc.BalootEngineServiceStub(channel)
         with pytest.raises(grpc.RpcError) as raised:
             stub.PlayCard(pb.PlayCardRequest(), metadata=[("x-request-id", "trace-7")], timeout=5)
-        assert raised.value.code() is grpc.StatusCode.UNIMPLEMENTED
+        assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
     line = server.wait_for(lambda r: r.get("event") == "rpc" and r.get("request_id") == "trace-7")
     assert line["method"] == f"/{SERVICE}/PlayCard"
-    assert line["grpc_code"] == "UNIMPLEMENTED"
+    assert line["grpc_code"] == "INVALID_ARGUMENT"
+    assert line["reason"] == "REQUEST_INVALID"
     assert line["level"] == "info"
     assert isinstance(line["duration_ms"], float)
     assert line["peer"].startswith(("ipv4:", "ipv6:"))
@@ -53,14 +56,15 @@ def test_every_log_line_is_json_and_the_rpc_line_carries_the_request_id(
 def test_settings_are_logged_once_without_secrets(spawn: Callable[..., ServerProcess]) -> None:
     server = spawn(
         ["-m", "baloot_engine", *FREE_PORTS],
-        env={"BALOOT_STATE_KEYS": "first-secret,second-secret", "BALOOT_TYPO": "1"},
+        env={"BALOOT_STATE_KEYS": f"{FIRST_KEY},{SECOND_KEY}", "BALOOT_TYPO": "1"},
     )
     server.wait_started()
     settings = [r for r in server.records() if r["event"] == "settings"]
     assert len(settings) == 1
     assert settings[0]["state_keys"] == "<2 configured>"
     assert settings[0]["port"] == 0
-    assert "secret" not in server.output()
+    assert FIRST_KEY not in server.output()
+    assert SECOND_KEY not in server.output()
     warning = server.wait_for(lambda r: r["event"] == "unknown setting ignored")
     assert warning["variable"] == "BALOOT_TYPO"
 

@@ -9,8 +9,10 @@ from collections.abc import Callable
 import grpc
 import pytest
 from google.protobuf import descriptor_pb2
+from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from grpc_status import rpc_status
 from prometheus_client.parser import text_string_to_metric_families
 
 from baloot.v1 import engine_service_pb2 as pb
@@ -78,28 +80,41 @@ def test_reflection_serves_the_contract_with_its_dependencies(channel: grpc.Chan
 
 
 @pytest.mark.parametrize(
-    ("method", "request_message"),
+    ("method", "request_message", "reason"),
     [
-        ("CreateMatch", pb.CreateMatchRequest()),
-        ("DealRound", pb.DealRoundRequest()),
-        ("PlaceBid", pb.PlaceBidRequest()),
-        ("CallDouble", pb.CallDoubleRequest()),
-        ("DeclareProjects", pb.DeclareProjectsRequest()),
-        ("PlayCard", pb.PlayCardRequest()),
-        ("GetScore", pb.GetScoreRequest()),
-        ("GetView", pb.GetViewRequest()),
-        ("ListLegalActions", pb.ListLegalActionsRequest()),
-        ("ScoreRound", pb.ScoreRoundRequest()),
+        ("DealRound", pb.DealRoundRequest(), "REQUEST_INVALID"),
+        ("PlaceBid", pb.PlaceBidRequest(), "REQUEST_INVALID"),
+        ("CallDouble", pb.CallDoubleRequest(), "REQUEST_INVALID"),
+        ("DeclareProjects", pb.DeclareProjectsRequest(), "REQUEST_INVALID"),
+        ("PlayCard", pb.PlayCardRequest(), "REQUEST_INVALID"),
+        ("GetScore", pb.GetScoreRequest(), "REQUEST_INVALID"),
+        ("GetView", pb.GetViewRequest(), "REQUEST_INVALID"),
+        ("ListLegalActions", pb.ListLegalActionsRequest(), "REQUEST_INVALID"),
+        ("ScoreRound", pb.ScoreRoundRequest(), "INVALID_ROUND_FACTS"),
     ],
 )
-def test_unbuilt_rpcs_answer_unimplemented_with_the_method_name(
-    channel: grpc.Channel, method: str, request_message: object
+def test_an_empty_request_is_refused_with_a_reason(
+    channel: grpc.Channel, method: str, request_message: object, reason: str
 ) -> None:
     stub = pb_grpc.BalootEngineServiceStub(channel)
     with pytest.raises(grpc.RpcError) as raised:
         getattr(stub, method)(request_message, timeout=5)
-    assert raised.value.code() is grpc.StatusCode.UNIMPLEMENTED
-    assert f"{SERVICE}/{method} is not implemented" in raised.value.details()
+    assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    status = rpc_status.from_call(raised.value)
+    assert status is not None
+    info = error_details_pb2.ErrorInfo()
+    assert status.details[0].Unpack(info)
+    assert info.domain == "baloot.v1"
+    assert info.reason == reason
+
+
+def test_an_empty_create_match_starts_a_seeds_match(channel: grpc.Channel) -> None:
+    stub = pb_grpc.BalootEngineServiceStub(channel)
+    response = stub.CreateMatch(pb.CreateMatchRequest(), timeout=5)
+    assert response.state_version == 0
+    assert len(response.match_id) == 32
+    assert len(response.seat_credentials) == 4
+    assert [view.seat for view in response.views] == [0, 1, 2, 3]
 
 
 def test_request_id_is_echoed_in_trailing_metadata(channel: grpc.Channel) -> None:
@@ -130,7 +145,7 @@ def test_metrics_count_the_call_by_method_and_code(
     labels = {"grpc_service": SERVICE, "grpc_method": "ListLegalActions", "grpc_type": "unary"}
     handled_key = (
         "grpc_server_handled_total",
-        tuple(sorted({**labels, "grpc_code": "UNIMPLEMENTED"}.items())),
+        tuple(sorted({**labels, "grpc_code": "INVALID_ARGUMENT"}.items())),
     )
     before = scrape(server).get(handled_key, 0.0)
     for _ in range(3):

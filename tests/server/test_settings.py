@@ -18,6 +18,9 @@ from baloot_engine.server.settings import (
     unknown_variables,
 )
 
+KEY = "KsD3bD8p0hRj5zC6Qy1iN2m9wVfUe4tYxA7oLrGkHqI"
+SECOND_KEY = "Zq8Wm3Tn5Rb7Yc2Vx4Ls6Kd9Jf1Hg0Pa3Ue5Io7Nr8M"
+
 
 def test_defaults_serve_on_localhost() -> None:
     settings = load_settings([], {})
@@ -50,7 +53,7 @@ def test_environment_values_are_typed() -> None:
             "BALOOT_MAX_MESSAGE_BYTES": "65536",
             "BALOOT_REFLECTION": "no",
             "BALOOT_ALLOW_PRESET_DECK": "true",
-            "BALOOT_STATE_KEYS": "k1, k2",
+            "BALOOT_STATE_KEYS": f"{KEY}, {SECOND_KEY}",
             "BALOOT_STATE_KEY_FILE": "/run/secrets/state.key",
             "BALOOT_WORKERS": "1",
         },
@@ -66,7 +69,7 @@ def test_environment_values_are_typed() -> None:
         max_message_bytes=65536,
         reflection=False,
         allow_preset_deck=True,
-        state_keys=("k1", "k2"),
+        state_keys=(KEY, SECOND_KEY),
         state_key_file=Path("/run/secrets/state.key"),
         workers=1,
     )
@@ -101,6 +104,7 @@ def test_an_empty_variable_counts_as_unset() -> None:
         ("BALOOT_MAX_MESSAGE_BYTES", "10", "expected an integer from 4096"),
         ("BALOOT_HOST", "two words", "expected a host name"),
         ("BALOOT_STATE_KEYS", "a,,b", "comma-separated list"),
+        ("BALOOT_STATE_KEYS", "too-short", "32 bytes each"),
         ("BALOOT_WORKERS", "4", "only 1 worker process"),
         ("BALOOT_WORKERS", "0", "expected an integer from 1 to 64"),
     ],
@@ -125,8 +129,11 @@ def test_secret_values_never_appear_in_messages_or_summaries() -> None:
     with pytest.raises(SettingsError) as raised:
         load_settings([], {"BALOOT_STATE_KEYS": "topsecret,,"})
     assert "topsecret" not in str(raised.value)
-    settings = load_settings([], {"BALOOT_STATE_KEYS": "topsecret"})
-    assert "topsecret" not in repr(settings)
+    with pytest.raises(SettingsError) as short:
+        load_settings([], {"BALOOT_STATE_KEYS": "topsecret"})
+    assert "topsecret" not in str(short.value)
+    settings = load_settings([], {"BALOOT_STATE_KEYS": KEY})
+    assert KEY not in repr(settings)
     assert settings.redacted()["state_keys"] == "<1 configured>"
     assert Settings().redacted()["state_keys"] == "<none>"
 

@@ -793,6 +793,7 @@ class ScoreRoundRequest(_message.Message):
     MULTIPLIER_FIELD_NUMBER: _builtins.int
     GAHWA_FIELD_NUMBER: _builtins.int
     MATCH_SCORES_FIELD_NUMBER: _builtins.int
+    REVERSE_KABOOT_FIELD_NUMBER: _builtins.int
     contract_type: _types_pb2.ContractType.ValueType
     """Sun or Hokm."""
     trump: _types_pb2.Suit.ValueType
@@ -805,6 +806,10 @@ class ScoreRoundRequest(_message.Message):
     """The doubling multiplier, 1 to 4 (at most 2 in Sun); 0 means 1."""
     gahwa: _builtins.bool
     """True when the round was played as a Gahwa."""
+    reverse_kaboot: _builtins.bool
+    """True when the reverse-kaboot condition held: a Sun bought by the dealer's right holding an
+    Ace, whose team took no trick. It matters only under the `reverse_kaboot` rule flag.
+    """
     @_builtins.property
     def rules(self) -> _rules_pb2.RuleSet:
         """The rule set to score with; absent means the SEEDS preset."""
@@ -853,10 +858,11 @@ class ScoreRoundRequest(_message.Message):
         multiplier: _builtins.int = ...,
         gahwa: _builtins.bool = ...,
         match_scores: _abc.Iterable[_builtins.int] | None = ...,
+        reverse_kaboot: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["buyer", b"buyer", "buyer_seat", b"buyer_seat", "buyer_team", b"buyer_team", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["awarded_projects", b"awarded_projects", "baloot_teams", b"baloot_teams", "buyer", b"buyer", "buyer_seat", b"buyer_seat", "buyer_team", b"buyer_team", "card_abnat", b"card_abnat", "contract_type", b"contract_type", "gahwa", b"gahwa", "match_scores", b"match_scores", "multiplier", b"multiplier", "rules", b"rules", "tricks", b"tricks", "tricks_won", b"tricks_won", "trump", b"trump"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["awarded_projects", b"awarded_projects", "baloot_teams", b"baloot_teams", "buyer", b"buyer", "buyer_seat", b"buyer_seat", "buyer_team", b"buyer_team", "card_abnat", b"card_abnat", "contract_type", b"contract_type", "gahwa", b"gahwa", "match_scores", b"match_scores", "multiplier", b"multiplier", "reverse_kaboot", b"reverse_kaboot", "rules", b"rules", "tricks", b"tricks", "tricks_won", b"tricks_won", "trump", b"trump"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_buyer: _TypeAlias = _typing.Literal["buyer_seat", "buyer_team"]  # noqa: Y015
     _WhichOneofArgType_buyer: _TypeAlias = _typing.Literal["buyer", b"buyer"]  # noqa: Y015

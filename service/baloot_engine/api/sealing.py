@@ -42,10 +42,15 @@ class StateKeyError(ValueError):
 
 
 class TokenRefusedError(Exception):
-    """A token that cannot be opened; ``why`` is a short, non-secret explanation."""
+    """A token that cannot be opened.
 
-    def __init__(self, why: str) -> None:
+    ``why`` is a short, non-secret explanation; ``kind`` one of a few stable words
+    (a bounded metric label): truncated, format, unknown_key, not_authentic.
+    """
+
+    def __init__(self, kind: str, why: str) -> None:
         super().__init__(why)
+        self.kind = kind
         self.why = why
 
 
@@ -114,21 +119,23 @@ class KeyRing:
     def open(self, token: bytes, match_id: bytes) -> bytes:
         """Authenticate and decrypt a token sealed for ``match_id``."""
         if len(token) < HEADER_SIZE + TAG_SIZE:
-            raise TokenRefusedError("the token is too short")
+            raise TokenRefusedError("truncated", "the token is too short")
         if token[0] != TOKEN_FORMAT:
-            raise TokenRefusedError(f"unsupported token format {token[0]}")
+            raise TokenRefusedError("format", f"unsupported token format {token[0]}")
         header, nonce, body = token[:2], token[2:HEADER_SIZE], token[HEADER_SIZE:]
         candidates = [
             aead for kid, aead in zip(self._ids, self._aeads, strict=True) if kid == token[1]
         ]
         if not candidates:
-            raise TokenRefusedError("the token was sealed with an unknown key")
+            raise TokenRefusedError("unknown_key", "the token was sealed with an unknown key")
         for aead in candidates:
             try:
                 return aead.decrypt(nonce, body, header + match_id)
             except InvalidTag:
                 continue
-        raise TokenRefusedError("the token does not authenticate (tampered, or another match)")
+        raise TokenRefusedError(
+            "not_authentic", "the token does not authenticate (tampered, or another match)"
+        )
 
     # -- credentials ----------------------------------------------------------------
 

@@ -1,83 +1,336 @@
-"""The servicer of ``baloot.v1.BalootEngineService``.
+"""The servicer of ``baloot.v1.BalootEngineService``: thin methods over the rules core.
 
-This version publishes the contract and the server around it; the RPCs are not served yet and
-each answers ``UNIMPLEMENTED`` with a message naming the method, so that clients can be written
-and tested against the real server while the rules are connected.
+Every action follows the same path (:meth:`BalootEngineServicer._act`): check the request,
+check the credential, open the sealed token, compare the expected version, let the rules
+core apply the action, seal the next state and build the views the caller may see. Every
+refusal leaves through :class:`ApiError`, the one place that maps it to a status.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final, NoReturn
+import binascii
+import functools
+import secrets
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, Final, NoReturn, TypeVar
 
 import grpc
 import grpc.aio
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
+from baloot.v1 import types_pb2
+from baloot_engine.api import convert
+from baloot_engine.api.sealing import (
+    HOST_ROLE,
+    MATCH_ID_SIZE,
+    KeyRing,
+    TokenRefusedError,
+    seat_role,
+)
+from baloot_engine.api.state_codec import SEED_SIZE, StateInvalidError, decode, encode
+from baloot_engine.api.status import (
+    PRESET_DECK_DISABLED,
+    STALE_STATE,
+    ApiError,
+    credential_invalid,
+    request_invalid,
+    state_invalid,
+)
+from baloot_engine.api.views import build_view
+from baloot_engine.rules import game
+from baloot_engine.rules.actions import Action, Deal
+from baloot_engine.rules.dealing import deck_from_seed
+from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.match import winner_after
+from baloot_engine.rules.ruleset import RuleSet
+from baloot_engine.rules.scoring import RoundScore, score_round
+from baloot_engine.rules.state import State
+from baloot_engine.server.logs import bind_call_fields
+from baloot_engine.server.metrics import Metrics
 
 SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["BalootEngineService"].full_name
 
 _Context = grpc.aio.ServicerContext[Any, Any]
 
 
-async def _not_implemented(context: _Context, method: str) -> NoReturn:
-    await context.abort(
-        grpc.StatusCode.UNIMPLEMENTED,
-        f"{SERVICE_NAME}/{method} is not implemented by this server version yet",
-    )
+class _Opened:
+    """A request's match, opened: who is calling and the state they sent."""
+
+    __slots__ = ("match_id", "match_key", "role", "seed", "state", "version")
+
+    def __init__(
+        self, match_id: str, match_key: bytes, role: str, state: State, seed: bytes, version: int
+    ) -> None:
+        self.match_id = match_id
+        self.match_key = match_key
+        self.role = role
+        self.state = state
+        self.seed = seed
+        self.version = version
+
+    def may_act_for(self, seat: int) -> bool:
+        return self.role in (HOST_ROLE, seat_role(seat))
+
+    def visible_seats(self) -> Sequence[int]:
+        """The seats whose private views the caller may see."""
+        if self.role == HOST_ROLE:
+            return (0, 1, 2, 3)
+        return (int(self.role[-1]),)
+
+
+_Request = TypeVar("_Request")
+_Response = TypeVar("_Response")
+_Body = Callable[["BalootEngineServicer", _Request], _Response]
+_Handler = Callable[["BalootEngineServicer", _Request, _Context], Coroutine[Any, Any, _Response]]
+
+
+def _rpc(body: _Body[_Request, _Response]) -> _Handler[_Request, _Response]:
+    """Turn a synchronous RPC body into the servicer's coroutine; refusals become statuses.
+
+    The bodies are pure computation (no I/O), so they run inline on the event loop.
+    """
+
+    @functools.wraps(body)
+    async def handler(
+        self: BalootEngineServicer, request: _Request, context: _Context
+    ) -> _Response:
+        try:
+            return body(self, request)
+        except (ApiError, RuleError) as error:
+            await _abort(context, error)
+
+    return handler
 
 
 class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
-    """Answers every RPC of the contract; each one is UNIMPLEMENTED in this version."""
+    """Answers every RPC of the contract."""
 
-    async def CreateMatch(
-        self, request: pb.CreateMatchRequest, context: _Context
-    ) -> pb.CreateMatchResponse:
-        """Create a match (not implemented yet)."""
-        await _not_implemented(context, "CreateMatch")
+    def __init__(self, keys: KeyRing, metrics: Metrics, *, allow_preset_deck: bool) -> None:
+        self._keys = keys
+        self._metrics = metrics
+        self._allow_preset_deck = allow_preset_deck
 
-    async def DealRound(
-        self, request: pb.DealRoundRequest, context: _Context
-    ) -> pb.DealRoundResponse:
-        """Deal the next round (not implemented yet)."""
-        await _not_implemented(context, "DealRound")
+    # -- the shared path ----------------------------------------------------------------
 
-    async def PlaceBid(self, request: pb.PlaceBidRequest, context: _Context) -> pb.PlaceBidResponse:
-        """Apply a bid (not implemented yet)."""
-        await _not_implemented(context, "PlaceBid")
+    def _open(self, token: bytes, match_id: str, credential: str) -> _Opened:
+        try:
+            match_key = bytes.fromhex(match_id)
+        except (ValueError, binascii.Error):
+            match_key = b""
+        if len(match_key) != MATCH_ID_SIZE:
+            raise request_invalid("match_id must be the 32 hex digits CreateMatch returned")
+        bind_call_fields(match_id=match_id)
+        role = self._keys.role_of(match_key, credential)
+        if role is None:
+            raise credential_invalid("the credential is not valid for this match")
+        try:
+            decoded = decode(self._keys.open(token, match_key))
+        except TokenRefusedError as error:
+            self._metrics.token_refused(error.kind)
+            raise state_invalid(error.why) from None
+        except StateInvalidError as error:
+            self._metrics.token_refused("invalid_state")
+            raise state_invalid("it holds an impossible state") from error
+        bind_call_fields(state_version=decoded.version)
+        return _Opened(match_id, match_key, role, decoded.state, decoded.seed, decoded.version)
 
-    async def CallDouble(
-        self, request: pb.CallDoubleRequest, context: _Context
-    ) -> pb.CallDoubleResponse:
-        """Apply a doubling call (not implemented yet)."""
-        await _not_implemented(context, "CallDouble")
+    def _seal(self, opened: _Opened, state: State, version: int) -> bytes:
+        return self._keys.seal(encode(state, opened.seed, version), opened.match_key)
 
-    async def DeclareProjects(
-        self, request: pb.DeclareProjectsRequest, context: _Context
-    ) -> pb.DeclareProjectsResponse:
-        """Declare projects (not implemented yet)."""
-        await _not_implemented(context, "DeclareProjects")
+    def _views(self, opened: _Opened, state: State, version: int) -> list[types_pb2.View]:
+        return [build_view(state, s, opened.match_id, version) for s in opened.visible_seats()]
 
-    async def PlayCard(self, request: pb.PlayCardRequest, context: _Context) -> pb.PlayCardResponse:
-        """Play a card (not implemented yet)."""
-        await _not_implemented(context, "PlayCard")
+    def _act(
+        self,
+        request: Any,
+        action_of: Callable[[Any, _Opened], Action],
+        *,
+        seat: int | None = None,
+    ) -> tuple[bytes, int, list[types_pb2.Event], list[types_pb2.View]]:
+        opened = self._open(request.state, request.match_id, request.credential)
+        state = opened.state
+        acting = convert.seat_in(request.seat) if seat is None else seat
+        bind_call_fields(seat=acting)
+        if not opened.may_act_for(acting):
+            raise credential_invalid(f"the credential may not act for seat {acting}")
+        if request.HasField("expected_version") and request.expected_version != opened.version:
+            raise ApiError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                STALE_STATE,
+                f"the state is at version {opened.version}, not {request.expected_version}",
+                {"state_version": str(opened.version)},
+            )
+        action = action_of(request, opened)
+        try:
+            new_state, events = game.apply(state, acting, action)
+        except RuleError as error:
+            self._metrics.action_rejected(error.reason)
+            raise
+        version = opened.version + 1
+        self._metrics.observe_events(events)
+        token = self._seal(opened, new_state, version)
+        return (
+            token,
+            version,
+            [convert.event_out(e, new_state) for e in events],
+            self._views(opened, new_state, version),
+        )
 
-    async def GetScore(self, request: pb.GetScoreRequest, context: _Context) -> pb.GetScoreResponse:
-        """Return the scores (not implemented yet)."""
-        await _not_implemented(context, "GetScore")
+    # -- RPCs ---------------------------------------------------------------------------
 
-    async def GetView(self, request: pb.GetViewRequest, context: _Context) -> pb.GetViewResponse:
-        """Return a view (not implemented yet)."""
-        await _not_implemented(context, "GetView")
+    @_rpc
+    def CreateMatch(self, request: pb.CreateMatchRequest) -> pb.CreateMatchResponse:
+        """Create a match and hand out its credentials."""
+        rules = convert.rules_in(request.rules if request.HasField("rules") else None)
+        if request.HasField("first_dealer"):
+            dealer = convert.seat_in(request.first_dealer)
+        else:
+            dealer = secrets.randbelow(4)
+        scores = tuple(request.starting_scores)
+        if scores and len(scores) != 2:
+            raise request_invalid("starting_scores needs one entry per team, or none")
+        state = game.new_match(rules, dealer, (scores[0], scores[1]) if scores else (0, 0))
+        match_key = secrets.token_bytes(MATCH_ID_SIZE)
+        match_id = match_key.hex()
+        bind_call_fields(match_id=match_id, state_version=0)
+        seed = secrets.token_bytes(SEED_SIZE)
+        token = self._keys.seal(encode(state, seed, 0), match_key)
+        opened = _Opened(match_id, match_key, HOST_ROLE, state, seed, 0)
+        return pb.CreateMatchResponse(
+            state=token,
+            state_version=0,
+            match_id=match_id,
+            host_credential=self._keys.credential(match_key, HOST_ROLE),
+            seat_credentials=[self._keys.credential(match_key, seat_role(s)) for s in range(4)],
+            views=self._views(opened, state, 0),
+        )
 
-    async def ListLegalActions(
-        self, request: pb.ListLegalActionsRequest, context: _Context
-    ) -> pb.ListLegalActionsResponse:
-        """List a seat's legal actions (not implemented yet)."""
-        await _not_implemented(context, "ListLegalActions")
+    @_rpc
+    def DealRound(self, request: pb.DealRoundRequest) -> pb.DealRoundResponse:
+        """Deal the next round from the match's own shuffle (or an allowed preset deck)."""
+        if request.deck_order and not self._allow_preset_deck:
+            raise ApiError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                PRESET_DECK_DISABLED,
+                "this server does not accept preset decks (BALOOT_ALLOW_PRESET_DECK)",
+            )
+        token, version, events, views = self._act(request, _deal_of)
+        return pb.DealRoundResponse(state=token, state_version=version, events=events, views=views)
 
-    async def ScoreRound(
-        self, request: pb.ScoreRoundRequest, context: _Context
-    ) -> pb.ScoreRoundResponse:
-        """Score a finished round (not implemented yet)."""
-        await _not_implemented(context, "ScoreRound")
+    @_rpc
+    def PlaceBid(self, request: pb.PlaceBidRequest) -> pb.PlaceBidResponse:
+        """Apply one bid."""
+        token, version, events, views = self._act(request, lambda r, _: convert.bid_in(r.bid))
+        return pb.PlaceBidResponse(state=token, state_version=version, events=events, views=views)
+
+    @_rpc
+    def CallDouble(self, request: pb.CallDoubleRequest) -> pb.CallDoubleResponse:
+        """Apply one doubling call."""
+        token, version, events, views = self._act(
+            request, lambda r, _: convert.doubling_in(r.doubling)
+        )
+        return pb.CallDoubleResponse(state=token, state_version=version, events=events, views=views)
+
+    @_rpc
+    def DeclareProjects(self, request: pb.DeclareProjectsRequest) -> pb.DeclareProjectsResponse:
+        """Declare project types in the first trick."""
+        token, version, events, views = self._act(
+            request, lambda r, _: convert.declaration_in(r.declaration)
+        )
+        return pb.DeclareProjectsResponse(
+            state=token, state_version=version, events=events, views=views
+        )
+
+    @_rpc
+    def PlayCard(self, request: pb.PlayCardRequest) -> pb.PlayCardResponse:
+        """Play a card (or claim Sawa)."""
+        token, version, events, views = self._act(request, lambda r, _: convert.play_in(r.play))
+        return pb.PlayCardResponse(state=token, state_version=version, events=events, views=views)
+
+    @_rpc
+    def GetScore(self, request: pb.GetScoreRequest) -> pb.GetScoreResponse:
+        """The breakdown of the last scored round and the match score."""
+        opened = self._open(request.state, request.match_id, request.credential)
+        state = opened.state
+        response = pb.GetScoreResponse(
+            state_version=opened.version, match=convert.match_score_out(state)
+        )
+        if state.last_score is not None:
+            view = build_view(state, None, opened.match_id, opened.version)
+            response.last_round.CopyFrom(view.round_score)
+        return response
+
+    @_rpc
+    def GetView(self, request: pb.GetViewRequest) -> pb.GetViewResponse:
+        """A seat's view (with its hand) for an entitled caller, or the public view."""
+        opened = self._open(request.state, request.match_id, request.credential)
+        seat = None
+        if request.HasField("seat"):
+            seat = convert.seat_in(request.seat)
+            if not opened.may_act_for(seat):
+                raise credential_invalid(f"the credential may not see seat {seat}'s hand")
+        return pb.GetViewResponse(
+            view=build_view(opened.state, seat, opened.match_id, opened.version)
+        )
+
+    @_rpc
+    def ListLegalActions(self, request: pb.ListLegalActionsRequest) -> pb.ListLegalActionsResponse:
+        """The actions a seat may take now."""
+        opened = self._open(request.state, request.match_id, request.credential)
+        seat = convert.seat_in(request.seat)
+        if not opened.may_act_for(seat):
+            raise credential_invalid(f"the credential may not see seat {seat}'s actions")
+        actions = [
+            convert.action_out(a)
+            for a in game.legal_actions(opened.state, seat)
+            if not isinstance(a, Deal)
+        ]
+        return pb.ListLegalActionsResponse(state_version=opened.version, actions=actions)
+
+    @_rpc
+    def ScoreRound(self, request: pb.ScoreRoundRequest) -> pb.ScoreRoundResponse:
+        """Score a finished round from its facts, with no match and no token."""
+        facts, rules = convert.facts_in(request)
+        score = score_round(facts, rules)
+        response = pb.ScoreRoundResponse(score=convert.round_score_out(score, 0, None))
+        if request.match_scores:
+            if len(request.match_scores) != 2:
+                raise request_invalid("match_scores needs one entry per team, or none")
+            response.match.CopyFrom(_match_after(request.match_scores, score, rules))
+        return response
+
+
+def _deal_of(request: pb.DealRoundRequest, opened: _Opened) -> Action:
+    """The deck of the next hand: a preset order, or the match's own keyed shuffle."""
+    if request.deck_order:
+        return Deal(tuple(convert.card_in(c) for c in request.deck_order))
+    return Deal(deck_from_seed(opened.seed, opened.state.hand_number + 1))
+
+
+def _match_after(before: Sequence[int], score: RoundScore, rules: RuleSet) -> types_pb2.MatchScore:
+    """The match score after a calculated round (R44), for score-keeping apps."""
+    totals = (before[0] + score.points[0], before[1] + score.points[1])
+    message = types_pb2.MatchScore(points=list(totals), target=rules.match_target)
+    winner = winner_after(totals, score, rules)
+    if winner >= 0:
+        message.winner_team = winner
+        message.end_reason = (
+            types_pb2.MATCH_END_REASON_GAHWA
+            if score.gahwa_winner is not None
+            else types_pb2.MATCH_END_REASON_TARGET_REACHED
+        )
+    return message
+
+
+async def _abort(context: _Context, error: ApiError | RuleError) -> NoReturn:
+    refusal = error if isinstance(error, ApiError) else ApiError.from_rule_error(error)
+    bind_call_fields(reason=refusal.reason)
+    status = refusal.to_status()
+    # Keep what the interceptors already put in the trailers (the request id).
+    trailers = (*tuple(context.trailing_metadata() or ()), *status.trailing_metadata)
+    await context.abort(status.code, status.details, trailing_metadata=trailers)
+    raise AssertionError("abort_with_status returned")  # pragma: no cover
+
+
+__all__ = ["SERVICE_NAME", "BalootEngineServicer"]

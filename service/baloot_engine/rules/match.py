@@ -10,7 +10,7 @@ from baloot_engine.rules.actions import Event, EventKind
 from baloot_engine.rules.cards import ACE, SUITS
 from baloot_engine.rules.contract import Contract, next_seat, team_of
 from baloot_engine.rules.projects import baloot_absorbed
-from baloot_engine.rules.ruleset import BothCrossRule
+from baloot_engine.rules.ruleset import BothCrossRule, RuleSet
 from baloot_engine.rules.scoring import AwardedProject, RoundFacts, RoundScore, score_round
 from baloot_engine.rules.state import Phase, State
 
@@ -85,7 +85,7 @@ def finish_round(
     score = score_round(round_facts(state, sawa_tricks), state.rules)
     events.append(Event(EventKind.ROUND_SCORED, team=contract.buyer_team, score=score))
     totals = (state.match_scores[0] + score.points[0], state.match_scores[1] + score.points[1])
-    winner = match_winner(state, score, totals, contract)
+    winner = winner_after(totals, score, state.rules)
     # Between hands only what the views show survives: the last tricks and contract, and the
     # score (whose facts hold the awarded projects and Baloot).
     finished = State(
@@ -109,17 +109,20 @@ def finish_round(
     return finished, events
 
 
-def match_winner(
-    state: State, score: RoundScore, totals: tuple[int, int], contract: Contract
-) -> int:
-    """The team that has won the match after this hand, or -1 to play on (R41, R44)."""
+def winner_after(totals: tuple[int, int], score: RoundScore, rules: RuleSet) -> int:
+    """The team that has won the match once ``score`` made the ``totals``, or -1 (R41, R44).
+
+    A Gahwa round's winner wins at once. Otherwise a team at or over the target wins; when
+    both are, the higher total wins (equal totals: another hand), or the buying team under
+    ``both_cross_rule = buyer_team``.
+    """
     if score.gahwa_winner is not None:
         return score.gahwa_winner
-    target = state.rules.match_target
+    target = rules.match_target
     over = [totals[0] >= target, totals[1] >= target]
     if over[0] and over[1]:
-        if state.rules.both_cross_rule is BothCrossRule.BUYER_TEAM:
-            return contract.buyer_team
+        if rules.both_cross_rule is BothCrossRule.BUYER_TEAM:
+            return score.buyer_team
         if totals[0] == totals[1]:
             return -1
         return 0 if totals[0] > totals[1] else 1

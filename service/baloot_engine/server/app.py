@@ -32,6 +32,7 @@ from grpc_reflection.v1alpha import reflection
 
 from baloot.v1 import engine_service_pb2_grpc
 from baloot_engine import __version__
+from baloot_engine.api.sealing import KeyRing, StateKeyError, load_or_create_key_file
 from baloot_engine.api.servicer import SERVICE_NAME, BalootEngineServicer
 from baloot_engine.server.interceptors import TelemetryInterceptor
 from baloot_engine.server.logs import configure_logging, get_logger
@@ -55,11 +56,32 @@ class ServerStartError(RuntimeError):
     """The server could not start (a port in use, an address that does not resolve)."""
 
 
+def load_keys(settings: Settings) -> KeyRing:
+    """The state keys: ``BALOOT_STATE_KEYS``, or else the key file (created when missing).
+
+    The key file lets ``make run`` work with no setup and keeps tokens valid across
+    restarts on one machine; replicas share ``BALOOT_STATE_KEYS`` through a secret.
+    """
+    try:
+        if settings.state_keys:
+            return KeyRing.from_texts(settings.state_keys)
+        path = settings.state_key_file
+        key, created = load_or_create_key_file(path)
+    except (StateKeyError, OSError) as error:
+        raise ServerStartError(f"cannot load the state keys: {error}") from None
+    if created:
+        _log.warning("created a state key file", path=str(path.resolve()), mode="0600")
+    else:
+        _log.info("using the state key file", path=str(path.resolve()))
+    return KeyRing([key])
+
+
 async def create_server(
     settings: Settings,
     *,
     metrics: Metrics | None = None,
     health: health_aio.HealthServicer | None = None,
+    keys: KeyRing | None = None,
     extra_handlers: Sequence[grpc.GenericRpcHandler] = (),
 ) -> tuple[grpc.aio.Server, int]:
     """Build the gRPC server with every service, bind it, and return it with its port.
@@ -78,9 +100,9 @@ async def create_server(
         ("grpc.so_reuseport", 0),
     ]
     server = grpc.aio.server(interceptors=[TelemetryInterceptor(metrics)], options=options)
-    engine_service_pb2_grpc.add_BalootEngineServiceServicer_to_server(
-        BalootEngineServicer(), server
-    )
+    keys = keys if keys is not None else load_keys(settings)
+    servicer = BalootEngineServicer(keys, metrics, allow_preset_deck=settings.allow_preset_deck)
+    engine_service_pb2_grpc.add_BalootEngineServiceServicer_to_server(servicer, server)
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     if settings.reflection:
         reflection.enable_server_reflection(

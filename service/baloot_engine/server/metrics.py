@@ -13,6 +13,7 @@ counters; domain counters (rounds dealt, rejected actions…) are added to this 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 from wsgiref.simple_server import WSGIServer
@@ -26,6 +27,8 @@ from prometheus_client import (
     ProcessCollector,
     start_http_server,
 )
+
+from baloot_engine.rules.actions import DoublingCall, Event, EventKind
 
 # Handling times of a rules engine are sub-millisecond to tens of milliseconds; the buckets are
 # finer at the low end than the client library's defaults.
@@ -47,6 +50,9 @@ LATENCY_BUCKETS: Final = (
 )
 
 _CALL_LABELS: Final = ("grpc_service", "grpc_method", "grpc_type")
+_RAISES: Final = frozenset(
+    (DoublingCall.DOUBLE, DoublingCall.TRIPLE, DoublingCall.FOUR, DoublingCall.GAHWA)
+)
 
 
 class Metrics:
@@ -77,6 +83,65 @@ class Metrics:
             buckets=LATENCY_BUCKETS,
             registry=self.registry,
         )
+        self._domain_counters()
+
+    def _domain_counters(self) -> None:
+        """What the matches do. Every label takes a bounded set of values."""
+
+        def counter(name: str, text: str, labels: tuple[str, ...] = ()) -> Counter:
+            return Counter(name, text, labels, registry=self.registry)
+
+        self.rounds_dealt = counter("baloot_rounds_dealt", "Hands dealt, redeals included.")
+        self.contracts = counter(
+            "baloot_contracts", "Contracts fixed by bidding, by type.", ("contract",)
+        )
+        self.redeals = counter("baloot_redeals", "Hands cancelled and dealt again.", ("reason",))
+        self.doubles = counter(
+            "baloot_doubling_calls", "Raises of the doubling chain, by level.", ("level",)
+        )
+        self.kaboots = counter("baloot_kaboots", "Rounds in which one team took every trick.")
+        self.gahwas = counter("baloot_gahwa_rounds", "Rounds played as a Gahwa.")
+        self.rounds_scored = counter("baloot_rounds_scored", "Rounds played to the end and scored.")
+        self.matches_finished = counter("baloot_matches_finished", "Matches won by a team.")
+        self.rejected = counter(
+            "baloot_rejected_actions", "Actions refused by the rules, by reason.", ("reason",)
+        )
+        self.tokens_refused = counter(
+            "baloot_tokens_refused", "State tokens that did not open, by reason.", ("reason",)
+        )
+
+    def action_rejected(self, reason: str) -> None:
+        """Count an action the rules refused (reasons are the core's fixed codes)."""
+        self.rejected.labels(reason=reason).inc()
+
+    def token_refused(self, reason: str) -> None:
+        """Count a refused state token (a handful of fixed reasons)."""
+        self.tokens_refused.labels(reason=reason).inc()
+
+    def observe_events(self, events: Iterable[Event]) -> None:
+        """Count what the events of an accepted action say happened."""
+        for event in events:
+            kind = event.kind
+            if kind is EventKind.CARDS_DEALT and event.cards == (5, 5, 5, 5):
+                self.rounds_dealt.inc()
+            elif kind is EventKind.CONTRACT_FIXED and event.contract is not None:
+                contract = event.contract
+                label = "ashkal" if contract.ashkal else contract.type.value
+                self.contracts.labels(contract=label).inc()
+            elif kind is EventKind.REDEAL:
+                reason = "kawesh" if "Kawesh" in event.text else "all_passed"
+                self.redeals.labels(reason=reason).inc()
+            elif kind is EventKind.DOUBLING_CALLED and event.doubling is not None:
+                if event.doubling.call in _RAISES:
+                    self.doubles.labels(level=event.doubling.call.value).inc()
+            elif kind is EventKind.ROUND_SCORED and event.score is not None:
+                self.rounds_scored.inc()
+                if event.score.kaboot_team is not None:
+                    self.kaboots.inc()
+                if event.score.gahwa:
+                    self.gahwas.inc()
+            elif kind is EventKind.MATCH_WON:
+                self.matches_finished.inc()
 
 
 @dataclass(slots=True)

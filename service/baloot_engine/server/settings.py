@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from baloot_engine import __version__
+from baloot_engine.api.sealing import StateKeyError, parse_key
 
 ENV_PREFIX: Final = "BALOOT_"
 
@@ -145,6 +146,14 @@ def _key_list(text: str) -> tuple[str, ...]:
     keys = tuple(part.strip() for part in text.split(","))
     if any(not key for key in keys):
         raise ValueError("expected a comma-separated list of non-empty keys")
+    for key in keys:
+        try:
+            parse_key(key)
+        except StateKeyError:
+            raise ValueError(
+                "expected comma-separated keys of 32 bytes each, as base64 or 64 hex digits "
+                "(make one with: python -c 'import secrets; print(secrets.token_urlsafe(32))')"
+            ) from None
     return keys
 
 

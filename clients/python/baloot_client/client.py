@@ -1,0 +1,205 @@
+"""A thin typed client of ``baloot.v1.BalootEngineService``.
+
+:class:`EngineClient` wraps the generated stub: refusals come back as :class:`EngineError`
+(its ``reason`` is the stable code of ``google.rpc.ErrorInfo``), and :class:`Match` keeps the
+latest token, version and credentials of one match so a caller only names the seat and the
+action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from baloot.v1 import engine_service_pb2 as pb
+from baloot.v1 import engine_service_pb2_grpc as pb_grpc
+from baloot.v1 import rules_pb2, types_pb2
+
+_Response = TypeVar("_Response")
+
+
+class EngineError(Exception):
+    """A request the engine refused: gRPC code, stable reason, message and facts."""
+
+    def __init__(
+        self, code: grpc.StatusCode, reason: str, message: str, metadata: dict[str, str]
+    ) -> None:
+        super().__init__(f"{code.name} {reason}: {message}")
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.metadata = metadata
+
+    @classmethod
+    def from_rpc_error(cls, error: grpc.RpcError) -> EngineError:
+        """Read the ``ErrorInfo`` out of a failed call."""
+        call: Any = error
+        reason, metadata = "", {}
+        status = rpc_status.from_call(call)
+        if status is not None:
+            for detail in status.details:
+                info = error_details_pb2.ErrorInfo()
+                if detail.Unpack(info):
+                    reason, metadata = info.reason, dict(info.metadata)
+        return cls(call.code(), reason, call.details() or "", metadata)
+
+
+class IllegalActionError(EngineError):
+    """FAILED_PRECONDITION: the rules forbid the action now (not your turn, must follow…)."""
+
+
+class InvalidRequestError(EngineError):
+    """INVALID_ARGUMENT: a malformed request or a token that does not open."""
+
+
+class PermissionDeniedError(EngineError):
+    """PERMISSION_DENIED: the credential does not allow it, or preset decks are off."""
+
+
+_ERROR_TYPES: dict[grpc.StatusCode, type[EngineError]] = {
+    grpc.StatusCode.FAILED_PRECONDITION: IllegalActionError,
+    grpc.StatusCode.INVALID_ARGUMENT: InvalidRequestError,
+    grpc.StatusCode.PERMISSION_DENIED: PermissionDeniedError,
+}
+
+
+def _typed(error: grpc.RpcError) -> EngineError:
+    generic = EngineError.from_rpc_error(error)
+    kind = _ERROR_TYPES.get(generic.code, EngineError)
+    return kind(generic.code, generic.reason, generic.message, generic.metadata)
+
+
+class EngineClient:
+    """The service over one channel, with typed errors."""
+
+    def __init__(self, channel: grpc.Channel, *, timeout: float = 10.0) -> None:
+        self.stub = pb_grpc.BalootEngineServiceStub(channel)
+        self.timeout = timeout
+
+    @classmethod
+    def connect(cls, target: str = "localhost:50051", **kwargs: Any) -> EngineClient:
+        """A client over a new insecure channel to ``target``."""
+        return cls(grpc.insecure_channel(target), **kwargs)
+
+    def call(self, method: Callable[..., _Response], request: Any) -> _Response:
+        """Call one stub method; a refusal raises the matching :class:`EngineError`."""
+        try:
+            return method(request, timeout=self.timeout)
+        except grpc.RpcError as error:
+            raise _typed(error) from None
+
+    def create_match(
+        self,
+        rules: rules_pb2.RuleSet | None = None,
+        *,
+        first_dealer: int | None = None,
+        starting_scores: Sequence[int] = (),
+    ) -> Match:
+        """Create a match and return its handle."""
+        request = pb.CreateMatchRequest(starting_scores=list(starting_scores))
+        if rules is not None:
+            request.rules.CopyFrom(rules)
+        if first_dealer is not None:
+            request.first_dealer = first_dealer
+        response = self.call(self.stub.CreateMatch, request)
+        return Match(
+            client=self,
+            match_id=response.match_id,
+            host_credential=response.host_credential,
+            seat_credentials=tuple(response.seat_credentials),
+            state=response.state,
+            version=response.state_version,
+            views=list(response.views),
+        )
+
+    def score_round(self, request: pb.ScoreRoundRequest) -> pb.ScoreRoundResponse:
+        """The stateless round-score calculator."""
+        return self.call(self.stub.ScoreRound, request)
+
+
+@dataclass
+class Match:
+    """One match: the latest token and version, and the credentials handed out for it.
+
+    Actions use the host credential unless ``credential`` is given. Each accepted action
+    replaces ``state``, ``version`` and ``views`` and returns the events it caused.
+    """
+
+    client: EngineClient
+    match_id: str
+    host_credential: str
+    seat_credentials: tuple[str, ...]
+    state: bytes
+    version: int
+    views: list[types_pb2.View] = field(default_factory=list)
+
+    def _send(self, method: Callable[..., Any], request: Any, credential: str | None) -> Any:
+        request.state = self.state
+        request.match_id = self.match_id
+        request.credential = credential or self.host_credential
+        request.expected_version = self.version
+        response = self.client.call(method, request)
+        self.state, self.version = response.state, response.state_version
+        self.views = list(response.views)
+        return response
+
+    def deal(self, seat: int, deck: Iterable[int] = (), credential: str | None = None) -> Any:
+        """Deal the next round (``deck``: a preset order, if the server allows it)."""
+        request = pb.DealRoundRequest(seat=seat, deck_order=list(deck))
+        return self._send(self.client.stub.DealRound, request, credential).events
+
+    def bid(self, seat: int, bid: types_pb2.Bid, credential: str | None = None) -> Any:
+        """Place a bid."""
+        request = pb.PlaceBidRequest(seat=seat, bid=bid)
+        return self._send(self.client.stub.PlaceBid, request, credential).events
+
+    def double(self, seat: int, call: types_pb2.Doubling, credential: str | None = None) -> Any:
+        """Make a doubling call."""
+        request = pb.CallDoubleRequest(seat=seat, doubling=call)
+        return self._send(self.client.stub.CallDouble, request, credential).events
+
+    def declare(
+        self, seat: int, declaration: types_pb2.Declaration, credential: str | None = None
+    ) -> Any:
+        """Declare projects."""
+        request = pb.DeclareProjectsRequest(seat=seat, declaration=declaration)
+        return self._send(self.client.stub.DeclareProjects, request, credential).events
+
+    def play(self, seat: int, play: types_pb2.CardPlay, credential: str | None = None) -> Any:
+        """Play a card (or claim Sawa)."""
+        request = pb.PlayCardRequest(seat=seat, play=play)
+        return self._send(self.client.stub.PlayCard, request, credential).events
+
+    def act(self, seat: int, action: types_pb2.Action, credential: str | None = None) -> Any:
+        """Apply any action of a legal-action list."""
+        which = action.WhichOneof("action")
+        if which == "bid":
+            return self.bid(seat, action.bid, credential)
+        if which == "doubling":
+            return self.double(seat, action.doubling, credential)
+        if which == "declaration":
+            return self.declare(seat, action.declaration, credential)
+        if which == "play":
+            return self.play(seat, action.play, credential)
+        raise ValueError(f"not an action: {action}")
+
+    def view(self, seat: int | None = None, credential: str | None = None) -> types_pb2.View:
+        """A seat's view, or the public view."""
+        request = pb.GetViewRequest(
+            state=self.state, match_id=self.match_id, credential=credential or self.host_credential
+        )
+        if seat is not None:
+            request.seat = seat
+        return self.client.call(self.client.stub.GetView, request).view
+
+    def score(self) -> pb.GetScoreResponse:
+        """The last round's breakdown and the match score."""
+        request = pb.GetScoreRequest(
+            state=self.state, match_id=self.match_id, credential=self.host_credential
+        )
+        return self.client.call(self.client.stub.GetScore, request)

@@ -1,0 +1,88 @@
+"""The one mapping from refusals to gRPC statuses with ``google.rpc.ErrorInfo`` details.
+
+``INVALID_ARGUMENT`` for malformed input, ``FAILED_PRECONDITION`` for a well-formed action
+the rules forbid now (and a stale ``expected_version``), ``PERMISSION_DENIED`` for
+credentials and disabled preset decks. The reason is the stable code of the rules core
+or of this layer; the domain is ``baloot.v1``.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from baloot_engine.rules.errors import ErrorKind, RuleError
+
+DOMAIN: Final = "baloot.v1"
+
+STATE_INVALID: Final = "STATE_INVALID"
+STALE_STATE: Final = "STALE_STATE"
+CREDENTIAL_INVALID: Final = "CREDENTIAL_INVALID"
+PRESET_DECK_DISABLED: Final = "PRESET_DECK_DISABLED"
+REQUEST_INVALID: Final = "REQUEST_INVALID"
+
+
+class ApiError(Exception):
+    """A refusal on its way to the caller: status code, stable reason, message, facts."""
+
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        reason: str,
+        message: str,
+        metadata: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.metadata = dict(metadata or {})
+
+    @classmethod
+    def from_rule_error(cls, error: RuleError) -> ApiError:
+        """The status of a refusal by the rules core."""
+        code = (
+            grpc.StatusCode.INVALID_ARGUMENT
+            if error.kind is ErrorKind.MALFORMED
+            else grpc.StatusCode.FAILED_PRECONDITION
+        )
+        metadata = dict(error.details)
+        if error.allowed:
+            metadata["allowed"] = ",".join(error.allowed)
+        return cls(code, error.reason, error.message, metadata)
+
+    def to_status(self) -> grpc.Status:
+        """The rich status (code, message, ErrorInfo) for ``abort_with_status``."""
+        info = error_details_pb2.ErrorInfo(
+            reason=self.reason, domain=DOMAIN, metadata=self.metadata
+        )
+        detail = any_pb2.Any()
+        detail.Pack(info)
+        status = status_pb2.Status(code=_CODES[self.code], message=self.message, details=[detail])
+        return rpc_status.to_status(status)
+
+
+def state_invalid(why: str) -> ApiError:
+    """A token that does not open or holds an impossible state."""
+    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, STATE_INVALID, f"state token refused: {why}")
+
+
+def request_invalid(why: str) -> ApiError:
+    """A malformed request no other reason covers."""
+    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, REQUEST_INVALID, why)
+
+
+def credential_invalid(why: str) -> ApiError:
+    """A credential that does not entitle the caller."""
+    return ApiError(grpc.StatusCode.PERMISSION_DENIED, CREDENTIAL_INVALID, why)
+
+
+_CODES: Final = {
+    grpc.StatusCode.INVALID_ARGUMENT: code_pb2.INVALID_ARGUMENT,
+    grpc.StatusCode.FAILED_PRECONDITION: code_pb2.FAILED_PRECONDITION,
+    grpc.StatusCode.PERMISSION_DENIED: code_pb2.PERMISSION_DENIED,
+}

@@ -1,0 +1,89 @@
+"""Views: what a seat (or anyone) may see of a state.
+
+A view never holds another seat's hand, the stock or the deck order. The revealed buy
+card is public (it lay face up); declared project types are public (they were said
+aloud); the cards of projects are shown only once they score (R28-R29).
+"""
+
+from __future__ import annotations
+
+from baloot.v1 import types_pb2
+from baloot_engine.api import convert
+from baloot_engine.rules.contract import ContractType
+from baloot_engine.rules.game import legal_actions
+from baloot_engine.rules.state import Phase, State
+
+_LIVE = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
+
+
+def build_view(state: State, seat: int | None, match_id: str, version: int) -> types_pb2.View:
+    """The view of ``seat`` (its hand and legal actions included), or the public view."""
+    view = types_pb2.View(
+        match_id=match_id,
+        state_version=version,
+        phase=convert.PHASE_NUMBERS[state.phase],
+        round_number=state.hand_number,
+        dealer=state.dealer,
+        rules=convert.rules_out(state.rules),
+        match_score=convert.match_score_out(state),
+    )
+    if seat is not None:
+        view.seat = seat
+    if state.turn >= 0:
+        view.turn = state.turn
+    contract = state.contract
+    if contract is not None:
+        view.contract.CopyFrom(convert.contract_out(contract))
+    if state.buy_card >= 0:
+        view.revealed_card = state.buy_card
+    for record in state.bids:
+        view.bids.add(
+            seat=record.seat, bid=convert.bid_out(record.bid), bidding_round=record.bidding_round
+        )
+    for call in state.doubling_calls:
+        view.doubling_calls.add(seat=call.seat, doubling=convert.doubling_out(call.call))
+    trump = state.trump
+    if state.phase is Phase.PLAYING:
+        view.current_trick.CopyFrom(
+            convert.trick_out(
+                len(state.tricks) + 1, state.leader, state.trick, trump, akka=state.akka
+            )
+        )
+    last = convert.last_trick_out(state)
+    if last is not None:
+        view.last_trick.CopyFrom(last)
+    won = [0, 0]
+    for trick in state.tricks:
+        won[trick.winner & 1] += 1
+    view.tricks_won.extend(won)
+    view.abnat_won.extend(state.abnat)
+    for declarer, declaration in enumerate(state.declarations):
+        if declaration is not None:
+            view.declared_projects.add(
+                seat=declarer, kinds=[convert.PROJECT_KIND_NUMBERS[k] for k in declaration.kinds]
+            )
+            if state.project_team == declarer & 1:
+                view.revealed_projects.extend(
+                    convert.project_out(declarer, p, trump) for p in declaration.projects
+                )
+    score = state.last_score
+    if score is not None:
+        shown_contract = contract if state.phase not in _LIVE else None
+        view.round_score.CopyFrom(
+            convert.round_score_out(score, _scored_round(state), shown_contract)
+        )
+        if state.phase not in _LIVE:
+            sun = score.contract is ContractType.SUN
+            view.revealed_projects.extend(convert.awarded_out(p, sun) for p in score.awarded)
+    if state.phase in _LIVE:
+        view.hand_sizes.extend(hand.bit_count() for hand in state.hands)
+    if seat is not None:
+        hand = state.hands[seat]
+        view.hand.extend(c for c in range(32) if hand >> c & 1)
+        view.legal_actions.extend(convert.action_out(a) for a in legal_actions(state, seat))
+    return view
+
+
+def _scored_round(state: State) -> int:
+    """The round number of ``state.last_score``: this hand once over, else the one before."""
+    return state.hand_number if state.phase not in _LIVE else max(state.hand_number - 1, 0)
