@@ -56,8 +56,10 @@ def play_match(match: Match, rng: random.Random, out: list[str]) -> types_pb2.Vi
 def score_line(score: types_pb2.RoundScore, view: types_pb2.View) -> str:
     """One line of the score sheet."""
     contract = score.contract
-    name = "Sun" if contract.type == types_pb2.CONTRACT_TYPE_SUN else (
-        "Hokm " + SUITS[contract.trump - 1]
+    name = (
+        "Sun"
+        if contract.type == types_pb2.CONTRACT_TYPE_SUN
+        else ("Hokm " + SUITS[contract.trump - 1])
     )
     if contract.ashkal:
         name = "Ashkal"
