@@ -520,11 +520,6 @@ def test_kawesh_with_a_hand_of_only_7_8_9(rules: RuleSet) -> None:
     assert act(state, O, Bid(KAWESH)).phase is Phase.AWAITING_DEAL
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ENGINE BUG: apply_bid accepts Bid(KAWESH, suit) with a suit although "
-    "legal_actions offers only Bid(KAWESH); the suit is silently ignored",
-)
 @pytest.mark.parametrize("rules", KAWESH_RULES)
 def test_kawesh_names_no_suit(rules: RuleSet) -> None:
     """An action outside the legal set is refused: a Kawesh claim carries no suit."""

@@ -1329,7 +1329,9 @@ class View(_message.Message):
     """The card turned face up for bidding, while it is visible."""
     @_builtins.property
     def rules(self) -> _rules_pb2.RuleSet:
-        """The rule set of the match with every flag resolved."""
+        """The rule set of the match with every flag resolved. It never changes during a match, so
+        it is sent in the views of CreateMatch and GetView only; action responses leave it unset.
+        """
 
     @_builtins.property
     def contract(self) -> Global___Contract:
@@ -1369,7 +1371,9 @@ class View(_message.Message):
 
     @_builtins.property
     def round_score(self) -> Global___RoundScore:
-        """The score breakdown of the last finished round, once there is one."""
+        """The score breakdown of the last finished round, while the match waits for the next deal
+        and once it is over. During a round it is unset; GetScore returns it at any time.
+        """
 
     @_builtins.property
     def match_score(self) -> Global___MatchScore:

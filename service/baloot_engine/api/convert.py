@@ -278,18 +278,20 @@ def trick_out(
     trump: int,
     winner: int | None = None,
     akka: bool = False,
+    into: types_pb2.Trick | None = None,
 ) -> types_pb2.Trick:
     """A proto ``Trick``: played cards in order, the winner once complete, its abnat."""
     table = POINTS[trump + 1]
-    message = types_pb2.Trick(
-        number=number,
-        leader=leader,
-        cards=[
-            types_pb2.PlayedCard(seat=(leader + i) & 3, card=c, akka=akka and i == 0)
-            for i, c in enumerate(cards)
-        ],
-        abnat=sum(table[c] for c in cards),
-    )
+    message = types_pb2.Trick() if into is None else into
+    message.number = number
+    message.leader = leader
+    for position, card in enumerate(cards):
+        played = message.cards.add()
+        played.seat = (leader + position) & 3
+        played.card = card
+        if akka and position == 0:
+            played.akka = True
+    message.abnat = sum(table[c] for c in cards)
     if winner is not None:
         message.winner = winner
     return message
@@ -482,9 +484,21 @@ def _trick_of(state: State, event: Event) -> tuple[int, int]:
     return len(state.tricks), event.seat
 
 
-def last_trick_out(state: State) -> types_pb2.Trick | None:
-    """The last completed trick of the hand, if any."""
-    if not state.tricks:
-        return None
-    record: TrickRecord = state.tricks[-1]
-    return trick_out(len(state.tricks), record.leader, record.cards, state.trump, record.winner)
+def last_trick_out(state: State, into: types_pb2.Trick) -> None:
+    """Write the last completed trick of the hand, if any, into ``into``."""
+    if state.tricks:
+        record: TrickRecord = state.tricks[-1]
+        trick_out(
+            len(state.tricks), record.leader, record.cards, state.trump, record.winner, into=into
+        )
+
+
+def add_action(actions: Any, action: Action) -> None:
+    """Append a core action to a repeated proto ``Action`` field, building it in place."""
+    if isinstance(action, Play):
+        play = actions.add().play
+        play.card = action.card
+        if action.akka:
+            play.akka = True
+    elif not isinstance(action, Deal):
+        actions.append(action_out(action))

@@ -35,6 +35,8 @@ TAG_SIZE: Final = 16
 KEY_SIZE: Final = 32
 MATCH_ID_SIZE: Final = 16
 HOST_ROLE: Final = "host"
+ROLES: Final = (HOST_ROLE, "seat0", "seat1", "seat2", "seat3")
+_RECENT_MATCHES: Final = 4096  # credentials remembered (bytes of public match ids -> MACs)
 
 
 class StateKeyError(ValueError):
@@ -90,7 +92,7 @@ def load_or_create_key_file(path: Path) -> tuple[bytes, bool]:
 class KeyRing:
     """The state keys: seal with the first, open with any."""
 
-    __slots__ = ("_aeads", "_ids", "_mac_key", "keys")
+    __slots__ = ("_aeads", "_ids", "_mac_key", "_recent", "keys")
 
     def __init__(self, keys: Sequence[bytes]) -> None:
         if not keys:
@@ -102,6 +104,7 @@ class KeyRing:
         self._aeads = tuple(AESGCM(k) for k in self.keys)
         self._ids = tuple(key_id(k) for k in self.keys)
         self._mac_key = hmac.new(self.keys[0], b"baloot-credentials", hashlib.sha256).digest()
+        self._recent: dict[bytes, tuple[bytes, ...]] = {}
 
     @classmethod
     def from_texts(cls, texts: Sequence[str]) -> KeyRing:
@@ -148,10 +151,20 @@ class KeyRing:
         """The role a credential proves in a match, or None. Constant-time comparisons."""
         found = None
         given = credential.encode("ascii", "replace")
-        for role in (HOST_ROLE, "seat0", "seat1", "seat2", "seat3"):
-            if hmac.compare_digest(self.credential(match_id, role).encode("ascii"), given):
+        for role, expected in zip(ROLES, self._credentials(match_id), strict=True):
+            if hmac.compare_digest(expected, given):
                 found = role
         return found
+
+    def _credentials(self, match_id: bytes) -> tuple[bytes, ...]:
+        """The five credentials of a match, remembered for the matches seen lately."""
+        cached = self._recent.get(match_id)
+        if cached is None:
+            cached = tuple(self.credential(match_id, role).encode("ascii") for role in ROLES)
+            if len(self._recent) >= _RECENT_MATCHES:
+                self._recent.pop(next(iter(self._recent)))
+            self._recent[match_id] = cached
+        return cached
 
 
 def seat_role(seat: int) -> str:

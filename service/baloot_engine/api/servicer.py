@@ -37,7 +37,7 @@ from baloot_engine.api.status import (
     request_invalid,
     state_invalid,
 )
-from baloot_engine.api.views import build_view
+from baloot_engine.api.views import build_view, last_round_out
 from baloot_engine.rules import game
 from baloot_engine.rules.actions import Action, Deal
 from baloot_engine.rules.dealing import deck_from_seed
@@ -138,8 +138,13 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     def _seal(self, opened: _Opened, state: State, version: int) -> bytes:
         return self._keys.seal(encode(state, opened.seed, version), opened.match_key)
 
-    def _views(self, opened: _Opened, state: State, version: int) -> list[types_pb2.View]:
-        return [build_view(state, s, opened.match_id, version) for s in opened.visible_seats()]
+    def _views(
+        self, opened: _Opened, state: State, version: int, *, with_rules: bool = False
+    ) -> list[types_pb2.View]:
+        return [
+            build_view(state, s, opened.match_id, version, with_rules=with_rules)
+            for s in opened.visible_seats()
+        ]
 
     def _act(
         self,
@@ -203,7 +208,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             match_id=match_id,
             host_credential=self._keys.credential(match_key, HOST_ROLE),
             seat_credentials=[self._keys.credential(match_key, seat_role(s)) for s in range(4)],
-            views=self._views(opened, state, 0),
+            views=self._views(opened, state, 0, with_rules=True),
         )
 
     @_rpc
@@ -257,8 +262,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             state_version=opened.version, match=convert.match_score_out(state)
         )
         if state.last_score is not None:
-            view = build_view(state, None, opened.match_id, opened.version)
-            response.last_round.CopyFrom(view.round_score)
+            response.last_round.CopyFrom(last_round_out(state))
         return response
 
     @_rpc
@@ -270,9 +274,8 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             seat = convert.seat_in(request.seat)
             if not opened.may_act_for(seat):
                 raise credential_invalid(f"the credential may not see seat {seat}'s hand")
-        return pb.GetViewResponse(
-            view=build_view(opened.state, seat, opened.match_id, opened.version)
-        )
+        view = build_view(opened.state, seat, opened.match_id, opened.version, with_rules=True)
+        return pb.GetViewResponse(view=view)
 
     @_rpc
     def ListLegalActions(self, request: pb.ListLegalActionsRequest) -> pb.ListLegalActionsResponse:
@@ -281,12 +284,10 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         seat = convert.seat_in(request.seat)
         if not opened.may_act_for(seat):
             raise credential_invalid(f"the credential may not see seat {seat}'s actions")
-        actions = [
-            convert.action_out(a)
-            for a in game.legal_actions(opened.state, seat)
-            if not isinstance(a, Deal)
-        ]
-        return pb.ListLegalActionsResponse(state_version=opened.version, actions=actions)
+        response = pb.ListLegalActionsResponse(state_version=opened.version)
+        for action in game.legal_actions(opened.state, seat):
+            convert.add_action(response.actions, action)
+        return response
 
     @_rpc
     def ScoreRound(self, request: pb.ScoreRoundRequest) -> pb.ScoreRoundResponse:

@@ -333,33 +333,31 @@ def _seat_tuple(data: bytes, name: str) -> tuple[int, ...]:
 
 
 def _cards(data: bytes, name: str) -> tuple[int, ...]:
-    if any(b > 31 for b in data):
+    if data and max(data) > 31:
         raise StateInvalidError([f"{name} holds a card out of range"])
     return tuple(data)
 
 
 def encode_owners(hands: tuple[int, int, int, int]) -> bytes:
-    """Two bits per card naming the seat that holds it (0 for cards in no hand)."""
-    packed = 0
-    for seat in (1, 2, 3):
-        mask = hands[seat]
-        while mask:
-            low = mask & -mask
-            packed |= seat << (2 * (low.bit_length() - 1))
-            mask ^= low
-    return packed.to_bytes(8, "little")
+    """The seat holding each card as two 32-bit planes: bit 0 of the seat, then bit 1."""
+    low = hands[1] | hands[3]
+    high = hands[2] | hands[3]
+    return low.to_bytes(4, "little") + high.to_bytes(4, "little")
 
 
 def decode_owners(data: bytes, elsewhere: int) -> tuple[int, int, int, int]:
     """The hands from :func:`encode_owners`; cards in ``elsewhere`` are in no hand."""
     if len(data) != 8:
         raise StateInvalidError(["card owners must be 8 bytes"])
-    packed = int.from_bytes(data, "little")
-    hands = [0, 0, 0, 0]
-    for card in range(32):
-        if not elsewhere >> card & 1:
-            hands[packed >> (2 * card) & 3] |= 1 << card
-    return hands[0], hands[1], hands[2], hands[3]
+    held = ~elsewhere & 0xFFFFFFFF
+    low = int.from_bytes(data[:4], "little")
+    high = int.from_bytes(data[4:], "little")
+    return (
+        held & ~low & ~high,
+        held & low & ~high,
+        held & ~low & high,
+        held & low & high,
+    )
 
 
 def _full_hands(
@@ -417,15 +415,20 @@ def _decode(m: pb.MatchState) -> Decoded:
     raw = m.tricks
     if len(raw) % 5:
         raise StateInvalidError(["tricks are truncated"])
+    if raw and max(raw) > 31:
+        raise StateInvalidError(["a trick holds a card out of range"])
     for i in range(0, len(raw), 5):
         leader = raw[i]
-        cards = _cards(raw[i + 1 : i + 5], "a trick")
         if leader > 3:
             raise StateInvalidError(["a trick leader is out of range"])
-        winner = (leader + trick_winner_index(cards, trump)) & 3
-        tricks.append(TrickRecord(leader, (cards[0], cards[1], cards[2], cards[3]), winner))
-        for card in cards:
-            played |= 1 << card
+        cards = (raw[i + 1], raw[i + 2], raw[i + 3], raw[i + 4])
+        # The winner of a trick leads the next one; only the last one is worked out.
+        if i + 5 < len(raw):
+            winner = raw[i + 5]
+        else:
+            winner = (leader + trick_winner_index(cards, trump)) & 3
+        tricks.append(TrickRecord(leader, cards, winner))
+        played |= 1 << cards[0] | 1 << cards[1] | 1 << cards[2] | 1 << cards[3]
     phase = PHASES[m.phase]
     trick = _cards(m.trick, "the trick")
     stock = _cards(m.stock, "the stock")
@@ -454,7 +457,10 @@ def _decode(m: pb.MatchState) -> Decoded:
         for seat in range(4):
             if has_baloot(full_hands[seat], trump):
                 baloot_seat = seat
-    last_score = _score(m.last_round, rules) if m.HasField("last_round") else None
+    last_score = None
+    if m.HasField("last_round"):
+        rules_key = (m.rule_preset, m.rule_overrides, m.match_target)
+        last_score = _score(m.last_round.SerializeToString(), rules_key)
     state = State(
         rules=rules,
         phase=phase,
@@ -495,7 +501,11 @@ def _decode(m: pb.MatchState) -> Decoded:
     return Decoded(state, bytes(m.seed), m.version)
 
 
-def _score(last: pb.LastRound, rules: RuleSet) -> RoundScore:
+@lru_cache(maxsize=4096)
+def _score(last_round: bytes, rules_key: tuple[int, bytes, int]) -> RoundScore:
+    """The last round's breakdown, recomputed from its facts (cached by their bytes)."""
+    last = pb.LastRound.FromString(last_round)
+    rules = decode_rules(*rules_key)
     raw = last.projects
     if len(raw) % 3 or len(raw) // 3 != len(last.project_cards):
         raise StateInvalidError(["the last round's projects are malformed"])
@@ -519,9 +529,4 @@ def _score(last: pb.LastRound, rules: RuleSet) -> RoundScore:
         gahwa=last.gahwa,
         reverse_kaboot=last.reverse_kaboot,
     )
-    return _scored(facts, rules)
-
-
-@lru_cache(maxsize=1024)
-def _scored(facts: RoundFacts, rules: RuleSet) -> RoundScore:
     return score_round(facts, rules)

@@ -16,17 +16,24 @@ from baloot_engine.rules.state import Phase, State
 _LIVE = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
 
 
-def build_view(state: State, seat: int | None, match_id: str, version: int) -> types_pb2.View:
-    """The view of ``seat`` (its hand and legal actions included), or the public view."""
+def build_view(
+    state: State, seat: int | None, match_id: str, version: int, *, with_rules: bool = False
+) -> types_pb2.View:
+    """The view of ``seat`` (its hand and legal actions included), or the public view.
+
+    ``with_rules`` adds the rule set, which never changes during a match (CreateMatch and
+    GetView send it; action responses leave it out to stay small).
+    """
     view = types_pb2.View(
         match_id=match_id,
         state_version=version,
         phase=convert.PHASE_NUMBERS[state.phase],
         round_number=state.hand_number,
         dealer=state.dealer,
-        rules=convert.rules_out(state.rules),
         match_score=convert.match_score_out(state),
     )
+    if with_rules:
+        view.rules.CopyFrom(convert.rules_out(state.rules))
     if seat is not None:
         view.seat = seat
     if state.turn >= 0:
@@ -44,14 +51,15 @@ def build_view(state: State, seat: int | None, match_id: str, version: int) -> t
         view.doubling_calls.add(seat=call.seat, doubling=convert.doubling_out(call.call))
     trump = state.trump
     if state.phase is Phase.PLAYING:
-        view.current_trick.CopyFrom(
-            convert.trick_out(
-                len(state.tricks) + 1, state.leader, state.trick, trump, akka=state.akka
-            )
+        convert.trick_out(
+            len(state.tricks) + 1,
+            state.leader,
+            state.trick,
+            trump,
+            akka=state.akka,
+            into=view.current_trick,
         )
-    last = convert.last_trick_out(state)
-    if last is not None:
-        view.last_trick.CopyFrom(last)
+    convert.last_trick_out(state, view.last_trick)
     won = [0, 0]
     for trick in state.tricks:
         won[trick.winner & 1] += 1
@@ -67,23 +75,24 @@ def build_view(state: State, seat: int | None, match_id: str, version: int) -> t
                     convert.project_out(declarer, p, trump) for p in declaration.projects
                 )
     score = state.last_score
-    if score is not None:
-        shown_contract = contract if state.phase not in _LIVE else None
-        view.round_score.CopyFrom(
-            convert.round_score_out(score, _scored_round(state), shown_contract)
-        )
-        if state.phase not in _LIVE:
-            sun = score.contract is ContractType.SUN
-            view.revealed_projects.extend(convert.awarded_out(p, sun) for p in score.awarded)
+    if score is not None and state.phase not in _LIVE:
+        view.round_score.CopyFrom(last_round_out(state))
+        sun = score.contract is ContractType.SUN
+        view.revealed_projects.extend(convert.awarded_out(p, sun) for p in score.awarded)
     if state.phase in _LIVE:
         view.hand_sizes.extend(hand.bit_count() for hand in state.hands)
     if seat is not None:
         hand = state.hands[seat]
         view.hand.extend(c for c in range(32) if hand >> c & 1)
-        view.legal_actions.extend(convert.action_out(a) for a in legal_actions(state, seat))
+        for action in legal_actions(state, seat):
+            convert.add_action(view.legal_actions, action)
     return view
 
 
-def _scored_round(state: State) -> int:
-    """The round number of ``state.last_score``: this hand once over, else the one before."""
-    return state.hand_number if state.phase not in _LIVE else max(state.hand_number - 1, 0)
+def last_round_out(state: State) -> types_pb2.RoundScore:
+    """The breakdown of ``state.last_score`` (which must be set)."""
+    score = state.last_score
+    assert score is not None
+    if state.phase in _LIVE:  # a new hand is under way: the score is of the one before
+        return convert.round_score_out(score, max(state.hand_number - 1, 0), None)
+    return convert.round_score_out(score, state.hand_number, state.contract)

@@ -101,6 +101,10 @@ def apply_bid(state: State, seat: int, bid: Bid) -> tuple[State, list[Event]]:
     if state.phase is not Phase.BIDDING:
         raise RuleError(errors.WRONG_PHASE, f"no bidding in phase {state.phase.value}")
     if bid.kind is BidKind.KAWESH:
+        if bid.suit != -1:
+            raise RuleError(
+                errors.SUIT_NOT_ALLOWED, "Kawesh names no suit", allowed=(str(Bid(BidKind.KAWESH)),)
+            )
         if not kawesh_allowed(state, seat):
             raise RuleError(errors.KAWESH_NOT_ALLOWED, "this hand may not call Kawesh now")
         return _cancel_hand(state, seat, bid, kawesh=True)

@@ -147,7 +147,7 @@ class RuleSetError(ValueError):
     """A rule set with an unknown, mistyped or contradictory setting."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class RuleSet:
     """Every variant flag of a match. The field defaults are the ``SEEDS`` preset."""
 
@@ -192,6 +192,14 @@ class RuleSet:
         problems = self.problems()
         if problems:
             raise RuleSetError("; ".join(problems))
+        # Rule sets key caches on every request: hash the 36 flags once, not per lookup
+        # (which is why this dataclass has a __dict__ and no __slots__).
+        values = tuple(getattr(self, f.name) for f in dataclasses.fields(self))
+        object.__setattr__(self, "_cached_hash", hash(values))
+
+    def __hash__(self) -> int:
+        cached: int = self.__dict__["_cached_hash"]
+        return cached
 
     def problems(self) -> list[str]:
         """List every invalid or contradictory setting (empty when the set is valid)."""

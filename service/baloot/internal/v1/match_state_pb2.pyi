@@ -88,8 +88,9 @@ class MatchState(_message.Message):
     turn: _builtins.int
     """The seat expected to act, -1 for none."""
     card_owners: _builtins.bytes
-    """The seat holding each card, two bits per card (card c in bits 2c and 2c+1 of the 8 bytes,
-    little-endian); only cards in no other place (trick, tricks, stock, buy card) are in hands.
+    """The seat holding each card as two little-endian 32-bit planes (bit c of the first is bit 0
+    of card c's seat, bit c of the second its bit 1); only cards in no other place (trick,
+    tricks, stock, buy card) are in hands.
     """
     stock: _builtins.bytes
     """The undealt cards in dealing order, one byte per card."""
