@@ -11,8 +11,12 @@ GENERATED := service/baloot/v1/engine_service_pb2.py
 # `make breaking` compares the contract with this git revision (CI: the previous commit).
 BREAKING_AGAINST ?= HEAD~1
 
+# Parts of the project with their own tools (the gateway, the TypeScript client…) add their
+# targets in mk/*.mk and append the checks `make test` must run to EXTRA_TESTS.
+EXTRA_TESTS :=
+
 .DEFAULT_GOAL := help
-.PHONY: help install gen gen-check run test lint format typecheck proto-lint breaking pytest clean
+.PHONY: help install gen gen-check run test lint format typecheck proto-lint breaking pytest clean demo bench
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -60,11 +64,20 @@ breaking: $(STAMP) ## buf breaking against BREAKING_AGAINST (default HEAD~1), if
 	  echo "buf breaking: skipped, $(BREAKING_AGAINST) has no earlier contract to compare with"; \
 	fi
 
+demo: $(STAMP) ## Play a match against the server `make run` started, print the score sheet.
+	$(BIN)/baloot-demo
+
+bench: $(STAMP) ## Benchmarks: the rules core in-process, then one server process over gRPC.
+	$(PY) bench/bench_rules.py
+	$(PY) bench/bench_service.py
+
 pytest: $(STAMP) ## Run the test suite.
 	$(BIN)/pytest
 
-test: lint typecheck proto-lint gen-check pytest ## Every check: lint, types, buf, stub drift, tests.
+test: lint typecheck proto-lint gen-check pytest $(EXTRA_TESTS) ## Every check: lint, types, buf, stub drift, tests.
 
 clean: ## Remove caches (keeps .venv).
 	rm -rf .mypy_cache .ruff_cache .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -not -path './.venv/*' -prune -exec rm -rf {} +
+
+-include mk/*.mk
