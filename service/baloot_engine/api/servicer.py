@@ -295,6 +295,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         facts, rules = convert.facts_in(request)
         score = score_round(facts, rules)
         response = pb.ScoreRoundResponse(score=convert.round_score_out(score, 0, None))
+        response.score.contract.trump = request.trump
         if request.match_scores:
             if len(request.match_scores) != 2:
                 raise request_invalid("match_scores needs one entry per team, or none")
