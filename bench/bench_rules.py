@@ -101,6 +101,23 @@ def play_costs(rules: RuleSet, samples: int, seed: int) -> tuple[list[float], li
     return legal_times, apply_times
 
 
+def calibration_loops(seconds: float) -> float:
+    """A fixed pure-Python workload (dict, list and integer work), in loops per second.
+
+    It is run next to the engine in the same process so that results taken on a busy or
+    different machine can be compared as ratios (rounds per calibration loop).
+    """
+    count = 0
+    deadline = time.perf_counter() + seconds
+    start = time.perf_counter()
+    while time.perf_counter() < deadline:
+        for _ in range(100):
+            table = {i: i * 7 % 32 for i in range(32)}
+            order = sorted(table, key=table.__getitem__)
+            count += len(order) & 1 or 1
+    return count / (time.perf_counter() - start)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0)
@@ -108,12 +125,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2024)
     args = parser.parse_args()
     rules = SEEDS if args.preset == "seeds" else KAMMELNA
+    before = calibration_loops(1.0)
     rounds, redeals, elapsed = rounds_per_second(rules, args.seconds, args.seed)
+    after = calibration_loops(1.0)
+    calibration = (before + after) / 2
     print(f"preset: {args.preset}")
+    print(
+        f"calibration workload: {calibration:,.0f} loops/s (before {before:,.0f}, after {after:,.0f})"
+    )
     print(
         f"complete random rounds: {rounds} in {elapsed:.2f} s = {rounds / elapsed:,.0f} rounds/s"
         f" (plus {redeals} all-pass redeals)"
     )
+    print(f"rounds per 1,000 calibration loops: {1000 * rounds / elapsed / calibration:.1f}")
     bids = bidding_cost(rules, 3000, args.seed)
     print(f"deal + complete bidding: median {statistics.median(bids):.1f} us")
     legal, applied = play_costs(rules, 20000, args.seed)

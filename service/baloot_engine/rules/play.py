@@ -8,6 +8,7 @@ first duty the card breaks (follow suit, trump, over-trump, closed lead).
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import cast
 
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import ClaimSawa, Declare, Event, EventKind, Play
@@ -226,8 +227,12 @@ def apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]]
             details={"turn": str(state.turn)},
         )
     card = play.card
+    contract = state.contract
+    assert contract is not None
     hand = state.hands[seat]
-    legal = legal_cards(state, seat)
+    legal = allowed_cards(
+        hand, state.trick, state.leader, seat, state.played, state.akka, contract, state.rules
+    )
     if not (0 <= card < 32 and legal >> card & 1):
         if not 0 <= card < 32 or not hand >> card & 1:
             shown = format_card(card) if 0 <= card < 32 else repr(card)
@@ -237,37 +242,32 @@ def apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]]
                 details={"seat": str(seat)},
             )
         raise _card_refusal(state, seat, card, legal)
-    if play.akka and not akka_allowed(state, card):
+    akka = play.akka
+    if akka and not akka_allowed(state, card):
         raise RuleError(
             errors.AKKA_NOT_ALLOWED,
             "Akka is called only when leading the boss card of a non-trump suit in Hokm",
             details={"seat": str(seat), "card": format_card(card)},
         )
-    events = [Event(EventKind.CARD_PLAYED, seat=seat, team=team_of(seat), card=card)]
-    if play.akka:
-        events.append(Event(EventKind.AKKA_CALLED, seat=seat, team=team_of(seat), card=card))
+    # Positional Event arguments: kind, seat, team, card (this is the hot path of play).
+    events = [Event(EventKind.CARD_PLAYED, seat, seat & 1, card)]
+    if akka:
+        events.append(Event(EventKind.AKKA_CALLED, seat, seat & 1, card))
     hand ^= 1 << card
-    hands = state.hands
-    hands = (
-        hand if seat == 0 else hands[0],
-        hand if seat == 1 else hands[1],
-        hand if seat == 2 else hands[2],
-        hand if seat == 3 else hands[3],
-    )
+    hands = cast("tuple[int, int, int, int]", (*state.hands[:seat], hand, *state.hands[seat + 1 :]))
     baloot_announced = state.baloot_announced
     if seat == state.baloot_seat and not baloot_announced:
-        trump = state.trump
-        kq = (1 << KING | 1 << QUEEN) << (trump * 8)
+        kq = (1 << KING | 1 << QUEEN) << (contract.trump * 8)
         if kq >> card & 1 and not hand & kq:
             baloot_announced = True
-            events.append(Event(EventKind.BALOOT_ANNOUNCED, seat=seat, team=team_of(seat)))
+            events.append(Event(EventKind.BALOOT_ANNOUNCED, seat, seat & 1))
     trick = (*state.trick, card)
     if len(trick) < 4:
         state = state._replace(
             hands=hands,
             trick=trick,
             turn=(seat + 1) & 3,
-            akka=play.akka if len(trick) == 1 else state.akka,
+            akka=akka if len(trick) == 1 else state.akka,
             baloot_announced=baloot_announced,
         )
         return state, events
