@@ -131,7 +131,8 @@ def main() -> None:
     calibration = (before + after) / 2
     print(f"preset: {args.preset}")
     print(
-        f"calibration workload: {calibration:,.0f} loops/s (before {before:,.0f}, after {after:,.0f})"
+        f"calibration workload: {calibration:,.0f} loops/s"
+        f" (before {before:,.0f}, after {after:,.0f})"
     )
     print(
         f"complete random rounds: {rounds} in {elapsed:.2f} s = {rounds / elapsed:,.0f} rounds/s"
