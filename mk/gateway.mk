@@ -1,0 +1,36 @@
+# The gateway, worker processes, the load test and the deploy files.
+#
+#   make gateway      Envoy on 127.0.0.1:8080 in front of the service of `make run` (127.0.0.1:50051):
+#                     native gRPC (HTTP/2) and gRPC-Web with CORS for local pages on the same port,
+#                     JSON access log on stdout, admin on http://127.0.0.1:9901 (loopback only).
+#                     Another upstream, other ports, several upstreams (space-separated):
+#                       make gateway UPSTREAM=127.0.0.1:50061 GATEWAY_PORT=8081 GATEWAY_ADMIN_PORT=9902
+#                       make gateway UPSTREAM="127.0.0.1:50051 127.0.0.1:50052"
+#                     Without make: .venv/bin/python scripts/gateway.py run --listen 127.0.0.1:8081 \
+#                       --upstream 127.0.0.1:50061 --admin 127.0.0.1:9902   (--help for the rest)
+#   make run-workers  The service with WORKERS processes (default auto = one per CPU) on one port.
+#   make load         Plays complete matches through the gateway (after `make run` and
+#                     `make gateway`), then prints throughput, latencies, errors by status code
+#                     and the cross-check against the server's metrics.
+#   make deploy-check Envoy configurations (envoy --mode validate, drift of the rendered variants)
+#                     and the Kubernetes manifests (offline schemas).
+#   make load-smoke   CI: starts a service with 2 workers and a gateway, plays matches for a short
+#                     bounded time through the gateway, fails on any error.
+
+GATEWAY_HOST ?= 127.0.0.1
+GATEWAY_PORT ?= 8080
+GATEWAY_ADMIN_PORT ?= 9901
+UPSTREAM ?= 127.0.0.1:50051
+WORKERS ?= auto
+
+.PHONY: gateway run-workers deploy-check
+
+gateway: $(STAMP) ## Envoy gateway on :8080 in front of UPSTREAM (default 127.0.0.1:50051).
+	$(PY) scripts/gateway.py run --listen $(GATEWAY_HOST):$(GATEWAY_PORT) \
+	  --admin 127.0.0.1:$(GATEWAY_ADMIN_PORT) $(foreach up,$(UPSTREAM),--upstream $(up))
+
+run-workers: $(STAMP) $(GENERATED) ## Serve like `make run` with WORKERS processes (default auto).
+	$(BIN)/baloot-server --workers $(WORKERS)
+
+deploy-check: $(STAMP) ## Validate the Envoy configurations and the Kubernetes manifests.
+	$(PY) scripts/gateway.py check
