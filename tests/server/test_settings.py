@@ -14,6 +14,7 @@ from baloot_engine.server.settings import (
     Settings,
     SettingsError,
     build_parser,
+    cpu_count,
     load_settings,
     unknown_variables,
 )
@@ -86,6 +87,13 @@ def test_flags_override_the_environment() -> None:
     assert settings.address == "[::]:7000"
 
 
+def test_workers_take_a_count_or_auto_for_one_per_cpu() -> None:
+    assert load_settings([], {"BALOOT_WORKERS": "4"}).workers == 4
+    assert load_settings(["--workers", "2"], {"BALOOT_WORKERS": "4"}).workers == 2
+    assert load_settings(["--workers", "auto"], {}).workers == min(cpu_count(), 64)
+    assert load_settings([], {"BALOOT_WORKERS": " AUTO "}).workers == min(cpu_count(), 64)
+
+
 def test_an_empty_variable_counts_as_unset() -> None:
     assert load_settings([], {"BALOOT_PORT": "", "BALOOT_LOG_LEVEL": "  "}) == Settings()
 
@@ -105,8 +113,9 @@ def test_an_empty_variable_counts_as_unset() -> None:
         ("BALOOT_HOST", "two words", "expected a host name"),
         ("BALOOT_STATE_KEYS", "a,,b", "comma-separated list"),
         ("BALOOT_STATE_KEYS", "too-short", "32 bytes each"),
-        ("BALOOT_WORKERS", "4", "only 1 worker process"),
-        ("BALOOT_WORKERS", "0", "expected an integer from 1 to 64"),
+        ("BALOOT_WORKERS", "65", "expected an integer from 1 to 64, or auto"),
+        ("BALOOT_WORKERS", "0", "expected an integer from 1 to 64, or auto"),
+        ("BALOOT_WORKERS", "many", "expected an integer from 1 to 64, or auto"),
     ],
 )
 def test_invalid_values_are_refused_in_one_line_naming_the_variable(

@@ -17,10 +17,11 @@ NOT_SERVING then a graceful drain on stop); :func:`serve` runs it until SIGTERM 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 import grpc
@@ -43,6 +44,7 @@ from baloot_engine.server.settings import (
     load_settings,
     unknown_variables,
 )
+from baloot_engine.server.workers import run_workers
 
 SERVING: Final = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING: Final = health_pb2.HealthCheckResponse.NOT_SERVING
@@ -83,21 +85,24 @@ async def create_server(
     health: health_aio.HealthServicer | None = None,
     keys: KeyRing | None = None,
     extra_handlers: Sequence[grpc.GenericRpcHandler] = (),
+    reuse_port: bool = False,
 ) -> tuple[grpc.aio.Server, int]:
     """Build the gRPC server with every service, bind it, and return it with its port.
 
     The server is not started. Its health entries say NOT_SERVING until the caller starts it
     and sets them to SERVING (as :class:`EngineServer` does). ``extra_handlers`` adds services
-    next to the engine's, e.g. a test service.
+    next to the engine's, e.g. a test service. ``reuse_port`` lets the worker processes of
+    one server bind the same port (see :mod:`baloot_engine.server.workers`).
     """
     metrics = metrics if metrics is not None else Metrics()
     health = health if health is not None else health_aio.HealthServicer()
     options = [
         ("grpc.max_receive_message_length", settings.max_message_bytes),
         ("grpc.max_send_message_length", settings.max_message_bytes),
-        # One process owns the port: a second server on the same port fails to start instead
-        # of silently sharing the traffic.
-        ("grpc.so_reuseport", 0),
+        # A single process owns the port: a second server on the same port fails to start
+        # instead of silently sharing the traffic. Workers share it on purpose; their
+        # supervisor checks first that no other server holds it.
+        ("grpc.so_reuseport", 1 if reuse_port else 0),
     ]
     server = grpc.aio.server(interceptors=[TelemetryInterceptor(metrics)], options=options)
     keys = keys if keys is not None else load_keys(settings)
@@ -125,9 +130,16 @@ class EngineServer:
     """A server with its lifecycle: start, report SERVING, drain on stop."""
 
     def __init__(
-        self, settings: Settings, *, extra_handlers: Sequence[grpc.GenericRpcHandler] = ()
+        self,
+        settings: Settings,
+        *,
+        extra_handlers: Sequence[grpc.GenericRpcHandler] = (),
+        reuse_port: bool = False,
+        keys: KeyRing | None = None,
     ) -> None:
         self.settings = settings
+        self._reuse_port = reuse_port
+        self._keys = keys
         self.metrics = Metrics()
         self.health = health_aio.HealthServicer()
         self._extra_handlers = tuple(extra_handlers)
@@ -144,7 +156,12 @@ class EngineServer:
         """Bind, start serving, open the metrics endpoint and report SERVING."""
         settings = self.settings
         self._server, self.port = await create_server(
-            settings, metrics=self.metrics, health=self.health, extra_handlers=self._extra_handlers
+            settings,
+            metrics=self.metrics,
+            health=self.health,
+            extra_handlers=self._extra_handlers,
+            reuse_port=self._reuse_port,
+            keys=self._keys,
         )
         await self._server.start()
         if settings.metrics_enabled:
@@ -183,10 +200,18 @@ class EngineServer:
 
 
 async def serve(
-    settings: Settings, *, extra_handlers: Sequence[grpc.GenericRpcHandler] = ()
+    settings: Settings,
+    *,
+    extra_handlers: Sequence[grpc.GenericRpcHandler] = (),
+    reuse_port: bool = False,
+    keys: KeyRing | None = None,
+    on_started: Callable[[], None] | None = None,
 ) -> None:
-    """Run the server until SIGTERM or SIGINT, then drain it gracefully."""
-    app = EngineServer(settings, extra_handlers=extra_handlers)
+    """Run the server until SIGTERM or SIGINT, then drain it gracefully.
+
+    ``on_started`` is called once the server serves (a worker tells its supervisor).
+    """
+    app = EngineServer(settings, extra_handlers=extra_handlers, reuse_port=reuse_port, keys=keys)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
 
@@ -202,6 +227,8 @@ async def serve(
         loop.add_signal_handler(signum, on_signal, signum)
     try:
         await app.start()
+        if on_started is not None:
+            on_started()
         await stopping.wait()
     finally:
         await app.stop()
@@ -222,9 +249,35 @@ def main(
     _log.info("settings", **settings.redacted())
     for name in unknown_variables(os.environ):
         _log.warning("unknown setting ignored", variable=name)
+    if settings.workers > 1:
+        return _serve_workers(settings, extra_handlers)
     try:
         asyncio.run(serve(settings, extra_handlers=extra_handlers))
     except ServerStartError as error:
         _log.error("start-up failed", error=str(error))
         return 1
     return 0
+
+
+def _serve_workers(settings: Settings, extra_handlers: Sequence[grpc.GenericRpcHandler]) -> int:
+    """Serve with ``settings.workers`` processes on one port; the parent serves the metrics.
+
+    The keys are loaded once, before the workers exist: were the key file missing, each
+    worker would otherwise create its own key, and no worker could open another's tokens.
+    """
+    try:
+        keys = load_keys(settings)
+    except ServerStartError as error:
+        _log.error("start-up failed", error=str(error))
+        return 1
+
+    async def serve_worker(worker_settings: Settings, ready: Callable[[], None]) -> None:
+        await serve(
+            dataclasses.replace(worker_settings, metrics_enabled=False),
+            extra_handlers=extra_handlers,
+            reuse_port=True,
+            keys=keys,
+            on_started=ready,
+        )
+
+    return run_workers(settings, serve_worker)

@@ -163,11 +163,24 @@ def _path(text: str) -> Path:
     return Path(text.strip())
 
 
+MAX_WORKERS: Final = 64
+
+
+def cpu_count() -> int:
+    """The CPUs this process may run on (its affinity mask), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def _workers(text: str) -> int:
-    value = _int_in(1, 64)(text)
-    if value != 1:
-        raise ValueError("only 1 worker process is supported by this version")
-    return value
+    if text.strip().lower() == "auto":
+        return min(cpu_count(), MAX_WORKERS)
+    try:
+        return _int_in(1, MAX_WORKERS)(text)
+    except ValueError:
+        raise ValueError(f"expected an integer from 1 to {MAX_WORKERS}, or auto") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +240,11 @@ SETTINGS: Final[tuple[SettingSpec, ...]] = (
         _path,
         "File holding the state key used when BALOOT_STATE_KEYS is empty.",
     ),
-    SettingSpec("workers", _workers, "Number of server processes sharing the port."),
+    SettingSpec(
+        "workers",
+        _workers,
+        "Server processes sharing the port (auto: one per CPU); the first process serves metrics.",
+    ),
 )
 
 _DEFAULTS: Final = Settings()
