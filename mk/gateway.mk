@@ -34,3 +34,34 @@ run-workers: $(STAMP) $(GENERATED) ## Serve like `make run` with WORKERS process
 
 deploy-check: $(STAMP) ## Validate the Envoy configurations and the Kubernetes manifests.
 	$(PY) scripts/gateway.py check
+
+# `make load` against what `make run` and `make gateway` started; override any of these.
+LOAD_TARGET ?= $(GATEWAY_HOST):$(GATEWAY_PORT)
+LOAD_METRICS ?= http://127.0.0.1:9464/metrics
+LOAD_ENVOY_ADMIN ?= http://127.0.0.1:$(GATEWAY_ADMIN_PORT)
+LOAD_DURATION ?= 60
+LOAD_MATCHES ?= 200
+LOAD_CONCURRENCY ?= 32
+LOAD_ARGS ?=
+
+.PHONY: load load-smoke load-typecheck scaling
+
+load: $(STAMP) ## Play complete matches through the gateway (after make run and make gateway).
+	$(PY) -m loadtest --target $(LOAD_TARGET) --duration $(LOAD_DURATION) \
+	  --matches $(LOAD_MATCHES) --concurrency $(LOAD_CONCURRENCY) \
+	  --metrics $(LOAD_METRICS) --envoy-admin $(LOAD_ENVOY_ADMIN) $(LOAD_ARGS)
+
+load-typecheck: $(STAMP)
+	$(BIN)/mypy --strict loadtest
+
+load-smoke: $(STAMP) load-typecheck ## CI: a 2-worker service and Envoy on free ports, 20 s of matches.
+	$(PY) -m loadtest.smoke --duration 20
+
+scaling: $(STAMP) ## Measure RPC/s direct and through Envoy with 1 and 2 workers (docs/performance.md).
+	$(PY) -m loadtest.scaling
+
+# The checks `make test` runs after pytest. The Makefile's `test:` line is read before this
+# file, so its $(EXTRA_TESTS) is already expanded: the checks are also added to `test` directly.
+GATEWAY_TESTS := deploy-check load-smoke
+EXTRA_TESTS += $(GATEWAY_TESTS)
+test: $(GATEWAY_TESTS)
