@@ -1,0 +1,349 @@
+// A thin typed client of baloot.v1.BalootEngineService over any Connect transport (gRPC on
+// Node, gRPC-Web in browsers): refusals become EngineError, and Match keeps the latest token,
+// version and views of one match so a caller only names the seat and the action.
+
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
+import { createClient, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
+
+import {
+  BalootEngineService,
+  type GetScoreResponse,
+  type ScoreRoundRequestSchema,
+  type ScoreRoundResponse,
+} from "./gen/baloot/v1/engine_service_pb.js";
+import type { RuleSetSchema } from "./gen/baloot/v1/rules_pb.js";
+import type {
+  Action,
+  ActionSchema,
+  BidSchema,
+  CardPlaySchema,
+  DeclarationSchema,
+  DoublingSchema,
+  Event,
+  View,
+} from "./gen/baloot/v1/types_pb.js";
+import { EngineError } from "./errors.js";
+
+/** The generated client of the service, for calls the wrappers below do not cover. */
+export type EngineRpc = Client<typeof BalootEngineService>;
+
+/** Options of an EngineClient. */
+export interface EngineClientOptions {
+  /** The deadline of each call, in milliseconds (default 10 000). */
+  timeoutMs?: number;
+  /** Headers sent with every call, e.g. { "x-request-id": "..." } (the server echoes it). */
+  headers?: Record<string, string>;
+}
+
+/** What CreateMatch may be given. */
+export interface CreateMatchOptions {
+  /** The rule set; absent means the SEEDS preset with every default. */
+  rules?: MessageInitShape<typeof RuleSetSchema>;
+  /** The seat that deals the first round; absent means a seat drawn at random. */
+  firstDealer?: number;
+  /** The match score to start from, one entry per team. */
+  startingScores?: number[];
+}
+
+/** The service over one transport, with typed errors. */
+export class EngineClient {
+  /** The generated client: every RPC, with the generated request and response types. */
+  readonly rpc: EngineRpc;
+  readonly #callOptions: CallOptions;
+
+  constructor(transport: Transport, options: EngineClientOptions = {}) {
+    this.rpc = createClient(BalootEngineService, transport);
+    this.#callOptions = { timeoutMs: options.timeoutMs ?? 10_000, headers: options.headers ?? {} };
+  }
+
+  /** Run one call of `rpc`; a refusal rejects with the matching EngineError subclass. */
+  async call<T>(invoke: (rpc: EngineRpc, options: CallOptions) => Promise<T>): Promise<T> {
+    try {
+      return await invoke(this.rpc, this.#callOptions);
+    } catch (error) {
+      throw EngineError.from(error);
+    }
+  }
+
+  /** Create a match and return its handle, acting with the host credential. */
+  async createMatch(options: CreateMatchOptions = {}): Promise<Match> {
+    const response = await this.call((rpc, call) =>
+      rpc.createMatch(
+        {
+          ...(options.rules !== undefined && { rules: options.rules }),
+          ...(options.firstDealer !== undefined && { firstDealer: options.firstDealer }),
+          startingScores: options.startingScores ?? [],
+        },
+        call,
+      ),
+    );
+    return new Match(this, {
+      matchId: response.matchId,
+      state: response.state,
+      version: response.stateVersion,
+      credential: response.hostCredential,
+      seatCredentials: response.seatCredentials,
+      views: response.views,
+    });
+  }
+
+  /** A handle on a stored match (see Match.record()), to act with `record.credential`. */
+  resume(record: MatchRecord): Match {
+    return new Match(this, record);
+  }
+
+  /** The stateless round-score calculator. */
+  async scoreRound(request: MessageInitShape<typeof ScoreRoundRequestSchema>): Promise<ScoreRoundResponse> {
+    return this.call((rpc, call) => rpc.scoreRound(request, call));
+  }
+}
+
+/** Everything a backend stores to go on with a match later (it holds no secret but the credentials). */
+export interface MatchRecord {
+  /** The match's public identifier. */
+  matchId: string;
+  /** The latest sealed state token. */
+  state: Uint8Array;
+  /** The version of that token. */
+  version: bigint;
+  /** The credential to act with: the host's on a backend, a seat's on a player's device. */
+  credential: string;
+  /** The seat `credential` belongs to; absent for the host credential. */
+  seat?: number | undefined;
+  /** The seat credentials CreateMatch handed out (only the host has them), seat 0 first. */
+  seatCredentials?: readonly string[];
+  /** The latest views, seat 0 first (not needed to go on). */
+  views?: readonly View[];
+}
+
+/** A MatchRecord as JSON-safe strings: the token in base64, the version in decimal. */
+export interface MatchRecordJson {
+  matchId: string;
+  state: string;
+  version: string;
+  credential: string;
+  seat?: number;
+  seatCredentials?: string[];
+}
+
+/** The JSON-safe form of a record (views are left out). */
+export function matchRecordToJson(record: MatchRecord): MatchRecordJson {
+  return {
+    matchId: record.matchId,
+    state: base64Encode(record.state),
+    version: record.version.toString(),
+    credential: record.credential,
+    ...(record.seat !== undefined && { seat: record.seat }),
+    ...(record.seatCredentials !== undefined && { seatCredentials: [...record.seatCredentials] }),
+  };
+}
+
+/** A record read back from its JSON-safe form. */
+export function matchRecordFromJson(json: MatchRecordJson): MatchRecord {
+  return {
+    matchId: json.matchId,
+    state: base64Decode(json.state),
+    version: BigInt(json.version),
+    credential: json.credential,
+    ...(json.seat !== undefined && { seat: json.seat }),
+    ...(json.seatCredentials !== undefined && { seatCredentials: [...json.seatCredentials] }),
+  };
+}
+
+/** The part of every action response that Match keeps. */
+interface ActionResponse {
+  state: Uint8Array;
+  stateVersion: bigint;
+  events: Event[];
+  views: View[];
+}
+
+/**
+ * One match: the latest token, version and views, and the credentials handed out for it.
+ *
+ * Each action is sent with the latest token and `expectedVersion` = the latest version (a
+ * compare-and-set), and with `credential` unless another is given. An accepted action replaces
+ * `state`, `version` and `views` and resolves to the events it caused; a refused one rejects
+ * with an EngineError and changes nothing.
+ */
+export class Match {
+  readonly client: EngineClient;
+  readonly matchId: string;
+  /** The credential actions are sent with by default (the host's after createMatch). */
+  readonly credential: string;
+  /** The seat `credential` belongs to; undefined for the host credential. */
+  readonly seat: number | undefined;
+  /** The seat credentials, seat 0 first (empty when resumed without them). */
+  readonly seatCredentials: readonly string[];
+  /** The latest sealed state token. */
+  state: Uint8Array;
+  /** The version of `state`: the number of actions accepted so far. */
+  version: bigint;
+  /** The views of the latest response: four (seat 0 first) for the host, one for a seat. */
+  views: View[];
+
+  constructor(client: EngineClient, record: MatchRecord) {
+    this.client = client;
+    this.matchId = record.matchId;
+    this.credential = record.credential;
+    this.seat = record.seat;
+    this.seatCredentials = [...(record.seatCredentials ?? [])];
+    this.state = record.state;
+    this.version = record.version;
+    this.views = [...(record.views ?? [])];
+  }
+
+  /** What to store to go on later (see MatchRecord and matchRecordToJson). */
+  record(): MatchRecord {
+    return {
+      matchId: this.matchId,
+      state: this.state,
+      version: this.version,
+      credential: this.credential,
+      seat: this.seat,
+      seatCredentials: this.seatCredentials,
+    };
+  }
+
+  /**
+   * A handle on the same token for one seat, acting with that seat's credential: what a
+   * player's device holds. Its actions do not update this handle.
+   */
+  forSeat(seat: number): Match {
+    const credential = this.seatCredentials[seat];
+    if (credential === undefined) {
+      throw new RangeError(`no credential for seat ${seat}: only the host's handle has the seat credentials`);
+    }
+    const views = this.views.filter((view) => view.seat === seat);
+    return new Match(this.client, { matchId: this.matchId, state: this.state, version: this.version, credential, seat, views });
+  }
+
+  /** Read the views this handle may see (its seat's, or all four for the host) into `views`. */
+  async refresh(): Promise<View[]> {
+    const seats = this.seat === undefined ? [0, 1, 2, 3] : [this.seat];
+    this.views = await Promise.all(seats.map((seat) => this.view(seat)));
+    return this.views;
+  }
+
+  /** The latest view of a seat, if the last response carried it. */
+  viewOf(seat: number): View | undefined {
+    return this.views.find((view) => view.seat === seat);
+  }
+
+  /** The latest view of any seat (they share everything public: phase, turn, dealer, score). */
+  get latestView(): View {
+    const view = this.views[0];
+    if (view === undefined) {
+      throw new Error("no view yet: call refresh() to read one");
+    }
+    return view;
+  }
+
+  async #send(
+    invoke: (rpc: EngineRpc, common: Common, options: CallOptions) => Promise<ActionResponse>,
+    credential: string | undefined,
+  ): Promise<Event[]> {
+    const common: Common = {
+      state: this.state,
+      matchId: this.matchId,
+      credential: credential ?? this.credential,
+      expectedVersion: this.version,
+    };
+    const response = await this.client.call((rpc, options) => invoke(rpc, common, options));
+    this.state = response.state;
+    this.version = response.stateVersion;
+    this.views = response.views;
+    return response.events;
+  }
+
+  /** Deal the next round as `seat` (the dealer); `deck`: a preset order, if the server allows it. */
+  deal(seat: number, options: { deck?: number[]; credential?: string } = {}): Promise<Event[]> {
+    return this.#send(
+      (rpc, common, call) => rpc.dealRound({ ...common, seat, deckOrder: options.deck ?? [] }, call),
+      options.credential,
+    );
+  }
+
+  /** Place a bid. */
+  bid(seat: number, bid: MessageInitShape<typeof BidSchema>, credential?: string): Promise<Event[]> {
+    return this.#send((rpc, common, call) => rpc.placeBid({ ...common, seat, bid }, call), credential);
+  }
+
+  /** Make a doubling call. */
+  double(seat: number, doubling: MessageInitShape<typeof DoublingSchema>, credential?: string): Promise<Event[]> {
+    return this.#send((rpc, common, call) => rpc.callDouble({ ...common, seat, doubling }, call), credential);
+  }
+
+  /** Declare projects during the first trick. */
+  declare(seat: number, declaration: MessageInitShape<typeof DeclarationSchema>, credential?: string): Promise<Event[]> {
+    return this.#send((rpc, common, call) => rpc.declareProjects({ ...common, seat, declaration }, call), credential);
+  }
+
+  /** Play a card (with an optional Akka call or Sawa claim). */
+  play(seat: number, play: MessageInitShape<typeof CardPlaySchema>, credential?: string): Promise<Event[]> {
+    return this.#send((rpc, common, call) => rpc.playCard({ ...common, seat, play }, call), credential);
+  }
+
+  /** Apply any action, e.g. one of a view's `legalActions`. */
+  act(seat: number, action: Action | MessageInitShape<typeof ActionSchema>, credential?: string): Promise<Event[]> {
+    const chosen = action.action;
+    switch (chosen?.case) {
+      case "bid":
+        return this.bid(seat, chosen.value, credential);
+      case "doubling":
+        return this.double(seat, chosen.value, credential);
+      case "declaration":
+        return this.declare(seat, chosen.value, credential);
+      case "play":
+        return this.play(seat, chosen.value, credential);
+      default:
+        return Promise.reject(new TypeError("not an action: no bid, doubling, declaration or play is set"));
+    }
+  }
+
+  /** A seat's view, or the public view when `seat` is undefined. */
+  async view(seat?: number, credential?: string): Promise<View> {
+    const response = await this.client.call((rpc, call) =>
+      rpc.getView(
+        {
+          state: this.state,
+          matchId: this.matchId,
+          credential: credential ?? this.credential,
+          ...(seat !== undefined && { seat }),
+        },
+        call,
+      ),
+    );
+    if (response.view === undefined) {
+      throw new Error("GetView returned no view");
+    }
+    return response.view;
+  }
+
+  /** The actions a seat may take now. */
+  async legalActions(seat: number, credential?: string): Promise<Action[]> {
+    const response = await this.client.call((rpc, call) =>
+      rpc.listLegalActions(
+        { state: this.state, matchId: this.matchId, credential: credential ?? this.credential, seat },
+        call,
+      ),
+    );
+    return response.actions;
+  }
+
+  /** The last round's breakdown and the match score. */
+  score(credential?: string): Promise<GetScoreResponse> {
+    return this.client.call((rpc, call) =>
+      rpc.getScore({ state: this.state, matchId: this.matchId, credential: credential ?? this.credential }, call),
+    );
+  }
+}
+
+/** The fields every action request on a match carries. */
+interface Common {
+  state: Uint8Array;
+  matchId: string;
+  credential: string;
+  expectedVersion: bigint;
+}

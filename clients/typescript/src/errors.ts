@@ -1,0 +1,100 @@
+// Typed errors: every refusal of the engine carries a google.rpc.ErrorInfo (domain "baloot.v1")
+// whose reason is a stable name of baloot.v1.ErrorReason without its ERROR_REASON_ prefix.
+
+import { Code, ConnectError } from "@connectrpc/connect";
+
+import { ErrorReason } from "./gen/baloot/v1/errors_pb.js";
+import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb.js";
+
+/** The ErrorInfo domain of the engine's reasons. */
+export const ERROR_DOMAIN = "baloot.v1";
+
+/** A reason name the engine sends, such as "MUST_FOLLOW_SUIT" (see errors.proto). */
+export type ErrorReasonName = Exclude<keyof typeof ErrorReason, "UNSPECIFIED">;
+
+/** The canonical gRPC name of a status code: Code.FailedPrecondition -> "FAILED_PRECONDITION". */
+export function codeName(code: Code): string {
+  const name = Code[code] as string | undefined;
+  return name === undefined ? `CODE_${code}` : name.replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
+}
+
+/**
+ * A request the engine (or the way to it) refused: the gRPC status code, the stable reason of
+ * the ErrorInfo ("" when there is none, e.g. when the server cannot be reached), the readable
+ * message and the facts of ErrorInfo.metadata ("seat", "card", "allowed"...).
+ */
+export class EngineError extends Error {
+  /** The gRPC status code, as @connectrpc/connect numbers it (the gRPC code numbers). */
+  readonly code: Code;
+  /** The reason of the ErrorInfo, e.g. "NOT_YOUR_TURN"; "" when the status carries none. */
+  readonly reason: ErrorReasonName | "";
+  /** The readable English message of the status, for people and logs, not for code. */
+  readonly rawMessage: string;
+  /** ErrorInfo.metadata: facts such as "seat", "card" or "allowed" (comma-separated codes). */
+  readonly metadata: Readonly<Record<string, string>>;
+
+  constructor(
+    code: Code,
+    reason: ErrorReasonName | "",
+    rawMessage: string,
+    metadata: Readonly<Record<string, string>> = {},
+    options?: { cause?: unknown },
+  ) {
+    super(`${codeName(code)}${reason ? ` ${reason}` : ""}: ${rawMessage}`, options);
+    this.name = new.target.name;
+    this.code = code;
+    this.reason = reason;
+    this.rawMessage = rawMessage;
+    this.metadata = metadata;
+  }
+
+  /** The canonical name of the status code, e.g. "FAILED_PRECONDITION". */
+  get codeName(): string {
+    return codeName(this.code);
+  }
+
+  /** The reason as the generated enum value (ErrorReason.UNSPECIFIED when there is none). */
+  get reasonValue(): ErrorReason {
+    return this.reason === "" ? ErrorReason.UNSPECIFIED : ErrorReason[this.reason];
+  }
+
+  /** The typed error of anything a call threw (a ConnectError, or anything else). */
+  static from(error: unknown): EngineError {
+    if (error instanceof EngineError) {
+      return error;
+    }
+    const connectError = ConnectError.from(error);
+    let reason: ErrorReasonName | "" = "";
+    let metadata: Record<string, string> = {};
+    for (const info of connectError.findDetails(ErrorInfoSchema)) {
+      if (info.domain === ERROR_DOMAIN && isReasonName(info.reason)) {
+        reason = info.reason;
+        metadata = { ...info.metadata };
+        break;
+      }
+    }
+    const Kind = ERROR_TYPES.get(connectError.code) ?? EngineError;
+    return new Kind(connectError.code, reason, connectError.rawMessage, metadata, {
+      cause: error,
+    });
+  }
+}
+
+/** FAILED_PRECONDITION: the rules forbid the action now (not your turn, must follow suit, stale state...). */
+export class IllegalActionError extends EngineError {}
+
+/** INVALID_ARGUMENT: a malformed request, or a state token that does not open. */
+export class InvalidRequestError extends EngineError {}
+
+/** PERMISSION_DENIED: the credential does not allow it, or preset decks are off. */
+export class PermissionDeniedError extends EngineError {}
+
+const ERROR_TYPES: ReadonlyMap<Code, typeof EngineError> = new Map([
+  [Code.FailedPrecondition, IllegalActionError],
+  [Code.InvalidArgument, InvalidRequestError],
+  [Code.PermissionDenied, PermissionDeniedError],
+]);
+
+function isReasonName(reason: string): reason is ErrorReasonName {
+  return reason !== "UNSPECIFIED" && Object.hasOwn(ErrorReason, reason) && Number.isNaN(Number(reason));
+}

@@ -1,0 +1,24 @@
+// Node.js: the engine over native gRPC (HTTP/2), straight to a server or a gRPC load balancer.
+
+import { createGrpcTransport, type GrpcTransportOptions } from "@connectrpc/connect-node";
+
+import { EngineClient, type EngineClientOptions } from "./client.js";
+
+/** Options of connectGrpc: the client's, and any of the gRPC transport's. */
+export type GrpcClientOptions = EngineClientOptions & Partial<Omit<GrpcTransportOptions, "baseUrl">>;
+
+/**
+ * A client over gRPC to `target`: "host:port" (plaintext, like `make run` serves) or a URL
+ * ("http://host:port", or "https://host" for TLS).
+ */
+export function connectGrpc(target = "localhost:50051", options: GrpcClientOptions = {}): EngineClient {
+  const { timeoutMs, headers, ...transportOptions } = options;
+  const baseUrl = /^https?:\/\//.test(target) ? target : `http://${target}`;
+  const transport = createGrpcTransport({ ...transportOptions, baseUrl });
+  return new EngineClient(transport, {
+    ...(timeoutMs !== undefined && { timeoutMs }),
+    ...(headers !== undefined && { headers }),
+  });
+}
+
+export { EngineClient };

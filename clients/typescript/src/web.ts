@@ -1,0 +1,21 @@
+// Browsers (and anything with fetch): the engine over gRPC-Web, through a proxy that translates
+// gRPC-Web to gRPC, such as the project's Envoy gateway (deploy/envoy/).
+
+import { createGrpcWebTransport, type GrpcWebTransportOptions } from "@connectrpc/connect-web";
+
+import { EngineClient, type EngineClientOptions } from "./client.js";
+
+/** Options of connectGrpcWeb: the client's, and any of the gRPC-Web transport's. */
+export type GrpcWebClientOptions = EngineClientOptions & Partial<Omit<GrpcWebTransportOptions, "baseUrl">>;
+
+/** A client over gRPC-Web to the proxy at `baseUrl`, e.g. "http://localhost:8080" or "/api". */
+export function connectGrpcWeb(baseUrl: string, options: GrpcWebClientOptions = {}): EngineClient {
+  const { timeoutMs, headers, ...transportOptions } = options;
+  const transport = createGrpcWebTransport({ ...transportOptions, baseUrl });
+  return new EngineClient(transport, {
+    ...(timeoutMs !== undefined && { timeoutMs }),
+    ...(headers !== undefined && { headers }),
+  });
+}
+
+export { EngineClient };
