@@ -1,0 +1,32 @@
+# The TypeScript client in clients/typescript (see its README): Node packages from the committed
+# lockfile, code generated from proto/, and tests that play matches against the real server.
+
+TS_DIR := clients/typescript
+TS_STAMP := $(TS_DIR)/node_modules/.installed
+NPM ?= npm
+
+.PHONY: ts-install ts-gen ts-gen-check ts-build ts-test ts-demo
+
+$(TS_STAMP): $(TS_DIR)/package.json $(TS_DIR)/package-lock.json
+	@command -v $(NPM) >/dev/null 2>&1 || { echo "ts: npm not found: install Node.js 20 or newer with npm"; exit 1; }
+	cd $(TS_DIR) && $(NPM) ci --no-audit --no-fund
+	@touch $@
+
+ts-install: $(TS_STAMP) ## TypeScript client: npm ci from the committed lockfile.
+
+ts-gen: $(TS_STAMP) ## TypeScript client: regenerate src/gen from proto/.
+	cd $(TS_DIR) && $(NPM) run --silent gen
+
+ts-gen-check: $(TS_STAMP) ## TypeScript client: fail if the committed src/gen is stale.
+	cd $(TS_DIR) && $(NPM) run --silent gen:check
+
+ts-build: $(TS_STAMP) ## TypeScript client: compile (strict) into dist/.
+	cd $(TS_DIR) && $(NPM) run --silent build
+
+ts-test: ts-gen-check $(STAMP) ## TypeScript client: type-check and test against a real server.
+	cd $(TS_DIR) && $(NPM) test
+
+ts-demo: $(TS_STAMP) ## TypeScript client: play a match against the server `make run` started.
+	cd $(TS_DIR) && $(NPM) run --silent demo -- $(DEMO_ARGS)
+
+EXTRA_TESTS += ts-test
