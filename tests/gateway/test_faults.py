@@ -1,0 +1,134 @@
+"""Faults during a load run: a replica or a worker dies, and no match is lost.
+
+The service keeps nothing between calls: each request carries the whole match in its token,
+sealed with a key every replica shares. So when a process dies, the calls it held are sent
+again (by Envoy, or by the client with the same token) to a process that is alive, which gives
+the same answer; the matches go on from the last token their player holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import grpc
+import pytest
+from loadtest import stack
+from loadtest.driver import LoadConfig, LoadResult, run_load
+
+from baloot.v1 import engine_service_pb2 as pb
+from baloot.v1 import engine_service_pb2_grpc as pb_grpc
+
+pytestmark = pytest.mark.slow
+
+KILL_AFTER_SECONDS = 4.0
+
+
+def _run_and_kill(config: LoadConfig, kill: Callable[[], None]) -> LoadResult:
+    """Run the load; ``kill`` happens a few seconds in, while matches are being played."""
+    killer = threading.Timer(KILL_AFTER_SECONDS, kill)
+    killer.start()
+    try:
+        return asyncio.run(run_load(config))
+    finally:
+        killer.cancel()
+        killer.join()
+
+
+def _assert_no_match_lost(result: LoadResult) -> None:
+    assert result.errors == {}
+    assert result.matches_failed == 0
+    assert result.matches_abandoned == 0
+    assert result.matches_started > 0
+    assert result.matches_completed == result.matches_started
+
+
+def test_a_replica_killed_behind_envoy_loses_no_match_and_leaves_the_rotation(
+    tmp_path: Path, key: str, children: list[stack.Child]
+) -> None:
+    first = stack.start_service(tmp_path, key=key, name="replica-a")
+    children.append(first.child)
+    second = stack.start_service(tmp_path, key=key, name="replica-b")
+    children.append(second.child)
+    gateway = stack.start_gateway(tmp_path, [first.target, second.target])
+    children.append(gateway.child)
+    config = LoadConfig(
+        target=gateway.target,
+        matches=40,
+        duration=12,
+        drain=45,
+        concurrency=16,
+        connections=4,
+        match_target=41,
+        envoy_admin=gateway.admin_url,
+    )
+
+    result = _run_and_kill(config, second.child.popen.kill)
+
+    assert second.child.popen.wait(10) == -signal.SIGKILL
+    _assert_no_match_lost(result)
+    served = [record["upstream_host"] for record in gateway.access_log()]
+    assert served.count(second.target) > 0  # it did serve before it died
+    # The active health check has taken the dead replica out; the other stays in.
+    stack.wait_until(
+        lambda: "failed_active_hc" in gateway.hosts().get(second.target, ""),
+        15,
+        "the health check to fail the killed replica",
+    )
+    assert gateway.hosts()[first.target] == "healthy"
+    stats = gateway.stats()
+    assert stats["health_check.failure"] > 0
+    assert stats["membership_healthy"] == 1
+    # New calls all go to the live replica, at the first attempt.
+    with grpc.insecure_channel(gateway.target) as channel:
+        stub = pb_grpc.BalootEngineServiceStub(channel)
+        for i in range(10):
+            stub.CreateMatch(
+                pb.CreateMatchRequest(), metadata=[("x-request-id", f"after-kill-{i}")], timeout=5
+            )
+
+    def after_kill() -> list[dict[str, object]]:
+        return [r for r in gateway.access_log() if r["request_id"].startswith("after-kill-")]
+
+    # Envoy flushes its access log about once a second.
+    stack.wait_until(lambda: len(after_kill()) == 10, 15, "the access log of the new calls")
+    after = after_kill()
+    assert {r["upstream_host"] for r in after} == {first.target}
+    assert {r["attempts"] for r in after} == {1}
+
+
+def test_a_worker_killed_mid_run_loses_no_match_and_is_replaced(
+    tmp_path: Path, key: str, children: list[stack.Child]
+) -> None:
+    service = stack.start_service(tmp_path, key=key, workers=2, log_level="info")
+    children.append(service.child)
+    victim, survivor = service.worker_pids()
+    config = LoadConfig(
+        target=service.target,
+        matches=40,
+        duration=12,
+        drain=45,
+        concurrency=16,
+        connections=8,
+        match_target=41,
+        metrics_urls=(service.metrics_url,),
+    )
+
+    result = _run_and_kill(config, lambda: os.kill(victim, signal.SIGKILL))
+
+    # Clients sent the calls the dead worker held again, with the same token.
+    _assert_no_match_lost(result)
+    log = service.child.log_text()
+    assert '"event": "worker exited"' in log
+    assert '"event": "worker restarted"' in log
+    workers = service.worker_pids()
+    assert survivor in workers
+    assert victim not in workers
+    assert len(workers) == 2
+    calls = service.calls_by_process()
+    assert calls[victim] > 0  # the killed worker had served calls
+    assert calls[survivor] > 0
