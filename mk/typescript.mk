@@ -5,7 +5,7 @@ TS_DIR := clients/typescript
 TS_STAMP := $(TS_DIR)/node_modules/.installed
 NPM ?= npm
 
-.PHONY: ts-install ts-gen ts-gen-check ts-build ts-test ts-demo
+.PHONY: ts-install ts-gen ts-gen-check ts-format ts-build ts-test ts-demo
 
 $(TS_STAMP): $(TS_DIR)/package.json $(TS_DIR)/package-lock.json
 	@command -v $(NPM) >/dev/null 2>&1 || { echo "ts: npm not found: install Node.js 20 or newer with npm"; exit 1; }
@@ -20,10 +20,14 @@ ts-gen: $(TS_STAMP) ## TypeScript client: regenerate src/gen from proto/.
 ts-gen-check: $(TS_STAMP) ## TypeScript client: fail if the committed src/gen is stale.
 	cd $(TS_DIR) && $(NPM) run --silent gen:check
 
+ts-format: $(TS_STAMP) ## TypeScript client: format the code in place (prettier).
+	cd $(TS_DIR) && $(NPM) run --silent format
+
 ts-build: $(TS_STAMP) ## TypeScript client: compile (strict) into dist/.
 	cd $(TS_DIR) && $(NPM) run --silent build
 
-ts-test: ts-gen-check $(STAMP) ## TypeScript client: type-check and test against a real server.
+ts-test: ts-gen-check $(STAMP) ## TypeScript client: format check, strict tsc, tests against a real server.
+	cd $(TS_DIR) && $(NPM) run --silent format:check
 	cd $(TS_DIR) && $(NPM) test
 
 ts-demo: $(TS_STAMP) ## TypeScript client: play a match against the server `make run` started.

@@ -216,7 +216,14 @@ export class Match {
       throw new RangeError(`no credential for seat ${seat}: only the host's handle has the seat credentials`);
     }
     const views = this.views.filter((view) => view.seat === seat);
-    return new Match(this.client, { matchId: this.matchId, state: this.state, version: this.version, credential, seat, views });
+    return new Match(this.client, {
+      matchId: this.matchId,
+      state: this.state,
+      version: this.version,
+      credential,
+      seat,
+      views,
+    });
   }
 
   /** Read the views this handle may see (its seat's, or all four for the host) into `views`. */
@@ -276,7 +283,11 @@ export class Match {
   }
 
   /** Declare projects during the first trick. */
-  declare(seat: number, declaration: MessageInitShape<typeof DeclarationSchema>, credential?: string): Promise<Event[]> {
+  declare(
+    seat: number,
+    declaration: MessageInitShape<typeof DeclarationSchema>,
+    credential?: string,
+  ): Promise<Event[]> {
     return this.#send((rpc, common, call) => rpc.declareProjects({ ...common, seat, declaration }, call), credential);
   }
 

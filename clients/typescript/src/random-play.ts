@@ -87,7 +87,8 @@ export function contractName(score: RoundScore): string {
 /** One line of the score sheet. */
 export function scoreLine(score: RoundScore, view: View): string {
   const contract = score.contract;
-  const verdict = score.kabootTeam !== undefined ? `kaboot by team ${score.kabootTeam}` : score.made ? "made" : "failed";
+  const verdict =
+    score.kabootTeam !== undefined ? `kaboot by team ${score.kabootTeam}` : score.made ? "made" : "failed";
   const [gained0, gained1] = score.teams.map((team) => team.finalPoints);
   const [total0, total1] = view.matchScore?.points ?? [];
   const pad = (value: number | undefined, width: number) => String(value ?? "?").padStart(width);

@@ -76,7 +76,12 @@ describe("refusals over gRPC", () => {
     const other = (turn + 1) % 4;
     const card = match.viewOf(other)!.hand[0]!;
     const before = { state: match.state, version: match.version };
-    const error = await refused(match.play(other, { card }), IllegalActionError, Code.FailedPrecondition, "NOT_YOUR_TURN");
+    const error = await refused(
+      match.play(other, { card }),
+      IllegalActionError,
+      Code.FailedPrecondition,
+      "NOT_YOUR_TURN",
+    );
     assert.equal(error.codeName, "FAILED_PRECONDITION");
     assert.deepEqual({ state: match.state, version: match.version }, before);
     // The seat whose turn it is may still play.
@@ -188,7 +193,10 @@ describe("refusals over gRPC", () => {
     await idle.stop();
     const error = await connectGrpc(idle.target, { timeoutMs: 5_000 })
       .createMatch()
-      .then(() => assert.fail("a stopped server answered"), (error: unknown) => error);
+      .then(
+        () => assert.fail("a stopped server answered"),
+        (error: unknown) => error,
+      );
     assert.ok(error instanceof EngineError);
     assert.equal(error.code, Code.Unavailable);
     assert.equal(error.reason, "");

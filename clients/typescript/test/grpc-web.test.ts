@@ -101,6 +101,9 @@ describe("gRPC-Web through the Envoy gateway", () => {
       (entry) => entry["protocol"] === "HTTP/1.1" && String(entry["path"]).startsWith("/baloot.v1."),
     );
     assert.ok(web.length >= Number(webCalls), `${web.length} gRPC-Web calls logged, ${webCalls} expected`);
-    assert.ok(gateway.accessLog.some((entry) => entry["protocol"] === "HTTP/2"), "the native gRPC calls");
+    assert.ok(
+      gateway.accessLog.some((entry) => entry["protocol"] === "HTTP/2"),
+      "the native gRPC calls",
+    );
   });
 });

@@ -127,7 +127,10 @@ describe("matches over gRPC", () => {
     assert.equal(resumed.version, first.version);
     assert.deepEqual(resumed.views, []);
     const views = await resumed.refresh();
-    assert.deepEqual(views.map((view) => view.seat), [0, 1, 2, 3]);
+    assert.deepEqual(
+      views.map((view) => view.seat),
+      [0, 1, 2, 3],
+    );
     assert.equal(resumed.latestView.phase, Phase.PLAYING);
     const before = resumed.version;
     await step(resumed, random);

@@ -45,13 +45,20 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const child = spawn(
     SERVER_BIN,
     [
-      "--host", "127.0.0.1",
-      "--port", "0",
-      "--metrics-enabled", "false",
-      "--log-format", "json",
-      "--grace-seconds", "0",
-      "--state-key-file", join(dir, "state.key"),
-      "--allow-preset-deck", options.allowPresetDeck === true ? "true" : "false",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+      "--metrics-enabled",
+      "false",
+      "--log-format",
+      "json",
+      "--grace-seconds",
+      "0",
+      "--state-key-file",
+      join(dir, "state.key"),
+      "--allow-preset-deck",
+      options.allowPresetDeck === true ? "true" : "false",
     ],
     { cwd: dir, env: withoutBalootVariables(process.env), stdio: ["ignore", "ignore", "pipe"] },
   );
@@ -142,11 +149,16 @@ export async function startGateway(upstream: string): Promise<RunningGateway> {
   const child = spawn(
     PYTHON_BIN,
     [
-      GATEWAY_SCRIPT, "run",
-      "--listen", `127.0.0.1:${port}`,
-      "--admin", `127.0.0.1:${admin}`,
-      "--upstream", upstream,
-      "--log-level", "warn",
+      GATEWAY_SCRIPT,
+      "run",
+      "--listen",
+      `127.0.0.1:${port}`,
+      "--admin",
+      `127.0.0.1:${admin}`,
+      "--upstream",
+      upstream,
+      "--log-level",
+      "warn",
     ],
     { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] },
   );
@@ -203,7 +215,9 @@ async function ready(url: string): Promise<boolean> {
 async function upstreamHealthy(admin: number): Promise<boolean> {
   try {
     const text = await (await fetch(`http://127.0.0.1:${admin}/clusters`)).text();
-    return text.split("\n").some((line) => line.startsWith("baloot_engine::") && line.endsWith("::health_flags::healthy"));
+    return text
+      .split("\n")
+      .some((line) => line.startsWith("baloot_engine::") && line.endsWith("::health_flags::healthy"));
   } catch {
     return false;
   }
@@ -216,7 +230,9 @@ export function freePort(): Promise<number> {
     probe.once("error", reject);
     probe.listen(0, "127.0.0.1", () => {
       const address = probe.address();
-      probe.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
+      probe.close(() =>
+        typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
