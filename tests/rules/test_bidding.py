@@ -539,10 +539,16 @@ def test_no_kawesh_with_a_ten_or_a_court_card(rules: RuleSet) -> None:
 
 
 @pytest.mark.parametrize("rules", KAWESH_RULES)
-def test_no_kawesh_in_round2_or_once_the_contract_is_fixed(rules: RuleSet) -> None:
+def test_kawesh_in_round2_only_with_no_court_cards_never_once_the_contract_is_fixed(
+    rules: RuleSet,
+) -> None:
     state = pass_rest(start(rules, deck=WORTHLESS))
     assert state.bidding_round == 2
-    refuse(state, R, Bid(KAWESH), errors.KAWESH_NOT_ALLOWED)
+    if rules.kawesh is Kawesh.INITIAL_FIVE_OF_789:  # SAK: round-1 bidding only
+        refuse(state, R, Bid(KAWESH), errors.KAWESH_NOT_ALLOWED)
+    else:  # TAZ: any bidding phase
+        assert Bid(KAWESH) in options(state, R)
+        assert act(state, R, Bid(KAWESH)).phase is Phase.AWAITING_DEAL
     fixed = bid(state, R, SUN)
     with pytest.raises(RuleError) as caught:
         apply(fixed, O, Bid(KAWESH))
@@ -590,9 +596,11 @@ def test_random_legal_bidding_ends_in_a_contract_or_a_redeal(
         )
         seat, choice = data.draw(st.sampled_from(choices))
         kawesh = choice.kind is KAWESH
+        bought = any(r.bid.kind in (HOKM, SUN, ASHKAL) for r in state.bids)
         state = act(state, seat, choice)
     if state.phase is Phase.AWAITING_DEAL:
-        keep = kawesh and rules.kawesh_keeps_dealer
+        # kawesh_keeps_dealer is TAZ's pre-bid redeal: once somebody bought, the deal rotates.
+        keep = kawesh and rules.kawesh_keeps_dealer and not bought
         assert state.dealer == (dealer if keep else seats.r)
         assert state.hands == (0, 0, 0, 0)
         return

@@ -311,6 +311,19 @@ def test_kawesh_cancels_the_hand_and_rotates_unless_kawesh_keeps_dealer(
     assert [e.seat for e in events if e.kind is EventKind.REDEAL] == [next_dealer]
 
 
+@pytest.mark.parametrize("option", [Kawesh.INITIAL_FIVE_OF_789, Kawesh.NO_COURT_CARDS])
+def test_a_kawesh_after_a_purchase_rotates_even_with_kawesh_keeps_dealer(option: Kawesh) -> None:
+    # kawesh_keeps_dealer is the pre-bid redeal: R's Hokm is a purchase, so O's Kawesh
+    # afterwards passes the deal to the right as usual (R3).
+    deck = build_deck({2: "7S 8S 9S 7H 8H"}, dealer=0)
+    rules = SEEDS.replace(kawesh=option, kawesh_keeps_dealer=True)
+    state = dealt(deck, rules=rules)
+    state = act(state, 1, Bid(BidKind.HOKM))
+    state = act(state, 2, Bid(BidKind.KAWESH))
+    assert state.phase is Phase.AWAITING_DEAL
+    assert state.dealer == 1
+
+
 def test_the_dealer_goes_round_the_table_to_the_right() -> None:
     rng = random.Random(7)
     state = new_match(SEEDS, dealer=3)

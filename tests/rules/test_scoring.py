@@ -548,6 +548,17 @@ def test_gahwa_kaboot_team_wins_the_match_whatever_the_projects() -> None:
 # --- §A.13 item 12: impossible facts are refused -----------------------------------------------
 
 BAD_FACTS = {
+    # Seven Sun tricks hold 28 cards, at least 76 abnat; one trick at most 44 + 10.
+    "abnat that the tricks cannot hold": facts(SUN, (0, 130), tricks=(7, 1)),
+    "a Gahwa that did not follow Four": facts(HOKM, (81, 81), multiplier=2, gahwa=True),
+    "two Four Hundreds": facts(
+        SUN,
+        (65, 65),
+        projects=(
+            AwardedProject(0, ProjectKind.FOUR_HUNDRED),
+            AwardedProject(0, ProjectKind.FOUR_HUNDRED),
+        ),
+    ),
     "abnat do not sum to 162": facts(HOKM, (80, 80)),
     "abnat do not sum to 130": facts(SUN, (81, 81)),
     "negative abnat": facts(HOKM, (-10, 172)),
@@ -612,6 +623,9 @@ BAD_FACTS = {
 
 # What each refusal says: the message names the problem.
 REFUSAL_MESSAGES = {
+    "abnat that the tricks cannot hold": "cannot come from 7 and 1 tricks",
+    "a Gahwa that did not follow Four": "follows Four",
+    "two Four Hundreds": "at most one Four Hundred",
     "abnat do not sum to 162": "sum to 162 in Hokm",
     "abnat do not sum to 130": "sum to 130 in Sun",
     "negative abnat": "cannot be negative",
@@ -817,9 +831,10 @@ def played_rounds(draw: st.DrawFn) -> RoundFacts:
     buyer = draw(st.integers(0, 1))
     kinds = [SIRA, FIFTY, HUNDRED, FOUR_HUNDRED] if sun else [SIRA, FIFTY, HUNDRED]
     owner = draw(st.integers(0, 1))
-    projects = tuple(
-        AwardedProject(owner, kind) for kind in draw(st.lists(st.sampled_from(kinds), max_size=4))
-    )
+    drawn = draw(st.lists(st.sampled_from(kinds), max_size=4))
+    if drawn.count(FOUR_HUNDRED) > 1:  # there are only four Aces
+        drawn = [k for k in drawn if k is not FOUR_HUNDRED] + [FOUR_HUNDRED]
+    projects = tuple(AwardedProject(owner, kind) for kind in drawn)
     baloot = () if sun else draw(st.sampled_from([(), (0,), (1,)]))
     multiplier = draw(st.integers(1, 2 if sun else 4))
     gahwa = not sun and multiplier == 4 and draw(st.booleans())

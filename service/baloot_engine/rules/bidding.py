@@ -48,12 +48,17 @@ def _ashkal_allowed(state: State, seat: int) -> bool:
 
 
 def kawesh_allowed(state: State, seat: int) -> bool:
-    """R12 variant: a worthless first five cards (only 7s, 8s and 9s) may cancel the hand."""
-    if state.rules.kawesh is Kawesh.OFF or state.phase is not Phase.BIDDING:
+    """R12 variant: a worthless first five cards (no A, K, Q, J or 10) may cancel the hand.
+
+    ``initial_five_of_789`` allows it during round 1 of the bidding only (until a purchase
+    can be final); ``no_court_cards`` during either round. Any seat may call it, on turn
+    or not.
+    """
+    kawesh = state.rules.kawesh
+    if kawesh is Kawesh.OFF or state.phase is not Phase.BIDDING:
         return False
-    if state.bidding_round != 1:
+    if state.bidding_round != 1 and kawesh is Kawesh.INITIAL_FIVE_OF_789:
         return False
-    # Both options name the same five-card condition: no A, K, Q, J or 10.
     return state.hands[seat] & ~_WORTHLESS == 0
 
 
@@ -236,7 +241,9 @@ def _cancel_hand(
     events: list[Event] = []
     if bid is not None:
         events.append(Event(EventKind.BID_PLACED, seat=seat, team=team_of(seat), bid=bid))
-    keep = kawesh and state.rules.kawesh_keeps_dealer
+    # kawesh_keeps_dealer keeps the dealer only for a Kawesh before anybody has bought.
+    bought = any(r.bid.kind in (BidKind.HOKM, BidKind.SUN, BidKind.ASHKAL) for r in state.bids)
+    keep = kawesh and state.rules.kawesh_keeps_dealer and not bought
     dealer = state.dealer if keep else next_seat(state.dealer)
     why = f"seat {seat} called Kawesh" if kawesh else "all four passed twice"
     events.append(Event(EventKind.REDEAL, seat=dealer, text=why))

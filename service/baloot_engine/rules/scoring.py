@@ -395,6 +395,9 @@ def validate_facts(facts: RoundFacts, rules: RuleSet) -> None:
         raise _invalid("gahwa and reverse_kaboot must be booleans")
     if facts.gahwa and sun:
         raise _invalid("there is no Gahwa in a Sun contract", field="gahwa")
+    if facts.gahwa and m != 4:
+        raise _invalid("a Gahwa follows Four: its multiplier is 4", field="multiplier")
+    _validate_abnat_per_trick(abnat, tricks, sun)
     if facts.reverse_kaboot and not (sun and tricks[facts.buyer_team] == 0):
         raise _invalid(
             "a reverse kaboot needs a Sun contract whose buying team took no trick",
@@ -408,6 +411,36 @@ def validate_facts(facts: RoundFacts, rules: RuleSet) -> None:
         if not (_int(team) and team in (0, 1)):
             raise _invalid(f"Baloot team must be 0 or 1, got {team!r}", field="baloot_teams")
     _validate_projects(facts.projects, sun)
+
+
+_SUIT_VALUES = (11, 10, 4, 3, 2, 0, 0, 0)
+_TRUMP_VALUES = (20, 14, 11, 10, 4, 3, 0, 0)
+_CARD_VALUES = {
+    True: tuple(sorted(_SUIT_VALUES * 4)),
+    False: tuple(sorted(_TRUMP_VALUES + _SUIT_VALUES * 3)),
+}
+
+
+def _validate_abnat_per_trick(abnat: tuple[int, int], tricks: tuple[int, int], sun: bool) -> None:
+    """A team with k tricks holds 4k cards: its abnat lie between the 4k lowest and highest.
+
+    One of the teams with a trick also has the 10 of the last trick.
+    """
+    values = _CARD_VALUES[sun]
+
+    def fits(team: int, bonus: int) -> bool:
+        cards = 4 * tricks[team]
+        low = sum(values[:cards])
+        high = sum(values[len(values) - cards :]) if cards else 0
+        return low <= abnat[team] - bonus <= high
+
+    for last in (0, 1):
+        if tricks[last] and fits(last, LAST_TRICK_BONUS) and fits(1 - last, 0):
+            return
+    raise _invalid(
+        f"{abnat[0]} and {abnat[1]} abnat cannot come from {tricks[0]} and {tricks[1]} tricks",
+        field="card_abnat",
+    )
 
 
 def _validate_projects(projects: tuple[AwardedProject, ...], sun: bool) -> None:
@@ -445,6 +478,8 @@ def _validate_projects(projects: tuple[AwardedProject, ...], sun: bool) -> None:
             if used & project.cards:
                 raise _invalid("a card is used in two projects", project=name)
             used |= project.cards
+    if sum(p.kind is ProjectKind.FOUR_HUNDRED for p in projects) > 1:
+        raise _invalid("there are only four Aces: at most one Four Hundred")
     if len(teams) > 1:
         raise _invalid("after the project comparison only one team scores projects")
     if len(projects) > 4:

@@ -173,6 +173,8 @@ def validate(state: State) -> list[str]:
     contract = state.contract
     if contract is not None:
         problems += _contract_problems(contract)
+        if phase in (Phase.DOUBLING, Phase.PLAYING):
+            problems += _contract_in_hand_problems(state, contract)
     if phase is Phase.PLAYING:
         problems += _play_problems(state)
     if phase is Phase.BIDDING and any(h.bit_count() != 5 for h in state.hands):
@@ -239,6 +241,30 @@ def _contract_problems(contract: Contract) -> list[str]:
             problems.append("multiplier must be 1-4")
         if contract.gahwa and contract.multiplier != 4:
             problems.append("Gahwa follows Four")
+    return problems
+
+
+def _contract_in_hand_problems(state: State, contract: Contract) -> list[str]:
+    """What the bidding and doubling of this hand could not have produced."""
+    problems: list[str] = []
+    rules = state.rules
+    if contract.ashkal and contract.buyer not in (state.dealer, (state.dealer + 3) & 3):
+        problems.append("only the dealer or the dealer's left can call Ashkal")
+    if contract.type is ContractType.HOKM and state.buy_card >= 0:
+        revealed_suit = state.buy_card >> 3
+        if contract.bidding_round == 1 and contract.trump != revealed_suit:
+            problems.append("a first-round Hokm is in the revealed card's suit")
+        if contract.bidding_round == 2 and contract.trump == revealed_suit:
+            problems.append("a second-round Hokm is not in the revealed card's suit")
+    if contract.closed and (contract.type is ContractType.SUN or contract.multiplier < 2):
+        problems.append("only a doubled Hokm can be closed")
+    if contract.gahwa and contract.closed and rules.gahwa_forces_open:
+        problems.append("a Gahwa is played open")
+    if contract.type is ContractType.SUN and contract.multiplier == 2:
+        from baloot_engine.rules.doubling import sun_double_allowed
+
+        if not sun_double_allowed(state, contract.buyer_team):
+            problems.append("this Sun could not be doubled at these match scores")
     return problems
 
 
