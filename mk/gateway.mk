@@ -12,8 +12,9 @@
 #   make load         Plays complete matches through the gateway (after `make run` and
 #                     `make gateway`), then prints throughput, latencies, errors by status code
 #                     and the cross-check against the server's metrics.
-#   make deploy-check Envoy configurations (envoy --mode validate, drift of the rendered variants)
-#                     and the Kubernetes manifests (offline schemas).
+#   make deploy-check Envoy configurations (envoy --mode validate, drift of the rendered variants),
+#                     Kubernetes manifests (offline schemas, strict), docker-compose.yml (Compose
+#                     schema), the Dockerfile and the Grafana dashboard.
 #   make load-smoke   CI: starts a service with 2 workers and a gateway, plays matches for a short
 #                     bounded time through the gateway, fails on any error.
 
@@ -32,8 +33,9 @@ gateway: $(STAMP) ## Envoy gateway on :8080 in front of UPSTREAM (default 127.0.
 run-workers: $(STAMP) $(GENERATED) ## Serve like `make run` with WORKERS processes (default auto).
 	$(BIN)/baloot-server --workers $(WORKERS)
 
-deploy-check: $(STAMP) ## Validate the Envoy configurations and the Kubernetes manifests.
+deploy-check: $(STAMP) ## Validate Envoy configs, Kubernetes manifests, compose, Dockerfile, dashboard.
 	$(PY) scripts/gateway.py check
+	$(PY) scripts/deploy_check.py
 
 # `make load` against what `make run` and `make gateway` started; override any of these.
 LOAD_TARGET ?= $(GATEWAY_HOST):$(GATEWAY_PORT)

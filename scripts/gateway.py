@@ -6,6 +6,7 @@ script changes only addresses and a few switches in it:
     python scripts/gateway.py run [--listen 127.0.0.1:8080] [--upstream 127.0.0.1:50051 ...]
                                   [--admin 127.0.0.1:9901] [--concurrency 1] [--cors-origin RE]
     python scripts/gateway.py render [same options] [--preset local|compose|k8s] [-o FILE]
+    python scripts/gateway.py render --preset compose|k8s --update
     python scripts/gateway.py check
 
 ``run`` writes the rendered file under ``var/gateway/`` and replaces itself with Envoy (the
@@ -37,6 +38,7 @@ BASE = ROOT / "deploy" / "envoy" / "envoy.yaml"
 COMPOSE = ROOT / "deploy" / "compose" / "envoy.yaml"
 K8S = ROOT / "deploy" / "k8s" / "gateway.yaml"
 K8S_CONFIGMAP = "baloot-gateway-config"
+K8S_DATA_LINE = "  envoy.yaml: |\n"  # the ConfigMap's block, up to the next document
 RUN_DIR = ROOT / "var" / "gateway"
 RENDER = "python scripts/gateway.py render"
 FILE_ACCESS_LOG = "type.googleapis.com/envoy.extensions.access_loggers.file.v3.FileAccessLog"
@@ -198,8 +200,7 @@ def check() -> int:
         if config != render(PRESETS[name]):
             failures.append(
                 f"{name}: the committed configuration differs from the rendering of "
-                f"{BASE.relative_to(ROOT)}; run: python scripts/gateway.py render "
-                f"--preset {name} (see docs/deploy.md)"
+                f"{BASE.relative_to(ROOT)}; run: {RENDER} --preset {name} --update"
             )
     with tempfile.TemporaryDirectory() as scratch:
         for name in ("local", "compose", "k8s"):
@@ -288,6 +289,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             sub.add_argument("--log-level", default="warn", help="Envoy's own log level")
         else:
             sub.add_argument("-o", "--output", type=Path, help="write here instead of stdout")
+            sub.add_argument(
+                "--update",
+                action="store_true",
+                help="write the compose or k8s rendering into its committed file",
+            )
     args = parser.parse_args(argv)
     if args.command == "check":
         return check()
@@ -297,15 +303,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     header = []
     if args.preset != "local":
         header = [
-            f"Rendered from deploy/envoy/envoy.yaml by: {RENDER} --preset {args.preset}",
-            "Do not edit: change the base file and render again (make deploy-check compares).",
+            f"Rendered from deploy/envoy/envoy.yaml by: {RENDER} --preset {args.preset} --update",
+            "Do not edit: change the base file, render with --update (make deploy-check compares).",
         ]
     text = dump(render(options), header)
-    if args.output is None:
+    if args.update:
+        update_committed(args.preset, text)
+    elif args.output is None:
         sys.stdout.write(text)
     else:
         args.output.write_text(text, encoding="utf-8")
     return 0
+
+
+def update_committed(preset: str, text: str) -> None:
+    """Write a rendering into its committed place: the compose file or the k8s ConfigMap."""
+    if preset == "compose":
+        COMPOSE.write_text(text, encoding="utf-8")
+        return
+    if preset != "k8s":
+        raise SystemExit("gateway: --update applies to --preset compose or k8s")
+    lines = K8S.read_text(encoding="utf-8").splitlines(keepends=True)
+    start = lines.index(K8S_DATA_LINE) + 1
+    end = next((i for i in range(start, len(lines)) if lines[i].startswith("---")), len(lines))
+    body = "".join(f"    {line}\n" if line else "\n" for line in text.splitlines())
+    K8S.write_text("".join(lines[:start]) + body + "".join(lines[end:]), encoding="utf-8")
 
 
 if __name__ == "__main__":
