@@ -12,6 +12,12 @@ export const ERROR_DOMAIN = "baloot.v1";
 /** A reason name the engine sends, such as "MUST_FOLLOW_SUIT" (see errors.proto). */
 export type ErrorReasonName = Exclude<keyof typeof ErrorReason, "UNSPECIFIED">;
 
+/**
+ * The reason of a refusal: a known name, "" when the status carries no ErrorInfo, or (from a
+ * newer server) a name this client does not know yet, kept as it came.
+ */
+export type Reason = ErrorReasonName | "" | (string & {});
+
 /** The canonical gRPC name of a status code: Code.FailedPrecondition -> "FAILED_PRECONDITION". */
 export function codeName(code: Code): string {
   const name = Code[code] as string | undefined;
@@ -27,7 +33,7 @@ export class EngineError extends Error {
   /** The gRPC status code, as @connectrpc/connect numbers it (the gRPC code numbers). */
   readonly code: Code;
   /** The reason of the ErrorInfo, e.g. "NOT_YOUR_TURN"; "" when the status carries none. */
-  readonly reason: ErrorReasonName | "";
+  readonly reason: Reason;
   /** The readable English message of the status, for people and logs, not for code. */
   readonly rawMessage: string;
   /** ErrorInfo.metadata: facts such as "seat", "card" or "allowed" (comma-separated codes). */
@@ -35,7 +41,7 @@ export class EngineError extends Error {
 
   constructor(
     code: Code,
-    reason: ErrorReasonName | "",
+    reason: Reason,
     rawMessage: string,
     metadata: Readonly<Record<string, string>> = {},
     options?: { cause?: unknown },
@@ -53,9 +59,9 @@ export class EngineError extends Error {
     return codeName(this.code);
   }
 
-  /** The reason as the generated enum value (ErrorReason.UNSPECIFIED when there is none). */
+  /** The reason as the generated enum value (ErrorReason.UNSPECIFIED when there is none or it is unknown). */
   get reasonValue(): ErrorReason {
-    return this.reason === "" ? ErrorReason.UNSPECIFIED : ErrorReason[this.reason];
+    return isReasonName(this.reason) ? ErrorReason[this.reason] : ErrorReason.UNSPECIFIED;
   }
 
   /** The typed error of anything a call threw (a ConnectError, or anything else). */
@@ -64,10 +70,10 @@ export class EngineError extends Error {
       return error;
     }
     const connectError = ConnectError.from(error);
-    let reason: ErrorReasonName | "" = "";
+    let reason: Reason = "";
     let metadata: Record<string, string> = {};
     for (const info of connectError.findDetails(ErrorInfoSchema)) {
-      if (info.domain === ERROR_DOMAIN && isReasonName(info.reason)) {
+      if (info.domain === ERROR_DOMAIN && info.reason !== "") {
         reason = info.reason;
         metadata = { ...info.metadata };
         break;

@@ -9,6 +9,7 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import {
   EngineError,
   ErrorInfoSchema,
+  ErrorReason,
   IllegalActionError,
   Rank,
   Suit,
@@ -61,6 +62,15 @@ describe("errors", () => {
     assert.equal(error.rawMessage, "seat 2 must follow hearts");
     assert.equal(error.message, "FAILED_PRECONDITION MUST_FOLLOW_SUIT: seat 2 must follow hearts");
     assert.equal(error.cause, wire);
+  });
+
+  it("keeps a reason this client does not know yet", () => {
+    const info = create(ErrorInfoSchema, { reason: "SOME_NEW_REASON", domain: "baloot.v1" });
+    const wire = new ConnectError("new", Code.FailedPrecondition);
+    wire.details = [{ type: "google.rpc.ErrorInfo", value: toBinary(ErrorInfoSchema, info) }];
+    const error = EngineError.from(wire);
+    assert.equal(error.reason, "SOME_NEW_REASON");
+    assert.equal(error.reasonValue, ErrorReason.UNSPECIFIED);
   });
 
   it("ignores reasons of other domains", () => {
