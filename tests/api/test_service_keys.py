@@ -70,12 +70,6 @@ def test_a_token_sealed_with_an_old_key_opens_when_that_key_is_second(
         expect_refusal(method, request, grpc.StatusCode.INVALID_ARGUMENT, "STATE_INVALID")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="SERVER BUG: credentials are an HMAC under the first state key only, so putting a "
-    "new key first invalidates every credential handed out before the rotation "
-    "(PERMISSION_DENIED / CREDENTIAL_INVALID) and no started match can continue",
-)
 def test_credentials_handed_out_before_a_rotation_still_work(
     servers: Callable[..., InProcessServer], dial: Callable[[InProcessServer], EngineClient]
 ) -> None:

@@ -247,12 +247,6 @@ def test_a_token_that_opens_to_an_impossible_state_is_refused(
             assert (refused.code, refused.reason) == (INVALID_ARGUMENT, "STATE_INVALID"), name
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="SERVER BUG: a token whose contract names a trump index above 3 crashes the state "
-    "validation (IndexError in rules/state.py _play_problems) and the call ends UNKNOWN "
-    "instead of INVALID_ARGUMENT / STATE_INVALID",
-)
 def test_a_token_with_a_trump_out_of_range_is_refused(
     stub: pb_grpc.BalootEngineServiceStub, keys: KeyRing, paused: Table
 ) -> None:
@@ -505,12 +499,6 @@ def test_the_script_is_the_round_it_describes(clean_run: list[list[types_pb2.Eve
     assert trick.trick.winner == 0  # the 9 of trumps
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="SERVER BUG: CONFIRM_HOKM after a round-one Hokm, with the suit left unspecified as "
-    "types.proto documents, is refused FAILED_PRECONDITION / SUIT_NOT_ALLOWED; only a "
-    "confirmation naming the trump is accepted",
-)
 def test_a_round_one_hokm_is_confirmed_without_naming_the_suit(client: EngineClient) -> None:
     match = client.create_match(SEEDS, first_dealer=0)
     match.deal(0, range(32))

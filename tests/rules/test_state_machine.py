@@ -29,11 +29,13 @@ from baloot_engine.rules.state import Phase, State, validate
 from .strategies import decks, presets
 
 LIVE = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
-# A round-1 Hokm may omit its suit (it is always the revealed suit), so the bare
-# Bid(HOKM) is another spelling of a legal bid and is left out of the probes.
+# A round-1 Hokm and the confirmation of a named Hokm may omit their suit (it is implied),
+# so the bare Bid(HOKM) and Bid(CONFIRM_HOKM) are other spellings of legal bids and are
+# left out of the probes.
+IMPLIED_SUIT = (BidKind.HOKM, BidKind.CONFIRM_HOKM)
 PROBES: list[Action] = [
     *(Play(card) for card in range(32)),
-    *(Bid(kind) for kind in BidKind if kind is not BidKind.HOKM),
+    *(Bid(kind) for kind in BidKind if kind not in IMPLIED_SUIT),
     *(Bid(BidKind.HOKM, suit) for suit in range(4)),
     *(Doubling(call) for call in DoublingCall),
 ]

@@ -9,8 +9,8 @@ seal with the first, open with any, so keys rotate by putting the new key first.
 no key configured, a key file is created with mode 0600 and reused on restart.
 
 Credentials are HMAC-SHA256 of the match id and a role (``host``, ``seat0`` … ``seat3``)
-under a key derived from the first state key, truncated to 128 bits and base64url
-encoded: stateless, and compared in constant time.
+under a key derived from a state key, truncated to 128 bits and base64url encoded:
+stateless, issued under the first key, accepted under any, compared in constant time.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def load_or_create_key_file(path: Path) -> tuple[bytes, bool]:
 class KeyRing:
     """The state keys: seal with the first, open with any."""
 
-    __slots__ = ("_aeads", "_ids", "_mac_key", "_recent", "keys")
+    __slots__ = ("_aeads", "_ids", "_mac_keys", "_recent", "keys")
 
     def __init__(self, keys: Sequence[bytes]) -> None:
         if not keys:
@@ -103,8 +103,12 @@ class KeyRing:
         self.keys = tuple(keys)
         self._aeads = tuple(AESGCM(k) for k in self.keys)
         self._ids = tuple(key_id(k) for k in self.keys)
-        self._mac_key = hmac.new(self.keys[0], b"baloot-credentials", hashlib.sha256).digest()
-        self._recent: dict[bytes, tuple[bytes, ...]] = {}
+        # Credentials are issued under the first key and accepted under any key of the ring,
+        # so a rotation (new key first, old key second) keeps matches in progress playable.
+        self._mac_keys = tuple(
+            hmac.new(k, b"baloot-credentials", hashlib.sha256).digest() for k in self.keys
+        )
+        self._recent: dict[bytes, tuple[tuple[bytes, ...], ...]] = {}
 
     @classmethod
     def from_texts(cls, texts: Sequence[str]) -> KeyRing:
@@ -144,27 +148,35 @@ class KeyRing:
 
     def credential(self, match_id: bytes, role: str) -> str:
         """The credential of ``role`` (``host`` or ``seat0`` … ``seat3``) in a match."""
-        digest = hmac.new(self._mac_key, match_id + b"/" + role.encode(), hashlib.sha256).digest()
-        return base64.urlsafe_b64encode(digest[:16]).decode("ascii").rstrip("=")
+        return _credential(self._mac_keys[0], match_id, role)
 
     def role_of(self, match_id: bytes, credential: str) -> str | None:
         """The role a credential proves in a match, or None. Constant-time comparisons."""
         found = None
         given = credential.encode("ascii", "replace")
-        for role, expected in zip(ROLES, self._credentials(match_id), strict=True):
-            if hmac.compare_digest(expected, given):
-                found = role
+        for expected_by_role in self._credentials(match_id):
+            for role, expected in zip(ROLES, expected_by_role, strict=True):
+                if hmac.compare_digest(expected, given):
+                    found = role
         return found
 
-    def _credentials(self, match_id: bytes) -> tuple[bytes, ...]:
-        """The five credentials of a match, remembered for the matches seen lately."""
+    def _credentials(self, match_id: bytes) -> tuple[tuple[bytes, ...], ...]:
+        """The five credentials of a match under each key, remembered for recent matches."""
         cached = self._recent.get(match_id)
         if cached is None:
-            cached = tuple(self.credential(match_id, role).encode("ascii") for role in ROLES)
+            cached = tuple(
+                tuple(_credential(mac_key, match_id, role).encode("ascii") for role in ROLES)
+                for mac_key in self._mac_keys
+            )
             if len(self._recent) >= _RECENT_MATCHES:
                 self._recent.pop(next(iter(self._recent)))
             self._recent[match_id] = cached
         return cached
+
+
+def _credential(mac_key: bytes, match_id: bytes, role: str) -> str:
+    digest = hmac.new(mac_key, match_id + b"/" + role.encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:16]).decode("ascii").rstrip("=")
 
 
 def seat_role(seat: int) -> str:

@@ -189,6 +189,10 @@ def decode_contract(bits: int) -> Contract | None:
         return None
     if bits >> 13 or not bits & 1:
         raise StateInvalidError(["contract bits out of range"])
+    hokm = bool(bits >> 1 & 1)
+    trump = (bits >> 2 & 7) - 1
+    if not (0 <= trump <= 3 if hokm else trump == -1):
+        raise StateInvalidError(["the contract's trump does not fit its type"])
     return Contract(
         type=ContractType.HOKM if bits >> 1 & 1 else ContractType.SUN,
         trump=(bits >> 2 & 7) - 1,
@@ -320,7 +324,10 @@ def decode(data: bytes) -> Decoded:
         raise
     except (ValueError, IndexError, KeyError, TypeError, RuleError) as error:
         raise StateInvalidError([f"the state does not decode: {error}"]) from error
-    problems = validate(decoded.state)
+    try:
+        problems = validate(decoded.state)
+    except (ValueError, IndexError, KeyError, TypeError) as error:
+        raise StateInvalidError([f"the state does not check: {error}"]) from error
     if problems:
         raise StateInvalidError(problems)
     return decoded

@@ -10,6 +10,7 @@ from __future__ import annotations
 from baloot.v1 import types_pb2
 from baloot_engine.api import convert
 from baloot_engine.rules.contract import ContractType
+from baloot_engine.rules.projects import baloot_project
 from baloot_engine.rules.game import legal_actions
 from baloot_engine.rules.state import Phase, State
 
@@ -74,6 +75,9 @@ def build_view(
                 view.revealed_projects.extend(
                     convert.project_out(declarer, p, trump) for p in declaration.projects
                 )
+    if state.baloot_announced and state.phase is Phase.PLAYING:
+        holder = state.baloot_seat
+        view.revealed_projects.append(convert.project_out(holder, baloot_project(trump), trump))
     score = state.last_score
     if score is not None and state.phase not in _LIVE:
         view.round_score.CopyFrom(last_round_out(state))

@@ -148,9 +148,14 @@ def apply_bid(state: State, seat: int, bid: Bid) -> tuple[State, list[Event]]:
 
 
 def _normalise(state: State, bid: Bid) -> Bid:
-    """A round-1 Hokm names no suit: it is always the revealed suit."""
-    if bid.kind is BidKind.HOKM and state.bidding_round == 1 and bid.suit == -1:
+    """Fill in a suit that is implied: a round-1 Hokm is always in the revealed suit, and
+    confirming a Hokm whose suit is already named confirms that suit."""
+    if bid.suit != -1:
+        return bid
+    if bid.kind is BidKind.HOKM and state.bidding_round == 1:
         return Bid(BidKind.HOKM, state.revealed >> 3)
+    if bid.kind is BidKind.CONFIRM_HOKM and state.pending_suit >= 0:
+        return Bid(BidKind.CONFIRM_HOKM, state.pending_suit)
     return bid
 
 
