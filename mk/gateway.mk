@@ -9,9 +9,9 @@
 #                     Without make: .venv/bin/python scripts/gateway.py run --listen 127.0.0.1:8081 \
 #                       --upstream 127.0.0.1:50061 --admin 127.0.0.1:9902   (--help for the rest)
 #   make run-workers  The service with WORKERS processes (default auto = one per CPU) on one port.
-#   make load         Plays complete matches through the gateway (after `make run` and
-#                     `make gateway`), then prints throughput, latencies, errors by status code
-#                     and the cross-check against the server's metrics.
+#   make load         After `make run`: plays complete matches through Envoy (the one of
+#                     `make gateway`, or one started for the run), then prints throughput,
+#                     latencies, errors by status code and the cross-check against the metrics.
 #   make deploy-check Envoy configurations (envoy --mode validate, drift of the rendered variants),
 #                     Kubernetes manifests (offline schemas, strict), docker-compose.yml (Compose
 #                     schema), the Dockerfile and the Grafana dashboard.
@@ -37,10 +37,9 @@ deploy-check: $(STAMP) ## Validate Envoy configs, Kubernetes manifests, compose,
 	$(PY) scripts/gateway.py check
 	$(PY) scripts/deploy_check.py
 
-# `make load` against what `make run` and `make gateway` started; override any of these.
-LOAD_TARGET ?= $(GATEWAY_HOST):$(GATEWAY_PORT)
-LOAD_METRICS ?= http://127.0.0.1:9464/metrics
-LOAD_ENVOY_ADMIN ?= http://127.0.0.1:$(GATEWAY_ADMIN_PORT)
+# `make load`: through the gateway of `make gateway` if one runs on GATEWAY_PORT, else through
+# an Envoy started for the run in front of UPSTREAM (the service of `make run`). Add options
+# with LOAD_ARGS, e.g. LOAD_ARGS=--direct (no gateway) or LOAD_ARGS="--json var/load.json".
 LOAD_DURATION ?= 60
 LOAD_MATCHES ?= 200
 LOAD_CONCURRENCY ?= 32
@@ -48,10 +47,10 @@ LOAD_ARGS ?=
 
 .PHONY: load load-smoke load-typecheck scaling
 
-load: $(STAMP) ## Play complete matches through the gateway (after make run and make gateway).
-	$(PY) -m loadtest --target $(LOAD_TARGET) --duration $(LOAD_DURATION) \
-	  --matches $(LOAD_MATCHES) --concurrency $(LOAD_CONCURRENCY) \
-	  --metrics $(LOAD_METRICS) --envoy-admin $(LOAD_ENVOY_ADMIN) $(LOAD_ARGS)
+load: $(STAMP) ## Play complete matches through Envoy against the service of `make run`.
+	$(PY) -m loadtest --gateway $(GATEWAY_HOST):$(GATEWAY_PORT) --upstream $(UPSTREAM) \
+	  --envoy-admin http://127.0.0.1:$(GATEWAY_ADMIN_PORT) --duration $(LOAD_DURATION) \
+	  --matches $(LOAD_MATCHES) --concurrency $(LOAD_CONCURRENCY) $(LOAD_ARGS)
 
 load-typecheck: $(STAMP)
 	$(BIN)/mypy --strict loadtest
