@@ -1,0 +1,70 @@
+"""Bots: a fair player for any seat, at three levels (RANDOM, BASIC, STRONG).
+
+:func:`suggest` is the entry point: it copies out of a match state what the seat may know
+(:func:`knowledge_of`) and lets the level's policy choose one of the seat's legal actions from
+that knowledge alone. Pure Python like the rules core; the gRPC layer calls it for the
+``SuggestAction`` RPC.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import time
+
+from baloot_engine.bots.knowledge import SeatKnowledge, knowledge_of
+from baloot_engine.bots.policies import Level, decide
+from baloot_engine.bots.search import DEFAULT_BUDGET, Budget
+from baloot_engine.rules import errors
+from baloot_engine.rules.actions import Action
+from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.state import Phase, State
+
+
+def suggest(
+    state: State,
+    seat: int,
+    level: Level,
+    seed: int | None = None,
+    *,
+    budget: Budget = DEFAULT_BUDGET,
+) -> Action:
+    """One legal action for ``seat``, chosen by a bot of ``level`` that sees only that seat.
+
+    With a ``seed`` the choice is a pure function of (what the seat knows, level, seed);
+    without one the bot draws from the operating system's random generator and a STRONG bot
+    also stops searching at its wall-clock budget. A seat with nothing to do now is refused
+    with a :class:`RuleError` whose reason says why (MATCH_OVER, WRONG_PHASE, NOT_YOUR_TURN).
+    """
+    if not 0 <= seat <= 3:
+        raise errors.malformed(errors.INVALID_SEAT, f"a seat is 0-3, got {seat}")
+    knowledge = knowledge_of(state, seat)
+    if not knowledge.legal or knowledge.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
+        raise _nothing_to_do(state, seat)
+    if seed is None:
+        rng = random.Random(secrets.randbits(128))
+        deadline = time.perf_counter() + budget.seconds
+    else:
+        rng = random.Random(seed)
+        deadline = None
+    return decide(knowledge, level, rng, budget=budget, deadline=deadline)
+
+
+def _nothing_to_do(state: State, seat: int) -> RuleError:
+    phase = state.phase
+    if phase is Phase.MATCH_OVER:
+        return RuleError(errors.MATCH_OVER, "the match is over")
+    if phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
+        return RuleError(
+            errors.WRONG_PHASE,
+            f"no bot action in phase {phase.value}: the next round is dealt with DealRound",
+        )
+    turn = state.turn
+    return RuleError(
+        errors.NOT_YOUR_TURN,
+        f"seat {seat} has no action to take now; seat {turn} is to act",
+        details={"turn": str(turn), "seat": str(seat)},
+    )
+
+
+__all__ = ["Budget", "Level", "SeatKnowledge", "knowledge_of", "suggest"]

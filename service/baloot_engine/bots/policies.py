@@ -1,0 +1,221 @@
+"""The three levels of play, each a function of a seat's knowledge and a random generator.
+
+* RANDOM plays any legal action (never a Sawa claim, which could be false).
+* BASIC evaluates its hand to buy (Sun with aces and tens, Hokm with the jack and nine of a
+  suit, Ashkal when the revealed card is worth giving to the partner), doubles on a strong
+  hand, always declares its projects, claims Sawa only when it cannot fail, and plays cards by
+  the rules of thumb of :mod:`baloot_engine.bots.cardplay`.
+* STRONG bids like BASIC with its own thresholds, decides doubling calls by played-out sampled
+  worlds, and chooses its cards by the determinized search of :mod:`baloot_engine.bots.search`.
+
+No function here sees a match state: they receive a :class:`SeatKnowledge`.
+"""
+
+from __future__ import annotations
+
+import random
+from enum import Enum
+
+from baloot_engine.bots.cardplay import HIGHER, choose_card
+from baloot_engine.bots.handeval import BASIC_STYLE, Style, hokm_value, sun_value
+from baloot_engine.bots.knowledge import SeatKnowledge
+from baloot_engine.bots.search import (
+    DEFAULT_BUDGET,
+    Budget,
+    search_card,
+    search_doubling,
+)
+from baloot_engine.rules.actions import (
+    Action,
+    Bid,
+    BidKind,
+    ClaimSawa,
+    Declare,
+    Doubling,
+    DoublingCall,
+    Play,
+)
+from baloot_engine.rules.cards import ACE, FULL_DECK, SUIT_MASKS, TEN
+from baloot_engine.rules.contract import PlayMode
+from baloot_engine.rules.projects import RAW_VALUES, best_projects
+from baloot_engine.rules.state import BidStage, DoublingStep, Phase
+
+
+class Level(Enum):
+    """How well a bot plays."""
+
+    RANDOM = "random"
+    BASIC = "basic"
+    STRONG = "strong"
+
+
+STRONG_STYLE = BASIC_STYLE
+DOUBLING_SAMPLES = 24
+DOUBLING_MARGIN = 1.0
+
+
+def decide(
+    k: SeatKnowledge,
+    level: Level,
+    rng: random.Random,
+    *,
+    budget: Budget = DEFAULT_BUDGET,
+    deadline: float | None = None,
+) -> Action:
+    """One legal action for the seat of ``k`` (which must have at least one)."""
+    legal = k.legal
+    if not legal:
+        raise ValueError("the seat has no legal action")
+    if level is Level.RANDOM:
+        choices: list[Action] = [a for a in legal if not isinstance(a, ClaimSawa)] or list(legal)
+        return rng.choice(choices)
+    if len(legal) == 1:
+        return legal[0]
+    phase = k.phase
+    style = BASIC_STYLE if level is Level.BASIC else STRONG_STYLE
+    if phase is Phase.BIDDING:
+        return choose_bid(k, [a for a in legal if isinstance(a, Bid)], style)
+    if phase is Phase.DOUBLING:
+        calls = [a for a in legal if isinstance(a, Doubling)]
+        if level is Level.STRONG and k.doubling_step is not DoublingStep.CHOOSE_MODE:
+            return search_doubling(k, calls, rng, DOUBLING_SAMPLES, DOUBLING_MARGIN)
+        return choose_call(k, calls, style)
+    declarations = [a for a in legal if isinstance(a, Declare)]
+    if declarations:
+        return choose_declaration(k, declarations)
+    if any(isinstance(a, ClaimSawa) for a in legal) and sawa_certain(k):
+        return ClaimSawa()
+    plays = [a for a in legal if isinstance(a, Play)]
+    if not plays:
+        return legal[0]
+    options = 0
+    for play in plays:
+        options |= 1 << play.card
+    contract = k.contract
+    assert contract is not None
+    if level is Level.STRONG:
+        card = search_card(k, options, rng, budget, deadline=deadline)
+    else:
+        gone = k.played
+        for played in k.trick:
+            gone |= 1 << played
+        card = choose_card(
+            options, k.hand, k.trick, gone, contract.trump, k.team == contract.buyer_team
+        )
+    akka = Play(card, True)
+    return akka if akka in plays else Play(card)
+
+
+def choose_bid(k: SeatKnowledge, bids: list[Bid], style: Style) -> Bid:
+    """A bid from hand evaluation (the buyer's hand would hold the revealed card)."""
+    kinds = {b.kind for b in bids}
+    passing = Bid(BidKind.PASS)
+    if BidKind.KAWESH in kinds:
+        return Bid(BidKind.KAWESH)
+    revealed = k.buy_card
+    with_card = k.hand | (1 << revealed if revealed >= 0 else 0)
+    sun = sun_value(with_card)
+    stage = k.bid_stage
+    if stage is BidStage.CONFIRM:
+        confirms = [b for b in bids if b.kind is BidKind.CONFIRM_HOKM]
+        best = max(confirms, key=lambda b: hokm_value(with_card, b.suit))
+        hokm = hokm_value(with_card, best.suit)
+        if BidKind.SWITCH_TO_SUN in kinds and sun >= style.sun and sun > hokm + style.switch_margin:
+            return Bid(BidKind.SWITCH_TO_SUN)
+        return best
+    if stage is BidStage.PRIORITY:
+        return (
+            Bid(BidKind.CLAIM_SUN) if sun >= style.sun and BidKind.CLAIM_SUN in kinds else passing
+        )
+    if BidKind.SUN in kinds and sun >= style.sun:
+        return Bid(BidKind.SUN)
+    if (
+        BidKind.ASHKAL in kinds
+        and revealed >= 0
+        and revealed & 7 in (ACE, TEN)
+        and sun_value(k.hand) >= style.ashkal
+    ):
+        return Bid(BidKind.ASHKAL)
+    hokms = [b for b in bids if b.kind is BidKind.HOKM]
+    if hokms:
+        if k.bidding_round == 1:
+            suits = [revealed >> 3]
+            threshold = style.hokm
+        else:
+            suits = [s for s in range(4) if s != revealed >> 3]
+            threshold = style.hokm_second
+        suit = max(suits, key=lambda s: hokm_value(with_card, s))
+        if hokm_value(with_card, suit) >= threshold:
+            named = [b for b in hokms if b.suit == suit]
+            return named[0] if named else hokms[0]
+    return passing if passing in bids else bids[0]
+
+
+def choose_call(k: SeatKnowledge, calls: list[Doubling], style: Style) -> Doubling:
+    """A doubling call from hand evaluation."""
+    contract = k.contract
+    assert contract is not None
+    step = k.doubling_step
+    if step is DoublingStep.CHOOSE_MODE:
+        wanted = PlayMode.OPEN if k.team == contract.buyer_team else PlayMode.CLOSED
+        return _pick(calls, DoublingCall.CHOOSE_MODE, wanted)
+    hand = k.hand
+    value = sun_value(hand) if contract.is_sun else hokm_value(hand, contract.trump)
+    if step is DoublingStep.DOUBLE:
+        threshold = style.double_sun if contract.is_sun else style.double_hokm
+        if value >= threshold:
+            return _pick(calls, DoublingCall.DOUBLE, PlayMode.CLOSED)
+    elif step is DoublingStep.TRIPLE and value >= style.triple:
+        return _pick(calls, DoublingCall.TRIPLE, None)
+    elif step is DoublingStep.FOUR and value >= style.four:
+        return _pick(calls, DoublingCall.FOUR, PlayMode.CLOSED)
+    elif step is DoublingStep.GAHWA and value >= style.gahwa:
+        return _pick(calls, DoublingCall.GAHWA, None)
+    return _pick(calls, DoublingCall.DECLINE, None)
+
+
+def _pick(calls: list[Doubling], call: DoublingCall, mode: PlayMode | None) -> Doubling:
+    """The legal call ``call``, in ``mode`` when that is one of its forms; else the first call."""
+    same = [c for c in calls if c.call is call]
+    for candidate in same:
+        if candidate.mode is mode:
+            return candidate
+    if same:
+        return same[0]
+    declines = [c for c in calls if c.call is DoublingCall.DECLINE]
+    return declines[0] if declines else calls[0]
+
+
+def choose_declaration(k: SeatKnowledge, declarations: list[Declare]) -> Declare:
+    """Declare the projects the hand scores best (§A.13 item 6)."""
+    contract = k.contract
+    trump = -1 if contract is None else contract.trump
+    wanted = sorted(p.kind.value for p in best_projects(k.full_hand, trump, k.rules))
+    for declaration in declarations:
+        if sorted(kind.value for kind in declaration.kinds) == wanted:
+            return declaration
+    return max(declarations, key=lambda d: sum(RAW_VALUES[kind] for kind in d.kinds))
+
+
+def sawa_certain(k: SeatKnowledge) -> bool:
+    """A Sawa claim the seat can prove from its own hand: it holds the top card of every suit it
+    holds and, in Hokm, draws every trump still out (the rules core's plain proof, R46)."""
+    contract = k.contract
+    if contract is None or k.trick:
+        return False
+    trump = contract.trump
+    mine = k.hand
+    out = FULL_DECK & ~mine & ~k.played
+    higher = HIGHER[trump + 1]
+    for card in range(32):
+        if mine >> card & 1 and higher[card] & out:
+            return False
+    if trump < 0:
+        return True
+    trump_mask = SUIT_MASKS[trump]
+    trumps_out = (out & trump_mask).bit_count()
+    if not trumps_out:
+        return True
+    if contract.closed and mine & ~trump_mask:
+        return False
+    return (mine & trump_mask).bit_count() >= trumps_out

@@ -1,0 +1,386 @@
+"""STRONG: determinized search over the worlds consistent with what the seat knows.
+
+For a card decision the bot samples deals of the unseen cards that agree with everything its
+seat knows (:mod:`baloot_engine.bots.tracking`), plays every candidate card in every sampled
+world, finishes the hand with the play-out policy of :mod:`baloot_engine.bots.cardplay` for all
+four seats, scores the result with the rules core's own scoring and keeps the card with the best
+average score difference for its team. Every candidate meets the same worlds (common random
+numbers), cards that are equivalent in the seat's hand are tried once, and the work is bounded
+by a budget of simulated card plays (plus a wall-clock deadline when no seed is given), so a
+decision costs about the same at every point of the hand.
+
+Doubling decisions use the same machinery: sampled worlds are played out once per playing mode
+and scored under each multiplier the seat may choose.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import replace
+from typing import Final, NamedTuple
+
+from baloot_engine.bots.cardplay import HIGHER, STRENGTH, choose_card
+from baloot_engine.bots.knowledge import SeatKnowledge
+from baloot_engine.bots.tracking import Tracker, sample_hands, track
+from baloot_engine.rules.actions import Doubling, DoublingCall
+from baloot_engine.rules.cards import ACE, POINTS
+from baloot_engine.rules.contract import Contract, PlayMode
+from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.play import allowed_cards
+from baloot_engine.rules.projects import ProjectKind, best_projects, project_rank
+from baloot_engine.rules.ruleset import FirstLeader, RuleSet
+from baloot_engine.rules.scoring import AwardedProject, RoundFacts, award_projects, score_round
+
+GAHWA_VALUE: Final = 200
+"""The score difference a Gahwa round is worth to the search (it decides the match)."""
+
+_CLASS: Final = {
+    ProjectKind.SIRA: 1.0,
+    ProjectKind.FIFTY: 2.0,
+    ProjectKind.HUNDRED: 3.5,
+    ProjectKind.FOUR_HUNDRED: 5.0,
+    ProjectKind.BALOOT: 0.0,
+}
+
+
+class Budget(NamedTuple):
+    """How much work one STRONG decision may do.
+
+    ``steps`` simulated card plays in all; at least ``min_samples`` and at most ``max_samples``
+    sampled worlds; ``seconds`` of wall-clock time when the decision is not seeded (a seeded
+    decision must repeat exactly, so only the step budget bounds it).
+    """
+
+    steps: int = 2400
+    min_samples: int = 6
+    max_samples: int = 40
+    seconds: float = 0.030
+
+
+DEFAULT_BUDGET: Final = Budget()
+
+
+class _Scorer:
+    """Round results to score differences for one team, with the rules core's scoring (cached)."""
+
+    def __init__(self, contract: Contract, rules: RuleSet, team: int) -> None:
+        self.contract = contract
+        self.rules = rules
+        self.team = team
+        self.cache: dict[tuple[object, ...], int] = {}
+
+    def value(
+        self,
+        abnat: tuple[int, int],
+        won: tuple[int, int],
+        projects: tuple[AwardedProject, ...],
+        baloot: tuple[int, ...],
+        contract: Contract | None = None,
+    ) -> int:
+        contract = contract or self.contract
+        key = (abnat, won, projects, baloot, contract.multiplier, contract.gahwa)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached
+        facts = RoundFacts(
+            contract=contract.type,
+            buyer_team=contract.buyer_team,
+            card_abnat=abnat,
+            tricks_won=won,
+            projects=projects,
+            baloot_teams=baloot,
+            multiplier=contract.multiplier,
+            gahwa=contract.gahwa,
+        )
+        try:
+            score = score_round(facts, self.rules)
+        except RuleError:  # pragma: no cover - an estimate the scoring refuses
+            value = abnat[self.team] - abnat[1 - self.team]
+        else:
+            if score.gahwa_winner is not None:
+                value = GAHWA_VALUE if score.gahwa_winner == self.team else -GAHWA_VALUE
+            else:
+                value = score.points[self.team] - score.points[1 - self.team]
+        self.cache[key] = value
+        return value
+
+
+def play_out(
+    hands: list[int],
+    trick: list[int],
+    leader: int,
+    played: int,
+    abnat: list[int],
+    won: list[int],
+    akka: bool,
+    contract: Contract,
+    rules: RuleSet,
+) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Finish the hand with the play-out policy; return (abnat with the last-trick bonus, tricks).
+
+    ``hands`` and ``trick`` are changed in place.
+    """
+    trump = contract.trump
+    points = POINTS[trump + 1]
+    strength = STRENGTH[trump + 1]
+    higher = HIGHER[trump + 1]
+    buyer = contract.buyer_team
+    a0, a1 = abnat
+    w0, w1 = won
+    gone = played
+    for card in trick:
+        gone |= 1 << card
+    last = 0
+    while True:
+        n = len(trick)
+        if n == 4:
+            led = trick[0] >> 3
+            best = 0
+            for i in (1, 2, 3):
+                card = trick[i]
+                suit = card >> 3
+                if suit in (led, trump) and strength[card] > strength[trick[best]]:
+                    best = i
+            winner = (leader + best) & 3
+            p = points[trick[0]] + points[trick[1]] + points[trick[2]] + points[trick[3]]
+            if winner & 1:
+                a1 += p
+                w1 += 1
+            else:
+                a0 += p
+                w0 += 1
+            played = gone
+            if w0 + w1 == 8:
+                last = winner & 1
+                break
+            trick.clear()
+            leader = winner
+            akka = False
+            continue
+        seat = (leader + n) & 3
+        hand = hands[seat]
+        options = allowed_cards(hand, tuple(trick), leader, seat, played, akka, contract, rules)
+        card = choose_card(options, hand, trick, gone, trump, seat & 1 == buyer)
+        if n == 0 and trump >= 0 and card >> 3 != trump and card & 7 != ACE:
+            akka = higher[card] & ~played == 0  # the leader calls Akka whenever he may
+        hands[seat] = hand ^ (1 << card)
+        gone |= 1 << card
+        trick.append(card)
+    if last:
+        a1 += 10
+    else:
+        a0 += 10
+    return (a0, a1), (w0, w1)
+
+
+def _equivalence_groups(k: SeatKnowledge, options: int, trump: int) -> list[int]:
+    """One card of each group of cards that win and lose exactly the same tricks."""
+    points = POINTS[trump + 1]
+    strength = STRENGTH[trump + 1]
+    in_trick = 0
+    for card in k.trick:
+        in_trick |= 1 << card
+    out = ~k.hand & ~k.played  # in another hand (or in the trick)
+    chosen: list[int] = []
+    for suit in range(4):
+        suit_cards = list(range(suit * 8, suit * 8 + 8))
+        suit_cards.sort(key=lambda c: strength[c], reverse=True)
+        previous = -1
+        for card in suit_cards:
+            if options >> card & 1:
+                if previous < 0 or points[previous] != points[card]:
+                    chosen.append(card)
+                previous = card
+            elif out >> card & 1 or in_trick >> card & 1:
+                previous = -1
+            # a card of the own hand that is not an option, or a played card: no break
+    return chosen
+
+
+def _declared_projects(k: SeatKnowledge) -> tuple[AwardedProject, ...]:
+    """The projects that will score, as far as the seat can tell (R29)."""
+    if k.project_team >= 0:
+        return tuple(AwardedProject(seat & 1, p.kind) for seat, p in k.shown)
+    first = (k.dealer + 1) & 3
+    best: tuple[float, int] | None = None
+    team = -1
+    for step in range(4):
+        seat = (first + step) & 3
+        kinds = k.declared[seat]
+        if not kinds:
+            continue
+        if seat == k.seat and k.own_projects:
+            rank = max(
+                (_CLASS[p.kind], project_rank(p)[1])
+                if p.kind is not ProjectKind.HUNDRED
+                # a sequence Hundred beats a four-of-a-kind one
+                else (3.5 + (0.25 if p.sequence else -0.25), project_rank(p)[1])
+                for p in k.own_projects
+            )
+        else:
+            rank = (max(_CLASS[kind] for kind in kinds), 3)
+        if best is None or rank > best:
+            best, team = rank, seat & 1
+    if team < 0:
+        return ()
+    return tuple(
+        AwardedProject(team, kind)
+        for seat in range(4)
+        if seat & 1 == team
+        for kind in (k.declared[seat] or ())
+    )
+
+
+def _known_baloot(k: SeatKnowledge) -> tuple[int, ...]:
+    return (k.baloot_seat & 1,) if k.baloot_seat >= 0 else ()
+
+
+def search_card(
+    k: SeatKnowledge,
+    options: int,
+    rng: random.Random,
+    budget: Budget,
+    *,
+    deadline: float | None,
+) -> int:
+    """The card of ``options`` with the best average result over sampled worlds."""
+    contract = k.contract
+    assert contract is not None
+    trump = contract.trump
+    gone = k.played
+    for card in k.trick:
+        gone |= 1 << card
+    first = choose_card(options, k.hand, k.trick, gone, trump, k.team == contract.buyer_team)
+    candidates = _equivalence_groups(k, options, trump)
+    if len(candidates) <= 1:
+        return first
+    # The heuristic's own choice first: ties keep it.
+    candidates.sort(key=lambda c: c != first)
+    tracker = track(k)
+    remaining = 32 - k.played.bit_count() - len(k.trick)
+    per_sample = len(candidates) * remaining
+    samples = max(budget.min_samples, min(budget.max_samples, budget.steps // per_sample))
+    scorer = _Scorer(contract, k.rules, k.team)
+    projects = _declared_projects(k)
+    baloot = _known_baloot(k)
+    won = [0, 0]
+    for record in k.tricks:
+        won[record.winner & 1] += 1
+    totals = [0] * len(candidates)
+    akka_now = k.akka
+    for done in range(samples):
+        if deadline is not None and done >= 2 and time.perf_counter() > deadline:
+            break
+        world = sample_hands(k, tracker, rng)
+        for i, card in enumerate(candidates):
+            hands = list(world)
+            hands[k.seat] ^= 1 << card
+            trick = [*k.trick, card]
+            akka = akka_now
+            if not k.trick and trump >= 0 and card >> 3 != trump and card & 7 != ACE:
+                akka = HIGHER[trump + 1][card] & ~k.played == 0
+            abnat, tricks = play_out(
+                hands,
+                trick,
+                k.leader,
+                k.played,
+                list(k.abnat),
+                list(won),
+                akka,
+                contract,
+                k.rules,
+            )
+            totals[i] += scorer.value(abnat, tricks, projects, baloot)
+    best = 0
+    for i in range(1, len(candidates)):
+        if totals[i] > totals[best]:
+            best = i
+    return candidates[best]
+
+
+def _first_leader(k: SeatKnowledge, contract: Contract) -> int:
+    if k.rules.first_leader is FirstLeader.BUYER:
+        return contract.buyer
+    return (k.dealer + 1) & 3
+
+
+def _with_call(contract: Contract, call: Doubling, rules: RuleSet) -> Contract:
+    """The contract after a doubling call (the mode of a call that names none is kept)."""
+    mode = contract.mode if call.mode is None else call.mode
+    kind = call.call
+    if kind is DoublingCall.DOUBLE:
+        return replace(contract, multiplier=2, mode=mode)
+    if kind is DoublingCall.TRIPLE:
+        return replace(contract, multiplier=3)
+    if kind is DoublingCall.FOUR:
+        return replace(contract, multiplier=4, mode=mode)
+    if kind is DoublingCall.GAHWA:
+        if rules.gahwa_forces_open:
+            mode = PlayMode.OPEN
+        return replace(contract, gahwa=True, mode=mode)
+    if kind is DoublingCall.CHOOSE_MODE:
+        return replace(contract, mode=mode)
+    return contract
+
+
+def search_doubling(
+    k: SeatKnowledge,
+    calls: list[Doubling],
+    rng: random.Random,
+    samples: int,
+    margin: float,
+) -> Doubling:
+    """The doubling call with the best average result over sampled, played-out worlds.
+
+    Declining (or keeping the level) wins ties and needs to be beaten by ``margin`` points per
+    round: a raise hands the other team the next raise.
+    """
+    contract = k.contract
+    assert contract is not None
+    tracker: Tracker = track(k)
+    scorer = _Scorer(contract, k.rules, k.team)
+    results = [_with_call(contract, call, k.rules) for call in calls]
+    modes = sorted({c.mode for c in results}, key=lambda m: m.value)
+    totals = [0.0] * len(calls)
+    leader = _first_leader(k, contract)
+    first_seat = (k.dealer + 1) & 3
+    for _ in range(samples):
+        world = sample_hands(k, tracker, rng)
+        declared = [best_projects(world[s], contract.trump, k.rules) for s in range(4)]
+        awarded = award_projects(declared, first_seat)
+        baloot: tuple[int, ...] = ()
+        if contract.trump >= 0:
+            kq = (3 << 5) << (8 * contract.trump)
+            for seat in range(4):
+                if world[seat] & kq == kq:
+                    baloot = (seat & 1,)
+        outcome = {}
+        for mode in modes:
+            played_contract = replace(contract, mode=mode)
+            outcome[mode] = play_out(
+                list(world), [], leader, 0, [0, 0], [0, 0], False, played_contract, k.rules
+            )
+        for i, result in enumerate(results):
+            abnat, won = outcome[result.mode]
+            totals[i] += scorer.value(abnat, won, awarded, baloot, result)
+    keep = [
+        i
+        for i, call in enumerate(calls)
+        if call.call is DoublingCall.DECLINE or call.call is DoublingCall.CHOOSE_MODE
+    ]
+    best = keep[0] if keep else 0
+    for i in range(len(calls)):
+        bonus = 0.0 if i in keep else margin * samples
+        if totals[i] - bonus > totals[best] - (0.0 if best in keep else margin * samples):
+            best = i
+    return calls[best]
+
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "Budget",
+    "play_out",
+    "search_card",
+    "search_doubling",
+]

@@ -1,0 +1,259 @@
+"""Card tracking: where the unseen cards can be, from what a seat knows, and sampling them.
+
+A seat sees its own hand, the cards played and the revealed card. The cards it has not seen
+are somewhere in the three other hands (and, before the deal is complete, in the stock). Each
+card another seat played also tells what that seat did *not* hold: a player who did not follow
+suit is void in it; a player who did not trump, or did not over-trump, holds no trump that the
+rules would have forced him to play. These facts are found by asking the rules core itself:
+``allowed_cards`` is anti-monotone in the hand (a card allowed from a hand stays allowed from
+any smaller hand that still holds it), so if the card played would *not* have been allowed
+from the two-card hand {card played, x}, the player cannot have held x. That inference is
+sound by construction and follows every rule flag.
+
+:func:`sample_hands` then deals the unseen cards to the other seats at random, respecting the
+hand sizes, the cards known to be in a hand and the cards known not to be, so that each sample
+is a world consistent with everything the seat knows (a determinization).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import NamedTuple
+
+from baloot_engine.bots.knowledge import SeatKnowledge
+from baloot_engine.rules.cards import FULL_DECK, SUIT_MASKS
+from baloot_engine.rules.play import allowed_cards, declarable
+from baloot_engine.rules.state import Phase
+
+_SUBSETS = tuple(range(1, 8))  # non-empty subsets of the three other seats, as 3-bit masks
+_WIDTH = tuple(c.bit_count() for c in range(8))
+
+
+class Tracker(NamedTuple):
+    """Where the unseen cards can be, per seat (masks indexed by seat; the own seat is 0).
+
+    ``unseen`` are the cards the seat has not seen; ``known[s]`` the unseen cards known to be
+    in seat ``s``'s hand; ``excluded[s]`` the cards ``s`` cannot hold; ``sizes[s]`` how many
+    cards ``s`` holds now (the cards still to come in a delayed deal included). ``own`` is the
+    seat's own hand, with the revealed card when it is still to come to the seat, and
+    ``own_missing`` the number of unseen cards still to come to it (a delayed deal, R16).
+    """
+
+    unseen: int
+    known: tuple[int, int, int, int]
+    excluded: tuple[int, int, int, int]
+    sizes: tuple[int, int, int, int]
+    own: int
+    own_missing: int
+
+
+def _played_before(trick_index: int, tricks: tuple[tuple[int, int, int, int], ...]) -> int:
+    mask = 0
+    for cards in tricks[:trick_index]:
+        for card in cards:
+            mask |= 1 << card
+    return mask
+
+
+def exclusions(k: SeatKnowledge) -> list[int]:
+    """Cards each seat is known not to hold, from every card played this hand."""
+    excluded = [0, 0, 0, 0]
+    contract = k.contract
+    if contract is None or k.phase is not Phase.PLAYING:
+        return excluded
+    rules = k.rules
+    trump = contract.trump
+    trump_mask = SUIT_MASKS[trump] if trump >= 0 else 0
+    played = 0
+    sequences: list[tuple[int, tuple[int, ...], bool]] = [
+        (record.leader, record.cards, True) for record in k.tricks
+    ]
+    sequences.append((k.leader, k.trick, k.akka))
+    for leader, cards, akka in sequences:
+        for position, card in enumerate(cards):
+            seat = (leader + position) & 3
+            if seat == k.seat:
+                continue
+            prefix = cards[:position]
+            low = 1 << card
+            if not prefix:
+                # Leading a trump in a closed game: he held nothing else (R22).
+                if trump >= 0 and contract.closed and low & trump_mask:
+                    excluded[seat] |= FULL_DECK & ~trump_mask
+                continue
+            led = prefix[0] >> 3
+            if card >> 3 != led:
+                excluded[seat] |= SUIT_MASKS[led]
+                probe = trump_mask
+            elif led == trump:
+                probe = trump_mask
+            else:
+                continue
+            # Past tricks do not record an Akka call: assume one (fewer inferences, still sound).
+            for other in range(32):
+                if not probe >> other & 1 or other == card:
+                    continue
+                hand = low | 1 << other
+                allowed = allowed_cards(hand, prefix, leader, seat, played, akka, contract, rules)
+                if not allowed & low:
+                    excluded[seat] |= 1 << other
+        if len(cards) == 4:
+            for card in cards:
+                played |= 1 << card
+    return excluded
+
+
+def track(k: SeatKnowledge) -> Tracker:
+    """The tracker of a seat's knowledge during the doubling or the play."""
+    in_trick = 0
+    for card in k.trick:
+        in_trick |= 1 << card
+    unseen = FULL_DECK & ~k.hand & ~k.played & ~in_trick
+    known = [0, 0, 0, 0]
+    sizes = list(k.hand_sizes)
+    own = k.hand
+    own_missing = 0
+    if k.taker >= 0 and k.buy_card >= 0:
+        # The taker holds (or, in a delayed deal, will hold) the buy card and 8 cards.
+        known[k.taker] |= 1 << k.buy_card
+        if k.phase is Phase.DOUBLING:
+            sizes[k.taker] = 8
+            if k.taker == k.seat and not k.hand >> k.buy_card & 1:
+                own |= 1 << k.buy_card
+                unseen &= ~own
+                own_missing = 8 - own.bit_count()
+    for declarer, project in k.shown:
+        known[declarer] |= project.cards
+    excluded = exclusions(k)
+    sizes[k.seat] = 0
+    known[k.seat] = 0
+    excluded[k.seat] = FULL_DECK
+    for seat in range(4):
+        known[seat] &= unseen
+    return Tracker(
+        unseen,
+        (known[0], known[1], known[2], known[3]),
+        (excluded[0], excluded[1], excluded[2], excluded[3]),
+        (sizes[0], sizes[1], sizes[2], sizes[3]),
+        own,
+        own_missing,
+    )
+
+
+def _feasible(counts: list[int], capacity: list[int]) -> bool:
+    """Hall's condition for dealing cards to three seats: ``counts[c]`` cards may go to the
+    seats of the 3-bit class ``c``; ``capacity[i]`` is what the i-th other seat still takes."""
+    for subset in _SUBSETS:
+        room = 0
+        if subset & 1:
+            room += capacity[0]
+        if subset & 2:
+            room += capacity[1]
+        if subset & 4:
+            room += capacity[2]
+        need = 0
+        for cls in _SUBSETS:
+            if cls & ~subset == 0:
+                need += counts[cls]
+        if need > room:
+            return False
+    return True
+
+
+def sample_hands(
+    k: SeatKnowledge, tracker: Tracker, rng: random.Random, tries: int = 2
+) -> tuple[int, int, int, int]:
+    """Deal the unseen cards to the other seats consistently with ``tracker``.
+
+    The own seat keeps its hand. When another seat declared project types that are not shown,
+    a few samples are drawn and the first whose hand can make that declaration is kept.
+    """
+    best = _deal_once(k, tracker, rng)
+    checks = [
+        (seat, kinds)
+        for seat, kinds in enumerate(k.declared)
+        if kinds is not None and seat != k.seat and not any(s == seat for s, _ in k.shown)
+    ]
+    if not checks or k.contract is None:
+        return best
+    trump = k.contract.trump
+    spent = _spent_by_seat(k)
+    for _ in range(tries):
+        if all(
+            kinds in declarable(best[seat] | spent[seat], trump, k.rules) for seat, kinds in checks
+        ):
+            return best
+        best = _deal_once(k, tracker, rng)
+    return best
+
+
+def _spent_by_seat(k: SeatKnowledge) -> list[int]:
+    """The cards each seat has played this hand (completed tricks and the current one)."""
+    spent = [0, 0, 0, 0]
+    for record in k.tricks:
+        for position, card in enumerate(record.cards):
+            spent[(record.leader + position) & 3] |= 1 << card
+    for position, card in enumerate(k.trick):
+        spent[(k.leader + position) & 3] |= 1 << card
+    return spent
+
+
+def _deal_once(k: SeatKnowledge, tracker: Tracker, rng: random.Random) -> tuple[int, int, int, int]:
+    others = [(k.seat + i) & 3 for i in (1, 2, 3)]
+    hands = [0, 0, 0, 0]
+    hands[k.seat] = tracker.own
+    capacity = []
+    pool = tracker.unseen
+    if tracker.own_missing:
+        # The seat's own cards still to come (nothing is known about them yet).
+        for card in rng.sample([c for c in range(32) if pool >> c & 1], tracker.own_missing):
+            hands[k.seat] |= 1 << card
+            pool &= ~(1 << card)
+    for seat in others:
+        hands[seat] = tracker.known[seat]
+        pool &= ~tracker.known[seat]
+        capacity.append(tracker.sizes[seat] - tracker.known[seat].bit_count())
+    cards = [c for c in range(32) if pool >> c & 1]
+    classes: list[int] = []
+    counts = [0] * 8
+    for card in cards:
+        cls = 0
+        for i, seat in enumerate(others):
+            if not tracker.excluded[seat] >> card & 1:
+                cls |= 1 << i
+        classes.append(cls)
+        counts[cls] += 1
+    if not _feasible(counts, capacity):
+        # The facts contradict each other (impossible with a consistent state): relax them.
+        counts = [0] * 8
+        classes = [7] * len(cards)
+        counts[7] = len(cards)
+    constrained = [i for i in range(len(cards)) if classes[i] != 7]
+    free = [cards[i] for i in range(len(cards)) if classes[i] == 7]
+    rng.shuffle(constrained)
+    # Most constrained cards first: once only unconstrained cards are left, any split works.
+    constrained.sort(key=lambda i: _WIDTH[classes[i]])
+    for i in constrained:
+        cls = classes[i]
+        counts[cls] -= 1
+        choices = [j for j in range(3) if cls >> j & 1 and capacity[j] > 0]
+        while choices:
+            if len(choices) == 1:
+                pick = choices[0]
+            else:
+                pick = rng.choices(choices, [capacity[j] for j in choices])[0]
+            capacity[pick] -= 1
+            if len(choices) == 1 or _feasible(counts, capacity):
+                hands[others[pick]] |= 1 << cards[i]
+                break
+            capacity[pick] += 1
+            choices.remove(pick)
+        else:  # pragma: no cover - Hall's condition guarantees a choice
+            raise AssertionError("no seat can take an unseen card")
+    rng.shuffle(free)
+    start = 0
+    for j in range(3):
+        for card in free[start : start + capacity[j]]:
+            hands[others[j]] |= 1 << card
+        start += capacity[j]
+    return hands[0], hands[1], hands[2], hands[3]
