@@ -12,6 +12,7 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -22,6 +23,46 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _BotLevel:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _BotLevelEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BotLevel.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    BOT_LEVEL_UNSPECIFIED: _BotLevel.ValueType  # 0
+    """Not a valid level; refused with INVALID_ARGUMENT."""
+    BOT_LEVEL_RANDOM: _BotLevel.ValueType  # 1
+    """Any legal action, drawn at random (never a Sawa claim)."""
+    BOT_LEVEL_BASIC: _BotLevel.ValueType  # 2
+    """Hand evaluation for buying and doubling, always declares its projects, and plays by the
+    obvious rules of thumb (win with the cheapest winning card, feed a winning partner, lead
+    the boss card, draw trumps as the buyer). Answers in well under a millisecond.
+    """
+    BOT_LEVEL_STRONG: _BotLevel.ValueType  # 3
+    """BASIC plus card tracking and a search: it samples the unseen cards consistently with what
+    the seat knows, plays each candidate out in every sample and keeps the best. Answers within
+    a few tens of milliseconds.
+    """
+
+class BotLevel(_BotLevel, metaclass=_BotLevelEnumTypeWrapper):
+    """How well a suggesting bot plays."""
+
+BOT_LEVEL_UNSPECIFIED: BotLevel.ValueType  # 0
+"""Not a valid level; refused with INVALID_ARGUMENT."""
+BOT_LEVEL_RANDOM: BotLevel.ValueType  # 1
+"""Any legal action, drawn at random (never a Sawa claim)."""
+BOT_LEVEL_BASIC: BotLevel.ValueType  # 2
+"""Hand evaluation for buying and doubling, always declares its projects, and plays by the
+obvious rules of thumb (win with the cheapest winning card, feed a winning partner, lead
+the boss card, draw trumps as the buyer). Answers in well under a millisecond.
+"""
+BOT_LEVEL_STRONG: BotLevel.ValueType  # 3
+"""BASIC plus card tracking and a search: it samples the unseen cards consistently with what
+the seat knows, plays each candidate out in every sample and keeps the best. Answers within
+a few tens of milliseconds.
+"""
+Global___BotLevel: _TypeAlias = BotLevel  # noqa: Y015
 
 @_typing.final
 class CreateMatchRequest(_message.Message):
@@ -899,3 +940,93 @@ class ScoreRoundResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ScoreRoundResponse: _TypeAlias = ScoreRoundResponse  # noqa: Y015
+
+@_typing.final
+class SuggestActionRequest(_message.Message):
+    """The request of SuggestAction."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    CREDENTIAL_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    LEVEL_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    state: _builtins.bytes
+    """The sealed state token to read."""
+    credential: _builtins.str
+    """The host credential; only the game's backend asks for a bot's action (PERMISSION_DENIED
+    with reason CREDENTIAL_INVALID otherwise).
+    """
+    seat: _builtins.int
+    """The seat to suggest an action for. A seat with no action to take now is refused with
+    FAILED_PRECONDITION and reason NOT_YOUR_TURN (another seat is to act), WRONG_PHASE (the
+    round must be dealt with DealRound first) or MATCH_OVER.
+    """
+    match_id: _builtins.str
+    """The id of the match the token belongs to, as CreateMatch returned it. The token is sealed
+    for this match only: a token of another match is refused with STATE_INVALID.
+    """
+    level: Global___BotLevel.ValueType
+    """The level of play; unspecified is refused with INVALID_ARGUMENT and reason REQUEST_INVALID."""
+    seed: _builtins.int
+    """A seed that makes the suggestion repeatable: the same token, seat, level and seed always
+    give the same action (for tests and replays). Absent means fresh randomness from the
+    operating system.
+    """
+    def __init__(
+        self,
+        *,
+        state: _builtins.bytes = ...,
+        credential: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        match_id: _builtins.str = ...,
+        level: Global___BotLevel.ValueType = ...,
+        seed: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "seed", b"seed"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "credential", b"credential", "level", b"level", "match_id", b"match_id", "seat", b"seat", "seed", b"seed", "state", b"state"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
+    _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seed) -> _WhichOneofReturnType__seed | None: ...
+
+Global___SuggestActionRequest: _TypeAlias = SuggestActionRequest  # noqa: Y015
+
+@_typing.final
+class SuggestActionResponse(_message.Message):
+    """The response of SuggestAction."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_VERSION_FIELD_NUMBER: _builtins.int
+    ACTION_FIELD_NUMBER: _builtins.int
+    LEVEL_FIELD_NUMBER: _builtins.int
+    state_version: _builtins.int
+    """The version of the state that was read."""
+    level: Global___BotLevel.ValueType
+    """The level that chose the action."""
+    @_builtins.property
+    def action(self) -> _types_pb2.Action:
+        """The suggested action, one of the seat's legal actions now: a bid, a doubling call, a
+        project declaration or a card (with an Akka call when the bot makes one). During the first
+        trick a bot declares its projects before it plays its card: apply the declaration, then ask
+        again for the card.
+        """
+
+    def __init__(
+        self,
+        *,
+        state_version: _builtins.int = ...,
+        action: _types_pb2.Action | None = ...,
+        level: Global___BotLevel.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "level", b"level", "state_version", b"state_version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SuggestActionResponse: _TypeAlias = SuggestActionResponse  # noqa: Y015

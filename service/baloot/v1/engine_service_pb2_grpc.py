@@ -106,6 +106,11 @@ class BalootEngineServiceStub:
                 request_serializer=baloot_dot_v1_dot_engine__service__pb2.ScoreRoundRequest.SerializeToString,
                 response_deserializer=baloot_dot_v1_dot_engine__service__pb2.ScoreRoundResponse.FromString,
                 _registered_method=True)
+        self.SuggestAction = channel.unary_unary(
+                '/baloot.v1.BalootEngineService/SuggestAction',
+                request_serializer=baloot_dot_v1_dot_engine__service__pb2.SuggestActionRequest.SerializeToString,
+                response_deserializer=baloot_dot_v1_dot_engine__service__pb2.SuggestActionResponse.FromString,
+                _registered_method=True)
 
 
 class BalootEngineServiceServicer:
@@ -207,6 +212,17 @@ class BalootEngineServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SuggestAction(self, request, context):
+        """Suggests one legal action for a seat, chosen by a bot of the requested level that decides
+        only from what that seat may know (its own hand and the public course of the round, never
+        another hand or the undealt cards). It changes nothing: the backend applies the suggestion
+        with the normal RPC (PlaceBid, CallDouble, DeclareProjects or PlayCard), so every rule check
+        stays in one place. Use it for empty seats, disconnected players and turn timeouts.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_BalootEngineServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -259,6 +275,11 @@ def add_BalootEngineServiceServicer_to_server(servicer, server):
                     servicer.ScoreRound,
                     request_deserializer=baloot_dot_v1_dot_engine__service__pb2.ScoreRoundRequest.FromString,
                     response_serializer=baloot_dot_v1_dot_engine__service__pb2.ScoreRoundResponse.SerializeToString,
+            ),
+            'SuggestAction': grpc.unary_unary_rpc_method_handler(
+                    servicer.SuggestAction,
+                    request_deserializer=baloot_dot_v1_dot_engine__service__pb2.SuggestActionRequest.FromString,
+                    response_serializer=baloot_dot_v1_dot_engine__service__pb2.SuggestActionResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -553,6 +574,33 @@ class BalootEngineService:
             '/baloot.v1.BalootEngineService/ScoreRound',
             baloot_dot_v1_dot_engine__service__pb2.ScoreRoundRequest.SerializeToString,
             baloot_dot_v1_dot_engine__service__pb2.ScoreRoundResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SuggestAction(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/baloot.v1.BalootEngineService/SuggestAction',
+            baloot_dot_v1_dot_engine__service__pb2.SuggestActionRequest.SerializeToString,
+            baloot_dot_v1_dot_engine__service__pb2.SuggestActionResponse.FromString,
             options,
             channel_credentials,
             insecure,

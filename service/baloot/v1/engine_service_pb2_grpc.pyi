@@ -86,6 +86,13 @@ class BalootEngineServiceStub:
     """Scores a finished round from its facts, without a match or a token: a calculator for
     score-keeping apps and for checking the scoring rules.
     """
+    SuggestAction: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.SuggestActionRequest, _engine_service_pb2.SuggestActionResponse]
+    """Suggests one legal action for a seat, chosen by a bot of the requested level that decides
+    only from what that seat may know (its own hand and the public course of the round, never
+    another hand or the undealt cards). It changes nothing: the backend applies the suggestion
+    with the normal RPC (PlaceBid, CallDouble, DeclareProjects or PlayCard), so every rule check
+    stays in one place. Use it for empty seats, disconnected players and turn timeouts.
+    """
 
 @_typing.type_check_only
 class BalootEngineServiceAsyncStub(BalootEngineServiceStub):
@@ -141,6 +148,13 @@ class BalootEngineServiceAsyncStub(BalootEngineServiceStub):
     ScoreRound: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ScoreRoundRequest, _engine_service_pb2.ScoreRoundResponse]  # type: ignore[assignment]
     """Scores a finished round from its facts, without a match or a token: a calculator for
     score-keeping apps and for checking the scoring rules.
+    """
+    SuggestAction: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.SuggestActionRequest, _engine_service_pb2.SuggestActionResponse]  # type: ignore[assignment]
+    """Suggests one legal action for a seat, chosen by a bot of the requested level that decides
+    only from what that seat may know (its own hand and the public course of the round, never
+    another hand or the undealt cards). It changes nothing: the backend applies the suggestion
+    with the normal RPC (PlaceBid, CallDouble, DeclareProjects or PlayCard), so every rule check
+    stays in one place. Use it for empty seats, disconnected players and turn timeouts.
     """
 
 class BalootEngineServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -254,6 +268,19 @@ class BalootEngineServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_engine_service_pb2.ScoreRoundResponse, _abc.Awaitable[_engine_service_pb2.ScoreRoundResponse]]:
         """Scores a finished round from its facts, without a match or a token: a calculator for
         score-keeping apps and for checking the scoring rules.
+        """
+
+    @_abc_1.abstractmethod
+    def SuggestAction(
+        self,
+        request: _engine_service_pb2.SuggestActionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.SuggestActionResponse, _abc.Awaitable[_engine_service_pb2.SuggestActionResponse]]:
+        """Suggests one legal action for a seat, chosen by a bot of the requested level that decides
+        only from what that seat may know (its own hand and the public course of the round, never
+        another hand or the undealt cards). It changes nothing: the backend applies the suggestion
+        with the normal RPC (PlaceBid, CallDouble, DeclareProjects or PlayCard), so every rule check
+        stays in one place. Use it for empty seats, disconnected players and turn timeouts.
         """
 
 def add_BalootEngineServiceServicer_to_server(servicer: BalootEngineServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -16,6 +16,7 @@ from typing import Any, Final
 from baloot.v1 import engine_service_pb2 as service_pb
 from baloot.v1 import rules_pb2, types_pb2
 from baloot_engine.api.state_codec import encode_rules
+from baloot_engine.bots import Level
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import (
     Action,
@@ -502,3 +503,17 @@ def add_action(actions: Any, action: Action) -> None:
             play.akka = True
     elif not isinstance(action, Deal):
         actions.append(action_out(action))
+
+
+# ---------------------------------------------------------------------------------------
+# Bots
+
+BOT_LEVELS, BOT_LEVEL_NUMBERS = _table(service_pb.BotLevel, Level)
+
+
+def bot_level_in(value: int) -> Level:
+    """The bot level of a SuggestAction request; unspecified or unknown is refused."""
+    level: Level | None = BOT_LEVELS.get(value)
+    if level is None:
+        raise _bad("REQUEST_INVALID", f"the bot level is missing or unknown (value {value})")
+    return level

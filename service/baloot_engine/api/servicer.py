@@ -38,6 +38,7 @@ from baloot_engine.api.status import (
     state_invalid,
 )
 from baloot_engine.api.views import build_view, last_round_out
+from baloot_engine.bots import suggest
 from baloot_engine.rules import game
 from baloot_engine.rules.actions import Action, Deal
 from baloot_engine.rules.dealing import deck_from_seed
@@ -301,6 +302,23 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
                 raise request_invalid("match_scores needs one entry per team, or none")
             response.match.CopyFrom(_match_after(request.match_scores, score, rules))
         return response
+
+    @_rpc
+    def SuggestAction(self, request: pb.SuggestActionRequest) -> pb.SuggestActionResponse:
+        """One legal action for a seat, chosen by a bot that sees only what that seat may know."""
+        opened = self._open(request.state, request.match_id, request.credential)
+        seat = convert.seat_in(request.seat)
+        bind_call_fields(seat=seat)
+        if opened.role != HOST_ROLE:
+            raise credential_invalid("only the host credential may ask for a bot's action")
+        level = convert.bot_level_in(request.level)
+        seed = request.seed if request.HasField("seed") else None
+        action = suggest(opened.state, seat, level, seed)
+        return pb.SuggestActionResponse(
+            state_version=opened.version,
+            action=convert.action_out(action),
+            level=convert.BOT_LEVEL_NUMBERS[level],
+        )
 
 
 def _deal_of(request: pb.DealRoundRequest, opened: _Opened) -> Action:
