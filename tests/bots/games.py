@@ -1,0 +1,87 @@
+"""Helpers of the bot tests: seeded decks, rule sets far apart, and games played to a point."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+
+from baloot_engine.bots import Level, suggest
+from baloot_engine.bots.search import Budget
+from baloot_engine.rules.actions import Action, Deal
+from baloot_engine.rules.game import apply, legal_actions, new_match
+from baloot_engine.rules.ruleset import (
+    KAMMELNA,
+    SEEDS,
+    ClosedChooser,
+    DoublingWindow,
+    FirstLeader,
+    Kawesh,
+    PartnerWinningRule,
+    RuleSet,
+    SunPriorityClaim,
+)
+from baloot_engine.rules.state import Phase, State
+
+# A rule set far from both presets: Sawa claims, engine-declared projects, Kawesh, the «قبلك»
+# claim, the reopened first lap, the buyer naming open/closed and leading, a late completion.
+CUSTOM = SEEDS.replace(
+    sawa=True,
+    auto_declare_projects=True,
+    kawesh=Kawesh.NO_COURT_CARDS,
+    sun_priority_claim=SunPriorityClaim.HIGHER_PRIORITY,
+    closed_chooser=ClosedChooser.BUYER,
+    first_leader=FirstLeader.BUYER,
+    round1_hokm_reopens_to_all=True,
+    doubling_window=DoublingWindow.BEFORE_BUYER_COMPLETION,
+    akka_requires_declaration=True,
+    partner_winning_rule=PartnerWinningRule.POSITIONAL,
+    match_target=101,
+)
+RULE_SETS = {"seeds": SEEDS, "kammelna": KAMMELNA, "custom": CUSTOM}
+# A small search keeps the STRONG tests quick; the search itself is the same.
+SMALL = Budget(steps=300, min_samples=2, max_samples=4, seconds=0.05)
+
+
+def deck(seed: int, hand_number: int) -> tuple[int, ...]:
+    """A seeded deck order."""
+    cards = list(range(32))
+    random.Random(f"bots-{seed}-{hand_number}").shuffle(cards)
+    return tuple(cards)
+
+
+def bot(level: Level, budget: Budget = SMALL) -> Callable[[State, int, int], Action]:
+    """A chooser ``(state, seat, seed) -> action`` of one level."""
+
+    def choose(state: State, seat: int, seed: int) -> Action:
+        return suggest(state, seat, level, seed, budget=budget)
+
+    return choose
+
+
+def walk(
+    rules: RuleSet,
+    seed: int,
+    choose: Callable[[State, int, int], Action],
+    *,
+    max_hands: int = 3,
+) -> Iterator[State]:
+    """Yield every state a bot-played match passes through (before each decision).
+
+    Every action is checked against the rules core's legal actions and applied, so an illegal
+    suggestion fails the caller's test at once.
+    """
+    state = new_match(rules, dealer=seed % 4)
+    step = 0
+    while state.phase is not Phase.MATCH_OVER and state.hand_number <= max_hands:
+        if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
+            if state.hand_number == max_hands:
+                return
+            state, _ = apply(state, state.dealer, Deal(deck(seed, state.hand_number + 1)))
+            continue
+        yield state
+        seat = state.turn
+        action = choose(state, seat, seed * 1000 + step)
+        legal = legal_actions(state, seat)
+        assert action in legal, f"{action} is not legal for seat {seat}: {legal}"
+        state, _ = apply(state, seat, action)
+        step += 1
