@@ -1,0 +1,305 @@
+"""Benchmark of the bots: win rates between levels over seeded deals, decision times, legality.
+
+Every deal sequence (seed ``i``) is played twice, once with level A as team 0 and once with the
+teams swapped, so the luck of the cards cancels out. The decks of a match are derived from its
+seed and the hand number, so both matches of a pair see the same cards hand by hand for as long
+as they run side by side. Every decision of every bot is checked against the rules core's own
+list of legal actions (and then applied, which checks it again); the count of illegal
+decisions is printed and must be 0. Decision times are measured around the whole bot call
+(knowledge extraction included), both in wall-clock time and in the CPU time of the thread
+(the machine may be shared: the CPU time is what the decision costs, the wall time what it
+took there and then).
+
+    python bench/bench_bots.py [--pairs basic:random,strong:basic] [--deals 500] [--workers 2]
+                               [--rules seeds|kammelna] [--timing-matches 20] [--json out.json]
+
+``--deals N`` plays 2N matches per pair. ``--timing-matches M`` then plays M matches per pair
+with unseeded decisions in this one process, as a production call makes them (a STRONG search
+then also stops at its wall-clock budget), and prints their decision times. Prints numbers;
+exits 1 if a bot made an illegal move.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import random
+import statistics
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from baloot_engine.bots import Level, suggest
+from baloot_engine.rules.actions import Deal
+from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.game import apply, legal_actions, new_match
+from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
+from baloot_engine.rules.state import Phase, State
+
+RULES = {"seeds": SEEDS, "kammelna": KAMMELNA}
+MAX_HANDS = 200  # a match that has not ended by then is stopped and counted as a draw
+
+
+def deck_for(seed: int, hand_number: int) -> tuple[int, ...]:
+    """The deck of hand ``hand_number`` of the deal sequence ``seed``."""
+    deck = list(range(32))
+    random.Random(f"baloot-bench-{seed}-{hand_number}").shuffle(deck)
+    return tuple(deck)
+
+
+@dataclass
+class MatchResult:
+    """One match: the winning team (-1 when stopped), and what every decision cost."""
+
+    winner: int
+    scores: tuple[int, int]
+    hands: int
+    illegal: list[str] = field(default_factory=list)
+    wall: dict[str, list[float]] = field(default_factory=dict)
+    cpu: dict[str, list[float]] = field(default_factory=dict)
+    choice_cpu: dict[str, list[float]] = field(default_factory=dict)
+
+
+def play_match(
+    levels: tuple[Level, Level], seed: int, rules: RuleSet, *, seeded: bool = True
+) -> MatchResult:
+    """Play one match: ``levels[t]`` plays for team ``t``.
+
+    Decisions are seeded (repeatable, no wall-clock cut-off), or with ``seeded=False`` drawn
+    from the OS generator as an unseeded SuggestAction is, with STRONG's deadline in force.
+    """
+    state: State = new_match(rules, dealer=0)
+    result = MatchResult(winner=-1, scores=(0, 0), hands=0)
+    for level in levels:
+        result.wall.setdefault(level.value, [])
+        result.cpu.setdefault(level.value, [])
+        result.choice_cpu.setdefault(level.value, [])
+    decision = 0
+    while state.phase is not Phase.MATCH_OVER and state.hand_number <= MAX_HANDS:
+        if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
+            deal = Deal(deck_for(seed, state.hand_number + 1))
+            state, _ = apply(state, state.dealer, deal)
+            continue
+        seat = state.turn
+        level = levels[seat & 1]
+        legal = legal_actions(state, seat)
+        wall0 = time.perf_counter()
+        cpu0 = time.thread_time()
+        bot_seed = seed * 1_000_003 + decision if seeded else None
+        action = suggest(state, seat, level, seed=bot_seed)
+        cpu = time.thread_time() - cpu0
+        wall = time.perf_counter() - wall0
+        decision += 1
+        result.wall[level.value].append(wall)
+        result.cpu[level.value].append(cpu)
+        if len(legal) > 1:
+            result.choice_cpu[level.value].append(cpu)
+        if action not in legal:
+            result.illegal.append(f"{level.value} seat {seat}: {action} not in {legal}")
+            action = legal[0]
+        try:
+            state, _ = apply(state, seat, action)
+        except RuleError as error:
+            result.illegal.append(f"{level.value} seat {seat}: {action} refused: {error}")
+            state, _ = apply(state, seat, legal[0])
+    result.winner = state.winner
+    result.scores = state.match_scores
+    result.hands = state.hand_number
+    return result
+
+
+def _task(args: tuple[str, str, int, bool, str]) -> tuple[str, int, bool, MatchResult]:
+    a, b, seed, swapped, rules_name = args
+    level_a, level_b = Level(a), Level(b)
+    levels = (level_b, level_a) if swapped else (level_a, level_b)
+    return f"{a}:{b}", seed, swapped, play_match(levels, seed, RULES[rules_name])
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile (0-1) of ``values`` (nearest rank)."""
+    ordered = sorted(values)
+    if not ordered:
+        return math.nan
+    index = min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))
+    return ordered[index]
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a win rate (95 % by default)."""
+    if n == 0:
+        return (math.nan, math.nan)
+    p = wins / n
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return centre - half, centre + half
+
+
+def _times_line(name: str, values: list[float]) -> str:
+    ms = [v * 1000 for v in values]
+    return (
+        f"    {name:<24} n={len(ms):>7}  p50 {percentile(ms, 0.5):7.3f} ms  "
+        f"p90 {percentile(ms, 0.9):7.3f} ms  p99 {percentile(ms, 0.99):7.3f} ms  "
+        f"max {max(ms):8.3f} ms  mean {statistics.fmean(ms):7.3f} ms"
+    )
+
+
+def summarise(pair: str, results: Iterable[tuple[int, bool, MatchResult]]) -> dict[str, object]:
+    """Print and return the figures of one pair of levels."""
+    a, b = pair.split(":")
+    by_seed: dict[int, list[bool | None]] = {}
+    wall: dict[str, list[float]] = {a: [], b: []}
+    cpu: dict[str, list[float]] = {a: [], b: []}
+    choice: dict[str, list[float]] = {a: [], b: []}
+    illegal: list[str] = []
+    hands = 0
+    matches = 0
+    wins = 0
+    draws = 0
+    for seed, swapped, result in results:
+        matches += 1
+        hands += result.hands
+        a_team = 1 if swapped else 0
+        won: bool | None = None if result.winner < 0 else result.winner == a_team
+        if won is None:
+            draws += 1
+        elif won:
+            wins += 1
+        by_seed.setdefault(seed, []).append(won)
+        illegal.extend(result.illegal)
+        for level in (a, b):
+            wall[level] += result.wall.get(level, [])
+            cpu[level] += result.cpu.get(level, [])
+            choice[level] += result.choice_cpu.get(level, [])
+    low, high = wilson(wins, matches)
+    both = sum(1 for v in by_seed.values() if v == [True, True])
+    none = sum(1 for v in by_seed.values() if v == [False, False])
+    print(f"{a.upper()} vs {b.upper()}: {matches} matches ({len(by_seed)} deal sequences x 2)")
+    print(
+        f"  {a.upper()} won {wins}/{matches} = {100 * wins / matches:.1f} % "
+        f"(95 % Wilson interval {100 * low:.1f}-{100 * high:.1f} %), stopped {draws}"
+    )
+    print(
+        f"  per deal sequence: {a.upper()} won both {both}, split {len(by_seed) - both - none}, "
+        f"lost both {none}; {hands / matches:.1f} hands per match"
+    )
+    print(f"  illegal decisions: {len(illegal)}")
+    for line in illegal[:10]:
+        print("    " + line)
+    decisions = {}
+    for level in (a, b):
+        if not cpu[level]:
+            continue
+        print(f"  {level.upper()} decision time")
+        print(_times_line("wall, every decision", wall[level]))
+        print(_times_line("cpu, every decision", cpu[level]))
+        print(_times_line("cpu, with a choice", choice[level]))
+        decisions[level] = {
+            "decisions": len(cpu[level]),
+            "wall_p50_ms": percentile(wall[level], 0.5) * 1000,
+            "wall_p99_ms": percentile(wall[level], 0.99) * 1000,
+            "cpu_p50_ms": percentile(cpu[level], 0.5) * 1000,
+            "cpu_p99_ms": percentile(cpu[level], 0.99) * 1000,
+            "choice_cpu_p50_ms": percentile(choice[level], 0.5) * 1000,
+            "choice_cpu_p99_ms": percentile(choice[level], 0.99) * 1000,
+        }
+    return {
+        "pair": pair,
+        "matches": matches,
+        "wins": wins,
+        "stopped": draws,
+        "win_rate": wins / matches,
+        "wilson95": [low, high],
+        "illegal": len(illegal),
+        "decision_times": decisions,
+    }
+
+
+def timing_pass(pairs: Sequence[str], matches: int, rules: RuleSet) -> dict[str, object]:
+    """Unseeded decisions, as a production SuggestAction makes them, timed in one process."""
+    wall: dict[str, list[float]] = {}
+    cpu: dict[str, list[float]] = {}
+    illegal = 0
+    start = time.perf_counter()
+    for pair in pairs:
+        a, b = (Level(name) for name in pair.split(":"))
+        for n in range(matches):
+            levels = (a, b) if n % 2 == 0 else (b, a)
+            result = play_match(levels, 900_000 + n, rules, seeded=False)
+            illegal += len(result.illegal)
+            for level, values in result.wall.items():
+                wall.setdefault(level, []).extend(values)
+            for level, values in result.cpu.items():
+                cpu.setdefault(level, []).extend(values)
+    elapsed = time.perf_counter() - start
+    print(f"[timing: {matches} unseeded matches per pair in one process, {elapsed:.0f} s]")
+    print(f"  illegal decisions: {illegal}")
+    figures: dict[str, object] = {"illegal": illegal}
+    for level, walls in wall.items():
+        print(f"  {level.upper()} decision time, unseeded")
+        print(_times_line("wall, every decision", walls))
+        print(_times_line("cpu, every decision", cpu[level]))
+        figures[level] = {
+            "decisions": len(walls),
+            "wall_p50_ms": percentile(walls, 0.5) * 1000,
+            "wall_p99_ms": percentile(walls, 0.99) * 1000,
+            "cpu_p50_ms": percentile(cpu[level], 0.5) * 1000,
+            "cpu_p99_ms": percentile(cpu[level], 0.99) * 1000,
+        }
+    return figures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pairs", default="basic:random,strong:basic")
+    parser.add_argument("--deals", type=int, default=500, help="deal sequences per pair")
+    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--rules", choices=sorted(RULES), default="seeds")
+    parser.add_argument(
+        "--timing-matches",
+        type=int,
+        default=0,
+        help="then play this many unseeded matches per pair in one process, timing each decision",
+    )
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args(argv)
+    pairs = [p.strip() for p in args.pairs.split(",") if p.strip()]
+    report = []
+    illegal = 0
+    for pair in pairs:
+        a, b = pair.split(":")
+        tasks = [
+            (a, b, seed, swapped, args.rules)
+            for seed in range(args.first_seed, args.first_seed + args.deals)
+            for swapped in (False, True)
+        ]
+        start = time.perf_counter()
+        if args.workers > 1:
+            with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
+                done = list(pool.imap_unordered(_task, tasks, chunksize=1))
+        else:
+            done = [_task(t) for t in tasks]
+        elapsed = time.perf_counter() - start
+        print(f"[{pair}: {len(tasks)} matches in {elapsed:.0f} s, {args.workers} workers]")
+        figures = summarise(pair, [(seed, swapped, r) for _, seed, swapped, r in done])
+        figures["seconds"] = elapsed
+        illegal += int(figures["illegal"])  # type: ignore[call-overload]
+        report.append(figures)
+        print()
+    if args.timing_matches:
+        report.append({"timing": timing_pass(pairs, args.timing_matches, RULES[args.rules])})
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as out:  # noqa: PTH123
+            json.dump({"rules": args.rules, "pairs": report}, out, indent=2)
+    timing_illegal = report[-1].get("timing", {}) if report else {}
+    if isinstance(timing_illegal, dict) and timing_illegal.get("illegal"):
+        illegal += 1
+    return 1 if illegal else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
