@@ -8,6 +8,7 @@ import { createClient, type CallOptions, type Client, type Transport } from "@co
 
 import {
   BalootEngineService,
+  BotLevel,
   type GetScoreResponse,
   type ScoreRoundRequestSchema,
   type ScoreRoundResponse,
@@ -341,6 +342,31 @@ export class Match {
       ),
     );
     return response.actions;
+  }
+
+  /**
+   * A legal action for `seat` chosen by the engine's bot of `level` from what that seat may know
+   * (SuggestAction; host credential only). It changes nothing: apply it with act(). During the
+   * first trick a bot declares its projects first: apply the declaration, then ask again.
+   */
+  async suggest(seat: number, level: BotLevel = BotLevel.BASIC, options: { seed?: bigint } = {}): Promise<Action> {
+    const response = await this.client.call((rpc, call) =>
+      rpc.suggestAction(
+        {
+          state: this.state,
+          matchId: this.matchId,
+          credential: this.credential,
+          seat,
+          level,
+          ...(options.seed !== undefined && { seed: options.seed }),
+        },
+        call,
+      ),
+    );
+    if (response.action === undefined) {
+      throw new Error("SuggestAction returned no action");
+    }
+    return response.action;
   }
 
   /** The last round's breakdown and the match score. */

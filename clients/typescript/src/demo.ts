@@ -1,22 +1,31 @@
 // `npm run demo`: play complete matches against a running server and print the score sheet.
 //
 //   npm run demo -- [--target localhost:50051] [--grpc-web URL] [--matches 1]
-//                   [--preset seeds|kammelna] [--seed N]
+//                   [--preset seeds|kammelna] [--seed N] [--bots random|basic|strong]
 //
 // Every seat takes a random action from the legal actions its view lists (declarations and
-// Sawa claims aside), so the rules, the tokens and the views are exercised end to end. With
+// Sawa claims aside), so the rules, the tokens and the views are exercised end to end; with
+// --bots, every seat plays the action the engine's bot of that level suggests. With
 // --grpc-web the calls go through a gRPC-Web proxy (e.g. http://localhost:8080) instead.
 
 import { parseArgs } from "node:util";
 
 import { EngineError } from "./errors.js";
+import { BotLevel } from "./gen/baloot/v1/engine_service_pb.js";
 import { Preset } from "./gen/baloot/v1/rules_pb.js";
 import { connectGrpc } from "./node.js";
 import { playMatch, scoreLine, seededRandom } from "./random-play.js";
 import { connectGrpcWeb } from "./web.js";
 
 const USAGE =
-  "usage: npm run demo -- [--target host:port] [--grpc-web URL] [--matches N] [--preset seeds|kammelna] [--seed N]";
+  "usage: npm run demo -- [--target host:port] [--grpc-web URL] [--matches N] [--preset seeds|kammelna] [--seed N]" +
+  " [--bots random|basic|strong]";
+
+const BOT_LEVELS: Record<string, BotLevel> = {
+  random: BotLevel.RANDOM,
+  basic: BotLevel.BASIC,
+  strong: BotLevel.STRONG,
+};
 
 export async function main(argv: string[]): Promise<number> {
   let args;
@@ -29,6 +38,7 @@ export async function main(argv: string[]): Promise<number> {
         matches: { type: "string", default: "1" },
         preset: { type: "string", default: "seeds" },
         seed: { type: "string" },
+        bots: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }).values;
@@ -43,7 +53,14 @@ export async function main(argv: string[]): Promise<number> {
   const matches = Number(args.matches);
   const preset = args.preset === "kammelna" ? Preset.KAMMELNA : args.preset === "seeds" ? Preset.SEEDS : undefined;
   const seed = args.seed === undefined ? Math.floor(Math.random() * 2 ** 32) : Number(args.seed);
-  if (!Number.isInteger(matches) || matches < 1 || preset === undefined || !Number.isInteger(seed)) {
+  const bots = args.bots === undefined ? undefined : BOT_LEVELS[args.bots];
+  if (
+    !Number.isInteger(matches) ||
+    matches < 1 ||
+    preset === undefined ||
+    !Number.isInteger(seed) ||
+    (args.bots !== undefined && bots === undefined)
+  ) {
     console.error(USAGE);
     return 2;
   }
@@ -54,9 +71,11 @@ export async function main(argv: string[]): Promise<number> {
   try {
     for (let number = 1; number <= matches; number++) {
       const match = await client.createMatch({ rules: { preset } });
-      console.log(`match ${number} (${match.matchId}), ${args.preset} rules, seed ${seed}`);
+      const players = bots === undefined ? `random players, seed ${seed}` : `${args.bots} bots`;
+      console.log(`match ${number} (${match.matchId}), ${args.preset} rules, ${players}`);
       const lines: string[] = [];
       const final = await playMatch(match, random, {
+        ...(bots !== undefined && { choose: (m, seat) => m.suggest(seat, bots) }),
         onRound: (score, view) => lines.push(scoreLine(score, view)),
         onRedeal: (view) => lines.push(`  round ${String(view.roundNumber).padStart(2)}: all passed, redeal`),
       });

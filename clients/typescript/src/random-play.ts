@@ -32,15 +32,24 @@ export function chooseAction(view: View, random: Random): Action {
   return chosen;
 }
 
-/** What playMatch reports as it goes. */
+/** How playMatch chooses each action, and what it reports as it goes. */
 export interface PlayReport {
+  /**
+   * Choose the action of the seat to act; by default a random legal action of its view
+   * (`chooseAction`). E.g. `(match, seat) => match.suggest(seat, BotLevel.BASIC)` for the
+   * engine's bots.
+   */
+  choose?: (match: Match, seat: number, view: View) => Promise<Action> | Action;
   /** Called with each round's score and the match view after it. */
   onRound?: (score: RoundScore, view: View) => void;
   /** Called when a hand is cancelled and dealt again. */
   onRedeal?: (view: View) => void;
 }
 
-/** Play a match (created with the host credential) to its end; resolves to the final view. */
+/**
+ * Play a match (created with the host credential) to its end, dealing between rounds and
+ * letting the seat to act choose; resolves to the final view.
+ */
 export async function playMatch(match: Match, random: Random, report: PlayReport = {}): Promise<View> {
   let view = match.latestView;
   while (view.phase !== Phase.MATCH_OVER) {
@@ -52,7 +61,8 @@ export async function playMatch(match: Match, random: Random, report: PlayReport
       if (seat === undefined || seatView === undefined) {
         throw new Error(`no seat to act in phase ${Phase[view.phase]}`);
       }
-      const events = await match.act(seat, chooseAction(seatView, random));
+      const action = report.choose ? await report.choose(match, seat, seatView) : chooseAction(seatView, random);
+      const events = await match.act(seat, action);
       for (const event of events) {
         if (event.kind === EventKind.ROUND_SCORED && event.detail.case === "roundScore") {
           report.onRound?.(event.detail.value, match.latestView);

@@ -7,6 +7,7 @@ import { Code } from "@connectrpc/connect";
 
 import {
   BidKind,
+  BotLevel,
   EngineError,
   ErrorReason,
   IllegalActionError,
@@ -147,6 +148,24 @@ describe("refusals over gRPC", () => {
     await refused(match.forSeat(1).view(2), PermissionDeniedError, Code.PermissionDenied, "CREDENTIAL_INVALID");
     // The right seat credential is accepted.
     await match.bid(turn, { kind: BidKind.PASS }, match.seatCredentials[turn]);
+  });
+
+  it("refuses a bot's suggestion to a seat credential, and for a seat not to act", async () => {
+    const match = await client.createMatch({ firstDealer: 0 });
+    await match.deal(0);
+    const turn = match.latestView.turn!;
+    await refused(
+      match.forSeat(turn).suggest(turn, BotLevel.BASIC),
+      PermissionDeniedError,
+      Code.PermissionDenied,
+      "CREDENTIAL_INVALID",
+    );
+    await refused(
+      match.suggest((turn + 1) % 4, BotLevel.BASIC),
+      IllegalActionError,
+      Code.FailedPrecondition,
+      "NOT_YOUR_TURN",
+    );
   });
 
   it("refuses a tampered token and another match's token with STATE_INVALID", async () => {

@@ -5,6 +5,7 @@ import { after, before, describe, it } from "node:test";
 
 import {
   BidKind,
+  BotLevel,
   ContractType,
   EventKind,
   Phase,
@@ -79,6 +80,33 @@ describe("matches over gRPC", () => {
       assert.equal(read.lastRound?.roundNumber, rounds.at(-1)!.roundNumber);
     });
   }
+
+  it("plays a complete match with the engine's BASIC bots (SuggestAction)", async () => {
+    const match = await client.createMatch({ rules: { preset: Preset.KAMMELNA }, firstDealer: 2 });
+    let suggestions = 0;
+    const final = await playMatch(match, seededRandom(3), {
+      choose: async (m, seat, view) => {
+        const action = await m.suggest(seat, BotLevel.BASIC, { seed: 7n });
+        assert.ok(
+          view.legalActions.some((legal) => legal.action.case === action.action.case),
+          "the suggestion is one of the seat's legal actions",
+        );
+        suggestions++;
+        return action;
+      },
+    });
+    assert.equal(final.phase, Phase.MATCH_OVER);
+    assert.ok(final.matchScore?.winnerTeam === 0 || final.matchScore?.winnerTeam === 1);
+    assert.ok(suggestions > 0 && BigInt(suggestions) < match.version);
+
+    // A seed makes a suggestion repeatable; a STRONG bot answers too.
+    const again = await client.createMatch({ firstDealer: 0 });
+    await again.deal(0);
+    const seat = again.latestView.turn!;
+    const first = await again.suggest(seat, BotLevel.STRONG, { seed: 1n });
+    assert.deepEqual(await again.suggest(seat, BotLevel.STRONG, { seed: 1n }), first);
+    assert.equal(first.action.case, "bid");
+  });
 
   it("deals, bids and shows each seat only its own cards", async () => {
     const match = await client.createMatch({ firstDealer: 3 });

@@ -6,8 +6,8 @@
 // @generated from file baloot/v1/engine_service.proto (package baloot.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { RuleSet } from "./rules_pb.js";
 import { file_baloot_v1_rules } from "./rules_pb.js";
 import type { Action, Bid, CardPlay, ContractType, Declaration, Doubling, Event, MatchScore, ProjectKind, RoundScore, Suit, Trick, View } from "./types_pb.js";
@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baloot/v1/engine_service.proto.
  */
 export const file_baloot_v1_engine_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch5iYWxvb3QvdjEvZW5naW5lX3NlcnZpY2UucHJvdG8SCWJhbG9vdC52MSJ8ChJDcmVhdGVNYXRjaFJlcXVlc3QSIQoFcnVsZXMYASABKAsyEi5iYWxvb3QudjEuUnVsZVNldBIZCgxmaXJzdF9kZWFsZXIYAiABKA1IAIgBARIXCg9zdGFydGluZ19zY29yZXMYAyADKA1CDwoNX2ZpcnN0X2RlYWxlciKgAQoTQ3JlYXRlTWF0Y2hSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEhAKCG1hdGNoX2lkGAMgASgJEhcKD2hvc3RfY3JlZGVudGlhbBgEIAEoCRIYChBzZWF0X2NyZWRlbnRpYWxzGAUgAygJEh4KBXZpZXdzGAYgAygLMg8uYmFsb290LnYxLlZpZXcinQEKEERlYWxSb3VuZFJlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEhIKCmRlY2tfb3JkZXIYBCADKA0SHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoBEgAiAEBEhAKCG1hdGNoX2lkGAYgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uInsKEURlYWxSb3VuZFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXcipQEKD1BsYWNlQmlkUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SGwoDYmlkGAQgASgLMg4uYmFsb290LnYxLkJpZBIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iegoQUGxhY2VCaWRSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3IrEBChFDYWxsRG91YmxlUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SJQoIZG91YmxpbmcYBCABKAsyEy5iYWxvb3QudjEuRG91YmxpbmcSHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoBEgAiAEBEhAKCG1hdGNoX2lkGAYgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uInwKEkNhbGxEb3VibGVSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3IrwBChZEZWNsYXJlUHJvamVjdHNSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIrCgtkZWNsYXJhdGlvbhgEIAEoCzIWLmJhbG9vdC52MS5EZWNsYXJhdGlvbhIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24igQEKF0RlY2xhcmVQcm9qZWN0c1Jlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXciqwEKD1BsYXlDYXJkUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SIQoEcGxheRgEIAEoCzITLmJhbG9vdC52MS5DYXJkUGxheRIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iegoQUGxheUNhcmRSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3IkYKD0dldFNjb3JlUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEhAKCG1hdGNoX2lkGAMgASgJInoKEEdldFNjb3JlUmVzcG9uc2USFQoNc3RhdGVfdmVyc2lvbhgBIAEoBBIpCgpsYXN0X3JvdW5kGAIgASgLMhUuYmFsb290LnYxLlJvdW5kU2NvcmUSJAoFbWF0Y2gYAyABKAsyFS5iYWxvb3QudjEuTWF0Y2hTY29yZSJhCg5HZXRWaWV3UmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEhEKBHNlYXQYAyABKA1IAIgBARIQCghtYXRjaF9pZBgEIAEoCUIHCgVfc2VhdCIwCg9HZXRWaWV3UmVzcG9uc2USHQoEdmlldxgBIAEoCzIPLmJhbG9vdC52MS5WaWV3IlwKF0xpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIQCghtYXRjaF9pZBgEIAEoCSJVChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USFQoNc3RhdGVfdmVyc2lvbhgBIAEoBBIiCgdhY3Rpb25zGAIgAygLMhEuYmFsb290LnYxLkFjdGlvbiJECg5Bd2FyZGVkUHJvamVjdBIMCgR0ZWFtGAEgASgNEiQKBGtpbmQYAiABKA4yFi5iYWxvb3QudjEuUHJvamVjdEtpbmQioQMKEVNjb3JlUm91bmRSZXF1ZXN0EiEKBXJ1bGVzGAEgASgLMhIuYmFsb290LnYxLlJ1bGVTZXQSLgoNY29udHJhY3RfdHlwZRgCIAEoDjIXLmJhbG9vdC52MS5Db250cmFjdFR5cGUSHgoFdHJ1bXAYAyABKA4yDy5iYWxvb3QudjEuU3VpdBIUCgpidXllcl9zZWF0GAQgASgNSAASFAoKYnV5ZXJfdGVhbRgFIAEoDUgAEhIKCmNhcmRfYWJuYXQYBiADKA0SEgoKdHJpY2tzX3dvbhgHIAMoDRIgCgZ0cmlja3MYCCADKAsyEC5iYWxvb3QudjEuVHJpY2sSMwoQYXdhcmRlZF9wcm9qZWN0cxgJIAMoCzIZLmJhbG9vdC52MS5Bd2FyZGVkUHJvamVjdBIUCgxiYWxvb3RfdGVhbXMYCiADKA0SEgoKbXVsdGlwbGllchgLIAEoDRINCgVnYWh3YRgMIAEoCBIUCgxtYXRjaF9zY29yZXMYDSADKA0SFgoOcmV2ZXJzZV9rYWJvb3QYDiABKAhCBwoFYnV5ZXIiYAoSU2NvcmVSb3VuZFJlc3BvbnNlEiQKBXNjb3JlGAEgASgLMhUuYmFsb290LnYxLlJvdW5kU2NvcmUSJAoFbWF0Y2gYAiABKAsyFS5iYWxvb3QudjEuTWF0Y2hTY29yZTKJBgoTQmFsb290RW5naW5lU2VydmljZRJMCgtDcmVhdGVNYXRjaBIdLmJhbG9vdC52MS5DcmVhdGVNYXRjaFJlcXVlc3QaHi5iYWxvb3QudjEuQ3JlYXRlTWF0Y2hSZXNwb25zZRJGCglEZWFsUm91bmQSGy5iYWxvb3QudjEuRGVhbFJvdW5kUmVxdWVzdBocLmJhbG9vdC52MS5EZWFsUm91bmRSZXNwb25zZRJDCghQbGFjZUJpZBIaLmJhbG9vdC52MS5QbGFjZUJpZFJlcXVlc3QaGy5iYWxvb3QudjEuUGxhY2VCaWRSZXNwb25zZRJJCgpDYWxsRG91YmxlEhwuYmFsb290LnYxLkNhbGxEb3VibGVSZXF1ZXN0Gh0uYmFsb290LnYxLkNhbGxEb3VibGVSZXNwb25zZRJYCg9EZWNsYXJlUHJvamVjdHMSIS5iYWxvb3QudjEuRGVjbGFyZVByb2plY3RzUmVxdWVzdBoiLmJhbG9vdC52MS5EZWNsYXJlUHJvamVjdHNSZXNwb25zZRJDCghQbGF5Q2FyZBIaLmJhbG9vdC52MS5QbGF5Q2FyZFJlcXVlc3QaGy5iYWxvb3QudjEuUGxheUNhcmRSZXNwb25zZRJDCghHZXRTY29yZRIaLmJhbG9vdC52MS5HZXRTY29yZVJlcXVlc3QaGy5iYWxvb3QudjEuR2V0U2NvcmVSZXNwb25zZRJACgdHZXRWaWV3EhkuYmFsb290LnYxLkdldFZpZXdSZXF1ZXN0GhouYmFsb290LnYxLkdldFZpZXdSZXNwb25zZRJbChBMaXN0TGVnYWxBY3Rpb25zEiIuYmFsb290LnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0GiMuYmFsb290LnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRJJCgpTY29yZVJvdW5kEhwuYmFsb290LnYxLlNjb3JlUm91bmRSZXF1ZXN0Gh0uYmFsb290LnYxLlNjb3JlUm91bmRSZXNwb25zZWIGcHJvdG8z", [file_baloot_v1_rules, file_baloot_v1_types]);
+  fileDesc("Ch5iYWxvb3QvdjEvZW5naW5lX3NlcnZpY2UucHJvdG8SCWJhbG9vdC52MSJ8ChJDcmVhdGVNYXRjaFJlcXVlc3QSIQoFcnVsZXMYASABKAsyEi5iYWxvb3QudjEuUnVsZVNldBIZCgxmaXJzdF9kZWFsZXIYAiABKA1IAIgBARIXCg9zdGFydGluZ19zY29yZXMYAyADKA1CDwoNX2ZpcnN0X2RlYWxlciKgAQoTQ3JlYXRlTWF0Y2hSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEhAKCG1hdGNoX2lkGAMgASgJEhcKD2hvc3RfY3JlZGVudGlhbBgEIAEoCRIYChBzZWF0X2NyZWRlbnRpYWxzGAUgAygJEh4KBXZpZXdzGAYgAygLMg8uYmFsb290LnYxLlZpZXcinQEKEERlYWxSb3VuZFJlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEhIKCmRlY2tfb3JkZXIYBCADKA0SHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoBEgAiAEBEhAKCG1hdGNoX2lkGAYgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uInsKEURlYWxSb3VuZFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXcipQEKD1BsYWNlQmlkUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SGwoDYmlkGAQgASgLMg4uYmFsb290LnYxLkJpZBIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iegoQUGxhY2VCaWRSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3IrEBChFDYWxsRG91YmxlUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SJQoIZG91YmxpbmcYBCABKAsyEy5iYWxvb3QudjEuRG91YmxpbmcSHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoBEgAiAEBEhAKCG1hdGNoX2lkGAYgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uInwKEkNhbGxEb3VibGVSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3IrwBChZEZWNsYXJlUHJvamVjdHNSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIrCgtkZWNsYXJhdGlvbhgEIAEoCzIWLmJhbG9vdC52MS5EZWNsYXJhdGlvbhIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24igQEKF0RlY2xhcmVQcm9qZWN0c1Jlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXciqwEKD1BsYXlDYXJkUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SIQoEcGxheRgEIAEoCzITLmJhbG9vdC52MS5DYXJkUGxheRIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iegoQUGxheUNhcmRSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3IkYKD0dldFNjb3JlUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEhAKCG1hdGNoX2lkGAMgASgJInoKEEdldFNjb3JlUmVzcG9uc2USFQoNc3RhdGVfdmVyc2lvbhgBIAEoBBIpCgpsYXN0X3JvdW5kGAIgASgLMhUuYmFsb290LnYxLlJvdW5kU2NvcmUSJAoFbWF0Y2gYAyABKAsyFS5iYWxvb3QudjEuTWF0Y2hTY29yZSJhCg5HZXRWaWV3UmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEhEKBHNlYXQYAyABKA1IAIgBARIQCghtYXRjaF9pZBgEIAEoCUIHCgVfc2VhdCIwCg9HZXRWaWV3UmVzcG9uc2USHQoEdmlldxgBIAEoCzIPLmJhbG9vdC52MS5WaWV3IlwKF0xpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIQCghtYXRjaF9pZBgEIAEoCSJVChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USFQoNc3RhdGVfdmVyc2lvbhgBIAEoBBIiCgdhY3Rpb25zGAIgAygLMhEuYmFsb290LnYxLkFjdGlvbiJECg5Bd2FyZGVkUHJvamVjdBIMCgR0ZWFtGAEgASgNEiQKBGtpbmQYAiABKA4yFi5iYWxvb3QudjEuUHJvamVjdEtpbmQioQMKEVNjb3JlUm91bmRSZXF1ZXN0EiEKBXJ1bGVzGAEgASgLMhIuYmFsb290LnYxLlJ1bGVTZXQSLgoNY29udHJhY3RfdHlwZRgCIAEoDjIXLmJhbG9vdC52MS5Db250cmFjdFR5cGUSHgoFdHJ1bXAYAyABKA4yDy5iYWxvb3QudjEuU3VpdBIUCgpidXllcl9zZWF0GAQgASgNSAASFAoKYnV5ZXJfdGVhbRgFIAEoDUgAEhIKCmNhcmRfYWJuYXQYBiADKA0SEgoKdHJpY2tzX3dvbhgHIAMoDRIgCgZ0cmlja3MYCCADKAsyEC5iYWxvb3QudjEuVHJpY2sSMwoQYXdhcmRlZF9wcm9qZWN0cxgJIAMoCzIZLmJhbG9vdC52MS5Bd2FyZGVkUHJvamVjdBIUCgxiYWxvb3RfdGVhbXMYCiADKA0SEgoKbXVsdGlwbGllchgLIAEoDRINCgVnYWh3YRgMIAEoCBIUCgxtYXRjaF9zY29yZXMYDSADKA0SFgoOcmV2ZXJzZV9rYWJvb3QYDiABKAhCBwoFYnV5ZXIiYAoSU2NvcmVSb3VuZFJlc3BvbnNlEiQKBXNjb3JlGAEgASgLMhUuYmFsb290LnYxLlJvdW5kU2NvcmUSJAoFbWF0Y2gYAiABKAsyFS5iYWxvb3QudjEuTWF0Y2hTY29yZSKZAQoUU3VnZ2VzdEFjdGlvblJlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEhAKCG1hdGNoX2lkGAQgASgJEiIKBWxldmVsGAUgASgOMhMuYmFsb290LnYxLkJvdExldmVsEhEKBHNlZWQYBiABKARIAIgBAUIHCgVfc2VlZCJ1ChVTdWdnZXN0QWN0aW9uUmVzcG9uc2USFQoNc3RhdGVfdmVyc2lvbhgBIAEoBBIhCgZhY3Rpb24YAiABKAsyES5iYWxvb3QudjEuQWN0aW9uEiIKBWxldmVsGAMgASgOMhMuYmFsb290LnYxLkJvdExldmVsKmYKCEJvdExldmVsEhkKFUJPVF9MRVZFTF9VTlNQRUNJRklFRBAAEhQKEEJPVF9MRVZFTF9SQU5ET00QARITCg9CT1RfTEVWRUxfQkFTSUMQAhIUChBCT1RfTEVWRUxfU1RST05HEAMy3QYKE0JhbG9vdEVuZ2luZVNlcnZpY2USTAoLQ3JlYXRlTWF0Y2gSHS5iYWxvb3QudjEuQ3JlYXRlTWF0Y2hSZXF1ZXN0Gh4uYmFsb290LnYxLkNyZWF0ZU1hdGNoUmVzcG9uc2USRgoJRGVhbFJvdW5kEhsuYmFsb290LnYxLkRlYWxSb3VuZFJlcXVlc3QaHC5iYWxvb3QudjEuRGVhbFJvdW5kUmVzcG9uc2USQwoIUGxhY2VCaWQSGi5iYWxvb3QudjEuUGxhY2VCaWRSZXF1ZXN0GhsuYmFsb290LnYxLlBsYWNlQmlkUmVzcG9uc2USSQoKQ2FsbERvdWJsZRIcLmJhbG9vdC52MS5DYWxsRG91YmxlUmVxdWVzdBodLmJhbG9vdC52MS5DYWxsRG91YmxlUmVzcG9uc2USWAoPRGVjbGFyZVByb2plY3RzEiEuYmFsb290LnYxLkRlY2xhcmVQcm9qZWN0c1JlcXVlc3QaIi5iYWxvb3QudjEuRGVjbGFyZVByb2plY3RzUmVzcG9uc2USQwoIUGxheUNhcmQSGi5iYWxvb3QudjEuUGxheUNhcmRSZXF1ZXN0GhsuYmFsb290LnYxLlBsYXlDYXJkUmVzcG9uc2USQwoIR2V0U2NvcmUSGi5iYWxvb3QudjEuR2V0U2NvcmVSZXF1ZXN0GhsuYmFsb290LnYxLkdldFNjb3JlUmVzcG9uc2USQAoHR2V0VmlldxIZLmJhbG9vdC52MS5HZXRWaWV3UmVxdWVzdBoaLmJhbG9vdC52MS5HZXRWaWV3UmVzcG9uc2USWwoQTGlzdExlZ2FsQWN0aW9ucxIiLmJhbG9vdC52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBojLmJhbG9vdC52MS5MaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USSQoKU2NvcmVSb3VuZBIcLmJhbG9vdC52MS5TY29yZVJvdW5kUmVxdWVzdBodLmJhbG9vdC52MS5TY29yZVJvdW5kUmVzcG9uc2USUgoNU3VnZ2VzdEFjdGlvbhIfLmJhbG9vdC52MS5TdWdnZXN0QWN0aW9uUmVxdWVzdBogLmJhbG9vdC52MS5TdWdnZXN0QWN0aW9uUmVzcG9uc2ViBnByb3RvMw", [file_baloot_v1_rules, file_baloot_v1_types]);
 
 /**
  * The request of CreateMatch.
@@ -1006,6 +1006,151 @@ export const ScoreRoundResponseSchema: GenMessage<ScoreRoundResponse> = /*@__PUR
   messageDesc(file_baloot_v1_engine_service, 20);
 
 /**
+ * The request of SuggestAction.
+ *
+ * @generated from message baloot.v1.SuggestActionRequest
+ */
+export type SuggestActionRequest = Message<"baloot.v1.SuggestActionRequest"> & {
+  /**
+   * The sealed state token to read.
+   *
+   * @generated from field: bytes state = 1;
+   */
+  state: Uint8Array;
+
+  /**
+   * The host credential; only the game's backend asks for a bot's action (PERMISSION_DENIED
+   * with reason CREDENTIAL_INVALID otherwise).
+   *
+   * @generated from field: string credential = 2;
+   */
+  credential: string;
+
+  /**
+   * The seat to suggest an action for. A seat with no action to take now is refused with
+   * FAILED_PRECONDITION and reason NOT_YOUR_TURN (another seat is to act), WRONG_PHASE (the
+   * round must be dealt with DealRound first) or MATCH_OVER.
+   *
+   * @generated from field: uint32 seat = 3;
+   */
+  seat: number;
+
+  /**
+   * The id of the match the token belongs to, as CreateMatch returned it. The token is sealed
+   * for this match only: a token of another match is refused with STATE_INVALID.
+   *
+   * @generated from field: string match_id = 4;
+   */
+  matchId: string;
+
+  /**
+   * The level of play; unspecified is refused with INVALID_ARGUMENT and reason REQUEST_INVALID.
+   *
+   * @generated from field: baloot.v1.BotLevel level = 5;
+   */
+  level: BotLevel;
+
+  /**
+   * A seed that makes the suggestion repeatable: the same token, seat, level and seed always
+   * give the same action (for tests and replays). Absent means fresh randomness from the
+   * operating system.
+   *
+   * @generated from field: optional uint64 seed = 6;
+   */
+  seed?: bigint | undefined;
+};
+
+/**
+ * Describes the message baloot.v1.SuggestActionRequest.
+ * Use `create(SuggestActionRequestSchema)` to create a new message.
+ */
+export const SuggestActionRequestSchema: GenMessage<SuggestActionRequest> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 21);
+
+/**
+ * The response of SuggestAction.
+ *
+ * @generated from message baloot.v1.SuggestActionResponse
+ */
+export type SuggestActionResponse = Message<"baloot.v1.SuggestActionResponse"> & {
+  /**
+   * The version of the state that was read.
+   *
+   * @generated from field: uint64 state_version = 1;
+   */
+  stateVersion: bigint;
+
+  /**
+   * The suggested action, one of the seat's legal actions now: a bid, a doubling call, a
+   * project declaration or a card (with an Akka call when the bot makes one). During the first
+   * trick a bot declares its projects before it plays its card: apply the declaration, then ask
+   * again for the card.
+   *
+   * @generated from field: baloot.v1.Action action = 2;
+   */
+  action?: Action | undefined;
+
+  /**
+   * The level that chose the action.
+   *
+   * @generated from field: baloot.v1.BotLevel level = 3;
+   */
+  level: BotLevel;
+};
+
+/**
+ * Describes the message baloot.v1.SuggestActionResponse.
+ * Use `create(SuggestActionResponseSchema)` to create a new message.
+ */
+export const SuggestActionResponseSchema: GenMessage<SuggestActionResponse> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 22);
+
+/**
+ * How well a suggesting bot plays.
+ *
+ * @generated from enum baloot.v1.BotLevel
+ */
+export enum BotLevel {
+  /**
+   * Not a valid level; refused with INVALID_ARGUMENT.
+   *
+   * @generated from enum value: BOT_LEVEL_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Any legal action, drawn at random (never a Sawa claim).
+   *
+   * @generated from enum value: BOT_LEVEL_RANDOM = 1;
+   */
+  RANDOM = 1,
+
+  /**
+   * Hand evaluation for buying and doubling, always declares its projects, and plays by the
+   * obvious rules of thumb (win with the cheapest winning card, feed a winning partner, lead
+   * the boss card, draw trumps as the buyer). Answers in well under a millisecond.
+   *
+   * @generated from enum value: BOT_LEVEL_BASIC = 2;
+   */
+  BASIC = 2,
+
+  /**
+   * BASIC plus card tracking and a search: it samples the unseen cards consistently with what
+   * the seat knows, plays each candidate out in every sample and keeps the best. Answers within
+   * a few tens of milliseconds.
+   *
+   * @generated from enum value: BOT_LEVEL_STRONG = 3;
+   */
+  STRONG = 3,
+}
+
+/**
+ * Describes the enum baloot.v1.BotLevel.
+ */
+export const BotLevelSchema: GenEnum<BotLevel> = /*@__PURE__*/
+  enumDesc(file_baloot_v1_engine_service, 0);
+
+/**
  * BalootEngineService decides every rule question of a Baloot match and keeps nothing in memory.
  *
  * STATE. Every request that concerns a match carries the whole match as an opaque, sealed
@@ -1135,6 +1280,20 @@ export const BalootEngineService: GenService<{
     methodKind: "unary";
     input: typeof ScoreRoundRequestSchema;
     output: typeof ScoreRoundResponseSchema;
+  },
+  /**
+   * Suggests one legal action for a seat, chosen by a bot of the requested level that decides
+   * only from what that seat may know (its own hand and the public course of the round, never
+   * another hand or the undealt cards). It changes nothing: the backend applies the suggestion
+   * with the normal RPC (PlaceBid, CallDouble, DeclareProjects or PlayCard), so every rule check
+   * stays in one place. Use it for empty seats, disconnected players and turn timeouts.
+   *
+   * @generated from rpc baloot.v1.BalootEngineService.SuggestAction
+   */
+  suggestAction: {
+    methodKind: "unary";
+    input: typeof SuggestActionRequestSchema;
+    output: typeof SuggestActionResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_baloot_v1_engine_service, 0);
