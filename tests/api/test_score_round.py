@@ -374,12 +374,6 @@ MISNAMED = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="SERVER BUG: ScoreRound refuses a Hokm without a trump, an unknown trump value or a "
-    "project of no kind with reason INVALID_ACTION (an action reason; ScoreRound takes no "
-    "action) instead of INVALID_ROUND_FACTS",
-)
 @pytest.mark.parametrize("request_", MISNAMED.values(), ids=MISNAMED.keys())
 def test_missing_facts_are_refused_as_round_facts(
     stub: pb_grpc.BalootEngineServiceStub, request_: pb.ScoreRoundRequest
@@ -387,11 +381,6 @@ def test_missing_facts_are_refused_as_round_facts(
     expect_refusal(stub.ScoreRound, request_, INVALID_ARGUMENT, "INVALID_ROUND_FACTS")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="SERVER BUG: ScoreRound accepts a Sun contract with a trump suit when the totals are "
-    "given (the same round given by its tricks is refused with INVALID_ROUND_FACTS)",
-)
 def test_a_sun_with_a_trump_is_refused_by_its_totals(
     stub: pb_grpc.BalootEngineServiceStub,
 ) -> None:
@@ -399,12 +388,6 @@ def test_a_sun_with_a_trump_is_refused_by_its_totals(
     expect_refusal(stub.ScoreRound, request, INVALID_ARGUMENT, "INVALID_ROUND_FACTS")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="SERVER BUG: ScoreRound with match_scores whose total after the round exceeds "
-    "uint32 (e.g. [4294967295, 4294967295]) ends UNKNOWN ('ValueError: Value out of range') "
-    "instead of INVALID_ARGUMENT",
-)
 def test_match_scores_out_of_range_are_refused(stub: pb_grpc.BalootEngineServiceStub) -> None:
     request = sun(98, tricks=(5, 3), match_scores=[2**32 - 1, 2**32 - 1])
     assert refusal(stub.ScoreRound, request).code == INVALID_ARGUMENT

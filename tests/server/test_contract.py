@@ -94,6 +94,7 @@ def test_each_rpc_has_its_own_request_and_response() -> None:
         "GetView",
         "ListLegalActions",
         "ScoreRound",
+        "SuggestAction",
     }
     for method in service.methods:
         assert method.input_type.name == f"{method.name}Request"

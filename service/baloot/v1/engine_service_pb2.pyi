@@ -879,8 +879,8 @@ class ScoreRoundRequest(_message.Message):
 
     @_builtins.property
     def match_scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """The match score before the round, one entry per team; when given, the response also scores
-        the match.
+        """The match score before the round, one entry per team, each below 10000; when given, the
+        response also scores the match.
         """
 
     def __init__(

@@ -596,7 +596,9 @@ class Declaration(_message.Message):
     KINDS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def kinds(self) -> _containers.RepeatedScalarFieldContainer[Global___ProjectKind.ValueType]:
-        """The project kinds declared, at most two (Baloot is never declared); empty declares nothing."""
+        """The project kinds declared, one or two (Baloot is never declared: it scores by itself). To
+        declare nothing, simply play the first card without declaring.
+        """
 
     def __init__(
         self,
@@ -964,7 +966,10 @@ class TeamRoundScore(_message.Message):
     card_abnat: _builtins.int
     """The abnat of the cards the team won, including the 10 for the last trick."""
     card_points: _builtins.int
-    """The card abnat converted to game points by the contract's rounding rule."""
+    """The card game points the team scores this round: its own abnat converted by the contract's
+    rounding rule when the buyer made it undoubled; the whole pot (26 Sun, 16 Hokm, times the
+    multiplier) or 0 when one team takes the round (a failure, a doubled round, a kaboot).
+    """
     project_points: _builtins.int
     """The game points of the team's awarded projects, before any doubling multiplier."""
     baloot_points: _builtins.int
@@ -1065,7 +1070,9 @@ class MatchScore(_message.Message):
     target: _builtins.int
     """The target score that ends the match."""
     rounds_played: _builtins.int
-    """The number of rounds scored so far (cancelled hands are not counted)."""
+    """The number of hands dealt so far, hands cancelled and dealt again (all passed, Kawesh)
+    included; it is also the round number of the latest hand.
+    """
     winner_team: _builtins.int
     """The team that won the match, once it is over."""
     end_reason: Global___MatchEndReason.ValueType

@@ -34,7 +34,7 @@ from baloot_engine.rules.actions import (
 from baloot_engine.rules.cards import POINTS
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
 from baloot_engine.rules.errors import RuleError, malformed
-from baloot_engine.rules.projects import Project, ProjectKind
+from baloot_engine.rules.projects import Project, ProjectKind, baloot_project
 from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet, RuleSetError
 from baloot_engine.rules.scoring import AwardedProject, Outcome, RoundFacts, RoundScore
 from baloot_engine.rules.state import Phase, State, TrickRecord
@@ -379,7 +379,14 @@ def facts_in(request: service_pb.ScoreRoundRequest) -> tuple[RoundFacts, RuleSet
     contract = CONTRACT_TYPES.get(request.contract_type)
     if contract is None:
         raise _bad(errors.INVALID_ROUND_FACTS, "the contract type (Sun or Hokm) is required")
-    trump = suit_in(request.trump, required=contract is ContractType.HOKM)
+    if contract is ContractType.SUN:
+        if request.trump != types_pb2.SUIT_UNSPECIFIED:
+            raise _bad(errors.INVALID_ROUND_FACTS, "a Sun contract has no trump")
+        trump = -1
+    elif 1 <= request.trump <= 4:
+        trump = request.trump - 1
+    else:
+        raise _bad(errors.INVALID_ROUND_FACTS, "a Hokm contract needs its trump suit")
     which = request.WhichOneof("buyer")
     if which == "buyer_seat":
         buyer_team = seat_in(request.buyer_seat) & 1
@@ -389,10 +396,13 @@ def facts_in(request: service_pb.ScoreRoundRequest) -> tuple[RoundFacts, RuleSet
         buyer_team = request.buyer_team
     else:
         raise _bad(errors.INVALID_ROUND_FACTS, "the buyer (seat or team) is required")
-    projects = tuple(
-        AwardedProject(p.team, _enum_in(PROJECT_KINDS, p.kind, "a project kind"))
-        for p in request.awarded_projects
-    )
+    awarded: list[AwardedProject] = []
+    for given in request.awarded_projects:
+        kind = PROJECT_KINDS.get(given.kind)
+        if kind is None:
+            raise _bad(errors.INVALID_ROUND_FACTS, "every awarded project needs its kind")
+        awarded.append(AwardedProject(given.team, kind))
+    projects = tuple(awarded)
     for project in projects:
         if project.team > 1:
             raise _bad(errors.INVALID_ROUND_FACTS, "a project's team is 0 or 1")
@@ -448,6 +458,8 @@ def event_out(event: Event, state: State) -> types_pb2.Event:
         message.declaration.kinds.extend(PROJECT_KIND_NUMBERS[k] for k in event.kinds)
     elif kind is EventKind.PROJECTS_REVEALED:
         message.projects.projects.extend(project_out(s, p, trump) for s, p in event.projects)
+    elif kind is EventKind.BALOOT_ANNOUNCED and trump >= 0:
+        message.projects.projects.append(project_out(event.seat, baloot_project(trump), trump))
     elif kind in (EventKind.CARD_PLAYED, EventKind.AKKA_CALLED):
         message.play.seat = event.seat
         message.play.card = event.card

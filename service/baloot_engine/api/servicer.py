@@ -8,8 +8,8 @@ refusal leaves through :class:`ApiError`, the one place that maps it to a status
 
 from __future__ import annotations
 
-import binascii
 import functools
+import re
 import secrets
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Final, NoReturn, TypeVar
@@ -47,10 +47,13 @@ from baloot_engine.rules.match import winner_after
 from baloot_engine.rules.ruleset import RuleSet
 from baloot_engine.rules.scoring import RoundScore, score_round
 from baloot_engine.rules.state import State
-from baloot_engine.server.logs import bind_call_fields
+from baloot_engine.server.logs import bind_call_fields, get_logger
 from baloot_engine.server.metrics import Metrics
 
 SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["BalootEngineService"].full_name
+_MATCH_ID: Final = re.compile(r"[0-9a-f]{32}")
+_SCORE_LIMIT: Final = 10_000
+_log = get_logger("baloot_engine.api")
 
 _Context = grpc.aio.ServicerContext[Any, Any]
 
@@ -100,6 +103,10 @@ def _rpc(body: _Body[_Request, _Response]) -> _Handler[_Request, _Response]:
             return body(self, request)
         except (ApiError, RuleError) as error:
             await _abort(context, error)
+        except Exception:  # noqa: BLE001 - the last line of defence of every RPC
+            # A defect, never the caller's input: log it whole, answer without internals.
+            _log.exception("unexpected error", method=body.__name__)
+            await context.abort(grpc.StatusCode.INTERNAL, "internal error; see the server log")
 
     return handler
 
@@ -115,12 +122,11 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     # -- the shared path ----------------------------------------------------------------
 
     def _open(self, token: bytes, match_id: str, credential: str) -> _Opened:
-        try:
-            match_key = bytes.fromhex(match_id)
-        except (ValueError, binascii.Error):
-            match_key = b""
-        if len(match_key) != MATCH_ID_SIZE:
-            raise request_invalid("match_id must be the 32 hex digits CreateMatch returned")
+        if not _MATCH_ID.fullmatch(match_id):
+            raise request_invalid(
+                "match_id must be the 32 lower-case hex digits CreateMatch returned"
+            )
+        match_key = bytes.fromhex(match_id)
         bind_call_fields(match_id=match_id)
         role = self._keys.role_of(match_key, credential)
         if role is None:
@@ -196,6 +202,10 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         scores = tuple(request.starting_scores)
         if scores and len(scores) != 2:
             raise request_invalid("starting_scores needs one entry per team, or none")
+        if any(score >= rules.match_target for score in scores):
+            raise request_invalid(
+                f"starting_scores must be below the match target {rules.match_target}"
+            )
         state = game.new_match(rules, dealer, (scores[0], scores[1]) if scores else (0, 0))
         match_key = secrets.token_bytes(MATCH_ID_SIZE)
         match_id = match_key.hex()
@@ -298,8 +308,10 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         response = pb.ScoreRoundResponse(score=convert.round_score_out(score, 0, None))
         response.score.contract.trump = request.trump
         if request.match_scores:
-            if len(request.match_scores) != 2:
-                raise request_invalid("match_scores needs one entry per team, or none")
+            if len(request.match_scores) != 2 or max(request.match_scores) >= _SCORE_LIMIT:
+                raise request_invalid(
+                    f"match_scores needs one entry per team, each below {_SCORE_LIMIT}, or none"
+                )
             response.match.CopyFrom(_match_after(request.match_scores, score, rules))
         return response
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from baloot.v1 import types_pb2
 from baloot_engine.api import convert
+from baloot_engine.rules.cards import KING, QUEEN
 from baloot_engine.rules.contract import ContractType
-from baloot_engine.rules.projects import baloot_project
 from baloot_engine.rules.game import legal_actions
+from baloot_engine.rules.projects import baloot_project
 from baloot_engine.rules.state import Phase, State
 
 _LIVE = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
@@ -83,6 +84,9 @@ def build_view(
         view.round_score.CopyFrom(last_round_out(state))
         sun = score.contract is ContractType.SUN
         view.revealed_projects.extend(convert.awarded_out(p, sun) for p in score.awarded)
+        holder = _scored_baloot_holder(state)
+        if holder >= 0:
+            view.revealed_projects.append(convert.project_out(holder, baloot_project(trump), trump))
     if state.phase in _LIVE:
         view.hand_sizes.extend(hand.bit_count() for hand in state.hands)
     if seat is not None:
@@ -91,6 +95,22 @@ def build_view(
         for action in legal_actions(state, seat):
             convert.add_action(view.legal_actions, action)
     return view
+
+
+def _scored_baloot_holder(state: State) -> int:
+    """The seat whose Baloot scored in the hand just finished (-1 if none or not shown)."""
+    score = state.last_score
+    trump = state.trump
+    if score is None or trump < 0 or not score.facts.baloot_teams:
+        return -1
+    king, queen = trump * 8 + KING, trump * 8 + QUEEN
+    played_by = {}
+    for record in state.tricks:
+        for position, card in enumerate(record.cards):
+            if card in (king, queen):
+                played_by[card] = (record.leader + position) & 3
+    holder = played_by.get(king, -1)
+    return holder if holder >= 0 and played_by.get(queen) == holder else -1
 
 
 def last_round_out(state: State) -> types_pb2.RoundScore:
