@@ -204,3 +204,18 @@ def test_reserve_port_picks_a_free_port_for_zero() -> None:
     port = reserve_port("127.0.0.1", 0)
     assert 0 < port < 65536
     assert reserve_port("127.0.0.1", port) == port
+
+
+def test_workers_stop_when_their_parent_is_killed(
+    spawn: Callable[..., ServerProcess], tmp_path: Path
+) -> None:
+    server = _workers(spawn, tmp_path, BALOOT_GRACE_SECONDS="1")
+    started = _started(server)
+    server.process.kill()  # no chance to stop the workers itself
+    server.process.wait(10)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and any(_alive(pid) for pid in started["pids"]):
+        time.sleep(0.1)
+    assert not any(_alive(pid) for pid in started["pids"])
+    # The port is free again: nothing was left holding it.
+    assert reserve_port("127.0.0.1", started["port"]) == started["port"]

@@ -159,6 +159,10 @@ class Supervisor:
         try:
             return self._run(metrics_dir)
         finally:
+            # A signal that came during the shutdown is consumed here: unblocked, it would kill
+            # the process with that signal instead of the exit status it has.
+            while signal.sigtimedwait(_SUPERVISED, 0) is not None:
+                pass
             signal.pthread_sigmask(signal.SIG_UNBLOCK, _SUPERVISED)
             if created:
                 shutil.rmtree(metrics_dir, ignore_errors=True)
@@ -198,6 +202,7 @@ class Supervisor:
         """Fork worker ``index``; it reports readiness through a pipe."""
         read_fd, write_fd = os.pipe()
         inherited = [self._endpoint.server.fileno()] if self._endpoint is not None else []
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # the worker
             os.close(read_fd)
@@ -207,6 +212,8 @@ class Supervisor:
                     with contextlib.suppress(OSError):
                         os.close(fd)
                 _die_with_parent()
+                if os.getppid() != parent:  # the parent died before the request was made
+                    os._exit(1)
                 signal.pthread_sigmask(signal.SIG_SETMASK, set())
                 structlog.contextvars.bind_contextvars(worker=index)
 
