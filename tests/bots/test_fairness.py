@@ -135,7 +135,8 @@ def test_the_knowledge_holds_no_hidden_card() -> None:
 
 
 def test_only_the_knowledge_module_reads_a_match_state() -> None:
-    allowed = {"knowledge.py", "__init__.py"}
+    # knowledge.py builds the knowledge, __init__.py hands it over, demo.py drives whole matches.
+    allowed = {"knowledge.py", "__init__.py", "demo.py"}
     for path in sorted(BOTS.glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         imported = set()
