@@ -18,7 +18,7 @@ from pathlib import Path
 import grpc
 import pytest
 from loadtest import stack
-from loadtest.driver import LoadConfig, LoadResult, run_load
+from loadtest.driver import LoadConfig, LoadResult, report, run_load
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
@@ -33,10 +33,12 @@ def _run_and_kill(config: LoadConfig, kill: Callable[[], None]) -> LoadResult:
     killer = threading.Timer(KILL_AFTER_SECONDS, kill)
     killer.start()
     try:
-        return asyncio.run(run_load(config))
+        result = asyncio.run(run_load(config))
     finally:
         killer.cancel()
         killer.join()
+    print(report(result))  # shown with pytest -s, or when the test fails
+    return result
 
 
 def _assert_no_match_lost(result: LoadResult) -> None:
@@ -122,6 +124,8 @@ def test_a_worker_killed_mid_run_loses_no_match_and_is_replaced(
 
     # Clients sent the calls the dead worker held again, with the same token.
     _assert_no_match_lost(result)
+    # The metrics endpoint (the supervisor's) still adds up every worker, the dead one too.
+    assert result.cross_check == "ok"
     log = service.child.log_text()
     assert '"event": "worker exited"' in log
     assert '"event": "worker restarted"' in log
