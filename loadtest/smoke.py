@@ -42,7 +42,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     duration=args.duration,
                     drain=30.0,
                     concurrency=args.concurrency,
-                    connections=8,
+                    # The kernel gives each connection to a worker at random: with 16, the
+                    # chance that one worker gets none is 2 in 65,536.
+                    connections=16,
                     match_target=args.match_target,
                     metrics_urls=(service.metrics_url,),
                     envoy_admin=gateway.admin_url,
