@@ -243,7 +243,7 @@ SETTINGS: Final[tuple[SettingSpec, ...]] = (
     SettingSpec(
         "workers",
         _workers,
-        "Server processes sharing the port (auto: one per CPU); the first process serves metrics.",
+        "Server processes sharing the port (auto: one per CPU); the parent serves their metrics.",
     ),
 )
 
