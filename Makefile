@@ -19,7 +19,7 @@ EXTRA_TESTS :=
 .PHONY: help install gen gen-check run test lint format typecheck proto-lint breaking pytest clean demo bench
 
 help: ## List the targets.
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -74,10 +74,12 @@ bench: $(STAMP) ## Benchmarks: the rules core in-process, then one server proces
 pytest: $(STAMP) ## Run the test suite.
 	$(BIN)/pytest
 
+# Read the parts' targets first: a rule's prerequisites are expanded when it is read.
+-include mk/*.mk
+
 test: lint typecheck proto-lint gen-check pytest $(EXTRA_TESTS) ## Every check: lint, types, buf, stub drift, tests.
 
 clean: ## Remove caches (keeps .venv).
 	rm -rf .mypy_cache .ruff_cache .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -not -path './.venv/*' -prune -exec rm -rf {} +
 
--include mk/*.mk

@@ -61,8 +61,5 @@ load-smoke: $(STAMP) load-typecheck ## CI: a 2-worker service and Envoy on free 
 scaling: $(STAMP) ## Measure RPC/s direct and through Envoy with 1 and 2 workers (docs/performance.md).
 	$(PY) -m loadtest.scaling
 
-# The checks `make test` runs after pytest. The Makefile's `test:` line is read before this
-# file, so its $(EXTRA_TESTS) is already expanded: the checks are also added to `test` directly.
-GATEWAY_TESTS := deploy-check load-smoke
-EXTRA_TESTS += $(GATEWAY_TESTS)
-test: $(GATEWAY_TESTS)
+# The checks `make test` runs after pytest.
+EXTRA_TESTS += deploy-check load-smoke
