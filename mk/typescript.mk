@@ -33,7 +33,5 @@ ts-test: ts-gen-check $(STAMP) ## TypeScript client: format check, strict tsc, t
 ts-demo: $(TS_STAMP) ## TypeScript client: play a match against the server `make run` started.
 	cd $(TS_DIR) && $(NPM) run --silent demo -- $(DEMO_ARGS)
 
-# `make test` runs ts-test after pytest. The Makefile's `test:` line is read before this file, so
-# its $(EXTRA_TESTS) is already expanded there: ts-test is also added to `test` directly.
+# `make test` runs ts-test after pytest (the Makefile reads mk/*.mk before its test rule).
 EXTRA_TESTS += ts-test
-test: ts-test
