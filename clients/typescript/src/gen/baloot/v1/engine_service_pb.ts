@@ -954,8 +954,8 @@ export type ScoreRoundRequest = Message<"baloot.v1.ScoreRoundRequest"> & {
   gahwa: boolean;
 
   /**
-   * The match score before the round, one entry per team; when given, the response also scores
-   * the match.
+   * The match score before the round, one entry per team, each below 10000; when given, the
+   * response also scores the match.
    *
    * @generated from field: repeated uint32 match_scores = 13;
    */

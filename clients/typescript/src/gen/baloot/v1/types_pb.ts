@@ -103,7 +103,8 @@ export const DoublingSchema: GenMessage<Doubling> = /*@__PURE__*/
  */
 export type Declaration = Message<"baloot.v1.Declaration"> & {
   /**
-   * The project kinds declared, at most two (Baloot is never declared); empty declares nothing.
+   * The project kinds declared, one or two (Baloot is never declared: it scores by itself). To
+   * declare nothing, simply play the first card without declaring.
    *
    * @generated from field: repeated baloot.v1.ProjectKind kinds = 1;
    */
@@ -541,7 +542,9 @@ export type TeamRoundScore = Message<"baloot.v1.TeamRoundScore"> & {
   cardAbnat: number;
 
   /**
-   * The card abnat converted to game points by the contract's rounding rule.
+   * The card game points the team scores this round: its own abnat converted by the contract's
+   * rounding rule when the buyer made it undoubled; the whole pot (26 Sun, 16 Hokm, times the
+   * multiplier) or 0 when one team takes the round (a failure, a doubled round, a kaboot).
    *
    * @generated from field: uint32 card_points = 4;
    */
@@ -674,7 +677,8 @@ export type MatchScore = Message<"baloot.v1.MatchScore"> & {
   target: number;
 
   /**
-   * The number of rounds scored so far (cancelled hands are not counted).
+   * The number of hands dealt so far, hands cancelled and dealt again (all passed, Kawesh)
+   * included; it is also the round number of the latest hand.
    *
    * @generated from field: uint32 rounds_played = 3;
    */
