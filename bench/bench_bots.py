@@ -270,7 +270,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     pairs = [p.strip() for p in args.pairs.split(",") if p.strip()]
     report = []
     illegal = 0
-    for pair in pairs:
+    for pair in pairs if args.deals > 0 else ():
         a, b = pair.split(":")
         tasks = [
             (a, b, seed, swapped, args.rules)
