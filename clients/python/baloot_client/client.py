@@ -197,6 +197,21 @@ class Match:
             request.seat = seat
         return self.client.call(self.client.stub.GetView, request).view
 
+    def suggest(
+        self, seat: int, level: pb.BotLevel.ValueType = pb.BOT_LEVEL_BASIC, seed: int | None = None
+    ) -> types_pb2.Action:
+        """A bot's legal action for ``seat`` (host credential): apply it with :meth:`act`."""
+        request = pb.SuggestActionRequest(
+            state=self.state,
+            match_id=self.match_id,
+            credential=self.host_credential,
+            seat=seat,
+            level=level,
+        )
+        if seed is not None:
+            request.seed = seed
+        return self.client.call(self.client.stub.SuggestAction, request).action
+
     def score(self) -> pb.GetScoreResponse:
         """The last round's breakdown and the match score."""
         request = pb.GetScoreRequest(
