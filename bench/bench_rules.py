@@ -26,11 +26,18 @@ def play_round(state: State, rng: random.Random) -> State:
     deck = list(range(32))
     rng.shuffle(deck)
     state, _ = apply(state, state.dealer, Deal(tuple(deck)))
-    while state.phase in (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING):
+    uniform = rng.random
+    while state.phase in _LIVE:
         seat = state.turn
-        actions = [a for a in legal_actions(state, seat) if not isinstance(a, ClaimSawa)]
-        state, _ = apply(state, seat, rng.choice(actions))
+        actions = legal_actions(state, seat)
+        count = len(actions)
+        if type(actions[-1]) is ClaimSawa:  # listed last; a random player does not claim
+            count -= 1
+        state, _ = apply(state, seat, actions[int(uniform() * count)])
     return state
+
+
+_LIVE = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
 
 
 def rounds_per_second(rules: RuleSet, seconds: float, seed: int) -> tuple[int, int, float]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+import pytest
+
 from baloot_engine.rules.contract import ContractType, PlayMode
 from baloot_engine.rules.ruleset import SEEDS
 from baloot_engine.rules.state import Phase, State, validate
@@ -59,3 +61,20 @@ def test_every_problem_is_reported_at_once() -> None:
     assert any("dealer" in p for p in problems)
     assert any("turn" in p for p in problems)
     assert any("negative" in p for p in problems)
+
+
+def test_replace_changes_only_the_named_fields() -> None:
+    state = _playing(ContractType.HOKM)
+    changed = state._replace(turn=(state.turn + 1) & 3, trick=(1, 2), akka=True)
+    assert type(changed) is State
+    for name in State._fields:
+        expected = {"turn": (state.turn + 1) & 3, "trick": (1, 2), "akka": True}.get(
+            name, getattr(state, name)
+        )
+        assert getattr(changed, name) == expected, name
+    assert state._replace() == state
+
+
+def test_replace_refuses_an_unknown_field() -> None:
+    with pytest.raises(ValueError, match="no_such_field"):
+        State()._replace(no_such_field=1)  # type: ignore[call-arg]

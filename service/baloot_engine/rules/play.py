@@ -195,6 +195,15 @@ def akka_allowed(state: State, card: int) -> bool:
 
 _PLAYS = tuple(Play(card) for card in range(32))
 _AKKA_PLAYS = tuple(Play(card, True) for card in range(32))
+# Events are immutable: the 128 possible card events of each kind are built once.
+_CARD_PLAYED = tuple(
+    tuple(Event(EventKind.CARD_PLAYED, seat, seat & 1, card) for card in range(32))
+    for seat in range(4)
+)
+_AKKA_CALLED = tuple(
+    tuple(Event(EventKind.AKKA_CALLED, seat, seat & 1, card) for card in range(32))
+    for seat in range(4)
+)
 
 
 def legal_plays(state: State, seat: int) -> list[Play]:
@@ -249,10 +258,9 @@ def apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]]
             "Akka is called only when leading the boss card of a non-trump suit in Hokm",
             details={"seat": str(seat), "card": format_card(card)},
         )
-    # Positional Event arguments: kind, seat, team, card (this is the hot path of play).
-    events = [Event(EventKind.CARD_PLAYED, seat, seat & 1, card)]
+    events = [_CARD_PLAYED[seat][card]]
     if akka:
-        events.append(Event(EventKind.AKKA_CALLED, seat, seat & 1, card))
+        events.append(_AKKA_CALLED[seat][card])
     hand ^= 1 << card
     hands = cast("tuple[int, int, int, int]", (*state.hands[:seat], hand, *state.hands[seat + 1 :]))
     baloot_announced = state.baloot_announced

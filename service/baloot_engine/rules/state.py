@@ -8,7 +8,7 @@ API layer seals it in the token and the views expose only what a seat may see.
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from baloot_engine.rules.cards import FULL_DECK, SUIT_MASKS, bit, format_card
 from baloot_engine.rules.contract import Contract, ContractType
@@ -139,6 +139,31 @@ class State(NamedTuple):
     def trick_number(self) -> int:
         """1-based number of the trick in progress (9 once all eight are done)."""
         return len(self.tricks) + 1
+
+
+_FIELD_INDEX = {name: index for index, name in enumerate(State._fields)}
+_new_tuple = tuple.__new__
+
+
+def _replace_fields(state: State, /, **changes: Any) -> State:
+    """``State._replace``, about twice as fast as the generic one of ``namedtuple``.
+
+    The generic method rebuilds all 40 fields through a dict of keyword arguments; deriving
+    the next state is the hot path of play, so this copies the tuple once and sets only the
+    changed slots. Same contract: unknown field names raise ``ValueError``.
+    """
+    values = list(state)
+    index = _FIELD_INDEX
+    try:
+        for name in changes:
+            values[index[name]] = changes[name]
+    except KeyError as unknown:
+        raise ValueError(f"Got unexpected field names: {[str(unknown.args[0])]!r}") from None
+    return _new_tuple(State, values)
+
+
+# mypy keeps checking every call against the fields; only the implementation changes.
+State._replace = _replace_fields  # type: ignore[method-assign,assignment]
 
 
 def _seat_problems(name: str, seat: int, allow_none: bool) -> list[str]:
