@@ -878,14 +878,20 @@ UNIVERSE = [
 ]
 
 
-def _alias(state: State, action: object) -> bool:
-    """A round-1 Hokm naming no suit is the documented way to bid the revealed suit."""
-    return (
-        action == Bid(BidKind.HOKM)
-        and state.phase is Phase.BIDDING
-        and state.bidding_round == 1
-        and Bid(BidKind.HOKM, state.revealed // 8) in legal_actions(state, state.turn)
-    )
+def _alias(state: State, seat: int, action: object) -> bool:
+    """Documented short forms (docs/rules.md §14): a bid may omit a suit that is already fixed.
+
+    A round-1 Hokm naming no suit bids the revealed suit; confirming a Hokm named with its suit
+    may omit the suit.
+    """
+    if state.phase is not Phase.BIDDING or seat != state.turn:
+        return False
+    legal = legal_actions(state, seat)
+    if action == Bid(BidKind.HOKM) and state.bidding_round == 1:
+        return Bid(BidKind.HOKM, state.revealed // 8) in legal
+    if action == Bid(BidKind.CONFIRM_HOKM) and state.pending_suit >= 0:
+        return Bid(BidKind.CONFIRM_HOKM, state.pending_suit) in legal
+    return False
 
 
 @settings(max_examples=30, deadline=None)
@@ -905,7 +911,7 @@ def test_actions_outside_the_legal_set_are_refused_and_change_nothing(
         for action in UNIVERSE:
             if action in legal:
                 apply(state, seat, action)  # every listed action is accepted
-            elif not _alias(state, action):
+            elif not _alias(state, seat, action):
                 with pytest.raises(RuleError):
                     apply(state, seat, action)
         assert repr(state) == snapshot
