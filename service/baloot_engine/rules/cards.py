@@ -194,19 +194,23 @@ def higher_in_suit(card: int, trump: int) -> int:
     return table[card & 7] << (suit * 8)
 
 
+# ``strength`` of every card under each contract, indexed ``[trump + 1][card]``.
+_STRENGTHS: Final = tuple(
+    tuple(strength(card, trump) for card in range(32)) for trump in range(-1, 4)
+)
+
+
 def trick_winner_index(cards: tuple[int, ...] | list[int], trump: int) -> int:
     """Return the position (0-3) in ``cards`` of the card that wins the trick, R23."""
     led_suit = cards[0] >> 3
+    strengths = _STRENGTHS[trump + 1]
     best = 0
-    best_strength = strength(cards[0], trump)
+    best_strength = strengths[cards[0]]
     for i in range(1, len(cards)):
         card = cards[i]
         suit = card >> 3
-        if suit != led_suit and suit != trump:
-            continue
-        value = strength(card, trump)
-        if value > best_strength:
-            best, best_strength = i, value
+        if suit in (led_suit, trump) and strengths[card] > best_strength:
+            best, best_strength = i, strengths[card]
     return best
 
 

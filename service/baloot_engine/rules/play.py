@@ -206,16 +206,41 @@ _AKKA_CALLED = tuple(
 )
 
 
+# The card actions of each 8-bit rank mask of each suit, in card order: the plays of a card
+# mask are the concatenation of its four bytes' tuples (no loop over the cards).
+_SUIT_PLAYS = tuple(
+    tuple(
+        tuple(_PLAYS[suit * 8 + rank] for rank in range(8) if byte >> rank & 1)
+        for byte in range(256)
+    )
+    for suit in range(4)
+)
+
+
 def legal_plays(state: State, seat: int) -> list[Play]:
     """Every card action ``seat`` may take now, in card order."""
     mask = legal_cards(state, seat)
-    akka_possible = not state.trick and state.trump >= 0
+    if not mask:
+        return []
+    if state.trick or state.trump < 0:
+        plays = _SUIT_PLAYS
+        return [
+            *plays[0][mask & 0xFF],
+            *plays[1][mask >> 8 & 0xFF],
+            *plays[2][mask >> 16 & 0xFF],
+            *plays[3][mask >> 24],
+        ]
+    return _leads_with_akka(state, mask)
+
+
+def _leads_with_akka(state: State, mask: int) -> list[Play]:
+    """A Hokm lead: each card, followed by its Akka call where one fits (R20)."""
     plays: list[Play] = []
     while mask:
         low = mask & -mask
         card = low.bit_length() - 1
         plays.append(_PLAYS[card])
-        if akka_possible and akka_allowed(state, card):
+        if akka_allowed(state, card):
             plays.append(_AKKA_PLAYS[card])
         mask ^= low
     return plays
@@ -333,9 +358,8 @@ def _complete_trick(
     )
     record = TrickRecord(leader, (trick[0], trick[1], trick[2], trick[3]), winner)
     played = state.played | 1 << trick[0] | 1 << trick[1] | 1 << trick[2] | 1 << trick[3]
-    events.append(
-        Event(EventKind.TRICK_WON, seat=winner, team=team, cards=record.cards, points=points)
-    )
+    # Positional: kind, seat, team, card, cards, points (built once per trick).
+    events.append(Event(EventKind.TRICK_WON, winner, team, -1, record.cards, points))
     state = state._replace(
         hands=hands,
         trick=(),

@@ -155,8 +155,8 @@ def _replace_fields(state: State, /, **changes: Any) -> State:
     values = list(state)
     index = _FIELD_INDEX
     try:
-        for name in changes:
-            values[index[name]] = changes[name]
+        for name, value in changes.items():
+            values[index[name]] = value
     except KeyError as unknown:
         raise ValueError(f"Got unexpected field names: {[str(unknown.args[0])]!r}") from None
     return _new_tuple(State, values)
