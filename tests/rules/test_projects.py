@@ -38,6 +38,7 @@ from baloot_engine.rules.projects import (
     compare_declarations,
     find_candidates,
     has_baloot,
+    may_hold_project,
     project_rank,
     projects_for_declaration,
     usable_candidates,
@@ -475,3 +476,10 @@ def test_every_candidate_is_a_held_run_or_four_of_a_kind(hand: int, trump: int) 
             assert project.length == 4
             assert (project.top_rank) >= TEN
             assert project.top_rank != NINE
+
+
+@given(st.sets(st.integers(0, 31), min_size=0, max_size=8))
+def test_the_quick_project_test_agrees_with_the_full_search(cards: set[int]) -> None:
+    hand = sum(1 << card for card in cards)
+    for trump in (NO_TRUMP, 0, 3):
+        assert may_hold_project(hand) == bool(find_candidates(hand, trump))

@@ -162,6 +162,23 @@ def find_candidates(hand: int, trump: int) -> list[Project]:
     return found
 
 
+# Bits 0-5 of each suit's byte: where a run of three inside one suit can start.
+_RUN_STARTS: Final = 0x3F3F3F3F
+# Ten to Ace in the lowest suit: the ranks whose four-of-a-kind is a project.
+_FOUR_KIND_RANKS: Final = sum(1 << rank for rank in range(TEN, ACE + 1))
+
+
+def may_hold_project(hand: int) -> bool:
+    """A quick test: does the hand hold a run of three in one suit or a qualifying four?
+
+    Most hands hold no project; this answers them with a few bit operations before any
+    candidate is built.
+    """
+    runs = hand & hand >> 1 & hand >> 2 & _RUN_STARTS
+    fours = hand & hand >> 8 & hand >> 16 & hand >> 24 & _FOUR_KIND_RANKS
+    return bool(runs or fours)
+
+
 def usable_candidates(hand: int, trump: int, split_long_runs: bool) -> list[Project]:
     """Return the projects a player may choose from, with long runs per ``split_long_runs``.
 
@@ -171,6 +188,8 @@ def usable_candidates(hand: int, trump: int, split_long_runs: bool) -> list[Proj
     cards remain; without it one Hundred of the whole run, none of whose cards may serve
     elsewhere.
     """
+    if not may_hold_project(hand):
+        return []
     found: list[Project] = []
     for suit, low, length in _maximal_runs(hand):
         if length <= 5:
