@@ -213,8 +213,11 @@ def test_completion_event_reports_eight_cards_each() -> None:
         (0, *IDENTITY[:31][1:], 0),
         (*IDENTITY[:31], 32),
         (*IDENTITY[:31], -1),
+        (1.0, *IDENTITY[1:]),
+        (True, 0, *IDENTITY[2:]),
+        ("0", *IDENTITY[1:]),
     ],
-    ids=["31 cards", "33 cards", "duplicate", "index 32", "index -1"],
+    ids=["31 cards", "33 cards", "duplicate", "index 32", "index -1", "float", "bool", "text"],
 )
 def test_an_impossible_deck_is_refused(deck: tuple[int, ...]) -> None:
     refuse(new_match(SEEDS), 0, Deal(deck), errors.INVALID_DECK)

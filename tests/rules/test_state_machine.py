@@ -24,6 +24,7 @@ from baloot_engine.rules.cards import FULL_DECK
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.game import apply, legal_actions, new_match
 from baloot_engine.rules.ruleset import RuleSet
+from baloot_engine.rules.scoring import score_round, validate_facts
 from baloot_engine.rules.state import Phase, State, validate
 
 from .strategies import decks, presets
@@ -109,6 +110,14 @@ class WholeHands(RuleBasedStateMachine):
         if self.state.phase in LIVE:
             assert legal_actions(self.state, self.state.turn)
             assert self.steps_in_hand <= 60
+
+    @invariant()
+    def played_rounds_are_possible_facts(self) -> None:
+        # A match scores its own facts without validating them again: they must always pass.
+        score = self.state.last_score
+        if score is not None:
+            validate_facts(score.facts, self.state.rules)
+            assert score_round(score.facts, self.state.rules) == score
 
     @invariant()
     def hand_sizes(self) -> None:

@@ -17,6 +17,18 @@ from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.ruleset import Kawesh, SunPriorityClaim
 from baloot_engine.rules.state import BidRecord, BidStage, Phase, State
 
+# Bids are immutable values: the ones offered are built once (listing the bids of a turn
+# then allocates nothing, and a bid chosen from that list is found by identity).
+_PASS = Bid(BidKind.PASS)
+_SUN = Bid(BidKind.SUN)
+_ASHKAL = Bid(BidKind.ASHKAL)
+_KAWESH = Bid(BidKind.KAWESH)
+_CLAIM_SUN = Bid(BidKind.CLAIM_SUN)
+_SWITCH_TO_SUN = Bid(BidKind.SWITCH_TO_SUN)
+_HOKM_SUIT_LATER = Bid(BidKind.HOKM)
+_HOKM_IN = tuple(Bid(BidKind.HOKM, suit) for suit in SUITS)
+_CONFIRM_IN = tuple(Bid(BidKind.CONFIRM_HOKM, suit) for suit in SUITS)
+
 _LOW_CARDS = tuple((1 << SEVEN | 1 << EIGHT | 1 << NINE) << (8 * s) for s in SUITS)
 _WORTHLESS = _LOW_CARDS[0] | _LOW_CARDS[1] | _LOW_CARDS[2] | _LOW_CARDS[3]
 
@@ -70,7 +82,7 @@ def legal_bids(state: State, seat: int) -> list[Bid]:
     if state.to_ask and state.to_ask[0] == seat:
         bids = _bids_on_turn(state, seat)
     if kawesh_allowed(state, seat):
-        bids.append(Bid(BidKind.KAWESH))
+        bids.append(_KAWESH)
     return bids
 
 
@@ -79,25 +91,25 @@ def _bids_on_turn(state: State, seat: int) -> list[Bid]:
     revealed_suit = state.revealed >> 3
     if stage is BidStage.CONFIRM:
         if state.pending_suit >= 0:
-            confirm = [Bid(BidKind.CONFIRM_HOKM, state.pending_suit)]
+            confirm = [_CONFIRM_IN[state.pending_suit]]
         else:
-            confirm = [Bid(BidKind.CONFIRM_HOKM, s) for s in SUITS if s != revealed_suit]
-        return [*confirm, Bid(BidKind.SWITCH_TO_SUN)]
+            confirm = [_CONFIRM_IN[s] for s in SUITS if s != revealed_suit]
+        return [*confirm, _SWITCH_TO_SUN]
     if stage is BidStage.PRIORITY:
-        return [Bid(BidKind.PASS), Bid(BidKind.CLAIM_SUN)]
+        return [_PASS, _CLAIM_SUN]
     if stage is BidStage.REOPEN:
-        return [Bid(BidKind.PASS), Bid(BidKind.SUN)]
-    bids = [Bid(BidKind.PASS)]
+        return [_PASS, _SUN]
+    bids = [_PASS]
     if state.pending_seat < 0:
         if state.bidding_round == 1:
-            bids.append(Bid(BidKind.HOKM, revealed_suit))
+            bids.append(_HOKM_IN[revealed_suit])
         elif state.rules.second_hokm_suit_at_confirm:
-            bids.append(Bid(BidKind.HOKM))
+            bids.append(_HOKM_SUIT_LATER)
         else:
-            bids += [Bid(BidKind.HOKM, s) for s in SUITS if s != revealed_suit]
-    bids.append(Bid(BidKind.SUN))
+            bids += [_HOKM_IN[s] for s in SUITS if s != revealed_suit]
+    bids.append(_SUN)
     if _ashkal_allowed(state, seat):
-        bids.append(Bid(BidKind.ASHKAL))
+        bids.append(_ASHKAL)
     return bids
 
 
@@ -153,9 +165,9 @@ def _normalise(state: State, bid: Bid) -> Bid:
     if bid.suit != -1:
         return bid
     if bid.kind is BidKind.HOKM and state.bidding_round == 1:
-        return Bid(BidKind.HOKM, state.revealed >> 3)
+        return _HOKM_IN[state.revealed >> 3]
     if bid.kind is BidKind.CONFIRM_HOKM and state.pending_suit >= 0:
-        return Bid(BidKind.CONFIRM_HOKM, state.pending_suit)
+        return _CONFIRM_IN[state.pending_suit]
     return bid
 
 

@@ -27,15 +27,20 @@ REVEALED_INDEX = 20
 _PACKETS = ((0, 3), (3, 6), (6, 9), (9, 12), (12, 14), (14, 16), (16, 18), (18, 20))
 
 
+_ALL_CARDS = frozenset(range(DECK_SIZE))
+
+
 def check_deck(deck: Sequence[int]) -> tuple[int, ...]:
     """Return ``deck`` as a tuple if it holds each of the 32 cards exactly once."""
     cards = tuple(deck)
+    # The usual case in one pass of set operations; anything else is explained below.
+    if len(cards) == DECK_SIZE and set(map(type, cards)) == {int} and set(cards) == _ALL_CARDS:
+        return cards
     if len(cards) != DECK_SIZE:
         raise malformed(errors.INVALID_DECK, f"a deck holds 32 cards, got {len(cards)}")
     mask = 0
     for card in cards:
-        checked: object = card
-        if not isinstance(checked, int) or not 0 <= card < DECK_SIZE:
+        if type(card) is not int or not 0 <= card < DECK_SIZE:
             raise malformed(errors.INVALID_DECK, f"not a card index: {card!r}")
         if mask >> card & 1:
             raise malformed(errors.INVALID_DECK, f"card {format_card(card)} appears twice")

@@ -38,6 +38,8 @@ from baloot_engine.rules.play import (
 from baloot_engine.rules.ruleset import SEEDS, RuleSet
 from baloot_engine.rules.state import Phase, State
 
+_CLAIM_SAWA = ClaimSawa()
+
 
 def new_match(
     rules: RuleSet = SEEDS,
@@ -67,12 +69,11 @@ def legal_actions(state: State, seat: int) -> list[Action]:
     """
     phase = state.phase
     if phase is Phase.PLAYING:
-        actions: list[Action] = []
-        if state.tricks == ():
-            actions += legal_declarations(state, seat)
-        actions += legal_plays(state, seat)
-        if sawa_possible(state, seat):
-            actions.append(ClaimSawa())
+        actions = legal_plays(state, seat)
+        if not state.tricks:
+            actions[:0] = legal_declarations(state, seat)
+        if not state.trick and sawa_possible(state, seat):
+            actions.append(_CLAIM_SAWA)
         return actions
     if phase is Phase.BIDDING:
         return list(legal_bids(state, seat))

@@ -11,7 +11,12 @@ from baloot_engine.rules.cards import ACE, SUITS
 from baloot_engine.rules.contract import Contract, next_seat, team_of
 from baloot_engine.rules.projects import baloot_absorbed
 from baloot_engine.rules.ruleset import BothCrossRule, RuleSet
-from baloot_engine.rules.scoring import AwardedProject, RoundFacts, RoundScore, score_round
+from baloot_engine.rules.scoring import (
+    AwardedProject,
+    RoundFacts,
+    RoundScore,
+    score_checked_round,
+)
 from baloot_engine.rules.state import Phase, State
 
 _ACES = sum(1 << (8 * s + ACE) for s in SUITS)
@@ -82,7 +87,7 @@ def finish_round(
     """Score the hand, add it to the match (R44), and move to the next deal or the end."""
     contract = state.contract
     assert contract is not None
-    score = score_round(round_facts(state, sawa_tricks), state.rules)
+    score = score_checked_round(round_facts(state, sawa_tricks), state.rules)
     events.append(Event(EventKind.ROUND_SCORED, team=contract.buyer_team, score=score))
     totals = (state.match_scores[0] + score.points[0], state.match_scores[1] + score.points[1])
     winner = winner_after(totals, score, state.rules)

@@ -1,6 +1,6 @@
 """Trick play (R17-R23), project declaration (R28-R29), Baloot (R31) and Sawa (R46).
 
-``legal_cards`` is the one definition of which cards a seat may play, computed with bit
+``allowed_cards`` is the one definition of which cards a seat may play, computed with bit
 operations on the hand mask; ``apply_play`` refuses anything else with the reason of the
 first duty the card breaks (follow suit, trump, over-trump, closed lead).
 """
@@ -8,10 +8,9 @@ first duty the card breaks (follow suit, trump, over-trump, closed lead).
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import cast
 
 from baloot_engine.rules import errors
-from baloot_engine.rules.actions import ClaimSawa, Declare, Event, EventKind, Play
+from baloot_engine.rules.actions import Action, ClaimSawa, Declare, Event, EventKind, Play
 from baloot_engine.rules.cards import (
     ACE,
     HIGHER_PLAIN,
@@ -35,7 +34,14 @@ from baloot_engine.rules.projects import (
     usable_candidates,
 )
 from baloot_engine.rules.ruleset import FirstLeader, PartnerWinningRule, RuleSet
-from baloot_engine.rules.state import Declaration, Phase, State, TrickRecord
+from baloot_engine.rules.state import (
+    Declaration,
+    Phase,
+    State,
+    TrickRecord,
+    after_card,
+    after_trick,
+)
 
 _POINTS_SUN = tuple((0, 0, 0, 10, 2, 3, 4, 11)[c & 7] for c in range(32))
 _DECLARABLE = (ProjectKind.SIRA, ProjectKind.FIFTY, ProjectKind.HUNDRED, ProjectKind.FOUR_HUNDRED)
@@ -83,24 +89,6 @@ def start_play(state: State, events: list[Event]) -> tuple[State, list[Event]]:
 # Legal cards
 
 
-def legal_cards(state: State, seat: int) -> int:
-    """Return the mask of the cards ``seat`` may play now (0 if it is not his turn)."""
-    if state.phase is not Phase.PLAYING or state.turn != seat:
-        return 0
-    contract = state.contract
-    assert contract is not None
-    return allowed_cards(
-        state.hands[seat],
-        state.trick,
-        state.leader,
-        seat,
-        state.played,
-        state.akka,
-        contract,
-        state.rules,
-    )
-
-
 def allowed_cards(
     hand: int,
     trick: tuple[int, ...],
@@ -111,7 +99,10 @@ def allowed_cards(
     contract: Contract,
     rules: RuleSet,
 ) -> int:
-    """The legality of R18-R22 on plain values (also used by the Sawa search)."""
+    """The mask of the cards a seat may play (R18-R22), on plain values.
+
+    ``legal_plays``, ``apply_play`` and the Sawa search all ask this one function.
+    """
     trump = contract.trump
     if not trick:
         if trump >= 0 and contract.closed:  # R22: no trump lead while holding another suit
@@ -217,12 +208,24 @@ _SUIT_PLAYS = tuple(
 )
 
 
-def legal_plays(state: State, seat: int) -> list[Play]:
+def legal_plays(state: State, seat: int) -> list[Action]:
     """Every card action ``seat`` may take now, in card order."""
-    mask = legal_cards(state, seat)
-    if not mask:
+    if state.turn != seat or state.phase is not Phase.PLAYING:
         return []
-    if state.trick or state.trump < 0:
+    contract = state.contract
+    assert contract is not None
+    trick = state.trick
+    mask = allowed_cards(
+        state.hands[seat],
+        trick,
+        state.leader,
+        seat,
+        state.played,
+        state.akka,
+        contract,
+        state.rules,
+    )
+    if trick or contract.trump < 0:
         plays = _SUIT_PLAYS
         return [
             *plays[0][mask & 0xFF],
@@ -233,9 +236,9 @@ def legal_plays(state: State, seat: int) -> list[Play]:
     return _leads_with_akka(state, mask)
 
 
-def _leads_with_akka(state: State, mask: int) -> list[Play]:
+def _leads_with_akka(state: State, mask: int) -> list[Action]:
     """A Hokm lead: each card, followed by its Akka call where one fits (R20)."""
-    plays: list[Play] = []
+    plays: list[Action] = []
     while mask:
         low = mask & -mask
         card = low.bit_length() - 1
@@ -287,7 +290,15 @@ def apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]]
     if akka:
         events.append(_AKKA_CALLED[seat][card])
     hand ^= 1 << card
-    hands = cast("tuple[int, int, int, int]", (*state.hands[:seat], hand, *state.hands[seat + 1 :]))
+    hands = state.hands
+    if seat == 0:
+        hands = (hand, hands[1], hands[2], hands[3])
+    elif seat == 1:
+        hands = (hands[0], hand, hands[2], hands[3])
+    elif seat == 2:
+        hands = (hands[0], hands[1], hand, hands[3])
+    else:
+        hands = (hands[0], hands[1], hands[2], hand)
     baloot_announced = state.baloot_announced
     if seat == state.baloot_seat and not baloot_announced:
         kq = (1 << KING | 1 << QUEEN) << (contract.trump * 8)
@@ -296,14 +307,8 @@ def apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]]
             events.append(Event(EventKind.BALOOT_ANNOUNCED, seat, seat & 1))
     trick = (*state.trick, card)
     if len(trick) < 4:
-        state = state._replace(
-            hands=hands,
-            trick=trick,
-            turn=(seat + 1) & 3,
-            akka=akka if len(trick) == 1 else state.akka,
-            baloot_announced=baloot_announced,
-        )
-        return state, events
+        akka = akka if len(trick) == 1 else state.akka
+        return after_card(state, hands, trick, (seat + 1) & 3, akka, baloot_announced), events
     return _complete_trick(state, hands, trick, baloot_announced, events)
 
 
@@ -360,17 +365,7 @@ def _complete_trick(
     played = state.played | 1 << trick[0] | 1 << trick[1] | 1 << trick[2] | 1 << trick[3]
     # Positional: kind, seat, team, card, cards, points (built once per trick).
     events.append(Event(EventKind.TRICK_WON, winner, team, -1, record.cards, points))
-    state = state._replace(
-        hands=hands,
-        trick=(),
-        akka=False,
-        tricks=(*state.tricks, record),
-        played=played,
-        abnat=abnat,
-        leader=winner,
-        turn=winner,
-        baloot_announced=baloot_announced,
-    )
+    state = after_trick(state, hands, record, played, abnat, baloot_announced)
     if len(state.tricks) == 1:
         state = _reveal_projects(state, events)
     if len(state.tricks) == 8:

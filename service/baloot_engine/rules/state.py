@@ -165,6 +165,59 @@ def _replace_fields(state: State, /, **changes: Any) -> State:
 # mypy keeps checking every call against the fields; only the implementation changes.
 State._replace = _replace_fields  # type: ignore[method-assign,assignment]
 
+_TURN = _FIELD_INDEX["turn"]
+_HANDS = _FIELD_INDEX["hands"]
+_LEADER = _FIELD_INDEX["leader"]
+_TRICK = _FIELD_INDEX["trick"]
+_AKKA = _FIELD_INDEX["akka"]
+_TRICKS = _FIELD_INDEX["tricks"]
+_PLAYED = _FIELD_INDEX["played"]
+_ABNAT = _FIELD_INDEX["abnat"]
+_BALOOT_ANNOUNCED = _FIELD_INDEX["baloot_announced"]
+
+
+def after_card(
+    state: State,
+    hands: tuple[int, int, int, int],
+    trick: tuple[int, ...],
+    turn: int,
+    akka: bool,
+    baloot_announced: bool,
+) -> State:
+    """``state`` after a card that leaves the trick open: the most frequent step of a match.
+
+    The same as ``_replace`` with those five fields, without building and walking keyword
+    arguments (a card play is about half as expensive this way).
+    """
+    values = list(state)
+    values[_HANDS] = hands
+    values[_TRICK] = trick
+    values[_TURN] = turn
+    values[_AKKA] = akka
+    values[_BALOOT_ANNOUNCED] = baloot_announced
+    return _new_tuple(State, values)
+
+
+def after_trick(
+    state: State,
+    hands: tuple[int, int, int, int],
+    record: TrickRecord,
+    played: int,
+    abnat: tuple[int, int],
+    baloot_announced: bool,
+) -> State:
+    """``state`` after the fourth card of a trick: the winner of ``record`` leads the next."""
+    values = list(state)
+    values[_HANDS] = hands
+    values[_TRICK] = ()
+    values[_AKKA] = False
+    values[_TRICKS] = (*state.tricks, record)
+    values[_PLAYED] = played
+    values[_ABNAT] = abnat
+    values[_LEADER] = values[_TURN] = record.winner
+    values[_BALOOT_ANNOUNCED] = baloot_announced
+    return _new_tuple(State, values)
+
 
 def _seat_problems(name: str, seat: int, allow_none: bool) -> list[str]:
     if allow_none and seat == -1:
