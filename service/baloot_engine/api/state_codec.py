@@ -183,8 +183,9 @@ def encode_contract(contract: Contract | None) -> int:
     )
 
 
+@lru_cache(maxsize=1024)
 def decode_contract(bits: int) -> Contract | None:
-    """The inverse of :func:`encode_contract`."""
+    """The inverse of :func:`encode_contract` (cached: a contract is immutable)."""
     if bits == 0:
         return None
     if bits >> 13 or not bits & 1:
@@ -251,23 +252,11 @@ def encode(state: State, seed: bytes, version: int) -> bytes:
     if state.stock:
         message.stock = bytes(state.stock)
     if state.bids:
-        message.bids = b"".join(
-            bytes(
-                (
-                    r.seat + 4 * r.bidding_round,
-                    BID_KINDS.index(r.bid.kind),
-                    r.bid.suit + 1,
-                )
-            )
-            for r in state.bids
-        )
+        message.bids = _encode_bids(state.bids)
     if state.doubling_calls:
-        message.doubling_calls = b"".join(
-            bytes((r.seat, CALLS.index(r.call.call) * 4 + MODES.index(r.call.mode)))
-            for r in state.doubling_calls
-        )
+        message.doubling_calls = _encode_doubling_calls(state.doubling_calls)
     if state.tricks:
-        message.tricks = b"".join(bytes((t.leader, *t.cards)) for t in state.tricks)
+        message.tricks = _encode_tricks(state.tricks)
     if any(state.abnat):
         message.abnat.extend(state.abnat)
     declared = bytearray()
@@ -277,9 +266,42 @@ def encode(state: State, seed: bytes, version: int) -> bytes:
             declared += bytes(PROJECT_KINDS.index(k) for k in declaration.kinds)
     if declared:
         message.declarations = bytes(declared)
+    data = message.SerializeToString()
     score = state.last_score
     if score is not None:
-        _encode_facts(message.last_round, score.facts)
+        # Encoded messages concatenate as a merge: the last round's part is appended whole.
+        data += _last_round_part(score.facts)
+    return data
+
+
+# Encoded parts that stay the same over many calls, cached by their (immutable) values.
+
+
+@lru_cache(maxsize=4096)
+def _encode_bids(bids: tuple[BidRecord, ...]) -> bytes:
+    return b"".join(
+        bytes((r.seat + 4 * r.bidding_round, BID_KINDS.index(r.bid.kind), r.bid.suit + 1))
+        for r in bids
+    )
+
+
+@lru_cache(maxsize=1024)
+def _encode_doubling_calls(calls: tuple[DoublingRecord, ...]) -> bytes:
+    return b"".join(
+        bytes((r.seat, CALLS.index(r.call.call) * 4 + MODES.index(r.call.mode))) for r in calls
+    )
+
+
+@lru_cache(maxsize=8192)
+def _encode_tricks(tricks: tuple[TrickRecord, ...]) -> bytes:
+    return b"".join(bytes((t.leader, *t.cards)) for t in tricks)
+
+
+@lru_cache(maxsize=4096)
+def _last_round_part(facts: RoundFacts) -> bytes:
+    """A ``MatchState`` holding only the last round's facts, encoded."""
+    message = pb.MatchState()
+    _encode_facts(message.last_round, facts)
     return message.SerializeToString()
 
 
@@ -369,15 +391,12 @@ def decode_owners(data: bytes, elsewhere: int) -> tuple[int, int, int, int]:
 
 def _full_hands(
     hands: tuple[int, int, int, int],
-    tricks: list[TrickRecord],
+    played_by_seat: tuple[int, int, int, int],
     leader: int,
     trick: tuple[int, ...],
 ) -> tuple[int, int, int, int]:
     """The 8-card hands at the first lead: the hands plus every card each seat has played."""
-    full = list(hands)
-    for record in tricks:
-        for position, card in enumerate(record.cards):
-            full[(record.leader + position) & 3] |= 1 << card
+    full = [hand | played for hand, played in zip(hands, played_by_seat, strict=True)]
     for position, card in enumerate(trick):
         full[(leader + position) & 3] |= 1 << card
     return full[0], full[1], full[2], full[3]
@@ -398,44 +417,9 @@ def _decode(m: pb.MatchState) -> Decoded:
     rules = decode_rules(m.rule_preset, m.rule_overrides, m.match_target)
     contract = decode_contract(m.contract)
     trump = -1 if contract is None else contract.trump
-    bids = []
-    raw = m.bids
-    if len(raw) % 3:
-        raise StateInvalidError(["bids are truncated"])
-    for i in range(0, len(raw), 3):
-        seat_round, kind, suit = raw[i], raw[i + 1], raw[i + 2]
-        bid = Bid(BID_KINDS[kind], suit - 1)
-        if not -1 <= bid.suit <= 3 or seat_round >> 2 not in (1, 2):
-            raise StateInvalidError(["a bid is out of range"])
-        bids.append(BidRecord(seat_round & 3, bid, seat_round >> 2))
-    calls = []
-    raw = m.doubling_calls
-    if len(raw) % 2:
-        raise StateInvalidError(["doubling calls are truncated"])
-    for i in range(0, len(raw), 2):
-        seat, packed = raw[i], raw[i + 1]
-        if seat > 3:
-            raise StateInvalidError(["a doubling call is out of range"])
-        calls.append(DoublingRecord(seat, Doubling(CALLS[packed >> 2], MODES[packed & 3])))
-    tricks = []
-    played = 0
-    raw = m.tricks
-    if len(raw) % 5:
-        raise StateInvalidError(["tricks are truncated"])
-    if raw and max(raw) > 31:
-        raise StateInvalidError(["a trick holds a card out of range"])
-    for i in range(0, len(raw), 5):
-        leader = raw[i]
-        if leader > 3:
-            raise StateInvalidError(["a trick leader is out of range"])
-        cards = (raw[i + 1], raw[i + 2], raw[i + 3], raw[i + 4])
-        # The winner of a trick leads the next one; only the last one is worked out.
-        if i + 5 < len(raw):
-            winner = raw[i + 5]
-        else:
-            winner = (leader + trick_winner_index(cards, trump)) & 3
-        tricks.append(TrickRecord(leader, cards, winner))
-        played |= 1 << cards[0] | 1 << cards[1] | 1 << cards[2] | 1 << cards[3]
+    bids = _decode_bids(m.bids)
+    calls = _decode_doubling_calls(m.doubling_calls)
+    tricks, played, played_by_seat = _decode_tricks(m.tricks, trump)
     phase = PHASES[m.phase]
     trick = _cards(m.trick, "the trick")
     stock = _cards(m.stock, "the stock")
@@ -447,18 +431,10 @@ def _decode(m: pb.MatchState) -> Decoded:
     hands = decode_owners(m.card_owners, elsewhere) if m.card_owners else (0, 0, 0, 0)
     full_hands = (0, 0, 0, 0)
     if phase is Phase.PLAYING:
-        full_hands = _full_hands(hands, tricks, m.leader, trick)
-    declarations: list[Declaration | None] = list(EMPTY_DECLARATIONS)
-    raw = m.declarations
-    i = 0
-    while i < len(raw):
-        seat, count = raw[i], raw[i + 1]
-        kinds = tuple(PROJECT_KINDS[k] for k in raw[i + 2 : i + 2 + count])
-        if seat > 3 or len(kinds) != count or declarations[seat] is not None:
-            raise StateInvalidError(["a declaration is malformed"])
-        projects = projects_for_declaration(full_hands[seat], kinds, trump, rules)
-        declarations[seat] = Declaration(kinds, projects)
-        i += 2 + count
+        full_hands = _full_hands(hands, played_by_seat, m.leader, trick)
+    declarations = EMPTY_DECLARATIONS
+    if m.declarations:
+        declarations = _decode_declarations(m.declarations, full_hands, trump, rules)
     baloot_seat = -1
     if trump >= 0:
         for seat in range(4):
@@ -482,22 +458,22 @@ def _decode(m: pb.MatchState) -> Decoded:
         bidding_round=m.bidding_round,
         bid_stage=BID_STAGES[m.bid_stage],
         to_ask=_seat_tuple(m.to_ask, "the seats to ask"),
-        bids=tuple(bids),
+        bids=bids,
         pending_seat=m.pending_seat,
         pending_suit=m.pending_suit,
         pending_ashkal=m.pending_ashkal,
         contract=contract,
         doubling_step=DOUBLING_STEPS[m.doubling_step],
-        doubling_calls=tuple(calls),
+        doubling_calls=calls,
         buyer_completed=not m.buyer_waiting,
         full_hands=full_hands,
         leader=m.leader,
         trick=trick,
         akka=m.akka,
-        tricks=tuple(tricks),
+        tricks=tricks,
         played=played,
         abnat=_pair(m.abnat, "abnat"),
-        declarations=tuple(declarations),
+        declarations=declarations,
         project_team=m.project_team,
         baloot_seat=baloot_seat,
         baloot_announced=m.baloot_announced,
@@ -506,6 +482,85 @@ def _decode(m: pb.MatchState) -> Decoded:
         winner=m.winner,
     )
     return Decoded(state, bytes(m.seed), m.version)
+
+
+# The parts of a state that stay the same over many calls (the bids and doubling calls for a
+# whole hand, the completed tricks for four plays) are decoded once per distinct encoding.
+# The results are immutable, so sharing them between states is safe.
+
+
+@lru_cache(maxsize=4096)
+def _decode_bids(raw: bytes) -> tuple[BidRecord, ...]:
+    if len(raw) % 3:
+        raise StateInvalidError(["bids are truncated"])
+    bids = []
+    for i in range(0, len(raw), 3):
+        seat_round, kind, suit = raw[i], raw[i + 1], raw[i + 2]
+        bid = Bid(BID_KINDS[kind], suit - 1)
+        if not -1 <= bid.suit <= 3 or seat_round >> 2 not in (1, 2):
+            raise StateInvalidError(["a bid is out of range"])
+        bids.append(BidRecord(seat_round & 3, bid, seat_round >> 2))
+    return tuple(bids)
+
+
+@lru_cache(maxsize=1024)
+def _decode_doubling_calls(raw: bytes) -> tuple[DoublingRecord, ...]:
+    if len(raw) % 2:
+        raise StateInvalidError(["doubling calls are truncated"])
+    calls = []
+    for i in range(0, len(raw), 2):
+        seat, packed = raw[i], raw[i + 1]
+        if seat > 3:
+            raise StateInvalidError(["a doubling call is out of range"])
+        calls.append(DoublingRecord(seat, Doubling(CALLS[packed >> 2], MODES[packed & 3])))
+    return tuple(calls)
+
+
+@lru_cache(maxsize=8192)
+def _decode_tricks(
+    raw: bytes, trump: int
+) -> tuple[tuple[TrickRecord, ...], int, tuple[int, int, int, int]]:
+    """The completed tricks, the mask of their cards, and the cards each seat played in them."""
+    if len(raw) % 5:
+        raise StateInvalidError(["tricks are truncated"])
+    if raw and max(raw) > 31:
+        raise StateInvalidError(["a trick holds a card out of range"])
+    tricks = []
+    played = 0
+    by_seat = [0, 0, 0, 0]
+    for i in range(0, len(raw), 5):
+        leader = raw[i]
+        if leader > 3:
+            raise StateInvalidError(["a trick leader is out of range"])
+        cards = (raw[i + 1], raw[i + 2], raw[i + 3], raw[i + 4])
+        # The winner of a trick leads the next one; only the last one is worked out.
+        if i + 5 < len(raw):
+            winner = raw[i + 5]
+        else:
+            winner = (leader + trick_winner_index(cards, trump)) & 3
+        tricks.append(TrickRecord(leader, cards, winner))
+        for position, card in enumerate(cards):
+            bit = 1 << card
+            played |= bit
+            by_seat[(leader + position) & 3] |= bit
+    return tuple(tricks), played, (by_seat[0], by_seat[1], by_seat[2], by_seat[3])
+
+
+@lru_cache(maxsize=1024)
+def _decode_declarations(
+    raw: bytes, full_hands: tuple[int, int, int, int], trump: int, rules: RuleSet
+) -> tuple[Declaration | None, ...]:
+    declarations: list[Declaration | None] = list(EMPTY_DECLARATIONS)
+    i = 0
+    while i < len(raw):
+        seat, count = raw[i], raw[i + 1]
+        kinds = tuple(PROJECT_KINDS[k] for k in raw[i + 2 : i + 2 + count])
+        if seat > 3 or len(kinds) != count or declarations[seat] is not None:
+            raise StateInvalidError(["a declaration is malformed"])
+        projects = projects_for_declaration(full_hands[seat], kinds, trump, rules)
+        declarations[seat] = Declaration(kinds, projects)
+        i += 2 + count
+    return tuple(declarations)
 
 
 @lru_cache(maxsize=4096)
