@@ -29,7 +29,13 @@ from baloot_engine.api.sealing import (
     TokenRefusedError,
     seat_role,
 )
-from baloot_engine.api.state_codec import SEED_SIZE, StateInvalidError, decode, encode
+from baloot_engine.api.state_codec import (
+    SEED_SIZE,
+    Decoded,
+    StateInvalidError,
+    decode,
+    encode,
+)
 from baloot_engine.api.status import (
     PRESET_DECK_DISABLED,
     STALE_STATE,
@@ -62,17 +68,16 @@ _Context = grpc.aio.ServicerContext[Any, Any]
 class _Opened:
     """A request's match, opened: who is calling and the state they sent."""
 
-    __slots__ = ("match_id", "match_key", "role", "seed", "state", "version")
+    __slots__ = ("decoded", "match_id", "match_key", "role", "seed", "state", "version")
 
-    def __init__(
-        self, match_id: str, match_key: bytes, role: str, state: State, seed: bytes, version: int
-    ) -> None:
+    def __init__(self, match_id: str, match_key: bytes, role: str, decoded: Decoded) -> None:
         self.match_id = match_id
         self.match_key = match_key
         self.role = role
-        self.state = state
-        self.seed = seed
-        self.version = version
+        self.decoded = decoded
+        self.state = decoded.state
+        self.seed = decoded.seed
+        self.version = decoded.version
 
     def may_act_for(self, seat: int) -> bool:
         return self.role in (HOST_ROLE, seat_role(seat))
@@ -155,10 +160,12 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             self._metrics.token_refused("invalid_state")
             raise state_invalid("it holds an impossible state") from error
         bind_call_fields(state_version=decoded.version)
-        return _Opened(match_id, match_key, role, decoded.state, decoded.seed, decoded.version)
+        return _Opened(match_id, match_key, role, decoded)
 
     def _seal(self, opened: _Opened, state: State, version: int) -> bytes:
-        return self._keys.seal(encode(state, opened.seed, version), opened.match_key)
+        """Seal the state that follows the opened one (encoded from the opened message)."""
+        plaintext = encode(state, opened.seed, version, previous=opened.decoded)
+        return self._keys.seal(plaintext, opened.match_key)
 
     def _act(
         self,

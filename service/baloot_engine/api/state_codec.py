@@ -210,71 +210,116 @@ def decode_contract(bits: int) -> Contract | None:
 # Whole state
 
 
-def encode(state: State, seed: bytes, version: int) -> bytes:
+def encode(state: State, seed: bytes, version: int, previous: Decoded | None = None) -> bytes:
     """Serialize a state, its deck seed and version into ``MatchState`` bytes.
 
     The match id is not inside: the seal authenticates it as associated data.
+
+    ``previous`` is the decoded state this one was derived from (one action earlier). Its
+    message is then copied and only the fields whose values changed are written: an action
+    changes a handful of the forty fields, and filling a whole fresh message costs more than
+    all the rest of encoding. Both ways write each field with the same code, :func:`_write`.
     """
-    preset, overrides, target = encode_rules(state.rules)
-    message = pb.MatchState(
-        layout=LAYOUT,
-        seed=seed,
-        version=version,
-        rule_preset=preset,
-        rule_overrides=overrides,
-        match_target=target,
-        phase=PHASES.index(state.phase),
-        dealer=state.dealer,
-        hand_number=state.hand_number,
-        match_scores=state.match_scores,
-        turn=state.turn,
-        revealed=state.revealed,
-        buy_card=state.buy_card,
-        bidding_round=state.bidding_round,
-        bid_stage=BID_STAGES.index(state.bid_stage),
-        to_ask=bytes(state.to_ask),
-        pending_seat=state.pending_seat,
-        pending_suit=state.pending_suit,
-        pending_ashkal=state.pending_ashkal,
-        contract=encode_contract(state.contract),
-        doubling_step=DOUBLING_STEPS.index(state.doubling_step),
-        buyer_waiting=not state.buyer_completed,
-        leader=state.leader,
-        trick=bytes(state.trick),
-        akka=state.akka,
-        project_team=state.project_team,
-        baloot_announced=state.baloot_announced,
-        sawa_seat=state.sawa_seat,
-        winner=state.winner,
-    )
-    if any(state.hands):
-        message.card_owners = encode_owners(state.hands)
-    if state.stock:
-        message.stock = bytes(state.stock)
-    if state.bids:
-        message.bids = _encode_bids(state.bids)
-    if state.doubling_calls:
-        message.doubling_calls = _encode_doubling_calls(state.doubling_calls)
-    if state.tricks:
-        message.tricks = _encode_tricks(state.tricks)
-    if any(state.abnat):
-        message.abnat.extend(state.abnat)
-    declared = bytearray()
-    for seat, declaration in enumerate(state.declarations):
-        if declaration is not None:
-            declared += bytes((seat, len(declaration.kinds)))
-            declared += bytes(PROJECT_KINDS.index(k) for k in declaration.kinds)
-    if declared:
-        message.declarations = bytes(declared)
+    if previous is None:
+        message = pb.MatchState(layout=LAYOUT, seed=seed)
+        _write(message, state, None)
+    else:
+        message = pb.MatchState.FromString(previous.data)
+        if seed != previous.seed:
+            message.seed = seed
+        _write(message, state, previous.state)
+    message.version = version
     data = message.SerializeToString()
     score = state.last_score
-    if score is not None:
+    if score is not None and not message.HasField("last_round"):
         # Encoded messages concatenate as a merge: the last round's part is appended whole.
         data += _last_round_part(score.facts)
     return data
 
 
+def _write(message: pb.MatchState, state: State, old: State | None) -> None:
+    """Write the fields of ``state`` into ``message``: all of them, or (given the state
+    ``message`` holds now) those that differ. Enums and objects are compared by identity,
+    which may only cause a needless (and harmless) rewrite."""
+    if old is None or state.rules is not old.rules:
+        message.rule_preset, message.rule_overrides, message.match_target = encode_rules(
+            state.rules
+        )
+    if old is None or state.phase is not old.phase:
+        message.phase = PHASES.index(state.phase)
+    if old is None or state.dealer != old.dealer:
+        message.dealer = state.dealer
+    if old is None or state.hand_number != old.hand_number:
+        message.hand_number = state.hand_number
+    if old is None or state.match_scores != old.match_scores:
+        message.match_scores[:] = state.match_scores
+    if old is None or state.turn != old.turn:
+        message.turn = state.turn
+    if old is None or state.revealed != old.revealed:
+        message.revealed = state.revealed
+    if old is None or state.buy_card != old.buy_card:
+        message.buy_card = state.buy_card
+    if old is None or state.bidding_round != old.bidding_round:
+        message.bidding_round = state.bidding_round
+    if old is None or state.bid_stage is not old.bid_stage:
+        message.bid_stage = BID_STAGES.index(state.bid_stage)
+    if old is None or state.to_ask != old.to_ask:
+        message.to_ask = bytes(state.to_ask)
+    if old is None or state.pending_seat != old.pending_seat:
+        message.pending_seat = state.pending_seat
+    if old is None or state.pending_suit != old.pending_suit:
+        message.pending_suit = state.pending_suit
+    if old is None or state.pending_ashkal != old.pending_ashkal:
+        message.pending_ashkal = state.pending_ashkal
+    if old is None or state.contract is not old.contract:
+        message.contract = encode_contract(state.contract)
+    if old is None or state.doubling_step is not old.doubling_step:
+        message.doubling_step = DOUBLING_STEPS.index(state.doubling_step)
+    if old is None or state.buyer_completed != old.buyer_completed:
+        message.buyer_waiting = not state.buyer_completed
+    if old is None or state.leader != old.leader:
+        message.leader = state.leader
+    if old is None or state.trick != old.trick:
+        message.trick = bytes(state.trick)
+    if old is None or state.akka != old.akka:
+        message.akka = state.akka
+    if old is None or state.project_team != old.project_team:
+        message.project_team = state.project_team
+    if old is None or state.baloot_announced != old.baloot_announced:
+        message.baloot_announced = state.baloot_announced
+    if old is None or state.sawa_seat != old.sawa_seat:
+        message.sawa_seat = state.sawa_seat
+    if old is None or state.winner != old.winner:
+        message.winner = state.winner
+    # The card owners are always written: decoding ignores what they say of cards that are
+    # elsewhere, so the previous bytes are not necessarily the canonical ones.
+    message.card_owners = encode_owners(state.hands) if any(state.hands) else b""
+    if old is None or state.stock != old.stock:
+        message.stock = bytes(state.stock)
+    if old is None or state.bids != old.bids:
+        message.bids = _encode_bids(state.bids)
+    if old is None or state.doubling_calls != old.doubling_calls:
+        message.doubling_calls = _encode_doubling_calls(state.doubling_calls)
+    if old is None or state.tricks != old.tricks:
+        message.tricks = _encode_tricks(state.tricks)
+    if old is None or state.abnat != old.abnat:
+        message.abnat[:] = state.abnat if any(state.abnat) else ()
+    if old is None or state.declarations != old.declarations:
+        message.declarations = _encode_declarations(state.declarations)
+    if old is not None and state.last_score is not old.last_score:
+        message.ClearField("last_round")  # encode appends the new one
+
+
 # Encoded parts that stay the same over many calls, cached by their (immutable) values.
+
+
+def _encode_declarations(declarations: tuple[Declaration | None, ...]) -> bytes:
+    declared = bytearray()
+    for seat, declaration in enumerate(declarations):
+        if declaration is not None:
+            declared += bytes((seat, len(declaration.kinds)))
+            declared += bytes(PROJECT_KINDS.index(k) for k in declaration.kinds)
+    return bytes(declared)
 
 
 @lru_cache(maxsize=4096)
@@ -322,14 +367,19 @@ def _encode_facts(out: pb.LastRound, facts: RoundFacts) -> None:
 
 
 class Decoded:
-    """A decoded token: the core state plus the deck seed and the state version."""
+    """A decoded token: the core state plus the deck seed and the state version.
 
-    __slots__ = ("seed", "state", "version")
+    ``data`` keeps the ``MatchState`` bytes the state was decoded from, from which
+    :func:`encode` starts the next state's message.
+    """
 
-    def __init__(self, state: State, seed: bytes, version: int) -> None:
+    __slots__ = ("data", "seed", "state", "version")
+
+    def __init__(self, state: State, seed: bytes, version: int, data: bytes = b"") -> None:
         self.state = state
         self.seed = seed
         self.version = version
+        self.data = data
 
 
 def decode(data: bytes) -> Decoded:
@@ -341,7 +391,7 @@ def decode(data: bytes) -> Decoded:
     if message.layout != LAYOUT:
         raise StateInvalidError([f"unsupported state layout {message.layout}"])
     try:
-        decoded = _decode(message)
+        decoded = _decode(message, data)
     except StateInvalidError:
         raise
     except (ValueError, IndexError, KeyError, TypeError, RuleError) as error:
@@ -411,7 +461,7 @@ def _pair(values: Iterable[int], name: str) -> tuple[int, int]:
     return items[0], items[1]
 
 
-def _decode(m: pb.MatchState) -> Decoded:
+def _decode(m: pb.MatchState, data: bytes) -> Decoded:
     if len(m.seed) != SEED_SIZE:
         raise StateInvalidError(["the deck seed has the wrong size"])
     rules = decode_rules(m.rule_preset, m.rule_overrides, m.match_target)
@@ -481,7 +531,7 @@ def _decode(m: pb.MatchState) -> Decoded:
         last_score=last_score,
         winner=m.winner,
     )
-    return Decoded(state, bytes(m.seed), m.version)
+    return Decoded(state, bytes(m.seed), m.version, data)
 
 
 # The parts of a state that stay the same over many calls (the bids and doubling calls for a
