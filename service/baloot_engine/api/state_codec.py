@@ -11,7 +11,7 @@ Every number table below is append-only: a token sealed today must open tomorrow
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import fields
 from enum import Enum
 from functools import lru_cache
@@ -406,7 +406,7 @@ def decode(data: bytes) -> Decoded:
 
 
 def _seat_tuple(data: bytes, name: str) -> tuple[int, ...]:
-    if any(b > 3 for b in data):
+    if data and max(data) > 3:
         raise StateInvalidError([f"{name} holds a seat out of range"])
     return tuple(data)
 
@@ -429,8 +429,9 @@ def decode_owners(data: bytes, elsewhere: int) -> tuple[int, int, int, int]:
     if len(data) != 8:
         raise StateInvalidError(["card owners must be 8 bytes"])
     held = ~elsewhere & 0xFFFFFFFF
-    low = int.from_bytes(data[:4], "little")
-    high = int.from_bytes(data[4:], "little")
+    planes = int.from_bytes(data, "little")
+    low = planes & 0xFFFFFFFF
+    high = planes >> 32
     return (
         held & ~low & ~high,
         held & low & ~high,
@@ -446,14 +447,19 @@ def _full_hands(
     trick: tuple[int, ...],
 ) -> tuple[int, int, int, int]:
     """The 8-card hands at the first lead: the hands plus every card each seat has played."""
-    full = [hand | played for hand, played in zip(hands, played_by_seat, strict=True)]
+    full = [
+        hands[0] | played_by_seat[0],
+        hands[1] | played_by_seat[1],
+        hands[2] | played_by_seat[2],
+        hands[3] | played_by_seat[3],
+    ]
     for position, card in enumerate(trick):
         full[(leader + position) & 3] |= 1 << card
     return full[0], full[1], full[2], full[3]
 
 
-def _pair(values: Iterable[int], name: str) -> tuple[int, int]:
-    items = tuple(values)
+def _pair(values: Sequence[int], name: str) -> tuple[int, int]:
+    items = values[:]  # one copy out of the repeated field (iterating it is slower)
     if not items:
         return (0, 0)
     if len(items) != 2:
