@@ -79,25 +79,35 @@ def public_view_bytes(
     """The encoded ``View`` of what everyone may see (no seat, hand or legal actions)."""
     phase = state.phase
     tricks = state.tricks
-    won = [0, 0]
+    won_by_team_1 = 0
     for trick in tricks:
-        won[trick.winner & 1] += 1
+        won_by_team_1 += trick.winner & 1
     header = types_pb2.View(
         match_id=match_id,
         state_version=version,
         phase=convert.PHASE_NUMBERS[phase],
         round_number=state.hand_number,
         dealer=state.dealer,
-        tricks_won=won,
-        abnat_won=state.abnat,
     )
     if state.turn >= 0:
         header.turn = state.turn
     if state.buy_card >= 0:
         header.revealed_card = state.buy_card
+    parts = [
+        header.SerializeToString(),
+        _tricks_won_part(len(tricks) - won_by_team_1, won_by_team_1),
+        _abnat_part(state.abnat),
+        _match_score_part(*convert.match_score_facts(state)),
+    ]
     if phase in _LIVE:
-        header.hand_sizes.extend([hand.bit_count() for hand in state.hands])
-    parts = [header.SerializeToString(), _match_score_part(*convert.match_score_facts(state))]
+        hands = state.hands
+        sizes = (
+            hands[0].bit_count(),
+            hands[1].bit_count(),
+            hands[2].bit_count(),
+            hands[3].bit_count(),
+        )
+        parts.append(_hand_sizes_part(sizes))
     if with_rules:
         parts.append(_rules_part(state.rules))
     contract = state.contract
@@ -126,15 +136,47 @@ def public_view_bytes(
 
 def seat_view_bytes(state: State, seat: int) -> bytes:
     """The encoded ``View`` fields only ``seat`` may see: the seat, its hand, its actions."""
-    own = types_pb2.View(seat=seat, hand=convert.cards_of(state.hands[seat])).SerializeToString()
-    actions = legal_actions(state, seat)
-    if not actions:
-        return own
-    return own + b"".join([_legal_action_part(action) for action in actions])
+    hand = state.hands[seat]
+    parts = [
+        _SEAT_PIECES[seat],
+        _HAND_PIECES[0][hand & 0xFF],
+        _HAND_PIECES[1][hand >> 8 & 0xFF],
+        _HAND_PIECES[2][hand >> 16 & 0xFF],
+        _HAND_PIECES[3][hand >> 24 & 0xFF],
+    ]
+    parts.extend([_legal_action_part(action) for action in legal_actions(state, seat)])
+    return b"".join(parts)
 
 
 # ---------------------------------------------------------------------------------------
 # Cached pieces: each is the encoding of a View holding only the fields it names.
+
+
+_SEAT_PIECES: Final = tuple(types_pb2.View(seat=seat).SerializeToString() for seat in range(4))
+# A hand in four pieces, one per suit byte of its mask. A packed repeated field may arrive in
+# several runs, which a parser joins in order, so the four runs read as one ascending list.
+_HAND_PIECES: Final = tuple(
+    tuple(
+        types_pb2.View(hand=[suit * 8 + c for c in range(8) if byte >> c & 1]).SerializeToString()
+        for byte in range(256)
+    )
+    for suit in range(4)
+)
+
+
+@lru_cache(maxsize=128)
+def _tricks_won_part(team_0: int, team_1: int) -> bytes:
+    return types_pb2.View(tricks_won=(team_0, team_1)).SerializeToString()
+
+
+@lru_cache(maxsize=4096)
+def _abnat_part(abnat: tuple[int, int]) -> bytes:
+    return types_pb2.View(abnat_won=abnat).SerializeToString()
+
+
+@lru_cache(maxsize=1024)
+def _hand_sizes_part(sizes: tuple[int, int, int, int]) -> bytes:
+    return types_pb2.View(hand_sizes=sizes).SerializeToString()
 
 
 @lru_cache(maxsize=1024)
