@@ -421,7 +421,7 @@ def encode_owners(hands: tuple[int, int, int, int]) -> bytes:
     """The seat holding each card as two 32-bit planes: bit 0 of the seat, then bit 1."""
     low = hands[1] | hands[3]
     high = hands[2] | hands[3]
-    return low.to_bytes(4, "little") + high.to_bytes(4, "little")
+    return (low | high << 32).to_bytes(8, "little")
 
 
 def decode_owners(data: bytes, elsewhere: int) -> tuple[int, int, int, int]:
