@@ -28,7 +28,7 @@ from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
 from baloot.v1 import types_pb2
 from baloot_engine.api import convert
-from baloot_engine.rules.actions import Action
+from baloot_engine.rules.actions import Action, Play
 from baloot_engine.rules.cards import KING, QUEEN
 from baloot_engine.rules.contract import Contract, ContractType
 from baloot_engine.rules.game import legal_actions
@@ -144,12 +144,22 @@ def seat_view_bytes(state: State, seat: int) -> bytes:
         _HAND_PIECES[2][hand >> 16 & 0xFF],
         _HAND_PIECES[3][hand >> 24 & 0xFF],
     ]
-    parts.extend([_legal_action_part(action) for action in legal_actions(state, seat)])
+    for action in legal_actions(state, seat):
+        if type(action) is Play:
+            parts.append(_PLAY_PIECES[action.akka][action.card])
+        else:
+            parts.append(_legal_action_part(action))
     return b"".join(parts)
 
 
 # ---------------------------------------------------------------------------------------
 # Cached pieces: each is the encoding of a View holding only the fields it names.
+
+
+def _encode_legal_action(action: Action) -> bytes:
+    view = types_pb2.View()
+    convert.add_action(view.legal_actions, action)
+    return view.SerializeToString()
 
 
 _SEAT_PIECES: Final = tuple(types_pb2.View(seat=seat).SerializeToString() for seat in range(4))
@@ -161,6 +171,12 @@ _HAND_PIECES: Final = tuple(
         for byte in range(256)
     )
     for suit in range(4)
+)
+
+
+# The legal card plays (most legal actions) by Akka call and card, encoded in advance.
+_PLAY_PIECES: Final = tuple(
+    tuple(_encode_legal_action(Play(card, akka)) for card in range(32)) for akka in (False, True)
 )
 
 
@@ -236,9 +252,7 @@ def _trick_part(
 
 @lru_cache(maxsize=1024)
 def _legal_action_part(action: Action) -> bytes:
-    view = types_pb2.View()
-    convert.add_action(view.legal_actions, action)
-    return view.SerializeToString()
+    return _encode_legal_action(action)
 
 
 def _projects_and_score_part(state: State) -> bytes:
