@@ -375,7 +375,7 @@ class Decoded:
 
     __slots__ = ("data", "seed", "state", "version")
 
-    def __init__(self, state: State, seed: bytes, version: int, data: bytes = b"") -> None:
+    def __init__(self, state: State, seed: bytes, version: int, data: bytes) -> None:
         self.state = state
         self.seed = seed
         self.version = version
