@@ -3,6 +3,7 @@ damaged content is refused with a StateInvalidError, never a crash."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import secrets
 
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from baloot.internal.v1.match_state_pb2 import MatchState
 from baloot_engine.api.state_codec import (
     StateInvalidError,
     decode,
@@ -48,6 +50,25 @@ def test_every_state_of_random_matches_round_trips(rules: RuleSet) -> None:
     assert sizes
     # Sealing adds 30 bytes; the plaintext must leave room for the 256-byte budget.
     assert max(sizes) <= 256 - 30
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=["seeds", "kammelna", "custom"])
+def test_encoding_from_the_previous_message_equals_encoding_afresh(rules: RuleSet) -> None:
+    rng = random.Random(6)
+    for _ in range(6):
+        states = play_match(rng, rules)
+        for version, (before, after) in enumerate(itertools.pairwise(states)):
+            previous = decode(encode(before, SEED, version))
+            data = encode(after, SEED, version + 1, previous=previous)
+            assert decode(data).state == after
+            fresh = MatchState.FromString(encode(after, SEED, version + 1))
+            assert MatchState.FromString(data) == fresh
+    # Any earlier state, not only the one an action before, gives the same message.
+    first = decode(encode(states[0], SEED, 0))
+    for version, state in enumerate(states[1:40], start=1):
+        assert MatchState.FromString(encode(state, SEED, version, previous=first)) == (
+            MatchState.FromString(encode(state, SEED, version))
+        )
 
 
 def test_every_rule_set_round_trips() -> None:

@@ -250,7 +250,7 @@ def project_out(seat: int | None, project: Project, trump: int) -> types_pb2.Pro
         seat=0 if seat is None else seat,
         team=0 if seat is None else seat & 1,
         kind=PROJECT_KIND_NUMBERS[project.kind],
-        cards=_card_list(project.cards),
+        cards=cards_of(project.cards),
         abnat=project.raw,
         game_points=project.points(trump),
     )
@@ -262,14 +262,32 @@ def awarded_out(project: AwardedProject, sun: bool) -> types_pb2.Project:
         seat=0 if project.seat is None else project.seat,
         team=project.team,
         kind=PROJECT_KIND_NUMBERS[project.kind],
-        cards=_card_list(project.cards),
+        cards=cards_of(project.cards),
         abnat=project.raw,
         game_points=project.points(sun),
     )
 
 
-def _card_list(mask: int) -> list[int]:
-    return [c for c in range(32) if mask >> c & 1]
+# The cards of each possible byte of a card mask, one table per suit (8 cards per byte).
+_CARDS_OF_BYTE: Final = tuple(
+    tuple(tuple(suit * 8 + c for c in range(8) if byte >> c & 1) for byte in range(256))
+    for suit in range(4)
+)
+
+
+def cards_of(mask: int) -> tuple[int, ...]:
+    """The card codes of a card mask, ascending.
+
+    Four table lookups (one per suit byte) instead of testing 32 bits one by one: hands and
+    project cards are listed in every view.
+    """
+    spades, hearts, diamonds, clubs = _CARDS_OF_BYTE
+    return (
+        spades[mask & 0xFF]
+        + hearts[mask >> 8 & 0xFF]
+        + diamonds[mask >> 16 & 0xFF]
+        + clubs[mask >> 24 & 0xFF]
+    )
 
 
 def trick_out(
@@ -359,14 +377,22 @@ def round_score_out(
 
 def match_score_out(state: State) -> types_pb2.MatchScore:
     """A proto ``MatchScore`` of a state."""
-    message = types_pb2.MatchScore(
-        points=list(state.match_scores),
-        target=state.rules.match_target,
-        rounds_played=state.hand_number,
-    )
-    if state.winner >= 0:
-        message.winner_team = state.winner
-        gahwa = state.last_score is not None and state.last_score.gahwa_winner is not None
+    return match_score_message(*match_score_facts(state))
+
+
+def match_score_facts(state: State) -> tuple[tuple[int, int], int, int, int, bool]:
+    """What a state's ``MatchScore`` shows: scores, target, rounds, winner, won by a Gahwa."""
+    gahwa = state.last_score is not None and state.last_score.gahwa_winner is not None
+    return state.match_scores, state.rules.match_target, state.hand_number, state.winner, gahwa
+
+
+def match_score_message(
+    points: tuple[int, int], target: int, rounds_played: int, winner: int, gahwa: bool
+) -> types_pb2.MatchScore:
+    """A proto ``MatchScore`` from :func:`match_score_facts`."""
+    message = types_pb2.MatchScore(points=points, target=target, rounds_played=rounds_played)
+    if winner >= 0:
+        message.winner_team = winner
         message.end_reason = (
             types_pb2.MATCH_END_REASON_GAHWA if gahwa else types_pb2.MATCH_END_REASON_TARGET_REACHED
         )
@@ -441,6 +467,60 @@ def facts_in(request: service_pb.ScoreRoundRequest) -> tuple[RoundFacts, RuleSet
 
 def event_out(event: Event, state: State) -> types_pb2.Event:
     """A proto ``Event``. ``state`` is the state after the action (for trick numbers)."""
+    cached = _cached_event(event, state)
+    if cached is not None:
+        return types_pb2.Event.FromString(cached)
+    return _build_event(event, state)
+
+
+def add_events(into: Any, events: Sequence[Event], state: State) -> None:
+    """Append the proto ``Event`` of each core event to a repeated ``events`` field.
+
+    The events of nearly every card play (the card, the trick won) are parsed in place from
+    cached encodings rather than built field by field and copied into the response.
+    """
+    for event in events:
+        cached = _cached_event(event, state)
+        if cached is None:
+            into.append(_build_event(event, state))
+        else:
+            into.add().MergeFromString(cached)
+
+
+def _cached_event(event: Event, state: State) -> bytes | None:
+    """The encoded event for the kinds that depend only on small values, else None."""
+    kind = event.kind
+    if kind is EventKind.CARD_PLAYED or kind is EventKind.AKKA_CALLED:
+        return _card_event(kind, event.seat, event.card)
+    if kind is EventKind.TRICK_WON:
+        number, leader = _trick_of(state, event)
+        return _trick_won_event(event.seat, number, leader, event.cards, state.trump)
+    return None
+
+
+@lru_cache(maxsize=512)
+def _card_event(kind: EventKind, seat: int, card: int) -> bytes:
+    """The encoded CARD_PLAYED or AKKA_CALLED event (its message needs no other state)."""
+    return _build_event(Event(kind, seat=seat, card=card), _NO_STATE).SerializeToString()
+
+
+@lru_cache(maxsize=4096)
+def _trick_won_event(
+    winner: int, number: int, leader: int, cards: tuple[int, ...], trump: int
+) -> bytes:
+    """The encoded TRICK_WON event of a trick."""
+    message = types_pb2.Event(kind=EVENT_KIND_NUMBERS[EventKind.TRICK_WON])
+    if winner >= 0:
+        message.seat = winner
+    trick_out(number, leader, cards, trump, winner, into=message.trick)
+    return message.SerializeToString()
+
+
+_NO_STATE: Final = State()
+
+
+def _build_event(event: Event, state: State) -> types_pb2.Event:
+    """A proto ``Event``, built field by field."""
     kind = event.kind
     message = types_pb2.Event(kind=EVENT_KIND_NUMBERS[kind])
     if event.seat >= 0 and kind is not EventKind.REDEAL:
@@ -466,7 +546,7 @@ def event_out(event: Event, state: State) -> types_pb2.Event:
         message.play.akka = kind is EventKind.AKKA_CALLED
     elif kind is EventKind.TRICK_WON:
         number, leader = _trick_of(state, event)
-        message.trick.CopyFrom(trick_out(number, leader, event.cards, trump, event.seat))
+        trick_out(number, leader, event.cards, trump, event.seat, into=message.trick)
     elif kind is EventKind.ROUND_SCORED and event.score is not None:
         message.round_score.CopyFrom(
             round_score_out(event.score, state.hand_number, state.contract)

@@ -12,10 +12,11 @@ import functools
 import re
 import secrets
 from collections.abc import Callable, Coroutine, Sequence
-from typing import Any, Final, NoReturn, TypeVar
+from typing import Any, Final, NoReturn, Protocol, TypeVar
 
 import grpc
 import grpc.aio
+from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
@@ -28,7 +29,13 @@ from baloot_engine.api.sealing import (
     TokenRefusedError,
     seat_role,
 )
-from baloot_engine.api.state_codec import SEED_SIZE, StateInvalidError, decode, encode
+from baloot_engine.api.state_codec import (
+    SEED_SIZE,
+    Decoded,
+    StateInvalidError,
+    decode,
+    encode,
+)
 from baloot_engine.api.status import (
     PRESET_DECK_DISABLED,
     STALE_STATE,
@@ -37,7 +44,7 @@ from baloot_engine.api.status import (
     request_invalid,
     state_invalid,
 )
-from baloot_engine.api.views import build_view, last_round_out
+from baloot_engine.api.views import add_views, build_view, last_round_out
 from baloot_engine.bots import suggest
 from baloot_engine.rules import game
 from baloot_engine.rules.actions import Action, Deal
@@ -61,17 +68,16 @@ _Context = grpc.aio.ServicerContext[Any, Any]
 class _Opened:
     """A request's match, opened: who is calling and the state they sent."""
 
-    __slots__ = ("match_id", "match_key", "role", "seed", "state", "version")
+    __slots__ = ("decoded", "match_id", "match_key", "role", "seed", "state", "version")
 
-    def __init__(
-        self, match_id: str, match_key: bytes, role: str, state: State, seed: bytes, version: int
-    ) -> None:
+    def __init__(self, match_id: str, match_key: bytes, role: str, decoded: Decoded) -> None:
         self.match_id = match_id
         self.match_key = match_key
         self.role = role
-        self.state = state
-        self.seed = seed
-        self.version = version
+        self.decoded = decoded
+        self.state = decoded.state
+        self.seed = decoded.seed
+        self.version = decoded.version
 
     def may_act_for(self, seat: int) -> bool:
         return self.role in (HOST_ROLE, seat_role(seat))
@@ -83,6 +89,20 @@ class _Opened:
         return (int(self.role[-1]),)
 
 
+class _ActionResponse(Protocol):
+    """What the responses of the actions share: the next token, its version, events, views."""
+
+    state: bytes
+    state_version: int
+
+    @property
+    def events(self) -> RepeatedCompositeFieldContainer[types_pb2.Event]: ...
+
+    @property
+    def views(self) -> RepeatedCompositeFieldContainer[types_pb2.View]: ...
+
+
+_ActionResponseT = TypeVar("_ActionResponseT", bound=_ActionResponse)
 _Request = TypeVar("_Request")
 _Response = TypeVar("_Response")
 _Body = Callable[["BalootEngineServicer", _Request], _Response]
@@ -140,26 +160,26 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             self._metrics.token_refused("invalid_state")
             raise state_invalid("it holds an impossible state") from error
         bind_call_fields(state_version=decoded.version)
-        return _Opened(match_id, match_key, role, decoded.state, decoded.seed, decoded.version)
+        return _Opened(match_id, match_key, role, decoded)
 
     def _seal(self, opened: _Opened, state: State, version: int) -> bytes:
-        return self._keys.seal(encode(state, opened.seed, version), opened.match_key)
-
-    def _views(
-        self, opened: _Opened, state: State, version: int, *, with_rules: bool = False
-    ) -> list[types_pb2.View]:
-        return [
-            build_view(state, s, opened.match_id, version, with_rules=with_rules)
-            for s in opened.visible_seats()
-        ]
+        """Seal the state that follows the opened one (encoded from the opened message)."""
+        plaintext = encode(state, opened.seed, version, previous=opened.decoded)
+        return self._keys.seal(plaintext, opened.match_key)
 
     def _act(
         self,
         request: Any,
         action_of: Callable[[Any, _Opened], Action],
+        response: _ActionResponseT,
         *,
         seat: int | None = None,
-    ) -> tuple[bytes, int, list[types_pb2.Event], list[types_pb2.View]]:
+    ) -> _ActionResponseT:
+        """Apply the request's action and fill ``response`` (an empty response message).
+
+        The events and views are written into the response in place rather than built as
+        messages and copied in.
+        """
         opened = self._open(request.state, request.match_id, request.credential)
         state = opened.state
         acting = convert.seat_in(request.seat) if seat is None else seat
@@ -181,13 +201,11 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             raise
         version = opened.version + 1
         self._metrics.observe_events(events)
-        token = self._seal(opened, new_state, version)
-        return (
-            token,
-            version,
-            [convert.event_out(e, new_state) for e in events],
-            self._views(opened, new_state, version),
-        )
+        response.state = self._seal(opened, new_state, version)
+        response.state_version = version
+        convert.add_events(response.events, events, new_state)
+        add_views(response.views, new_state, opened.visible_seats(), opened.match_id, version)
+        return response
 
     # -- RPCs ---------------------------------------------------------------------------
 
@@ -212,15 +230,15 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         bind_call_fields(match_id=match_id, state_version=0)
         seed = secrets.token_bytes(SEED_SIZE)
         token = self._keys.seal(encode(state, seed, 0), match_key)
-        opened = _Opened(match_id, match_key, HOST_ROLE, state, seed, 0)
-        return pb.CreateMatchResponse(
+        response = pb.CreateMatchResponse(
             state=token,
             state_version=0,
             match_id=match_id,
             host_credential=self._keys.credential(match_key, HOST_ROLE),
             seat_credentials=[self._keys.credential(match_key, seat_role(s)) for s in range(4)],
-            views=self._views(opened, state, 0, with_rules=True),
         )
+        add_views(response.views, state, (0, 1, 2, 3), match_id, 0, with_rules=True)
+        return response
 
     @_rpc
     def DealRound(self, request: pb.DealRoundRequest) -> pb.DealRoundResponse:
@@ -231,38 +249,33 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
                 PRESET_DECK_DISABLED,
                 "this server does not accept preset decks (BALOOT_ALLOW_PRESET_DECK)",
             )
-        token, version, events, views = self._act(request, _deal_of)
-        return pb.DealRoundResponse(state=token, state_version=version, events=events, views=views)
+        return self._act(request, _deal_of, pb.DealRoundResponse())
 
     @_rpc
     def PlaceBid(self, request: pb.PlaceBidRequest) -> pb.PlaceBidResponse:
         """Apply one bid."""
-        token, version, events, views = self._act(request, lambda r, _: convert.bid_in(r.bid))
-        return pb.PlaceBidResponse(state=token, state_version=version, events=events, views=views)
+        return self._act(request, lambda r, _: convert.bid_in(r.bid), pb.PlaceBidResponse())
 
     @_rpc
     def CallDouble(self, request: pb.CallDoubleRequest) -> pb.CallDoubleResponse:
         """Apply one doubling call."""
-        token, version, events, views = self._act(
-            request, lambda r, _: convert.doubling_in(r.doubling)
+        return self._act(
+            request, lambda r, _: convert.doubling_in(r.doubling), pb.CallDoubleResponse()
         )
-        return pb.CallDoubleResponse(state=token, state_version=version, events=events, views=views)
 
     @_rpc
     def DeclareProjects(self, request: pb.DeclareProjectsRequest) -> pb.DeclareProjectsResponse:
         """Declare project types in the first trick."""
-        token, version, events, views = self._act(
-            request, lambda r, _: convert.declaration_in(r.declaration)
-        )
-        return pb.DeclareProjectsResponse(
-            state=token, state_version=version, events=events, views=views
+        return self._act(
+            request,
+            lambda r, _: convert.declaration_in(r.declaration),
+            pb.DeclareProjectsResponse(),
         )
 
     @_rpc
     def PlayCard(self, request: pb.PlayCardRequest) -> pb.PlayCardResponse:
         """Play a card (or claim Sawa)."""
-        token, version, events, views = self._act(request, lambda r, _: convert.play_in(r.play))
-        return pb.PlayCardResponse(state=token, state_version=version, events=events, views=views)
+        return self._act(request, lambda r, _: convert.play_in(r.play), pb.PlayCardResponse())
 
     @_rpc
     def GetScore(self, request: pb.GetScoreRequest) -> pb.GetScoreResponse:

@@ -11,7 +11,7 @@ Every number table below is append-only: a token sealed today must open tomorrow
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import fields
 from enum import Enum
 from functools import lru_cache
@@ -183,8 +183,9 @@ def encode_contract(contract: Contract | None) -> int:
     )
 
 
+@lru_cache(maxsize=1024)
 def decode_contract(bits: int) -> Contract | None:
-    """The inverse of :func:`encode_contract`."""
+    """The inverse of :func:`encode_contract` (cached: a contract is immutable)."""
     if bits == 0:
         return None
     if bits >> 13 or not bits & 1:
@@ -209,77 +210,143 @@ def decode_contract(bits: int) -> Contract | None:
 # Whole state
 
 
-def encode(state: State, seed: bytes, version: int) -> bytes:
+def encode(state: State, seed: bytes, version: int, previous: Decoded | None = None) -> bytes:
     """Serialize a state, its deck seed and version into ``MatchState`` bytes.
 
     The match id is not inside: the seal authenticates it as associated data.
+
+    ``previous`` is the decoded state this one was derived from (one action earlier). Its
+    message is then copied and only the fields whose values changed are written: an action
+    changes a handful of the forty fields, and filling a whole fresh message costs more than
+    all the rest of encoding. Both ways write each field with the same code, :func:`_write`.
     """
-    preset, overrides, target = encode_rules(state.rules)
-    message = pb.MatchState(
-        layout=LAYOUT,
-        seed=seed,
-        version=version,
-        rule_preset=preset,
-        rule_overrides=overrides,
-        match_target=target,
-        phase=PHASES.index(state.phase),
-        dealer=state.dealer,
-        hand_number=state.hand_number,
-        match_scores=state.match_scores,
-        turn=state.turn,
-        revealed=state.revealed,
-        buy_card=state.buy_card,
-        bidding_round=state.bidding_round,
-        bid_stage=BID_STAGES.index(state.bid_stage),
-        to_ask=bytes(state.to_ask),
-        pending_seat=state.pending_seat,
-        pending_suit=state.pending_suit,
-        pending_ashkal=state.pending_ashkal,
-        contract=encode_contract(state.contract),
-        doubling_step=DOUBLING_STEPS.index(state.doubling_step),
-        buyer_waiting=not state.buyer_completed,
-        leader=state.leader,
-        trick=bytes(state.trick),
-        akka=state.akka,
-        project_team=state.project_team,
-        baloot_announced=state.baloot_announced,
-        sawa_seat=state.sawa_seat,
-        winner=state.winner,
-    )
-    if any(state.hands):
-        message.card_owners = encode_owners(state.hands)
-    if state.stock:
+    if previous is None:
+        message = pb.MatchState(layout=LAYOUT, seed=seed)
+        _write(message, state, None)
+    else:
+        message = pb.MatchState.FromString(previous.data)
+        if seed != previous.seed:
+            message.seed = seed
+        _write(message, state, previous.state)
+    message.version = version
+    data = message.SerializeToString()
+    score = state.last_score
+    if score is not None and not message.HasField("last_round"):
+        # Encoded messages concatenate as a merge: the last round's part is appended whole.
+        data += _last_round_part(score.facts)
+    return data
+
+
+def _write(message: pb.MatchState, state: State, old: State | None) -> None:
+    """Write the fields of ``state`` into ``message``: all of them, or (given the state
+    ``message`` holds now) those that differ. Enums and objects are compared by identity,
+    which may only cause a needless (and harmless) rewrite."""
+    if old is None or state.rules is not old.rules:
+        message.rule_preset, message.rule_overrides, message.match_target = encode_rules(
+            state.rules
+        )
+    if old is None or state.phase is not old.phase:
+        message.phase = PHASES.index(state.phase)
+    if old is None or state.dealer != old.dealer:
+        message.dealer = state.dealer
+    if old is None or state.hand_number != old.hand_number:
+        message.hand_number = state.hand_number
+    if old is None or state.match_scores != old.match_scores:
+        message.match_scores[:] = state.match_scores
+    if old is None or state.turn != old.turn:
+        message.turn = state.turn
+    if old is None or state.revealed != old.revealed:
+        message.revealed = state.revealed
+    if old is None or state.buy_card != old.buy_card:
+        message.buy_card = state.buy_card
+    if old is None or state.bidding_round != old.bidding_round:
+        message.bidding_round = state.bidding_round
+    if old is None or state.bid_stage is not old.bid_stage:
+        message.bid_stage = BID_STAGES.index(state.bid_stage)
+    if old is None or state.to_ask != old.to_ask:
+        message.to_ask = bytes(state.to_ask)
+    if old is None or state.pending_seat != old.pending_seat:
+        message.pending_seat = state.pending_seat
+    if old is None or state.pending_suit != old.pending_suit:
+        message.pending_suit = state.pending_suit
+    if old is None or state.pending_ashkal != old.pending_ashkal:
+        message.pending_ashkal = state.pending_ashkal
+    if old is None or state.contract is not old.contract:
+        message.contract = encode_contract(state.contract)
+    if old is None or state.doubling_step is not old.doubling_step:
+        message.doubling_step = DOUBLING_STEPS.index(state.doubling_step)
+    if old is None or state.buyer_completed != old.buyer_completed:
+        message.buyer_waiting = not state.buyer_completed
+    if old is None or state.leader != old.leader:
+        message.leader = state.leader
+    if old is None or state.trick != old.trick:
+        message.trick = bytes(state.trick)
+    if old is None or state.akka != old.akka:
+        message.akka = state.akka
+    if old is None or state.project_team != old.project_team:
+        message.project_team = state.project_team
+    if old is None or state.baloot_announced != old.baloot_announced:
+        message.baloot_announced = state.baloot_announced
+    if old is None or state.sawa_seat != old.sawa_seat:
+        message.sawa_seat = state.sawa_seat
+    if old is None or state.winner != old.winner:
+        message.winner = state.winner
+    # The card owners are always written: decoding ignores what they say of cards that are
+    # elsewhere, so the previous bytes are not necessarily the canonical ones.
+    message.card_owners = encode_owners(state.hands) if any(state.hands) else b""
+    if old is None or state.stock != old.stock:
         message.stock = bytes(state.stock)
-    if state.bids:
-        message.bids = b"".join(
-            bytes(
-                (
-                    r.seat + 4 * r.bidding_round,
-                    BID_KINDS.index(r.bid.kind),
-                    r.bid.suit + 1,
-                )
-            )
-            for r in state.bids
-        )
-    if state.doubling_calls:
-        message.doubling_calls = b"".join(
-            bytes((r.seat, CALLS.index(r.call.call) * 4 + MODES.index(r.call.mode)))
-            for r in state.doubling_calls
-        )
-    if state.tricks:
-        message.tricks = b"".join(bytes((t.leader, *t.cards)) for t in state.tricks)
-    if any(state.abnat):
-        message.abnat.extend(state.abnat)
+    if old is None or state.bids != old.bids:
+        message.bids = _encode_bids(state.bids)
+    if old is None or state.doubling_calls != old.doubling_calls:
+        message.doubling_calls = _encode_doubling_calls(state.doubling_calls)
+    if old is None or state.tricks != old.tricks:
+        message.tricks = _encode_tricks(state.tricks)
+    if old is None or state.abnat != old.abnat:
+        message.abnat[:] = state.abnat if any(state.abnat) else ()
+    if old is None or state.declarations != old.declarations:
+        message.declarations = _encode_declarations(state.declarations)
+    if old is not None and state.last_score is not old.last_score:
+        message.ClearField("last_round")  # encode appends the new one
+
+
+# Encoded parts that stay the same over many calls, cached by their (immutable) values.
+
+
+def _encode_declarations(declarations: tuple[Declaration | None, ...]) -> bytes:
     declared = bytearray()
-    for seat, declaration in enumerate(state.declarations):
+    for seat, declaration in enumerate(declarations):
         if declaration is not None:
             declared += bytes((seat, len(declaration.kinds)))
             declared += bytes(PROJECT_KINDS.index(k) for k in declaration.kinds)
-    if declared:
-        message.declarations = bytes(declared)
-    score = state.last_score
-    if score is not None:
-        _encode_facts(message.last_round, score.facts)
+    return bytes(declared)
+
+
+@lru_cache(maxsize=4096)
+def _encode_bids(bids: tuple[BidRecord, ...]) -> bytes:
+    return b"".join(
+        bytes((r.seat + 4 * r.bidding_round, BID_KINDS.index(r.bid.kind), r.bid.suit + 1))
+        for r in bids
+    )
+
+
+@lru_cache(maxsize=1024)
+def _encode_doubling_calls(calls: tuple[DoublingRecord, ...]) -> bytes:
+    return b"".join(
+        bytes((r.seat, CALLS.index(r.call.call) * 4 + MODES.index(r.call.mode))) for r in calls
+    )
+
+
+@lru_cache(maxsize=8192)
+def _encode_tricks(tricks: tuple[TrickRecord, ...]) -> bytes:
+    return b"".join(bytes((t.leader, *t.cards)) for t in tricks)
+
+
+@lru_cache(maxsize=4096)
+def _last_round_part(facts: RoundFacts) -> bytes:
+    """A ``MatchState`` holding only the last round's facts, encoded."""
+    message = pb.MatchState()
+    _encode_facts(message.last_round, facts)
     return message.SerializeToString()
 
 
@@ -300,14 +367,19 @@ def _encode_facts(out: pb.LastRound, facts: RoundFacts) -> None:
 
 
 class Decoded:
-    """A decoded token: the core state plus the deck seed and the state version."""
+    """A decoded token: the core state plus the deck seed and the state version.
 
-    __slots__ = ("seed", "state", "version")
+    ``data`` keeps the ``MatchState`` bytes the state was decoded from, from which
+    :func:`encode` starts the next state's message.
+    """
 
-    def __init__(self, state: State, seed: bytes, version: int) -> None:
+    __slots__ = ("data", "seed", "state", "version")
+
+    def __init__(self, state: State, seed: bytes, version: int, data: bytes) -> None:
         self.state = state
         self.seed = seed
         self.version = version
+        self.data = data
 
 
 def decode(data: bytes) -> Decoded:
@@ -319,7 +391,7 @@ def decode(data: bytes) -> Decoded:
     if message.layout != LAYOUT:
         raise StateInvalidError([f"unsupported state layout {message.layout}"])
     try:
-        decoded = _decode(message)
+        decoded = _decode(message, data)
     except StateInvalidError:
         raise
     except (ValueError, IndexError, KeyError, TypeError, RuleError) as error:
@@ -334,7 +406,7 @@ def decode(data: bytes) -> Decoded:
 
 
 def _seat_tuple(data: bytes, name: str) -> tuple[int, ...]:
-    if any(b > 3 for b in data):
+    if data and max(data) > 3:
         raise StateInvalidError([f"{name} holds a seat out of range"])
     return tuple(data)
 
@@ -349,7 +421,7 @@ def encode_owners(hands: tuple[int, int, int, int]) -> bytes:
     """The seat holding each card as two 32-bit planes: bit 0 of the seat, then bit 1."""
     low = hands[1] | hands[3]
     high = hands[2] | hands[3]
-    return low.to_bytes(4, "little") + high.to_bytes(4, "little")
+    return (low | high << 32).to_bytes(8, "little")
 
 
 def decode_owners(data: bytes, elsewhere: int) -> tuple[int, int, int, int]:
@@ -357,8 +429,9 @@ def decode_owners(data: bytes, elsewhere: int) -> tuple[int, int, int, int]:
     if len(data) != 8:
         raise StateInvalidError(["card owners must be 8 bytes"])
     held = ~elsewhere & 0xFFFFFFFF
-    low = int.from_bytes(data[:4], "little")
-    high = int.from_bytes(data[4:], "little")
+    planes = int.from_bytes(data, "little")
+    low = planes & 0xFFFFFFFF
+    high = planes >> 32
     return (
         held & ~low & ~high,
         held & low & ~high,
@@ -369,22 +442,24 @@ def decode_owners(data: bytes, elsewhere: int) -> tuple[int, int, int, int]:
 
 def _full_hands(
     hands: tuple[int, int, int, int],
-    tricks: list[TrickRecord],
+    played_by_seat: tuple[int, int, int, int],
     leader: int,
     trick: tuple[int, ...],
 ) -> tuple[int, int, int, int]:
     """The 8-card hands at the first lead: the hands plus every card each seat has played."""
-    full = list(hands)
-    for record in tricks:
-        for position, card in enumerate(record.cards):
-            full[(record.leader + position) & 3] |= 1 << card
+    full = [
+        hands[0] | played_by_seat[0],
+        hands[1] | played_by_seat[1],
+        hands[2] | played_by_seat[2],
+        hands[3] | played_by_seat[3],
+    ]
     for position, card in enumerate(trick):
         full[(leader + position) & 3] |= 1 << card
     return full[0], full[1], full[2], full[3]
 
 
-def _pair(values: Iterable[int], name: str) -> tuple[int, int]:
-    items = tuple(values)
+def _pair(values: Sequence[int], name: str) -> tuple[int, int]:
+    items = values[:]  # one copy out of the repeated field (iterating it is slower)
     if not items:
         return (0, 0)
     if len(items) != 2:
@@ -392,50 +467,15 @@ def _pair(values: Iterable[int], name: str) -> tuple[int, int]:
     return items[0], items[1]
 
 
-def _decode(m: pb.MatchState) -> Decoded:
+def _decode(m: pb.MatchState, data: bytes) -> Decoded:
     if len(m.seed) != SEED_SIZE:
         raise StateInvalidError(["the deck seed has the wrong size"])
     rules = decode_rules(m.rule_preset, m.rule_overrides, m.match_target)
     contract = decode_contract(m.contract)
     trump = -1 if contract is None else contract.trump
-    bids = []
-    raw = m.bids
-    if len(raw) % 3:
-        raise StateInvalidError(["bids are truncated"])
-    for i in range(0, len(raw), 3):
-        seat_round, kind, suit = raw[i], raw[i + 1], raw[i + 2]
-        bid = Bid(BID_KINDS[kind], suit - 1)
-        if not -1 <= bid.suit <= 3 or seat_round >> 2 not in (1, 2):
-            raise StateInvalidError(["a bid is out of range"])
-        bids.append(BidRecord(seat_round & 3, bid, seat_round >> 2))
-    calls = []
-    raw = m.doubling_calls
-    if len(raw) % 2:
-        raise StateInvalidError(["doubling calls are truncated"])
-    for i in range(0, len(raw), 2):
-        seat, packed = raw[i], raw[i + 1]
-        if seat > 3:
-            raise StateInvalidError(["a doubling call is out of range"])
-        calls.append(DoublingRecord(seat, Doubling(CALLS[packed >> 2], MODES[packed & 3])))
-    tricks = []
-    played = 0
-    raw = m.tricks
-    if len(raw) % 5:
-        raise StateInvalidError(["tricks are truncated"])
-    if raw and max(raw) > 31:
-        raise StateInvalidError(["a trick holds a card out of range"])
-    for i in range(0, len(raw), 5):
-        leader = raw[i]
-        if leader > 3:
-            raise StateInvalidError(["a trick leader is out of range"])
-        cards = (raw[i + 1], raw[i + 2], raw[i + 3], raw[i + 4])
-        # The winner of a trick leads the next one; only the last one is worked out.
-        if i + 5 < len(raw):
-            winner = raw[i + 5]
-        else:
-            winner = (leader + trick_winner_index(cards, trump)) & 3
-        tricks.append(TrickRecord(leader, cards, winner))
-        played |= 1 << cards[0] | 1 << cards[1] | 1 << cards[2] | 1 << cards[3]
+    bids = _decode_bids(m.bids)
+    calls = _decode_doubling_calls(m.doubling_calls)
+    tricks, played, played_by_seat = _decode_tricks(m.tricks, trump)
     phase = PHASES[m.phase]
     trick = _cards(m.trick, "the trick")
     stock = _cards(m.stock, "the stock")
@@ -447,18 +487,10 @@ def _decode(m: pb.MatchState) -> Decoded:
     hands = decode_owners(m.card_owners, elsewhere) if m.card_owners else (0, 0, 0, 0)
     full_hands = (0, 0, 0, 0)
     if phase is Phase.PLAYING:
-        full_hands = _full_hands(hands, tricks, m.leader, trick)
-    declarations: list[Declaration | None] = list(EMPTY_DECLARATIONS)
-    raw = m.declarations
-    i = 0
-    while i < len(raw):
-        seat, count = raw[i], raw[i + 1]
-        kinds = tuple(PROJECT_KINDS[k] for k in raw[i + 2 : i + 2 + count])
-        if seat > 3 or len(kinds) != count or declarations[seat] is not None:
-            raise StateInvalidError(["a declaration is malformed"])
-        projects = projects_for_declaration(full_hands[seat], kinds, trump, rules)
-        declarations[seat] = Declaration(kinds, projects)
-        i += 2 + count
+        full_hands = _full_hands(hands, played_by_seat, m.leader, trick)
+    declarations = EMPTY_DECLARATIONS
+    if m.declarations:
+        declarations = _decode_declarations(m.declarations, full_hands, trump, rules)
     baloot_seat = -1
     if trump >= 0:
         for seat in range(4):
@@ -482,22 +514,22 @@ def _decode(m: pb.MatchState) -> Decoded:
         bidding_round=m.bidding_round,
         bid_stage=BID_STAGES[m.bid_stage],
         to_ask=_seat_tuple(m.to_ask, "the seats to ask"),
-        bids=tuple(bids),
+        bids=bids,
         pending_seat=m.pending_seat,
         pending_suit=m.pending_suit,
         pending_ashkal=m.pending_ashkal,
         contract=contract,
         doubling_step=DOUBLING_STEPS[m.doubling_step],
-        doubling_calls=tuple(calls),
+        doubling_calls=calls,
         buyer_completed=not m.buyer_waiting,
         full_hands=full_hands,
         leader=m.leader,
         trick=trick,
         akka=m.akka,
-        tricks=tuple(tricks),
+        tricks=tricks,
         played=played,
         abnat=_pair(m.abnat, "abnat"),
-        declarations=tuple(declarations),
+        declarations=declarations,
         project_team=m.project_team,
         baloot_seat=baloot_seat,
         baloot_announced=m.baloot_announced,
@@ -505,7 +537,86 @@ def _decode(m: pb.MatchState) -> Decoded:
         last_score=last_score,
         winner=m.winner,
     )
-    return Decoded(state, bytes(m.seed), m.version)
+    return Decoded(state, bytes(m.seed), m.version, data)
+
+
+# The parts of a state that stay the same over many calls (the bids and doubling calls for a
+# whole hand, the completed tricks for four plays) are decoded once per distinct encoding.
+# The results are immutable, so sharing them between states is safe.
+
+
+@lru_cache(maxsize=4096)
+def _decode_bids(raw: bytes) -> tuple[BidRecord, ...]:
+    if len(raw) % 3:
+        raise StateInvalidError(["bids are truncated"])
+    bids = []
+    for i in range(0, len(raw), 3):
+        seat_round, kind, suit = raw[i], raw[i + 1], raw[i + 2]
+        bid = Bid(BID_KINDS[kind], suit - 1)
+        if not -1 <= bid.suit <= 3 or seat_round >> 2 not in (1, 2):
+            raise StateInvalidError(["a bid is out of range"])
+        bids.append(BidRecord(seat_round & 3, bid, seat_round >> 2))
+    return tuple(bids)
+
+
+@lru_cache(maxsize=1024)
+def _decode_doubling_calls(raw: bytes) -> tuple[DoublingRecord, ...]:
+    if len(raw) % 2:
+        raise StateInvalidError(["doubling calls are truncated"])
+    calls = []
+    for i in range(0, len(raw), 2):
+        seat, packed = raw[i], raw[i + 1]
+        if seat > 3:
+            raise StateInvalidError(["a doubling call is out of range"])
+        calls.append(DoublingRecord(seat, Doubling(CALLS[packed >> 2], MODES[packed & 3])))
+    return tuple(calls)
+
+
+@lru_cache(maxsize=8192)
+def _decode_tricks(
+    raw: bytes, trump: int
+) -> tuple[tuple[TrickRecord, ...], int, tuple[int, int, int, int]]:
+    """The completed tricks, the mask of their cards, and the cards each seat played in them."""
+    if len(raw) % 5:
+        raise StateInvalidError(["tricks are truncated"])
+    if raw and max(raw) > 31:
+        raise StateInvalidError(["a trick holds a card out of range"])
+    tricks = []
+    played = 0
+    by_seat = [0, 0, 0, 0]
+    for i in range(0, len(raw), 5):
+        leader = raw[i]
+        if leader > 3:
+            raise StateInvalidError(["a trick leader is out of range"])
+        cards = (raw[i + 1], raw[i + 2], raw[i + 3], raw[i + 4])
+        # The winner of a trick leads the next one; only the last one is worked out.
+        if i + 5 < len(raw):
+            winner = raw[i + 5]
+        else:
+            winner = (leader + trick_winner_index(cards, trump)) & 3
+        tricks.append(TrickRecord(leader, cards, winner))
+        for position, card in enumerate(cards):
+            bit = 1 << card
+            played |= bit
+            by_seat[(leader + position) & 3] |= bit
+    return tuple(tricks), played, (by_seat[0], by_seat[1], by_seat[2], by_seat[3])
+
+
+@lru_cache(maxsize=1024)
+def _decode_declarations(
+    raw: bytes, full_hands: tuple[int, int, int, int], trump: int, rules: RuleSet
+) -> tuple[Declaration | None, ...]:
+    declarations: list[Declaration | None] = list(EMPTY_DECLARATIONS)
+    i = 0
+    while i < len(raw):
+        seat, count = raw[i], raw[i + 1]
+        kinds = tuple(PROJECT_KINDS[k] for k in raw[i + 2 : i + 2 + count])
+        if seat > 3 or len(kinds) != count or declarations[seat] is not None:
+            raise StateInvalidError(["a declaration is malformed"])
+        projects = projects_for_declaration(full_hands[seat], kinds, trump, rules)
+        declarations[seat] = Declaration(kinds, projects)
+        i += 2 + count
+    return tuple(declarations)
 
 
 @lru_cache(maxsize=4096)

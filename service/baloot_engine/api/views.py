@@ -3,19 +3,41 @@
 A view never holds another seat's hand, the stock or the deck order. The revealed buy
 card is public (it lay face up); declared project types are public (they were said
 aloud); the cards of projects are shown only once they score (R28-R29).
+
+Views are built on the path of every action, once per seat the caller may see (four for the
+host), so they are assembled from encoded pieces rather than field by field. Protobuf parses
+the concatenated encodings of a message as one message (singular fields merge, repeated fields
+append in order), so each piece is the encoding of a ``View`` that holds only some fields:
+
+* the *public* part (everything but the seat, its hand and its legal actions) is built once
+  per response and shared by every seat's view;
+* pieces that depend only on small immutable values that recur from call to call (the match
+  score, the contract, the bids, a trick, a legal action) are cached by those values: with the
+  upb backend, building small sub-messages one by one and copying them is what costs most,
+  while a cached encoding costs one dictionary lookup;
+* the response's views are then parsed in place (:func:`add_views`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Final
+
+from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
+
 from baloot.v1 import types_pb2
 from baloot_engine.api import convert
+from baloot_engine.rules.actions import Action, Play
 from baloot_engine.rules.cards import KING, QUEEN
-from baloot_engine.rules.contract import ContractType
+from baloot_engine.rules.contract import Contract, ContractType
 from baloot_engine.rules.game import legal_actions
 from baloot_engine.rules.projects import baloot_project
-from baloot_engine.rules.state import Phase, State
+from baloot_engine.rules.ruleset import RuleSet
+from baloot_engine.rules.state import BidRecord, DoublingRecord, Phase, State
 
-_LIVE = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
+_LIVE: Final = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
+_NO_DECLARATIONS: Final = 4  # declarations holds one entry per seat, None when not declared
 
 
 def build_view(
@@ -26,47 +48,217 @@ def build_view(
     ``with_rules`` adds the rule set, which never changes during a match (CreateMatch and
     GetView send it; action responses leave it out to stay small).
     """
-    view = types_pb2.View(
+    data = public_view_bytes(state, match_id, version, with_rules=with_rules)
+    if seat is not None:
+        data += seat_view_bytes(state, seat)
+    return types_pb2.View.FromString(data)
+
+
+def add_views(
+    into: RepeatedCompositeFieldContainer[types_pb2.View],
+    state: State,
+    seats: Sequence[int],
+    match_id: str,
+    version: int,
+    *,
+    with_rules: bool = False,
+) -> None:
+    """Append the view of each of ``seats`` to a response's repeated ``views`` field.
+
+    The public part is encoded once for all the seats; each view is parsed in place from it
+    and the seat's own part, with no intermediate message to copy.
+    """
+    public = public_view_bytes(state, match_id, version, with_rules=with_rules)
+    for seat in seats:
+        into.add().MergeFromString(public + seat_view_bytes(state, seat))
+
+
+def public_view_bytes(
+    state: State, match_id: str, version: int, *, with_rules: bool = False
+) -> bytes:
+    """The encoded ``View`` of what everyone may see (no seat, hand or legal actions)."""
+    phase = state.phase
+    tricks = state.tricks
+    won_by_team_1 = 0
+    for trick in tricks:
+        won_by_team_1 += trick.winner & 1
+    header = types_pb2.View(
         match_id=match_id,
         state_version=version,
-        phase=convert.PHASE_NUMBERS[state.phase],
+        phase=convert.PHASE_NUMBERS[phase],
         round_number=state.hand_number,
         dealer=state.dealer,
-        match_score=convert.match_score_out(state),
     )
-    if with_rules:
-        view.rules.CopyFrom(convert.rules_out(state.rules))
-    if seat is not None:
-        view.seat = seat
     if state.turn >= 0:
-        view.turn = state.turn
+        header.turn = state.turn
+    if state.buy_card >= 0:
+        header.revealed_card = state.buy_card
+    parts = [
+        header.SerializeToString(),
+        _tricks_won_part(len(tricks) - won_by_team_1, won_by_team_1),
+        _abnat_part(state.abnat),
+        _match_score_part(*convert.match_score_facts(state)),
+    ]
+    if phase in _LIVE:
+        hands = state.hands
+        sizes = (
+            hands[0].bit_count(),
+            hands[1].bit_count(),
+            hands[2].bit_count(),
+            hands[3].bit_count(),
+        )
+        parts.append(_hand_sizes_part(sizes))
+    if with_rules:
+        parts.append(_rules_part(state.rules))
     contract = state.contract
     if contract is not None:
-        view.contract.CopyFrom(convert.contract_out(contract))
-    if state.buy_card >= 0:
-        view.revealed_card = state.buy_card
-    for record in state.bids:
+        parts.append(_contract_part(contract))
+    if state.bids:
+        parts.append(_bids_part(state.bids))
+    if state.doubling_calls:
+        parts.append(_doubling_calls_part(state.doubling_calls))
+    trump = state.trump
+    if phase is Phase.PLAYING:
+        parts.append(
+            _trick_part(False, len(tricks) + 1, state.leader, state.trick, trump, -1, state.akka)
+        )
+    if tricks:
+        last = tricks[-1]
+        parts.append(_trick_part(True, len(tricks), last.leader, last.cards, trump, last.winner))
+    if (
+        state.declarations.count(None) != _NO_DECLARATIONS
+        or state.baloot_announced
+        or (state.last_score is not None and phase not in _LIVE)
+    ):
+        parts.append(_projects_and_score_part(state))
+    return b"".join(parts)
+
+
+def seat_view_bytes(state: State, seat: int) -> bytes:
+    """The encoded ``View`` fields only ``seat`` may see: the seat, its hand, its actions."""
+    hand = state.hands[seat]
+    parts = [
+        _SEAT_PIECES[seat],
+        _HAND_PIECES[0][hand & 0xFF],
+        _HAND_PIECES[1][hand >> 8 & 0xFF],
+        _HAND_PIECES[2][hand >> 16 & 0xFF],
+        _HAND_PIECES[3][hand >> 24 & 0xFF],
+    ]
+    for action in legal_actions(state, seat):
+        if type(action) is Play:
+            parts.append(_PLAY_PIECES[action.akka][action.card])
+        else:
+            parts.append(_legal_action_part(action))
+    return b"".join(parts)
+
+
+# ---------------------------------------------------------------------------------------
+# Cached pieces: each is the encoding of a View holding only the fields it names.
+
+
+def _encode_legal_action(action: Action) -> bytes:
+    view = types_pb2.View()
+    convert.add_action(view.legal_actions, action)
+    return view.SerializeToString()
+
+
+_SEAT_PIECES: Final = tuple(types_pb2.View(seat=seat).SerializeToString() for seat in range(4))
+# A hand in four pieces, one per suit byte of its mask. A packed repeated field may arrive in
+# several runs, which a parser joins in order, so the four runs read as one ascending list.
+_HAND_PIECES: Final = tuple(
+    tuple(
+        types_pb2.View(hand=[suit * 8 + c for c in range(8) if byte >> c & 1]).SerializeToString()
+        for byte in range(256)
+    )
+    for suit in range(4)
+)
+
+
+# The legal card plays (most legal actions) by Akka call and card, encoded in advance.
+_PLAY_PIECES: Final = tuple(
+    tuple(_encode_legal_action(Play(card, akka)) for card in range(32)) for akka in (False, True)
+)
+
+
+@lru_cache(maxsize=128)
+def _tricks_won_part(team_0: int, team_1: int) -> bytes:
+    return types_pb2.View(tricks_won=(team_0, team_1)).SerializeToString()
+
+
+@lru_cache(maxsize=4096)
+def _abnat_part(abnat: tuple[int, int]) -> bytes:
+    return types_pb2.View(abnat_won=abnat).SerializeToString()
+
+
+@lru_cache(maxsize=1024)
+def _hand_sizes_part(sizes: tuple[int, int, int, int]) -> bytes:
+    return types_pb2.View(hand_sizes=sizes).SerializeToString()
+
+
+@lru_cache(maxsize=1024)
+def _match_score_part(
+    points: tuple[int, int], target: int, rounds_played: int, winner: int, gahwa: bool
+) -> bytes:
+    score = convert.match_score_message(points, target, rounds_played, winner, gahwa)
+    return types_pb2.View(match_score=score).SerializeToString()
+
+
+@lru_cache(maxsize=64)
+def _rules_part(rules: RuleSet) -> bytes:
+    return types_pb2.View(rules=convert.rules_out(rules)).SerializeToString()
+
+
+@lru_cache(maxsize=1024)
+def _contract_part(contract: Contract) -> bytes:
+    return types_pb2.View(contract=convert.contract_out(contract)).SerializeToString()
+
+
+@lru_cache(maxsize=4096)
+def _bids_part(bids: tuple[BidRecord, ...]) -> bytes:
+    view = types_pb2.View()
+    for record in bids:
         view.bids.add(
             seat=record.seat, bid=convert.bid_out(record.bid), bidding_round=record.bidding_round
         )
-    for call in state.doubling_calls:
+    return view.SerializeToString()
+
+
+@lru_cache(maxsize=1024)
+def _doubling_calls_part(calls: tuple[DoublingRecord, ...]) -> bytes:
+    view = types_pb2.View()
+    for call in calls:
         view.doubling_calls.add(seat=call.seat, doubling=convert.doubling_out(call.call))
+    return view.SerializeToString()
+
+
+@lru_cache(maxsize=8192)
+def _trick_part(
+    completed: bool,
+    number: int,
+    leader: int,
+    cards: tuple[int, ...],
+    trump: int,
+    winner: int,
+    akka: bool = False,
+) -> bytes:
+    """The last completed trick (``completed``) or the trick in progress."""
+    view = types_pb2.View()
+    into = view.last_trick if completed else view.current_trick
+    convert.trick_out(
+        number, leader, cards, trump, winner if completed else None, akka=akka, into=into
+    )
+    return view.SerializeToString()
+
+
+@lru_cache(maxsize=1024)
+def _legal_action_part(action: Action) -> bytes:
+    return _encode_legal_action(action)
+
+
+def _projects_and_score_part(state: State) -> bytes:
+    """Declared and revealed projects and the round score (a few calls per round)."""
+    view = types_pb2.View()
     trump = state.trump
-    if state.phase is Phase.PLAYING:
-        convert.trick_out(
-            len(state.tricks) + 1,
-            state.leader,
-            state.trick,
-            trump,
-            akka=state.akka,
-            into=view.current_trick,
-        )
-    convert.last_trick_out(state, view.last_trick)
-    won = [0, 0]
-    for trick in state.tricks:
-        won[trick.winner & 1] += 1
-    view.tricks_won.extend(won)
-    view.abnat_won.extend(state.abnat)
     for declarer, declaration in enumerate(state.declarations):
         if declaration is not None:
             view.declared_projects.add(
@@ -87,14 +279,7 @@ def build_view(
         holder = _scored_baloot_holder(state)
         if holder >= 0:
             view.revealed_projects.append(convert.project_out(holder, baloot_project(trump), trump))
-    if state.phase in _LIVE:
-        view.hand_sizes.extend(hand.bit_count() for hand in state.hands)
-    if seat is not None:
-        hand = state.hands[seat]
-        view.hand.extend(c for c in range(32) if hand >> c & 1)
-        for action in legal_actions(state, seat):
-            convert.add_action(view.legal_actions, action)
-    return view
+    return view.SerializeToString()
 
 
 def _scored_baloot_holder(state: State) -> int:
