@@ -367,9 +367,15 @@ def check_view(view: types_pb2.View, truth: State, seat: int | None) -> None:
         shown.discard(view.revealed_card)  # it lay face up for everyone
     assert not shown & hidden_from(truth, seat), "a hidden card is shown"
     if view.phase in LIVE:
-        # Projects are shown once compared, and only the winning team's real ones.
+        # Projects are shown once compared, and only the winning team's real ones; a Baloot
+        # is shown once its holder announced it by playing the second of its two cards.
         for project in view.revealed_projects:
-            assert project.team == truth.project_team
+            if project.kind == types_pb2.PROJECT_KIND_BALOOT:
+                assert truth.baloot_announced
+                assert project.seat == truth.baloot_seat
+                assert project.team == truth.baloot_seat & 1
+            else:
+                assert project.team == truth.project_team
             assert set(project.cards) <= set(mask_cards(truth.full_hands[project.seat]))
 
 
