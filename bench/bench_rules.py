@@ -5,7 +5,7 @@ with ``legal_actions`` listed before every action, and scoring. Hands cancelled 
 all-pass redeal cost time but are not counted as rounds. Prints numbers; it asserts
 nothing about speed.
 
-    python bench/bench_rules.py [--seconds 5] [--preset seeds|kammelna]
+    python bench/bench_rules.py [--seconds 5] [--slices 10] [--preset seeds|kammelna]
 """
 
 from __future__ import annotations
@@ -40,24 +40,40 @@ def play_round(state: State, rng: random.Random) -> State:
 _LIVE = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
 
 
-def rounds_per_second(rules: RuleSet, seconds: float, seed: int) -> tuple[int, int, float]:
-    """Play random hands for ``seconds``; return (scored rounds, redeals, elapsed)."""
+def rounds_per_second(
+    rules: RuleSet, seconds: float, seed: int, slices: int
+) -> tuple[int, int, float, list[tuple[float, float]]]:
+    """Play random hands for ``seconds`` in ``slices``, each next to a calibration slice.
+
+    Returns (scored rounds, redeals, elapsed time of the rounds, per slice: rounds per second
+    and calibration loops per second measured just before). Interleaving keeps the ratio
+    meaningful when the machine's speed changes during the run.
+    """
     rng = random.Random(seed)
     state = new_match(rules)
     rounds = redeals = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
-        for _ in range(50):
-            if state.phase is Phase.MATCH_OVER:
-                state = new_match(rules)
-            state = play_round(state, rng)
-            if state.phase is Phase.AWAITING_DEAL:
-                redeals += 1
-            else:
-                rounds += 1
-    elapsed = time.perf_counter() - start
-    return rounds, redeals, elapsed
+    elapsed = 0.0
+    per_slice: list[tuple[float, float]] = []
+    slice_seconds = seconds / slices
+    for _ in range(slices):
+        calibration = calibration_loops(slice_seconds / 4)
+        slice_rounds = 0
+        start = time.perf_counter()
+        deadline = start + slice_seconds
+        while time.perf_counter() < deadline:
+            for _ in range(20):
+                if state.phase is Phase.MATCH_OVER:
+                    state = new_match(rules)
+                state = play_round(state, rng)
+                if state.phase is Phase.AWAITING_DEAL:
+                    redeals += 1
+                else:
+                    slice_rounds += 1
+        spent = time.perf_counter() - start
+        elapsed += spent
+        rounds += slice_rounds
+        per_slice.append((slice_rounds / spent, calibration))
+    return rounds, redeals, elapsed, per_slice
 
 
 def bidding_cost(rules: RuleSet, samples: int, seed: int) -> list[float]:
@@ -130,22 +146,29 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--preset", choices=("seeds", "kammelna"), default="seeds")
     parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--slices", type=int, default=10)
     args = parser.parse_args()
     rules = SEEDS if args.preset == "seeds" else KAMMELNA
-    before = calibration_loops(1.0)
-    rounds, redeals, elapsed = rounds_per_second(rules, args.seconds, args.seed)
-    after = calibration_loops(1.0)
-    calibration = (before + after) / 2
-    print(f"preset: {args.preset}")
-    print(
-        f"calibration workload: {calibration:,.0f} loops/s"
-        f" (before {before:,.0f}, after {after:,.0f})"
+    rounds, redeals, elapsed, per_slice = rounds_per_second(
+        rules, args.seconds, args.seed, args.slices
     )
+    rates = [rate for rate, _ in per_slice]
+    ratios = [1000 * rate / calibration for rate, calibration in per_slice]
+    calibrations = [calibration for _, calibration in per_slice]
+    print(f"preset: {args.preset}")
     print(
         f"complete random rounds: {rounds} in {elapsed:.2f} s = {rounds / elapsed:,.0f} rounds/s"
         f" (plus {redeals} all-pass redeals)"
     )
-    print(f"rounds per 1,000 calibration loops: {1000 * rounds / elapsed / calibration:.1f}")
+    print(
+        f"per slice ({len(rates)} slices): median {statistics.median(rates):,.0f} rounds/s,"
+        f" best {max(rates):,.0f}, worst {min(rates):,.0f}"
+    )
+    print(
+        f"calibration workload beside them: median {statistics.median(calibrations):,.0f} loops/s"
+        f" (from {min(calibrations):,.0f} to {max(calibrations):,.0f})"
+    )
+    print(f"rounds per 1,000 calibration loops: median {statistics.median(ratios):.1f}")
     bids = bidding_cost(rules, 3000, args.seed)
     print(f"deal + complete bidding: median {statistics.median(bids):.1f} us")
     legal, applied = play_costs(rules, 20000, args.seed)

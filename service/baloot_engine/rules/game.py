@@ -39,6 +39,12 @@ from baloot_engine.rules.ruleset import SEEDS, RuleSet
 from baloot_engine.rules.state import Phase, State
 
 _CLAIM_SAWA = ClaimSawa()
+# Enum members as module constants on the paths every action takes: on Python 3.11 reading
+# ``Phase.PLAYING`` goes through the enum metaclass's ``__getattr__`` hook, a slow lookup.
+_PLAYING = Phase.PLAYING
+_BIDDING = Phase.BIDDING
+_DOUBLING = Phase.DOUBLING
+_MATCH_OVER = Phase.MATCH_OVER
 
 
 def new_match(
@@ -68,16 +74,16 @@ def legal_actions(state: State, seat: int) -> list[Action]:
     card followed by its Akka call where one fits), Sawa.
     """
     phase = state.phase
-    if phase is Phase.PLAYING:
+    if phase is _PLAYING:
         actions = legal_plays(state, seat)
         if not state.tricks:
             actions[:0] = legal_declarations(state, seat)
         if not state.trick and sawa_possible(state, seat):
             actions.append(_CLAIM_SAWA)
         return actions
-    if phase is Phase.BIDDING:
+    if phase is _BIDDING:
         return list(legal_bids(state, seat))
-    if phase is Phase.DOUBLING:
+    if phase is _DOUBLING:
         return list(legal_calls(state, seat))
     if phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER) and seat == state.dealer:
         return [Deal(())]
@@ -89,7 +95,7 @@ def apply(state: State, seat: int, action: Action) -> tuple[State, tuple[Event, 
     checked: object = seat
     if not isinstance(checked, int) or not 0 <= seat <= 3:
         raise malformed(errors.INVALID_SEAT, f"a seat is 0-3, got {seat!r}")
-    if state.phase is Phase.MATCH_OVER:
+    if state.phase is _MATCH_OVER:
         raise RuleError(errors.MATCH_OVER, "the match is over")
     handler = _HANDLERS.get(type(action))
     if handler is None:

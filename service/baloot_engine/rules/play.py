@@ -43,6 +43,14 @@ from baloot_engine.rules.state import (
     after_trick,
 )
 
+# Enum members as module constants on the paths of every card: on Python 3.11 reading
+# ``Phase.PLAYING`` goes through the enum metaclass's ``__getattr__`` hook, a slow lookup.
+_PLAYING = Phase.PLAYING
+_TRICK_WON = EventKind.TRICK_WON
+_NEVER = PartnerWinningRule.NEVER
+_ANY_PARTNER_WINNING = PartnerWinningRule.ANY_PARTNER_WINNING
+_POSITIONAL = PartnerWinningRule.POSITIONAL
+
 _POINTS_SUN = tuple((0, 0, 0, 10, 2, 3, 4, 11)[c & 7] for c in range(32))
 _DECLARABLE = (ProjectKind.SIRA, ProjectKind.FIFTY, ProjectKind.HUNDRED, ProjectKind.FOUR_HUNDRED)
 
@@ -158,11 +166,11 @@ def _partner_exempts(
 ) -> bool:
     """R20: is a void player whose partner is winning free of the duty to trump?"""
     rule = rules.partner_winning_rule
-    if rule is PartnerWinningRule.NEVER:
+    if rule is _NEVER:
         return False
-    if rule is PartnerWinningRule.ANY_PARTNER_WINNING:
+    if rule is _ANY_PARTNER_WINNING:
         return True
-    if rule is PartnerWinningRule.POSITIONAL and len(trick) == 3:
+    if rule is _POSITIONAL and len(trick) == 3:
         return True
     if leader != partner_of(seat):
         return False
@@ -210,7 +218,7 @@ _SUIT_PLAYS = tuple(
 
 def legal_plays(state: State, seat: int) -> list[Action]:
     """Every card action ``seat`` may take now, in card order."""
-    if state.turn != seat or state.phase is not Phase.PLAYING:
+    if state.turn != seat or state.phase is not _PLAYING:
         return []
     contract = state.contract
     assert contract is not None
@@ -255,7 +263,7 @@ def _leads_with_akka(state: State, mask: int) -> list[Action]:
 
 def apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]]:
     """Play a card and return the new state and the events it caused."""
-    if state.phase is not Phase.PLAYING:
+    if state.phase is not _PLAYING:
         raise RuleError(errors.WRONG_PHASE, f"no card play in phase {state.phase.value}")
     if state.turn != seat:
         raise RuleError(
@@ -364,7 +372,7 @@ def _complete_trick(
     record = TrickRecord(leader, (trick[0], trick[1], trick[2], trick[3]), winner)
     played = state.played | 1 << trick[0] | 1 << trick[1] | 1 << trick[2] | 1 << trick[3]
     # Positional: kind, seat, team, card, cards, points (built once per trick).
-    events.append(Event(EventKind.TRICK_WON, winner, team, -1, record.cards, points))
+    events.append(Event(_TRICK_WON, winner, team, -1, record.cards, points))
     state = after_trick(state, hands, record, played, abnat, baloot_announced)
     if len(state.tricks) == 1:
         state = _reveal_projects(state, events)
@@ -433,7 +441,7 @@ def _kinds_order(kinds: tuple[ProjectKind, ...]) -> tuple[int, ...]:
 
 def declaration_open(state: State, seat: int) -> bool:
     """A seat may declare during trick 1, before or with its first card, once (R28)."""
-    if state.phase is not Phase.PLAYING or state.tricks or state.rules.auto_declare_projects:
+    if state.phase is not _PLAYING or state.tricks or state.rules.auto_declare_projects:
         return False
     if state.declarations[seat] is not None:
         return False
@@ -475,9 +483,7 @@ def apply_declare(state: State, seat: int, action: Declare) -> tuple[State, list
 
 def sawa_possible(state: State, seat: int) -> bool:
     """A Sawa claim may be made by the player on lead when the flag is on (R46)."""
-    return (
-        state.rules.sawa and state.phase is Phase.PLAYING and not state.trick and state.turn == seat
-    )
+    return state.rules.sawa and state.phase is _PLAYING and not state.trick and state.turn == seat
 
 
 SAWA_NODE_BUDGET = 200_000
