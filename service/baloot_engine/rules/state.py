@@ -10,7 +10,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from baloot_engine.rules.cards import FULL_DECK, SUIT_MASKS, bit, format_card
+from baloot_engine.rules.cards import FULL_DECK, SUIT_MASKS, format_card
 from baloot_engine.rules.contract import Contract, ContractType
 from baloot_engine.rules.ruleset import SEEDS, RuleSet
 
@@ -227,6 +227,16 @@ def _seat_problems(name: str, seat: int, allow_none: bool) -> list[str]:
     return []
 
 
+# Enum members as module constants: ``validate`` runs on every call of the service, and on
+# Python 3.11 reading ``Phase.PLAYING`` goes through the enum metaclass's ``__getattr__`` hook.
+_BIDDING = Phase.BIDDING
+_DOUBLING = Phase.DOUBLING
+_PLAYING = Phase.PLAYING
+_MATCH_OVER = Phase.MATCH_OVER
+_SUN = ContractType.SUN
+_HOKM = ContractType.HOKM
+
+
 def validate(state: State) -> list[str]:
     """List every way ``state`` is impossible (empty when it is consistent).
 
@@ -234,43 +244,47 @@ def validate(state: State) -> list[str]:
     corrupted or forged state can be refused with a complete explanation.
     """
     problems: list[str] = []
-    problems += _seat_problems("dealer", state.dealer, False)
-    problems += _seat_problems("turn", state.turn, True)
+    if not 0 <= state.dealer <= 3:
+        problems += _seat_problems("dealer", state.dealer, False)
+    if not -1 <= state.turn <= 3:
+        problems += _seat_problems("turn", state.turn, True)
     if state.hand_number < 0:
         problems.append("hand_number must not be negative")
-    if any(score < 0 for score in state.match_scores):
+    if min(state.match_scores, default=0) < 0:
         problems.append("match scores must not be negative")
     phase = state.phase
-    dealt = phase in (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
-    if dealt:
-        problems += _card_problems(state)
-    elif any(state.hands) or state.stock or state.trick:
-        problems.append(f"no cards may be out in phase {phase.value}")
-    if phase in (Phase.DOUBLING, Phase.PLAYING) and state.contract is None:
-        problems.append(f"phase {phase.value} needs a contract")
+    hands = state.hands
     contract = state.contract
-    if contract is not None:
+    if phase is _PLAYING or phase is _BIDDING or phase is _DOUBLING:
+        problems += _card_problems(state)
+    elif hands != (0, 0, 0, 0) or state.stock or state.trick:
+        problems.append(f"no cards may be out in phase {phase.value}")
+    if contract is None:
+        if phase is _PLAYING or phase is _DOUBLING:
+            problems.append(f"phase {phase.value} needs a contract")
+    else:
         problems += _contract_problems(contract)
-        if phase in (Phase.DOUBLING, Phase.PLAYING):
+        if phase is _PLAYING or phase is _DOUBLING:
             problems += _contract_in_hand_problems(state, contract)
-    if phase is Phase.PLAYING:
+    if phase is _PLAYING:
         problems += _play_problems(state)
-    if phase is Phase.BIDDING and any(h.bit_count() != 5 for h in state.hands):
-        problems.append("every hand holds 5 cards while bidding")
-    if phase is Phase.DOUBLING:
-        sizes = sorted(h.bit_count() for h in state.hands)
-        if sizes != ([5, 8, 8, 8] if not state.buyer_completed else [8, 8, 8, 8]):
-            problems.append("every hand holds 8 cards while doubling (the buyer 5 if waiting)")
-    if phase is Phase.BIDDING:
+    elif phase is _BIDDING:
+        if any(h.bit_count() != 5 for h in hands):
+            problems.append("every hand holds 5 cards while bidding")
         if state.bidding_round not in (1, 2):
             problems.append("bidding_round must be 1 or 2 while bidding")
         if not state.to_ask:
             problems.append("bidding needs a seat to ask")
         elif state.turn != state.to_ask[0]:
             problems.append("the seat on turn must be the first seat to ask")
-    if phase is Phase.MATCH_OVER and state.winner not in (0, 1):
-        problems.append("a finished match needs a winning team")
-    if phase is not Phase.MATCH_OVER and state.winner != -1:
+    elif phase is _DOUBLING:
+        sizes = sorted(h.bit_count() for h in hands)
+        if sizes != ([5, 8, 8, 8] if not state.buyer_completed else [8, 8, 8, 8]):
+            problems.append("every hand holds 8 cards while doubling (the buyer 5 if waiting)")
+    if phase is _MATCH_OVER:
+        if state.winner not in (0, 1):
+            problems.append("a finished match needs a winning team")
+    elif state.winner != -1:
         problems.append("only a finished match has a winner")
     return problems
 
@@ -284,11 +298,12 @@ def _card_problems(state: State) -> list[str]:
         if not 0 <= card < 32:
             problems.append(f"card index out of range: {card}")
             return problems
-        pieces.append(bit(card))
-    if state.revealed != -1:
-        if not 0 <= state.revealed < 32:
-            return [*problems, f"revealed card out of range: {state.revealed}"]
-        pieces.append(bit(state.revealed))
+        pieces.append(1 << card)
+    revealed = state.revealed
+    if revealed != -1:
+        if not 0 <= revealed < 32:
+            return [*problems, f"revealed card out of range: {revealed}"]
+        pieces.append(1 << revealed)
     for piece in pieces:
         if piece < 0 or piece > FULL_DECK:
             problems.append("a card mask is out of range")
@@ -305,9 +320,8 @@ def _card_problems(state: State) -> list[str]:
 
 
 def _contract_problems(contract: Contract) -> list[str]:
-    problems: list[str] = []
-    problems += _seat_problems("buyer", contract.buyer, False)
-    if contract.type is ContractType.SUN:
+    problems = _seat_problems("buyer", contract.buyer, False)
+    if contract.type is _SUN:
         if contract.trump != -1:
             problems.append("a Sun contract has no trump")
         if contract.multiplier not in (1, 2) or contract.gahwa:
@@ -328,17 +342,19 @@ def _contract_in_hand_problems(state: State, contract: Contract) -> list[str]:
     rules = state.rules
     if contract.ashkal and contract.buyer not in (state.dealer, (state.dealer + 3) & 3):
         problems.append("only the dealer or the dealer's left can call Ashkal")
-    if contract.type is ContractType.HOKM and state.buy_card >= 0:
+    kind = contract.type
+    if kind is _HOKM and state.buy_card >= 0:
         revealed_suit = state.buy_card >> 3
         if contract.bidding_round == 1 and contract.trump != revealed_suit:
             problems.append("a first-round Hokm is in the revealed card's suit")
         if contract.bidding_round == 2 and contract.trump == revealed_suit:
             problems.append("a second-round Hokm is not in the revealed card's suit")
-    if contract.closed and (contract.type is ContractType.SUN or contract.multiplier < 2):
+    closed = contract.closed
+    if closed and (kind is _SUN or contract.multiplier < 2):
         problems.append("only a doubled Hokm can be closed")
-    if contract.gahwa and contract.closed and rules.gahwa_forces_open:
+    if contract.gahwa and closed and rules.gahwa_forces_open:
         problems.append("a Gahwa is played open")
-    if contract.type is ContractType.SUN and contract.multiplier == 2:
+    if kind is _SUN and contract.multiplier == 2:
         from baloot_engine.rules.doubling import sun_double_allowed
 
         if not sun_double_allowed(state, contract.buyer_team):
@@ -348,28 +364,32 @@ def _contract_in_hand_problems(state: State, contract: Contract) -> list[str]:
 
 def _play_problems(state: State) -> list[str]:
     problems: list[str] = []
-    n_tricks = len(state.tricks)
+    tricks = state.tricks
+    n_tricks = len(tricks)
+    in_trick = len(state.trick)
+    leader = state.leader
     if n_tricks > 7:
         problems.append("a round has at most 8 tricks")
-    if len(state.trick) > 3:
+    if in_trick > 3:
         problems.append("a trick in progress holds at most 3 cards")
-    if not 0 <= state.leader <= 3:
+    if not 0 <= leader <= 3:
         problems.append("play needs a leader")
         return problems
-    if state.turn != (state.leader + len(state.trick)) & 3:
+    if state.turn != (leader + in_trick) & 3:
         problems.append("the seat on turn does not follow the trick order")
-    for seat in range(4):
-        size = state.hands[seat].bit_count()
-        played_now = (seat - state.leader) & 3 < len(state.trick)
-        expected = 8 - n_tricks - (1 if played_now else 0)
-        if state.buyer_completed and size != expected:
-            problems.append(f"seat {seat} holds {size} cards, expected {expected}")
+    if state.buyer_completed:
+        for seat, hand in enumerate(state.hands):
+            size = hand.bit_count()
+            expected = 8 - n_tricks - ((seat - leader) & 3 < in_trick)
+            if size != expected:
+                problems.append(f"seat {seat} holds {size} cards, expected {expected}")
     if sum(state.abnat) > 162:
         problems.append("more abnat than the deck holds")
-    for record in state.tricks:
+    for record in tricks:
         if len(set(record.cards)) != 4:
             problems.append("a completed trick needs four distinct cards")
-    trump = state.trump
+    contract = state.contract
+    trump = -1 if contract is None else contract.trump
     if trump >= 0 and state.full_hands[0]:
         holder = -1
         for seat in range(4):
