@@ -38,15 +38,32 @@ def lap(dealer: int) -> tuple[int, int, int, int]:
     return ((dealer + 1) & 3, (dealer + 2) & 3, (dealer + 3) & 3, dealer)
 
 
-def start_bidding(state: State) -> State:
-    """Open round 1 of the bidding (called right after the first five cards)."""
+def start_bidding(
+    state: State,
+    hands: tuple[int, int, int, int],
+    stock: tuple[int, ...],
+    revealed: int,
+) -> State:
+    """Deal the first five cards of each hand and open round 1 of the bidding (R4a-b, R5).
+
+    Only the match's running totals, its dealer and the last score survive from ``state``.
+    """
     order = lap(state.dealer)
-    return state._replace(
-        phase=Phase.BIDDING,
+    return State(
+        state.rules,
+        Phase.BIDDING,
+        state.dealer,
+        state.hand_number + 1,
+        state.match_scores,
+        turn=order[0],
+        hands=hands,
+        stock=stock,
+        revealed=revealed,
+        buy_card=revealed,
         bidding_round=1,
         bid_stage=BidStage.LAP,
         to_ask=order,
-        turn=order[0],
+        last_score=state.last_score,
     )
 
 

@@ -132,19 +132,9 @@ def deal(state: State, seat: int, deck: Sequence[int]) -> tuple[State, list[Even
             details={"turn": str(state.dealer)},
         )
     cards = check_deck(deck)
-    hands = initial_hands(cards, state.dealer)
     revealed = cards[REVEALED_INDEX]
-    dealt = State(
-        rules=state.rules,
-        phase=Phase.BIDDING,
-        dealer=state.dealer,
-        hand_number=state.hand_number + 1,
-        match_scores=state.match_scores,
-        hands=hands,
-        stock=cards[REVEALED_INDEX + 1 :],
-        revealed=revealed,
-        buy_card=revealed,
-        last_score=state.last_score,
+    dealt = start_bidding(
+        state, initial_hands(cards, state.dealer), cards[REVEALED_INDEX + 1 :], revealed
     )
     events = [Event(EventKind.CARDS_DEALT, cards=(5, 5, 5, 5), card=revealed, seat=state.dealer)]
-    return start_bidding(dealt), events
+    return dealt, events
