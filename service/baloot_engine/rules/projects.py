@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from functools import cache
 from typing import Final
 
 from baloot_engine.rules.cards import ACE, KING, QUEEN, TEN, format_mask
@@ -115,6 +116,7 @@ class Project:
         return f"Project(ProjectKind.{self.kind.name}, {self.cards:#010x}, {self.sequence})"
 
 
+@cache  # at most 4 suits x 8 ranks x 8 lengths: projects are immutable
 def _run_project(suit: int, low_rank: int, length: int) -> Project:
     kind = _RUN_KINDS.get(length, ProjectKind.HUNDRED)
     return Project(kind, ((1 << length) - 1) << (suit * 8 + low_rank), True)
