@@ -15,6 +15,7 @@ from baloot_engine.rules.cards import (
     ACE,
     HIGHER_PLAIN,
     KING,
+    POINTS,
     QUEEN,
     SUIT_MASKS,
     cards_in,
@@ -47,11 +48,12 @@ from baloot_engine.rules.state import (
 # ``Phase.PLAYING`` goes through the enum metaclass's ``__getattr__`` hook, a slow lookup.
 _PLAYING = Phase.PLAYING
 _TRICK_WON = EventKind.TRICK_WON
+_EVENT_TAIL = Event(_TRICK_WON)[6:]  # the defaults after ``points``
+_new_tuple = tuple.__new__
 _NEVER = PartnerWinningRule.NEVER
 _ANY_PARTNER_WINNING = PartnerWinningRule.ANY_PARTNER_WINNING
 _POSITIONAL = PartnerWinningRule.POSITIONAL
 
-_POINTS_SUN = tuple((0, 0, 0, 10, 2, 3, 4, 11)[c & 7] for c in range(32))
 _DECLARABLE = (ProjectKind.SIRA, ProjectKind.FIFTY, ProjectKind.HUNDRED, ProjectKind.FOUR_HUNDRED)
 
 
@@ -355,39 +357,27 @@ def _complete_trick(
     assert contract is not None
     trump = contract.trump
     leader = state.leader
-    win = trick_winner_index(trick, trump)
-    winner = (leader + win) & 3
-    if trump < 0:
-        points = _POINTS_SUN[trick[0]] + _POINTS_SUN[trick[1]]
-        points += _POINTS_SUN[trick[2]] + _POINTS_SUN[trick[3]]
-    else:
-        table = _trump_points(trump)
-        points = table[trick[0]] + table[trick[1]] + table[trick[2]] + table[trick[3]]
+    winner = (leader + trick_winner_index(trick, trump)) & 3
+    first, second, third, fourth = trick
+    table = POINTS[trump + 1]
+    points = table[first] + table[second] + table[third] + table[fourth]
     team = winner & 1
-    abnat = (
-        (state.abnat[0] + points, state.abnat[1])
-        if team == 0
-        else (state.abnat[0], state.abnat[1] + points)
-    )
-    record = TrickRecord(leader, (trick[0], trick[1], trick[2], trick[3]), winner)
-    played = state.played | 1 << trick[0] | 1 << trick[1] | 1 << trick[2] | 1 << trick[3]
-    # Positional: kind, seat, team, card, cards, points (built once per trick).
-    events.append(Event(_TRICK_WON, winner, team, -1, record.cards, points))
+    won, lost = state.abnat
+    abnat = (won + points, lost) if team == 0 else (won, lost + points)
+    cards = (first, second, third, fourth)
+    record = TrickRecord(leader, cards, winner)
+    played = state.played | 1 << first | 1 << second | 1 << third | 1 << fourth
+    # The event as a plain tuple of its 13 fields: one per trick, on the hot path of play.
+    events.append(_new_tuple(Event, (_TRICK_WON, winner, team, -1, cards, points, *_EVENT_TAIL)))
     state = after_trick(state, hands, record, played, abnat, baloot_announced)
-    if len(state.tricks) == 1:
+    done = len(state.tricks)
+    if done == 1:
         state = _reveal_projects(state, events)
-    if len(state.tricks) == 8:
+    elif done == 8:
         from baloot_engine.rules.match import finish_round
 
         return finish_round(state, events)
     return state, events
-
-
-@lru_cache(maxsize=4)
-def _trump_points(trump: int) -> tuple[int, ...]:
-    from baloot_engine.rules.cards import POINTS
-
-    return POINTS[trump + 1]
 
 
 def _reveal_projects(state: State, events: list[Event]) -> State:
@@ -519,7 +509,7 @@ def apply_sawa(state: State, seat: int, _claim: ClaimSawa) -> tuple[State, list[
         # The hand ends before trick 1 is over: compare the declarations now (R29).
         state = _reveal_projects(state, events)
     rest = state.hands[0] | state.hands[1] | state.hands[2] | state.hands[3]
-    table = _trump_points(contract.trump) if contract.trump >= 0 else _POINTS_SUN
+    table = POINTS[contract.trump + 1]
     points = sum(table[c] for c in range(32) if rest >> c & 1)
     abnat = list(state.abnat)
     abnat[team] += points
