@@ -51,6 +51,8 @@ PHASES: Final = (
     Phase.ROUND_OVER,
     Phase.MATCH_OVER,
 )
+# Read once here: a member read through its Enum class is a slow metaclass lookup (Python 3.11).
+_PLAYING: Final = Phase.PLAYING
 BID_STAGES: Final = (
     BidStage.NONE,
     BidStage.LAP,
@@ -486,7 +488,7 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
         elsewhere |= 1 << m.revealed
     hands = decode_owners(m.card_owners, elsewhere) if m.card_owners else (0, 0, 0, 0)
     full_hands = (0, 0, 0, 0)
-    if phase is Phase.PLAYING:
+    if phase is _PLAYING:
         full_hands = _full_hands(hands, played_by_seat, m.leader, trick)
     declarations = EMPTY_DECLARATIONS
     if m.declarations:

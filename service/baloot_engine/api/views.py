@@ -37,6 +37,8 @@ from baloot_engine.rules.ruleset import RuleSet
 from baloot_engine.rules.state import BidRecord, DoublingRecord, Phase, State
 
 _LIVE: Final = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
+# Read once here: a member read through its Enum class is a slow metaclass lookup (Python 3.11).
+_PLAYING: Final = Phase.PLAYING
 _NO_DECLARATIONS: Final = 4  # declarations holds one entry per seat, None when not declared
 
 
@@ -118,7 +120,7 @@ def public_view_bytes(
     if state.doubling_calls:
         parts.append(_doubling_calls_part(state.doubling_calls))
     trump = state.trump
-    if phase is Phase.PLAYING:
+    if phase is _PLAYING:
         parts.append(
             _trick_part(False, len(tricks) + 1, state.leader, state.trick, trump, -1, state.akka)
         )
