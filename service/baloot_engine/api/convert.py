@@ -488,20 +488,25 @@ def add_events(into: Any, events: Sequence[Event], state: State) -> None:
 
 
 def _cached_event(event: Event, state: State) -> bytes | None:
-    """The encoded event for the kinds that depend only on small values, else None."""
+    """The encoded event for the kinds that depend only on small values, else None.
+
+    The kinds are compared with module constants: reading a member through its Enum class
+    goes through the slow metaclass lookup of Python 3.11, and this runs for every event.
+    """
     kind = event.kind
-    if kind is EventKind.CARD_PLAYED or kind is EventKind.AKKA_CALLED:
-        return _card_event(kind, event.seat, event.card)
-    if kind is EventKind.TRICK_WON:
+    if kind is _CARD_PLAYED:
+        return _CARD_EVENTS[0][event.seat][event.card]
+    if kind is _AKKA_CALLED:
+        return _CARD_EVENTS[1][event.seat][event.card]
+    if kind is _TRICK_WON:
         number, leader = _trick_of(state, event)
         return _trick_won_event(event.seat, number, leader, event.cards, state.trump)
     return None
 
 
-@lru_cache(maxsize=512)
-def _card_event(kind: EventKind, seat: int, card: int) -> bytes:
-    """The encoded CARD_PLAYED or AKKA_CALLED event (its message needs no other state)."""
-    return _build_event(Event(kind, seat=seat, card=card), _NO_STATE).SerializeToString()
+_CARD_PLAYED: Final = EventKind.CARD_PLAYED
+_AKKA_CALLED: Final = EventKind.AKKA_CALLED
+_TRICK_WON: Final = EventKind.TRICK_WON
 
 
 @lru_cache(maxsize=4096)
@@ -517,6 +522,11 @@ def _trick_won_event(
 
 
 _NO_STATE: Final = State()
+
+
+def _card_event(kind: EventKind, seat: int, card: int) -> bytes:
+    """The encoded CARD_PLAYED or AKKA_CALLED event (its message needs no other state)."""
+    return _build_event(Event(kind, seat=seat, card=card), _NO_STATE).SerializeToString()
 
 
 def _build_event(event: Event, state: State) -> types_pb2.Event:
@@ -567,6 +577,14 @@ def _build_event(event: Event, state: State) -> types_pb2.Event:
             else types_pb2.REDEAL_REASON_ALL_PASSED
         )
     return message
+
+
+# Every CARD_PLAYED and AKKA_CALLED event (by Akka call, seat and card), encoded in advance:
+# a table index costs less than hashing a cache key that holds an Enum member.
+_CARD_EVENTS: Final = tuple(
+    tuple(tuple(_card_event(kind, seat, card) for card in range(32)) for seat in range(4))
+    for kind in (EventKind.CARD_PLAYED, EventKind.AKKA_CALLED)
+)
 
 
 def _trick_of(state: State, event: Event) -> tuple[int, int]:

@@ -20,9 +20,9 @@ append in order), so each piece is the encoding of a ``View`` that holds only so
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Final
+from typing import Final, Generic, TypeVar
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
@@ -37,6 +37,9 @@ from baloot_engine.rules.ruleset import RuleSet
 from baloot_engine.rules.state import BidRecord, DoublingRecord, Phase, State
 
 _LIVE: Final = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
+# Read once here: a member read through its Enum class is a slow metaclass lookup (Python 3.11).
+_PLAYING: Final = Phase.PLAYING
+_Value = TypeVar("_Value")
 _NO_DECLARATIONS: Final = 4  # declarations holds one entry per seat, None when not declared
 
 
@@ -112,13 +115,15 @@ def public_view_bytes(
         parts.append(_rules_part(state.rules))
     contract = state.contract
     if contract is not None:
-        parts.append(_contract_part(contract))
-    if state.bids:
-        parts.append(_bids_part(state.bids))
-    if state.doubling_calls:
-        parts.append(_doubling_calls_part(state.doubling_calls))
+        parts.append(_contract_piece(contract))
+    bids = state.bids
+    if bids:
+        parts.append(_bids_piece(bids))
+    calls = state.doubling_calls
+    if calls:
+        parts.append(_doubling_calls_piece(calls))
     trump = state.trump
-    if phase is Phase.PLAYING:
+    if phase is _PLAYING:
         parts.append(
             _trick_part(False, len(tricks) + 1, state.leader, state.trick, trump, -1, state.akka)
         )
@@ -208,6 +213,36 @@ def _rules_part(rules: RuleSet) -> bytes:
     return types_pb2.View(rules=convert.rules_out(rules)).SerializeToString()
 
 
+class _ByIdentity(Generic[_Value]):
+    """An encoding function remembered by the identity of its (immutable) argument.
+
+    The contract, the bids and the doubling calls of a state are the very objects the state
+    codec's caches handed out, shared by every state decoded from the same bytes, so their
+    identity recurs from call to call. Looking an object up by its ``id`` skips hashing it as
+    a cache key, which for a tuple of records holding Enum members (whose hash is Python code)
+    costs more than the rest of the view's public part. Each entry keeps its object alive, so
+    an ``id`` cannot be reused for another object while its entry exists; a different object
+    with an equal value still gets the same bytes from ``encode``'s own cache.
+    """
+
+    __slots__ = ("_encode", "_entries", "_size")
+
+    def __init__(self, encode: Callable[[_Value], bytes], size: int) -> None:
+        self._encode = encode
+        self._size = size
+        self._entries: dict[int, tuple[_Value, bytes]] = {}
+
+    def __call__(self, value: _Value) -> bytes:
+        entry = self._entries.get(id(value))
+        if entry is not None and entry[0] is value:
+            return entry[1]
+        data = self._encode(value)
+        if len(self._entries) >= self._size:
+            self._entries.clear()  # rare (a bounded working set); refilled from encode's cache
+        self._entries[id(value)] = (value, data)
+        return data
+
+
 @lru_cache(maxsize=1024)
 def _contract_part(contract: Contract) -> bytes:
     return types_pb2.View(contract=convert.contract_out(contract)).SerializeToString()
@@ -229,6 +264,11 @@ def _doubling_calls_part(calls: tuple[DoublingRecord, ...]) -> bytes:
     for call in calls:
         view.doubling_calls.add(seat=call.seat, doubling=convert.doubling_out(call.call))
     return view.SerializeToString()
+
+
+_contract_piece: Final = _ByIdentity(_contract_part, 1024)
+_bids_piece: Final = _ByIdentity(_bids_part, 4096)
+_doubling_calls_piece: Final = _ByIdentity(_doubling_calls_part, 1024)
 
 
 @lru_cache(maxsize=8192)

@@ -53,6 +53,18 @@ _CALL_LABELS: Final = ("grpc_service", "grpc_method", "grpc_type")
 _RAISES: Final = frozenset(
     (DoublingCall.DOUBLE, DoublingCall.TRIPLE, DoublingCall.FOUR, DoublingCall.GAHWA)
 )
+# The event kinds some counter looks at. Most events (a card played, a trick won) count for
+# nothing and are skipped with one membership test rather than a chain of comparisons, each of
+# which would read a member through its Enum class (a slow metaclass lookup on Python 3.11). A
+# tuple, not a set: its test compares identities in C, while hashing a member calls Python code.
+_COUNTED: Final = (
+    EventKind.CARDS_DEALT,
+    EventKind.CONTRACT_FIXED,
+    EventKind.REDEAL,
+    EventKind.DOUBLING_CALLED,
+    EventKind.ROUND_SCORED,
+    EventKind.MATCH_WON,
+)
 
 
 class Metrics:
@@ -122,6 +134,8 @@ class Metrics:
         """Count what the events of an accepted action say happened."""
         for event in events:
             kind = event.kind
+            if kind not in _COUNTED:
+                continue
             if kind is EventKind.CARDS_DEALT and event.cards == (5, 5, 5, 5):
                 self.rounds_dealt.inc()
             elif kind is EventKind.CONTRACT_FIXED and event.contract is not None:
