@@ -148,7 +148,7 @@ _new_tuple = tuple.__new__
 def _replace_fields(state: State, /, **changes: Any) -> State:
     """``State._replace``, about twice as fast as the generic one of ``namedtuple``.
 
-    The generic method rebuilds all 40 fields through a dict of keyword arguments; deriving
+    The generic method rebuilds all 35 fields through a dict of keyword arguments; deriving
     the next state is the hot path of play, so this copies the tuple once and sets only the
     changed slots. Same contract: unknown field names raise ``ValueError``.
     """
