@@ -29,6 +29,14 @@ _HOKM_SUIT_LATER = Bid(BidKind.HOKM)
 _HOKM_IN = tuple(Bid(BidKind.HOKM, suit) for suit in SUITS)
 _CONFIRM_IN = tuple(Bid(BidKind.CONFIRM_HOKM, suit) for suit in SUITS)
 
+# Enum members read on every bid, as module constants: on Python 3.11 a read through the
+# class (``BidStage.CONFIRM``) is a slow lookup through the enum metaclass's ``__getattr__``.
+_BIDDING = Phase.BIDDING
+_REOPEN = BidStage.REOPEN
+_CONFIRM = BidStage.CONFIRM
+_PRIORITY = BidStage.PRIORITY
+_KAWESH_OFF = Kawesh.OFF
+
 _LOW_CARDS = tuple((1 << SEVEN | 1 << EIGHT | 1 << NINE) << (8 * s) for s in SUITS)
 _WORTHLESS = _LOW_CARDS[0] | _LOW_CARDS[1] | _LOW_CARDS[2] | _LOW_CARDS[3]
 
@@ -84,7 +92,7 @@ def kawesh_allowed(state: State, seat: int) -> bool:
     or not.
     """
     kawesh = state.rules.kawesh
-    if kawesh is Kawesh.OFF or state.phase is not Phase.BIDDING:
+    if kawesh is _KAWESH_OFF or state.phase is not _BIDDING:
         return False
     if state.bidding_round != 1 and kawesh is Kawesh.INITIAL_FIVE_OF_789:
         return False
@@ -93,7 +101,7 @@ def kawesh_allowed(state: State, seat: int) -> bool:
 
 def legal_bids(state: State, seat: int) -> list[Bid]:
     """Every bid ``seat`` may say now, in the documented action order."""
-    if state.phase is not Phase.BIDDING:
+    if state.phase is not _BIDDING:
         return []
     bids: list[Bid] = []
     if state.to_ask and state.to_ask[0] == seat:
@@ -106,15 +114,15 @@ def legal_bids(state: State, seat: int) -> list[Bid]:
 def _bids_on_turn(state: State, seat: int) -> list[Bid]:
     stage = state.bid_stage
     revealed_suit = state.revealed >> 3
-    if stage is BidStage.CONFIRM:
+    if stage is _CONFIRM:
         if state.pending_suit >= 0:
             confirm = [_CONFIRM_IN[state.pending_suit]]
         else:
             confirm = [_CONFIRM_IN[s] for s in SUITS if s != revealed_suit]
         return [*confirm, _SWITCH_TO_SUN]
-    if stage is BidStage.PRIORITY:
+    if stage is _PRIORITY:
         return [_PASS, _CLAIM_SUN]
-    if stage is BidStage.REOPEN:
+    if stage is _REOPEN:
         return [_PASS, _SUN]
     bids = [_PASS]
     if state.pending_seat < 0:
@@ -132,7 +140,7 @@ def _bids_on_turn(state: State, seat: int) -> list[Bid]:
 
 def apply_bid(state: State, seat: int, bid: Bid) -> tuple[State, list[Event]]:
     """Apply a bid and return the new state and the events it caused."""
-    if state.phase is not Phase.BIDDING:
+    if state.phase is not _BIDDING:
         raise RuleError(errors.WRONG_PHASE, f"no bidding in phase {state.phase.value}")
     if bid.kind is BidKind.KAWESH:
         if bid.suit != -1:
@@ -209,7 +217,7 @@ def _next_speaker(state: State, events: list[Event]) -> tuple[State, list[Event]
     rest = state.to_ask[1:]
     if rest:
         return state._replace(to_ask=rest, turn=rest[0]), events
-    if state.bid_stage is BidStage.PRIORITY:
+    if state.bid_stage is _PRIORITY:
         return _finish_priority(state, events)
     return _lap_over(state, events)
 
