@@ -29,6 +29,7 @@ from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.scoring import AwardedProject, RoundFacts, RoundScore, score_round
 from baloot_engine.rules.state import (
     EMPTY_DECLARATIONS,
+    PHASE_PLAYING,
     BidRecord,
     BidStage,
     Declaration,
@@ -51,8 +52,6 @@ PHASES: Final = (
     Phase.ROUND_OVER,
     Phase.MATCH_OVER,
 )
-# Read once here: a member read through its Enum class is a slow metaclass lookup (Python 3.11).
-_PLAYING: Final = Phase.PLAYING
 BID_STAGES: Final = (
     BidStage.NONE,
     BidStage.LAP,
@@ -488,7 +487,7 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
         elsewhere |= 1 << m.revealed
     hands = decode_owners(m.card_owners, elsewhere) if m.card_owners else (0, 0, 0, 0)
     full_hands = (0, 0, 0, 0)
-    if phase is _PLAYING:
+    if phase is PHASE_PLAYING:
         full_hands = _full_hands(hands, played_by_seat, m.leader, trick)
     declarations = EMPTY_DECLARATIONS
     if m.declarations:

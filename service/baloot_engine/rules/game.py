@@ -36,15 +36,16 @@ from baloot_engine.rules.play import (
     sawa_possible,
 )
 from baloot_engine.rules.ruleset import SEEDS, RuleSet
-from baloot_engine.rules.state import Phase, State
+from baloot_engine.rules.state import (
+    PHASE_BIDDING,
+    PHASE_DOUBLING,
+    PHASE_MATCH_OVER,
+    PHASE_PLAYING,
+    Phase,
+    State,
+)
 
 _CLAIM_SAWA = ClaimSawa()
-# Enum members as module constants on the paths every action takes: on Python 3.11 reading
-# ``Phase.PLAYING`` goes through the enum metaclass's ``__getattr__`` hook, a slow lookup.
-_PLAYING = Phase.PLAYING
-_BIDDING = Phase.BIDDING
-_DOUBLING = Phase.DOUBLING
-_MATCH_OVER = Phase.MATCH_OVER
 
 
 def new_match(
@@ -74,16 +75,16 @@ def legal_actions(state: State, seat: int) -> list[Action]:
     card followed by its Akka call where one fits), Sawa.
     """
     phase = state.phase
-    if phase is _PLAYING:
+    if phase is PHASE_PLAYING:
         actions = legal_plays(state, seat)
         if not state.tricks:
             actions[:0] = legal_declarations(state, seat)
         if not state.trick and sawa_possible(state, seat):
             actions.append(_CLAIM_SAWA)
         return actions
-    if phase is _BIDDING:
+    if phase is PHASE_BIDDING:
         return list(legal_bids(state, seat))
-    if phase is _DOUBLING:
+    if phase is PHASE_DOUBLING:
         return list(legal_calls(state, seat))
     if phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER) and seat == state.dealer:
         return [Deal(())]
@@ -95,7 +96,7 @@ def apply(state: State, seat: int, action: Action) -> tuple[State, tuple[Event, 
     checked: object = seat
     if not isinstance(checked, int) or not 0 <= seat <= 3:
         raise malformed(errors.INVALID_SEAT, f"a seat is 0-3, got {seat!r}")
-    if state.phase is _MATCH_OVER:
+    if state.phase is PHASE_MATCH_OVER:
         raise RuleError(errors.MATCH_OVER, "the match is over")
     handler = _HANDLERS.get(type(action))
     if handler is None:

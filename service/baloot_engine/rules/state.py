@@ -8,7 +8,7 @@ API layer seals it in the token and the views expose only what a seat may see.
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from baloot_engine.rules.cards import FULL_DECK, SUIT_MASKS, format_card
 from baloot_engine.rules.contract import Contract, ContractType
@@ -29,6 +29,15 @@ class Phase(Enum):
     PLAYING = "playing"
     ROUND_OVER = "round_over"  # a hand was scored; the next dealer deals
     MATCH_OVER = "match_over"
+
+
+# The phases as module constants, for the paths every call takes: on Python 3.11 reading a
+# member through its class (``Phase.PLAYING``) goes through the enum metaclass's
+# ``__getattr__`` hook, a lookup about as slow as a small function call.
+PHASE_BIDDING: Final = Phase.BIDDING
+PHASE_DOUBLING: Final = Phase.DOUBLING
+PHASE_PLAYING: Final = Phase.PLAYING
+PHASE_MATCH_OVER: Final = Phase.MATCH_OVER
 
 
 class BidStage(Enum):
@@ -227,12 +236,8 @@ def _seat_problems(name: str, seat: int, allow_none: bool) -> list[str]:
     return []
 
 
-# Enum members as module constants: ``validate`` runs on every call of the service, and on
-# Python 3.11 reading ``Phase.PLAYING`` goes through the enum metaclass's ``__getattr__`` hook.
-_BIDDING = Phase.BIDDING
-_DOUBLING = Phase.DOUBLING
-_PLAYING = Phase.PLAYING
-_MATCH_OVER = Phase.MATCH_OVER
+# The contract types as module constants too (see ``PHASE_PLAYING``): ``validate`` runs on
+# every call of the service.
 _SUN = ContractType.SUN
 _HOKM = ContractType.HOKM
 
@@ -255,20 +260,20 @@ def validate(state: State) -> list[str]:
     phase = state.phase
     hands = state.hands
     contract = state.contract
-    if phase is _PLAYING or phase is _BIDDING or phase is _DOUBLING:
+    if phase is PHASE_PLAYING or phase is PHASE_BIDDING or phase is PHASE_DOUBLING:
         problems += _card_problems(state)
     elif hands != (0, 0, 0, 0) or state.stock or state.trick:
         problems.append(f"no cards may be out in phase {phase.value}")
     if contract is None:
-        if phase is _PLAYING or phase is _DOUBLING:
+        if phase is PHASE_PLAYING or phase is PHASE_DOUBLING:
             problems.append(f"phase {phase.value} needs a contract")
     else:
         problems += _contract_problems(contract)
-        if phase is _PLAYING or phase is _DOUBLING:
+        if phase is PHASE_PLAYING or phase is PHASE_DOUBLING:
             problems += _contract_in_hand_problems(state, contract)
-    if phase is _PLAYING:
+    if phase is PHASE_PLAYING:
         problems += _play_problems(state)
-    elif phase is _BIDDING:
+    elif phase is PHASE_BIDDING:
         if any(h.bit_count() != 5 for h in hands):
             problems.append("every hand holds 5 cards while bidding")
         if state.bidding_round not in (1, 2):
@@ -277,11 +282,11 @@ def validate(state: State) -> list[str]:
             problems.append("bidding needs a seat to ask")
         elif state.turn != state.to_ask[0]:
             problems.append("the seat on turn must be the first seat to ask")
-    elif phase is _DOUBLING:
+    elif phase is PHASE_DOUBLING:
         sizes = sorted(h.bit_count() for h in hands)
         if sizes != ([5, 8, 8, 8] if not state.buyer_completed else [8, 8, 8, 8]):
             problems.append("every hand holds 8 cards while doubling (the buyer 5 if waiting)")
-    if phase is _MATCH_OVER:
+    if phase is PHASE_MATCH_OVER:
         if state.winner not in (0, 1):
             problems.append("a finished match needs a winning team")
     elif state.winner != -1:
