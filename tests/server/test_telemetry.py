@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import io
 import json
 import logging
@@ -12,6 +14,7 @@ import structlog
 
 from baloot_engine.server.interceptors import request_id_from, split_method
 from baloot_engine.server.logs import (
+    _call_fields,
     bind_call_fields,
     call_scope,
     configure_logging,
@@ -109,3 +112,18 @@ def test_a_terminal_gets_readable_lines() -> None:
     assert "server started" in line
     assert "port" in line
     assert not line.lstrip().startswith("{")
+
+
+def test_a_call_scope_closed_from_another_context_does_not_fail() -> None:
+    # grpc may finalize a cancelled streaming call's generator in another context than the
+    # one that opened the call's log fields.
+    def open_scope() -> contextlib.AbstractContextManager[dict[str, object]]:
+        scope = call_scope()
+        scope.__enter__()
+        bind_call_fields(match_id="m1")
+        return scope
+
+    scope = contextvars.copy_context().run(open_scope)
+    elsewhere = contextvars.copy_context()
+    elsewhere.run(scope.__exit__, None, None, None)
+    assert elsewhere.run(_call_fields.get) is None

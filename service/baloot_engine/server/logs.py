@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from typing import Final, TextIO, cast
 
@@ -57,7 +57,11 @@ def call_scope() -> Iterator[dict[str, object]]:
     try:
         yield fields
     finally:
-        _call_fields.reset(token)
+        # A streaming call's generator can be closed from another context (the client went
+        # away and grpc finalizes it later): the context that set the fields is gone, so there
+        # is nothing left to undo there, and that other context's fields must stay.
+        with suppress(ValueError):
+            _call_fields.reset(token)
 
 
 def bind_call_fields(**fields: object) -> None:
