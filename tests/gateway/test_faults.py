@@ -136,6 +136,12 @@ def test_a_worker_killed_mid_run_loses_no_match_and_is_replaced(
     _assert_no_match_lost(result)
     # The metrics endpoint (the supervisor's) still adds up every worker, the dead one too.
     assert result.cross_check == "ok"
+    # The supervisor logs the exit and the restart; a short run may end before it has.
+    stack.wait_until(
+        lambda: '"event": "worker restarted"' in service.child.log_text(),
+        15,
+        "the supervisor's restart log line",
+    )
     log = service.child.log_text()
     assert '"event": "worker exited"' in log
     assert '"event": "worker restarted"' in log
