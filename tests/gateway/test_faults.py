@@ -26,6 +26,8 @@ from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 pytestmark = pytest.mark.slow
 
 KILL_AFTER_SECONDS = 4.0
+# Enough matches that the run is still going when the kill comes: the duration bounds it.
+MATCHES = 400
 
 
 def _run_and_kill(config: LoadConfig, kill: Callable[[], None]) -> LoadResult:
@@ -60,7 +62,7 @@ def test_a_replica_killed_behind_envoy_loses_no_match_and_leaves_the_rotation(
     children.append(gateway.child)
     config = LoadConfig(
         target=gateway.target,
-        matches=40,
+        matches=MATCHES,
         duration=12,
         drain=45,
         concurrency=16,
@@ -120,7 +122,7 @@ def test_a_worker_killed_mid_run_loses_no_match_and_is_replaced(
 
     config = LoadConfig(
         target=service.target,
-        matches=40,
+        matches=MATCHES,
         duration=12,
         drain=45,
         concurrency=16,
