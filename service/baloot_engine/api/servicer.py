@@ -138,6 +138,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         self._keys = keys
         self._metrics = metrics
         self._allow_preset_deck = allow_preset_deck
+        self._sealed = metrics.tokens_sealed.labels(key_id=keys.sealing_fingerprint)
 
     # -- the shared path ----------------------------------------------------------------
 
@@ -165,6 +166,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     def _seal(self, opened: _Opened, state: State, version: int) -> bytes:
         """Seal the state that follows the opened one (encoded from the opened message)."""
         plaintext = encode(state, opened.seed, version, previous=opened.decoded)
+        self._sealed.inc()
         return self._keys.seal(plaintext, opened.match_key)
 
     def _act(
@@ -229,6 +231,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         match_id = match_key.hex()
         bind_call_fields(match_id=match_id, state_version=0)
         seed = secrets.token_bytes(SEED_SIZE)
+        self._sealed.inc()
         token = self._keys.seal(encode(state, seed, 0), match_key)
         response = pb.CreateMatchResponse(
             state=token,

@@ -66,16 +66,20 @@ def load_keys(settings: Settings) -> KeyRing:
     """
     try:
         if settings.state_keys:
-            return KeyRing.from_texts(settings.state_keys)
-        path = settings.state_key_file
-        key, created = load_or_create_key_file(path)
+            ring = KeyRing.from_texts(settings.state_keys)
+        else:
+            path = settings.state_key_file
+            key, created = load_or_create_key_file(path)
+            if created:
+                _log.warning("created a state key file", path=str(path.resolve()), mode="0600")
+            else:
+                _log.info("using the state key file", path=str(path.resolve()))
+            ring = KeyRing([key])
     except (StateKeyError, OSError) as error:
         raise ServerStartError(f"cannot load the state keys: {error}") from None
-    if created:
-        _log.warning("created a state key file", path=str(path.resolve()), mode="0600")
-    else:
-        _log.info("using the state key file", path=str(path.resolve()))
-    return KeyRing([key])
+    # Fingerprints are public (tokens carry their first byte): they say which key seals.
+    _log.info("state keys", fingerprints=list(ring.fingerprints))
+    return ring
 
 
 async def create_server(

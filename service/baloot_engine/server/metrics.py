@@ -121,6 +121,10 @@ class Metrics:
         self.tokens_refused = counter(
             "baloot_tokens_refused", "State tokens that did not open, by reason.", ("reason",)
         )
+        # Sealing keys rotate on this count (docs/deploy.md): the label is the key fingerprint.
+        self.tokens_sealed = counter(
+            "baloot_tokens_sealed", "State tokens sealed, by sealing key.", ("key_id",)
+        )
 
     def action_rejected(self, reason: str) -> None:
         """Count an action the rules refused (reasons are the core's fixed codes)."""
