@@ -18,7 +18,12 @@ The status code tells what kind of mistake it was:
   PERMISSION_DENIED   the credential does not allow it, or a preset deck was sent to a server
                       that does not accept one;
   FAILED_PRECONDITION also when `expected_version` does not match the state's version
-                      (reason STALE_STATE), so a backend can compare-and-set its stored token;
+                      (reason STALE_STATE), so a backend can compare-and-set its stored token,
+                      and, on a server with the match ledger, when the token sent is not the
+                      latest of its match (STALE_STATE) or the ledger has no record of the match
+                      (MATCH_UNKNOWN);
+  UNAVAILABLE         the server could not reach its match ledger (LEDGER_UNAVAILABLE): nothing
+                      was done, and the same request may be retried;
   UNIMPLEMENTED       the request uses a feature this server version does not provide.
 A well-formed request never ends with UNKNOWN or INTERNAL because of what it contains.
 """
@@ -114,8 +119,11 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     unsupported format version) or holds an impossible state.
     """
     ERROR_REASON_STALE_STATE: _ErrorReason.ValueType  # 27
-    """FAILED_PRECONDITION: `expected_version` does not match the version of the state sent; reload
-    the latest token and retry.
+    """FAILED_PRECONDITION: `expected_version` does not match the version of the state sent; or, on a
+    server with the match ledger (see docs/security.md), the token sent is not the latest of its
+    match (another action was accepted from it, or from a later token). Reload the latest token
+    and retry. `ErrorInfo.metadata` has "state_version" (of the token sent) and, from the ledger,
+    "latest_version".
     """
     ERROR_REASON_CREDENTIAL_INVALID: _ErrorReason.ValueType  # 28
     """PERMISSION_DENIED: the credential is not the host's or the acting seat's credential for this
@@ -126,6 +134,17 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     ERROR_REASON_REQUEST_INVALID: _ErrorReason.ValueType  # 30
     """INVALID_ARGUMENT: the request is malformed in a way no other reason covers (a missing field,
     a repeated field of the wrong length).
+    """
+    ERROR_REASON_LEDGER_UNAVAILABLE: _ErrorReason.ValueType  # 31
+    """UNAVAILABLE: the server keeps a match ledger and could not reach it (or it did not answer in
+    time). No token was accepted unchecked and nothing was changed: retry the same request later,
+    on this server or another.
+    """
+    ERROR_REASON_MATCH_UNKNOWN: _ErrorReason.ValueType  # 32
+    """FAILED_PRECONDITION: the server keeps a match ledger and it has no record of this match: the
+    record expired (no action for longer than the ledger's time to live), the match was created
+    before the ledger was turned on, or on a server with another ledger. The match cannot go on
+    from its tokens on this server.
     """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
@@ -203,8 +222,11 @@ ERROR_REASON_STATE_INVALID: ErrorReason.ValueType  # 26
 unsupported format version) or holds an impossible state.
 """
 ERROR_REASON_STALE_STATE: ErrorReason.ValueType  # 27
-"""FAILED_PRECONDITION: `expected_version` does not match the version of the state sent; reload
-the latest token and retry.
+"""FAILED_PRECONDITION: `expected_version` does not match the version of the state sent; or, on a
+server with the match ledger (see docs/security.md), the token sent is not the latest of its
+match (another action was accepted from it, or from a later token). Reload the latest token
+and retry. `ErrorInfo.metadata` has "state_version" (of the token sent) and, from the ledger,
+"latest_version".
 """
 ERROR_REASON_CREDENTIAL_INVALID: ErrorReason.ValueType  # 28
 """PERMISSION_DENIED: the credential is not the host's or the acting seat's credential for this
@@ -215,5 +237,16 @@ ERROR_REASON_PRESET_DECK_DISABLED: ErrorReason.ValueType  # 29
 ERROR_REASON_REQUEST_INVALID: ErrorReason.ValueType  # 30
 """INVALID_ARGUMENT: the request is malformed in a way no other reason covers (a missing field,
 a repeated field of the wrong length).
+"""
+ERROR_REASON_LEDGER_UNAVAILABLE: ErrorReason.ValueType  # 31
+"""UNAVAILABLE: the server keeps a match ledger and could not reach it (or it did not answer in
+time). No token was accepted unchecked and nothing was changed: retry the same request later,
+on this server or another.
+"""
+ERROR_REASON_MATCH_UNKNOWN: ErrorReason.ValueType  # 32
+"""FAILED_PRECONDITION: the server keeps a match ledger and it has no record of this match: the
+record expired (no action for longer than the ledger's time to live), the match was created
+before the ledger was turned on, or on a server with another ledger. The match cannot go on
+from its tokens on this server.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

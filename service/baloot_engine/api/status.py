@@ -2,7 +2,8 @@
 
 ``INVALID_ARGUMENT`` for malformed input, ``FAILED_PRECONDITION`` for a well-formed action
 the rules forbid now (and a stale ``expected_version``), ``PERMISSION_DENIED`` for
-credentials and disabled preset decks. The reason is the stable code of the rules core
+credentials and disabled preset decks, ``UNAVAILABLE`` for a match ledger out of reach
+(retryable: nothing was done). The reason is the stable code of the rules core
 or of this layer; the domain is ``baloot.v1``.
 """
 
@@ -24,6 +25,8 @@ STALE_STATE: Final = "STALE_STATE"
 CREDENTIAL_INVALID: Final = "CREDENTIAL_INVALID"
 PRESET_DECK_DISABLED: Final = "PRESET_DECK_DISABLED"
 REQUEST_INVALID: Final = "REQUEST_INVALID"
+LEDGER_UNAVAILABLE: Final = "LEDGER_UNAVAILABLE"
+MATCH_UNKNOWN: Final = "MATCH_UNKNOWN"
 
 
 class ApiError(Exception):
@@ -85,4 +88,5 @@ _CODES: Final = {
     grpc.StatusCode.INVALID_ARGUMENT: code_pb2.INVALID_ARGUMENT,
     grpc.StatusCode.FAILED_PRECONDITION: code_pb2.FAILED_PRECONDITION,
     grpc.StatusCode.PERMISSION_DENIED: code_pb2.PERMISSION_DENIED,
+    grpc.StatusCode.UNAVAILABLE: code_pb2.UNAVAILABLE,
 }

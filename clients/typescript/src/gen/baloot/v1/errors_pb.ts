@@ -15,7 +15,12 @@
 //   PERMISSION_DENIED   the credential does not allow it, or a preset deck was sent to a server
 //                       that does not accept one;
 //   FAILED_PRECONDITION also when `expected_version` does not match the state's version
-//                       (reason STALE_STATE), so a backend can compare-and-set its stored token;
+//                       (reason STALE_STATE), so a backend can compare-and-set its stored token,
+//                       and, on a server with the match ledger, when the token sent is not the
+//                       latest of its match (STALE_STATE) or the ledger has no record of the match
+//                       (MATCH_UNKNOWN);
+//   UNAVAILABLE         the server could not reach its match ledger (LEDGER_UNAVAILABLE): nothing
+//                       was done, and the same request may be retried;
 //   UNIMPLEMENTED       the request uses a feature this server version does not provide.
 // A well-formed request never ends with UNKNOWN or INTERNAL because of what it contains.
 
@@ -30,7 +35,7 @@ import { enumDesc, fileDesc } from "@bufbuild/protobuf/codegenv2";
  * Describes the file baloot/v1/errors.proto.
  */
 export const file_baloot_v1_errors: GenFile = /*@__PURE__*/
-  fileDesc("ChZiYWxvb3QvdjEvZXJyb3JzLnByb3RvEgliYWxvb3QudjEqnwgKC0Vycm9yUmVhc29uEhwKGEVSUk9SX1JFQVNPTl9VTlNQRUNJRklFRBAAEhwKGEVSUk9SX1JFQVNPTl9XUk9OR19QSEFTRRABEh4KGkVSUk9SX1JFQVNPTl9OT1RfWU9VUl9UVVJOEAISIAocRVJST1JfUkVBU09OX0JJRF9OT1RfQUxMT1dFRBADEiMKH0VSUk9SX1JFQVNPTl9BU0hLQUxfTk9UX0FMTE9XRUQQBBIhCh1FUlJPUl9SRUFTT05fU1VJVF9OT1RfQUxMT1dFRBAFEiMKH0VSUk9SX1JFQVNPTl9ET1VCTEVfTk9UX0FMTE9XRUQQBhIeChpFUlJPUl9SRUFTT05fTU9ERV9SRVFVSVJFRBAHEiMKH0VSUk9SX1JFQVNPTl9LQVdFU0hfTk9UX0FMTE9XRUQQCBIhCh1FUlJPUl9SRUFTT05fQ0FSRF9OT1RfSU5fSEFORBAJEiEKHUVSUk9SX1JFQVNPTl9NVVNUX0ZPTExPV19TVUlUEAoSGwoXRVJST1JfUkVBU09OX01VU1RfVFJVTVAQCxIfChtFUlJPUl9SRUFTT05fTVVTVF9PVkVSVFJVTVAQDBIiCh5FUlJPUl9SRUFTT05fVFJVTVBfTEVBRF9MT0NLRUQQDRIhCh1FUlJPUl9SRUFTT05fQUtLQV9OT1RfQUxMT1dFRBAOEiEKHUVSUk9SX1JFQVNPTl9QUk9KRUNUX05PVF9IRUxEEA8SIwofRVJST1JfUkVBU09OX0RFQ0xBUkFUSU9OX0NMT1NFRBAQEh0KGUVSUk9SX1JFQVNPTl9TQVdBX0lOVkFMSUQQERIhCh1FUlJPUl9SRUFTT05fU0FXQV9OT1RfQUxMT1dFRBASEhsKF0VSUk9SX1JFQVNPTl9NQVRDSF9PVkVSEBMSHQoZRVJST1JfUkVBU09OX0lOVkFMSURfQ0FSRBAUEh0KGUVSUk9SX1JFQVNPTl9JTlZBTElEX0RFQ0sQFRIdChlFUlJPUl9SRUFTT05fSU5WQUxJRF9TRUFUEBYSHgoaRVJST1JfUkVBU09OX0lOVkFMSURfUlVMRVMQFxIfChtFUlJPUl9SRUFTT05fSU5WQUxJRF9BQ1RJT04QGBIkCiBFUlJPUl9SRUFTT05fSU5WQUxJRF9ST1VORF9GQUNUUxAZEh4KGkVSUk9SX1JFQVNPTl9TVEFURV9JTlZBTElEEBoSHAoYRVJST1JfUkVBU09OX1NUQUxFX1NUQVRFEBsSIwofRVJST1JfUkVBU09OX0NSRURFTlRJQUxfSU5WQUxJRBAcEiUKIUVSUk9SX1JFQVNPTl9QUkVTRVRfREVDS19ESVNBQkxFRBAdEiAKHEVSUk9SX1JFQVNPTl9SRVFVRVNUX0lOVkFMSUQQHmIGcHJvdG8z");
+  fileDesc("ChZiYWxvb3QvdjEvZXJyb3JzLnByb3RvEgliYWxvb3QudjEq5AgKC0Vycm9yUmVhc29uEhwKGEVSUk9SX1JFQVNPTl9VTlNQRUNJRklFRBAAEhwKGEVSUk9SX1JFQVNPTl9XUk9OR19QSEFTRRABEh4KGkVSUk9SX1JFQVNPTl9OT1RfWU9VUl9UVVJOEAISIAocRVJST1JfUkVBU09OX0JJRF9OT1RfQUxMT1dFRBADEiMKH0VSUk9SX1JFQVNPTl9BU0hLQUxfTk9UX0FMTE9XRUQQBBIhCh1FUlJPUl9SRUFTT05fU1VJVF9OT1RfQUxMT1dFRBAFEiMKH0VSUk9SX1JFQVNPTl9ET1VCTEVfTk9UX0FMTE9XRUQQBhIeChpFUlJPUl9SRUFTT05fTU9ERV9SRVFVSVJFRBAHEiMKH0VSUk9SX1JFQVNPTl9LQVdFU0hfTk9UX0FMTE9XRUQQCBIhCh1FUlJPUl9SRUFTT05fQ0FSRF9OT1RfSU5fSEFORBAJEiEKHUVSUk9SX1JFQVNPTl9NVVNUX0ZPTExPV19TVUlUEAoSGwoXRVJST1JfUkVBU09OX01VU1RfVFJVTVAQCxIfChtFUlJPUl9SRUFTT05fTVVTVF9PVkVSVFJVTVAQDBIiCh5FUlJPUl9SRUFTT05fVFJVTVBfTEVBRF9MT0NLRUQQDRIhCh1FUlJPUl9SRUFTT05fQUtLQV9OT1RfQUxMT1dFRBAOEiEKHUVSUk9SX1JFQVNPTl9QUk9KRUNUX05PVF9IRUxEEA8SIwofRVJST1JfUkVBU09OX0RFQ0xBUkFUSU9OX0NMT1NFRBAQEh0KGUVSUk9SX1JFQVNPTl9TQVdBX0lOVkFMSUQQERIhCh1FUlJPUl9SRUFTT05fU0FXQV9OT1RfQUxMT1dFRBASEhsKF0VSUk9SX1JFQVNPTl9NQVRDSF9PVkVSEBMSHQoZRVJST1JfUkVBU09OX0lOVkFMSURfQ0FSRBAUEh0KGUVSUk9SX1JFQVNPTl9JTlZBTElEX0RFQ0sQFRIdChlFUlJPUl9SRUFTT05fSU5WQUxJRF9TRUFUEBYSHgoaRVJST1JfUkVBU09OX0lOVkFMSURfUlVMRVMQFxIfChtFUlJPUl9SRUFTT05fSU5WQUxJRF9BQ1RJT04QGBIkCiBFUlJPUl9SRUFTT05fSU5WQUxJRF9ST1VORF9GQUNUUxAZEh4KGkVSUk9SX1JFQVNPTl9TVEFURV9JTlZBTElEEBoSHAoYRVJST1JfUkVBU09OX1NUQUxFX1NUQVRFEBsSIwofRVJST1JfUkVBU09OX0NSRURFTlRJQUxfSU5WQUxJRBAcEiUKIUVSUk9SX1JFQVNPTl9QUkVTRVRfREVDS19ESVNBQkxFRBAdEiAKHEVSUk9SX1JFQVNPTl9SRVFVRVNUX0lOVkFMSUQQHhIjCh9FUlJPUl9SRUFTT05fTEVER0VSX1VOQVZBSUxBQkxFEB8SHgoaRVJST1JfUkVBU09OX01BVENIX1VOS05PV04QIGIGcHJvdG8z");
 
 /**
  * Every reason a request can be refused for, as carried in `google.rpc.ErrorInfo.reason`.
@@ -237,8 +242,11 @@ export enum ErrorReason {
   STATE_INVALID = 26,
 
   /**
-   * FAILED_PRECONDITION: `expected_version` does not match the version of the state sent; reload
-   * the latest token and retry.
+   * FAILED_PRECONDITION: `expected_version` does not match the version of the state sent; or, on a
+   * server with the match ledger (see docs/security.md), the token sent is not the latest of its
+   * match (another action was accepted from it, or from a later token). Reload the latest token
+   * and retry. `ErrorInfo.metadata` has "state_version" (of the token sent) and, from the ledger,
+   * "latest_version".
    *
    * @generated from enum value: ERROR_REASON_STALE_STATE = 27;
    */
@@ -266,6 +274,25 @@ export enum ErrorReason {
    * @generated from enum value: ERROR_REASON_REQUEST_INVALID = 30;
    */
   REQUEST_INVALID = 30,
+
+  /**
+   * UNAVAILABLE: the server keeps a match ledger and could not reach it (or it did not answer in
+   * time). No token was accepted unchecked and nothing was changed: retry the same request later,
+   * on this server or another.
+   *
+   * @generated from enum value: ERROR_REASON_LEDGER_UNAVAILABLE = 31;
+   */
+  LEDGER_UNAVAILABLE = 31,
+
+  /**
+   * FAILED_PRECONDITION: the server keeps a match ledger and it has no record of this match: the
+   * record expired (no action for longer than the ledger's time to live), the match was created
+   * before the ledger was turned on, or on a server with another ledger. The match cannot go on
+   * from its tokens on this server.
+   *
+   * @generated from enum value: ERROR_REASON_MATCH_UNKNOWN = 32;
+   */
+  MATCH_UNKNOWN = 32,
 }
 
 /**
