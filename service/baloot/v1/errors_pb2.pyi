@@ -22,8 +22,8 @@ The status code tells what kind of mistake it was:
                       and, on a server with the match ledger, when the token sent is not the
                       latest of its match (STALE_STATE) or the ledger has no record of the match
                       (MATCH_UNKNOWN);
-  UNAVAILABLE         the server could not reach its match ledger (LEDGER_UNAVAILABLE): nothing
-                      was done, and the same request may be retried;
+  UNAVAILABLE         the server could not reach its match ledger (LEDGER_UNAVAILABLE): no
+                      token was accepted unchecked; retry the same request;
   UNIMPLEMENTED       the request uses a feature this server version does not provide.
 A well-formed request never ends with UNKNOWN or INTERNAL because of what it contains.
 """
@@ -137,8 +137,9 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """
     ERROR_REASON_LEDGER_UNAVAILABLE: _ErrorReason.ValueType  # 31
     """UNAVAILABLE: the server keeps a match ledger and could not reach it (or it did not answer in
-    time). No token was accepted unchecked and nothing was changed: retry the same request later,
-    on this server or another.
+    time). No response was given for an unchecked token. An action may still have been recorded
+    by a ledger that answered too late: send the same request again (on this server or another),
+    which is then answered as that action; another action from the same token would be stale.
     """
     ERROR_REASON_MATCH_UNKNOWN: _ErrorReason.ValueType  # 32
     """FAILED_PRECONDITION: the server keeps a match ledger and it has no record of this match: the
@@ -240,8 +241,9 @@ a repeated field of the wrong length).
 """
 ERROR_REASON_LEDGER_UNAVAILABLE: ErrorReason.ValueType  # 31
 """UNAVAILABLE: the server keeps a match ledger and could not reach it (or it did not answer in
-time). No token was accepted unchecked and nothing was changed: retry the same request later,
-on this server or another.
+time). No response was given for an unchecked token. An action may still have been recorded
+by a ledger that answered too late: send the same request again (on this server or another),
+which is then answered as that action; another action from the same token would be stale.
 """
 ERROR_REASON_MATCH_UNKNOWN: ErrorReason.ValueType  # 32
 """FAILED_PRECONDITION: the server keeps a match ledger and it has no record of this match: the

@@ -33,6 +33,7 @@ from grpc_reflection.v1alpha import reflection
 
 from baloot.v1 import engine_service_pb2_grpc
 from baloot_engine import __version__
+from baloot_engine.api.ledger import LedgerClientMissingError, MatchLedger, redact_url
 from baloot_engine.api.sealing import KeyRing, StateKeyError, load_or_create_key_file
 from baloot_engine.api.servicer import SERVICE_NAME, BalootEngineServicer
 from baloot_engine.server.interceptors import TelemetryInterceptor
@@ -90,13 +91,16 @@ async def create_server(
     keys: KeyRing | None = None,
     extra_handlers: Sequence[grpc.GenericRpcHandler] = (),
     reuse_port: bool = False,
+    ledger: MatchLedger | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     """Build the gRPC server with every service, bind it, and return it with its port.
 
     The server is not started. Its health entries say NOT_SERVING until the caller starts it
     and sets them to SERVING (as :class:`EngineServer` does). ``extra_handlers`` adds services
     next to the engine's, e.g. a test service. ``reuse_port`` lets the worker processes of
-    one server bind the same port (see :mod:`baloot_engine.server.workers`).
+    one server bind the same port (see :mod:`baloot_engine.server.workers`). ``ledger`` is
+    the match ledger the servicer checks tokens with (:class:`EngineServer` opens and closes
+    the one ``BALOOT_LEDGER`` names).
     """
     metrics = metrics if metrics is not None else Metrics()
     health = health if health is not None else health_aio.HealthServicer()
@@ -110,7 +114,9 @@ async def create_server(
     ]
     server = grpc.aio.server(interceptors=[TelemetryInterceptor(metrics)], options=options)
     keys = keys if keys is not None else load_keys(settings)
-    servicer = BalootEngineServicer(keys, metrics, allow_preset_deck=settings.allow_preset_deck)
+    servicer = BalootEngineServicer(
+        keys, metrics, allow_preset_deck=settings.allow_preset_deck, ledger=ledger
+    )
     engine_service_pb2_grpc.add_BalootEngineServiceServicer_to_server(servicer, server)
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     if settings.reflection:
@@ -149,6 +155,7 @@ class EngineServer:
         self._extra_handlers = tuple(extra_handlers)
         self._server: grpc.aio.Server | None = None
         self._endpoint: MetricsEndpoint | None = None
+        self._ledger: MatchLedger | None = None
         self.port = 0
 
     @property
@@ -159,6 +166,7 @@ class EngineServer:
     async def start(self) -> None:
         """Bind, start serving, open the metrics endpoint and report SERVING."""
         settings = self.settings
+        await self._open_ledger()
         self._server, self.port = await create_server(
             settings,
             metrics=self.metrics,
@@ -166,6 +174,7 @@ class EngineServer:
             extra_handlers=self._extra_handlers,
             reuse_port=self._reuse_port,
             keys=self._keys,
+            ledger=self._ledger,
         )
         await self._server.start()
         if settings.metrics_enabled:
@@ -192,6 +201,7 @@ class EngineServer:
     async def stop(self) -> None:
         """Report NOT_SERVING, refuse new calls, and let in-flight calls finish within the grace."""
         if self._server is None:
+            await self._close_ledger()
             return
         await self.health.enter_graceful_shutdown()
         _log.info("shutting down", grace_seconds=self.settings.grace_seconds)
@@ -200,7 +210,36 @@ class EngineServer:
         if self._endpoint is not None:
             self._endpoint.close()
             self._endpoint = None
+        await self._close_ledger()
         _log.info("server stopped")
+
+    async def _close_ledger(self) -> None:
+        if self._ledger is not None:
+            await self._ledger.close()
+            self._ledger = None
+
+    async def _open_ledger(self) -> None:
+        """Connect to the match ledger, if one is set; an unreachable one is only logged.
+
+        Each process (each worker) opens its own connections. While the ledger is out of
+        reach every call that carries a token is refused with LEDGER_UNAVAILABLE.
+        """
+        settings = self.settings
+        if not settings.ledger:
+            return
+        try:
+            self._ledger = MatchLedger(
+                settings.ledger,
+                ttl_seconds=settings.ledger_ttl_seconds,
+                timeout_seconds=settings.ledger_timeout_seconds,
+            )
+        except LedgerClientMissingError as error:
+            raise ServerStartError(str(error)) from None
+        shown = redact_url(settings.ledger)
+        if await self._ledger.ping():
+            _log.info("match ledger reachable", ledger=shown)
+        else:
+            _log.warning("match ledger unreachable: calls are refused until it is", ledger=shown)
 
 
 async def serve(

@@ -125,6 +125,11 @@ class Metrics:
         self.tokens_sealed = counter(
             "baloot_tokens_sealed", "State tokens sealed, by sealing key.", ("key_id",)
         )
+        self.ledger_answers = counter(
+            "baloot_ledger_answers",
+            "Match ledger answers: latest, stale, unknown or unavailable.",
+            ("answer",),
+        )
 
     def action_rejected(self, reason: str) -> None:
         """Count an action the rules refused (reasons are the core's fixed codes)."""
@@ -133,6 +138,10 @@ class Metrics:
     def token_refused(self, reason: str) -> None:
         """Count a refused state token (a handful of fixed reasons)."""
         self.tokens_refused.labels(reason=reason).inc()
+
+    def ledger_answer(self, answer: str) -> None:
+        """Count an answer of the match ledger (four fixed words)."""
+        self.ledger_answers.labels(answer=answer).inc()
 
     def observe_events(self, events: Iterable[Event]) -> None:
         """Count what the events of an accepted action say happened."""

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from baloot_engine import __version__
+from baloot_engine.api.ledger import check_url, redact_url
 from baloot_engine.api.sealing import StateKeyError, parse_key
 
 ENV_PREFIX: Final = "BALOOT_"
@@ -63,6 +64,9 @@ class Settings:
     state_keys: tuple[str, ...] = field(default=(), repr=False)
     state_key_file: Path = Path("var/state.key")
     workers: int = 1
+    ledger: str = ""
+    ledger_ttl_seconds: int = 7 * 24 * 3600
+    ledger_timeout_seconds: float = 1.0
 
     @property
     def address(self) -> str:
@@ -77,6 +81,8 @@ class Settings:
             value = getattr(self, spec.name)
             if spec.secret:
                 shown[spec.name] = f"<{len(value)} configured>" if value else "<none>"
+            elif spec.shown is not None:
+                shown[spec.name] = spec.shown(value)
             elif isinstance(value, enum.Enum):
                 shown[spec.name] = value.value
             elif isinstance(value, Path):
@@ -183,6 +189,17 @@ def _workers(text: str) -> int:
         raise ValueError(f"expected an integer from 1 to {MAX_WORKERS}, or auto") from None
 
 
+def _ledger_url(text: str) -> str:
+    return check_url(text) if text.strip() else ""
+
+
+def _positive_seconds(text: str) -> float:
+    value = _seconds(text)
+    if value <= 0:
+        raise ValueError("expected a number of seconds above 0")
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class SettingSpec:
     """How one setting is named, parsed and documented."""
@@ -192,6 +209,7 @@ class SettingSpec:
     help: str
     flag: bool = True  # False: environment only (secrets must not appear in process lists)
     secret: bool = False
+    shown: Callable[[Any], object] | None = None  # how the start-up log shows the value
 
     @property
     def env(self) -> str:
@@ -245,6 +263,23 @@ SETTINGS: Final[tuple[SettingSpec, ...]] = (
         _workers,
         "Server processes sharing the port (auto: one per CPU); the parent serves their metrics.",
     ),
+    SettingSpec(
+        "ledger",
+        _ledger_url,
+        "Match ledger (redis://host:port/db, rediss:// or unix://): refuse every token that is "
+        "not the latest of its match. Empty: off.",
+        shown=redact_url,
+    ),
+    SettingSpec(
+        "ledger_ttl_seconds",
+        _int_in(60, 366 * 24 * 3600),
+        "How long the ledger remembers a match after its last accepted action.",
+    ),
+    SettingSpec(
+        "ledger_timeout_seconds",
+        _positive_seconds,
+        "Bound on each connection attempt and reply of the ledger.",
+    ),
 )
 
 _DEFAULTS: Final = Settings()
@@ -254,7 +289,10 @@ def _apply(values: dict[str, Any], spec: SettingSpec, text: str, source: str) ->
     try:
         values[spec.name] = spec.parse(text)
     except ValueError as error:
-        shown = "<hidden>" if spec.secret else repr(text)
+        if spec.secret:
+            shown = "<hidden>"
+        else:
+            shown = repr(text if spec.shown is None else spec.shown(text))
         raise SettingsError(f"invalid {source}={shown}: {error}") from None
 
 

@@ -19,8 +19,8 @@
 //                       and, on a server with the match ledger, when the token sent is not the
 //                       latest of its match (STALE_STATE) or the ledger has no record of the match
 //                       (MATCH_UNKNOWN);
-//   UNAVAILABLE         the server could not reach its match ledger (LEDGER_UNAVAILABLE): nothing
-//                       was done, and the same request may be retried;
+//   UNAVAILABLE         the server could not reach its match ledger (LEDGER_UNAVAILABLE): no
+//                       token was accepted unchecked; retry the same request;
 //   UNIMPLEMENTED       the request uses a feature this server version does not provide.
 // A well-formed request never ends with UNKNOWN or INTERNAL because of what it contains.
 
@@ -277,8 +277,9 @@ export enum ErrorReason {
 
   /**
    * UNAVAILABLE: the server keeps a match ledger and could not reach it (or it did not answer in
-   * time). No token was accepted unchecked and nothing was changed: retry the same request later,
-   * on this server or another.
+   * time). No response was given for an unchecked token. An action may still have been recorded
+   * by a ledger that answered too late: send the same request again (on this server or another),
+   * which is then answered as that action; another action from the same token would be stale.
    *
    * @generated from enum value: ERROR_REASON_LEDGER_UNAVAILABLE = 31;
    */
