@@ -34,6 +34,7 @@ from .conftest import (
     PASS,
     SEEDS,
     InProcessServer,
+    Refusal,
     Table,
     action_call,
     bid,
@@ -353,8 +354,8 @@ def test_of_two_concurrent_actions_from_one_token_exactly_one_wins(
                     ]
                     send = functools.partial(at_once, threading.Barrier(2))
                     answers = list(pool.map(send, calls))
-                    won = [a for a in answers if isinstance(a, pb.PlayCardResponse)]
-                    lost = [a for a in answers if not isinstance(a, pb.PlayCardResponse)]
+                    won = [a for a in answers if not isinstance(a, Refusal)]
+                    lost = [a for a in answers if isinstance(a, Refusal)]
                     assert len(won) == 1, answers
                     assert [(r.code, r.reason) for r in lost] == [
                         (FAILED_PRECONDITION, "STALE_STATE")
