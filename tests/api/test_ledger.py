@@ -13,6 +13,7 @@ import hashlib
 import random
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Any
 import grpc
 import pytest
 from baloot_client import EngineClient, Match
+from prometheus_client.parser import text_string_to_metric_families
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import types_pb2
@@ -503,3 +505,39 @@ def test_an_entry_names_the_state_not_the_token_bytes() -> None:
     assert Entry.version_in(b"garbage") is None
     assert Entry.of(7, plaintext + b"x") != entry
     assert Entry.of(8, plaintext) != entry
+
+
+def test_the_metrics_count_the_ledger_answers_and_no_refused_fork(
+    redis: RedisServer,
+    servers: Callable[..., InProcessServer],
+    dial: Callable[[InProcessServer], EngineClient],
+) -> None:
+    server = servers(state_keys=(KEY_A,), ledger=redis.url)
+    client = dial(server)
+    match = client.create_match(SEEDS, first_dealer=0)
+    match.deal(0)
+    seat = match.views[0].turn
+    old = match.state
+    match.act(seat, bid(PASS))
+    method, request = action_call(client.stub, match, seat, bid(types_pb2.BID_KIND_SUN), state=old)
+    stale(method, request)
+    match.view(0)
+    url = f"http://127.0.0.1:{server.app.metrics_port}/metrics"
+    with urllib.request.urlopen(url, timeout=5) as response:
+        text = response.read().decode()
+    samples = {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+    answers = {
+        labels[0][1]: value
+        for (name, labels), value in samples.items()
+        if name == "baloot_ledger_answers_total"
+    }
+    # The deal and the pass recorded, the view on the latest token, the fork stale (creating
+    # a match records it, with no answer to count).
+    assert answers == {"latest": 3, "stale": 1}
+    # The Sun bid of the refused fork fixed a contract that never happened: not counted.
+    assert not [key for key in samples if key[0] == "baloot_contracts_total"]
+    assert samples[("baloot_rounds_dealt_total", ())] == 1

@@ -57,7 +57,7 @@ from baloot_engine.api.status import (
 from baloot_engine.api.views import add_views, build_view, last_round_out
 from baloot_engine.bots import suggest
 from baloot_engine.rules import game
-from baloot_engine.rules.actions import Action, Deal
+from baloot_engine.rules.actions import Action, Deal, Event
 from baloot_engine.rules.dealing import deck_from_seed
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.match import winner_after
@@ -78,13 +78,14 @@ _Context = grpc.aio.ServicerContext[Any, Any]
 class _Claim:
     """What the ledger must confirm before a call answers: the states it opened and sealed."""
 
-    __slots__ = ("created", "following", "match_id", "presented")
+    __slots__ = ("created", "events", "following", "match_id", "presented")
 
     def __init__(self) -> None:
         self.match_id = ""
         self.presented: Entry | None = None  # the state of the token sent
         self.following: Entry | None = None  # the state the action made
         self.created: Entry | None = None  # the first state of a new match
+        self.events: Sequence[Event] = ()  # counted once the ledger has accepted them
 
 
 # The claim of the call being computed; set only on a server with a ledger. Call bodies run
@@ -173,6 +174,8 @@ async def _with_ledger(
             await servicer._settle(claim, refused=True)
         raise
     await servicer._settle(claim, refused=False)
+    if claim.events:
+        servicer._metrics.observe_events(claim.events)
     return response
 
 
@@ -293,7 +296,11 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             self._metrics.action_rejected(error.reason)
             raise
         version = opened.version + 1
-        self._metrics.observe_events(events)
+        claim = _claims.get()
+        if claim is None:
+            self._metrics.observe_events(events)
+        else:
+            claim.events = events  # counted only if the ledger accepts the action
         response.state = self._seal(opened, new_state, version)
         response.state_version = version
         convert.add_events(response.events, events, new_state)
