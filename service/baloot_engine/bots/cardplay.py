@@ -2,7 +2,7 @@
 
 Everything here works on masks and card indexes (``card = suit * 8 + rank``) and sees only
 what the player holds and what is gone (played), so the same function chooses a BASIC bot's
-card from its seat's knowledge and every seat's card inside a STRONG bot's simulated
+card from its seat's observation and every seat's card inside a STRONG bot's simulated
 play-outs. The rules of thumb are the table's obvious ones: win a trick with the cheapest card
 that wins it, give points to a partner who is sure to win, lead the boss card (the highest
 card of a suit still out), draw trumps as the buyer, throw the cheapest card otherwise.
