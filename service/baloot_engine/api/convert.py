@@ -47,7 +47,9 @@ def _prefix(enum_name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", enum_name).upper() + "_"
 
 
-def _table(proto_enum: Any, core_enum: type[Enum]) -> tuple[dict[int, Any], dict[Any, Any]]:
+def _table(
+    proto_enum: Any, core_enum: type[Enum] | type[Phase]
+) -> tuple[dict[int, Any], dict[Any, Any]]:
     prefix = _prefix(proto_enum.DESCRIPTOR.name)
     to_core = {proto_enum.Value(prefix + m.name): m for m in core_enum}
     return to_core, {m: n for n, m in to_core.items()}

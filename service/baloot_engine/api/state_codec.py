@@ -29,7 +29,6 @@ from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.scoring import AwardedProject, RoundFacts, RoundScore, score_round
 from baloot_engine.rules.state import (
     EMPTY_DECLARATIONS,
-    PHASE_PLAYING,
     BidRecord,
     BidStage,
     Declaration,
@@ -487,7 +486,7 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
         elsewhere |= 1 << m.revealed
     hands = decode_owners(m.card_owners, elsewhere) if m.card_owners else (0, 0, 0, 0)
     full_hands = (0, 0, 0, 0)
-    if phase is PHASE_PLAYING:
+    if phase is Phase.PLAYING:
         full_hands = _full_hands(hands, played_by_seat, m.leader, trick)
     declarations = EMPTY_DECLARATIONS
     if m.declarations:

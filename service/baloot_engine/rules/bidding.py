@@ -15,7 +15,7 @@ from baloot_engine.rules.contract import Contract, ContractType, next_seat, team
 from baloot_engine.rules.doubling import begin_contract
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.ruleset import Kawesh, SunPriorityClaim
-from baloot_engine.rules.state import PHASE_BIDDING, BidRecord, BidStage, Phase, State
+from baloot_engine.rules.state import BidRecord, BidStage, Phase, State
 
 # Bids are immutable values: the ones offered are built once (listing the bids of a turn
 # then allocates nothing, and a bid chosen from that list is found by identity).
@@ -29,7 +29,7 @@ _HOKM_SUIT_LATER = Bid(BidKind.HOKM)
 _HOKM_IN = tuple(Bid(BidKind.HOKM, suit) for suit in SUITS)
 _CONFIRM_IN = tuple(Bid(BidKind.CONFIRM_HOKM, suit) for suit in SUITS)
 
-# Enum members read on every bid, as module constants (see ``state.PHASE_PLAYING``).
+# Enum members read on every bid, as module constants (see ``state.Phase``).
 _REOPEN = BidStage.REOPEN
 _CONFIRM = BidStage.CONFIRM
 _PRIORITY = BidStage.PRIORITY
@@ -90,7 +90,7 @@ def kawesh_allowed(state: State, seat: int) -> bool:
     or not.
     """
     kawesh = state.rules.kawesh
-    if kawesh is _KAWESH_OFF or state.phase is not PHASE_BIDDING:
+    if kawesh is _KAWESH_OFF or state.phase is not Phase.BIDDING:
         return False
     if state.bidding_round != 1 and kawesh is Kawesh.INITIAL_FIVE_OF_789:
         return False
@@ -99,7 +99,7 @@ def kawesh_allowed(state: State, seat: int) -> bool:
 
 def legal_bids(state: State, seat: int) -> list[Bid]:
     """Every bid ``seat`` may say now, in the documented action order."""
-    if state.phase is not PHASE_BIDDING:
+    if state.phase is not Phase.BIDDING:
         return []
     bids: list[Bid] = []
     if state.to_ask and state.to_ask[0] == seat:
@@ -138,7 +138,7 @@ def _bids_on_turn(state: State, seat: int) -> list[Bid]:
 
 def apply_bid(state: State, seat: int, bid: Bid) -> tuple[State, list[Event]]:
     """Apply a bid and return the new state and the events it caused."""
-    if state.phase is not PHASE_BIDDING:
+    if state.phase is not Phase.BIDDING:
         raise RuleError(errors.WRONG_PHASE, f"no bidding in phase {state.phase.value}")
     if bid.kind is BidKind.KAWESH:
         if bid.suit != -1:

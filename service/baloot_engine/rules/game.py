@@ -37,10 +37,6 @@ from baloot_engine.rules.play import (
 )
 from baloot_engine.rules.ruleset import SEEDS, RuleSet
 from baloot_engine.rules.state import (
-    PHASE_BIDDING,
-    PHASE_DOUBLING,
-    PHASE_MATCH_OVER,
-    PHASE_PLAYING,
     Phase,
     State,
 )
@@ -75,16 +71,16 @@ def legal_actions(state: State, seat: int) -> list[Action]:
     card followed by its Akka call where one fits), Sawa.
     """
     phase = state.phase
-    if phase is PHASE_PLAYING:
+    if phase is Phase.PLAYING:
         actions = legal_plays(state, seat)
         if not state.tricks:
             actions[:0] = legal_declarations(state, seat)
         if not state.trick and sawa_possible(state, seat):
             actions.append(_CLAIM_SAWA)
         return actions
-    if phase is PHASE_BIDDING:
+    if phase is Phase.BIDDING:
         return list(legal_bids(state, seat))
-    if phase is PHASE_DOUBLING:
+    if phase is Phase.DOUBLING:
         return list(legal_calls(state, seat))
     if phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER) and seat == state.dealer:
         return [Deal(())]
@@ -96,7 +92,7 @@ def apply(state: State, seat: int, action: Action) -> tuple[State, tuple[Event, 
     checked: object = seat
     if not isinstance(checked, int) or not 0 <= seat <= 3:
         raise malformed(errors.INVALID_SEAT, f"a seat is 0-3, got {seat!r}")
-    if state.phase is PHASE_MATCH_OVER:
+    if state.phase is Phase.MATCH_OVER:
         raise RuleError(errors.MATCH_OVER, "the match is over")
     handler = _HANDLERS.get(type(action))
     if handler is None:

@@ -36,7 +36,6 @@ from baloot_engine.rules.projects import (
 )
 from baloot_engine.rules.ruleset import FirstLeader, PartnerWinningRule, RuleSet
 from baloot_engine.rules.state import (
-    PHASE_PLAYING,
     Declaration,
     Phase,
     State,
@@ -45,7 +44,7 @@ from baloot_engine.rules.state import (
     after_trick,
 )
 
-# Enum members as module constants on the paths of every card (see ``state.PHASE_PLAYING``).
+# Enum members as module constants on the paths of every card (see ``state.Phase``).
 _TRICK_WON = EventKind.TRICK_WON
 _EVENT_TAIL = Event(_TRICK_WON)[6:]  # the defaults after ``points``
 _new_tuple = tuple.__new__
@@ -219,7 +218,7 @@ _SUIT_PLAYS = tuple(
 
 def legal_plays(state: State, seat: int) -> list[Action]:
     """Every card action ``seat`` may take now, in card order."""
-    if state.turn != seat or state.phase is not PHASE_PLAYING:
+    if state.turn != seat or state.phase is not Phase.PLAYING:
         return []
     contract = state.contract
     assert contract is not None
@@ -264,7 +263,7 @@ def _leads_with_akka(state: State, mask: int) -> list[Action]:
 
 def apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]]:
     """Play a card and return the new state and the events it caused."""
-    if state.phase is not PHASE_PLAYING:
+    if state.phase is not Phase.PLAYING:
         raise RuleError(errors.WRONG_PHASE, f"no card play in phase {state.phase.value}")
     if state.turn != seat:
         raise RuleError(
@@ -430,7 +429,7 @@ def _kinds_order(kinds: tuple[ProjectKind, ...]) -> tuple[int, ...]:
 
 def declaration_open(state: State, seat: int) -> bool:
     """A seat may declare during trick 1, before or with its first card, once (R28)."""
-    if state.phase is not PHASE_PLAYING or state.tricks or state.rules.auto_declare_projects:
+    if state.phase is not Phase.PLAYING or state.tricks or state.rules.auto_declare_projects:
         return False
     if state.declarations[seat] is not None:
         return False
@@ -473,7 +472,7 @@ def apply_declare(state: State, seat: int, action: Declare) -> tuple[State, list
 def sawa_possible(state: State, seat: int) -> bool:
     """A Sawa claim may be made by the player on lead when the flag is on (R46)."""
     return (
-        state.rules.sawa and state.phase is PHASE_PLAYING and not state.trick and state.turn == seat
+        state.rules.sawa and state.phase is Phase.PLAYING and not state.trick and state.turn == seat
     )
 
 
