@@ -20,11 +20,11 @@ import time
 from dataclasses import replace
 from typing import Final, NamedTuple
 
-from baloot_engine.bots.cardplay import HIGHER, STRENGTH, choose_card
+from baloot_engine.bots.cardplay import choose_card
 from baloot_engine.bots.knowledge import SeatKnowledge
 from baloot_engine.bots.tracking import Tracker, sample_hands, track
 from baloot_engine.rules.actions import Doubling, DoublingCall
-from baloot_engine.rules.cards import ACE, POINTS
+from baloot_engine.rules.cards import ACE, HIGHER, POINTS, STRENGTHS
 from baloot_engine.rules.contract import Contract, PlayMode
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.play import allowed_cards
@@ -123,7 +123,7 @@ def play_out(
     """
     trump = contract.trump
     points = POINTS[trump + 1]
-    strength = STRENGTH[trump + 1]
+    strength = STRENGTHS[trump + 1]
     higher = HIGHER[trump + 1]
     buyer = contract.buyer_team
     a0, a1 = abnat
@@ -177,7 +177,7 @@ def play_out(
 def _equivalence_groups(k: SeatKnowledge, options: int, trump: int) -> list[int]:
     """One card of each group of cards that win and lose exactly the same tricks."""
     points = POINTS[trump + 1]
-    strength = STRENGTH[trump + 1]
+    strength = STRENGTHS[trump + 1]
     in_trick = 0
     for card in k.trick:
         in_trick |= 1 << card

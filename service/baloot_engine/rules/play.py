@@ -13,10 +13,9 @@ from baloot_engine.rules import errors
 from baloot_engine.rules.actions import Action, ClaimSawa, Declare, Event, EventKind, Play
 from baloot_engine.rules.cards import (
     ACE,
-    HIGHER_PLAIN,
-    KING,
+    HIGHER,
+    KING_QUEEN,
     POINTS,
-    QUEEN,
     SUIT_MASKS,
     cards_in,
     format_card,
@@ -46,8 +45,6 @@ from baloot_engine.rules.state import (
 
 # Enum members as module constants on the paths of every card (see ``state.Phase``).
 _TRICK_WON = EventKind.TRICK_WON
-_EVENT_TAIL = Event(_TRICK_WON)[6:]  # the defaults after ``points``
-_new_tuple = tuple.__new__
 _NEVER = PartnerWinningRule.NEVER
 _ANY_PARTNER_WINNING = PartnerWinningRule.ANY_PARTNER_WINNING
 _POSITIONAL = PartnerWinningRule.POSITIONAL
@@ -149,10 +146,12 @@ def allowed_cards(
     return trumps if rules.undertrump_required else hand
 
 
+_HIGHER_SUN = HIGHER[0]
+
+
 def is_boss(card: int, played: int) -> bool:
     """True when every card of ``card``'s suit that outranks it (Sun order) was played."""
-    higher = HIGHER_PLAIN[card & 7] << (card & 0x18)
-    return higher & ~played == 0
+    return _HIGHER_SUN[card] & ~played == 0
 
 
 def _partner_exempts(
@@ -196,11 +195,11 @@ _PLAYS = tuple(Play(card) for card in range(32))
 _AKKA_PLAYS = tuple(Play(card, True) for card in range(32))
 # Events are immutable: the 128 possible card events of each kind are built once.
 _CARD_PLAYED = tuple(
-    tuple(Event(EventKind.CARD_PLAYED, seat, seat & 1, card) for card in range(32))
+    tuple(Event(EventKind.CARD_PLAYED, seat=seat, team=seat & 1, card=card) for card in range(32))
     for seat in range(4)
 )
 _AKKA_CALLED = tuple(
-    tuple(Event(EventKind.AKKA_CALLED, seat, seat & 1, card) for card in range(32))
+    tuple(Event(EventKind.AKKA_CALLED, seat=seat, team=seat & 1, card=card) for card in range(32))
     for seat in range(4)
 )
 
@@ -309,10 +308,10 @@ def apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]]
         hands = (hands[0], hands[1], hands[2], hand)
     baloot_announced = state.baloot_announced
     if seat == state.baloot_seat and not baloot_announced:
-        kq = (1 << KING | 1 << QUEEN) << (contract.trump * 8)
+        kq = KING_QUEEN[contract.trump]
         if kq >> card & 1 and not hand & kq:
             baloot_announced = True
-            events.append(Event(EventKind.BALOOT_ANNOUNCED, seat, seat & 1))
+            events.append(Event(EventKind.BALOOT_ANNOUNCED, seat=seat, team=seat & 1))
     trick = (*state.trick, card)
     if len(trick) < 4:
         akka = akka if len(trick) == 1 else state.akka
@@ -365,8 +364,7 @@ def _complete_trick(
     cards = (first, second, third, fourth)
     record = TrickRecord(leader, cards, winner)
     played = state.played | 1 << first | 1 << second | 1 << third | 1 << fourth
-    # The event as a plain tuple of its 13 fields: one per trick, on the hot path of play.
-    events.append(_new_tuple(Event, (_TRICK_WON, winner, team, -1, cards, points, *_EVENT_TAIL)))
+    events.append(Event(_TRICK_WON, seat=winner, team=team, cards=cards, points=points))
     state = after_trick(state, hands, record, played, abnat, baloot_announced)
     done = len(state.tricks)
     if done == 1:

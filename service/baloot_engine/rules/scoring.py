@@ -16,7 +16,15 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
-from baloot_engine.rules.cards import ACE, POINTS, TEN, format_mask
+from baloot_engine.rules.cards import (
+    ACE,
+    LAST_TRICK_BONUS,
+    POINTS,
+    SORTED_HOKM_POINTS,
+    SORTED_SUN_POINTS,
+    TEN,
+    format_mask,
+)
 from baloot_engine.rules.contract import ContractType
 from baloot_engine.rules.errors import INVALID_ROUND_FACTS, RuleError, malformed
 from baloot_engine.rules.projects import (
@@ -44,8 +52,6 @@ SUN_TOTAL: Final = 130
 """Card abnat of a Sun round, last-trick bonus included (R34)."""
 HOKM_TOTAL: Final = 162
 """Card abnat of a Hokm round, last-trick bonus included (R34)."""
-LAST_TRICK_BONUS: Final = 10
-"""Abnat for the team that wins trick 8 (R33)."""
 SUN_POT: Final = 26
 """Card points a team takes when it takes a whole Sun round (R39, §A.13 item 1)."""
 HOKM_POT: Final = 16
@@ -413,12 +419,7 @@ def validate_facts(facts: RoundFacts, rules: RuleSet) -> None:
     _validate_projects(facts.projects, sun)
 
 
-_SUIT_VALUES = (11, 10, 4, 3, 2, 0, 0, 0)
-_TRUMP_VALUES = (20, 14, 11, 10, 4, 3, 0, 0)
-_CARD_VALUES = {
-    True: tuple(sorted(_SUIT_VALUES * 4)),
-    False: tuple(sorted(_TRUMP_VALUES + _SUIT_VALUES * 3)),
-}
+_CARD_VALUES = {True: SORTED_SUN_POINTS, False: SORTED_HOKM_POINTS}
 
 
 def _validate_abnat_per_trick(abnat: tuple[int, int], tricks: tuple[int, int], sun: bool) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
-from baloot_engine.rules.cards import FULL_DECK, SUIT_MASKS, format_card
+from baloot_engine.rules.cards import FULL_DECK, KING_QUEEN, format_card
 from baloot_engine.rules.contract import Contract, ContractType
 from baloot_engine.rules.ruleset import SEEDS, RuleSet
 
@@ -441,7 +441,7 @@ def _play_problems(state: State) -> list[str]:
     if trump >= 0 and state.full_hands[0]:
         holder = -1
         for seat in range(4):
-            kq = SUIT_MASKS[trump] & state.full_hands[seat] & (0b01100000 << (8 * trump))
+            kq = KING_QUEEN[trump] & state.full_hands[seat]
             if kq.bit_count() == 2:
                 holder = seat
         if holder != state.baloot_seat:
