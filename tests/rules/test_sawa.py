@@ -17,9 +17,9 @@ from baloot_engine.rules.actions import (
 from baloot_engine.rules.cards import parse_cards
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.game import apply, legal_actions, new_match
-from baloot_engine.rules.play import SawaSearch, _sawa_plainly_holds
 from baloot_engine.rules.projects import ProjectKind
 from baloot_engine.rules.ruleset import SEEDS
+from baloot_engine.rules.sawa import SawaSearch, _sawa_plainly_holds
 from baloot_engine.rules.scoring import Outcome
 from baloot_engine.rules.state import Phase, State
 

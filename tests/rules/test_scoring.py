@@ -17,6 +17,13 @@ from hypothesis import strategies as st
 from baloot_engine.rules.cards import HEARTS, SPADES, mask_of, parse_cards
 from baloot_engine.rules.contract import NO_TRUMP, ContractType
 from baloot_engine.rules.errors import INVALID_ROUND_FACTS, ErrorKind, RuleError
+from baloot_engine.rules.facts import (
+    AwardedProject,
+    RoundFacts,
+    award_projects,
+    baloot_teams_for,
+    validate_facts,
+)
 from baloot_engine.rules.projects import Project, ProjectKind
 from baloot_engine.rules.ruleset import (
     KAMMELNA,
@@ -32,16 +39,11 @@ from baloot_engine.rules.ruleset import (
     SuccessMetric,
 )
 from baloot_engine.rules.scoring import (
-    AwardedProject,
     Decision,
     Outcome,
-    RoundFacts,
-    award_projects,
-    baloot_teams_for,
     hokm_points,
     score_round,
     sun_points,
-    validate_facts,
 )
 
 SUN = ContractType.SUN

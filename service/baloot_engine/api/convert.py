@@ -34,9 +34,10 @@ from baloot_engine.rules.actions import (
 from baloot_engine.rules.cards import POINTS
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
 from baloot_engine.rules.errors import RuleError, malformed
+from baloot_engine.rules.facts import AwardedProject, RoundFacts
 from baloot_engine.rules.projects import Project, ProjectKind, baloot_project
 from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet, RuleSetError
-from baloot_engine.rules.scoring import AwardedProject, Outcome, RoundFacts, RoundScore
+from baloot_engine.rules.scoring import Outcome, RoundScore
 from baloot_engine.rules.state import Phase, State, TrickRecord
 
 # ---------------------------------------------------------------------------------------

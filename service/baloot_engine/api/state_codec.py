@@ -24,9 +24,10 @@ from baloot_engine.rules.actions import Bid, BidKind, Doubling, DoublingCall
 from baloot_engine.rules.cards import trick_winner_index
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
 from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.facts import AwardedProject, RoundFacts
 from baloot_engine.rules.projects import ProjectKind, has_baloot, projects_for_declaration
 from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
-from baloot_engine.rules.scoring import AwardedProject, RoundFacts, RoundScore, score_round
+from baloot_engine.rules.scoring import RoundScore, score_round
 from baloot_engine.rules.state import (
     EMPTY_DECLARATIONS,
     BidRecord,

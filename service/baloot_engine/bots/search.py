@@ -27,10 +27,11 @@ from baloot_engine.rules.actions import Doubling, DoublingCall
 from baloot_engine.rules.cards import ACE, HIGHER, POINTS, STRENGTHS
 from baloot_engine.rules.contract import Contract, PlayMode
 from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.facts import AwardedProject, RoundFacts, award_projects
 from baloot_engine.rules.play import allowed_cards
 from baloot_engine.rules.projects import ProjectKind, best_projects, project_rank
 from baloot_engine.rules.ruleset import FirstLeader, RuleSet
-from baloot_engine.rules.scoring import AwardedProject, RoundFacts, award_projects, score_round
+from baloot_engine.rules.scoring import score_round
 
 GAHWA_VALUE: Final = 200
 """The score difference a Gahwa round is worth to the search (it decides the match)."""

@@ -3,7 +3,10 @@
 The bidding is a queue of seats to ask (``State.to_ask``) under a stage
 (``State.bid_stage``): the normal lap, the reopened lap of ``round1_hokm_reopens_to_all``,
 the Hokm bidder's confirmation, and the «قبلك» priority question. ``legal_bids`` is the
-one definition of what a seat may say; ``apply_bid`` refuses anything else.
+one definition of what a seat may say; ``apply_bid`` refuses anything else. The bidding
+ends with a contract recorded in ``State.contract`` (:mod:`baloot_engine.rules.game` then
+completes the deal and opens the doubling) or with the hand cancelled and dealt again (R9,
+R12).
 """
 
 from __future__ import annotations
@@ -12,7 +15,6 @@ from baloot_engine.rules import errors
 from baloot_engine.rules.actions import Bid, BidKind, Event, EventKind
 from baloot_engine.rules.cards import ACE, EIGHT, NINE, SEVEN, SUITS
 from baloot_engine.rules.contract import Contract, ContractType, next_seat, team_of
-from baloot_engine.rules.doubling import begin_contract
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.ruleset import Kawesh, SunPriorityClaim
 from baloot_engine.rules.state import BidRecord, BidStage, Phase, State
@@ -170,14 +172,14 @@ def apply_bid(state: State, seat: int, bid: Bid) -> tuple[State, list[Event]]:
     if kind in (BidKind.SUN, BidKind.ASHKAL):
         return _sun_called(state, seat, kind is BidKind.ASHKAL, events)
     if kind is BidKind.CLAIM_SUN:
-        return begin_contract(
+        return _fix_contract(
             state, Contract(ContractType.SUN, -1, seat, False, state.bidding_round), events
         )
     if kind is BidKind.CONFIRM_HOKM:
         contract = Contract(ContractType.HOKM, bid.suit, seat, False, state.bidding_round)
-        return begin_contract(state, contract, events)
+        return _fix_contract(state, contract, events)
     # SWITCH_TO_SUN
-    return begin_contract(
+    return _fix_contract(
         state, Contract(ContractType.SUN, -1, seat, False, state.bidding_round), events
     )
 
@@ -263,7 +265,7 @@ def _sun_called(
             state = state._replace(pending_seat=seat, pending_suit=-1, pending_ashkal=ashkal)
             return _ask(state, BidStage.PRIORITY, earlier), events
     contract = Contract(ContractType.SUN, -1, seat, ashkal, state.bidding_round)
-    return begin_contract(state, contract, events)
+    return _fix_contract(state, contract, events)
 
 
 def _finish_priority(state: State, events: list[Event]) -> tuple[State, list[Event]]:
@@ -271,7 +273,22 @@ def _finish_priority(state: State, events: list[Event]) -> tuple[State, list[Eve
     contract = Contract(
         ContractType.SUN, -1, state.pending_seat, state.pending_ashkal, state.bidding_round
     )
-    return begin_contract(state, contract, events)
+    return _fix_contract(state, contract, events)
+
+
+def _fix_contract(
+    state: State, contract: Contract, events: list[Event]
+) -> tuple[State, list[Event]]:
+    """The bidding is over: record the contract (:mod:`~baloot_engine.rules.game` goes on)."""
+    events.append(
+        Event(
+            EventKind.CONTRACT_FIXED,
+            seat=contract.buyer,
+            team=contract.buyer_team,
+            contract=contract,
+        )
+    )
+    return state._replace(contract=contract), events
 
 
 def _cancel_hand(

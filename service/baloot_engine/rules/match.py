@@ -9,14 +9,10 @@ from __future__ import annotations
 from baloot_engine.rules.actions import Event, EventKind
 from baloot_engine.rules.cards import ACES, LAST_TRICK_BONUS
 from baloot_engine.rules.contract import Contract, next_seat, team_of
+from baloot_engine.rules.facts import AwardedProject, RoundFacts
 from baloot_engine.rules.projects import baloot_absorbed
 from baloot_engine.rules.ruleset import BothCrossRule, RuleSet
-from baloot_engine.rules.scoring import (
-    AwardedProject,
-    RoundFacts,
-    RoundScore,
-    score_checked_round,
-)
+from baloot_engine.rules.scoring import RoundScore, score_checked_round
 from baloot_engine.rules.state import Phase, State
 
 

@@ -10,16 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
+from baloot_engine.rules.actions import Bid, Doubling
 from baloot_engine.rules.cards import FULL_DECK, KING_QUEEN, format_card
 from baloot_engine.rules.contract import Contract, ContractType
+from baloot_engine.rules.projects import Project, ProjectKind
 from baloot_engine.rules.ruleset import SEEDS, RuleSet
-
-if TYPE_CHECKING:
-    from baloot_engine.rules.actions import Bid, Doubling
-    from baloot_engine.rules.projects import Project, ProjectKind
-    from baloot_engine.rules.scoring import RoundScore
+from baloot_engine.rules.scoring import RoundScore
 
 
 class _PhaseType(type):
@@ -402,11 +400,12 @@ def _contract_in_hand_problems(state: State, contract: Contract) -> list[str]:
         problems.append("only a doubled Hokm can be closed")
     if contract.gahwa and closed and rules.gahwa_forces_open:
         problems.append("a Gahwa is played open")
-    if kind is _SUN and contract.multiplier == 2:
-        from baloot_engine.rules.doubling import sun_double_allowed
-
-        if not sun_double_allowed(state, contract.buyer_team):
-            problems.append("this Sun could not be doubled at these match scores")
+    if (
+        kind is _SUN
+        and contract.multiplier == 2
+        and not rules.sun_double_allowed(state.match_scores, contract.buyer_team)
+    ):
+        problems.append("this Sun could not be doubled at these match scores")
     return problems
 
 
