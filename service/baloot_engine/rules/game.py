@@ -72,7 +72,7 @@ def legal_actions(state: State, seat: int) -> list[Action]:
     Order: deal, bids, doubling calls, declarations, cards (ascending card index, each
     card followed by its Akka call where one fits), Sawa.
     """
-    return _PHASES[state.phase][0](state, seat)
+    return _LEGAL[state.phase](state, seat)
 
 
 def apply(state: State, seat: int, action: Action) -> tuple[State, tuple[Event, ...]]:
@@ -84,7 +84,7 @@ def apply(state: State, seat: int, action: Action) -> tuple[State, tuple[Event, 
     if phase is Phase.MATCH_OVER:
         raise RuleError(errors.MATCH_OVER, "the match is over")
     kind = type(action)
-    step = _PHASES[phase][1].get(kind)
+    step = _STEPS[phase].get(kind)
     if step is None:
         # An action of another phase: its own module refuses it with its own reason.
         step = _OUT_OF_PHASE.get(kind)
@@ -188,6 +188,9 @@ _PHASES: dict[Phase, tuple[_Legal, dict[type, _Step]]] = {
     Phase.MATCH_OVER: (_legal_nothing, {}),
 }
 """Each phase: who may do what (``legal_actions``), and the step of each action it takes."""
+# The two halves of the table, for one dictionary lookup per call.
+_LEGAL = {phase: legal for phase, (legal, _) in _PHASES.items()}
+_STEPS = {phase: steps for phase, (_, steps) in _PHASES.items()}
 
 # The actions of the other phases: each one's module refuses it outside its phase.
 _OUT_OF_PHASE: dict[type, _Step] = {

@@ -30,7 +30,7 @@ class _PhaseType(type):
         return len(Phase.MEMBERS)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Phase(metaclass=_PhaseType):
     """Where a match stands: one of the six members below, compared by identity.
 
@@ -40,7 +40,8 @@ class Phase(metaclass=_PhaseType):
     the members are plain class attributes (a dictionary lookup), so ``Phase.PLAYING`` is
     the one spelling everywhere, hot paths included. Like an enum, a phase has a ``name``
     and a ``value``, the class iterates in order, and a phase copies and pickles as itself
-    and reprs as ``Phase.NAME``.
+    and reprs as ``Phase.NAME``. Phases compare and hash by identity (``eq=False``), so
+    the phase table of :mod:`baloot_engine.rules.game` is a plain dictionary lookup.
     """
 
     name: str
