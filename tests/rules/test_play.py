@@ -35,8 +35,6 @@ from baloot_engine.rules.projects import ProjectKind
 from baloot_engine.rules.ruleset import (
     KAMMELNA,
     SEEDS,
-    ClosedChooser,
-    DoublingWindow,
     FirstLeader,
     PartnerWinningRule,
     RuleSet,
@@ -61,6 +59,7 @@ from .scenario import (
     sun_hand,
     table,
 )
+from .strategies import play_rules
 
 AKKA_ONLY = PartnerWinningRule.AKKA_ONLY
 POSITIONAL = PartnerWinningRule.POSITIONAL
@@ -750,20 +749,6 @@ def ref_reason(card: int, hand: set[int], trick: list[int], trump: int) -> str:
     if suit(card) == trump:
         return errors.MUST_OVERTRUMP
     return errors.MUST_TRUMP
-
-
-play_rules = st.builds(
-    SEEDS.replace,
-    undertrump_required=st.booleans(),
-    partner_winning_rule=st.sampled_from(PartnerWinningRule),
-    akka_requires_declaration=st.booleans(),
-    overtrump_partner=st.booleans(),
-    first_leader=st.sampled_from(FirstLeader),
-    closed_chooser=st.sampled_from(ClosedChooser),
-    gahwa_forces_open=st.booleans(),
-    doubling_window=st.sampled_from(DoublingWindow),
-    buyer_steps_by_buyer_only=st.booleans(),
-)
 
 
 def to_contract(rng: random.Random, rules: RuleSet, dealer: int) -> State:
