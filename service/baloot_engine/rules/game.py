@@ -6,7 +6,8 @@ action)`` returns the next state and the events the action caused, or raises a
 This module owns the phase machine: one table from each phase to its legal/apply pair,
 and the transitions between phases (bidding → completion and doubling → play → scoring);
 each phase's own rules live in its module (bidding, doubling, play, declaring, sawa,
-match), and those modules never call one another.
+match), and those modules never call one another (only Sawa's proof asks play which cards
+may be played).
 """
 
 from __future__ import annotations
