@@ -34,9 +34,10 @@ from baloot_engine.rules.actions import (
 from baloot_engine.rules.cards import POINTS
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
 from baloot_engine.rules.errors import RuleError, malformed
+from baloot_engine.rules.facts import AwardedProject, RoundFacts
 from baloot_engine.rules.projects import Project, ProjectKind, baloot_project
 from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet, RuleSetError
-from baloot_engine.rules.scoring import AwardedProject, Outcome, RoundFacts, RoundScore
+from baloot_engine.rules.scoring import Outcome, RoundScore
 from baloot_engine.rules.state import Phase, State, TrickRecord
 
 # ---------------------------------------------------------------------------------------
@@ -47,7 +48,9 @@ def _prefix(enum_name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", enum_name).upper() + "_"
 
 
-def _table(proto_enum: Any, core_enum: type[Enum]) -> tuple[dict[int, Any], dict[Any, Any]]:
+def _table(
+    proto_enum: Any, core_enum: type[Enum] | type[Phase]
+) -> tuple[dict[int, Any], dict[Any, Any]]:
     prefix = _prefix(proto_enum.DESCRIPTOR.name)
     to_core = {proto_enum.Value(prefix + m.name): m for m in core_enum}
     return to_core, {m: n for n, m in to_core.items()}

@@ -39,7 +39,7 @@ from baloot_engine.rules.game import legal_actions
 from baloot_engine.rules.observation import Observation, scored_baloot_seat, shown_projects
 from baloot_engine.rules.projects import baloot_project
 from baloot_engine.rules.ruleset import RuleSet
-from baloot_engine.rules.state import PHASE_PLAYING, BidRecord, DoublingRecord, Phase, State
+from baloot_engine.rules.state import BidRecord, DoublingRecord, Phase, State
 
 _LIVE: Final = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
 _Value = TypeVar("_Value")
@@ -207,7 +207,7 @@ def public_view_bytes(
     if calls:
         parts.append(_doubling_calls_piece(calls))
     trump = state.trump
-    if phase is PHASE_PLAYING:
+    if phase is Phase.PLAYING:
         parts.append(
             _trick_part(False, len(tricks) + 1, state.leader, state.trick, trump, -1, state.akka)
         )

@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from enum import Enum
 
-from baloot_engine.bots.cardplay import HIGHER, choose_card
+from baloot_engine.bots.cardplay import choose_card
 from baloot_engine.bots.handeval import BASIC_STYLE, Style, hokm_value, sun_value
 from baloot_engine.bots.search import (
     DEFAULT_BUDGET,
@@ -35,7 +35,7 @@ from baloot_engine.rules.actions import (
     DoublingCall,
     Play,
 )
-from baloot_engine.rules.cards import ACE, FULL_DECK, SUIT_MASKS, TEN
+from baloot_engine.rules.cards import ACE, FULL_DECK, HIGHER, SUIT_MASKS, TEN
 from baloot_engine.rules.contract import PlayMode
 from baloot_engine.rules.observation import Observation
 from baloot_engine.rules.projects import RAW_VALUES, best_projects

@@ -20,17 +20,18 @@ import time
 from dataclasses import replace
 from typing import Final, NamedTuple
 
-from baloot_engine.bots.cardplay import HIGHER, STRENGTH, choose_card
+from baloot_engine.bots.cardplay import choose_card
 from baloot_engine.bots.tracking import Tracker, sample_hands, track
 from baloot_engine.rules.actions import Doubling, DoublingCall
-from baloot_engine.rules.cards import ACE, POINTS
+from baloot_engine.rules.cards import ACE, HIGHER, POINTS, STRENGTHS
 from baloot_engine.rules.contract import Contract, PlayMode
 from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.facts import AwardedProject, RoundFacts, award_projects
 from baloot_engine.rules.observation import Observation
 from baloot_engine.rules.play import allowed_cards
 from baloot_engine.rules.projects import ProjectKind, best_projects, project_rank
 from baloot_engine.rules.ruleset import FirstLeader, RuleSet
-from baloot_engine.rules.scoring import AwardedProject, RoundFacts, award_projects, score_round
+from baloot_engine.rules.scoring import score_round
 
 GAHWA_VALUE: Final = 200
 """The score difference a Gahwa round is worth to the search (it decides the match)."""
@@ -123,7 +124,7 @@ def play_out(
     """
     trump = contract.trump
     points = POINTS[trump + 1]
-    strength = STRENGTH[trump + 1]
+    strength = STRENGTHS[trump + 1]
     higher = HIGHER[trump + 1]
     buyer = contract.buyer_team
     a0, a1 = abnat
@@ -177,7 +178,7 @@ def play_out(
 def _equivalence_groups(obs: Observation, options: int, trump: int) -> list[int]:
     """One card of each group of cards that win and lose exactly the same tricks."""
     points = POINTS[trump + 1]
-    strength = STRENGTH[trump + 1]
+    strength = STRENGTHS[trump + 1]
     in_trick = 0
     for card in obs.trick:
         in_trick |= 1 << card

@@ -21,8 +21,9 @@ import random
 from typing import NamedTuple
 
 from baloot_engine.rules.cards import FULL_DECK, SUIT_MASKS
+from baloot_engine.rules.declaring import declarable
 from baloot_engine.rules.observation import Observation
-from baloot_engine.rules.play import allowed_cards, declarable
+from baloot_engine.rules.play import allowed_cards
 from baloot_engine.rules.state import Phase
 
 _SUBSETS = tuple(range(1, 8))  # non-empty subsets of the three other seats, as 3-bit masks
