@@ -47,10 +47,12 @@ try {
     }
   }
   await page.mouse.move(0, 0);
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(out, "playground-en.png") });
   await page.locator("#lang-toggle").click();
   await page.waitForFunction(() => document.body.dataset["lang"] === "ar");
   await page.mouse.move(0, 0);
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(out, "playground-ar.png") });
   console.log(`screenshots: ${join(out, "playground-en.png")}, ${join(out, "playground-ar.png")}`);
 } finally {

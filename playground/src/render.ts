@@ -16,6 +16,7 @@ import {
   SUIT_SYMBOLS,
   Suit,
   cardCode,
+  parseCard,
   rankIndex,
   suitIndex,
   type Action,
@@ -65,6 +66,24 @@ export function cardFace(card: number, classes = ""): HTMLSpanElement {
     h("span", { class: "rank" }, RANK_NAMES[rankIndex(card)] ?? "?"),
     h("span", { class: "suit" }, SUIT_SYMBOLS[suit] ?? "?"),
   );
+}
+
+/** A card as text with its suit symbol: "10♥". */
+export function cardText(card: number): string {
+  return `${RANK_NAMES[rankIndex(card)] ?? "?"}${SUIT_SYMBOLS[suitIndex(card)] ?? "?"}`;
+}
+
+/** A list of card codes from the engine's metadata ("7D,QD") as text with symbols. */
+function codesText(codes: readonly string[]): string {
+  return codes
+    .map((code) => {
+      try {
+        return cardText(parseCard(code));
+      } catch {
+        return code;
+      }
+    })
+    .join(" ");
 }
 
 function cardList(cards: readonly number[]): HTMLSpanElement {
@@ -139,7 +158,7 @@ export function actionLabel(lang: Lang, action: Action): string {
       if (chosen.value.sawa) {
         return w.sawa;
       }
-      return `${cardCode(chosen.value.card)}${chosen.value.akka ? ` (${w.akka})` : ""}`;
+      return `${cardText(chosen.value.card)}${chosen.value.akka ? ` (${w.akka})` : ""}`;
     default:
       return "?";
   }
@@ -462,7 +481,12 @@ function drawRefusal(lang: Lang, table: Table): HTMLElement | null {
     h("div", { class: "message", id: "refusal-message" }, refusal.error.rawMessage),
     allowed.length === 0
       ? null
-      : h("div", { class: "allowed", id: "refusal-allowed" }, `${w.allowed}: `, allowed.join(" ")),
+      : h(
+          "div",
+          { class: "allowed", id: "refusal-allowed", "data-allowed": allowed.join(" ") },
+          `${w.allowed}: `,
+          codesText(allowed),
+        ),
   );
 }
 
@@ -750,7 +774,7 @@ function eventDetail(lang: Lang, table: Table, event: Event): string {
     case "doubling":
       return `: ${callName(lang, detail.value.call, detail.value.mode)}`;
     case "play":
-      return `: ${cardCode(detail.value.card)}${detail.value.akka ? " (Akka)" : ""}`;
+      return `: ${cardText(detail.value.card)}${detail.value.akka ? " (Akka)" : ""}`;
     case "trick":
       return detail.value.winner === undefined
         ? ""
@@ -758,7 +782,7 @@ function eventDetail(lang: Lang, table: Table, event: Event): string {
     case "contract":
       return `: ${contractLine(lang, table, detail.value)}`;
     case "projects":
-      return `: ${detail.value.projects.map((project) => `${projectName(lang, project.kind)} ${project.cards.map(cardCode).join(" ")}`).join(", ")}`;
+      return `: ${detail.value.projects.map((project) => `${projectName(lang, project.kind)} ${project.cards.map(cardText).join(" ")}`).join(", ")}`;
     case "declaration":
       return `: ${detail.value.kinds.map((kind) => projectName(lang, kind)).join(" + ")}`;
     case "roundScore":
@@ -766,7 +790,7 @@ function eventDetail(lang: Lang, table: Table, event: Event): string {
     case "matchScore":
       return `: ${detail.value.points.join(" : ")}`;
     case "deal":
-      return detail.value.revealedCard === undefined ? "" : `: ${cardCode(detail.value.revealedCard)}`;
+      return detail.value.revealedCard === undefined ? "" : `: ${cardText(detail.value.revealedCard)}`;
     case "redeal":
       return `: ${redealName(lang, detail.value.reason)}`;
     default:
