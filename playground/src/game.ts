@@ -124,7 +124,12 @@ export class Table {
   acknowledgedRound = 0;
   /** Called after every change of what the page shows. */
   onChange: () => void = () => {};
-  #busy = false;
+  /** A bot loop runs (see pump). */
+  #pumping = false;
+  /** pump() was asked for while it ran: it goes round once more before it stops. */
+  #pumpAgain = false;
+  /** One of the user's actions is on its way. */
+  #acting = false;
   #stopped = false;
 
   constructor(client: EngineClient, settings: Settings) {
@@ -186,43 +191,44 @@ export class Table {
     return seat === undefined ? undefined : this.match?.seatCredentials[seat];
   }
 
-  /** The user acts (any action, legal or not: a refusal is shown with its reason). */
+  /**
+   * The user acts: any action, legal or not, even out of turn (a refusal is shown with its
+   * reason). It may be sent while a bot's call is on its way: it carries the token of that
+   * moment, so out of turn it is refused and changes nothing.
+   */
   async userAct(action: Action): Promise<void> {
-    const match = this.match;
-    const seat = this.userSeat;
-    if (match === undefined || seat === undefined || this.#busy) {
-      return;
-    }
-    this.#busy = true;
-    try {
-      const events = await match.act(seat, action, this.#userCredential);
-      this.refusal = undefined;
-      this.#absorb(events);
-    } catch (error) {
-      this.#refuse(action, error);
-    } finally {
-      this.#busy = false;
-    }
-    void this.pump();
+    await this.#userCall(action, (match, seat, credential) => match.act(seat, action, credential));
   }
 
   /** The user deals, when the user is the dealer. */
   async userDeal(): Promise<void> {
+    await this.#userCall(undefined, (match, seat, credential) =>
+      match.deal(seat, credential === undefined ? {} : { credential }),
+    );
+  }
+
+  async #userCall(
+    action: Action | undefined,
+    send: (match: Match, seat: number, credential: string | undefined) => Promise<Event[]>,
+  ): Promise<void> {
     const match = this.match;
     const seat = this.userSeat;
-    if (match === undefined || seat === undefined || this.#busy) {
+    if (match === undefined || seat === undefined || this.#acting) {
       return;
     }
-    this.#busy = true;
+    this.#acting = true;
     try {
-      const credential = this.#userCredential;
-      const events = await match.deal(seat, credential === undefined ? {} : { credential });
+      const events = await send(match, seat, this.#userCredential);
       this.refusal = undefined;
       this.#absorb(events);
     } catch (error) {
-      this.#fail(error);
+      if (action === undefined) {
+        this.#fail(error);
+      } else {
+        this.#refuse(action, error);
+      }
     } finally {
-      this.#busy = false;
+      this.#acting = false;
     }
     void this.pump();
   }
@@ -236,10 +242,12 @@ export class Table {
 
   /** Let the bots act (with the configured delay) until the user is to act or the match ends. */
   async pump(): Promise<void> {
-    if (this.#busy) {
+    if (this.#pumping) {
+      this.#pumpAgain = true;
       return;
     }
-    this.#busy = true;
+    this.#pumping = true;
+    this.#pumpAgain = false;
     try {
       while (!this.#stopped && this.match !== undefined) {
         const view = this.latest;
@@ -269,7 +277,10 @@ export class Table {
     } catch (error) {
       this.#fail(error);
     } finally {
-      this.#busy = false;
+      this.#pumping = false;
+    }
+    if (this.#pumpAgain && !this.#stopped) {
+      void this.pump();
     }
   }
 
