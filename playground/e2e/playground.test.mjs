@@ -117,6 +117,30 @@ describe("the playground in Chromium", () => {
     await page.close();
   });
 
+  test("a card tried out of turn is refused with NOT_YOUR_TURN while the bots go on", async () => {
+    // Bots wait 2 s before each move, so the click lands while another seat is to play.
+    const page = await newPage();
+    await page.goto(pageUrl({ seat: "0", level: "basic", delay: "2000", start: "0:0", lang: "en" }));
+    await page.waitForSelector("#table");
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      assert.ok(Date.now() < deadline, "no bot's turn in the play came within 60 s");
+      const state = await bodyState(page);
+      if (state.phase === "PLAYING" && state.turn !== "0" && (await page.locator("#hand .card-button").count()) > 0) {
+        await page.locator("#hand .card-button").first().click();
+        await page.waitForSelector("#refusal");
+        assert.equal(await page.locator("#refusal-reason").textContent(), "NOT_YOUR_TURN");
+        // The bots go on: the next bot move is accepted.
+        await page.waitForFunction((old) => document.body.dataset["version"] !== old, state.version, {
+          timeout: 15_000,
+        });
+        break;
+      }
+      await userStep(page);
+    }
+    await page.close();
+  });
+
   describe("a match played by clicking", () => {
     let page;
 
