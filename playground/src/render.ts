@@ -473,7 +473,7 @@ function drawRefusal(lang: Lang, table: Table): HTMLElement | null {
     "div",
     { class: "refusal", id: "refusal", role: "alert" },
     h("strong", {}, `${w.refused}: `),
-    h("span", { class: "action-name" }, actionLabel(lang, refusal.action)),
+    h("bdi", { class: "action-name", dir: "auto" }, actionLabel(lang, refusal.action)),
     " — ",
     h("code", { class: "reason", id: "refusal-reason" }, refusal.error.reason),
     " ",
@@ -485,7 +485,7 @@ function drawRefusal(lang: Lang, table: Table): HTMLElement | null {
           "div",
           { class: "allowed", id: "refusal-allowed", "data-allowed": allowed.join(" ") },
           `${w.allowed}: `,
-          codesText(allowed),
+          h("bdi", { dir: "ltr" }, codesText(allowed)),
         ),
   );
 }
