@@ -473,7 +473,11 @@ function drawRefusal(lang: Lang, table: Table): HTMLElement | null {
     "div",
     { class: "refusal", id: "refusal", role: "alert" },
     h("strong", {}, `${w.refused}: `),
-    h("bdi", { class: "action-name", dir: "auto" }, actionLabel(lang, refusal.action)),
+    h(
+      "bdi",
+      { class: "action-name", dir: refusal.action.action.case === "play" ? "ltr" : "auto" },
+      actionLabel(lang, refusal.action),
+    ),
     " — ",
     h("code", { class: "reason", id: "refusal-reason" }, refusal.error.reason),
     " ",
