@@ -54,8 +54,8 @@ from baloot_engine.rules.match import winner_after
 from baloot_engine.rules.ruleset import RuleSet
 from baloot_engine.rules.scoring import RoundScore, score_round
 from baloot_engine.rules.state import State
-from baloot_engine.server.logs import bind_call_fields, get_logger
-from baloot_engine.server.metrics import Metrics
+from baloot_engine.telemetry.logs import bind_call_fields, get_logger
+from baloot_engine.telemetry.metrics import Metrics
 
 SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["BalootEngineService"].full_name
 _MATCH_ID: Final = re.compile(r"[0-9a-f]{32}")
