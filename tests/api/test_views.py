@@ -10,7 +10,7 @@ import pytest
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import types_pb2
-from baloot_engine.api import convert
+from baloot_engine.api import outbound
 from baloot_engine.api.views import _scored_baloot_holder, add_views, build_view, last_round_out
 from baloot_engine.rules.actions import Deal, Event
 from baloot_engine.rules.contract import ContractType
@@ -36,30 +36,30 @@ def reference_view(
     view = types_pb2.View(
         match_id=MATCH_ID,
         state_version=version,
-        phase=convert.PHASE_NUMBERS[state.phase],
+        phase=outbound.PHASE_NUMBERS[state.phase],
         round_number=state.hand_number,
         dealer=state.dealer,
-        match_score=convert.match_score_out(state),
+        match_score=outbound.match_score_out(state),
     )
     if with_rules:
-        view.rules.CopyFrom(convert.rules_out(state.rules))
+        view.rules.CopyFrom(outbound.rules_out(state.rules))
     if seat is not None:
         view.seat = seat
     if state.turn >= 0:
         view.turn = state.turn
     if state.contract is not None:
-        view.contract.CopyFrom(convert.contract_out(state.contract))
+        view.contract.CopyFrom(outbound.contract_out(state.contract))
     if state.buy_card >= 0:
         view.revealed_card = state.buy_card
     for record in state.bids:
         view.bids.add(
-            seat=record.seat, bid=convert.bid_out(record.bid), bidding_round=record.bidding_round
+            seat=record.seat, bid=outbound.bid_out(record.bid), bidding_round=record.bidding_round
         )
     for call in state.doubling_calls:
-        view.doubling_calls.add(seat=call.seat, doubling=convert.doubling_out(call.call))
+        view.doubling_calls.add(seat=call.seat, doubling=outbound.doubling_out(call.call))
     trump = state.trump
     if state.phase is Phase.PLAYING:
-        convert.trick_out(
+        outbound.trick_out(
             len(state.tricks) + 1,
             state.leader,
             state.trick,
@@ -67,7 +67,7 @@ def reference_view(
             akka=state.akka,
             into=view.current_trick,
         )
-    convert.last_trick_out(state, view.last_trick)
+    outbound.last_trick_out(state, view.last_trick)
     won = [0, 0]
     for trick in state.tricks:
         won[trick.winner & 1] += 1
@@ -76,31 +76,33 @@ def reference_view(
     for declarer, declaration in enumerate(state.declarations):
         if declaration is not None:
             view.declared_projects.add(
-                seat=declarer, kinds=[convert.PROJECT_KIND_NUMBERS[k] for k in declaration.kinds]
+                seat=declarer, kinds=[outbound.PROJECT_KIND_NUMBERS[k] for k in declaration.kinds]
             )
             if state.project_team == declarer & 1:
                 view.revealed_projects.extend(
-                    convert.project_out(declarer, p, trump) for p in declaration.projects
+                    outbound.project_out(declarer, p, trump) for p in declaration.projects
                 )
     if state.baloot_announced and state.phase is Phase.PLAYING:
         view.revealed_projects.append(
-            convert.project_out(state.baloot_seat, baloot_project(trump), trump)
+            outbound.project_out(state.baloot_seat, baloot_project(trump), trump)
         )
     score = state.last_score
     if score is not None and state.phase not in LIVE:
         view.round_score.CopyFrom(last_round_out(state))
         sun = score.contract is ContractType.SUN
-        view.revealed_projects.extend(convert.awarded_out(p, sun) for p in score.awarded)
+        view.revealed_projects.extend(outbound.awarded_out(p, sun) for p in score.awarded)
         holder = _scored_baloot_holder(state)
         if holder >= 0:
-            view.revealed_projects.append(convert.project_out(holder, baloot_project(trump), trump))
+            view.revealed_projects.append(
+                outbound.project_out(holder, baloot_project(trump), trump)
+            )
     if state.phase in LIVE:
         view.hand_sizes.extend(hand.bit_count() for hand in state.hands)
     if seat is not None:
         hand = state.hands[seat]
         view.hand.extend(c for c in range(32) if hand >> c & 1)
         for action in legal_actions(state, seat):
-            convert.add_action(view.legal_actions, action)
+            outbound.add_action(view.legal_actions, action)
     return view
 
 
@@ -129,10 +131,10 @@ def test_views_and_events_equal_the_plain_construction(rules: RuleSet) -> None:
                     built = build_view(state, seat, MATCH_ID, version, with_rules=with_rules)
                     assert built == expected
             response = pb.PlayCardResponse()
-            convert.add_events(response.events, events, state)
-            plain = [convert._build_event(e, state) for e in events]
+            outbound.add_events(response.events, events, state)
+            plain = [outbound._build_event(e, state) for e in events]
             assert list(response.events) == plain
-            assert [convert.event_out(e, state) for e in events] == plain
+            assert [outbound.event_out(e, state) for e in events] == plain
 
 
 def test_the_host_views_from_the_shared_public_part_equal_single_views() -> None:
@@ -150,4 +152,4 @@ def test_the_host_views_from_the_shared_public_part_equal_single_views() -> None
 def test_cards_of_lists_a_mask_in_ascending_order() -> None:
     rng = random.Random(2)
     for mask in [0, 0xFFFFFFFF, 1, 1 << 31, *(rng.getrandbits(32) for _ in range(200))]:
-        assert convert.cards_of(mask) == tuple(c for c in range(32) if mask >> c & 1)
+        assert outbound.cards_of(mask) == tuple(c for c in range(32) if mask >> c & 1)

@@ -27,7 +27,7 @@ from typing import Final, Generic, TypeVar
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
 from baloot.v1 import types_pb2
-from baloot_engine.api import convert
+from baloot_engine.api import outbound as convert
 from baloot_engine.rules.actions import Action, Play
 from baloot_engine.rules.cards import KING, QUEEN
 from baloot_engine.rules.contract import Contract, ContractType
