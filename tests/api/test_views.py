@@ -147,9 +147,3 @@ def test_the_host_views_from_the_shared_public_part_equal_single_views() -> None
             assert [v.SerializeToString(deterministic=True) for v in response.views] == [
                 v.SerializeToString(deterministic=True) for v in singles
             ]
-
-
-def test_cards_of_lists_a_mask_in_ascending_order() -> None:
-    rng = random.Random(2)
-    for mask in [0, 0xFFFFFFFF, 1, 1 << 31, *(rng.getrandbits(32) for _ in range(200))]:
-        assert outbound.cards_of(mask) == tuple(c for c in range(32) if mask >> c & 1)
