@@ -11,7 +11,7 @@ import random
 import pytest
 
 from baloot.v1 import engine_service_pb2 as pb
-from baloot_engine.api import convert
+from baloot_engine.api import outbound
 from baloot_engine.api.views import add_views, build_view, encode_observation
 from baloot_engine.bots import Level, suggest
 from baloot_engine.rules.actions import Deal, Event
@@ -111,10 +111,10 @@ def test_views_are_the_encoded_observation_and_events_the_plain_construction(
                     built = build_view(state, seat, MATCH_ID, version, with_rules=with_rules)
                     assert built == expected, (seat, state)
             response = pb.PlayCardResponse()
-            convert.add_events(response.events, events, state)
-            plain = [convert._build_event(e, state) for e in events]
+            outbound.add_events(response.events, events, state)
+            plain = [outbound._build_event(e, state) for e in events]
             assert list(response.events) == plain
-            assert [convert.event_out(e, state) for e in events] == plain
+            assert [outbound.event_out(e, state) for e in events] == plain
     assert phases == set(Phase)
     assert seen == EDGE_CASES
 
@@ -129,9 +129,3 @@ def test_the_host_views_from_the_shared_public_part_equal_single_views() -> None
             assert [v.SerializeToString(deterministic=True) for v in response.views] == [
                 v.SerializeToString(deterministic=True) for v in singles
             ]
-
-
-def test_cards_of_lists_a_mask_in_ascending_order() -> None:
-    rng = random.Random(2)
-    for mask in [0, 0xFFFFFFFF, 1, 1 << 31, *(rng.getrandbits(32) for _ in range(200))]:
-        assert convert.cards_of(mask) == tuple(c for c in range(32) if mask >> c & 1)

@@ -32,7 +32,7 @@ from typing import Final, Generic, TypeVar
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
 from baloot.v1 import types_pb2
-from baloot_engine.api import convert
+from baloot_engine.api import outbound
 from baloot_engine.rules.actions import Action, Play
 from baloot_engine.rules.contract import Contract, ContractType
 from baloot_engine.rules.game import legal_actions
@@ -60,10 +60,10 @@ def encode_observation(
     view = types_pb2.View(
         match_id=match_id,
         state_version=version,
-        phase=convert.PHASE_NUMBERS[phase],
+        phase=outbound.PHASE_NUMBERS[phase],
         round_number=obs.hand_number,
         dealer=obs.dealer,
-        match_score=convert.match_score_message(
+        match_score=outbound.match_score_message(
             obs.match_scores,
             obs.rules.match_target,
             obs.hand_number,
@@ -72,30 +72,30 @@ def encode_observation(
         ),
     )
     if with_rules:
-        view.rules.CopyFrom(convert.rules_out(obs.rules))
+        view.rules.CopyFrom(outbound.rules_out(obs.rules))
     if obs.seat >= 0:
         view.seat = obs.seat
     if obs.turn >= 0:
         view.turn = obs.turn
     if obs.contract is not None:
-        view.contract.CopyFrom(convert.contract_out(obs.contract))
+        view.contract.CopyFrom(outbound.contract_out(obs.contract))
     if obs.buy_card >= 0:
         view.revealed_card = obs.buy_card
     for record in obs.bids:
         view.bids.add(
-            seat=record.seat, bid=convert.bid_out(record.bid), bidding_round=record.bidding_round
+            seat=record.seat, bid=outbound.bid_out(record.bid), bidding_round=record.bidding_round
         )
     for call in obs.doubling_calls:
-        view.doubling_calls.add(seat=call.seat, doubling=convert.doubling_out(call.call))
+        view.doubling_calls.add(seat=call.seat, doubling=outbound.doubling_out(call.call))
     trump = obs.trump
     tricks = obs.tricks
     if phase is Phase.PLAYING:
-        convert.trick_out(
+        outbound.trick_out(
             len(tricks) + 1, obs.leader, obs.trick, trump, akka=obs.akka, into=view.current_trick
         )
     if tricks:
         last = tricks[-1]
-        convert.trick_out(
+        outbound.trick_out(
             len(tricks), last.leader, last.cards, trump, last.winner, into=view.last_trick
         )
     view.tricks_won.extend(obs.tricks_won)
@@ -103,27 +103,29 @@ def encode_observation(
     for declarer, kinds in enumerate(obs.declared):
         if kinds is not None:
             view.declared_projects.add(
-                seat=declarer, kinds=[convert.PROJECT_KIND_NUMBERS[k] for k in kinds]
+                seat=declarer, kinds=[outbound.PROJECT_KIND_NUMBERS[k] for k in kinds]
             )
     for declarer, project in obs.shown:
-        view.revealed_projects.append(convert.project_out(declarer, project, trump))
+        view.revealed_projects.append(outbound.project_out(declarer, project, trump))
     if obs.baloot_announced and phase is Phase.PLAYING:
         view.revealed_projects.append(
-            convert.project_out(obs.baloot_seat, baloot_project(trump), trump)
+            outbound.project_out(obs.baloot_seat, baloot_project(trump), trump)
         )
     if score is not None and phase not in _LIVE:
-        view.round_score.CopyFrom(convert.round_score_out(score, obs.hand_number, obs.contract))
+        view.round_score.CopyFrom(outbound.round_score_out(score, obs.hand_number, obs.contract))
         sun = score.contract is ContractType.SUN
-        view.revealed_projects.extend(convert.awarded_out(p, sun) for p in score.awarded)
+        view.revealed_projects.extend(outbound.awarded_out(p, sun) for p in score.awarded)
         holder = obs.scored_baloot_seat
         if holder >= 0:
-            view.revealed_projects.append(convert.project_out(holder, baloot_project(trump), trump))
+            view.revealed_projects.append(
+                outbound.project_out(holder, baloot_project(trump), trump)
+            )
     if phase in _LIVE:
         view.hand_sizes.extend(obs.hand_sizes)
     if obs.seat >= 0:
-        view.hand.extend(convert.cards_of(obs.hand))
+        view.hand.extend(outbound.cards_of(obs.hand))
         for action in obs.legal_actions:
-            convert.add_action(view.legal_actions, action)
+            outbound.add_action(view.legal_actions, action)
     return view
 
 
@@ -172,7 +174,7 @@ def public_view_bytes(
     header = types_pb2.View(
         match_id=match_id,
         state_version=version,
-        phase=convert.PHASE_NUMBERS[phase],
+        phase=outbound.PHASE_NUMBERS[phase],
         round_number=state.hand_number,
         dealer=state.dealer,
     )
@@ -184,7 +186,7 @@ def public_view_bytes(
         header.SerializeToString(),
         _tricks_won_part(len(tricks) - won_by_team_1, won_by_team_1),
         _abnat_part(state.abnat),
-        _match_score_part(*convert.match_score_facts(state)),
+        _match_score_part(*outbound.match_score_facts(state)),
     ]
     if phase in _LIVE:
         hands = state.hands
@@ -247,7 +249,7 @@ def seat_view_bytes(state: State, seat: int) -> bytes:
 
 def _encode_legal_action(action: Action) -> bytes:
     view = types_pb2.View()
-    convert.add_action(view.legal_actions, action)
+    outbound.add_action(view.legal_actions, action)
     return view.SerializeToString()
 
 
@@ -288,13 +290,13 @@ def _hand_sizes_part(sizes: tuple[int, int, int, int]) -> bytes:
 def _match_score_part(
     points: tuple[int, int], target: int, rounds_played: int, winner: int, gahwa: bool
 ) -> bytes:
-    score = convert.match_score_message(points, target, rounds_played, winner, gahwa)
+    score = outbound.match_score_message(points, target, rounds_played, winner, gahwa)
     return types_pb2.View(match_score=score).SerializeToString()
 
 
 @lru_cache(maxsize=64)
 def _rules_part(rules: RuleSet) -> bytes:
-    return types_pb2.View(rules=convert.rules_out(rules)).SerializeToString()
+    return types_pb2.View(rules=outbound.rules_out(rules)).SerializeToString()
 
 
 class _ByIdentity(Generic[_Value]):
@@ -329,7 +331,7 @@ class _ByIdentity(Generic[_Value]):
 
 @lru_cache(maxsize=1024)
 def _contract_part(contract: Contract) -> bytes:
-    return types_pb2.View(contract=convert.contract_out(contract)).SerializeToString()
+    return types_pb2.View(contract=outbound.contract_out(contract)).SerializeToString()
 
 
 @lru_cache(maxsize=4096)
@@ -337,7 +339,7 @@ def _bids_part(bids: tuple[BidRecord, ...]) -> bytes:
     view = types_pb2.View()
     for record in bids:
         view.bids.add(
-            seat=record.seat, bid=convert.bid_out(record.bid), bidding_round=record.bidding_round
+            seat=record.seat, bid=outbound.bid_out(record.bid), bidding_round=record.bidding_round
         )
     return view.SerializeToString()
 
@@ -346,7 +348,7 @@ def _bids_part(bids: tuple[BidRecord, ...]) -> bytes:
 def _doubling_calls_part(calls: tuple[DoublingRecord, ...]) -> bytes:
     view = types_pb2.View()
     for call in calls:
-        view.doubling_calls.add(seat=call.seat, doubling=convert.doubling_out(call.call))
+        view.doubling_calls.add(seat=call.seat, doubling=outbound.doubling_out(call.call))
     return view.SerializeToString()
 
 
@@ -368,7 +370,7 @@ def _trick_part(
     """The last completed trick (``completed``) or the trick in progress."""
     view = types_pb2.View()
     into = view.last_trick if completed else view.current_trick
-    convert.trick_out(
+    outbound.trick_out(
         number, leader, cards, trump, winner if completed else None, akka=akka, into=into
     )
     return view.SerializeToString()
@@ -386,21 +388,23 @@ def _projects_and_score_part(state: State) -> bytes:
     for declarer, declaration in enumerate(state.declarations):
         if declaration is not None:
             view.declared_projects.add(
-                seat=declarer, kinds=[convert.PROJECT_KIND_NUMBERS[k] for k in declaration.kinds]
+                seat=declarer, kinds=[outbound.PROJECT_KIND_NUMBERS[k] for k in declaration.kinds]
             )
     for declarer, project in shown_projects(state):
-        view.revealed_projects.append(convert.project_out(declarer, project, trump))
+        view.revealed_projects.append(outbound.project_out(declarer, project, trump))
     if state.baloot_announced and state.phase is Phase.PLAYING:
         holder = state.baloot_seat
-        view.revealed_projects.append(convert.project_out(holder, baloot_project(trump), trump))
+        view.revealed_projects.append(outbound.project_out(holder, baloot_project(trump), trump))
     score = state.last_score
     if score is not None and state.phase not in _LIVE:
         view.round_score.CopyFrom(last_round_out(state))
         sun = score.contract is ContractType.SUN
-        view.revealed_projects.extend(convert.awarded_out(p, sun) for p in score.awarded)
+        view.revealed_projects.extend(outbound.awarded_out(p, sun) for p in score.awarded)
         holder = scored_baloot_seat(state)
         if holder >= 0:
-            view.revealed_projects.append(convert.project_out(holder, baloot_project(trump), trump))
+            view.revealed_projects.append(
+                outbound.project_out(holder, baloot_project(trump), trump)
+            )
     return view.SerializeToString()
 
 
@@ -409,5 +413,5 @@ def last_round_out(state: State) -> types_pb2.RoundScore:
     score = state.last_score
     assert score is not None
     if state.phase in _LIVE:  # a new hand is under way: the score is of the one before
-        return convert.round_score_out(score, max(state.hand_number - 1, 0), None)
-    return convert.round_score_out(score, state.hand_number, state.contract)
+        return outbound.round_score_out(score, max(state.hand_number - 1, 0), None)
+    return outbound.round_score_out(score, state.hand_number, state.contract)
