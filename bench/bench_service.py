@@ -1,13 +1,25 @@
 """Benchmark of one server process: PlayCard against the health check, side by side.
 
-Starts ``baloot-server`` as a child process on a free localhost port, prepares a pool of
-valid PlayCard requests (real mid-round tokens; re-sending one is harmless, so every call
-does the full work: open, decode, apply, seal, views), then drives each RPC for a fixed time
-at concurrency 1 and 32 with grpc.aio and prints RPC/s and p50/p99 latency, the ratio of
-PlayCard to the health check, and token sizes over whole matches. Prints numbers; asserts
-nothing about speed.
+Two modes, both by default (``make bench``):
 
-    python bench/bench_service.py [--seconds 10] [--concurrency 1 32] [--slices 5]
+``--mode python`` (latency). Starts ``baloot-server`` as a child process on a free localhost
+port, prepares a pool of valid PlayCard requests (real mid-round tokens; re-sending one is
+harmless, so every call does the full work: open, decode, apply, seal, views), then drives
+each RPC for a fixed time at concurrency 1 and 32 with grpc.aio and prints RPC/s and p50/p99
+latency, the ratio of PlayCard to the health check, and token sizes over whole matches. The
+Python client costs about as much CPU per call as the server, so its RPC/s say little about
+the server's own cost.
+
+``--mode h2load`` (the server's CPU per call; ``make bench-h2load``). h2load replays real
+requests against a bare grpc.aio no-op server, the service at default settings and the
+service quiet, and the server's CPU time per call is read from /proc; then the load test's
+match mix, and 1 against 2 workers. See ``h2load_mode.py``.
+
+Prints numbers; asserts nothing about speed (the h2load mode exits 1 only when a replayed
+call did not end OK).
+
+    python bench/bench_service.py [--mode both] [--seconds N] [--concurrency 1 32] [--slices 5]
+    python bench/bench_service.py --mode h2load --seconds 5 --rounds 3 [--parts cases,mix,scaling]
 """
 
 from __future__ import annotations

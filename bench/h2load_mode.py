@@ -205,6 +205,10 @@ class Bench:
             f"h2load -t 1 -c {self.options.connections} -m {self.options.streams}, "
             f"{self._length()} per run, median of {self.options.rounds} round(s):"
         )
+        print(
+            "  (x health: server CPU per call over the health check's at the same settings; "
+            "x floor: over the bare no-op server's)"
+        )
         header = (
             f"  {'case':<30}{'RPC/s':>9}{'server CPU':>12}{'x health':>10}{'x floor':>9}"
             f"{'h2load CPU':>12}  replies"
