@@ -260,12 +260,12 @@ class Bench:
         playcard = _median_ratio(
             records["PlayCard seat [default]"], records["health Check [default]"]
         )
-        health = _median_ratio(records["health Check [default]"], floor)
+        health_over_floor = _median_ratio(records["health Check [default]"], floor)
         self.results["cases"] = table
         self.results["telemetry_share"] = shares
         self.results["targets"] = {
             "playcard_seat_over_health": playcard,
-            "health_over_floor": health,
+            "health_over_floor": health_over_floor,
             "telemetry_share_of_playcard": shares["PlayCard seat"],
         }
 

@@ -36,7 +36,7 @@ import urllib.request
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, Any, Protocol
 
 import grpc
 
@@ -232,7 +232,7 @@ def prepare_replays(target: str, seed: int = 7) -> dict[str, Replay]:
         match: Match = client.create_match(rules_pb2.RuleSet(preset=rules_pb2.PRESET_SEEDS))
         view = match.views[0]
         while view.phase != types_pb2.PHASE_MATCH_OVER and len(found) < 5:
-            common = {
+            common: dict[str, Any] = {
                 "state": match.state,
                 "match_id": match.match_id,
                 "expected_version": match.version,
@@ -289,7 +289,7 @@ def prepare_replays(target: str, seed: int = 7) -> dict[str, Replay]:
 def call_raw(target: str, method: str, message: bytes) -> tuple[grpc.StatusCode, str]:
     """Send ``message`` once to ``method`` as it is; return the status code and details."""
     with grpc.insecure_channel(target) as channel:
-        call = channel.unary_unary(method)
+        call: grpc.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(method)
         try:
             call(message, timeout=10)
         except grpc.RpcError as error:

@@ -31,7 +31,9 @@ class NoopHandler(grpc.GenericRpcHandler):
     """Answers any method: no (de)serializer, so the bytes go through untouched."""
 
     def __init__(self) -> None:
-        self._handler = grpc.unary_unary_rpc_method_handler(_reply)
+        self._handler: grpc.RpcMethodHandler[bytes, bytes] = grpc.unary_unary_rpc_method_handler(
+            _reply
+        )
 
     def service(
         self, handler_call_details: grpc.HandlerCallDetails
