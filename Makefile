@@ -19,7 +19,7 @@ EXTRA_TESTS :=
 .PHONY: help install gen gen-check run test lint format typecheck proto-lint breaking pytest clean demo bench
 
 help: ## List the targets.
-	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -67,9 +67,9 @@ breaking: $(STAMP) ## buf breaking against BREAKING_AGAINST (default HEAD~1), if
 demo: $(STAMP) ## Play a match against the server `make run` started, print the score sheet.
 	$(BIN)/baloot-demo
 
-bench: $(STAMP) ## Benchmarks: the rules core in-process, then one server process over gRPC.
+bench: $(STAMP) ## Benchmarks: the rules core, then one server (Python-client latency, h2load CPU).
 	$(PY) bench/bench_rules.py
-	$(PY) bench/bench_service.py
+	$(PY) bench/bench_service.py --mode both
 
 pytest: $(STAMP) ## Run the test suite.
 	$(BIN)/pytest
