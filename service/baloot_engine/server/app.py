@@ -268,6 +268,7 @@ class EngineServer:
                 lame_duck_seconds=settings.lame_duck_seconds,
             )
         await self._server.stop(settings.grace_seconds)
+        self.gate.flush_log()
         self._server = None
         if self._endpoint is not None:
             self._endpoint.close()

@@ -164,6 +164,12 @@ class CallGate:
             delay = self._last_log + SHED_LOG_SECONDS - now
             self._flush = asyncio.get_running_loop().call_later(delay, self._log_shed)
 
+    def flush_log(self) -> None:
+        """Write the warning for the calls shed since the last one now (at shutdown)."""
+        if self._flush is not None:
+            self._flush.cancel()
+        self._log_shed()
+
     def _log_shed(self) -> None:
         self._flush = None
         if self._unlogged:
