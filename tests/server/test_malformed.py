@@ -111,7 +111,7 @@ WITH_STRINGS = [rpc for rpc in RPCS if invalid_utf8_body(rpc.request) is not Non
 
 
 def _error_info(error: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    status = rpc_status.from_call(error)
     if status is None:
         return None
     for detail in status.details:

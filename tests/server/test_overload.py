@@ -71,7 +71,7 @@ def _handled(server: InProcessServer, service: str, method: str, code: str) -> f
 
 
 def _reason(error: grpc.RpcError) -> str:
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    status = rpc_status.from_call(error)
     assert status is not None
     info = error_details_pb2.ErrorInfo()
     assert status.details[0].Unpack(info)
