@@ -14,6 +14,7 @@ from pathlib import Path
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
@@ -200,3 +201,30 @@ def test_a_burst_beyond_grpcs_own_queue_is_served_or_refused_with_a_reason(
     assert server.terminate(timeout=60) == 0
     shed = [r for r in server.records() if r["event"] == "calls shed"]
     assert sum(r["calls"] for r in shed) == codes["RESOURCE_EXHAUSTED"]
+
+
+def test_streams_cancelled_by_their_client_leave_the_server_running(
+    spawn: Callable[..., ServerProcess],
+) -> None:
+    # A cancelled stream once left a suspended generator that the garbage collector closed
+    # after grpc had freed the call: the server died of a segmentation fault.
+    server = spawn(["-m", "baloot_engine", *FREE_PORTS])
+    port = server.wait_started()
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        reflect = reflection_pb2_grpc.ServerReflectionStub(channel)
+        health = health_pb2_grpc.HealthStub(channel)
+        for _ in range(30):
+            stream = reflect.ServerReflectionInfo(
+                iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10
+            )
+            assert next(stream).list_services_response.service
+            stream.cancel()
+            watch = health.Watch(health_pb2.HealthCheckRequest(), timeout=10)
+            assert next(watch).status == SERVING
+            watch.cancel()
+        time.sleep(0.5)
+        assert server.process.poll() is None
+        reply = health.Check(health_pb2.HealthCheckRequest(), timeout=10)
+        assert reply.status == SERVING
+    assert server.terminate() == 0
+    assert not [r for r in server.records() if r["level"] == "error"]

@@ -370,17 +370,24 @@ def _wrap(handler: _Handler, metrics: Metrics, details: grpc.HandlerCallDetails)
         else grpc.unary_stream_rpc_method_handler
     )
     if inspect.isasyncgenfunction(stream_behavior):
-
-        async def generated(request: Any, context: _Context) -> AsyncIterator[Any]:
+        # The responses are written from here, in the call's own task, not yielded again from
+        # a wrapping generator: such a generator, left suspended when the client cancels, is
+        # closed later by the garbage collector, outside the call, and its bookkeeping then
+        # reads a call grpc has already freed (the process dies of a segmentation fault).
+        async def driven(request: Any, context: _Context) -> None:
             with _Call(metrics, details, call_type).observe(context):
                 if streaming_in:
                     request = _checked(request, context)
                 elif isinstance(request, MalformedRequest):
                     await refuse(context, request_invalid(request.why))
-                async for item in stream_behavior(request, context):
-                    yield item
+                responses = stream_behavior(request, context)
+                try:
+                    async for item in responses:
+                        await context.write(item)
+                finally:
+                    await responses.aclose()
 
-        return make(generated, deserializer, serializer)
+        return make(driven, deserializer, serializer)
 
     # A streaming behaviour that writes with ``context.write`` and returns None.
     async def written(request: Any, context: _Context) -> None:
