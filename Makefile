@@ -16,7 +16,7 @@ BREAKING_AGAINST ?= HEAD~1
 EXTRA_TESTS :=
 
 .DEFAULT_GOAL := help
-.PHONY: help install gen gen-check run test lint format typecheck proto-lint breaking pytest clean demo bench
+.PHONY: help install gen gen-check run test lint format typecheck proto-lint breaking pytest clean demo bench fuzz
 
 help: ## List the targets.
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -70,6 +70,9 @@ demo: $(STAMP) ## Play a match against the server `make run` started, print the 
 bench: $(STAMP) ## Benchmarks: the rules core, then one server (Python-client latency, h2load CPU).
 	$(PY) bench/bench_rules.py
 	$(PY) bench/bench_service.py --mode both
+
+fuzz: $(STAMP) ## 20,000 random and mutated requests on every RPC of one server; statuses by code.
+	$(PY) bench/fuzz_requests.py --requests 20000
 
 pytest: $(STAMP) ## Run the test suite.
 	$(BIN)/pytest

@@ -19,8 +19,14 @@ The status code tells what kind of mistake it was:
                       that does not accept one;
   FAILED_PRECONDITION also when `expected_version` does not match the state's version
                       (reason STALE_STATE), so a backend can compare-and-set its stored token;
-  UNIMPLEMENTED       the request uses a feature this server version does not provide.
-A well-formed request never ends with UNKNOWN or INTERNAL because of what it contains.
+  UNIMPLEMENTED       the request uses a feature this server version does not provide;
+  RESOURCE_EXHAUSTED  the server process is at its bound of concurrent calls (reason
+                      OVERLOADED): nothing was done, so the same request may be sent again
+                      after a short back-off, preferably to another replica.
+A body that does not parse as the method's request message (truncated, corrupt, a string
+field that is not UTF-8) ends with INVALID_ARGUMENT and reason REQUEST_INVALID, on every
+method of the server, health and reflection included. No request ends with UNKNOWN or
+INTERNAL because of what it contains.
 """
 
 from google.protobuf import descriptor as _descriptor
@@ -124,8 +130,13 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     ERROR_REASON_PRESET_DECK_DISABLED: _ErrorReason.ValueType  # 29
     """PERMISSION_DENIED: a preset deck was sent but the server does not accept preset decks."""
     ERROR_REASON_REQUEST_INVALID: _ErrorReason.ValueType  # 30
-    """INVALID_ARGUMENT: the request is malformed in a way no other reason covers (a missing field,
-    a repeated field of the wrong length).
+    """INVALID_ARGUMENT: the request is malformed in a way no other reason covers (a body that does
+    not parse as the request message, a missing field, a repeated field of the wrong length).
+    """
+    ERROR_REASON_OVERLOADED: _ErrorReason.ValueType  # 31
+    """RESOURCE_EXHAUSTED: the server process is already running as many calls as it accepts at
+    once; the call was refused before anything was done. Retry after a short back-off,
+    preferably on another replica.
     """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
@@ -213,7 +224,12 @@ match, or does not entitle the caller to the view it asks for.
 ERROR_REASON_PRESET_DECK_DISABLED: ErrorReason.ValueType  # 29
 """PERMISSION_DENIED: a preset deck was sent but the server does not accept preset decks."""
 ERROR_REASON_REQUEST_INVALID: ErrorReason.ValueType  # 30
-"""INVALID_ARGUMENT: the request is malformed in a way no other reason covers (a missing field,
-a repeated field of the wrong length).
+"""INVALID_ARGUMENT: the request is malformed in a way no other reason covers (a body that does
+not parse as the request message, a missing field, a repeated field of the wrong length).
+"""
+ERROR_REASON_OVERLOADED: ErrorReason.ValueType  # 31
+"""RESOURCE_EXHAUSTED: the server process is already running as many calls as it accepts at
+once; the call was refused before anything was done. Retry after a short back-off,
+preferably on another replica.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
