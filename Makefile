@@ -10,6 +10,15 @@ PROTOS := $(shell find proto -name '*.proto')
 GENERATED := service/baloot/v1/engine_service_pb2.py
 # `make breaking` compares the contract with this git revision (CI: the previous commit).
 BREAKING_AGAINST ?= HEAD~1
+# A contract from before the file options (go_package, java_package…) and the RPCs'
+# idempotency_level were set: setting them the first time is not a break, every other FILE rule
+# still applies (the rest is the same as buf.yaml).
+FIRST_OPTION_RULES := RPC_SAME_IDEMPOTENCY_LEVEL FILE_SAME_GO_PACKAGE FILE_SAME_JAVA_PACKAGE FILE_SAME_JAVA_MULTIPLE_FILES \
+  FILE_SAME_JAVA_OUTER_CLASSNAME FILE_SAME_CSHARP_NAMESPACE FILE_SAME_OBJC_CLASS_PREFIX \
+  FILE_SAME_PHP_NAMESPACE FILE_SAME_RUBY_PACKAGE FILE_SAME_SWIFT_PREFIX
+comma := ,
+BREAKING_BEFORE_OPTIONS := {"version":"v2","modules":[{"path":"proto"}],"breaking":{"use":["FILE"],\
+  "except":[$(subst $(eval) ,$(comma),$(patsubst %,"%",$(FIRST_OPTION_RULES)))],"ignore":["proto/baloot/internal"]}}
 
 # Parts of the project with their own tools (the gateway, the TypeScript client…) add their
 # targets in mk/*.mk and append the checks `make test` must run to EXTRA_TESTS.
@@ -58,8 +67,13 @@ breaking: $(STAMP) ## buf breaking against BREAKING_AGAINST (default HEAD~1), if
 	@if git rev-parse --verify --quiet '$(BREAKING_AGAINST)^{commit}' >/dev/null \
 	    && git cat-file -e '$(BREAKING_AGAINST):buf.yaml' 2>/dev/null \
 	    && git cat-file -e '$(BREAKING_AGAINST):proto' 2>/dev/null; then \
-	  echo "buf breaking --against .git#ref=$(BREAKING_AGAINST)"; \
-	  $(BIN)/buf breaking --against '.git#ref=$(BREAKING_AGAINST)'; \
+	  if git grep -q 'option go_package' '$(BREAKING_AGAINST)' -- proto/baloot/v1; then \
+	    echo "buf breaking --against .git#ref=$(BREAKING_AGAINST)"; \
+	    $(BIN)/buf breaking --against '.git#ref=$(BREAKING_AGAINST)'; \
+	  else \
+	    echo "buf breaking --against .git#ref=$(BREAKING_AGAINST) (a contract from before the file and RPC options: their first setting is not a change)"; \
+	    $(BIN)/buf breaking --against '.git#ref=$(BREAKING_AGAINST)' --config '$(BREAKING_BEFORE_OPTIONS)'; \
+	  fi; \
 	else \
 	  echo "buf breaking: skipped, $(BREAKING_AGAINST) has no earlier contract to compare with"; \
 	fi
