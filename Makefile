@@ -6,6 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 PROTOS := $(shell find proto -name '*.proto')
 GENERATED := service/baloot/v1/engine_service_pb2.py
 # `make breaking` compares the contract with this git revision (CI: the previous commit).
@@ -33,6 +34,13 @@ help: ## List the targets.
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $@ $(RUN_STAMP)
+
+# Serving needs only the package and its runtime dependencies: the generated code is committed,
+# so `make run` and `make demo` on a fresh clone install no linter, generator or gateway.
+$(RUN_STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet -e .
 	@touch $@
 
 install: $(STAMP) ## Create .venv and install the package with its development tools.
@@ -46,7 +54,13 @@ gen: $(STAMP) ## Regenerate the Python code of proto/ into service/baloot.
 gen-check: $(STAMP) ## Fail if the committed generated code is stale.
 	$(PY) scripts/gen_proto.py --check
 
-run: $(STAMP) $(GENERATED) ## Serve on localhost:50051, metrics on localhost:9464.
+# What serving needs: the runtime install, and fresh generated code once the development tools
+# are there (a changed proto file is regenerated; a fresh clone's committed code is used as is).
+RUN_DEPS = $(RUN_STAMP) $(if $(wildcard $(STAMP)),$(GENERATED))
+
+# `make run` passes every BALOOT_* variable to the server, from the environment or the command
+# line (make run BALOOT_PORT=50052 BALOOT_LOG_FORMAT=json); README.md lists them.
+run: $(RUN_DEPS) ## Serve on localhost:50051 (BALOOT_* settings), metrics on localhost:9464.
 	$(BIN)/baloot-server
 
 lint: $(STAMP) ## ruff check and ruff format --check.
@@ -78,8 +92,13 @@ breaking: $(STAMP) ## buf breaking against BREAKING_AGAINST (default HEAD~1), if
 	  echo "buf breaking: skipped, $(BREAKING_AGAINST) has no earlier contract to compare with"; \
 	fi
 
-demo: $(STAMP) ## Play a match against the server `make run` started, print the score sheet.
-	$(BIN)/baloot-demo
+# `make demo` plays against the server of `make run` on BALOOT_PORT (default 50051); DEMO_ARGS
+# adds options: DEMO_ARGS="--matches 3 --preset kammelna --seed 7" (or another --target).
+DEMO_TARGET ?= localhost:$(or $(BALOOT_PORT),50051)
+DEMO_ARGS ?=
+
+demo: $(RUN_STAMP) ## Play a match against the server of `make run` (BALOOT_PORT, DEMO_ARGS); score sheet.
+	$(BIN)/baloot-demo --target $(DEMO_TARGET) $(DEMO_ARGS)
 
 bench: $(STAMP) ## Benchmarks: the rules core in-process, then one server process over gRPC.
 	$(PY) bench/bench_rules.py

@@ -30,7 +30,7 @@ gateway: $(STAMP) ## Envoy gateway on :8080 in front of UPSTREAM (default 127.0.
 	$(PY) scripts/gateway.py run --listen $(GATEWAY_HOST):$(GATEWAY_PORT) \
 	  --admin 127.0.0.1:$(GATEWAY_ADMIN_PORT) $(foreach up,$(UPSTREAM),--upstream $(up))
 
-run-workers: $(STAMP) $(GENERATED) ## Serve like `make run` with WORKERS processes (default auto).
+run-workers: $(RUN_DEPS) ## Serve like `make run` with WORKERS processes (default auto).
 	$(BIN)/baloot-server --workers $(WORKERS)
 
 deploy-check: $(STAMP) ## Validate Envoy configs, Kubernetes manifests, compose, Dockerfile, dashboard.
