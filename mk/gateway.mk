@@ -6,6 +6,8 @@
 #                     Another upstream, other ports, several upstreams (space-separated):
 #                       make gateway UPSTREAM=127.0.0.1:50061 GATEWAY_PORT=8081 GATEWAY_ADMIN_PORT=9902
 #                       make gateway UPSTREAM="127.0.0.1:50051 127.0.0.1:50052"
+#                     Pages of other origins besides localhost (regexes, space-separated):
+#                       make gateway CORS_ORIGIN='https://play\.example\.com'
 #                     Without make: .venv/bin/python scripts/gateway.py run --listen 127.0.0.1:8081 \
 #                       --upstream 127.0.0.1:50061 --admin 127.0.0.1:9902   (--help for the rest)
 #   make run-workers  The service with WORKERS processes (default auto = one per CPU) on one port.
@@ -22,13 +24,17 @@ GATEWAY_HOST ?= 127.0.0.1
 GATEWAY_PORT ?= 8080
 GATEWAY_ADMIN_PORT ?= 9901
 UPSTREAM ?= 127.0.0.1:50051
+# Regexes of page origins allowed besides localhost (space-separated), e.g.
+# CORS_ORIGIN='https://play\.example\.com'.
+CORS_ORIGIN ?=
 WORKERS ?= auto
 
 .PHONY: gateway run-workers deploy-check
 
 gateway: $(STAMP) ## Envoy gateway on :8080 in front of UPSTREAM (default 127.0.0.1:50051).
 	$(PY) scripts/gateway.py run --listen $(GATEWAY_HOST):$(GATEWAY_PORT) \
-	  --admin 127.0.0.1:$(GATEWAY_ADMIN_PORT) $(foreach up,$(UPSTREAM),--upstream $(up))
+	  --admin 127.0.0.1:$(GATEWAY_ADMIN_PORT) $(foreach up,$(UPSTREAM),--upstream $(up)) \
+	  $(foreach origin,$(CORS_ORIGIN),--cors-origin '$(origin)')
 
 run-workers: $(RUN_DEPS) ## Serve like `make run` with WORKERS processes (default auto).
 	$(BIN)/baloot-server --workers $(WORKERS)
