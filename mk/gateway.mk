@@ -50,13 +50,16 @@ LOAD_DURATION ?= 60
 LOAD_MATCHES ?= 200
 LOAD_CONCURRENCY ?= 32
 LOAD_ARGS ?=
+# The service's metrics endpoint, for the cross-check (the port of `make run`'s metrics).
+LOAD_METRICS ?= http://127.0.0.1:$(or $(BALOOT_METRICS_PORT),9464)/metrics
 
 .PHONY: load load-smoke load-typecheck scaling
 
 load: $(STAMP) ## Play complete matches through Envoy against the service of `make run`.
 	$(PY) -m loadtest --gateway $(GATEWAY_HOST):$(GATEWAY_PORT) --upstream $(UPSTREAM) \
 	  --envoy-admin http://127.0.0.1:$(GATEWAY_ADMIN_PORT) --duration $(LOAD_DURATION) \
-	  --matches $(LOAD_MATCHES) --concurrency $(LOAD_CONCURRENCY) $(LOAD_ARGS)
+	  --matches $(LOAD_MATCHES) --concurrency $(LOAD_CONCURRENCY) \
+	  $(foreach url,$(LOAD_METRICS),--metrics $(url)) $(LOAD_ARGS)
 
 load-typecheck: $(STAMP)
 	$(BIN)/mypy --strict loadtest
