@@ -2,8 +2,8 @@
 # The clients in other languages, built from Debian's packages with no Go module proxy and no
 # Maven repository, and run against the real server (scripts/with_server.py).
 #
-#   scripts/clients.sh install go|java|grpcurl   install the Debian packages it needs (skipped when
-#                                                they are installed already; root or sudo)
+#   scripts/clients.sh install go|java|grpcurl...  install the Debian packages they need (skipped
+#                                                when installed already; root or sudo)
 #   scripts/clients.sh go        generated-code drift check, build, then one match (clients/go)
 #   scripts/clients.sh java      generate, compile, then one match (clients/java)
 #   scripts/clients.sh grpcurl   one round over the wire with grpcurl and jq (clients/grpcurl)
@@ -17,7 +17,7 @@ PY=$ROOT/.venv/bin/python
 BUF=$ROOT/.venv/bin/buf
 
 go_packages=(golang-go protoc-gen-go protoc-gen-go-grpc golang-google-grpc-dev
-  golang-google-protobuf-dev golang-google-genproto-dev)
+  golang-google-protobuf-dev golang-github-golang-protobuf-1-5-dev golang-google-genproto-dev)
 java_packages=(default-jdk-headless protobuf-compiler protobuf-compiler-grpc-java-plugin
   libprotobuf-java libgrpc-java libgoogle-common-protos-java libguava-java libnetty-java
   libperfmark-java libgeronimo-annotation-1.3-spec-java libgoogle-gson-java)
@@ -112,12 +112,18 @@ print(pathlib.Path(g.__file__).parent / "lib" / "grpcurl")') || {
 
 case ${1:-} in
   install)
-    case ${2:-} in
-      go) install "${go_packages[@]}" ;;
-      java) install "${java_packages[@]}" ;;
-      grpcurl) install "${grpcurl_packages[@]}" ;;
-      *) echo "usage: $0 install go|java|grpcurl" >&2 && exit 2 ;;
-    esac
+    shift
+    packages=()
+    for client in "$@"; do
+      case $client in
+        go) packages+=("${go_packages[@]}") ;;
+        java) packages+=("${java_packages[@]}") ;;
+        grpcurl) packages+=("${grpcurl_packages[@]}") ;;
+        *) echo "usage: $0 install go|java|grpcurl..." >&2 && exit 2 ;;
+      esac
+    done
+    ((${#packages[@]})) || { echo "usage: $0 install go|java|grpcurl..." >&2 && exit 2; }
+    install "${packages[@]}"
     ;;
   go) run_go ;;
   java) run_java ;;
