@@ -44,14 +44,19 @@ with_server() { "$PY" scripts/with_server.py -- "$@"; }
 
 run_go() {
   local dir=clients/go build=clients/go/build
-  # The committed gen/ must be what the proto files and the pinned plugins give.
-  rm -rf "$build/gen-check" && mkdir -p "$build/gen-check"
-  sed 's|out: gen$|out: build/gen-check|' "$dir/buf.gen.yaml" >"$build/buf.gen-check.yaml"
-  (cd "$dir" && "$BUF" generate --template build/buf.gen-check.yaml)
-  if ! diff -r "$dir/gen" "$build/gen-check"; then
+  # The committed gen/ must be what the proto files and the plugins give. The fresh copy goes
+  # outside the module, where `go build ./...` would not take it for a package.
+  local fresh
+  fresh=$(mktemp -d)
+  sed "s|out: gen\$|out: $fresh/gen|" "$dir/buf.gen.yaml" >"$fresh/buf.gen.yaml"
+  (cd "$dir" && "$BUF" generate --template "$fresh/buf.gen.yaml")
+  if ! diff -r "$dir/gen" "$fresh/gen"; then
     echo "clients/go/gen is stale: run \`make clients-go-gen\` and commit it" >&2
+    rm -rf "$fresh"
     exit 1
   fi
+  rm -rf "$fresh"
+  mkdir -p "$build"
   cmp clients/service_config.json "$dir/cmd/play/service_config.json" || {
     echo "clients/go/cmd/play/service_config.json differs from clients/service_config.json" >&2
     exit 1
