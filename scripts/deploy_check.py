@@ -125,7 +125,7 @@ def check_dockerfile() -> list[str]:
 
 
 def _exported_metric_names() -> set[str]:
-    from baloot_engine.server.metrics import Metrics
+    from baloot_engine.telemetry.metrics import Metrics
 
     names = set(OTHER_SERIES)
     for family in Metrics().registry.collect():

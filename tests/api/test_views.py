@@ -1,6 +1,8 @@
 """Views and events assembled from cached encoded pieces equal the same messages built field by
-field, for every state and event of random matches; the host's four views built around one
-shared public part equal the views built one by one."""
+field: every view (each seat's and the public one) is the plain encoding of the observation
+that defines what it may show, for every state of random matches; every event is its plain
+construction; the host's four views built around one shared public part equal the views built
+one by one."""
 
 from __future__ import annotations
 
@@ -9,19 +11,28 @@ import random
 import pytest
 
 from baloot.v1 import engine_service_pb2 as pb
-from baloot.v1 import types_pb2
-from baloot_engine.api import convert
-from baloot_engine.api.views import _scored_baloot_holder, add_views, build_view, last_round_out
+from baloot_engine.api import outbound
+from baloot_engine.api.views import add_views, build_view, encode_observation
+from baloot_engine.bots import Level, suggest
 from baloot_engine.rules.actions import Deal, Event
-from baloot_engine.rules.contract import ContractType
-from baloot_engine.rules.game import apply, legal_actions, new_match
-from baloot_engine.rules.projects import baloot_project
+from baloot_engine.rules.game import apply, new_match
+from baloot_engine.rules.observation import Observation, observe, observe_public
 from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.state import Phase, State
 from tests.rules.strategies import choose, random_deck
 
 MATCH_ID = "0123456789abcdef" * 2
 LIVE = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
+EDGE_CASES = {
+    "projects shown after the comparison",
+    "projects declared, not shown",
+    "Baloot announced",
+    "Baloot scored",
+    "a score of the round before",
+    "the round just scored",
+    "projects awarded",
+    "own Baloot not announced",
+}
 VARIANTS = [
     SEEDS,
     KAMMELNA,
@@ -29,89 +40,24 @@ VARIANTS = [
 ]
 
 
-def reference_view(
-    state: State, seat: int | None, version: int, *, with_rules: bool
-) -> types_pb2.View:
-    """The view built the plain way, one field and one sub-message at a time."""
-    view = types_pb2.View(
-        match_id=MATCH_ID,
-        state_version=version,
-        phase=convert.PHASE_NUMBERS[state.phase],
-        round_number=state.hand_number,
-        dealer=state.dealer,
-        match_score=convert.match_score_out(state),
-    )
-    if with_rules:
-        view.rules.CopyFrom(convert.rules_out(state.rules))
-    if seat is not None:
-        view.seat = seat
-    if state.turn >= 0:
-        view.turn = state.turn
-    if state.contract is not None:
-        view.contract.CopyFrom(convert.contract_out(state.contract))
-    if state.buy_card >= 0:
-        view.revealed_card = state.buy_card
-    for record in state.bids:
-        view.bids.add(
-            seat=record.seat, bid=convert.bid_out(record.bid), bidding_round=record.bidding_round
-        )
-    for call in state.doubling_calls:
-        view.doubling_calls.add(seat=call.seat, doubling=convert.doubling_out(call.call))
-    trump = state.trump
-    if state.phase is Phase.PLAYING:
-        convert.trick_out(
-            len(state.tricks) + 1,
-            state.leader,
-            state.trick,
-            trump,
-            akka=state.akka,
-            into=view.current_trick,
-        )
-    convert.last_trick_out(state, view.last_trick)
-    won = [0, 0]
-    for trick in state.tricks:
-        won[trick.winner & 1] += 1
-    view.tricks_won.extend(won)
-    view.abnat_won.extend(state.abnat)
-    for declarer, declaration in enumerate(state.declarations):
-        if declaration is not None:
-            view.declared_projects.add(
-                seat=declarer, kinds=[convert.PROJECT_KIND_NUMBERS[k] for k in declaration.kinds]
-            )
-            if state.project_team == declarer & 1:
-                view.revealed_projects.extend(
-                    convert.project_out(declarer, p, trump) for p in declaration.projects
-                )
-    if state.baloot_announced and state.phase is Phase.PLAYING:
-        view.revealed_projects.append(
-            convert.project_out(state.baloot_seat, baloot_project(trump), trump)
-        )
-    score = state.last_score
-    if score is not None and state.phase not in LIVE:
-        view.round_score.CopyFrom(last_round_out(state))
-        sun = score.contract is ContractType.SUN
-        view.revealed_projects.extend(convert.awarded_out(p, sun) for p in score.awarded)
-        holder = _scored_baloot_holder(state)
-        if holder >= 0:
-            view.revealed_projects.append(convert.project_out(holder, baloot_project(trump), trump))
-    if state.phase in LIVE:
-        view.hand_sizes.extend(hand.bit_count() for hand in state.hands)
-    if seat is not None:
-        hand = state.hands[seat]
-        view.hand.extend(c for c in range(32) if hand >> c & 1)
-        for action in legal_actions(state, seat):
-            convert.add_action(view.legal_actions, action)
-    return view
+def played_states(
+    rules: RuleSet, seed: int, *, bots: bool = False
+) -> list[tuple[State, tuple[Event, ...]]]:
+    """Every state of a match with the events that led to it.
 
-
-def played_states(rules: RuleSet, seed: int) -> list[tuple[State, tuple[Event, ...]]]:
-    """Every state of a random match with the events that led to it."""
+    Random legal actions, or BASIC bots (``bots``): random play rarely buys a Hokm with a
+    Baloot in it, bots do, and they always declare their projects.
+    """
     rng = random.Random(seed)
     state = new_match(rules, dealer=rng.randrange(4))
     steps: list[tuple[State, tuple[Event, ...]]] = [(state, ())]
     while state.phase is not Phase.MATCH_OVER:
         if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
             state, events = apply(state, state.dealer, Deal(random_deck(rng)))
+        elif bots:
+            seat = state.turn
+            action = suggest(state, seat, Level.BASIC, seed=len(steps))
+            state, events = apply(state, seat, action)
         else:
             seat, action = choose(rng, state)
             state, events = apply(state, seat, action)
@@ -119,20 +65,58 @@ def played_states(rules: RuleSet, seed: int) -> list[tuple[State, tuple[Event, .
     return steps
 
 
+def edge_cases(observation: Observation) -> set[str]:
+    """The parts of a view whose rules are easiest to get wrong that ``observation`` holds."""
+    cases = set()
+    if observation.shown:
+        cases.add("projects shown after the comparison")
+    elif any(kinds is not None for kinds in observation.declared):
+        cases.add("projects declared, not shown")
+    if observation.baloot_announced and observation.phase is Phase.PLAYING:
+        cases.add("Baloot announced")
+    if observation.scored_baloot_seat >= 0:
+        cases.add("Baloot scored")
+    score = observation.last_score
+    if score is not None:
+        if observation.phase in LIVE:
+            cases.add("a score of the round before")
+        else:
+            cases.add("the round just scored")
+            if score.awarded:
+                cases.add("projects awarded")
+    seat = observation.seat
+    if seat >= 0 and observation.baloot_seat == seat and not observation.baloot_announced:
+        cases.add("own Baloot not announced")
+    return cases
+
+
 @pytest.mark.parametrize("rules", VARIANTS, ids=["seeds", "kammelna", "custom"])
-def test_views_and_events_equal_the_plain_construction(rules: RuleSet) -> None:
-    for seed in range(4):
-        for version, (state, events) in enumerate(played_states(rules, seed)):
+def test_views_are_the_encoded_observation_and_events_the_plain_construction(
+    rules: RuleSet,
+) -> None:
+    phases = set()
+    seen = set()
+    matches = [played_states(rules, seed) for seed in range(4)]
+    matches += [played_states(rules, seed, bots=True) for seed in range(2)]
+    for steps in matches:
+        for version, (state, events) in enumerate(steps):
+            phases.add(state.phase)
             for seat in (None, 0, 1, 2, 3):
+                observation = observe_public(state) if seat is None else observe(state, seat)
+                seen |= edge_cases(observation)
                 for with_rules in (False, True):
-                    expected = reference_view(state, seat, version, with_rules=with_rules)
+                    expected = encode_observation(
+                        observation, MATCH_ID, version, with_rules=with_rules
+                    )
                     built = build_view(state, seat, MATCH_ID, version, with_rules=with_rules)
-                    assert built == expected
+                    assert built == expected, (seat, state)
             response = pb.PlayCardResponse()
-            convert.add_events(response.events, events, state)
-            plain = [convert._build_event(e, state) for e in events]
+            outbound.add_events(response.events, events, state)
+            plain = [outbound._build_event(e, state) for e in events]
             assert list(response.events) == plain
-            assert [convert.event_out(e, state) for e in events] == plain
+            assert [outbound.event_out(e, state) for e in events] == plain
+    assert phases == set(Phase)
+    assert seen == EDGE_CASES
 
 
 def test_the_host_views_from_the_shared_public_part_equal_single_views() -> None:
@@ -145,9 +129,3 @@ def test_the_host_views_from_the_shared_public_part_equal_single_views() -> None
             assert [v.SerializeToString(deterministic=True) for v in response.views] == [
                 v.SerializeToString(deterministic=True) for v in singles
             ]
-
-
-def test_cards_of_lists_a_mask_in_ascending_order() -> None:
-    rng = random.Random(2)
-    for mask in [0, 0xFFFFFFFF, 1, 1 << 31, *(rng.getrandbits(32) for _ in range(200))]:
-        assert convert.cards_of(mask) == tuple(c for c in range(32) if mask >> c & 1)

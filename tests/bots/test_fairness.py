@@ -1,10 +1,11 @@
 """Fair play: a bot decides from what its seat may know, never from hidden cards.
 
 Three kinds of checks: two states that differ only in cards the seat cannot see give the same
-knowledge and the same decision at every level with the same seed; no bot module but the one
-that builds the knowledge can reach a match state; and the card tracking never claims more than
-the truth (the real hands always agree with what the tracker infers, and every sampled world
-agrees with what the seat knows).
+observation (the rules core's definition of what a seat may know) and the same decision at
+every level with the same seed; no bot module but the entry point that takes the observation
+can reach a match state; and the card tracking never claims more than the truth (the real
+hands always agree with what the tracker infers, and every sampled world agrees with what the
+seat knows).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from baloot_engine.bots import Level, knowledge_of, suggest
+from baloot_engine.bots import Level, suggest
 from baloot_engine.bots.tracking import sample_hands, track
 from baloot_engine.rules.cards import SUIT_MASKS
+from baloot_engine.rules.observation import observe, observe_public
 from baloot_engine.rules.state import Phase, State, validate
 from tests.bots.games import RULE_SETS, SMALL, bot, walk
 
@@ -101,7 +103,8 @@ def test_states_differing_only_in_hidden_cards_give_the_same_decision(rules_name
                 continue
             assert validate(twin) == []
             assert twin.hands != state.hands or twin.stock != state.stock
-            assert knowledge_of(twin, seat) == knowledge_of(state, seat)
+            assert observe(twin, seat) == observe(state, seat)
+            assert observe_public(twin) == observe_public(state)
             for level in Level:
                 budget = {"budget": SMALL} if level is Level.STRONG else {}
                 first = suggest(state, seat, level, seed=compared, **budget)
@@ -111,10 +114,10 @@ def test_states_differing_only_in_hidden_cards_give_the_same_decision(rules_name
     assert compared > 50
 
 
-def test_the_knowledge_holds_no_hidden_card() -> None:
+def test_the_observation_holds_no_hidden_card() -> None:
     for state in walk(RULE_SETS["seeds"], 11, bot(Level.BASIC), max_hands=2):
         for seat in range(4):
-            k = knowledge_of(state, seat)
+            k = observe(state, seat)
             assert k.hand == state.hands[seat]
             hidden = 0
             for other in range(4):
@@ -129,14 +132,22 @@ def test_the_knowledge_holds_no_hidden_card() -> None:
                 public |= 1 << k.buy_card
             for _, project in k.shown:
                 public |= project.cards
-            # Every card mask the knowledge holds is made of cards the seat has seen.
+            # Every card mask the observation holds is made of cards the seat has seen.
             for mask in (k.hand, k.full_hand, k.played):
                 assert mask & hidden & ~public == 0
+            for project in k.own_projects:
+                assert project.cards & ~k.full_hand == 0
+            if k.baloot_seat >= 0 and not k.baloot_announced:
+                assert k.baloot_seat == seat
+        nobody = observe_public(state)
+        assert (nobody.seat, nobody.hand, nobody.full_hand) == (-1, 0, 0)
+        assert (nobody.own_projects, nobody.legal_actions) == ((), ())
+        assert nobody.baloot_seat == (state.baloot_seat if state.baloot_announced else -1)
 
 
-def test_only_the_knowledge_module_reads_a_match_state() -> None:
-    # knowledge.py builds the knowledge, __init__.py hands it over, demo.py drives whole matches.
-    allowed = {"knowledge.py", "__init__.py", "demo.py"}
+def test_only_the_entry_point_reads_a_match_state() -> None:
+    # __init__.py takes the seat's observation of the state, demo.py drives whole matches.
+    allowed = {"__init__.py", "demo.py"}
     for path in sorted(BOTS.glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         imported = set()
@@ -164,7 +175,7 @@ def test_the_tracker_never_contradicts_the_real_hands(rules_name: str) -> None:
             if state.phase not in (Phase.DOUBLING, Phase.PLAYING):
                 continue
             for seat in range(4):
-                k = knowledge_of(state, seat)
+                k = observe(state, seat)
                 tracker = track(k)
                 truth = list(state.hands)
                 if state.stock or (state.phase is Phase.DOUBLING and state.revealed >= 0):
@@ -209,7 +220,7 @@ def test_voids_shown_in_play_are_tracked() -> None:
             if state.phase is not Phase.PLAYING:
                 continue
             seat = state.turn
-            tracker = track(knowledge_of(state, seat))
+            tracker = track(observe(state, seat))
             for record in state.tricks:
                 led = record.cards[0] >> 3
                 for position, card in enumerate(record.cards):

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Mapping
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -373,3 +373,54 @@ def play_out(state: State, rng: random.Random) -> State:
         assert options, f"seat {seat} has no legal action in {state.phase}"
         state = act(state, seat, rng.choice(options))
     return state
+
+
+def rules_with(**flags: Any) -> RuleSet:
+    """SEEDS with some flags changed."""
+    return SEEDS.replace(**flags)
+
+
+# --- the trick-play layouts: four eight-card hands, trump hearts (revealed 8H) bought by seat 1
+
+# Trump hearts (revealed 8H), bought by R = seat 1, who leads trick 1.
+# Seat 3 (R's partner) and seat 0 are void in spades and hold trumps.
+L1 = {
+    1: "8H AS KS 7S 10D 9D 7C 8C",
+    2: "QS JS 10S 9S 8S AH KD 9C",
+    3: "JH 10H 7H QD JD AC KC QC",
+    0: "9H KH QH AD 8D 7D 10C JC",
+}
+# Seat 2 is void in spades and trumps; seat 3 follows spades; seat 0 (2's partner) is void
+# in spades and holds the high trumps J and A.
+L3 = {
+    1: "8H 7S AS KS 10D 9D 7C 8C",
+    2: "9H 7H AD KD QD AC KC QC",
+    3: "QS JS 10S 9S 8S JD 8D 7D",
+    0: "JH AH 10H KH QH JC 10C 9C",
+}
+# Seat 2 holds the single AS; seat 0 (2's partner, the fourth player) is void in spades.
+L4 = {
+    1: "8H 7S KS 10D 9D 7C 8C QD",
+    2: "AS 9H 7H AD KD AC KC QC",
+    3: "QS JS 10S 9S 8S JD 8D 7D",
+    0: "JH AH 10H KH QH JC 10C 9C",
+}
+# Trick 1 AS 10S 7S JS (seat 1 wins); afterwards seat 3 is void in spades.
+L5 = {
+    1: "8H AS KS QS 10D 9D 7C 8C",
+    2: "10S 9S 8S AH KD AD 9C 10C",
+    3: "7S JH 10H 7H QD JD AC KC",
+    0: "JS 9H KH QH 8D 7D JC QC",
+}
+# Seat 1 holds nothing but trumps.
+L6 = {
+    1: "AH KH QH JH 10H 9H 8H 7H",
+    2: "AS KS QS JS 10S 9S 8S 7S",
+    3: "AD KD QD JD 10D 9D 8D 7D",
+    0: "AC KC QC JC 10C 9C 8C 7C",
+}
+
+
+def hokm(layout: dict[int, str], rules: RuleSet = SEEDS, doubled: PlayMode | None = None) -> State:
+    """The hand of ``layout`` in Hokm hearts bought by seat 1 (dealer 0), at the first lead."""
+    return hokm_hand(layout, "8H", buyer=1, rules=rules, doubled=doubled)

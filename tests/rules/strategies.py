@@ -1,4 +1,4 @@
-"""Hypothesis strategies and random-play drivers shared by the rules tests."""
+"""Hypothesis strategies and random-play drivers: every strategy of the rules tests is here."""
 
 from __future__ import annotations
 
@@ -7,13 +7,40 @@ import random
 from hypothesis import strategies as st
 
 from baloot_engine.rules.actions import Action, ClaimSawa, Deal
+from baloot_engine.rules.cards import CLUBS, DIAMONDS, HEARTS, SPADES, mask_of
+from baloot_engine.rules.contract import NO_TRUMP, ContractType
+from baloot_engine.rules.facts import AwardedProject, RoundFacts
 from baloot_engine.rules.game import apply, legal_actions, new_match
-from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
+from baloot_engine.rules.projects import ProjectKind
+from baloot_engine.rules.ruleset import (
+    KAMMELNA,
+    SEEDS,
+    BalootOnFailure,
+    ClosedChooser,
+    DoubledAllocation,
+    DoublingWindow,
+    ExactTieRule,
+    FirstLeader,
+    HokmRounding,
+    KabootDoubling,
+    KabootProjects,
+    Kawesh,
+    PartnerWinningRule,
+    ProjectMultiplier,
+    RuleSet,
+    SuccessMetric,
+    SunPriorityClaim,
+)
 from baloot_engine.rules.state import Phase, State
 
 decks = st.permutations(list(range(32))).map(tuple)
 presets = st.sampled_from([SEEDS, KAMMELNA])
 seats = st.integers(min_value=0, max_value=3)
+
+SIRA = ProjectKind.SIRA
+FIFTY = ProjectKind.FIFTY
+HUNDRED = ProjectKind.HUNDRED
+FOUR_HUNDRED = ProjectKind.FOUR_HUNDRED
 
 PLAYING_PHASES = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
 
@@ -48,3 +75,99 @@ def play_match(rng: random.Random, rules: RuleSet, max_hands: int = 200) -> list
             state, _ = apply(state, seat, action)
         states.append(state)
     return states
+
+
+# --- rule sets varying the flags each part of the rules consults ---
+
+bidding_rules = st.builds(
+    SEEDS.replace,
+    round1_hokm_reopens_to_all=st.booleans(),
+    sun_priority_claim=st.sampled_from(SunPriorityClaim),
+    ashkal_in_round2=st.booleans(),
+    ashkal_forbidden_on_ace=st.booleans(),
+    second_hokm_suit_at_confirm=st.booleans(),
+    kawesh=st.sampled_from(Kawesh),
+    kawesh_keeps_dealer=st.booleans(),
+)
+
+
+doubling_rules = st.builds(
+    SEEDS.replace,
+    buyer_steps_by_buyer_only=st.booleans(),
+    closed_chooser=st.sampled_from(ClosedChooser),
+    gahwa_forces_open=st.booleans(),
+    doubling_window=st.sampled_from(DoublingWindow),
+)
+
+
+play_rules = st.builds(
+    SEEDS.replace,
+    undertrump_required=st.booleans(),
+    partner_winning_rule=st.sampled_from(PartnerWinningRule),
+    akka_requires_declaration=st.booleans(),
+    overtrump_partner=st.booleans(),
+    first_leader=st.sampled_from(FirstLeader),
+    closed_chooser=st.sampled_from(ClosedChooser),
+    gahwa_forces_open=st.booleans(),
+    doubling_window=st.sampled_from(DoublingWindow),
+    buyer_steps_by_buyer_only=st.booleans(),
+)
+
+
+hand_masks = st.lists(st.integers(0, 31), min_size=8, max_size=8, unique=True).map(mask_of)
+
+
+trumps = st.sampled_from([NO_TRUMP, SPADES, HEARTS, DIAMONDS, CLUBS])
+
+
+rule_sets = st.builds(
+    lambda base, **flags: base.replace(**flags),
+    base=st.sampled_from([SEEDS, KAMMELNA]),
+    hokm_rounding=st.sampled_from(HokmRounding),
+    exact_tie_rule=st.sampled_from(ExactTieRule),
+    success_metric=st.sampled_from(SuccessMetric),
+    doubled_allocation=st.sampled_from(DoubledAllocation),
+    project_multiplier=st.sampled_from(ProjectMultiplier),
+    baloot_on_failure=st.sampled_from(BalootOnFailure),
+    baloot_in_success_test=st.booleans(),
+    kaboot_doubling=st.sampled_from(KabootDoubling),
+    kaboot_projects=st.sampled_from(KabootProjects),
+    reverse_kaboot=st.booleans(),
+)
+
+
+@st.composite
+def played_rounds(draw: st.DrawFn) -> RoundFacts:
+    contract = draw(st.sampled_from(ContractType))
+    sun = contract is ContractType.SUN
+    trump = NO_TRUMP if sun else draw(st.integers(0, 3))
+    deck = draw(st.permutations(range(32)))
+    sweep = draw(st.sampled_from([None, None, None, 0, 1]))
+    if sweep is None:
+        winners = draw(st.lists(st.integers(0, 3), min_size=8, max_size=8))
+    else:
+        winners = draw(st.lists(st.sampled_from([sweep, sweep + 2]), min_size=8, max_size=8))
+    tricks = [(deck[4 * i : 4 * i + 4], winners[i]) for i in range(8)]
+    buyer = draw(st.integers(0, 1))
+    kinds = [SIRA, FIFTY, HUNDRED, FOUR_HUNDRED] if sun else [SIRA, FIFTY, HUNDRED]
+    owner = draw(st.integers(0, 1))
+    drawn = draw(st.lists(st.sampled_from(kinds), max_size=4))
+    if drawn.count(FOUR_HUNDRED) > 1:  # there are only four Aces
+        drawn = [k for k in drawn if k is not FOUR_HUNDRED] + [FOUR_HUNDRED]
+    projects = tuple(AwardedProject(owner, kind) for kind in drawn)
+    baloot = () if sun else draw(st.sampled_from([(), (0,), (1,)]))
+    multiplier = draw(st.integers(1, 2 if sun else 4))
+    gahwa = not sun and multiplier == 4 and draw(st.booleans())
+    buyer_tricks = sum(1 for seat in winners if seat & 1 == buyer)
+    reverse = sun and buyer_tricks == 0 and draw(st.booleans())
+    return RoundFacts.from_tricks(
+        contract,
+        trump,
+        buyer,
+        tricks,
+        projects=projects,
+        baloot_teams=baloot,
+        multiplier=multiplier,
+        gahwa=gahwa,
+        reverse_kaboot=reverse,
+    )

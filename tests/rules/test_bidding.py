@@ -35,6 +35,7 @@ from .scenario import (
     refuse,
     table,
 )
+from .strategies import bidding_rules, decks
 
 PASS, HOKM, SUN, ASHKAL = BidKind.PASS, BidKind.HOKM, BidKind.SUN, BidKind.ASHKAL
 CONFIRM, SWITCH, CLAIM, KAWESH = (
@@ -43,6 +44,7 @@ CONFIRM, SWITCH, CLAIM, KAWESH = (
     BidKind.CLAIM_SUN,
     BidKind.KAWESH,
 )
+
 S, H, D, C = 0, 1, 2, 3
 DEALER = 0
 R, O, L, DD = table(DEALER)  # noqa: E741 - seats 1, 2, 3, 0 (DD: the dealer; D is ♦)
@@ -557,17 +559,6 @@ def test_kawesh_in_round2_only_with_no_court_cards_never_once_the_contract_is_fi
 
 # --- properties ----------------------------------------------------------------------------
 
-bidding_rules = st.builds(
-    SEEDS.replace,
-    round1_hokm_reopens_to_all=st.booleans(),
-    sun_priority_claim=st.sampled_from(SunPriorityClaim),
-    ashkal_in_round2=st.booleans(),
-    ashkal_forbidden_on_ace=st.booleans(),
-    second_hokm_suit_at_confirm=st.booleans(),
-    kawesh=st.sampled_from(Kawesh),
-    kawesh_keeps_dealer=st.booleans(),
-)
-decks = st.permutations(list(range(32))).map(tuple)
 MAX_BIDDING_ACTIONS = 20  # 4 + 3 reopened + 3 priority + 1 confirm, twice, minus overlaps
 
 ALL_BIDS = [Bid(kind, suit) for kind in BidKind for suit in (-1, 0, 1, 2, 3)]

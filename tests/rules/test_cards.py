@@ -9,9 +9,27 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from baloot_engine.rules.cards import (
+    ACES,
+    CLUBS,
+    DIAMONDS,
+    HEARTS,
+    HIGHER,
+    KING,
+    KING_QUEEN,
+    LAST_TRICK_BONUS,
+    POINTS,
+    QUEEN,
+    SORTED_HOKM_POINTS,
+    SORTED_SUN_POINTS,
+    SPADES,
+    STRENGTHS,
     Card,
+    card_of,
     card_points,
     format_card,
+    higher_in_suit,
+    king_queen,
+    mask_of,
     parse_card,
     parse_cards,
     strength,
@@ -220,3 +238,38 @@ def test_trick_winner_matches_a_reference_of_r23(deck: list[int], trump: int) ->
     for start in range(0, 32, 4):
         trick = deck[start : start + 4]
         assert trick_winner_index(trick, trump) == reference_winner(trick, trump)
+
+
+# The derived tables, checked against the plain functions they are built from.
+
+CONTRACTS = (-1, SPADES, HEARTS, DIAMONDS, CLUBS)
+
+
+@pytest.mark.parametrize("trump", CONTRACTS)
+def test_card_tables_match_the_functions(trump: int) -> None:
+    for card in range(32):
+        assert POINTS[trump + 1][card] == card_points(card, trump)
+        assert STRENGTHS[trump + 1][card] == strength(card, trump)
+        assert HIGHER[trump + 1][card] == higher_in_suit(card, trump)
+        beaten_by = [
+            other
+            for other in range(32)
+            if other >> 3 == card >> 3 and strength(other, trump) > strength(card, trump)
+        ]
+        assert HIGHER[trump + 1][card] == mask_of(beaten_by)
+
+
+def test_king_queen_and_ace_masks() -> None:
+    for suit in (SPADES, HEARTS, DIAMONDS, CLUBS):
+        assert KING_QUEEN[suit] == mask_of([card_of(suit, KING), card_of(suit, QUEEN)])
+        assert king_queen(suit) == KING_QUEEN[suit]
+    assert mask_of(parse_cards("AS AH AD AC")) == ACES
+
+
+def test_sorted_points_and_the_round_totals() -> None:
+    assert tuple(sorted(card_points(c, -1) for c in range(32))) == SORTED_SUN_POINTS
+    for trump in (SPADES, HEARTS, DIAMONDS, CLUBS):
+        assert tuple(sorted(card_points(c, trump) for c in range(32))) == SORTED_HOKM_POINTS
+    # R33/R34: the cards plus the last trick make 130 in Sun and 162 in Hokm.
+    assert sum(SORTED_SUN_POINTS) + LAST_TRICK_BONUS == 130
+    assert sum(SORTED_HOKM_POINTS) + LAST_TRICK_BONUS == 162

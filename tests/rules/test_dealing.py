@@ -33,6 +33,7 @@ from .scenario import (
     refuse,
     table,
 )
+from .strategies import decks
 
 DEALERS = (0, 1, 2, 3)
 IDENTITY = tuple(range(32))  # deck position i holds card i
@@ -341,8 +342,6 @@ def test_the_dealer_goes_round_the_table_to_the_right() -> None:
 
 
 # --- properties ----------------------------------------------------------------------------
-
-decks = st.permutations(list(range(32))).map(tuple)
 
 
 @settings(max_examples=150, deadline=None)

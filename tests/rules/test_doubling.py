@@ -27,6 +27,7 @@ from .scenario import (
     refuse,
     table,
 )
+from .strategies import doubling_rules
 
 DOUBLE, TRIPLE, FOUR, GAHWA = (
     DoublingCall.DOUBLE,
@@ -34,6 +35,7 @@ DOUBLE, TRIPLE, FOUR, GAHWA = (
     DoublingCall.FOUR,
     DoublingCall.GAHWA,
 )
+
 DECLINE, CHOOSE = DoublingCall.DECLINE, DoublingCall.CHOOSE_MODE
 OPEN, CLOSED = PlayMode.OPEN, PlayMode.CLOSED
 DEALER = 0
@@ -516,13 +518,6 @@ def test_before_buyer_completion_completes_at_once_when_nothing_can_be_doubled()
 
 # --- property ------------------------------------------------------------------------------
 
-doubling_rules = st.builds(
-    SEEDS.replace,
-    buyer_steps_by_buyer_only=st.booleans(),
-    closed_chooser=st.sampled_from(ClosedChooser),
-    gahwa_forces_open=st.booleans(),
-    doubling_window=st.sampled_from(DoublingWindow),
-)
 RAISES = {DOUBLE: 2, TRIPLE: 3, FOUR: 4}
 
 

@@ -9,7 +9,6 @@ written from rules.md.
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -35,8 +34,6 @@ from baloot_engine.rules.projects import ProjectKind
 from baloot_engine.rules.ruleset import (
     KAMMELNA,
     SEEDS,
-    ClosedChooser,
-    DoublingWindow,
     FirstLeader,
     PartnerWinningRule,
     RuleSet,
@@ -44,6 +41,11 @@ from baloot_engine.rules.ruleset import (
 from baloot_engine.rules.state import Phase, State, validate
 
 from .scenario import (
+    L1,
+    L3,
+    L4,
+    L5,
+    L6,
     act,
     act_events,
     bid,
@@ -53,23 +55,21 @@ from .scenario import (
     dealt,
     deck_for_hands,
     decline_all,
-    hokm_hand,
+    hokm,
     legal_card_codes,
     pass_until,
     play,
     refuse,
+    rules_with,
     sun_hand,
     table,
 )
+from .strategies import play_rules
 
 AKKA_ONLY = PartnerWinningRule.AKKA_ONLY
 POSITIONAL = PartnerWinningRule.POSITIONAL
 ANY_PARTNER = PartnerWinningRule.ANY_PARTNER_WINNING
 NEVER = PartnerWinningRule.NEVER
-
-
-def rules_with(**flags: Any) -> RuleSet:
-    return SEEDS.replace(**flags)
 
 
 def pw(rule: PartnerWinningRule) -> RuleSet:
@@ -78,49 +78,6 @@ def pw(rule: PartnerWinningRule) -> RuleSet:
 
 def P(code: str, akka: bool = False) -> Play:  # noqa: N802 - reads like a card
     return Play(parse_card(code), akka)
-
-
-# Trump hearts (revealed 8H), bought by R = seat 1, who leads trick 1.
-# Seat 3 (R's partner) and seat 0 are void in spades and hold trumps.
-L1 = {
-    1: "8H AS KS 7S 10D 9D 7C 8C",
-    2: "QS JS 10S 9S 8S AH KD 9C",
-    3: "JH 10H 7H QD JD AC KC QC",
-    0: "9H KH QH AD 8D 7D 10C JC",
-}
-# Seat 2 is void in spades and trumps; seat 3 follows spades; seat 0 (2's partner) is void
-# in spades and holds the high trumps J and A.
-L3 = {
-    1: "8H 7S AS KS 10D 9D 7C 8C",
-    2: "9H 7H AD KD QD AC KC QC",
-    3: "QS JS 10S 9S 8S JD 8D 7D",
-    0: "JH AH 10H KH QH JC 10C 9C",
-}
-# Seat 2 holds the single AS; seat 0 (2's partner, the fourth player) is void in spades.
-L4 = {
-    1: "8H 7S KS 10D 9D 7C 8C QD",
-    2: "AS 9H 7H AD KD AC KC QC",
-    3: "QS JS 10S 9S 8S JD 8D 7D",
-    0: "JH AH 10H KH QH JC 10C 9C",
-}
-# Trick 1 AS 10S 7S JS (seat 1 wins); afterwards seat 3 is void in spades.
-L5 = {
-    1: "8H AS KS QS 10D 9D 7C 8C",
-    2: "10S 9S 8S AH KD AD 9C 10C",
-    3: "7S JH 10H 7H QD JD AC KC",
-    0: "JS 9H KH QH 8D 7D JC QC",
-}
-# Seat 1 holds nothing but trumps.
-L6 = {
-    1: "AH KH QH JH 10H 9H 8H 7H",
-    2: "AS KS QS JS 10S 9S 8S 7S",
-    3: "AD KD QD JD 10D 9D 8D 7D",
-    0: "AC KC QC JC 10C 9C 8C 7C",
-}
-
-
-def hokm(layout: dict[int, str], rules: RuleSet = SEEDS, doubled: PlayMode | None = None) -> State:
-    return hokm_hand(layout, "8H", buyer=1, rules=rules, doubled=doubled)
 
 
 def full(layout: dict[int, str], seat: int, *played: str) -> set[str]:
@@ -550,37 +507,6 @@ def test_sun_uses_plain_values_for_every_suit() -> None:
     assert won.points == 0 + 11 + 2 + 0
 
 
-# --- Sawa (R46): a flag that changes what the leader may do ---------------------------------------
-
-
-def test_no_sawa_unless_the_flag_is_on() -> None:
-    state = hokm(L6)
-    assert ClaimSawa() not in legal_actions(state, 1)
-    refuse(state, 1, ClaimSawa(), errors.SAWA_NOT_ALLOWED)
-
-
-def test_sawa_only_for_the_player_on_lead() -> None:
-    rules = rules_with(sawa=True)
-    state = hokm(L6, rules)
-    assert ClaimSawa() in legal_actions(state, 1)
-    assert all(ClaimSawa() not in legal_actions(state, seat) for seat in (0, 2, 3))
-    refuse(state, 2, ClaimSawa(), errors.SAWA_NOT_ALLOWED)
-    state = play(state, "JH")
-    assert ClaimSawa() not in legal_actions(state, 2)
-
-
-def test_a_valid_sawa_takes_every_remaining_trick() -> None:
-    state = hokm(L6, rules_with(sawa=True))  # seat 1 holds all eight trumps
-    state = act(state, 1, ClaimSawa())
-    assert state.phase is Phase.ROUND_OVER
-    assert state.abnat == (0, 152)
-
-
-def test_a_false_sawa_is_refused() -> None:
-    state = hokm(L1, rules_with(sawa=True))
-    refuse(state, 1, ClaimSawa(), errors.SAWA_INVALID)
-
-
 # --- a whole hand -------------------------------------------------------------------------------
 
 
@@ -750,20 +676,6 @@ def ref_reason(card: int, hand: set[int], trick: list[int], trump: int) -> str:
     if suit(card) == trump:
         return errors.MUST_OVERTRUMP
     return errors.MUST_TRUMP
-
-
-play_rules = st.builds(
-    SEEDS.replace,
-    undertrump_required=st.booleans(),
-    partner_winning_rule=st.sampled_from(PartnerWinningRule),
-    akka_requires_declaration=st.booleans(),
-    overtrump_partner=st.booleans(),
-    first_leader=st.sampled_from(FirstLeader),
-    closed_chooser=st.sampled_from(ClosedChooser),
-    gahwa_forces_open=st.booleans(),
-    doubling_window=st.sampled_from(DoublingWindow),
-    buyer_steps_by_buyer_only=st.booleans(),
-)
 
 
 def to_contract(rng: random.Random, rules: RuleSet, dealer: int) -> State:

@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 from baloot_engine.rules.cards import (
     ACE,
     CLUBS,
-    DIAMONDS,
     HEARTS,
     JACK,
     KING,
@@ -45,6 +44,8 @@ from baloot_engine.rules.projects import (
     winning_seat,
 )
 from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
+
+from .strategies import hand_masks, trumps
 
 SIRA = ProjectKind.SIRA
 FIFTY = ProjectKind.FIFTY
@@ -435,11 +436,8 @@ def test_nobody_declared_and_baloot_ignored() -> None:
 
 # --- properties -------------------------------------------------------------------------------
 
-hands = st.lists(st.integers(0, 31), min_size=8, max_size=8, unique=True).map(mask_of)
-trumps = st.sampled_from([NO_TRUMP, SPADES, HEARTS, DIAMONDS, CLUBS])
 
-
-@given(hands, trumps, st.sampled_from([SEEDS, KAMMELNA, NO_SPLIT]))
+@given(hand_masks, trumps, st.sampled_from([SEEDS, KAMMELNA, NO_SPLIT]))
 def test_best_projects_are_at_most_two_disjoint_held_projects(
     hand: int, trump: int, rules: RuleSet
 ) -> None:
@@ -463,7 +461,7 @@ def test_best_projects_are_at_most_two_disjoint_held_projects(
     assert projects_for_declaration(hand, kinds(chosen), trump, rules) == chosen
 
 
-@given(hands, trumps)
+@given(hand_masks, trumps)
 def test_every_candidate_is_a_held_run_or_four_of_a_kind(hand: int, trump: int) -> None:
     for project in find_candidates(hand, trump):
         assert project.cards & hand == project.cards

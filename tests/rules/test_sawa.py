@@ -17,12 +17,13 @@ from baloot_engine.rules.actions import (
 from baloot_engine.rules.cards import parse_cards
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.game import apply, legal_actions, new_match
-from baloot_engine.rules.play import SawaSearch, _sawa_plainly_holds
 from baloot_engine.rules.projects import ProjectKind
 from baloot_engine.rules.ruleset import SEEDS
+from baloot_engine.rules.sawa import SawaSearch, _sawa_plainly_holds
 from baloot_engine.rules.scoring import Outcome
 from baloot_engine.rules.state import Phase, State
 
+from .scenario import L1, L6, act, hokm, play, refuse, rules_with
 from .strategies import choose
 
 SAWA = SEEDS.replace(sawa=True)
@@ -133,3 +134,34 @@ def test_merging_equivalent_cards_never_changes_the_verdict() -> None:
         agreed[exact] += 1
     assert agreed[True], agreed
     assert agreed[False], agreed
+
+
+# --- Sawa (R46): a flag that changes what the leader may do ---------------------------------------
+
+
+def test_no_sawa_unless_the_flag_is_on() -> None:
+    state = hokm(L6)
+    assert ClaimSawa() not in legal_actions(state, 1)
+    refuse(state, 1, ClaimSawa(), errors.SAWA_NOT_ALLOWED)
+
+
+def test_sawa_only_for_the_player_on_lead() -> None:
+    rules = rules_with(sawa=True)
+    state = hokm(L6, rules)
+    assert ClaimSawa() in legal_actions(state, 1)
+    assert all(ClaimSawa() not in legal_actions(state, seat) for seat in (0, 2, 3))
+    refuse(state, 2, ClaimSawa(), errors.SAWA_NOT_ALLOWED)
+    state = play(state, "JH")
+    assert ClaimSawa() not in legal_actions(state, 2)
+
+
+def test_a_valid_sawa_takes_every_remaining_trick() -> None:
+    state = hokm(L6, rules_with(sawa=True))  # seat 1 holds all eight trumps
+    state = act(state, 1, ClaimSawa())
+    assert state.phase is Phase.ROUND_OVER
+    assert state.abnat == (0, 152)
+
+
+def test_a_false_sawa_is_refused() -> None:
+    state = hokm(L1, rules_with(sawa=True))
+    refuse(state, 1, ClaimSawa(), errors.SAWA_INVALID)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 from dataclasses import replace
 
@@ -78,3 +80,25 @@ def test_replace_changes_only_the_named_fields() -> None:
 def test_replace_refuses_an_unknown_field() -> None:
     with pytest.raises(ValueError, match="no_such_field"):
         State()._replace(no_such_field=1)  # type: ignore[call-arg]
+
+
+def test_phases_behave_like_enum_members() -> None:
+    names = [phase.name for phase in Phase]
+    assert names == [
+        "AWAITING_DEAL",
+        "BIDDING",
+        "DOUBLING",
+        "PLAYING",
+        "ROUND_OVER",
+        "MATCH_OVER",
+    ]
+    assert len(Phase) == 6
+    for phase in Phase:
+        assert getattr(Phase, phase.name) is phase
+        assert phase.value == phase.name.lower()
+        assert copy.copy(phase) is phase
+        assert copy.deepcopy(phase) is phase
+        assert pickle.loads(pickle.dumps(phase)) is phase  # noqa: S301 - our own bytes
+        assert repr(phase) == f"Phase.{phase.name}"
+    state = State()
+    assert copy.deepcopy(state).phase is Phase.AWAITING_DEAL

@@ -22,9 +22,10 @@ from baloot_engine.rules.actions import (
 )
 from baloot_engine.rules.cards import FULL_DECK
 from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.facts import validate_facts
 from baloot_engine.rules.game import apply, legal_actions, new_match
 from baloot_engine.rules.ruleset import RuleSet
-from baloot_engine.rules.scoring import score_round, validate_facts
+from baloot_engine.rules.scoring import score_round
 from baloot_engine.rules.state import Phase, State, validate
 
 from .strategies import decks, presets

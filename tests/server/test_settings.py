@@ -9,8 +9,6 @@ import pytest
 
 from baloot_engine.server.settings import (
     SETTINGS,
-    LogFormat,
-    LogLevel,
     Settings,
     SettingsError,
     build_parser,
@@ -18,6 +16,7 @@ from baloot_engine.server.settings import (
     load_settings,
     unknown_variables,
 )
+from baloot_engine.telemetry.logs import LogFormat, LogLevel
 
 KEY = "KsD3bD8p0hRj5zC6Qy1iN2m9wVfUe4tYxA7oLrGkHqI"
 SECOND_KEY = "Zq8Wm3Tn5Rb7Yc2Vx4Ls6Kd9Jf1Hg0Pa3Ue5Io7Nr8M"

@@ -21,7 +21,7 @@ from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot.v1 import types_pb2
-from baloot_engine.api import convert
+from baloot_engine.api import inbound, outbound
 from baloot_engine.api.sealing import (
     HOST_ROLE,
     MATCH_ID_SIZE,
@@ -54,8 +54,8 @@ from baloot_engine.rules.match import winner_after
 from baloot_engine.rules.ruleset import RuleSet
 from baloot_engine.rules.scoring import RoundScore, score_round
 from baloot_engine.rules.state import State
-from baloot_engine.server.logs import bind_call_fields, get_logger
-from baloot_engine.server.metrics import Metrics
+from baloot_engine.telemetry.logs import bind_call_fields, get_logger
+from baloot_engine.telemetry.metrics import Metrics
 
 SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["BalootEngineService"].full_name
 _MATCH_ID: Final = re.compile(r"[0-9a-f]{32}")
@@ -182,7 +182,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         """
         opened = self._open(request.state, request.match_id, request.credential)
         state = opened.state
-        acting = convert.seat_in(request.seat) if seat is None else seat
+        acting = inbound.seat_in(request.seat) if seat is None else seat
         bind_call_fields(seat=acting)
         if not opened.may_act_for(acting):
             raise credential_invalid(f"the credential may not act for seat {acting}")
@@ -203,7 +203,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         self._metrics.observe_events(events)
         response.state = self._seal(opened, new_state, version)
         response.state_version = version
-        convert.add_events(response.events, events, new_state)
+        outbound.add_events(response.events, events, new_state)
         add_views(response.views, new_state, opened.visible_seats(), opened.match_id, version)
         return response
 
@@ -212,9 +212,9 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     @_rpc
     def CreateMatch(self, request: pb.CreateMatchRequest) -> pb.CreateMatchResponse:
         """Create a match and hand out its credentials."""
-        rules = convert.rules_in(request.rules if request.HasField("rules") else None)
+        rules = inbound.rules_in(request.rules if request.HasField("rules") else None)
         if request.HasField("first_dealer"):
-            dealer = convert.seat_in(request.first_dealer)
+            dealer = inbound.seat_in(request.first_dealer)
         else:
             dealer = secrets.randbelow(4)
         scores = tuple(request.starting_scores)
@@ -254,13 +254,13 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     @_rpc
     def PlaceBid(self, request: pb.PlaceBidRequest) -> pb.PlaceBidResponse:
         """Apply one bid."""
-        return self._act(request, lambda r, _: convert.bid_in(r.bid), pb.PlaceBidResponse())
+        return self._act(request, lambda r, _: inbound.bid_in(r.bid), pb.PlaceBidResponse())
 
     @_rpc
     def CallDouble(self, request: pb.CallDoubleRequest) -> pb.CallDoubleResponse:
         """Apply one doubling call."""
         return self._act(
-            request, lambda r, _: convert.doubling_in(r.doubling), pb.CallDoubleResponse()
+            request, lambda r, _: inbound.doubling_in(r.doubling), pb.CallDoubleResponse()
         )
 
     @_rpc
@@ -268,14 +268,14 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         """Declare project types in the first trick."""
         return self._act(
             request,
-            lambda r, _: convert.declaration_in(r.declaration),
+            lambda r, _: inbound.declaration_in(r.declaration),
             pb.DeclareProjectsResponse(),
         )
 
     @_rpc
     def PlayCard(self, request: pb.PlayCardRequest) -> pb.PlayCardResponse:
         """Play a card (or claim Sawa)."""
-        return self._act(request, lambda r, _: convert.play_in(r.play), pb.PlayCardResponse())
+        return self._act(request, lambda r, _: inbound.play_in(r.play), pb.PlayCardResponse())
 
     @_rpc
     def GetScore(self, request: pb.GetScoreRequest) -> pb.GetScoreResponse:
@@ -283,7 +283,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         opened = self._open(request.state, request.match_id, request.credential)
         state = opened.state
         response = pb.GetScoreResponse(
-            state_version=opened.version, match=convert.match_score_out(state)
+            state_version=opened.version, match=outbound.match_score_out(state)
         )
         if state.last_score is not None:
             response.last_round.CopyFrom(last_round_out(state))
@@ -295,7 +295,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         opened = self._open(request.state, request.match_id, request.credential)
         seat = None
         if request.HasField("seat"):
-            seat = convert.seat_in(request.seat)
+            seat = inbound.seat_in(request.seat)
             if not opened.may_act_for(seat):
                 raise credential_invalid(f"the credential may not see seat {seat}'s hand")
         view = build_view(opened.state, seat, opened.match_id, opened.version, with_rules=True)
@@ -305,20 +305,20 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     def ListLegalActions(self, request: pb.ListLegalActionsRequest) -> pb.ListLegalActionsResponse:
         """The actions a seat may take now."""
         opened = self._open(request.state, request.match_id, request.credential)
-        seat = convert.seat_in(request.seat)
+        seat = inbound.seat_in(request.seat)
         if not opened.may_act_for(seat):
             raise credential_invalid(f"the credential may not see seat {seat}'s actions")
         response = pb.ListLegalActionsResponse(state_version=opened.version)
         for action in game.legal_actions(opened.state, seat):
-            convert.add_action(response.actions, action)
+            outbound.add_action(response.actions, action)
         return response
 
     @_rpc
     def ScoreRound(self, request: pb.ScoreRoundRequest) -> pb.ScoreRoundResponse:
         """Score a finished round from its facts, with no match and no token."""
-        facts, rules = convert.facts_in(request)
+        facts, rules = inbound.facts_in(request)
         score = score_round(facts, rules)
-        response = pb.ScoreRoundResponse(score=convert.round_score_out(score, 0, None))
+        response = pb.ScoreRoundResponse(score=outbound.round_score_out(score, 0, None))
         response.score.contract.trump = request.trump
         if request.match_scores:
             if len(request.match_scores) != 2 or max(request.match_scores) >= _SCORE_LIMIT:
@@ -332,24 +332,24 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     def SuggestAction(self, request: pb.SuggestActionRequest) -> pb.SuggestActionResponse:
         """One legal action for a seat, chosen by a bot that sees only what that seat may know."""
         opened = self._open(request.state, request.match_id, request.credential)
-        seat = convert.seat_in(request.seat)
+        seat = inbound.seat_in(request.seat)
         bind_call_fields(seat=seat)
         if opened.role != HOST_ROLE:
             raise credential_invalid("only the host credential may ask for a bot's action")
-        level = convert.bot_level_in(request.level)
+        level = inbound.bot_level_in(request.level)
         seed = request.seed if request.HasField("seed") else None
         action = suggest(opened.state, seat, level, seed)
         return pb.SuggestActionResponse(
             state_version=opened.version,
-            action=convert.action_out(action),
-            level=convert.BOT_LEVEL_NUMBERS[level],
+            action=outbound.action_out(action),
+            level=outbound.BOT_LEVEL_NUMBERS[level],
         )
 
 
 def _deal_of(request: pb.DealRoundRequest, opened: _Opened) -> Action:
     """The deck of the next hand: a preset order, or the match's own keyed shuffle."""
     if request.deck_order:
-        return Deal(tuple(convert.card_in(c) for c in request.deck_order))
+        return Deal(tuple(inbound.card_in(c) for c in request.deck_order))
     return Deal(deck_from_seed(opened.seed, opened.state.hand_number + 1))
 
 

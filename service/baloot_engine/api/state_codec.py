@@ -24,12 +24,12 @@ from baloot_engine.rules.actions import Bid, BidKind, Doubling, DoublingCall
 from baloot_engine.rules.cards import trick_winner_index
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
 from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.facts import AwardedProject, RoundFacts
 from baloot_engine.rules.projects import ProjectKind, has_baloot, projects_for_declaration
 from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
-from baloot_engine.rules.scoring import AwardedProject, RoundFacts, RoundScore, score_round
+from baloot_engine.rules.scoring import RoundScore, score_round
 from baloot_engine.rules.state import (
     EMPTY_DECLARATIONS,
-    PHASE_PLAYING,
     BidRecord,
     BidStage,
     Declaration,
@@ -487,7 +487,7 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
         elsewhere |= 1 << m.revealed
     hands = decode_owners(m.card_owners, elsewhere) if m.card_owners else (0, 0, 0, 0)
     full_hands = (0, 0, 0, 0)
-    if phase is PHASE_PLAYING:
+    if phase is Phase.PLAYING:
         full_hands = _full_hands(hands, played_by_seat, m.leader, trick)
     declarations = EMPTY_DECLARATIONS
     if m.declarations:

@@ -1,8 +1,9 @@
-"""Views: what a seat (or anyone) may see of a state.
+"""Views: an observation encoded for the wire.
 
-A view never holds another seat's hand, the stock or the deck order. The revealed buy
-card is public (it lay face up); declared project types are public (they were said
-aloud); the cards of projects are shown only once they score (R28-R29).
+What a seat (or anyone) may see is defined once, by the rules core's observation
+(:mod:`baloot_engine.rules.observation`); :func:`encode_observation` is its readable
+field-by-field encoding into a ``View``, the definition of what a view holds. A view never
+holds another seat's hand, the stock or the deck order.
 
 Views are built on the path of every action, once per seat the caller may see (four for the
 host), so they are assembled from encoded pieces rather than field by field. Protobuf parses
@@ -16,6 +17,10 @@ append in order), so each piece is the encoding of a ``View`` that holds only so
   upb backend, building small sub-messages one by one and copying them is what costs most,
   while a cached encoding costs one dictionary lookup;
 * the response's views are then parsed in place (:func:`add_views`).
+
+The pieces read the state directly, for speed; ``tests/api/test_views.py`` checks that for
+every state of random matches and every seat (and the public view) they give exactly the view
+:func:`encode_observation` makes of the observation.
 """
 
 from __future__ import annotations
@@ -27,18 +32,101 @@ from typing import Final, Generic, TypeVar
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
 from baloot.v1 import types_pb2
-from baloot_engine.api import convert
+from baloot_engine.api import outbound
 from baloot_engine.rules.actions import Action, Play
-from baloot_engine.rules.cards import KING, QUEEN
 from baloot_engine.rules.contract import Contract, ContractType
 from baloot_engine.rules.game import legal_actions
+from baloot_engine.rules.observation import Observation, scored_baloot_seat, shown_projects
 from baloot_engine.rules.projects import baloot_project
 from baloot_engine.rules.ruleset import RuleSet
-from baloot_engine.rules.state import PHASE_PLAYING, BidRecord, DoublingRecord, Phase, State
+from baloot_engine.rules.state import BidRecord, DoublingRecord, Phase, State
 
 _LIVE: Final = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
 _Value = TypeVar("_Value")
 _NO_DECLARATIONS: Final = 4  # declarations holds one entry per seat, None when not declared
+
+
+def encode_observation(
+    observation: Observation, match_id: str, version: int, *, with_rules: bool = False
+) -> types_pb2.View:
+    """The view of an observation, built the plain way: one field and one sub-message at a time.
+
+    This is what a view holds; :func:`build_view` and :func:`add_views` make the same message
+    faster. ``with_rules`` adds the rule set (see :func:`build_view`).
+    """
+    obs = observation
+    phase = obs.phase
+    score = obs.last_score
+    view = types_pb2.View(
+        match_id=match_id,
+        state_version=version,
+        phase=outbound.PHASE_NUMBERS[phase],
+        round_number=obs.hand_number,
+        dealer=obs.dealer,
+        match_score=outbound.match_score_message(
+            obs.match_scores,
+            obs.rules.match_target,
+            obs.hand_number,
+            obs.winner,
+            score is not None and score.gahwa_winner is not None,
+        ),
+    )
+    if with_rules:
+        view.rules.CopyFrom(outbound.rules_out(obs.rules))
+    if obs.seat >= 0:
+        view.seat = obs.seat
+    if obs.turn >= 0:
+        view.turn = obs.turn
+    if obs.contract is not None:
+        view.contract.CopyFrom(outbound.contract_out(obs.contract))
+    if obs.buy_card >= 0:
+        view.revealed_card = obs.buy_card
+    for record in obs.bids:
+        view.bids.add(
+            seat=record.seat, bid=outbound.bid_out(record.bid), bidding_round=record.bidding_round
+        )
+    for call in obs.doubling_calls:
+        view.doubling_calls.add(seat=call.seat, doubling=outbound.doubling_out(call.call))
+    trump = obs.trump
+    tricks = obs.tricks
+    if phase is Phase.PLAYING:
+        outbound.trick_out(
+            len(tricks) + 1, obs.leader, obs.trick, trump, akka=obs.akka, into=view.current_trick
+        )
+    if tricks:
+        last = tricks[-1]
+        outbound.trick_out(
+            len(tricks), last.leader, last.cards, trump, last.winner, into=view.last_trick
+        )
+    view.tricks_won.extend(obs.tricks_won)
+    view.abnat_won.extend(obs.abnat)
+    for declarer, kinds in enumerate(obs.declared):
+        if kinds is not None:
+            view.declared_projects.add(
+                seat=declarer, kinds=[outbound.PROJECT_KIND_NUMBERS[k] for k in kinds]
+            )
+    for declarer, project in obs.shown:
+        view.revealed_projects.append(outbound.project_out(declarer, project, trump))
+    if obs.baloot_announced and phase is Phase.PLAYING:
+        view.revealed_projects.append(
+            outbound.project_out(obs.baloot_seat, baloot_project(trump), trump)
+        )
+    if score is not None and phase not in _LIVE:
+        view.round_score.CopyFrom(outbound.round_score_out(score, obs.hand_number, obs.contract))
+        sun = score.contract is ContractType.SUN
+        view.revealed_projects.extend(outbound.awarded_out(p, sun) for p in score.awarded)
+        holder = obs.scored_baloot_seat
+        if holder >= 0:
+            view.revealed_projects.append(
+                outbound.project_out(holder, baloot_project(trump), trump)
+            )
+    if phase in _LIVE:
+        view.hand_sizes.extend(obs.hand_sizes)
+    if obs.seat >= 0:
+        view.hand.extend(outbound.cards_of(obs.hand))
+        for action in obs.legal_actions:
+            outbound.add_action(view.legal_actions, action)
+    return view
 
 
 def build_view(
@@ -86,7 +174,7 @@ def public_view_bytes(
     header = types_pb2.View(
         match_id=match_id,
         state_version=version,
-        phase=convert.PHASE_NUMBERS[phase],
+        phase=outbound.PHASE_NUMBERS[phase],
         round_number=state.hand_number,
         dealer=state.dealer,
     )
@@ -98,7 +186,7 @@ def public_view_bytes(
         header.SerializeToString(),
         _tricks_won_part(len(tricks) - won_by_team_1, won_by_team_1),
         _abnat_part(state.abnat),
-        _match_score_part(*convert.match_score_facts(state)),
+        _match_score_part(*outbound.match_score_facts(state)),
     ]
     if phase in _LIVE:
         hands = state.hands
@@ -121,7 +209,7 @@ def public_view_bytes(
     if calls:
         parts.append(_doubling_calls_piece(calls))
     trump = state.trump
-    if phase is PHASE_PLAYING:
+    if phase is Phase.PLAYING:
         parts.append(
             _trick_part(False, len(tricks) + 1, state.leader, state.trick, trump, -1, state.akka)
         )
@@ -161,7 +249,7 @@ def seat_view_bytes(state: State, seat: int) -> bytes:
 
 def _encode_legal_action(action: Action) -> bytes:
     view = types_pb2.View()
-    convert.add_action(view.legal_actions, action)
+    outbound.add_action(view.legal_actions, action)
     return view.SerializeToString()
 
 
@@ -202,13 +290,13 @@ def _hand_sizes_part(sizes: tuple[int, int, int, int]) -> bytes:
 def _match_score_part(
     points: tuple[int, int], target: int, rounds_played: int, winner: int, gahwa: bool
 ) -> bytes:
-    score = convert.match_score_message(points, target, rounds_played, winner, gahwa)
+    score = outbound.match_score_message(points, target, rounds_played, winner, gahwa)
     return types_pb2.View(match_score=score).SerializeToString()
 
 
 @lru_cache(maxsize=64)
 def _rules_part(rules: RuleSet) -> bytes:
-    return types_pb2.View(rules=convert.rules_out(rules)).SerializeToString()
+    return types_pb2.View(rules=outbound.rules_out(rules)).SerializeToString()
 
 
 class _ByIdentity(Generic[_Value]):
@@ -243,7 +331,7 @@ class _ByIdentity(Generic[_Value]):
 
 @lru_cache(maxsize=1024)
 def _contract_part(contract: Contract) -> bytes:
-    return types_pb2.View(contract=convert.contract_out(contract)).SerializeToString()
+    return types_pb2.View(contract=outbound.contract_out(contract)).SerializeToString()
 
 
 @lru_cache(maxsize=4096)
@@ -251,7 +339,7 @@ def _bids_part(bids: tuple[BidRecord, ...]) -> bytes:
     view = types_pb2.View()
     for record in bids:
         view.bids.add(
-            seat=record.seat, bid=convert.bid_out(record.bid), bidding_round=record.bidding_round
+            seat=record.seat, bid=outbound.bid_out(record.bid), bidding_round=record.bidding_round
         )
     return view.SerializeToString()
 
@@ -260,7 +348,7 @@ def _bids_part(bids: tuple[BidRecord, ...]) -> bytes:
 def _doubling_calls_part(calls: tuple[DoublingRecord, ...]) -> bytes:
     view = types_pb2.View()
     for call in calls:
-        view.doubling_calls.add(seat=call.seat, doubling=convert.doubling_out(call.call))
+        view.doubling_calls.add(seat=call.seat, doubling=outbound.doubling_out(call.call))
     return view.SerializeToString()
 
 
@@ -282,7 +370,7 @@ def _trick_part(
     """The last completed trick (``completed``) or the trick in progress."""
     view = types_pb2.View()
     into = view.last_trick if completed else view.current_trick
-    convert.trick_out(
+    outbound.trick_out(
         number, leader, cards, trump, winner if completed else None, akka=akka, into=into
     )
     return view.SerializeToString()
@@ -300,40 +388,24 @@ def _projects_and_score_part(state: State) -> bytes:
     for declarer, declaration in enumerate(state.declarations):
         if declaration is not None:
             view.declared_projects.add(
-                seat=declarer, kinds=[convert.PROJECT_KIND_NUMBERS[k] for k in declaration.kinds]
+                seat=declarer, kinds=[outbound.PROJECT_KIND_NUMBERS[k] for k in declaration.kinds]
             )
-            if state.project_team == declarer & 1:
-                view.revealed_projects.extend(
-                    convert.project_out(declarer, p, trump) for p in declaration.projects
-                )
+    for declarer, project in shown_projects(state):
+        view.revealed_projects.append(outbound.project_out(declarer, project, trump))
     if state.baloot_announced and state.phase is Phase.PLAYING:
         holder = state.baloot_seat
-        view.revealed_projects.append(convert.project_out(holder, baloot_project(trump), trump))
+        view.revealed_projects.append(outbound.project_out(holder, baloot_project(trump), trump))
     score = state.last_score
     if score is not None and state.phase not in _LIVE:
         view.round_score.CopyFrom(last_round_out(state))
         sun = score.contract is ContractType.SUN
-        view.revealed_projects.extend(convert.awarded_out(p, sun) for p in score.awarded)
-        holder = _scored_baloot_holder(state)
+        view.revealed_projects.extend(outbound.awarded_out(p, sun) for p in score.awarded)
+        holder = scored_baloot_seat(state)
         if holder >= 0:
-            view.revealed_projects.append(convert.project_out(holder, baloot_project(trump), trump))
+            view.revealed_projects.append(
+                outbound.project_out(holder, baloot_project(trump), trump)
+            )
     return view.SerializeToString()
-
-
-def _scored_baloot_holder(state: State) -> int:
-    """The seat whose Baloot scored in the hand just finished (-1 if none or not shown)."""
-    score = state.last_score
-    trump = state.trump
-    if score is None or trump < 0 or not score.facts.baloot_teams:
-        return -1
-    king, queen = trump * 8 + KING, trump * 8 + QUEEN
-    played_by = {}
-    for record in state.tricks:
-        for position, card in enumerate(record.cards):
-            if card in (king, queen):
-                played_by[card] = (record.leader + position) & 3
-    holder = played_by.get(king, -1)
-    return holder if holder >= 0 and played_by.get(queen) == holder else -1
 
 
 def last_round_out(state: State) -> types_pb2.RoundScore:
@@ -341,5 +413,5 @@ def last_round_out(state: State) -> types_pb2.RoundScore:
     score = state.last_score
     assert score is not None
     if state.phase in _LIVE:  # a new hand is under way: the score is of the one before
-        return convert.round_score_out(score, max(state.hand_number - 1, 0), None)
-    return convert.round_score_out(score, state.hand_number, state.contract)
+        return outbound.round_score_out(score, max(state.hand_number - 1, 0), None)
+    return outbound.round_score_out(score, state.hand_number, state.contract)

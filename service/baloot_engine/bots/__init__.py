@@ -1,8 +1,9 @@
 """Bots: a fair player for any seat, at three levels (RANDOM, BASIC, STRONG).
 
-:func:`suggest` is the entry point: it copies out of a match state what the seat may know
-(:func:`knowledge_of`) and lets the level's policy choose one of the seat's legal actions from
-that knowledge alone. Pure Python like the rules core; the gRPC layer calls it for the
+:func:`suggest` is the entry point: it takes the seat's observation of a match state (what the
+seat may know, :func:`baloot_engine.rules.observation.observe`, the same definition the views
+encode) and lets the level's policy choose one of the seat's legal actions from that
+observation alone. Pure Python like the rules core; the gRPC layer calls it for the
 ``SuggestAction`` RPC.
 """
 
@@ -12,12 +13,12 @@ import random
 import secrets
 import time
 
-from baloot_engine.bots.knowledge import SeatKnowledge, knowledge_of
 from baloot_engine.bots.policies import Level, decide
 from baloot_engine.bots.search import DEFAULT_BUDGET, Budget
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import Action
 from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.observation import observe
 from baloot_engine.rules.state import Phase, State
 
 
@@ -38,8 +39,8 @@ def suggest(
     """
     if not 0 <= seat <= 3:
         raise errors.malformed(errors.INVALID_SEAT, f"a seat is 0-3, got {seat}")
-    knowledge = knowledge_of(state, seat)
-    if not knowledge.legal or knowledge.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
+    observation = observe(state, seat)
+    if not observation.legal_actions or state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
         raise _nothing_to_do(state, seat)
     if seed is None:
         rng = random.Random(secrets.randbits(128))
@@ -47,7 +48,7 @@ def suggest(
     else:
         rng = random.Random(seed)
         deadline = None
-    return decide(knowledge, level, rng, budget=budget, deadline=deadline)
+    return decide(observation, level, rng, budget=budget, deadline=deadline)
 
 
 def _nothing_to_do(state: State, seat: int) -> RuleError:
@@ -67,4 +68,4 @@ def _nothing_to_do(state: State, seat: int) -> RuleError:
     )
 
 
-__all__ = ["Budget", "Level", "SeatKnowledge", "knowledge_of", "suggest"]
+__all__ = ["Budget", "Level", "suggest"]

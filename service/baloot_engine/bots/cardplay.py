@@ -2,7 +2,7 @@
 
 Everything here works on masks and card indexes (``card = suit * 8 + rank``) and sees only
 what the player holds and what is gone (played), so the same function chooses a BASIC bot's
-card from its seat's knowledge and every seat's card inside a STRONG bot's simulated
+card from its seat's observation and every seat's card inside a STRONG bot's simulated
 play-outs. The rules of thumb are the table's obvious ones: win a trick with the cheapest card
 that wins it, give points to a partner who is sure to win, lead the boss card (the highest
 card of a suit still out), draw trumps as the buyer, throw the cheapest card otherwise.
@@ -15,36 +15,16 @@ from __future__ import annotations
 
 from typing import Final
 
-from baloot_engine.rules.cards import (
-    HIGHER_PLAIN,
-    HIGHER_TRUMP,
-    PLAIN_STRENGTH,
-    POINTS,
-    SUIT_MASKS,
-    TRUMP_STRENGTH,
-)
+from baloot_engine.rules.cards import HIGHER, POINTS, STRENGTHS, SUIT_MASKS
 
 _CONTEXTS: Final = (-1, 0, 1, 2, 3)
 
 
-def _strength_table(trump: int) -> tuple[int, ...]:
-    return tuple(
-        8 + TRUMP_STRENGTH[c & 7] if c >> 3 == trump else PLAIN_STRENGTH[c & 7] for c in range(32)
-    )
-
-
-def _higher_table(trump: int) -> tuple[int, ...]:
-    return tuple(
-        (HIGHER_TRUMP if c >> 3 == trump else HIGHER_PLAIN)[c & 7] << (c & 0x18) for c in range(32)
-    )
-
-
-# Indexed by trump + 1 (0 = Sun): strength of each card, and the cards of its suit that beat it.
-STRENGTH: Final = tuple(_strength_table(t) for t in _CONTEXTS)
-HIGHER: Final = tuple(_higher_table(t) for t in _CONTEXTS)
+# The card tables of the rules core are indexed by trump + 1 (0 = Sun): ``STRENGTHS`` the
+# trick strength of each card, ``HIGHER`` the cards of its suit that beat it.
 # Cheapness of a card to give away: points first, then trick strength.
 _COST: Final = tuple(
-    tuple(POINTS[t + 1][c] * 32 + STRENGTH[t + 1][c] for c in range(32)) for t in _CONTEXTS
+    tuple(POINTS[t + 1][c] * 32 + STRENGTHS[t + 1][c] for c in range(32)) for t in _CONTEXTS
 )
 
 
@@ -69,8 +49,8 @@ def _tables(key_of: tuple[tuple[int, ...], ...], best_low: bool) -> tuple[_SuitT
 
 _LOW_COST: Final = _tables(_COST, True)  # [trump + 1][suit][byte]: cheapest card to give
 _HIGH_COST: Final = _tables(_COST, False)  # … the card worth most
-_WEAKEST: Final = _tables(STRENGTH, True)  # … the weakest card (the cheapest winner)
-_STRONGEST: Final = _tables(STRENGTH, False)  # … the strongest card
+_WEAKEST: Final = _tables(STRENGTHS, True)  # … the weakest card (the cheapest winner)
+_STRONGEST: Final = _tables(STRENGTHS, False)  # … the strongest card
 
 
 def _pick(mask: int, table: _SuitTables, key: tuple[int, ...], low: bool) -> int:
@@ -119,7 +99,7 @@ def choose_card(
         return options.bit_length() - 1
     t = trump + 1
     cost = _COST[t]
-    strength = STRENGTH[t]
+    strength = STRENGTHS[t]
     higher = HIGHER[t]
     out = ~gone & ~hand & 0xFFFFFFFF
     trump_mask = SUIT_MASKS[trump] if trump >= 0 else 0
@@ -181,7 +161,7 @@ def _lead(
     if trumps_out and buyer_side:
         mine = options & trump_mask
         if mine:
-            top = _pick(mine, _STRONGEST[t], STRENGTH[t], False)
+            top = _pick(mine, _STRONGEST[t], STRENGTHS[t], False)
             if not higher[top] & out:
                 return top  # draw trumps with the boss trump
     bosses = _bosses(options & ~trump_mask, out, higher)

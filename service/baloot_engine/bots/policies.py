@@ -1,4 +1,4 @@
-"""The three levels of play, each a function of a seat's knowledge and a random generator.
+"""The three levels of play, each a function of a seat's observation and a random generator.
 
 * RANDOM plays any legal action (never a Sawa claim, which could be false).
 * BASIC evaluates its hand to buy (Sun with aces and tens, Hokm with the jack and nine of a
@@ -8,7 +8,8 @@
 * STRONG bids like BASIC with its own thresholds, decides doubling calls by played-out sampled
   worlds, and chooses its cards by the determinized search of :mod:`baloot_engine.bots.search`.
 
-No function here sees a match state: they receive a :class:`SeatKnowledge`.
+No function here sees a match state: they receive the seat's
+:class:`~baloot_engine.rules.observation.Observation`.
 """
 
 from __future__ import annotations
@@ -16,9 +17,8 @@ from __future__ import annotations
 import random
 from enum import Enum
 
-from baloot_engine.bots.cardplay import HIGHER, choose_card
+from baloot_engine.bots.cardplay import choose_card
 from baloot_engine.bots.handeval import BASIC_STYLE, Style, hokm_value, sun_value
-from baloot_engine.bots.knowledge import SeatKnowledge
 from baloot_engine.bots.search import (
     DEFAULT_BUDGET,
     Budget,
@@ -35,8 +35,9 @@ from baloot_engine.rules.actions import (
     DoublingCall,
     Play,
 )
-from baloot_engine.rules.cards import ACE, FULL_DECK, SUIT_MASKS, TEN
+from baloot_engine.rules.cards import ACE, FULL_DECK, HIGHER, SUIT_MASKS, TEN
 from baloot_engine.rules.contract import PlayMode
+from baloot_engine.rules.observation import Observation
 from baloot_engine.rules.projects import RAW_VALUES, best_projects
 from baloot_engine.rules.state import BidStage, DoublingStep, Phase
 
@@ -55,15 +56,15 @@ DOUBLING_MARGIN = 1.0
 
 
 def decide(
-    k: SeatKnowledge,
+    obs: Observation,
     level: Level,
     rng: random.Random,
     *,
     budget: Budget = DEFAULT_BUDGET,
     deadline: float | None = None,
 ) -> Action:
-    """One legal action for the seat of ``k`` (which must have at least one)."""
-    legal = k.legal
+    """One legal action for the seat of ``obs`` (which must have at least one)."""
+    legal = obs.legal_actions
     if not legal:
         raise ValueError("the seat has no legal action")
     if level is Level.RANDOM:
@@ -71,19 +72,19 @@ def decide(
         return rng.choice(choices)
     if len(legal) == 1:
         return legal[0]
-    phase = k.phase
+    phase = obs.phase
     style = BASIC_STYLE if level is Level.BASIC else STRONG_STYLE
     if phase is Phase.BIDDING:
-        return choose_bid(k, [a for a in legal if isinstance(a, Bid)], style)
+        return choose_bid(obs, [a for a in legal if isinstance(a, Bid)], style)
     if phase is Phase.DOUBLING:
         calls = [a for a in legal if isinstance(a, Doubling)]
-        if level is Level.STRONG and k.doubling_step is not DoublingStep.CHOOSE_MODE:
-            return search_doubling(k, calls, rng, DOUBLING_SAMPLES, DOUBLING_MARGIN)
-        return choose_call(k, calls, style)
+        if level is Level.STRONG and obs.doubling_step is not DoublingStep.CHOOSE_MODE:
+            return search_doubling(obs, calls, rng, DOUBLING_SAMPLES, DOUBLING_MARGIN)
+        return choose_call(obs, calls, style)
     declarations = [a for a in legal if isinstance(a, Declare)]
     if declarations:
-        return choose_declaration(k, declarations)
-    if any(isinstance(a, ClaimSawa) for a in legal) and sawa_certain(k):
+        return choose_declaration(obs, declarations)
+    if any(isinstance(a, ClaimSawa) for a in legal) and sawa_certain(obs):
         return ClaimSawa()
     plays = [a for a in legal if isinstance(a, Play)]
     if not plays:
@@ -91,31 +92,31 @@ def decide(
     options = 0
     for play in plays:
         options |= 1 << play.card
-    contract = k.contract
+    contract = obs.contract
     assert contract is not None
     if level is Level.STRONG:
-        card = search_card(k, options, rng, budget, deadline=deadline)
+        card = search_card(obs, options, rng, budget, deadline=deadline)
     else:
-        gone = k.played
-        for played in k.trick:
+        gone = obs.played
+        for played in obs.trick:
             gone |= 1 << played
         card = choose_card(
-            options, k.hand, k.trick, gone, contract.trump, k.team == contract.buyer_team
+            options, obs.hand, obs.trick, gone, contract.trump, obs.team == contract.buyer_team
         )
     akka = Play(card, True)
     return akka if akka in plays else Play(card)
 
 
-def choose_bid(k: SeatKnowledge, bids: list[Bid], style: Style) -> Bid:
+def choose_bid(obs: Observation, bids: list[Bid], style: Style) -> Bid:
     """A bid from hand evaluation (the buyer's hand would hold the revealed card)."""
     kinds = {b.kind for b in bids}
     passing = Bid(BidKind.PASS)
     if BidKind.KAWESH in kinds:
         return Bid(BidKind.KAWESH)
-    revealed = k.buy_card
-    with_card = k.hand | (1 << revealed if revealed >= 0 else 0)
+    revealed = obs.buy_card
+    with_card = obs.hand | (1 << revealed if revealed >= 0 else 0)
     sun = sun_value(with_card)
-    stage = k.bid_stage
+    stage = obs.bid_stage
     if stage is BidStage.CONFIRM:
         confirms = [b for b in bids if b.kind is BidKind.CONFIRM_HOKM]
         best = max(confirms, key=lambda b: hokm_value(with_card, b.suit))
@@ -133,12 +134,12 @@ def choose_bid(k: SeatKnowledge, bids: list[Bid], style: Style) -> Bid:
         BidKind.ASHKAL in kinds
         and revealed >= 0
         and revealed & 7 in (ACE, TEN)
-        and sun_value(k.hand) >= style.ashkal
+        and sun_value(obs.hand) >= style.ashkal
     ):
         return Bid(BidKind.ASHKAL)
     hokms = [b for b in bids if b.kind is BidKind.HOKM]
     if hokms:
-        if k.bidding_round == 1:
+        if obs.bidding_round == 1:
             suits = [revealed >> 3]
             threshold = style.hokm
         else:
@@ -151,15 +152,15 @@ def choose_bid(k: SeatKnowledge, bids: list[Bid], style: Style) -> Bid:
     return passing if passing in bids else bids[0]
 
 
-def choose_call(k: SeatKnowledge, calls: list[Doubling], style: Style) -> Doubling:
+def choose_call(obs: Observation, calls: list[Doubling], style: Style) -> Doubling:
     """A doubling call from hand evaluation."""
-    contract = k.contract
+    contract = obs.contract
     assert contract is not None
-    step = k.doubling_step
+    step = obs.doubling_step
     if step is DoublingStep.CHOOSE_MODE:
-        wanted = PlayMode.OPEN if k.team == contract.buyer_team else PlayMode.CLOSED
+        wanted = PlayMode.OPEN if obs.team == contract.buyer_team else PlayMode.CLOSED
         return _pick(calls, DoublingCall.CHOOSE_MODE, wanted)
-    hand = k.hand
+    hand = obs.hand
     value = sun_value(hand) if contract.is_sun else hokm_value(hand, contract.trump)
     if step is DoublingStep.DOUBLE:
         threshold = style.double_sun if contract.is_sun else style.double_hokm
@@ -186,26 +187,26 @@ def _pick(calls: list[Doubling], call: DoublingCall, mode: PlayMode | None) -> D
     return declines[0] if declines else calls[0]
 
 
-def choose_declaration(k: SeatKnowledge, declarations: list[Declare]) -> Declare:
+def choose_declaration(obs: Observation, declarations: list[Declare]) -> Declare:
     """Declare the projects the hand scores best (§A.13 item 6)."""
-    contract = k.contract
+    contract = obs.contract
     trump = -1 if contract is None else contract.trump
-    wanted = sorted(p.kind.value for p in best_projects(k.full_hand, trump, k.rules))
+    wanted = sorted(p.kind.value for p in best_projects(obs.full_hand, trump, obs.rules))
     for declaration in declarations:
         if sorted(kind.value for kind in declaration.kinds) == wanted:
             return declaration
     return max(declarations, key=lambda d: sum(RAW_VALUES[kind] for kind in d.kinds))
 
 
-def sawa_certain(k: SeatKnowledge) -> bool:
+def sawa_certain(obs: Observation) -> bool:
     """A Sawa claim the seat can prove from its own hand: it holds the top card of every suit it
     holds and, in Hokm, draws every trump still out (the rules core's plain proof, R46)."""
-    contract = k.contract
-    if contract is None or k.trick:
+    contract = obs.contract
+    if contract is None or obs.trick:
         return False
     trump = contract.trump
-    mine = k.hand
-    out = FULL_DECK & ~mine & ~k.played
+    mine = obs.hand
+    out = FULL_DECK & ~mine & ~obs.played
     higher = HIGHER[trump + 1]
     for card in range(32):
         if mine >> card & 1 and higher[card] & out:

@@ -20,17 +20,18 @@ import time
 from dataclasses import replace
 from typing import Final, NamedTuple
 
-from baloot_engine.bots.cardplay import HIGHER, STRENGTH, choose_card
-from baloot_engine.bots.knowledge import SeatKnowledge
+from baloot_engine.bots.cardplay import choose_card
 from baloot_engine.bots.tracking import Tracker, sample_hands, track
 from baloot_engine.rules.actions import Doubling, DoublingCall
-from baloot_engine.rules.cards import ACE, POINTS
+from baloot_engine.rules.cards import ACE, HIGHER, POINTS, STRENGTHS
 from baloot_engine.rules.contract import Contract, PlayMode
 from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.facts import AwardedProject, RoundFacts, award_projects
+from baloot_engine.rules.observation import Observation
 from baloot_engine.rules.play import allowed_cards
 from baloot_engine.rules.projects import ProjectKind, best_projects, project_rank
 from baloot_engine.rules.ruleset import FirstLeader, RuleSet
-from baloot_engine.rules.scoring import AwardedProject, RoundFacts, award_projects, score_round
+from baloot_engine.rules.scoring import score_round
 
 GAHWA_VALUE: Final = 200
 """The score difference a Gahwa round is worth to the search (it decides the match)."""
@@ -123,7 +124,7 @@ def play_out(
     """
     trump = contract.trump
     points = POINTS[trump + 1]
-    strength = STRENGTH[trump + 1]
+    strength = STRENGTHS[trump + 1]
     higher = HIGHER[trump + 1]
     buyer = contract.buyer_team
     a0, a1 = abnat
@@ -174,14 +175,14 @@ def play_out(
     return (a0, a1), (w0, w1)
 
 
-def _equivalence_groups(k: SeatKnowledge, options: int, trump: int) -> list[int]:
+def _equivalence_groups(obs: Observation, options: int, trump: int) -> list[int]:
     """One card of each group of cards that win and lose exactly the same tricks."""
     points = POINTS[trump + 1]
-    strength = STRENGTH[trump + 1]
+    strength = STRENGTHS[trump + 1]
     in_trick = 0
-    for card in k.trick:
+    for card in obs.trick:
         in_trick |= 1 << card
-    out = ~k.hand & ~k.played  # in another hand (or in the trick)
+    out = ~obs.hand & ~obs.played  # in another hand (or in the trick)
     chosen: list[int] = []
     for suit in range(4):
         suit_cards = list(range(suit * 8, suit * 8 + 8))
@@ -198,25 +199,25 @@ def _equivalence_groups(k: SeatKnowledge, options: int, trump: int) -> list[int]
     return chosen
 
 
-def _declared_projects(k: SeatKnowledge) -> tuple[AwardedProject, ...]:
+def _declared_projects(obs: Observation) -> tuple[AwardedProject, ...]:
     """The projects that will score, as far as the seat can tell (R29)."""
-    if k.project_team >= 0:
-        return tuple(AwardedProject(seat & 1, p.kind) for seat, p in k.shown)
-    first = (k.dealer + 1) & 3
+    if obs.project_team >= 0:
+        return tuple(AwardedProject(seat & 1, p.kind) for seat, p in obs.shown)
+    first = (obs.dealer + 1) & 3
     best: tuple[float, int] | None = None
     team = -1
     for step in range(4):
         seat = (first + step) & 3
-        kinds = k.declared[seat]
+        kinds = obs.declared[seat]
         if not kinds:
             continue
-        if seat == k.seat and k.own_projects:
+        if seat == obs.seat and obs.own_projects:
             rank = max(
                 (_CLASS[p.kind], project_rank(p)[1])
                 if p.kind is not ProjectKind.HUNDRED
                 # a sequence Hundred beats a four-of-a-kind one
                 else (3.5 + (0.25 if p.sequence else -0.25), project_rank(p)[1])
-                for p in k.own_projects
+                for p in obs.own_projects
             )
         else:
             rank = (max(_CLASS[kind] for kind in kinds), 3)
@@ -228,16 +229,16 @@ def _declared_projects(k: SeatKnowledge) -> tuple[AwardedProject, ...]:
         AwardedProject(team, kind)
         for seat in range(4)
         if seat & 1 == team
-        for kind in (k.declared[seat] or ())
+        for kind in (obs.declared[seat] or ())
     )
 
 
-def _known_baloot(k: SeatKnowledge) -> tuple[int, ...]:
-    return (k.baloot_seat & 1,) if k.baloot_seat >= 0 else ()
+def _known_baloot(obs: Observation) -> tuple[int, ...]:
+    return (obs.baloot_seat & 1,) if obs.baloot_seat >= 0 else ()
 
 
 def search_card(
-    k: SeatKnowledge,
+    obs: Observation,
     options: int,
     rng: random.Random,
     budget: Budget,
@@ -245,51 +246,51 @@ def search_card(
     deadline: float | None,
 ) -> int:
     """The card of ``options`` with the best average result over sampled worlds."""
-    contract = k.contract
+    contract = obs.contract
     assert contract is not None
     trump = contract.trump
-    gone = k.played
-    for card in k.trick:
+    gone = obs.played
+    for card in obs.trick:
         gone |= 1 << card
-    first = choose_card(options, k.hand, k.trick, gone, trump, k.team == contract.buyer_team)
-    candidates = _equivalence_groups(k, options, trump)
+    first = choose_card(options, obs.hand, obs.trick, gone, trump, obs.team == contract.buyer_team)
+    candidates = _equivalence_groups(obs, options, trump)
     if len(candidates) <= 1:
         return first
     # The heuristic's own choice first: ties keep it.
     candidates.sort(key=lambda c: c != first)
-    tracker = track(k)
-    remaining = 32 - k.played.bit_count() - len(k.trick)
+    tracker = track(obs)
+    remaining = 32 - obs.played.bit_count() - len(obs.trick)
     per_sample = len(candidates) * remaining
     samples = max(budget.min_samples, min(budget.max_samples, budget.steps // per_sample))
-    scorer = _Scorer(contract, k.rules, k.team)
-    projects = _declared_projects(k)
-    baloot = _known_baloot(k)
+    scorer = _Scorer(contract, obs.rules, obs.team)
+    projects = _declared_projects(obs)
+    baloot = _known_baloot(obs)
     won = [0, 0]
-    for record in k.tricks:
+    for record in obs.tricks:
         won[record.winner & 1] += 1
     totals = [0] * len(candidates)
-    akka_now = k.akka
+    akka_now = obs.akka
     for done in range(samples):
         if deadline is not None and done >= 2 and time.perf_counter() > deadline:
             break
-        world = sample_hands(k, tracker, rng)
+        world = sample_hands(obs, tracker, rng)
         for i, card in enumerate(candidates):
             hands = list(world)
-            hands[k.seat] ^= 1 << card
-            trick = [*k.trick, card]
+            hands[obs.seat] ^= 1 << card
+            trick = [*obs.trick, card]
             akka = akka_now
-            if not k.trick and trump >= 0 and card >> 3 != trump and card & 7 != ACE:
-                akka = HIGHER[trump + 1][card] & ~k.played == 0
+            if not obs.trick and trump >= 0 and card >> 3 != trump and card & 7 != ACE:
+                akka = HIGHER[trump + 1][card] & ~obs.played == 0
             abnat, tricks = play_out(
                 hands,
                 trick,
-                k.leader,
-                k.played,
-                list(k.abnat),
+                obs.leader,
+                obs.played,
+                list(obs.abnat),
                 list(won),
                 akka,
                 contract,
-                k.rules,
+                obs.rules,
             )
             totals[i] += scorer.value(abnat, tricks, projects, baloot)
     best = 0
@@ -299,10 +300,10 @@ def search_card(
     return candidates[best]
 
 
-def _first_leader(k: SeatKnowledge, contract: Contract) -> int:
-    if k.rules.first_leader is FirstLeader.BUYER:
+def _first_leader(obs: Observation, contract: Contract) -> int:
+    if obs.rules.first_leader is FirstLeader.BUYER:
         return contract.buyer
-    return (k.dealer + 1) & 3
+    return (obs.dealer + 1) & 3
 
 
 def _with_call(contract: Contract, call: Doubling, rules: RuleSet) -> Contract:
@@ -325,7 +326,7 @@ def _with_call(contract: Contract, call: Doubling, rules: RuleSet) -> Contract:
 
 
 def search_doubling(
-    k: SeatKnowledge,
+    obs: Observation,
     calls: list[Doubling],
     rng: random.Random,
     samples: int,
@@ -336,18 +337,18 @@ def search_doubling(
     Declining (or keeping the level) wins ties and needs to be beaten by ``margin`` points per
     round: a raise hands the other team the next raise.
     """
-    contract = k.contract
+    contract = obs.contract
     assert contract is not None
-    tracker: Tracker = track(k)
-    scorer = _Scorer(contract, k.rules, k.team)
-    results = [_with_call(contract, call, k.rules) for call in calls]
+    tracker: Tracker = track(obs)
+    scorer = _Scorer(contract, obs.rules, obs.team)
+    results = [_with_call(contract, call, obs.rules) for call in calls]
     modes = sorted({c.mode for c in results}, key=lambda m: m.value)
     totals = [0.0] * len(calls)
-    leader = _first_leader(k, contract)
-    first_seat = (k.dealer + 1) & 3
+    leader = _first_leader(obs, contract)
+    first_seat = (obs.dealer + 1) & 3
     for _ in range(samples):
-        world = sample_hands(k, tracker, rng)
-        declared = [best_projects(world[s], contract.trump, k.rules) for s in range(4)]
+        world = sample_hands(obs, tracker, rng)
+        declared = [best_projects(world[s], contract.trump, obs.rules) for s in range(4)]
         awarded = award_projects(declared, first_seat)
         baloot: tuple[int, ...] = ()
         if contract.trump >= 0:
@@ -359,7 +360,7 @@ def search_doubling(
         for mode in modes:
             played_contract = replace(contract, mode=mode)
             outcome[mode] = play_out(
-                list(world), [], leader, 0, [0, 0], [0, 0], False, played_contract, k.rules
+                list(world), [], leader, 0, [0, 0], [0, 0], False, played_contract, obs.rules
             )
         for i, result in enumerate(results):
             abnat, won = outcome[result.mode]

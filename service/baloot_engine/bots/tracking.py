@@ -20,9 +20,10 @@ from __future__ import annotations
 import random
 from typing import NamedTuple
 
-from baloot_engine.bots.knowledge import SeatKnowledge
 from baloot_engine.rules.cards import FULL_DECK, SUIT_MASKS
-from baloot_engine.rules.play import allowed_cards, declarable
+from baloot_engine.rules.declaring import declarable
+from baloot_engine.rules.observation import Observation
+from baloot_engine.rules.play import allowed_cards
 from baloot_engine.rules.state import Phase
 
 _SUBSETS = tuple(range(1, 8))  # non-empty subsets of the three other seats, as 3-bit masks
@@ -55,24 +56,24 @@ def _played_before(trick_index: int, tricks: tuple[tuple[int, int, int, int], ..
     return mask
 
 
-def exclusions(k: SeatKnowledge) -> list[int]:
+def exclusions(obs: Observation) -> list[int]:
     """Cards each seat is known not to hold, from every card played this hand."""
     excluded = [0, 0, 0, 0]
-    contract = k.contract
-    if contract is None or k.phase is not Phase.PLAYING:
+    contract = obs.contract
+    if contract is None or obs.phase is not Phase.PLAYING:
         return excluded
-    rules = k.rules
+    rules = obs.rules
     trump = contract.trump
     trump_mask = SUIT_MASKS[trump] if trump >= 0 else 0
     played = 0
     sequences: list[tuple[int, tuple[int, ...], bool]] = [
-        (record.leader, record.cards, True) for record in k.tricks
+        (record.leader, record.cards, True) for record in obs.tricks
     ]
-    sequences.append((k.leader, k.trick, k.akka))
+    sequences.append((obs.leader, obs.trick, obs.akka))
     for leader, cards, akka in sequences:
         for position, card in enumerate(cards):
             seat = (leader + position) & 3
-            if seat == k.seat:
+            if seat == obs.seat:
                 continue
             prefix = cards[:position]
             low = 1 << card
@@ -103,31 +104,31 @@ def exclusions(k: SeatKnowledge) -> list[int]:
     return excluded
 
 
-def track(k: SeatKnowledge) -> Tracker:
-    """The tracker of a seat's knowledge during the doubling or the play."""
+def track(obs: Observation) -> Tracker:
+    """The tracker of a seat's observation during the doubling or the play."""
     in_trick = 0
-    for card in k.trick:
+    for card in obs.trick:
         in_trick |= 1 << card
-    unseen = FULL_DECK & ~k.hand & ~k.played & ~in_trick
+    unseen = FULL_DECK & ~obs.hand & ~obs.played & ~in_trick
     known = [0, 0, 0, 0]
-    sizes = list(k.hand_sizes)
-    own = k.hand
+    sizes = list(obs.hand_sizes)
+    own = obs.hand
     own_missing = 0
-    if k.taker >= 0 and k.buy_card >= 0:
+    if obs.taker >= 0 and obs.buy_card >= 0:
         # The taker holds (or, in a delayed deal, will hold) the buy card and 8 cards.
-        known[k.taker] |= 1 << k.buy_card
-        if k.phase is Phase.DOUBLING:
-            sizes[k.taker] = 8
-            if k.taker == k.seat and not k.hand >> k.buy_card & 1:
-                own |= 1 << k.buy_card
+        known[obs.taker] |= 1 << obs.buy_card
+        if obs.phase is Phase.DOUBLING:
+            sizes[obs.taker] = 8
+            if obs.taker == obs.seat and not obs.hand >> obs.buy_card & 1:
+                own |= 1 << obs.buy_card
                 unseen &= ~own
                 own_missing = 8 - own.bit_count()
-    for declarer, project in k.shown:
+    for declarer, project in obs.shown:
         known[declarer] |= project.cards
-    excluded = exclusions(k)
-    sizes[k.seat] = 0
-    known[k.seat] = 0
-    excluded[k.seat] = FULL_DECK
+    excluded = exclusions(obs)
+    sizes[obs.seat] = 0
+    known[obs.seat] = 0
+    excluded[obs.seat] = FULL_DECK
     for seat in range(4):
         known[seat] &= unseen
     return Tracker(
@@ -161,53 +162,54 @@ def _feasible(counts: list[int], capacity: list[int]) -> bool:
 
 
 def sample_hands(
-    k: SeatKnowledge, tracker: Tracker, rng: random.Random, tries: int = 2
+    obs: Observation, tracker: Tracker, rng: random.Random, tries: int = 2
 ) -> tuple[int, int, int, int]:
     """Deal the unseen cards to the other seats consistently with ``tracker``.
 
     The own seat keeps its hand. When another seat declared project types that are not shown,
     a few samples are drawn and the first whose hand can make that declaration is kept.
     """
-    best = _deal_once(k, tracker, rng)
+    best = _deal_once(obs, tracker, rng)
     checks = [
         (seat, kinds)
-        for seat, kinds in enumerate(k.declared)
-        if kinds is not None and seat != k.seat and not any(s == seat for s, _ in k.shown)
+        for seat, kinds in enumerate(obs.declared)
+        if kinds is not None and seat != obs.seat and not any(s == seat for s, _ in obs.shown)
     ]
-    if not checks or k.contract is None:
+    if not checks or obs.contract is None:
         return best
-    trump = k.contract.trump
-    spent = _spent_by_seat(k)
+    trump = obs.contract.trump
+    spent = _spent_by_seat(obs)
     for _ in range(tries):
         if all(
-            kinds in declarable(best[seat] | spent[seat], trump, k.rules) for seat, kinds in checks
+            kinds in declarable(best[seat] | spent[seat], trump, obs.rules)
+            for seat, kinds in checks
         ):
             return best
-        best = _deal_once(k, tracker, rng)
+        best = _deal_once(obs, tracker, rng)
     return best
 
 
-def _spent_by_seat(k: SeatKnowledge) -> list[int]:
+def _spent_by_seat(obs: Observation) -> list[int]:
     """The cards each seat has played this hand (completed tricks and the current one)."""
     spent = [0, 0, 0, 0]
-    for record in k.tricks:
+    for record in obs.tricks:
         for position, card in enumerate(record.cards):
             spent[(record.leader + position) & 3] |= 1 << card
-    for position, card in enumerate(k.trick):
-        spent[(k.leader + position) & 3] |= 1 << card
+    for position, card in enumerate(obs.trick):
+        spent[(obs.leader + position) & 3] |= 1 << card
     return spent
 
 
-def _deal_once(k: SeatKnowledge, tracker: Tracker, rng: random.Random) -> tuple[int, int, int, int]:
-    others = [(k.seat + i) & 3 for i in (1, 2, 3)]
+def _deal_once(obs: Observation, tracker: Tracker, rng: random.Random) -> tuple[int, int, int, int]:
+    others = [(obs.seat + i) & 3 for i in (1, 2, 3)]
     hands = [0, 0, 0, 0]
-    hands[k.seat] = tracker.own
+    hands[obs.seat] = tracker.own
     capacity = []
     pool = tracker.unseen
     if tracker.own_missing:
         # The seat's own cards still to come (nothing is known about them yet).
         for card in rng.sample([c for c in range(32) if pool >> c & 1], tracker.own_missing):
-            hands[k.seat] |= 1 << card
+            hands[obs.seat] |= 1 << card
             pool &= ~(1 << card)
     for seat in others:
         hands[seat] = tracker.known[seat]

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from baloot_engine.rules.cards import SUIT_LETTERS, format_card
 from baloot_engine.rules.contract import Contract, PlayMode
-
-if TYPE_CHECKING:
-    from baloot_engine.rules.projects import Project, ProjectKind
-    from baloot_engine.rules.scoring import RoundScore
+from baloot_engine.rules.projects import Project, ProjectKind
+from baloot_engine.rules.scoring import RoundScore
 
 
 class BidKind(Enum):
@@ -131,10 +129,11 @@ class ClaimSawa:
 Action = Deal | Bid | Doubling | Declare | Play | ClaimSawa
 
 
-def _kind_index(kind: ProjectKind) -> int:
-    from baloot_engine.rules.projects import ProjectKind
+_KIND_INDEX = {kind: i for i, kind in enumerate(ProjectKind)}
 
-    return list(ProjectKind).index(kind)
+
+def _kind_index(kind: ProjectKind) -> int:
+    return _KIND_INDEX[kind]
 
 
 class EventKind(Enum):

@@ -3,7 +3,10 @@
 The bidding is a queue of seats to ask (``State.to_ask``) under a stage
 (``State.bid_stage``): the normal lap, the reopened lap of ``round1_hokm_reopens_to_all``,
 the Hokm bidder's confirmation, and the «قبلك» priority question. ``legal_bids`` is the
-one definition of what a seat may say; ``apply_bid`` refuses anything else.
+one definition of what a seat may say; ``apply_bid`` refuses anything else. The bidding
+ends with a contract recorded in ``State.contract`` (:mod:`baloot_engine.rules.game` then
+completes the deal and opens the doubling) or with the hand cancelled and dealt again (R9,
+R12).
 """
 
 from __future__ import annotations
@@ -12,10 +15,9 @@ from baloot_engine.rules import errors
 from baloot_engine.rules.actions import Bid, BidKind, Event, EventKind
 from baloot_engine.rules.cards import ACE, EIGHT, NINE, SEVEN, SUITS
 from baloot_engine.rules.contract import Contract, ContractType, next_seat, team_of
-from baloot_engine.rules.doubling import begin_contract
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.ruleset import Kawesh, SunPriorityClaim
-from baloot_engine.rules.state import PHASE_BIDDING, BidRecord, BidStage, Phase, State
+from baloot_engine.rules.state import BidRecord, BidStage, Phase, State
 
 # Bids are immutable values: the ones offered are built once (listing the bids of a turn
 # then allocates nothing, and a bid chosen from that list is found by identity).
@@ -29,7 +31,7 @@ _HOKM_SUIT_LATER = Bid(BidKind.HOKM)
 _HOKM_IN = tuple(Bid(BidKind.HOKM, suit) for suit in SUITS)
 _CONFIRM_IN = tuple(Bid(BidKind.CONFIRM_HOKM, suit) for suit in SUITS)
 
-# Enum members read on every bid, as module constants (see ``state.PHASE_PLAYING``).
+# Enum members read on every bid, as module constants (see ``state.Phase``).
 _REOPEN = BidStage.REOPEN
 _CONFIRM = BidStage.CONFIRM
 _PRIORITY = BidStage.PRIORITY
@@ -90,7 +92,7 @@ def kawesh_allowed(state: State, seat: int) -> bool:
     or not.
     """
     kawesh = state.rules.kawesh
-    if kawesh is _KAWESH_OFF or state.phase is not PHASE_BIDDING:
+    if kawesh is _KAWESH_OFF or state.phase is not Phase.BIDDING:
         return False
     if state.bidding_round != 1 and kawesh is Kawesh.INITIAL_FIVE_OF_789:
         return False
@@ -99,7 +101,7 @@ def kawesh_allowed(state: State, seat: int) -> bool:
 
 def legal_bids(state: State, seat: int) -> list[Bid]:
     """Every bid ``seat`` may say now, in the documented action order."""
-    if state.phase is not PHASE_BIDDING:
+    if state.phase is not Phase.BIDDING:
         return []
     bids: list[Bid] = []
     if state.to_ask and state.to_ask[0] == seat:
@@ -138,7 +140,7 @@ def _bids_on_turn(state: State, seat: int) -> list[Bid]:
 
 def apply_bid(state: State, seat: int, bid: Bid) -> tuple[State, list[Event]]:
     """Apply a bid and return the new state and the events it caused."""
-    if state.phase is not PHASE_BIDDING:
+    if state.phase is not Phase.BIDDING:
         raise RuleError(errors.WRONG_PHASE, f"no bidding in phase {state.phase.value}")
     if bid.kind is BidKind.KAWESH:
         if bid.suit != -1:
@@ -170,14 +172,14 @@ def apply_bid(state: State, seat: int, bid: Bid) -> tuple[State, list[Event]]:
     if kind in (BidKind.SUN, BidKind.ASHKAL):
         return _sun_called(state, seat, kind is BidKind.ASHKAL, events)
     if kind is BidKind.CLAIM_SUN:
-        return begin_contract(
+        return _fix_contract(
             state, Contract(ContractType.SUN, -1, seat, False, state.bidding_round), events
         )
     if kind is BidKind.CONFIRM_HOKM:
         contract = Contract(ContractType.HOKM, bid.suit, seat, False, state.bidding_round)
-        return begin_contract(state, contract, events)
+        return _fix_contract(state, contract, events)
     # SWITCH_TO_SUN
-    return begin_contract(
+    return _fix_contract(
         state, Contract(ContractType.SUN, -1, seat, False, state.bidding_round), events
     )
 
@@ -263,7 +265,7 @@ def _sun_called(
             state = state._replace(pending_seat=seat, pending_suit=-1, pending_ashkal=ashkal)
             return _ask(state, BidStage.PRIORITY, earlier), events
     contract = Contract(ContractType.SUN, -1, seat, ashkal, state.bidding_round)
-    return begin_contract(state, contract, events)
+    return _fix_contract(state, contract, events)
 
 
 def _finish_priority(state: State, events: list[Event]) -> tuple[State, list[Event]]:
@@ -271,7 +273,22 @@ def _finish_priority(state: State, events: list[Event]) -> tuple[State, list[Eve
     contract = Contract(
         ContractType.SUN, -1, state.pending_seat, state.pending_ashkal, state.bidding_round
     )
-    return begin_contract(state, contract, events)
+    return _fix_contract(state, contract, events)
+
+
+def _fix_contract(
+    state: State, contract: Contract, events: list[Event]
+) -> tuple[State, list[Event]]:
+    """The bidding is over: record the contract (:mod:`~baloot_engine.rules.game` goes on)."""
+    events.append(
+        Event(
+            EventKind.CONTRACT_FIXED,
+            seat=contract.buyer,
+            team=contract.buyer_team,
+            contract=contract,
+        )
+    )
+    return state._replace(contract=contract), events
 
 
 def _cancel_hand(

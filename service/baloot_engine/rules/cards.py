@@ -1,5 +1,10 @@
 """Cards, suits, ranks, hands as bit masks, the three card orders and card values.
 
+This module also owns every table derived from them, each built once beside the function
+that defines it (card points, trick strengths, the cards that beat a card, the K+Q and
+Ace masks, the sorted card values): the rest of the engine and the bots index these
+tables and never retype them.
+
 Encoding (stable, also documented in the proto contract): ``card = suit * 8 + rank``.
 
 * suit: 0 = spades (S), 1 = hearts (H), 2 = diamonds (D), 3 = clubs (C)
@@ -48,6 +53,8 @@ TRUMP_STRENGTH: Final = (0, 1, 6, 4, 7, 2, 3, 5)  # J 9 A 10 K Q 8 7
 # Card values in abnat, R32.
 PLAIN_POINTS: Final = (0, 0, 0, 10, 2, 3, 4, 11)
 TRUMP_POINTS: Final = (0, 0, 14, 10, 20, 3, 4, 11)
+LAST_TRICK_BONUS: Final = 10
+"""Abnat for the team that wins trick 8 (R33)."""
 
 
 def card_of(suit: int, rank: int) -> int:
@@ -170,6 +177,11 @@ def _points_table(trump: int) -> tuple[int, ...]:
 POINTS: Final = tuple(_points_table(t) for t in (-1, *SUITS))
 
 
+# The abnat of the 32 cards in ascending order, in Sun and in Hokm (any trump suit).
+SORTED_SUN_POINTS: Final = tuple(sorted(POINTS[0]))
+SORTED_HOKM_POINTS: Final = tuple(sorted(POINTS[1]))
+
+
 def mask_points(mask: int, trump: int) -> int:
     """Return the abnat of all the cards in a mask."""
     table = POINTS[trump + 1]
@@ -194,16 +206,30 @@ def higher_in_suit(card: int, trump: int) -> int:
     return table[card & 7] << (suit * 8)
 
 
-# ``strength`` of every card under each contract, indexed ``[trump + 1][card]``.
-_STRENGTHS: Final = tuple(
+# ``strength`` of every card under each contract, indexed ``[trump + 1][card]`` (0 = Sun).
+STRENGTHS: Final = tuple(
     tuple(strength(card, trump) for card in range(32)) for trump in range(-1, 4)
 )
+# ``higher_in_suit`` of every card under each contract, indexed ``[trump + 1][card]``.
+HIGHER: Final = tuple(
+    tuple(higher_in_suit(card, trump) for card in range(32)) for trump in range(-1, 4)
+)
+
+
+def king_queen(suit: int) -> int:
+    """Return the mask of the King and Queen of ``suit`` (a Baloot when it is trump, R31)."""
+    return (1 << KING | 1 << QUEEN) << (suit * 8)
+
+
+KING_QUEEN: Final = tuple(king_queen(suit) for suit in SUITS)
+ACES: Final = sum(1 << card_of(suit, ACE) for suit in SUITS)
+"""The mask of the four Aces."""
 
 
 def trick_winner_index(cards: tuple[int, ...] | list[int], trump: int) -> int:
     """Return the position (0-3) in ``cards`` of the card that wins the trick, R23."""
     led_suit = cards[0] >> 3
-    strengths = _STRENGTHS[trump + 1]
+    strengths = STRENGTHS[trump + 1]
     best = 0
     best_strength = strengths[cards[0]]
     for i in range(1, len(cards)):

@@ -1,9 +1,11 @@
-"""Fixing the contract, completing the deal, and the doubling chain (R10, R13-R16).
+"""Completing the deal once the contract is fixed, and the doubling chain (R4c-d, R13-R16).
 
 Hokm: Double (defenders, open/closed) → Triple (buyers) → Four (defenders, open/closed)
 → Gahwa (buyers). Each step belongs to a team whose players are asked in turn order
 starting after the last caller; the first to accept raises, the step ends the chain only
 when both decline. Sun and Ashkal: a single Double, only at the match scores of R15.
+When the chain is over the doubling step is ``NONE``; :mod:`baloot_engine.rules.game` then
+starts the play.
 """
 
 from __future__ import annotations
@@ -15,25 +17,19 @@ from baloot_engine.rules.actions import Doubling, DoublingCall, Event, EventKind
 from baloot_engine.rules.contract import Contract, PlayMode, partner_of, team_of
 from baloot_engine.rules.dealing import completion_cards
 from baloot_engine.rules.errors import RuleError
-from baloot_engine.rules.play import start_play
-from baloot_engine.rules.ruleset import ClosedChooser, DoublingWindow, ScoreBoundary
+from baloot_engine.rules.ruleset import ClosedChooser, DoublingWindow
 from baloot_engine.rules.state import BidStage, DoublingRecord, DoublingStep, Phase, State
 
 _MODES = (PlayMode.OPEN, PlayMode.CLOSED)
 
 
-def begin_contract(
-    state: State, contract: Contract, events: list[Event]
-) -> tuple[State, list[Event]]:
-    """The bidding is over: complete the hands and open the doubling window (R4c/d, R16)."""
-    events.append(
-        Event(
-            EventKind.CONTRACT_FIXED,
-            seat=contract.buyer,
-            team=contract.buyer_team,
-            contract=contract,
-        )
-    )
+def begin_contract(state: State, events: list[Event]) -> tuple[State, list[Event]]:
+    """The bidding fixed ``state.contract``: complete the hands, open the doubling (R4c/d, R16).
+
+    Returns with the doubling step ``NONE`` when no doubling is open.
+    """
+    contract = state.contract
+    assert contract is not None
     taker = partner_of(contract.buyer) if contract.ashkal else contract.buyer
     extra = completion_cards(state.stock, state.dealer, taker, state.revealed)
     delay_taker = state.rules.doubling_window is DoublingWindow.BEFORE_BUYER_COMPLETION
@@ -47,7 +43,6 @@ def begin_contract(
         stock=stock,
         revealed=state.revealed if delay_taker else -1,
         buyer_completed=not delay_taker,
-        contract=contract,
         bid_stage=BidStage.NONE,
         to_ask=(),
         pending_seat=-1,
@@ -68,24 +63,10 @@ def _sizes(state: State) -> tuple[int, ...]:
     return tuple(hand.bit_count() for hand in state.hands)
 
 
-def sun_double_allowed(state: State, buyer_team: int) -> bool:
-    """R15: a Sun may be doubled only while the buyers lead past 100 and the defenders trail."""
-    rules = state.rules
-    buyer_score = state.match_scores[buyer_team]
-    defender_score = state.match_scores[1 - buyer_team]
-    if rules.sun_double_buyer_min is ScoreBoundary.STRICT:
-        buyer_ok = buyer_score > 100
-    else:
-        buyer_ok = buyer_score >= 100
-    if rules.sun_double_defender_max is ScoreBoundary.STRICT:
-        defender_ok = defender_score < 100
-    else:
-        defender_ok = defender_score <= 100
-    return buyer_ok and defender_ok
-
-
 def _doubling_open(state: State, contract: Contract) -> bool:
-    return not contract.is_sun or sun_double_allowed(state, contract.buyer_team)
+    return not contract.is_sun or state.rules.sun_double_allowed(
+        state.match_scores, contract.buyer_team
+    )
 
 
 def _team_after(caller: int, team: int, state: State, *, buyer_step: bool) -> tuple[int, ...]:
@@ -218,5 +199,4 @@ def _start(state: State, events: list[Event]) -> tuple[State, list[Event]]:
             buyer_completed=True,
         )
         events.append(Event(EventKind.CARDS_DEALT, cards=_sizes(state), card=state.buy_card))
-    state = state._replace(doubling_step=DoublingStep.NONE, to_ask=())
-    return start_play(state, events)
+    return state._replace(doubling_step=DoublingStep.NONE, to_ask=()), events

@@ -3,7 +3,11 @@
 ``legal_actions(state, seat)`` is the one definition of legality; ``apply(state, seat,
 action)`` returns the next state and the events the action caused, or raises a
 :class:`RuleError` with a stable reason and leaves nothing changed (states are immutable).
-Each phase has its own small legal/apply pair in its own module.
+This module owns the phase machine: one table from each phase to its legal/apply pair,
+and the transitions between phases (bidding → completion and doubling → play → scoring);
+each phase's own rules live in its module (bidding, doubling, play, declaring, sawa,
+match), and those modules never call one another (only Sawa's proof asks play which cards
+may be played).
 """
 
 from __future__ import annotations
@@ -25,27 +29,22 @@ from baloot_engine.rules.actions import (
 )
 from baloot_engine.rules.bidding import apply_bid, legal_bids, start_bidding
 from baloot_engine.rules.dealing import REVEALED_INDEX, check_deck, initial_hands
-from baloot_engine.rules.doubling import apply_call, legal_calls
-from baloot_engine.rules.errors import RuleError, malformed
-from baloot_engine.rules.play import (
+from baloot_engine.rules.declaring import (
     apply_declare,
-    apply_play,
-    apply_sawa,
+    declare_automatically,
     legal_declarations,
-    legal_plays,
-    sawa_possible,
+    reveal_projects,
 )
+from baloot_engine.rules.doubling import apply_call, begin_contract, legal_calls
+from baloot_engine.rules.errors import RuleError, malformed
+from baloot_engine.rules.match import finish_round
+from baloot_engine.rules.play import apply_play, legal_plays, start_play
 from baloot_engine.rules.ruleset import SEEDS, RuleSet
-from baloot_engine.rules.state import (
-    PHASE_BIDDING,
-    PHASE_DOUBLING,
-    PHASE_MATCH_OVER,
-    PHASE_PLAYING,
-    Phase,
-    State,
-)
+from baloot_engine.rules.sawa import apply_sawa, sawa_possible
+from baloot_engine.rules.state import DoublingStep, Phase, State
 
 _CLAIM_SAWA = ClaimSawa()
+_NO_DOUBLING_STEP = DoublingStep.NONE
 
 
 def new_match(
@@ -74,21 +73,7 @@ def legal_actions(state: State, seat: int) -> list[Action]:
     Order: deal, bids, doubling calls, declarations, cards (ascending card index, each
     card followed by its Akka call where one fits), Sawa.
     """
-    phase = state.phase
-    if phase is PHASE_PLAYING:
-        actions = legal_plays(state, seat)
-        if not state.tricks:
-            actions[:0] = legal_declarations(state, seat)
-        if not state.trick and sawa_possible(state, seat):
-            actions.append(_CLAIM_SAWA)
-        return actions
-    if phase is PHASE_BIDDING:
-        return list(legal_bids(state, seat))
-    if phase is PHASE_DOUBLING:
-        return list(legal_calls(state, seat))
-    if phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER) and seat == state.dealer:
-        return [Deal(())]
-    return []
+    return _LEGAL[state.phase](state, seat)
 
 
 def apply(state: State, seat: int, action: Action) -> tuple[State, tuple[Event, ...]]:
@@ -96,25 +81,125 @@ def apply(state: State, seat: int, action: Action) -> tuple[State, tuple[Event, 
     checked: object = seat
     if not isinstance(checked, int) or not 0 <= seat <= 3:
         raise malformed(errors.INVALID_SEAT, f"a seat is 0-3, got {seat!r}")
-    if state.phase is PHASE_MATCH_OVER:
+    phase = state.phase
+    if phase is Phase.MATCH_OVER:
         raise RuleError(errors.MATCH_OVER, "the match is over")
-    handler = _HANDLERS.get(type(action))
-    if handler is None:
-        raise malformed(errors.INVALID_ACTION, f"not an action: {action!r}")
-    new, events = handler(state, seat, action)
+    kind = type(action)
+    step = _STEPS[phase].get(kind)
+    if step is None:
+        # An action of another phase: its own module refuses it with its own reason.
+        step = _OUT_OF_PHASE.get(kind)
+        if step is None:
+            raise malformed(errors.INVALID_ACTION, f"not an action: {action!r}")
+    new, events = step(state, seat, action)
     return new, tuple(events)
+
+
+# ---------------------------------------------------------------------------------------
+# The phase machine: each phase's legal/apply pair, and the transitions between phases.
+
+
+def _legal_deal(state: State, seat: int) -> list[Action]:
+    return [Deal(())] if seat == state.dealer else []
+
+
+def _legal_bidding(state: State, seat: int) -> list[Action]:
+    return list(legal_bids(state, seat))
+
+
+def _legal_doubling(state: State, seat: int) -> list[Action]:
+    return list(legal_calls(state, seat))
+
+
+def _legal_playing(state: State, seat: int) -> list[Action]:
+    actions = legal_plays(state, seat)
+    if not state.tricks:
+        actions[:0] = legal_declarations(state, seat)
+    if not state.trick and sawa_possible(state, seat):
+        actions.append(_CLAIM_SAWA)
+    return actions
+
+
+def _legal_nothing(_state: State, _seat: int) -> list[Action]:
+    return []
 
 
 def _apply_deal(state: State, seat: int, action: Deal) -> tuple[State, list[Event]]:
     return deal(state, seat, action.deck)
 
 
-_HANDLERS: dict[type, Callable[[State, int, Any], tuple[State, list[Event]]]] = {
-    Play: apply_play,
+def _apply_bid(state: State, seat: int, bid: Bid) -> tuple[State, list[Event]]:
+    """A bid; one that fixes the contract completes the deal and opens the doubling."""
+    state, events = apply_bid(state, seat, bid)
+    if state.phase is Phase.BIDDING and state.contract is not None:
+        state, events = begin_contract(state, events)
+        return _after_doubling_step(state, events)
+    return state, events
+
+
+def _apply_call(state: State, seat: int, call: Doubling) -> tuple[State, list[Event]]:
+    state, events = apply_call(state, seat, call)
+    return _after_doubling_step(state, events)
+
+
+def _after_doubling_step(state: State, events: list[Event]) -> tuple[State, list[Event]]:
+    """The doubling chain is over (or never opened): play starts, declarations with it."""
+    if state.doubling_step is not _NO_DOUBLING_STEP:
+        return state, events
+    state, events = start_play(state, events)
+    if state.rules.auto_declare_projects:
+        state = declare_automatically(state, events)
+    return state, events
+
+
+def _apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]]:
+    """A card; the first trick reveals the projects (R29), the eighth ends the hand."""
+    state, events = apply_play(state, seat, play)
+    if not state.trick:  # the card completed a trick
+        done = len(state.tricks)
+        if done == 1:
+            state = reveal_projects(state, events)
+        elif done == 8:
+            return finish_round(state, events)
+    return state, events
+
+
+def _apply_sawa(state: State, seat: int, claim: ClaimSawa) -> tuple[State, list[Event]]:
+    """An accepted Sawa ends the hand: its remaining tricks go to the claiming team."""
+    state, events = apply_sawa(state, seat, claim)
+    if not state.tricks:
+        # The hand ends before trick 1 is over: compare the declarations now (R29).
+        state = reveal_projects(state, events)
+    return finish_round(state, events, sawa_tricks=8 - len(state.tricks))
+
+
+_Legal = Callable[[State, int], list[Action]]
+_Step = Callable[[State, int, Any], tuple[State, list[Event]]]
+
+_DEALING: tuple[_Legal, dict[type, _Step]] = (_legal_deal, {Deal: _apply_deal})
+_PHASES: dict[Phase, tuple[_Legal, dict[type, _Step]]] = {
+    Phase.AWAITING_DEAL: _DEALING,
+    Phase.BIDDING: (_legal_bidding, {Bid: _apply_bid}),
+    Phase.DOUBLING: (_legal_doubling, {Doubling: _apply_call}),
+    Phase.PLAYING: (
+        _legal_playing,
+        {Play: _apply_play, Declare: apply_declare, ClaimSawa: _apply_sawa},
+    ),
+    Phase.ROUND_OVER: _DEALING,
+    Phase.MATCH_OVER: (_legal_nothing, {}),
+}
+"""Each phase: who may do what (``legal_actions``), and the step of each action it takes."""
+# The two halves of the table, for one dictionary lookup per call.
+_LEGAL = {phase: legal for phase, (legal, _) in _PHASES.items()}
+_STEPS = {phase: steps for phase, (_, steps) in _PHASES.items()}
+
+# The actions of the other phases: each one's module refuses it outside its phase.
+_OUT_OF_PHASE: dict[type, _Step] = {
+    Deal: _apply_deal,
     Bid: apply_bid,
     Doubling: apply_call,
+    Play: apply_play,
     Declare: apply_declare,
-    Deal: _apply_deal,
     ClaimSawa: apply_sawa,
 }
 

@@ -7,20 +7,13 @@ score-keeping apps call, so a played round and a recorded one can never disagree
 from __future__ import annotations
 
 from baloot_engine.rules.actions import Event, EventKind
-from baloot_engine.rules.cards import ACE, SUITS
+from baloot_engine.rules.cards import ACES, LAST_TRICK_BONUS
 from baloot_engine.rules.contract import Contract, next_seat, team_of
+from baloot_engine.rules.facts import AwardedProject, RoundFacts
 from baloot_engine.rules.projects import baloot_absorbed
 from baloot_engine.rules.ruleset import BothCrossRule, RuleSet
-from baloot_engine.rules.scoring import (
-    AwardedProject,
-    RoundFacts,
-    RoundScore,
-    score_checked_round,
-)
+from baloot_engine.rules.scoring import RoundScore, score_checked_round
 from baloot_engine.rules.state import Phase, State
-
-_ACES = sum(1 << (8 * s + ACE) for s in SUITS)
-LAST_TRICK_BONUS = 10
 
 
 def round_facts(state: State, sawa_tricks: int = 0) -> RoundFacts:
@@ -76,7 +69,7 @@ def _reverse_kaboot(state: State, contract: Contract, tricks_won: list[int]) -> 
     return (
         contract.is_sun
         and contract.buyer == (state.dealer + 1) & 3
-        and state.full_hands[contract.buyer] & _ACES != 0
+        and state.full_hands[contract.buyer] & ACES != 0
         and tricks_won[contract.buyer_team] == 0
     )
 

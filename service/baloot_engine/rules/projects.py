@@ -21,7 +21,7 @@ from enum import Enum
 from functools import cache
 from typing import Final
 
-from baloot_engine.rules.cards import ACE, KING, QUEEN, TEN, format_mask
+from baloot_engine.rules.cards import ACE, KING_QUEEN, TEN, format_mask
 from baloot_engine.rules.errors import (
     INVALID_ACTION,
     PROJECT_NOT_HELD,
@@ -55,7 +55,6 @@ BALOOT_POINTS: Final = 2
 
 # One bit per suit at rank 0; shifted by a rank it is the four cards of that rank.
 _FOUR_OF_RANK: Final = 0x01010101
-_KING_QUEEN: Final = (1 << KING) | (1 << QUEEN)
 _RUN_KINDS: Final = {3: ProjectKind.SIRA, 4: ProjectKind.FIFTY}
 
 # R29 classes, higher is better. A sequence Hundred beats any four-of-a-kind Hundred.
@@ -211,7 +210,7 @@ def usable_candidates(hand: int, trump: int, split_long_runs: bool) -> list[Proj
 
 def baloot_mask(trump: int) -> int:
     """Return the mask of the K and Q of trump (0 in Sun)."""
-    return _KING_QUEEN << (trump * 8) if trump >= 0 else 0
+    return KING_QUEEN[trump] if trump >= 0 else 0
 
 
 def has_baloot(hand: int, trump: int) -> bool:

@@ -225,6 +225,23 @@ class RuleSet:
             )
         return found
 
+    def sun_double_allowed(self, match_scores: tuple[int, int], buyer_team: int) -> bool:
+        """R15: a Sun may be doubled only while the buyers lead past 100 and the defenders trail.
+
+        ``sun_double_buyer_min`` and ``sun_double_defender_max`` say whether 100 itself counts.
+        """
+        buyer_score = match_scores[buyer_team]
+        defender_score = match_scores[1 - buyer_team]
+        if self.sun_double_buyer_min is ScoreBoundary.STRICT:
+            buyer_ok = buyer_score > 100
+        else:
+            buyer_ok = buyer_score >= 100
+        if self.sun_double_defender_max is ScoreBoundary.STRICT:
+            defender_ok = defender_score < 100
+        else:
+            defender_ok = defender_score <= 100
+        return buyer_ok and defender_ok
+
     def replace(self, **changes: Any) -> RuleSet:
         """Return a copy with some flags changed; unknown names are refused."""
         unknown = sorted(set(changes) - set(_FIELD_TYPES))

@@ -7,37 +7,79 @@ API layer seals it in the token and the views expose only what a seat may see.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
-from baloot_engine.rules.cards import FULL_DECK, SUIT_MASKS, format_card
+from baloot_engine.rules.actions import Bid, Doubling
+from baloot_engine.rules.cards import FULL_DECK, KING_QUEEN, format_card
 from baloot_engine.rules.contract import Contract, ContractType
+from baloot_engine.rules.projects import Project, ProjectKind
 from baloot_engine.rules.ruleset import SEEDS, RuleSet
-
-if TYPE_CHECKING:
-    from baloot_engine.rules.actions import Bid, Doubling
-    from baloot_engine.rules.projects import Project, ProjectKind
-    from baloot_engine.rules.scoring import RoundScore
+from baloot_engine.rules.scoring import RoundScore
 
 
-class Phase(Enum):
-    """Where a match stands."""
+class _PhaseType(type):
+    """Lets ``Phase`` be iterated like an enum class, in declaration order."""
 
-    AWAITING_DEAL = "awaiting_deal"  # before the first hand, or after a cancelled hand
-    BIDDING = "bidding"
-    DOUBLING = "doubling"
-    PLAYING = "playing"
-    ROUND_OVER = "round_over"  # a hand was scored; the next dealer deals
-    MATCH_OVER = "match_over"
+    def __iter__(cls) -> Iterator[Phase]:
+        return iter(Phase.MEMBERS)
+
+    def __len__(cls) -> int:
+        return len(Phase.MEMBERS)
 
 
-# The phases as module constants, for the paths every call takes: on Python 3.11 reading a
-# member through its class (``Phase.PLAYING``) goes through the enum metaclass's
-# ``__getattr__`` hook, a lookup about as slow as a small function call.
-PHASE_BIDDING: Final = Phase.BIDDING
-PHASE_DOUBLING: Final = Phase.DOUBLING
-PHASE_PLAYING: Final = Phase.PLAYING
-PHASE_MATCH_OVER: Final = Phase.MATCH_OVER
+@dataclass(frozen=True, slots=True, eq=False)
+class Phase(metaclass=_PhaseType):
+    """Where a match stands: one of the six members below, compared by identity.
+
+    Not an ``Enum``: on Python 3.11 reading a member through an enum class
+    (``Phase.PLAYING``) goes through the enum metaclass's ``__getattr__`` hook and costs
+    about as much as a small function call, and the phase is compared on every call. Here
+    the members are plain class attributes (a dictionary lookup), so ``Phase.PLAYING`` is
+    the one spelling everywhere, hot paths included. Like an enum, a phase has a ``name``
+    and a ``value``, the class iterates in order, and a phase copies and pickles as itself
+    and reprs as ``Phase.NAME``. Phases compare and hash by identity (``eq=False``), so
+    the phase table of :mod:`baloot_engine.rules.game` is a plain dictionary lookup.
+    """
+
+    name: str
+    value: str
+
+    AWAITING_DEAL: ClassVar[Phase]  # before the first hand, or after a cancelled hand
+    BIDDING: ClassVar[Phase]
+    DOUBLING: ClassVar[Phase]
+    PLAYING: ClassVar[Phase]
+    ROUND_OVER: ClassVar[Phase]  # a hand was scored; the next dealer deals
+    MATCH_OVER: ClassVar[Phase]
+    MEMBERS: ClassVar[tuple[Phase, ...]]
+
+    def __repr__(self) -> str:
+        return f"Phase.{self.name}"
+
+    def __copy__(self) -> Phase:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Phase:
+        return self
+
+    def __reduce__(self) -> tuple[object, tuple[type, str]]:
+        return getattr, (Phase, self.name)
+
+
+Phase.MEMBERS = tuple(
+    Phase(name, name.lower())
+    for name in ("AWAITING_DEAL", "BIDDING", "DOUBLING", "PLAYING", "ROUND_OVER", "MATCH_OVER")
+)
+(
+    Phase.AWAITING_DEAL,
+    Phase.BIDDING,
+    Phase.DOUBLING,
+    Phase.PLAYING,
+    Phase.ROUND_OVER,
+    Phase.MATCH_OVER,
+) = Phase.MEMBERS
 
 
 class BidStage(Enum):
@@ -236,7 +278,7 @@ def _seat_problems(name: str, seat: int, allow_none: bool) -> list[str]:
     return []
 
 
-# The contract types as module constants too (see ``PHASE_PLAYING``): ``validate`` runs on
+# The contract types as module constants (see ``Phase``): ``validate`` runs on
 # every call of the service.
 _SUN = ContractType.SUN
 _HOKM = ContractType.HOKM
@@ -260,20 +302,20 @@ def validate(state: State) -> list[str]:
     phase = state.phase
     hands = state.hands
     contract = state.contract
-    if phase is PHASE_PLAYING or phase is PHASE_BIDDING or phase is PHASE_DOUBLING:
+    if phase is Phase.PLAYING or phase is Phase.BIDDING or phase is Phase.DOUBLING:
         problems += _card_problems(state)
     elif hands != (0, 0, 0, 0) or state.stock or state.trick:
         problems.append(f"no cards may be out in phase {phase.value}")
     if contract is None:
-        if phase is PHASE_PLAYING or phase is PHASE_DOUBLING:
+        if phase is Phase.PLAYING or phase is Phase.DOUBLING:
             problems.append(f"phase {phase.value} needs a contract")
     else:
         problems += _contract_problems(contract)
-        if phase is PHASE_PLAYING or phase is PHASE_DOUBLING:
+        if phase is Phase.PLAYING or phase is Phase.DOUBLING:
             problems += _contract_in_hand_problems(state, contract)
-    if phase is PHASE_PLAYING:
+    if phase is Phase.PLAYING:
         problems += _play_problems(state)
-    elif phase is PHASE_BIDDING:
+    elif phase is Phase.BIDDING:
         if any(h.bit_count() != 5 for h in hands):
             problems.append("every hand holds 5 cards while bidding")
         if state.bidding_round not in (1, 2):
@@ -282,11 +324,11 @@ def validate(state: State) -> list[str]:
             problems.append("bidding needs a seat to ask")
         elif state.turn != state.to_ask[0]:
             problems.append("the seat on turn must be the first seat to ask")
-    elif phase is PHASE_DOUBLING:
+    elif phase is Phase.DOUBLING:
         sizes = sorted(h.bit_count() for h in hands)
         if sizes != ([5, 8, 8, 8] if not state.buyer_completed else [8, 8, 8, 8]):
             problems.append("every hand holds 8 cards while doubling (the buyer 5 if waiting)")
-    if phase is PHASE_MATCH_OVER:
+    if phase is Phase.MATCH_OVER:
         if state.winner not in (0, 1):
             problems.append("a finished match needs a winning team")
     elif state.winner != -1:
@@ -359,11 +401,12 @@ def _contract_in_hand_problems(state: State, contract: Contract) -> list[str]:
         problems.append("only a doubled Hokm can be closed")
     if contract.gahwa and closed and rules.gahwa_forces_open:
         problems.append("a Gahwa is played open")
-    if kind is _SUN and contract.multiplier == 2:
-        from baloot_engine.rules.doubling import sun_double_allowed
-
-        if not sun_double_allowed(state, contract.buyer_team):
-            problems.append("this Sun could not be doubled at these match scores")
+    if (
+        kind is _SUN
+        and contract.multiplier == 2
+        and not rules.sun_double_allowed(state.match_scores, contract.buyer_team)
+    ):
+        problems.append("this Sun could not be doubled at these match scores")
     return problems
 
 
@@ -398,7 +441,7 @@ def _play_problems(state: State) -> list[str]:
     if trump >= 0 and state.full_hands[0]:
         holder = -1
         for seat in range(4):
-            kq = SUIT_MASKS[trump] & state.full_hands[seat] & (0b01100000 << (8 * trump))
+            kq = KING_QUEEN[trump] & state.full_hands[seat]
             if kq.bit_count() == 2:
                 holder = seat
         if holder != state.baloot_seat:

@@ -36,8 +36,6 @@ from baloot_engine import __version__
 from baloot_engine.api.sealing import KeyRing, StateKeyError, load_or_create_key_file
 from baloot_engine.api.servicer import SERVICE_NAME, BalootEngineServicer
 from baloot_engine.server.interceptors import TelemetryInterceptor
-from baloot_engine.server.logs import configure_logging, get_logger
-from baloot_engine.server.metrics import Metrics, MetricsEndpoint, start_metrics_endpoint
 from baloot_engine.server.settings import (
     Settings,
     SettingsError,
@@ -45,6 +43,8 @@ from baloot_engine.server.settings import (
     unknown_variables,
 )
 from baloot_engine.server.workers import run_workers
+from baloot_engine.telemetry.logs import configure_logging, get_logger
+from baloot_engine.telemetry.metrics import Metrics, MetricsEndpoint, start_metrics_endpoint
 
 SERVING: Final = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING: Final = health_pb2.HealthCheckResponse.NOT_SERVING

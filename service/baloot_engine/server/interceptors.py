@@ -6,7 +6,7 @@ For every call it
 * counts the call in ``grpc_server_started_total``, then, when it ends, in
   ``grpc_server_handled_total`` with its status code and in ``grpc_server_handling_seconds``;
 * writes one log line with the method, status code, duration, peer and request id, plus the
-  facts the servicer bound with :func:`~baloot_engine.server.logs.bind_call_fields`.
+  facts the servicer bound with :func:`~baloot_engine.telemetry.logs.bind_call_fields`.
 
 Requests and responses are never logged: they carry tokens, credentials and hands. The wrapper
 runs inside the handler's own task, so the per-call context variables reach the servicer.
@@ -27,8 +27,8 @@ from typing import Any, Final, TypeAlias
 import grpc
 import grpc.aio
 
-from baloot_engine.server.logs import call_scope, get_logger
-from baloot_engine.server.metrics import Metrics
+from baloot_engine.telemetry.logs import call_scope, get_logger
+from baloot_engine.telemetry.metrics import Metrics
 
 REQUEST_ID_HEADER: Final = "x-request-id"
 _REQUEST_ID_PATTERN: Final = re.compile(r"[A-Za-z0-9._:/+=-]{1,128}")

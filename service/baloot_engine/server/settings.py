@@ -20,29 +20,13 @@ from typing import Any, Final, TypeVar
 
 from baloot_engine import __version__
 from baloot_engine.api.sealing import StateKeyError, parse_key
+from baloot_engine.telemetry.logs import LogFormat, LogLevel
 
 ENV_PREFIX: Final = "BALOOT_"
 
 
 class SettingsError(ValueError):
     """A setting with an invalid value; the message is one line and names its source."""
-
-
-class LogFormat(enum.Enum):
-    """How log lines are written to stderr."""
-
-    AUTO = "auto"  # console when stderr is a terminal, JSON lines otherwise
-    JSON = "json"
-    CONSOLE = "console"
-
-
-class LogLevel(enum.Enum):
-    """The lowest level that is logged."""
-
-    DEBUG = "debug"
-    INFO = "info"
-    WARNING = "warning"
-    ERROR = "error"
 
 
 @dataclass(frozen=True, slots=True)

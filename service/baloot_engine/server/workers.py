@@ -44,9 +44,9 @@ import structlog
 from prometheus_client import CollectorRegistry, start_http_server, values
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from baloot_engine.server.logs import get_logger
-from baloot_engine.server.metrics import MetricsEndpoint
 from baloot_engine.server.settings import Settings
+from baloot_engine.telemetry.logs import get_logger
+from baloot_engine.telemetry.metrics import MetricsEndpoint
 
 MULTIPROC_ENV: Final = "PROMETHEUS_MULTIPROC_DIR"
 READY: Final = b"R"

@@ -20,6 +20,8 @@ from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot.v1 import rules_pb2, types_pb2
 from baloot_engine.api.sealing import KeyRing, key_id, parse_key
 from baloot_engine.api.state_codec import encode
+from baloot_engine.api.views import encode_observation
+from baloot_engine.rules.observation import observe, observe_public
 from baloot_engine.rules.state import Phase, State
 
 from .conftest import (
@@ -349,8 +351,14 @@ def hidden_from(truth: State, seat: int | None) -> set[int]:
     return cards
 
 
-def check_view(view: types_pb2.View, truth: State, seat: int | None) -> None:
-    """The view shows its own hand exactly and none of the cards hidden from it."""
+def check_view(
+    view: types_pb2.View, truth: State, seat: int | None, match_id: str, version: int
+) -> None:
+    """The view is the encoded observation of its seat (or the public one), it shows its own
+    hand exactly and none of the cards hidden from it."""
+    observation = observe_public(truth) if seat is None else observe(truth, seat)
+    with_rules = view.HasField("rules")
+    assert view == encode_observation(observation, match_id, version, with_rules=with_rules)
     if seat is None:
         assert not view.HasField("seat")
         assert not view.hand
@@ -412,14 +420,17 @@ def test_no_view_shows_another_seats_hand_or_the_stock(
     match = client.create_match(rules, first_dealer=dealer)
 
     def inspect(table: Table, step: Step) -> None:
-        truth = open_token(keys, match.match_id, match.state).state
+        opened = open_token(keys, match.match_id, match.state)
+        truth, version = opened.state, opened.version
         for view in match.views:
-            check_view(view, truth, view.seat)
+            check_view(view, truth, view.seat, match.match_id, version)
         check_events(step.events, truth)
         # A seat asking for its own view with its own credential, and the public view.
         seat = rng.choice(SEATS)
-        check_view(match.view(seat, credential=match.seat_credentials[seat]), truth, seat)
-        check_view(match.view(credential=match.seat_credentials[seat]), truth, None)
+        own = match.view(seat, credential=match.seat_credentials[seat])
+        check_view(own, truth, seat, match.match_id, version)
+        public = match.view(credential=match.seat_credentials[seat])
+        check_view(public, truth, None, match.match_id, version)
 
     table = Table(match, rng, on_step=inspect)
     table.play(lambda v: v.phase in (types_pb2.PHASE_ROUND_OVER, types_pb2.PHASE_MATCH_OVER))

@@ -1,4 +1,4 @@
-"""Structured logging for the server process, and the per-call log fields.
+"""Structured logging of the service, and the per-call log fields.
 
 Log lines go to stderr through structlog: JSON lines when stderr is not a terminal (for log
 collectors), a readable console rendering when it is, or as ``BALOOT_LOG_FORMAT`` says. Lines of
@@ -12,17 +12,46 @@ replaces the value of any field with such a name, in case one slips through.
 
 from __future__ import annotations
 
+import enum
 import logging
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
-from typing import Final, TextIO, cast
+from typing import Final, Protocol, TextIO, cast
 
 import structlog
 from structlog.typing import EventDict, FilteringBoundLogger, Processor, WrappedLogger
 
-from baloot_engine.server.settings import LogFormat, LogLevel, Settings
+
+class LogFormat(enum.Enum):
+    """How log lines are written to stderr."""
+
+    AUTO = "auto"  # console when stderr is a terminal, JSON lines otherwise
+    JSON = "json"
+    CONSOLE = "console"
+
+
+class LogLevel(enum.Enum):
+    """The lowest level that is logged."""
+
+    DEBUG = "debug"
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+
+class LogSettings(Protocol):
+    """What :func:`configure_logging` reads from the server's settings."""
+
+    @property
+    def log_format(self) -> LogFormat:
+        """The format of the lines."""
+
+    @property
+    def log_level(self) -> LogLevel:
+        """The lowest level written."""
+
 
 _LEVELS: Final = {
     LogLevel.DEBUG: logging.DEBUG,
@@ -101,7 +130,7 @@ def wants_json(log_format: LogFormat, stream: TextIO) -> bool:
     return log_format is LogFormat.JSON
 
 
-def configure_logging(settings: Settings, stream: TextIO | None = None) -> None:
+def configure_logging(settings: LogSettings, stream: TextIO | None = None) -> None:
     """Send structlog and standard-library logging to ``stream`` (stderr) in one format."""
     out = stream if stream is not None else sys.stderr
     level = _LEVELS[settings.log_level]

@@ -1,4 +1,4 @@
-"""The pieces of the telemetry: request ids, method names, log format and redaction."""
+"""The log lines: their format, the per-call fields, the level filter and redaction."""
 
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ from collections.abc import Iterator
 import pytest
 import structlog
 
-from baloot_engine.server.interceptors import request_id_from, split_method
-from baloot_engine.server.logs import (
+from baloot_engine.server.settings import Settings
+from baloot_engine.telemetry.logs import (
+    LogFormat,
+    LogLevel,
     _call_fields,
     bind_call_fields,
     call_scope,
@@ -21,7 +23,6 @@ from baloot_engine.server.logs import (
     get_logger,
     wants_json,
 )
-from baloot_engine.server.settings import LogFormat, LogLevel, Settings
 
 
 class _Terminal(io.StringIO):
@@ -41,29 +42,6 @@ def restore_logging() -> Iterator[None]:
         root.addHandler(handler)
     root.setLevel(level)
     structlog.configure(**config)
-
-
-def test_a_well_formed_request_id_is_kept() -> None:
-    assert request_id_from([("x-request-id", "abc-123_x.y:z")]) == "abc-123_x.y:z"
-
-
-@pytest.mark.parametrize(
-    "metadata", [None, [], [("x-request-id", "")], [("x-request-id", "a b")], [("x-other", "1")]]
-)
-def test_a_missing_or_malformed_request_id_is_replaced(
-    metadata: list[tuple[str, str]] | None,
-) -> None:
-    generated = request_id_from(metadata)
-    assert len(generated) == 32
-    assert int(generated, 16) >= 0
-
-
-def test_methods_split_into_service_and_name() -> None:
-    assert split_method("/baloot.v1.BalootEngineService/PlayCard") == (
-        "baloot.v1.BalootEngineService",
-        "PlayCard",
-    )
-    assert split_method("garbage") == ("unknown", "garbage")
 
 
 def test_auto_format_follows_the_terminal() -> None:

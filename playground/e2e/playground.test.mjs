@@ -1,0 +1,237 @@
+// The playground end to end, in headless Chromium: a complete match played by clicking, an
+// illegal card refused with its reason, the API panel, Arabic laid out right to left, four bots
+// watched to the end, and a screenshot kept as an artifact. Any console error, page error,
+// failed request or HTTP error fails the run.
+//
+// Run by `make playground-test` (scripts/playground.py test), which starts the service, the
+// gateway and the static server and sets PLAYGROUND_URL, PLAYGROUND_GATEWAY and
+// PLAYGROUND_ARTIFACTS.
+
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+
+import { launch } from "./browser.mjs";
+import { bodyState, userStep } from "./steps.mjs";
+
+const PAGE_URL = process.env["PLAYGROUND_URL"];
+const GATEWAY = process.env["PLAYGROUND_GATEWAY"];
+const ARTIFACTS = process.env["PLAYGROUND_ARTIFACTS"] ?? "var/artifacts";
+if (PAGE_URL === undefined || GATEWAY === undefined) {
+  throw new Error("PLAYGROUND_URL and PLAYGROUND_GATEWAY must be set: run `make playground-test`");
+}
+
+/** Where a match starts: 140 to 140 of 152, so one or two rounds finish it. */
+const START = "140:140";
+/** The refusal reasons an illegal card can get in the middle of a trick. */
+const PLAY_REASONS = new Set(["MUST_FOLLOW_SUIT", "MUST_TRUMP", "MUST_OVERTRUMP", "TRUMP_LEAD_LOCKED"]);
+
+function pageUrl(params) {
+  const url = new URL(PAGE_URL);
+  url.searchParams.set("gateway", GATEWAY);
+  for (const [name, value] of Object.entries(params)) {
+    url.searchParams.set(name, value);
+  }
+  return url.toString();
+}
+
+let session;
+const problems = [];
+
+/** A new page that records every console error, page error and failed request. */
+async function newPage() {
+  const page = await session.context.newPage();
+  page.on("console", (message) => {
+    if (message.type() === "error" || message.type() === "warning") {
+      problems.push(`console ${message.type()}: ${message.text()}`);
+    }
+  });
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("requestfailed", (request) =>
+    problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ""}`),
+  );
+  page.on("response", (response) => {
+    if (response.status() >= 400) {
+      problems.push(`HTTP ${response.status()}: ${response.url()}`);
+    }
+  });
+  return page;
+}
+
+describe("the playground in Chromium", () => {
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    session = await launch({ width: 1400, height: 1000 });
+  });
+
+  after(async () => {
+    await session?.close();
+  });
+
+  test("an illegal card is sent, refused, and the reason and the allowed cards are shown", async () => {
+    // A match from 0 : 0, so there are rounds enough for a turn where some cards are not allowed.
+    const page = await newPage();
+    await page.goto(pageUrl({ seat: "0", level: "basic", delay: "0", start: "0:0", lang: "en" }));
+    await page.waitForSelector("#table");
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      assert.ok(Date.now() < deadline, "no turn with an illegal card came within 90 s");
+      const state = await bodyState(page);
+      assert.notEqual(state.phase, "MATCH_OVER", "the match ended before a card could be refused");
+      const trickCards = await page.locator("#trick:not(.last) .slot .card").count();
+      const illegal = page.locator("#hand .card-button.dim");
+      if (state.phase === "PLAYING" && state.turn === "0" && trickCards > 0 && (await illegal.count()) > 0) {
+        const legalCodes = await page
+          .locator("#hand .card-button.legal")
+          .evaluateAll((cards) => cards.map((card) => card.dataset.card));
+        const tried = await illegal.first().getAttribute("data-card");
+        await illegal.first().click();
+        await page.waitForSelector("#refusal");
+        const reason = await page.locator("#refusal-reason").textContent();
+        assert.ok(PLAY_REASONS.has(reason), `unexpected reason ${reason}`);
+        const message = await page.locator("#refusal-message").textContent();
+        assert.ok(message.length > 0, "the refusal has no message");
+        const allowed = (await page.locator("#refusal-allowed").getAttribute("data-allowed")).split(" ");
+        assert.deepEqual([...allowed].sort(), [...legalCodes].sort(), "the allowed cards are the highlighted ones");
+        assert.ok(!allowed.includes(tried), `${tried} was refused but is listed as allowed`);
+        // Nothing changed: same version, the card still in the hand.
+        assert.equal((await bodyState(page)).version, state.version);
+        assert.equal(await page.locator(`#hand .card-button[data-card="${tried}"]`).count(), 1);
+        // The API panel shows the refused call, with the token as its size only.
+        const lastCall = page.locator("#api details.call").first();
+        assert.equal(await lastCall.getAttribute("data-method"), "PlayCard");
+        const panel = await lastCall.textContent();
+        assert.match(panel, /FAILED_PRECONDITION/);
+        assert.match(panel, new RegExp(reason));
+        assert.match(panel, /<sealed state token: \d+ bytes>/);
+        assert.match(panel, /<seat 0 credential>/);
+        // A legal card is then accepted and the refusal goes away.
+        await page.locator("#hand .card-button.legal").first().click();
+        await page.waitForFunction((old) => document.body.dataset["version"] !== old, state.version);
+        assert.equal(await page.locator("#refusal").count(), 0);
+        break;
+      }
+      await userStep(page);
+    }
+    await page.close();
+  });
+
+  test("a card tried out of turn is refused with NOT_YOUR_TURN while the bots go on", async () => {
+    // Bots wait 2 s before each move, so the click lands while another seat is to play.
+    const page = await newPage();
+    await page.goto(pageUrl({ seat: "0", level: "basic", delay: "2000", start: "0:0", lang: "en" }));
+    await page.waitForSelector("#table");
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      assert.ok(Date.now() < deadline, "no bot's turn in the play came within 60 s");
+      const state = await bodyState(page);
+      if (state.phase === "PLAYING" && state.turn !== "0" && (await page.locator("#hand .card-button").count()) > 0) {
+        await page.locator("#hand .card-button").first().click();
+        await page.waitForSelector("#refusal");
+        assert.equal(await page.locator("#refusal-reason").textContent(), "NOT_YOUR_TURN");
+        // The bots go on: the next bot move is accepted.
+        await page.waitForFunction((old) => document.body.dataset["version"] !== old, state.version, {
+          timeout: 15_000,
+        });
+        break;
+      }
+      await userStep(page);
+    }
+    await page.close();
+  });
+
+  describe("a match played by clicking", () => {
+    let page;
+
+    before(async () => {
+      page = await newPage();
+      await page.goto(pageUrl({ seat: "0", level: "basic", delay: "0", start: START, lang: "en" }));
+      await page.waitForSelector("#table");
+    });
+
+    test("the match is played to its end by clicking", async () => {
+      const deadline = Date.now() + 90_000;
+      const done = new Map();
+      for (;;) {
+        assert.ok(Date.now() < deadline, `the match did not end within 90 s (${JSON.stringify([...done])})`);
+        const step = await userStep(page);
+        done.set(step, (done.get(step) ?? 0) + 1);
+        if (step === "over") {
+          break;
+        }
+      }
+      await page.waitForSelector("#match-over");
+      assert.ok((done.get("card") ?? 0) > 0, "no card was played by clicking");
+      // The score sheet has the starting row and at least one scored round; the total is the
+      // match score, and one team reached the target.
+      const rows = await page.locator("#sheet tbody tr.scored").count();
+      assert.ok(rows >= 1, "no scored round on the score sheet");
+      const totals = await page.locator("#sheet tfoot th").evaluateAll((cells) => cells.map((c) => c.textContent));
+      const [us, them] = [Number(totals[2]), Number(totals[3])];
+      assert.ok(Math.max(us, them) >= 152, `no team reached 152: ${us} : ${them}`);
+      // The last round's summary: four dealt hands of eight cards (unless a Sawa claim ended
+      // the round early) and a breakdown whose points are the last row of the sheet.
+      const hands = await page
+        .locator("#dealt-hands .dealt-row")
+        .evaluateAll((rowsFound) => rowsFound.map((row) => row.querySelectorAll(".card").length));
+      assert.equal(hands.length, 4);
+      const cards = hands.reduce((sum, n) => sum + n, 0);
+      assert.ok(cards === 32 || hands.every((n) => n <= 8), `dealt hands of ${hands}`);
+      const points = await page
+        .locator("#breakdown tbody tr")
+        .last()
+        .locator("td")
+        .evaluateAll((cells) => cells.map((cell) => Number(cell.textContent)));
+      const lastRow = await page
+        .locator("#sheet tbody tr.scored")
+        .last()
+        .locator("td")
+        .evaluateAll((cells) => cells.map((cell) => cell.textContent));
+      assert.deepEqual(points, [Number(lastRow[2]), Number(lastRow[3])]);
+      await page.screenshot({ path: join(ARTIFACTS, "playground.png"), fullPage: true });
+    });
+
+    test("Arabic is laid out right to left, and back", async () => {
+      await page.locator("#lang-toggle").click();
+      await page.waitForFunction(() => document.body.dataset["lang"] === "ar");
+      const arabic = await page.evaluate(() => ({
+        dir: document.documentElement.dir,
+        lang: document.documentElement.lang,
+        side: getComputedStyle(document.querySelector(".side")).direction,
+        title: document.querySelector("header h1").textContent,
+        sheet: document.querySelector("#sheet h2").textContent,
+      }));
+      assert.deepEqual(
+        { dir: arabic.dir, lang: arabic.lang, side: arabic.side },
+        { dir: "rtl", lang: "ar", side: "rtl" },
+      );
+      assert.equal(arabic.title, "ملعب البلوت");
+      assert.equal(arabic.sheet, "النشرة");
+      // In right-to-left the side panel sits left of the table.
+      const table = await page.locator(".play-area").boundingBox();
+      const side = await page.locator(".side").boundingBox();
+      assert.ok(side.x < table.x, "the side panel is not on the left in Arabic");
+      await page.screenshot({ path: join(ARTIFACTS, "playground-ar.png"), fullPage: true });
+      await page.locator("#lang-toggle").click();
+      await page.waitForFunction(() => document.body.dataset["lang"] === "en");
+      assert.equal(await page.evaluate(() => document.documentElement.dir), "ltr");
+      const tableEn = await page.locator(".play-area").boundingBox();
+      const sideEn = await page.locator(".side").boundingBox();
+      assert.ok(sideEn.x > tableEn.x, "the side panel is not on the right in English");
+    });
+  });
+
+  test("four bots play a match to its end while the user watches", async () => {
+    const page = await newPage();
+    await page.goto(pageUrl({ mode: "watch", level: "basic", delay: "0", start: START }));
+    await page.waitForSelector("#match-over", { timeout: 90_000 });
+    assert.equal(await page.locator("#hand").count(), 0, "a watched match shows no hand of the user");
+    assert.ok((await page.locator("#sheet tbody tr.scored").count()) >= 1);
+    await page.close();
+  });
+
+  test("no console error, page error or failed request", () => {
+    assert.deepEqual(problems, []);
+  });
+});

@@ -1,0 +1,368 @@
+// The words of the page in English and Arabic, and the names of the engine's enums in both.
+// Arabic terms follow the glossary of docs/rules.md (صن، حكم، أشكل، دبل، قهوة…).
+
+import {
+  BidKind,
+  ContractType,
+  DoublingCall,
+  EventKind,
+  OutcomeReason,
+  Phase,
+  PlayMode,
+  ProjectKind,
+  RedealReason,
+  SUIT_SYMBOLS,
+  Suit,
+} from "@baloot-engine/client";
+
+export type Lang = "en" | "ar";
+
+const EN = {
+  title: "Baloot playground",
+  subtitle: "A table of four against the engine's bots, over gRPC-Web",
+  newMatch: "New match",
+  mode: "Mode",
+  modePlay: "Play a seat",
+  modeWatch: "Watch four bots",
+  seat: "Your seat",
+  level: "Bots",
+  levelRandom: "Random",
+  levelBasic: "Basic",
+  levelStrong: "Strong",
+  start: "Start at",
+  target: "Target",
+  delay: "Bot delay (ms)",
+  language: "العربية",
+  you: "You",
+  bot: "Bot",
+  team: "Team",
+  us: "Us",
+  them: "Them",
+  seatNames: ["South", "East", "North", "West"],
+  dealer: "dealer",
+  turn: "to act",
+  phase: "Phase",
+  round: "Round",
+  contract: "Contract",
+  noContract: "not fixed yet",
+  boughtBy: "bought by",
+  multiplier: "multiplier",
+  revealedCard: "Revealed card",
+  bids: "Bids",
+  doublingChain: "Doubling",
+  projects: "Projects",
+  declared: "declared",
+  revealed: "shown",
+  abnat: "Abnat",
+  tricks: "tricks",
+  trick: "Trick",
+  lastTrick: "Last trick",
+  yourHand: "Your hand",
+  legalHint: "Highlighted cards are legal; any other card is sent too, and the engine says why it refuses it.",
+  yourTurn: "Your turn",
+  waiting: "Waiting for",
+  deal: "Deal",
+  nextRound: "Next round",
+  roundOver: "Round over",
+  matchOver: "Match over",
+  winner: "wins the match",
+  refused: "Refused",
+  allowed: "Allowed",
+  sheet: "Score sheet (النشرة)",
+  start0: "start",
+  redeal: "redeal",
+  total: "Total",
+  roundSummary: "Last round",
+  dealtHands: "Dealt hands",
+  dealtNote: "Every card each seat played in the round, which is its dealt hand.",
+  breakdown: "Score breakdown",
+  cardAbnat: "card abnat",
+  cardPoints: "card points",
+  projectPoints: "projects",
+  balootPoints: "Baloot",
+  finalPoints: "points",
+  made: "made",
+  failed: "failed",
+  kaboot: "Kaboot",
+  api: "API calls",
+  apiHint: "The last calls as proto3 JSON; the state token is shown as its size, credentials by role.",
+  request: "request",
+  response: "response",
+  error: "error",
+  log: "Table log",
+  akka: "Akka",
+  sawa: "Sawa (claim the rest)",
+  declare: "Declare",
+  qayd: "Qayd",
+  open: "open",
+  closed: "closed",
+  gahwa: "Gahwa",
+  hostNote:
+    "This local page holds the host credential to drive the bots; in a real app the backend keeps it and the page only its seat's.",
+  connecting: "Connecting to",
+  unreachable: "Cannot reach the gateway at",
+} as const;
+
+type Words = { readonly [K in keyof typeof EN]: (typeof EN)[K] extends readonly string[] ? readonly string[] : string };
+
+const AR: Words = {
+  title: "ملعب البلوت",
+  subtitle: "طاولة أربعة مع روبوتات المحرك عبر gRPC-Web",
+  newMatch: "صكة جديدة",
+  mode: "الوضع",
+  modePlay: "العب في مقعد",
+  modeWatch: "شاهد أربعة روبوتات",
+  seat: "مقعدك",
+  level: "الروبوتات",
+  levelRandom: "عشوائي",
+  levelBasic: "أساسي",
+  levelStrong: "قوي",
+  start: "البداية",
+  target: "الهدف",
+  delay: "تأخير الروبوت (ms)",
+  language: "English",
+  you: "أنت",
+  bot: "روبوت",
+  team: "الفريق",
+  us: "لنا",
+  them: "لهم",
+  seatNames: ["الجنوب", "الشرق", "الشمال", "الغرب"],
+  dealer: "الموزع",
+  turn: "دوره",
+  phase: "المرحلة",
+  round: "الجولة",
+  contract: "المشترى",
+  noContract: "لم يحدد بعد",
+  boughtBy: "اشتراه",
+  multiplier: "المضاعفة",
+  revealedCard: "ورقة الأرض",
+  bids: "الشراء",
+  doublingChain: "المضاعفة",
+  projects: "المشاريع",
+  declared: "معلن",
+  revealed: "مكشوف",
+  abnat: "الأبناط",
+  tricks: "أكلات",
+  trick: "الأكلة",
+  lastTrick: "الأكلة السابقة",
+  yourHand: "أوراقك",
+  legalHint: "الأوراق المضيئة مسموحة؛ وأي ورقة أخرى تُرسل أيضاً ويشرح المحرك سبب رفضها.",
+  yourTurn: "دورك",
+  waiting: "بانتظار",
+  deal: "وزّع",
+  nextRound: "الجولة التالية",
+  roundOver: "انتهت الجولة",
+  matchOver: "انتهت الصكة",
+  winner: "يفوز بالصكة",
+  refused: "مرفوض",
+  allowed: "المسموح",
+  sheet: "النشرة",
+  start0: "البداية",
+  redeal: "إعادة توزيع",
+  total: "المجموع",
+  roundSummary: "الجولة الأخيرة",
+  dealtHands: "الأوراق الموزعة",
+  dealtNote: "كل ورقة لعبها كل مقعد في الجولة، وهي أوراقه الموزعة.",
+  breakdown: "تفصيل الحساب",
+  cardAbnat: "أبناط الأوراق",
+  cardPoints: "نقاط الأوراق",
+  projectPoints: "المشاريع",
+  balootPoints: "بلوت",
+  finalPoints: "النقاط",
+  made: "نجح",
+  failed: "خسارة",
+  kaboot: "كبوت",
+  api: "طلبات الواجهة",
+  apiHint: "آخر الطلبات بصيغة JSON؛ رمز الحالة يظهر بحجمه فقط، وبيانات الاعتماد بدورها.",
+  request: "الطلب",
+  response: "الرد",
+  error: "خطأ",
+  log: "سجل الطاولة",
+  akka: "إكة",
+  sawa: "سوا",
+  declare: "أعلن",
+  qayd: "قيد",
+  open: "مفتوح",
+  closed: "مقفل",
+  gahwa: "قهوة",
+  hostNote:
+    "هذه الصفحة المحلية تحمل بيانات اعتماد المضيف لتحريك الروبوتات؛ في تطبيق حقيقي يحتفظ بها الخادم ولا تحمل الصفحة إلا بيانات مقعدها.",
+  connecting: "الاتصال بـ",
+  unreachable: "تعذر الوصول إلى البوابة في",
+};
+
+const WORDS: Record<Lang, Words> = { en: EN, ar: AR };
+
+/** The words of a language. */
+export function words(lang: Lang): Words {
+  return WORDS[lang];
+}
+
+const SUITS: Record<Lang, readonly string[]> = {
+  en: ["Spades", "Hearts", "Diamonds", "Clubs"],
+  ar: ["سبيت", "هاص", "ديمن", "شريا"],
+};
+
+/** A suit's symbol and name, e.g. "♥ Hearts". */
+export function suitName(lang: Lang, suit: Suit): string {
+  const index = suit - Suit.SPADES;
+  return `${SUIT_SYMBOLS[index] ?? "?"} ${SUITS[lang][index] ?? "?"}`;
+}
+
+const BIDS: Record<Lang, Partial<Record<BidKind, string>>> = {
+  en: {
+    [BidKind.PASS]: "Pass",
+    [BidKind.HOKM]: "Hokm",
+    [BidKind.SUN]: "Sun",
+    [BidKind.ASHKAL]: "Ashkal",
+    [BidKind.CONFIRM_HOKM]: "Confirm Hokm",
+    [BidKind.SWITCH_TO_SUN]: "Switch to Sun",
+    [BidKind.CLAIM_SUN]: "Before you (Sun)",
+    [BidKind.KAWESH]: "Kawesh",
+  },
+  ar: {
+    [BidKind.PASS]: "بس",
+    [BidKind.HOKM]: "حكم",
+    [BidKind.SUN]: "صن",
+    [BidKind.ASHKAL]: "أشكل",
+    [BidKind.CONFIRM_HOKM]: "ثبّت الحكم",
+    [BidKind.SWITCH_TO_SUN]: "حوّل صن",
+    [BidKind.CLAIM_SUN]: "قبلك",
+    [BidKind.KAWESH]: "كوش",
+  },
+};
+
+/** A bid's name, with the suit it names. */
+export function bidName(lang: Lang, kind: BidKind, suit: Suit = Suit.UNSPECIFIED): string {
+  const name = BIDS[lang][kind] ?? BidKind[kind];
+  return suit === Suit.UNSPECIFIED ? name : `${name} ${suitName(lang, suit)}`;
+}
+
+const CALLS: Record<Lang, Partial<Record<DoublingCall, string>>> = {
+  en: {
+    [DoublingCall.DOUBLE]: "Double",
+    [DoublingCall.TRIPLE]: "Triple",
+    [DoublingCall.FOUR]: "Four",
+    [DoublingCall.GAHWA]: "Gahwa",
+    [DoublingCall.DECLINE]: "No double",
+    [DoublingCall.CHOOSE_MODE]: "Choose",
+  },
+  ar: {
+    [DoublingCall.DOUBLE]: "دبل",
+    [DoublingCall.TRIPLE]: "تربل",
+    [DoublingCall.FOUR]: "فور",
+    [DoublingCall.GAHWA]: "قهوة",
+    [DoublingCall.DECLINE]: "بدون",
+    [DoublingCall.CHOOSE_MODE]: "اختر",
+  },
+};
+
+/** A doubling call's name, with the play mode it names. */
+export function callName(lang: Lang, call: DoublingCall, mode: PlayMode = PlayMode.UNSPECIFIED): string {
+  const name = CALLS[lang][call] ?? DoublingCall[call];
+  return mode === PlayMode.UNSPECIFIED ? name : `${name} (${modeName(lang, mode)})`;
+}
+
+/** Open or closed play. */
+export function modeName(lang: Lang, mode: PlayMode): string {
+  return mode === PlayMode.CLOSED ? WORDS[lang].closed : WORDS[lang].open;
+}
+
+const CONTRACTS: Record<Lang, Partial<Record<ContractType, string>>> = {
+  en: { [ContractType.SUN]: "Sun", [ContractType.HOKM]: "Hokm" },
+  ar: { [ContractType.SUN]: "صن", [ContractType.HOKM]: "حكم" },
+};
+
+/** Sun or Hokm. */
+export function contractName(lang: Lang, type: ContractType): string {
+  return CONTRACTS[lang][type] ?? "—";
+}
+
+const PROJECTS: Record<Lang, Partial<Record<ProjectKind, string>>> = {
+  en: {
+    [ProjectKind.SIRA]: "Sira",
+    [ProjectKind.FIFTY]: "Fifty",
+    [ProjectKind.HUNDRED]: "Hundred",
+    [ProjectKind.FOUR_HUNDRED]: "Four Hundred",
+    [ProjectKind.BALOOT]: "Baloot",
+  },
+  ar: {
+    [ProjectKind.SIRA]: "سرا",
+    [ProjectKind.FIFTY]: "خمسين",
+    [ProjectKind.HUNDRED]: "مية",
+    [ProjectKind.FOUR_HUNDRED]: "أربعمية",
+    [ProjectKind.BALOOT]: "بلوت",
+  },
+};
+
+/** A project kind's name. */
+export function projectName(lang: Lang, kind: ProjectKind): string {
+  return PROJECTS[lang][kind] ?? ProjectKind[kind];
+}
+
+const PHASES: Record<Lang, Partial<Record<Phase, string>>> = {
+  en: {
+    [Phase.AWAITING_DEAL]: "awaiting the deal",
+    [Phase.BIDDING]: "bidding",
+    [Phase.DOUBLING]: "doubling",
+    [Phase.PLAYING]: "playing",
+    [Phase.ROUND_OVER]: "round over",
+    [Phase.MATCH_OVER]: "match over",
+  },
+  ar: {
+    [Phase.AWAITING_DEAL]: "بانتظار التوزيع",
+    [Phase.BIDDING]: "الشراء",
+    [Phase.DOUBLING]: "المضاعفة",
+    [Phase.PLAYING]: "اللعب",
+    [Phase.ROUND_OVER]: "انتهت الجولة",
+    [Phase.MATCH_OVER]: "انتهت الصكة",
+  },
+};
+
+/** A phase's name. */
+export function phaseName(lang: Lang, phase: Phase): string {
+  return PHASES[lang][phase] ?? Phase[phase];
+}
+
+const OUTCOMES: Record<Lang, Partial<Record<OutcomeReason, string>>> = {
+  en: {
+    [OutcomeReason.MORE_POINTS]: "the buyers scored more",
+    [OutcomeReason.FEWER_POINTS]: "the buyers scored fewer",
+    [OutcomeReason.RAW_POINTS]: "decided on raw abnat",
+    [OutcomeReason.EXACT_TIE]: "an exact tie",
+    [OutcomeReason.DOUBLED_TIE]: "a doubled tie",
+    [OutcomeReason.KABOOT]: "kaboot",
+    [OutcomeReason.REVERSE_KABOOT]: "reverse kaboot",
+    [OutcomeReason.RAW_HALF]: "decided on half the raw abnat",
+  },
+  ar: {
+    [OutcomeReason.MORE_POINTS]: "المشتري أكثر نقاطاً",
+    [OutcomeReason.FEWER_POINTS]: "المشتري أقل نقاطاً",
+    [OutcomeReason.RAW_POINTS]: "حسمت بالأبناط",
+    [OutcomeReason.EXACT_TIE]: "تعادل تام",
+    [OutcomeReason.DOUBLED_TIE]: "تعادل مع دبل",
+    [OutcomeReason.KABOOT]: "كبوت",
+    [OutcomeReason.REVERSE_KABOOT]: "كبوت مقلوب",
+    [OutcomeReason.RAW_HALF]: "حسمت بنصف الأبناط",
+  },
+};
+
+/** Why a round was made or failed. */
+export function outcomeName(lang: Lang, reason: OutcomeReason): string {
+  return OUTCOMES[lang][reason] ?? OutcomeReason[reason];
+}
+
+const REDEALS: Record<Lang, Partial<Record<RedealReason, string>>> = {
+  en: { [RedealReason.ALL_PASSED]: "everyone passed", [RedealReason.KAWESH]: "Kawesh" },
+  ar: { [RedealReason.ALL_PASSED]: "الكل قال بس", [RedealReason.KAWESH]: "كوش" },
+};
+
+/** Why a hand was dealt again. */
+export function redealName(lang: Lang, reason: RedealReason): string {
+  return REDEALS[lang][reason] ?? RedealReason[reason];
+}
+
+/** The generated name of an event kind, for the table log ("CARD_PLAYED"). */
+export function eventKindName(kind: EventKind): string {
+  return EventKind[kind] ?? String(kind);
+}

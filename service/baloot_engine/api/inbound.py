@@ -1,0 +1,231 @@
+"""Requests → rules core: every conversion of a request's fields into core values.
+
+The servicer calls these on what a request carries (seats, cards, bids, doubling calls,
+declarations, card plays, rule sets, the facts of a ScoreRound request, a bot level). They
+check what protobuf cannot (enum values out of range, counts, card codes) and raise
+:class:`RuleError` with a MALFORMED kind, so the servicer maps them to ``INVALID_ARGUMENT``.
+The opposite direction is :mod:`baloot_engine.api.outbound`; the enum naming rule both
+follow is :mod:`baloot_engine.api.enums`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from baloot.v1 import engine_service_pb2 as service_pb
+from baloot.v1 import rules_pb2, types_pb2
+from baloot_engine.api.enums import RULE_FLAGS, enum_prefix, to_core
+from baloot_engine.bots import Level
+from baloot_engine.rules import errors
+from baloot_engine.rules.actions import (
+    Bid,
+    BidKind,
+    ClaimSawa,
+    Declare,
+    Doubling,
+    DoublingCall,
+    Play,
+)
+from baloot_engine.rules.contract import ContractType, PlayMode
+from baloot_engine.rules.errors import RuleError, malformed
+from baloot_engine.rules.facts import AwardedProject, RoundFacts
+from baloot_engine.rules.projects import ProjectKind
+from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet, RuleSetError
+
+# Proto enum number -> core member; a number that is missing (zero, unknown) pairs with none.
+BID_KINDS: Final = to_core(types_pb2.BidKind, BidKind)
+CALLS: Final = to_core(types_pb2.DoublingCall, DoublingCall)
+MODES: Final = to_core(types_pb2.PlayMode, PlayMode)
+PROJECT_KINDS: Final = to_core(types_pb2.ProjectKind, ProjectKind)
+CONTRACT_TYPES: Final = to_core(types_pb2.ContractType, ContractType)
+BOT_LEVELS: Final = to_core(service_pb.BotLevel, Level)
+
+
+def _bad(reason: str, message: str) -> RuleError:
+    return malformed(reason, message)
+
+
+def suit_in(value: int, *, required: bool) -> int:
+    """A proto Suit (1-4) as a core suit (0-3); -1 when unspecified and not required."""
+    if value == types_pb2.SUIT_UNSPECIFIED:
+        if required:
+            raise _bad(errors.INVALID_ACTION, "a suit is required")
+        return -1
+    if not 1 <= value <= 4:
+        raise _bad(errors.INVALID_ACTION, f"unknown suit value {value}")
+    return value - 1
+
+
+def card_in(card: int) -> int:
+    """A card code from a request, checked."""
+    if not 0 <= card < 32:
+        raise _bad(errors.INVALID_CARD, f"a card code is 0-31, got {card}")
+    return card
+
+
+def seat_in(seat: int) -> int:
+    """A seat from a request, checked."""
+    if not 0 <= seat <= 3:
+        raise _bad(errors.INVALID_SEAT, f"a seat is 0-3, got {seat}")
+    return seat
+
+
+def _enum_in(table: dict[int, Any], value: int, what: str) -> Any:
+    member = table.get(value)
+    if member is None:
+        raise _bad(errors.INVALID_ACTION, f"{what} is missing or unknown (value {value})")
+    return member
+
+
+# ---------------------------------------------------------------------------------------
+# Rule sets
+
+
+def rules_in(proto: rules_pb2.RuleSet | None) -> RuleSet:
+    """The core rule set of a proto ``RuleSet``: its preset plus the flags it sets."""
+    if proto is None:
+        return SEEDS
+    message: Any = proto  # flags are read by name
+    preset = message.preset
+    if preset in (rules_pb2.PRESET_UNSPECIFIED, rules_pb2.PRESET_SEEDS):
+        base = SEEDS
+    elif preset == rules_pb2.PRESET_KAMMELNA:
+        base = KAMMELNA
+    else:
+        raise _bad(errors.INVALID_RULES, f"unknown preset value {preset}")
+    changes: dict[str, object] = {}
+    for name in RULE_FLAGS:
+        if not message.HasField(name):
+            continue
+        value = getattr(message, name)
+        default = getattr(SEEDS, name)
+        if isinstance(default, bool) or name == "match_target":
+            changes[name] = value
+            continue
+        enum_type = message.DESCRIPTOR.fields_by_name[name].enum_type
+        number_name = enum_type.values_by_number.get(value)
+        prefix = enum_prefix(enum_type.name)
+        member = None
+        if number_name is not None and number_name.name.startswith(prefix):
+            member = type(default).__members__.get(number_name.name[len(prefix) :])
+        if member is None:
+            raise _bad(errors.INVALID_RULES, f"{name}: unknown or unspecified value {value}")
+        changes[name] = member
+    try:
+        return base.replace(**changes)
+    except RuleSetError as error:
+        raise _bad(errors.INVALID_RULES, str(error)) from None
+
+
+# ---------------------------------------------------------------------------------------
+# Actions
+
+
+def bid_in(message: types_pb2.Bid) -> Bid:
+    """A core bid from a proto ``Bid``."""
+    kind = _enum_in(BID_KINDS, message.kind, "the bid kind")
+    return Bid(kind, suit_in(message.suit, required=False))
+
+
+def doubling_in(message: types_pb2.Doubling) -> Doubling:
+    """A core doubling call from a proto ``Doubling``."""
+    call = _enum_in(CALLS, message.call, "the doubling call")
+    mode = (
+        None
+        if message.mode == types_pb2.PLAY_MODE_UNSPECIFIED
+        else (_enum_in(MODES, message.mode, "the play mode"))
+    )
+    return Doubling(call, mode)
+
+
+def declaration_in(message: types_pb2.Declaration) -> Declare:
+    """A core declaration from a proto ``Declaration``."""
+    kinds = tuple(_enum_in(PROJECT_KINDS, k, "a project kind") for k in message.kinds)
+    if not 1 <= len(kinds) <= 2:
+        raise _bad(errors.INVALID_ACTION, "declare one or two project kinds")
+    return Declare(kinds)
+
+
+def play_in(message: types_pb2.CardPlay) -> Play | ClaimSawa:
+    """A card play (or, with ``sawa``, a Sawa claim) from a proto ``CardPlay``."""
+    if message.sawa:
+        return ClaimSawa()
+    return Play(card_in(message.card), message.akka)
+
+
+# ---------------------------------------------------------------------------------------
+# Round facts (ScoreRound)
+
+
+def facts_in(request: service_pb.ScoreRoundRequest) -> tuple[RoundFacts, RuleSet]:
+    """The facts and rules of a ScoreRound request (checked again by the scoring)."""
+    rules = rules_in(request.rules if request.HasField("rules") else None)
+    contract = CONTRACT_TYPES.get(request.contract_type)
+    if contract is None:
+        raise _bad(errors.INVALID_ROUND_FACTS, "the contract type (Sun or Hokm) is required")
+    if contract is ContractType.SUN:
+        if request.trump != types_pb2.SUIT_UNSPECIFIED:
+            raise _bad(errors.INVALID_ROUND_FACTS, "a Sun contract has no trump")
+        trump = -1
+    elif 1 <= request.trump <= 4:
+        trump = request.trump - 1
+    else:
+        raise _bad(errors.INVALID_ROUND_FACTS, "a Hokm contract needs its trump suit")
+    which = request.WhichOneof("buyer")
+    if which == "buyer_seat":
+        buyer_team = seat_in(request.buyer_seat) & 1
+    elif which == "buyer_team":
+        if request.buyer_team > 1:
+            raise _bad(errors.INVALID_ROUND_FACTS, "a team is 0 or 1")
+        buyer_team = request.buyer_team
+    else:
+        raise _bad(errors.INVALID_ROUND_FACTS, "the buyer (seat or team) is required")
+    awarded: list[AwardedProject] = []
+    for given in request.awarded_projects:
+        kind = PROJECT_KINDS.get(given.kind)
+        if kind is None:
+            raise _bad(errors.INVALID_ROUND_FACTS, "every awarded project needs its kind")
+        awarded.append(AwardedProject(given.team, kind))
+    projects = tuple(awarded)
+    for project in projects:
+        if project.team > 1:
+            raise _bad(errors.INVALID_ROUND_FACTS, "a project's team is 0 or 1")
+    common: dict[str, Any] = {
+        "projects": projects,
+        "baloot_teams": tuple(request.baloot_teams),
+        "multiplier": request.multiplier or 1,
+        "gahwa": request.gahwa,
+        "reverse_kaboot": request.reverse_kaboot,
+    }
+    if request.tricks:
+        if request.card_abnat or request.tricks_won:
+            raise _bad(errors.INVALID_ROUND_FACTS, "give either the tricks or the totals")
+        tricks = []
+        for trick in request.tricks:
+            if not trick.HasField("winner"):
+                raise _bad(errors.INVALID_ROUND_FACTS, "every trick needs its winner")
+            tricks.append(([card_in(c.card) for c in trick.cards], seat_in(trick.winner)))
+        facts = RoundFacts.from_tricks(contract, trump, buyer_team, tricks, **common)
+        return facts, rules
+    if len(request.card_abnat) != 2 or len(request.tricks_won) != 2:
+        raise _bad(errors.INVALID_ROUND_FACTS, "card_abnat and tricks_won need one entry per team")
+    facts = RoundFacts(
+        contract=contract,
+        buyer_team=buyer_team,
+        card_abnat=(request.card_abnat[0], request.card_abnat[1]),
+        tricks_won=(request.tricks_won[0], request.tricks_won[1]),
+        **common,
+    )
+    return facts, rules
+
+
+# ---------------------------------------------------------------------------------------
+# Bots
+
+
+def bot_level_in(value: int) -> Level:
+    """The bot level of a SuggestAction request; unspecified or unknown is refused."""
+    level: Level | None = BOT_LEVELS.get(value)
+    if level is None:
+        raise _bad("REQUEST_INVALID", f"the bot level is missing or unknown (value {value})")
+    return level

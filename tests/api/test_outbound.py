@@ -1,0 +1,102 @@
+"""Core values to messages: card lists, tricks, scores, actions and card events as the
+responses carry them, each checked against a construction that states the contract directly."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from baloot.v1 import engine_service_pb2 as pb
+from baloot.v1 import types_pb2
+from baloot_engine.api import outbound
+from baloot_engine.rules.actions import Bid, BidKind, ClaimSawa, Deal, Event, EventKind, Play
+from baloot_engine.rules.cards import PLAIN_POINTS, TRUMP_POINTS
+from baloot_engine.rules.state import State
+
+
+def test_cards_of_lists_a_mask_in_ascending_order() -> None:
+    rng = random.Random(2)
+    for mask in [0, 0xFFFFFFFF, 1, 1 << 31, *(rng.getrandbits(32) for _ in range(200))]:
+        assert outbound.cards_of(mask) == tuple(c for c in range(32) if mask >> c & 1)
+
+
+def test_suits_are_shifted_to_the_proto_numbering() -> None:
+    assert [outbound.suit_out(s) for s in range(-1, 4)] == [
+        types_pb2.SUIT_UNSPECIFIED,
+        types_pb2.SUIT_SPADES,
+        types_pb2.SUIT_HEARTS,
+        types_pb2.SUIT_DIAMONDS,
+        types_pb2.SUIT_CLUBS,
+    ]
+
+
+def _abnat(card: int, trump: int) -> int:
+    return TRUMP_POINTS[card & 7] if card >> 3 == trump else PLAIN_POINTS[card & 7]
+
+
+@pytest.mark.parametrize("trump", range(-1, 4))
+def test_a_trick_names_each_seat_in_turn_and_counts_its_abnat(trump: int) -> None:
+    rng = random.Random(trump)
+    for _ in range(50):
+        leader = rng.randrange(4)
+        cards = rng.sample(range(32), rng.randint(1, 4))
+        winner = rng.randrange(4) if len(cards) == 4 else None
+        akka = rng.random() < 0.3
+        trick = outbound.trick_out(7, leader, cards, trump, winner, akka=akka)
+        assert trick.number == 7
+        assert trick.leader == leader
+        assert [(p.seat, p.card) for p in trick.cards] == [
+            ((leader + i) % 4, c) for i, c in enumerate(cards)
+        ]
+        assert [p.akka for p in trick.cards] == [akka and i == 0 for i in range(len(cards))]
+        assert trick.abnat == sum(_abnat(c, trump) for c in cards)
+        assert trick.HasField("winner") == (winner is not None)
+        if winner is not None:
+            assert trick.winner == winner
+
+
+def test_the_match_score_names_the_winner_and_why() -> None:
+    running = outbound.match_score_message((40, 72), 152, 3, -1, False)
+    assert (list(running.points), running.target, running.rounds_played) == ([40, 72], 152, 3)
+    assert not running.HasField("winner_team")
+    assert running.end_reason == types_pb2.MATCH_END_REASON_UNSPECIFIED
+    won = outbound.match_score_message((160, 72), 152, 9, 0, False)
+    assert (won.winner_team, won.end_reason) == (0, types_pb2.MATCH_END_REASON_TARGET_REACHED)
+    gahwa = outbound.match_score_message((0, 0), 152, 1, 1, True)
+    assert (gahwa.winner_team, gahwa.end_reason) == (1, types_pb2.MATCH_END_REASON_GAHWA)
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        *(Play(c, akka) for c in range(0, 32, 5) for akka in (False, True)),
+        ClaimSawa(),
+        Bid(BidKind.SUN, -1),
+        Bid(BidKind.HOKM, 2),
+    ],
+    ids=repr,
+)
+def test_an_action_built_in_place_equals_its_message(action: object) -> None:
+    response = pb.ListLegalActionsResponse()
+    outbound.add_action(response.actions, action)  # type: ignore[arg-type]
+    assert list(response.actions) == [outbound.action_out(action)]  # type: ignore[arg-type]
+
+
+def test_a_deal_is_no_legal_action_message() -> None:
+    response = pb.ListLegalActionsResponse()
+    outbound.add_action(response.actions, Deal(tuple(range(32))))
+    assert list(response.actions) == []
+
+
+@pytest.mark.parametrize("kind", [EventKind.CARD_PLAYED, EventKind.AKKA_CALLED])
+def test_every_encoded_card_event_equals_its_message(kind: EventKind) -> None:
+    for seat in range(4):
+        for card in range(32):
+            event = Event(kind, seat=seat, card=card)
+            expected = types_pb2.Event(
+                kind=outbound.EVENT_KIND_NUMBERS[kind],
+                seat=seat,
+                play=types_pb2.PlayedCard(seat=seat, card=card, akka=kind is EventKind.AKKA_CALLED),
+            )
+            assert outbound.event_out(event, State()) == expected

@@ -1,0 +1,102 @@
+"""Declaring projects in the first trick (R28) and revealing them after it (R29)."""
+
+from __future__ import annotations
+
+from itertools import combinations_with_replacement
+
+from hypothesis import given
+
+from baloot_engine.rules import errors
+from baloot_engine.rules.actions import Declare, EventKind, Play
+from baloot_engine.rules.cards import parse_card
+from baloot_engine.rules.declaring import declarable, declaration_open, legal_declarations
+from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.projects import ProjectKind, projects_for_declaration
+from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
+from baloot_engine.rules.state import State
+
+from .scenario import act, act_events, play, refuse, sun_hand
+from .strategies import hand_masks, trumps
+
+SIRA, FIFTY, HUNDRED = ProjectKind.SIRA, ProjectKind.FIFTY, ProjectKind.HUNDRED
+DECLARABLE = (SIRA, FIFTY, HUNDRED, ProjectKind.FOUR_HUNDRED)
+
+# Dealer 0, seat 0 buys a Sun; seat 1 leads. Seat 1 holds a Fifty (7-8-9-10 of spades), seat 2
+# a Sira (J-Q-K of hearts), seats 3 and 0 no project.
+HANDS = {
+    1: "7S 8S 9S 10S AH 7C 8C QD",
+    2: "JH QH KH 9C 10C AC 7D JD",
+    3: "JS KS 7H 9H JC 8D 10D AD",
+    0: "QS AS 8H 10H QC KC 9D KD",
+}
+
+
+def _hand(rules: RuleSet = SEEDS) -> State:
+    return sun_hand(HANDS, "KD", buyer=0, rules=rules)
+
+
+def test_each_seat_may_declare_what_it_holds_before_its_first_card() -> None:
+    state = _hand()
+    assert state.leader == 1
+    assert legal_declarations(state, 1) == [Declare((SIRA,)), Declare((FIFTY,))]
+    assert legal_declarations(state, 2) == [Declare((SIRA,))]
+    assert legal_declarations(state, 3) == []
+    assert legal_declarations(state, 0) == []
+    state = play(state, "7C")
+    # Seat 1 has played: too late for him, still open for the seats after him.
+    assert not declaration_open(state, 1)
+    refuse(state, 1, Declare((FIFTY,)), errors.DECLARATION_CLOSED)
+    assert legal_declarations(state, 2) == [Declare((SIRA,))]
+
+
+def test_a_seat_declares_once_and_only_what_it_holds() -> None:
+    state = _hand()
+    refuse(state, 2, Declare((FIFTY,)), errors.PROJECT_NOT_HELD)
+    state, events = act_events(state, 2, Declare((SIRA,)))
+    assert [(e.kind, e.seat, e.kinds) for e in events] == [
+        (EventKind.PROJECTS_DECLARED, 2, (SIRA,))
+    ]
+    assert legal_declarations(state, 2) == []
+    refuse(state, 2, Declare((SIRA,)), errors.DECLARATION_CLOSED)
+
+
+def test_the_best_declaration_is_revealed_after_trick_one() -> None:
+    state = act(_hand(), 1, Declare((FIFTY,)))
+    state = act(state, 2, Declare((SIRA,)))
+    state = play(state, "7C", "9C", "JC")
+    assert state.project_team == -1
+    state, events = act_events(state, 0, Play(parse_card("QC")))
+    revealed = [e for e in events if e.kind is EventKind.PROJECTS_REVEALED]
+    assert len(revealed) == 1
+    assert revealed[0].team == 1  # seat 1's Fifty beats seat 2's Sira
+    assert [(seat, p.kind) for seat, p in revealed[0].projects] == [(1, FIFTY)]
+    assert state.project_team == 1
+    assert state.tricks[0].winner == 0
+
+
+def test_nothing_is_revealed_when_nobody_declared() -> None:
+    state = play(_hand(), "7C", "9C", "JC", "QC")
+    assert state.project_team == -1
+    assert len(state.tricks) == 1
+
+
+def test_automatic_declarations_at_the_first_lead() -> None:
+    rules = SEEDS.replace(auto_declare_projects=True)
+    state = _hand(rules)
+    declared = {seat: d.kinds for seat, d in enumerate(state.declarations) if d is not None}
+    assert declared == {1: (FIFTY,), 2: (SIRA,)}
+    assert all(legal_declarations(state, seat) == [] for seat in range(4))
+
+
+@given(hand_masks, trumps)
+def test_declarable_is_exactly_what_a_declaration_accepts(hand: int, trump: int) -> None:
+    for rules in (SEEDS, KAMMELNA):
+        accepted = set()
+        for size in (1, 2):
+            for kinds in combinations_with_replacement(DECLARABLE, size):
+                try:
+                    projects_for_declaration(hand, kinds, trump, rules)
+                except RuleError:
+                    continue
+                accepted.add(kinds)
+        assert set(declarable(hand, trump, rules)) == accepted

@@ -1,0 +1,31 @@
+"""The pieces of the telemetry interceptor: the request id it keeps or makes, and the method
+names it labels the metrics with."""
+
+from __future__ import annotations
+
+import pytest
+
+from baloot_engine.server.interceptors import request_id_from, split_method
+
+
+def test_a_well_formed_request_id_is_kept() -> None:
+    assert request_id_from([("x-request-id", "abc-123_x.y:z")]) == "abc-123_x.y:z"
+
+
+@pytest.mark.parametrize(
+    "metadata", [None, [], [("x-request-id", "")], [("x-request-id", "a b")], [("x-other", "1")]]
+)
+def test_a_missing_or_malformed_request_id_is_replaced(
+    metadata: list[tuple[str, str]] | None,
+) -> None:
+    generated = request_id_from(metadata)
+    assert len(generated) == 32
+    assert int(generated, 16) >= 0
+
+
+def test_methods_split_into_service_and_name() -> None:
+    assert split_method("/baloot.v1.BalootEngineService/PlayCard") == (
+        "baloot.v1.BalootEngineService",
+        "PlayCard",
+    )
+    assert split_method("garbage") == ("unknown", "garbage")

@@ -1,0 +1,144 @@
+"""The metric families: the domain counters count what the events of an accepted action say
+happened (and nothing else), refusals are counted by reason, and the endpoint serves them."""
+
+from __future__ import annotations
+
+import urllib.request
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from baloot_engine.rules.actions import Doubling, DoublingCall, Event, EventKind, PlayMode
+from baloot_engine.rules.contract import Contract, ContractType
+from baloot_engine.rules.ruleset import SEEDS
+from baloot_engine.rules.scoring import RoundFacts, score_round
+from baloot_engine.telemetry.metrics import Metrics, start_metrics_endpoint
+
+
+def _value(metrics: Metrics, name: str, **labels: str) -> float:
+    value = metrics.registry.get_sample_value(name, labels)
+    return 0.0 if value is None else value
+
+
+def test_deals_contracts_and_redeals_are_counted() -> None:
+    metrics = Metrics()
+    metrics.observe_events(
+        [
+            Event(EventKind.CARDS_DEALT, cards=(5, 5, 5, 5), card=20),
+            Event(EventKind.CONTRACT_FIXED, contract=Contract(ContractType.HOKM, 1, 0)),
+            Event(EventKind.CARDS_DEALT, cards=(8, 8, 8, 8)),  # the rest of the same hand
+            Event(EventKind.CONTRACT_FIXED, contract=Contract(ContractType.SUN, -1, 2)),
+            Event(EventKind.CONTRACT_FIXED, contract=Contract(ContractType.SUN, -1, 3, True)),
+            Event(EventKind.REDEAL, seat=1, text="Kawesh: no court card"),
+            Event(EventKind.REDEAL, seat=2, text="everyone passed"),
+            Event(EventKind.REDEAL, seat=3, text="everyone passed"),
+        ]
+    )
+    assert _value(metrics, "baloot_rounds_dealt_total") == 1
+    assert _value(metrics, "baloot_contracts_total", contract="hokm") == 1
+    assert _value(metrics, "baloot_contracts_total", contract="sun") == 1
+    assert _value(metrics, "baloot_contracts_total", contract="ashkal") == 1
+    assert _value(metrics, "baloot_redeals_total", reason="kawesh") == 1
+    assert _value(metrics, "baloot_redeals_total", reason="all_passed") == 2
+
+
+def test_only_raises_of_the_doubling_chain_are_counted() -> None:
+    metrics = Metrics()
+    calls = [
+        DoublingCall.DOUBLE,
+        DoublingCall.DECLINE,
+        DoublingCall.TRIPLE,
+        DoublingCall.FOUR,
+        DoublingCall.GAHWA,
+        DoublingCall.CHOOSE_MODE,
+        DoublingCall.DOUBLE,
+    ]
+    metrics.observe_events(
+        Event(EventKind.DOUBLING_CALLED, seat=0, doubling=Doubling(call, PlayMode.OPEN))
+        for call in calls
+    )
+    assert _value(metrics, "baloot_doubling_calls_total", level="double") == 2
+    for level in ("triple", "four", "gahwa"):
+        assert _value(metrics, "baloot_doubling_calls_total", level=level) == 1
+    for level in ("decline", "choose_mode"):
+        assert _value(metrics, "baloot_doubling_calls_total", level=level) == 0
+
+
+def test_scored_rounds_kaboots_gahwas_and_won_matches_are_counted() -> None:
+    kaboot = score_round(
+        RoundFacts(ContractType.SUN, 0, card_abnat=(130, 0), tricks_won=(8, 0)), SEEDS
+    )
+    gahwa = score_round(
+        RoundFacts(
+            ContractType.HOKM, 1, card_abnat=(60, 102), tricks_won=(3, 5), multiplier=4, gahwa=True
+        ),
+        SEEDS,
+    )
+    assert kaboot.kaboot_team == 0
+    assert gahwa.gahwa
+    metrics = Metrics()
+    metrics.observe_events(
+        [
+            Event(EventKind.ROUND_SCORED, score=kaboot),
+            Event(EventKind.ROUND_SCORED, score=gahwa),
+            Event(EventKind.MATCH_WON, team=1),
+        ]
+    )
+    assert _value(metrics, "baloot_rounds_scored_total") == 2
+    assert _value(metrics, "baloot_kaboots_total") == 1
+    assert _value(metrics, "baloot_gahwa_rounds_total") == 1
+    assert _value(metrics, "baloot_matches_finished_total") == 1
+
+
+COUNTED = {
+    EventKind.CARDS_DEALT,
+    EventKind.CONTRACT_FIXED,
+    EventKind.REDEAL,
+    EventKind.DOUBLING_CALLED,
+    EventKind.ROUND_SCORED,
+    EventKind.MATCH_WON,
+}
+
+
+def _domain_samples(metrics: Metrics) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in metrics.registry.collect()
+        for s in family.samples
+        if s.name.startswith("baloot_")
+    }
+
+
+@pytest.mark.parametrize("kind", [k for k in EventKind if k not in COUNTED])
+def test_the_other_events_count_for_nothing(kind: EventKind) -> None:
+    metrics = Metrics()
+    before = _domain_samples(metrics)
+    metrics.observe_events([Event(kind, seat=0, card=3, cards=(3, 11, 19, 27))])
+    assert _domain_samples(metrics) == before
+
+
+def test_refusals_are_counted_by_reason_in_each_server_s_own_registry() -> None:
+    metrics, other = Metrics(), Metrics()
+    metrics.action_rejected("MUST_FOLLOW_SUIT")
+    metrics.action_rejected("MUST_FOLLOW_SUIT")
+    metrics.token_refused("not_authentic")
+    assert _value(metrics, "baloot_rejected_actions_total", reason="MUST_FOLLOW_SUIT") == 2
+    assert _value(metrics, "baloot_tokens_refused_total", reason="not_authentic") == 1
+    assert _value(other, "baloot_rejected_actions_total", reason="MUST_FOLLOW_SUIT") == 0
+
+
+def test_the_endpoint_serves_the_registry() -> None:
+    metrics = Metrics()
+    metrics.started.labels("baloot.v1.BalootEngineService", "PlayCard", "unary").inc()
+    endpoint = start_metrics_endpoint(metrics, "127.0.0.1", 0)
+    try:
+        url = f"http://127.0.0.1:{endpoint.port}/metrics"
+        with urllib.request.urlopen(url, timeout=5) as response:
+            text = response.read().decode()
+    finally:
+        endpoint.close()
+    families = {f.name: f for f in text_string_to_metric_families(text)}
+    [sample] = families["grpc_server_started"].samples
+    assert sample.labels["grpc_method"] == "PlayCard"
+    assert sample.value == 1
+    assert "process_cpu_seconds" in families

@@ -1,0 +1,160 @@
+"""The import directions between the layers of ``baloot_engine``, checked over every module.
+
+The layers, lowest first: ``rules`` ← ``bots`` ← ``telemetry`` ← ``api`` ← ``server``. A module
+may import its own layer and the layers below it, never one above: nothing under ``api/``
+imports ``server/``, telemetry imports neither, and the rules core and the bots know nothing of
+the service around them (nor of prometheus or structlog). The package's ``__init__`` (the
+version) is below every layer; ``__main__`` (the entry point) is above them all.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import baloot_engine
+
+PACKAGE = "baloot_engine"
+PACKAGE_DIR = Path(baloot_engine.__file__).parent
+LAYERS = ("rules", "bots", "telemetry", "api", "server")
+# Libraries a layer must not import, beyond the layer order itself.
+FORBIDDEN_LIBRARIES = {
+    "rules": ("structlog", "prometheus_client"),
+    "bots": ("structlog", "prometheus_client"),
+}
+_ROOT = -1  # baloot_engine/__init__.py: importable by every layer
+_ENTRY = len(LAYERS)  # baloot_engine/__main__.py: imports the server
+
+
+def module_name(path: Path) -> str:
+    """``baloot_engine.api.servicer`` for ``.../baloot_engine/api/servicer.py``."""
+    parts = list(path.relative_to(PACKAGE_DIR.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def layer_of(module: str) -> int:
+    """The rank of a module of the package in :data:`LAYERS` (see :data:`_ROOT`, :data:`_ENTRY`)."""
+    parts = module.split(".")
+    assert parts[0] == PACKAGE, module
+    if len(parts) == 1:
+        return _ROOT
+    if parts[1] == "__main__":
+        return _ENTRY
+    if parts[1] not in LAYERS:
+        raise AssertionError(f"{module} belongs to no layer: add it to LAYERS")
+    return LAYERS.index(parts[1])
+
+
+def imported_modules(module: str, source: str, *, is_package: bool = False) -> list[str]:
+    """Every module ``source`` imports (also inside functions), relative imports resolved.
+
+    ``from baloot_engine import api`` names the module ``baloot_engine.api``;
+    ``from baloot_engine import __version__`` names the package itself.
+    """
+    package = module if is_package else module.rpartition(".")[0]
+    names: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            if base == PACKAGE:
+                names += [
+                    f"{PACKAGE}.{alias.name}" if alias.name in (*LAYERS, "__main__") else base
+                    for alias in node.names
+                ]
+            else:
+                names.append(base)
+    return names
+
+
+def violations(module: str, source: str, *, is_package: bool = False) -> list[str]:
+    """The imports of ``module`` (with this source) that break the layer order."""
+    own = layer_of(module)
+    found = []
+    for name in imported_modules(module, source, is_package=is_package):
+        top = name.split(".")[0]
+        if top == PACKAGE:
+            if layer_of(name) > own:
+                found.append(f"{module} imports {name}")
+        elif own >= 0 and own < _ENTRY and top in FORBIDDEN_LIBRARIES.get(LAYERS[own], ()):
+            found.append(f"{module} imports {name}")
+    return found
+
+
+MODULES = sorted(PACKAGE_DIR.rglob("*.py"))
+
+
+def test_every_module_respects_the_layer_order() -> None:
+    found = [
+        problem
+        for path in MODULES
+        for problem in violations(
+            module_name(path),
+            path.read_text(encoding="utf-8"),
+            is_package=path.name == "__init__.py",
+        )
+    ]
+    assert found == []
+
+
+def test_every_module_belongs_to_a_layer() -> None:
+    for path in MODULES:
+        layer_of(module_name(path))
+    assert {module_name(p).split(".")[1] for p in MODULES if p.parent != PACKAGE_DIR} == set(LAYERS)
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("baloot_engine.api.servicer", "from baloot_engine.server.logs import get_logger"),
+        ("baloot_engine.api.views", "import baloot_engine.server.app"),
+        ("baloot_engine.api.views", "from baloot_engine import server"),
+        ("baloot_engine.telemetry.metrics", "from baloot_engine.api import outbound"),
+        ("baloot_engine.telemetry.logs", "from baloot_engine.server.settings import Settings"),
+        ("baloot_engine.telemetry.logs", "def f():\n    from ..server import app\n"),
+        ("baloot_engine.rules.game", "from baloot_engine.telemetry.logs import get_logger"),
+        ("baloot_engine.rules.game", "from baloot_engine.bots import suggest"),
+        ("baloot_engine.rules.game", "import structlog"),
+        ("baloot_engine.bots.search", "from prometheus_client import Counter"),
+        ("baloot_engine.bots.search", "from .. import telemetry"),
+    ],
+)
+def test_an_upward_import_is_reported(module: str, source: str) -> None:
+    assert violations(module, source) != []
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("baloot_engine.server.app", "from baloot_engine.api.servicer import SERVICE_NAME"),
+        ("baloot_engine.api.servicer", "from baloot_engine.telemetry.metrics import Metrics"),
+        ("baloot_engine.api.outbound", "from .enums import PHASE_NUMBERS"),
+        ("baloot_engine.telemetry.metrics", "from baloot_engine.rules.actions import Event"),
+        ("baloot_engine.bots.search", "from baloot_engine.rules import game"),
+        ("baloot_engine.server.settings", "from baloot_engine import __version__"),
+        ("baloot_engine.__main__", "from baloot_engine.server.app import main"),
+    ],
+)
+def test_a_downward_import_is_allowed(module: str, source: str) -> None:
+    assert violations(module, source) == []
+
+
+def test_relative_imports_resolve_from_their_package() -> None:
+    assert imported_modules("baloot_engine.api.views", "from .outbound import add_action") == [
+        "baloot_engine.api.outbound"
+    ]
+    assert imported_modules(
+        "baloot_engine.api", "from .views import build_view", is_package=True
+    ) == ["baloot_engine.api.views"]
+    assert imported_modules("baloot_engine.bots.search", "from ..rules.game import apply") == [
+        "baloot_engine.rules.game"
+    ]
