@@ -6,6 +6,7 @@ script changes only addresses and a few switches in it:
     python scripts/gateway.py run [--listen 127.0.0.1:8080] [--upstream 127.0.0.1:50051 ...]
                                   [--admin 127.0.0.1:9901] [--concurrency 1] [--cors-origin RE]
                                   [--upstream-capacity 256] [--endpoints N]
+                                  [--no-preset-origins]
     python scripts/gateway.py render [same options] [--preset local|compose|k8s] [-o FILE]
     python scripts/gateway.py render --preset compose|k8s --update
     python scripts/gateway.py check
@@ -161,6 +162,15 @@ class _Dumper(yaml.SafeDumper):
         return True
 
 
+def _text(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+    """Multi-line strings (the Lua filter's code) as literal blocks, as written in the base."""
+    style = "|" if "\n" in data else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+_Dumper.add_representer(str, _text)
+
+
 def dump(config: dict[str, Any], header: Sequence[str] = ()) -> str:
     """The configuration as YAML text, after ``header`` comment lines."""
     text = yaml.dump(config, Dumper=_Dumper, sort_keys=False, width=100)
@@ -247,8 +257,11 @@ def options_from(args: argparse.Namespace) -> Options:
         changes["admin"] = args.admin
     if args.upstream:
         changes["upstreams"] = tuple(args.upstream)
-    if args.cors_origin:
-        changes["cors_origins"] = tuple(args.cors_origin)
+    if args.cors_origin or args.no_preset_origins:
+        # --cors-origin adds to the preset's origins (localhost pages for the local preset), so a
+        # deployed site and a local dev server can both call one gateway.
+        kept = () if args.no_preset_origins else base.cors_origins
+        changes["cors_origins"] = tuple(dict.fromkeys((*kept, *(args.cors_origin or ()))))
     if args.pool_per_connection is not None:
         changes["pool_per_connection"] = args.pool_per_connection
     if args.access_log is not None:
@@ -307,7 +320,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         sub.add_argument(
             "--upstream", type=Address.parse, action="append", help="repeat for several"
         )
-        sub.add_argument("--cors-origin", action="append", help="regex of allowed origins")
+        sub.add_argument(
+            "--cors-origin",
+            action="append",
+            help="regex of an origin allowed besides the preset's (localhost pages); repeatable",
+        )
+        sub.add_argument(
+            "--no-preset-origins",
+            action="store_true",
+            help="allow only the --cors-origin origins, not the preset's",
+        )
         sub.add_argument(
             "--pool-per-connection", action=argparse.BooleanOptionalAction, default=None
         )
