@@ -200,13 +200,12 @@ def start_service(
     log_level: str = "warning",
     grace_seconds: float = 5,
     timeout: float = 60,
+    port: int | None = None,
     env_extra: Mapping[str, str] | None = None,
 ) -> Service:
-    """Start ``baloot-server`` on free ports and wait until it serves.
-
-    ``env_extra`` adds settings (e.g. ``BALOOT_LEDGER``) to the environment of the service.
-    """
-    port, metrics_port = free_port(), free_port()
+    """Start ``baloot-server`` on free ports (or on ``port``, as a restart does) and wait until
+    it serves. ``env_extra`` adds settings (e.g. ``BALOOT_LEDGER``) to its environment."""
+    port, metrics_port = port or free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("BALOOT_")}
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
     metrics_dir = None

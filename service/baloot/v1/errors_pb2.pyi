@@ -24,8 +24,14 @@ The status code tells what kind of mistake it was:
                       (MATCH_UNKNOWN);
   UNAVAILABLE         the server could not reach its match ledger (LEDGER_UNAVAILABLE): no
                       token was accepted unchecked; retry the same request;
-  UNIMPLEMENTED       the request uses a feature this server version does not provide.
-A well-formed request never ends with UNKNOWN or INTERNAL because of what it contains.
+  UNIMPLEMENTED       the request uses a feature this server version does not provide;
+  RESOURCE_EXHAUSTED  the server process is at its bound of concurrent calls (reason
+                      OVERLOADED): nothing was done, so the same request may be sent again
+                      after a short back-off, preferably to another replica.
+A body that does not parse as the method's request message (truncated, corrupt, a string
+field that is not UTF-8) ends with INVALID_ARGUMENT and reason REQUEST_INVALID, on every
+method of the server, health and reflection included. No request ends with UNKNOWN or
+INTERNAL because of what it contains.
 """
 
 from google.protobuf import descriptor as _descriptor
@@ -132,16 +138,21 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     ERROR_REASON_PRESET_DECK_DISABLED: _ErrorReason.ValueType  # 29
     """PERMISSION_DENIED: a preset deck was sent but the server does not accept preset decks."""
     ERROR_REASON_REQUEST_INVALID: _ErrorReason.ValueType  # 30
-    """INVALID_ARGUMENT: the request is malformed in a way no other reason covers (a missing field,
-    a repeated field of the wrong length).
+    """INVALID_ARGUMENT: the request is malformed in a way no other reason covers (a body that does
+    not parse as the request message, a missing field, a repeated field of the wrong length).
     """
-    ERROR_REASON_LEDGER_UNAVAILABLE: _ErrorReason.ValueType  # 31
+    ERROR_REASON_OVERLOADED: _ErrorReason.ValueType  # 31
+    """RESOURCE_EXHAUSTED: the server process is already running as many calls as it accepts at
+    once; the call was refused before anything was done. Retry after a short back-off,
+    preferably on another replica.
+    """
+    ERROR_REASON_LEDGER_UNAVAILABLE: _ErrorReason.ValueType  # 32
     """UNAVAILABLE: the server keeps a match ledger and could not reach it (or it did not answer in
     time). No response was given for an unchecked token. An action may still have been recorded
     by a ledger that answered too late: send the same request again (on this server or another),
     which is then answered as that action; another action from the same token would be stale.
     """
-    ERROR_REASON_MATCH_UNKNOWN: _ErrorReason.ValueType  # 32
+    ERROR_REASON_MATCH_UNKNOWN: _ErrorReason.ValueType  # 33
     """FAILED_PRECONDITION: the server keeps a match ledger and it has no record of this match: the
     record expired (no action for longer than the ledger's time to live), the match was created
     before the ledger was turned on, or on a server with another ledger. The match cannot go on
@@ -236,16 +247,21 @@ match, or does not entitle the caller to the view it asks for.
 ERROR_REASON_PRESET_DECK_DISABLED: ErrorReason.ValueType  # 29
 """PERMISSION_DENIED: a preset deck was sent but the server does not accept preset decks."""
 ERROR_REASON_REQUEST_INVALID: ErrorReason.ValueType  # 30
-"""INVALID_ARGUMENT: the request is malformed in a way no other reason covers (a missing field,
-a repeated field of the wrong length).
+"""INVALID_ARGUMENT: the request is malformed in a way no other reason covers (a body that does
+not parse as the request message, a missing field, a repeated field of the wrong length).
 """
-ERROR_REASON_LEDGER_UNAVAILABLE: ErrorReason.ValueType  # 31
+ERROR_REASON_OVERLOADED: ErrorReason.ValueType  # 31
+"""RESOURCE_EXHAUSTED: the server process is already running as many calls as it accepts at
+once; the call was refused before anything was done. Retry after a short back-off,
+preferably on another replica.
+"""
+ERROR_REASON_LEDGER_UNAVAILABLE: ErrorReason.ValueType  # 32
 """UNAVAILABLE: the server keeps a match ledger and could not reach it (or it did not answer in
 time). No response was given for an unchecked token. An action may still have been recorded
 by a ledger that answered too late: send the same request again (on this server or another),
 which is then answered as that action; another action from the same token would be stale.
 """
-ERROR_REASON_MATCH_UNKNOWN: ErrorReason.ValueType  # 32
+ERROR_REASON_MATCH_UNKNOWN: ErrorReason.ValueType  # 33
 """FAILED_PRECONDITION: the server keeps a match ledger and it has no record of this match: the
 record expired (no action for longer than the ledger's time to live), the match was created
 before the ledger was turned on, or on a server with another ledger. The match cannot go on

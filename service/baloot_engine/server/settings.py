@@ -40,9 +40,14 @@ class Settings:
     metrics_host: str = "127.0.0.1"
     metrics_port: int = 9464
     grace_seconds: float = 10.0
+    lame_duck_seconds: float = 5.0
     log_format: LogFormat = LogFormat.AUTO
     log_level: LogLevel = LogLevel.INFO
     max_message_bytes: int = 1024 * 1024
+    max_concurrent_rpcs: int = 256
+    keepalive_seconds: float = 60.0
+    max_connection_age_seconds: float = 300.0
+    max_connection_age_grace_seconds: float = 30.0
     reflection: bool = True
     allow_preset_deck: bool = False
     state_keys: tuple[str, ...] = field(default=(), repr=False)
@@ -217,12 +222,42 @@ SETTINGS: Final[tuple[SettingSpec, ...]] = (
         _seconds,
         "On SIGTERM, how long in-flight calls may take to finish before they are cancelled.",
     ),
+    SettingSpec(
+        "lame_duck_seconds",
+        _seconds,
+        "On SIGTERM, how long the server may keep taking calls while it reports NOT_SERVING, "
+        "so that load balancers stop sending first; it stops taking them once none has "
+        "arrived for half a second.",
+    ),
     SettingSpec("log_format", _choice(LogFormat), "Log format: auto, json or console."),
     SettingSpec("log_level", _choice(LogLevel), "Lowest log level: debug, info, warning, error."),
     SettingSpec(
         "max_message_bytes",
         _int_in(4096, 64 * 1024 * 1024),
         "Largest request or response message accepted, in bytes.",
+    ),
+    SettingSpec(
+        "max_concurrent_rpcs",
+        _int_in(1, 100_000),
+        "Calls one process runs at once (health checks aside); the excess is refused with "
+        "RESOURCE_EXHAUSTED, reason OVERLOADED.",
+    ),
+    SettingSpec(
+        "keepalive_seconds",
+        _seconds,
+        "Idle time after which the server pings a client connection (closed when the ping is "
+        "not answered within 20 s); 0 turns the pings off.",
+    ),
+    SettingSpec(
+        "max_connection_age_seconds",
+        _seconds,
+        "Age at which the server asks a client connection to close (GOAWAY; grpc adds up to a "
+        "tenth of jitter), so clients reconnect and spread over new replicas; 0: no limit.",
+    ),
+    SettingSpec(
+        "max_connection_age_grace_seconds",
+        _seconds,
+        "How long calls still running on a connection asked to close may take to finish.",
     ),
     SettingSpec("reflection", _parse_bool, "Serve the gRPC server reflection service."),
     SettingSpec(

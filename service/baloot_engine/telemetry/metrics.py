@@ -95,6 +95,13 @@ class Metrics:
             buckets=LATENCY_BUCKETS,
             registry=self.registry,
         )
+        self.shed = Counter(
+            "baloot_rpcs_shed",
+            "RPCs refused with RESOURCE_EXHAUSTED because the process ran as many calls as it "
+            "accepts at once (BALOOT_MAX_CONCURRENT_RPCS).",
+            ("grpc_service", "grpc_method"),
+            registry=self.registry,
+        )
         self._domain_counters()
 
     def _domain_counters(self) -> None:
