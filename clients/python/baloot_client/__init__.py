@@ -8,6 +8,7 @@ from baloot_client.client import (
     Match,
     PermissionDeniedError,
 )
+from baloot_client.records import RecordBuilder, read_record, write_record
 
 __all__ = [
     "EngineClient",
@@ -16,4 +17,7 @@ __all__ = [
     "InvalidRequestError",
     "Match",
     "PermissionDeniedError",
+    "RecordBuilder",
+    "read_record",
+    "write_record",
 ]

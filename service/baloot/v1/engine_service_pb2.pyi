@@ -1294,7 +1294,7 @@ class ReplayRecordResponse(_message.Message):
 
     @_builtins.property
     def public_view(self) -> _types_pb2.View:
-        """The public view at the step."""
+        """The public view at the step, with the rule set."""
 
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.Event]:

@@ -8,7 +8,8 @@ Keys come from ``BALOOT_STATE_KEYS`` (comma-separated, each 32 bytes as base64 o
 seal with the first, open with any, so keys rotate by putting the new key first. With
 no key configured, a key file is created with mode 0600 and reused on restart.
 
-Credentials are HMAC-SHA256 of the match id and a role (``host``, ``seat0`` … ``seat3``)
+Credentials are HMAC-SHA256 of the match id and a role (``host``, ``seat0`` … ``seat3``,
+``spectator``)
 under a key derived from a state key, truncated to 128 bits and base64url encoded:
 stateless, issued under the first key, accepted under any, compared in constant time.
 """
@@ -35,7 +36,9 @@ TAG_SIZE: Final = 16
 KEY_SIZE: Final = 32
 MATCH_ID_SIZE: Final = 16
 HOST_ROLE: Final = "host"
+SPECTATOR_ROLE: Final = "spectator"  # sees the public view only, acts for no seat
 ROLES: Final = (HOST_ROLE, "seat0", "seat1", "seat2", "seat3")
+ALL_ROLES: Final = (*ROLES, SPECTATOR_ROLE)  # every role a credential may prove
 _RECENT_MATCHES: Final = 4096  # credentials remembered (bytes of public match ids -> MACs)
 
 
@@ -92,7 +95,7 @@ def load_or_create_key_file(path: Path) -> tuple[bytes, bool]:
 class KeyRing:
     """The state keys: seal with the first, open with any."""
 
-    __slots__ = ("_aeads", "_ids", "_mac_keys", "_recent", "keys")
+    __slots__ = ("_aeads", "_board_key", "_ids", "_mac_keys", "_recent", "keys")
 
     def __init__(self, keys: Sequence[bytes]) -> None:
         if not keys:
@@ -109,6 +112,7 @@ class KeyRing:
             hmac.new(k, b"baloot-credentials", hashlib.sha256).digest() for k in self.keys
         )
         self._recent: dict[bytes, tuple[tuple[bytes, ...], ...]] = {}
+        self._board_key = hmac.new(self.keys[0], b"baloot-board-decks", hashlib.sha256).digest()
 
     @classmethod
     def from_texts(cls, texts: Sequence[str]) -> KeyRing:
@@ -144,10 +148,15 @@ class KeyRing:
             "not_authentic", "the token does not authenticate (tampered, or another match)"
         )
 
+    def board_key(self) -> bytes:
+        """The key of duplicate-board decks (derived from the first key; servers sharing their
+        first key deal the same boards)."""
+        return self._board_key
+
     # -- credentials ----------------------------------------------------------------
 
     def credential(self, match_id: bytes, role: str) -> str:
-        """The credential of ``role`` (``host`` or ``seat0`` … ``seat3``) in a match."""
+        """The credential of ``role`` (``host``, ``seat0`` … ``seat3``, ``spectator``)."""
         return _credential(self._mac_keys[0], match_id, role)
 
     def role_of(self, match_id: bytes, credential: str) -> str | None:
@@ -155,17 +164,17 @@ class KeyRing:
         found = None
         given = credential.encode("ascii", "replace")
         for expected_by_role in self._credentials(match_id):
-            for role, expected in zip(ROLES, expected_by_role, strict=True):
+            for role, expected in zip(ALL_ROLES, expected_by_role, strict=True):
                 if hmac.compare_digest(expected, given):
                     found = role
         return found
 
     def _credentials(self, match_id: bytes) -> tuple[tuple[bytes, ...], ...]:
-        """The five credentials of a match under each key, remembered for recent matches."""
+        """The six credentials of a match under each key, remembered for recent matches."""
         cached = self._recent.get(match_id)
         if cached is None:
             cached = tuple(
-                tuple(_credential(mac_key, match_id, role).encode("ascii") for role in ROLES)
+                tuple(_credential(mac_key, match_id, role).encode("ascii") for role in ALL_ROLES)
                 for mac_key in self._mac_keys
             )
             if len(self._recent) >= _RECENT_MATCHES:
