@@ -70,6 +70,7 @@ demo: $(STAMP) ## Play a match against the server `make run` started, print the 
 bench: $(STAMP) ## Benchmarks: the rules core in-process, then one server process over gRPC.
 	$(PY) bench/bench_rules.py
 	$(PY) bench/bench_service.py
+	$(PY) bench/bench_records.py
 
 pytest: $(STAMP) ## Run the test suite.
 	$(BIN)/pytest
