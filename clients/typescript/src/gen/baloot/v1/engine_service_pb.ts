@@ -1378,7 +1378,7 @@ export type ReplayRecordResponse = Message<"baloot.v1.ReplayRecordResponse"> & {
   views: View[];
 
   /**
-   * The public view at the step.
+   * The public view at the step, with the rule set.
    *
    * @generated from field: baloot.v1.View public_view = 2;
    */
