@@ -9,8 +9,10 @@ from baloot_client.client import (
     PermissionDeniedError,
 )
 from baloot_client.records import RecordBuilder, read_record, write_record
+from baloot_client.retry import SERVICE_CONFIG
 
 __all__ = [
+    "SERVICE_CONFIG",
     "EngineClient",
     "EngineError",
     "IllegalActionError",
