@@ -33,9 +33,9 @@ from baloot_engine.rules.actions import (
     EventKind,
     Play,
 )
-from baloot_engine.rules.cards import POINTS
+from baloot_engine.rules.cards import LAST_TRICK_BONUS, POINTS
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
-from baloot_engine.rules.facts import AwardedProject
+from baloot_engine.rules.facts import TRICKS_PER_ROUND, AwardedProject
 from baloot_engine.rules.projects import Project, ProjectKind, baloot_project
 from baloot_engine.rules.ruleset import RuleSet
 from baloot_engine.rules.scoring import Outcome, RoundScore
@@ -179,7 +179,10 @@ def trick_out(
     akka: bool = False,
     into: types_pb2.Trick | None = None,
 ) -> types_pb2.Trick:
-    """A proto ``Trick``: played cards in order, the winner once complete, its abnat."""
+    """A proto ``Trick``: played cards in order, the winner once complete, its abnat.
+
+    The abnat of the completed 8th trick include the 10 for the last trick (R33).
+    """
     table = POINTS[trump + 1]
     message = types_pb2.Trick() if into is None else into
     message.number = number
@@ -190,9 +193,12 @@ def trick_out(
         played.card = card
         if akka and position == 0:
             played.akka = True
-    message.abnat = sum(table[c] for c in cards)
+    abnat = sum(table[c] for c in cards)
     if winner is not None:
         message.winner = winner
+        if number == TRICKS_PER_ROUND:
+            abnat += LAST_TRICK_BONUS
+    message.abnat = abnat
     return message
 
 

@@ -17,6 +17,7 @@ from baloot_engine.rules.cards import (
     ACE,
     HIGHER,
     KING_QUEEN,
+    LAST_TRICK_BONUS,
     POINTS,
     SUIT_MASKS,
     format_card,
@@ -330,6 +331,8 @@ def _complete_trick(
     first, second, third, fourth = trick
     table = POINTS[trump + 1]
     points = table[first] + table[second] + table[third] + table[fourth]
+    if len(state.tricks) == 7:  # R33: the 10 for the last trick belongs to the 8th trick
+        points += LAST_TRICK_BONUS
     team = winner & 1
     won, lost = state.abnat
     abnat = (won + points, lost) if team == 0 else (won, lost + points)
