@@ -333,6 +333,21 @@ def test_akka_call_on_a_card_that_is_not_the_boss_is_refused() -> None:
         refuse(state, 1, P("QS", akka=True), errors.AKKA_NOT_ALLOWED)  # KS still unplayed
 
 
+def test_without_akka_requires_declaration_the_call_is_neither_offered_nor_accepted() -> None:
+    # §A.14 ruling on R20: KS is the boss of spades once AS and 10S are gone, but with the
+    # flag off the engine recognises it by itself and an Akka call means nothing.
+    for rules in (SEEDS, KAMMELNA):
+        state = play(hokm(L5, rules), "AS", "10S", "7S", "JS")
+        assert state.leader == 1
+        assert P("KS") in legal_actions(state, 1)
+        assert P("KS", akka=True) not in legal_actions(state, 1)
+        assert not any(isinstance(a, Play) and a.akka for a in legal_actions(state, 1))
+        refuse(state, 1, P("KS", akka=True), errors.AKKA_NOT_ALLOWED)
+        # The boss card still frees a void partner without the call (SEEDS: Akka-only rule).
+        if rules is SEEDS:
+            assert legal_card_codes(play(state, "KS", "9S")) == full(L5, 3, "7S")
+
+
 def test_akka_call_only_when_leading() -> None:
     state = play(hokm(L5, DECLARED), "AS", "10S", "7S", "JS", "10D")
     with pytest.raises(RuleError):
@@ -744,7 +759,7 @@ def test_random_hands_follow_the_reference_of_r17_r23(
                 expected = offered  # the other reading of the ambiguous corner
             assert offered == expected
             akka_cards = {a.card for a in plays if a.akka}
-            if trick or trump < 0:
+            if trick or trump < 0 or not rules.akka_requires_declaration:
                 assert akka_cards == set()
             else:
                 assert akka_cards == {

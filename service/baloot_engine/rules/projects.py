@@ -208,6 +208,46 @@ def usable_candidates(hand: int, trump: int, split_long_runs: bool) -> list[Proj
     return found
 
 
+def declaration_candidates(
+    hand: int, trump: int, split_long_runs: bool
+) -> tuple[list[Project], tuple[int, ...]]:
+    """The projects a player may *declare*, and the masks of his runs of six to eight cards.
+
+    :func:`usable_candidates` plus every Sira, Fifty and five-card Hundred inside a run of six
+    to eight cards: a player may declare any project his hand holds, a shorter run inside a
+    longer one included, since declaring less than one holds is always allowed (the ruling on
+    R27 of §A.14). Two projects taken from one such run are a split of it, allowed only with
+    ``split_long_runs`` (see :func:`pairable`).
+    """
+    found = usable_candidates(hand, trump, split_long_runs)
+    long_runs: list[int] = []
+    for suit, low, length in _maximal_runs(hand):
+        if length <= 5:
+            continue
+        long_runs.append(((1 << length) - 1) << (suit * 8 + low))
+        for size in (5, 4, 3):
+            for start in range(low + length - size, low - 1, -1):
+                project = _run_project(suit, start, size)
+                if project not in found:
+                    found.append(project)
+    return found, tuple(long_runs)
+
+
+def pairable(
+    first: Project, second: Project, long_runs: tuple[int, ...], split_long_runs: bool
+) -> bool:
+    """May a player score ``first`` and ``second`` together (R27)?
+
+    They never share a card; without ``split_long_runs`` they are not two parts of one run of
+    six to eight cards.
+    """
+    if first.cards & second.cards:
+        return False
+    if split_long_runs:
+        return True
+    return not any(first.cards & run and second.cards & run for run in long_runs)
+
+
 def baloot_mask(trump: int) -> int:
     """Return the mask of the K and Q of trump (0 in Sun)."""
     return KING_QUEEN[trump] if trump >= 0 else 0
@@ -290,8 +330,13 @@ def _best_choice(
     trump: int,
     rules: RuleSet,
     kinds: list[ProjectKind] | None,
+    long_runs: tuple[int, ...] = (),
 ) -> tuple[Project, ...] | None:
-    """Best set of at most two disjoint candidates, optionally of exactly the given kinds."""
+    """Best set of at most two candidates that may go together, optionally of the given kinds.
+
+    ``long_runs`` are the player's runs of six to eight cards when ``candidates`` hold parts
+    of them (a declaration), for :func:`pairable`.
+    """
     baloot = baloot_mask(trump) if has_baloot(hand, trump) else 0
     absorbing = rules.baloot_absorbed_by_hundred
     best: tuple[Project, ...] | None = None
@@ -309,7 +354,7 @@ def _best_choice(
     for i, first in enumerate(candidates):
         consider((first,))
         for second in candidates[i + 1 :]:
-            if first.cards & second.cards == 0:
+            if pairable(first, second, long_runs, rules.split_long_runs):
                 consider((first, second))
     if best is None:
         return None
@@ -335,10 +380,12 @@ def projects_for_declaration(
 ) -> tuple[Project, ...]:
     """Assign a declaration of project types to the player's best matching cards (R28).
 
-    A player names types, not cards; the engine picks, among the disjoint sets of usable
-    projects of exactly those types, the one :func:`best_projects` would prefer. A player may
-    declare less than he holds (any subset, even a Fifty out of a five-card run). Baloot is never
-    declared (it is scored automatically) and more than two projects are never allowed.
+    A player names types, not cards; the engine picks, among the sets of projects of exactly
+    those types that he may declare together (:func:`declaration_candidates`,
+    :func:`pairable`), the one :func:`best_projects` would prefer. A player may declare less
+    than he holds (any subset, even a Fifty out of a five-card run or a Sira out of a
+    seven-card run). Baloot is never declared (it is scored automatically) and more than two
+    projects are never allowed.
 
     Raises :class:`RuleError` ``PROJECT_NOT_HELD`` with ``allowed`` = the types of his best
     projects when he does not hold the declaration; ``INVALID_ACTION`` for a declared Baloot.
@@ -356,8 +403,8 @@ def projects_for_declaration(
     wanted = sorted(kinds, key=lambda k: k.value)
     chosen = None
     if len(wanted) <= 2:
-        candidates = usable_candidates(hand, trump, rules.split_long_runs)
-        chosen = _best_choice(candidates, hand, trump, rules, wanted)
+        candidates, long_runs = declaration_candidates(hand, trump, rules.split_long_runs)
+        chosen = _best_choice(candidates, hand, trump, rules, wanted, long_runs)
     if chosen is None:
         declared = " + ".join(k.value for k in kinds)
         holding = " + ".join(p.kind.value for p in held) or "no project"
