@@ -61,13 +61,19 @@ def suit_out(suit: int) -> types_pb2.Suit.ValueType:
 # Rule sets
 
 
+# The token's preset numbers (state_codec.PRESETS) as proto presets.
+_PRESET_NUMBERS: Final = (
+    rules_pb2.PRESET_SEEDS,
+    rules_pb2.PRESET_KAMMELNA,
+    rules_pb2.PRESET_FEDERATION,
+)
+
+
 @lru_cache(maxsize=256)
 def rules_out(rules: RuleSet) -> rules_pb2.RuleSet:
     """The full proto ``RuleSet`` of a core rule set: the nearer preset and every flag set."""
     preset, _, _ = encode_rules(rules)
-    message = rules_pb2.RuleSet(
-        preset=rules_pb2.PRESET_KAMMELNA if preset == 1 else rules_pb2.PRESET_SEEDS
-    )
+    message = rules_pb2.RuleSet(preset=_PRESET_NUMBERS[preset])
     for name in RULE_FLAGS:
         value = getattr(rules, name)
         if isinstance(value, Enum):
