@@ -6,7 +6,7 @@ This module owns R24-R31 up to the point where projects become points:
   ``split_long_runs``, §A.13 item 6),
 * what a declaration of project types assigns and when it is refused (R28, ``PROJECT_NOT_HELD``),
 * the ordering of projects and the comparison between the two teams after trick 1 (R29),
-* Baloot detection and its absorption by a sequence Hundred (R31).
+* Baloot detection and its absorption by a project of its holder (R31, ``baloot_absorption``).
 
 Runs use the sequence order A-K-Q-J-10-9-8-7, which is the rank index order of
 :mod:`baloot_engine.rules.cards`, so a run is a block of adjacent bits inside a suit's byte and
@@ -28,7 +28,7 @@ from baloot_engine.rules.errors import (
     ErrorKind,
     RuleError,
 )
-from baloot_engine.rules.ruleset import RuleSet
+from baloot_engine.rules.ruleset import BalootAbsorption, RuleSet
 
 
 class ProjectKind(Enum):
@@ -266,18 +266,32 @@ def baloot_project(trump: int) -> Project:
     return Project(ProjectKind.BALOOT, baloot_mask(trump), False)
 
 
-def baloot_absorbed(projects: Sequence[Project], trump: int, rules: RuleSet) -> bool:
-    """True when a scored sequence Hundred holds both K and Q of trump (R31).
+def absorbs_baloot(project: Project, baloot: int, absorption: BalootAbsorption) -> bool:
+    """Does ``project``, scored by the Baloot's holder, take in the Baloot ``baloot`` (R31)?
 
-    ``projects`` are the holder's *scored* projects; with ``baloot_absorbed_by_hundred`` off
-    nothing absorbs a Baloot. A Sira, a Fifty or a four-of-a-kind never absorbs it.
+    ``run_hundred``: a run Hundred holding both the K and Q of trump. ``four_of_a_kind_kq``
+    (§A.14 F11): four Kings or four Queens, which hold one of the two; a run never does.
+    ``none``: nothing. A Sira or a Fifty never absorbs it.
     """
-    if not rules.baloot_absorbed_by_hundred or trump < 0:
+    if project.kind is not ProjectKind.HUNDRED or not baloot:
+        return False
+    if absorption is BalootAbsorption.RUN_HUNDRED:
+        return project.sequence and project.cards & baloot == baloot
+    if absorption is BalootAbsorption.FOUR_OF_A_KIND_KQ:
+        return not project.sequence and project.cards & baloot != 0
+    return False
+
+
+def baloot_absorbed(projects: Sequence[Project], trump: int, rules: RuleSet) -> bool:
+    """True when one of the holder's scored projects takes his Baloot in (R31).
+
+    ``projects`` are the holder's *scored* projects; ``baloot_absorption`` says which project
+    absorbs it (:func:`absorbs_baloot`).
+    """
+    if trump < 0:
         return False
     mask = baloot_mask(trump)
-    return any(
-        p.kind is ProjectKind.HUNDRED and p.sequence and p.cards & mask == mask for p in projects
-    )
+    return any(absorbs_baloot(p, mask, rules.baloot_absorption) for p in projects)
 
 
 def project_rank(project: Project) -> tuple[int, int]:
@@ -303,7 +317,7 @@ def project_rank(project: Project) -> tuple[int, int]:
 
 
 def _choice_key(
-    chosen: tuple[Project, ...], baloot: int, absorbing: bool
+    chosen: tuple[Project, ...], baloot: int, absorption: BalootAbsorption
 ) -> tuple[int, tuple[tuple[int, int], ...], tuple[int, ...]]:
     """Order the candidate sets of §A.13 item 6; the largest key is the player's choice.
 
@@ -311,13 +325,7 @@ def _choice_key(
     the projects best first (R29), then the card masks so that the choice is deterministic.
     """
     total = sum(RAW_VALUES[p.kind] for p in chosen)
-    if baloot and not (
-        absorbing
-        and any(
-            p.kind is ProjectKind.HUNDRED and p.sequence and p.cards & baloot == baloot
-            for p in chosen
-        )
-    ):
+    if baloot and not any(absorbs_baloot(p, baloot, absorption) for p in chosen):
         total += RAW_VALUES[ProjectKind.BALOOT]
     ranks = tuple(sorted((project_rank(p) for p in chosen), reverse=True))
     masks = tuple(sorted((p.cards for p in chosen), reverse=True))
@@ -338,7 +346,7 @@ def _best_choice(
     of them (a declaration), for :func:`pairable`.
     """
     baloot = baloot_mask(trump) if has_baloot(hand, trump) else 0
-    absorbing = rules.baloot_absorbed_by_hundred
+    absorption = rules.baloot_absorption
     best: tuple[Project, ...] | None = None
     best_key: tuple[int, tuple[tuple[int, int], ...], tuple[int, ...]] | None = None
 
@@ -346,7 +354,7 @@ def _best_choice(
         nonlocal best, best_key
         if kinds is not None and sorted(p.kind.value for p in chosen) != [k.value for k in kinds]:
             return
-        key = _choice_key(chosen, baloot, absorbing)
+        key = _choice_key(chosen, baloot, absorption)
         if best_key is None or key > best_key:
             best, best_key = chosen, key
 

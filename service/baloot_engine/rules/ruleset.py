@@ -245,15 +245,16 @@ class RuleSet:
         if isinstance(target, int) and not 1 <= target <= 10_000:
             found.append(f"match_target: must be between 1 and 10000, got {self.match_target}")
         absorption: object = self.baloot_absorption
-        if isinstance(absorption, BalootAbsorption) and isinstance(
-            self.baloot_absorbed_by_hundred, bool
+        absorbed: object = self.baloot_absorbed_by_hundred
+        if (
+            isinstance(absorption, BalootAbsorption)
+            and isinstance(absorbed, bool)
+            and absorbed != (absorption is BalootAbsorption.RUN_HUNDRED)
         ):
-            if self.baloot_absorbed_by_hundred != (absorption is BalootAbsorption.RUN_HUNDRED):
-                found.append(
-                    "baloot_absorbed_by_hundred: must be true exactly when baloot_absorption "
-                    f"is run_hundred, got {self.baloot_absorbed_by_hundred} with "
-                    f"{absorption.value}"
-                )
+            found.append(
+                "baloot_absorbed_by_hundred: must be true exactly when baloot_absorption "
+                f"is run_hundred, got {absorbed} with {absorption.value}"
+            )
         if self.triple_opens is True and self.closed_chooser is ClosedChooser.BUYER:
             found.append(
                 "triple_opens: a Triple opens a game whose mode the doubler names; it cannot "
