@@ -31,7 +31,7 @@ from baloot_engine.rules.actions import (
 from baloot_engine.rules.contract import ContractType, PlayMode
 from baloot_engine.rules.errors import ErrorKind, RuleError
 from baloot_engine.rules.projects import ProjectKind
-from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet, RuleSetError
+from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet, RuleSetError
 
 
 def _refusal(convert: Callable[..., object], *args: Any, **kwargs: Any) -> RuleError:
@@ -148,6 +148,8 @@ def test_the_presets_and_a_missing_rule_set() -> None:
     assert inbound.rules_in(rules_pb2.RuleSet(preset=rules_pb2.PRESET_KAMMELNA)) == KAMMELNA
     changed = inbound.rules_in(rules_pb2.RuleSet(preset=rules_pb2.PRESET_KAMMELNA, sawa=False))
     assert changed == KAMMELNA.replace(sawa=False)
+    assert inbound.rules_in(rules_pb2.RuleSet(preset=rules_pb2.PRESET_FEDERATION)) == FEDERATION
+    assert outbound.rules_out(FEDERATION).preset == rules_pb2.PRESET_FEDERATION
 
 
 @pytest.mark.parametrize(

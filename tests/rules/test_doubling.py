@@ -538,6 +538,7 @@ def test_random_doubling_chains_follow_r13_r14(
     expected_team = 1 - buyer_team  # the team of the step being asked
     last_caller = buyer
     multiplier, mode, gahwa = 1, OPEN, False
+    doubler = -1
     steps = 0
     while state.phase is Phase.DOUBLING:
         steps += 1
@@ -553,6 +554,8 @@ def test_random_doubling_chains_follow_r13_r14(
             ]
             if rules.buyer_steps_by_buyer_only and expected_team == buyer_team:
                 team_seats = [buyer]
+            if rules.four_by_doubler_only and state.doubling_step is DoublingStep.FOUR:
+                team_seats = [doubler]  # §A.14 F8: only the seat that doubled
             assert list(state.to_ask) == team_seats[len(team_seats) - len(state.to_ask) :]
         choice = data.draw(st.sampled_from(sorted(calls(state, seat), key=Doubling.sort_key)))
         state = act(state, seat, choice)
@@ -560,6 +563,10 @@ def test_random_doubling_chains_follow_r13_r14(
             multiplier = RAISES[choice.call]
             if choice.mode is not None:
                 mode = choice.mode
+            if choice.call is DOUBLE:
+                doubler = seat
+            if choice.call is TRIPLE and rules.triple_opens:
+                mode = OPEN  # §A.14 F8: a Triple opens the game
             expected_team = 1 - expected_team
             last_caller = seat
         elif choice.call is GAHWA:
