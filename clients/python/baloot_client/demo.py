@@ -1,6 +1,7 @@
 """Play complete matches against a running server and print the score sheet.
 
-    baloot-demo [--target localhost:50051] [--matches 1] [--preset seeds|kammelna|federation] [--seed N]
+    baloot-demo [--target localhost:50051] [--matches 1]
+                [--preset seeds|kammelna|federation] [--seed N]
 
 Every seat takes a random action from the legal actions its view lists (declarations and
 Sawa claims aside), so the rules, the tokens and the views are exercised end to end.
