@@ -4,7 +4,9 @@ presets, overrides."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from enum import Enum
+from pathlib import Path
 
 import pytest
 
@@ -273,3 +275,15 @@ def test_every_enum_flag_lists_the_table_values() -> None:
             members = {m.value for m in type(value)}
             expected = {SEEDS_DEFAULTS[field.name], *ALTERNATIVES.get(field.name, ())}
             assert members == expected, field.name
+
+
+def test_the_rulebook_table_of_the_three_presets_matches_them() -> None:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text()
+    section = text.split("### Every flag in the three presets", 1)[1].split("\n---", 1)[0]
+    rows = re.findall(r"^\| `(\w+)` \| (.+?) \| (.+?) \| (.+?) \| .+ \|$", section, re.MULTILINE)
+    found = {name: tuple(v.strip("*`") for v in values) for name, *values in rows}
+    expected = {
+        name: tuple(str(p.to_dict()[name]) for p in (SEEDS, KAMMELNA, FEDERATION))
+        for name in SEEDS.to_dict()
+    }
+    assert found == expected
