@@ -673,7 +673,10 @@ class RuleSet(_message.Message):
     partner_winning_rule: Global___PartnerWinningRule.ValueType
     """R20: when a partner's lead frees a void player from trumping (default AKKA_ONLY)."""
     akka_requires_declaration: _builtins.bool
-    """R20: a non-ace Akka frees the partner only when the leader calls it (default false)."""
+    """R20: a non-ace Akka frees the partner only when the leader calls it (default false). With it
+    off the engine recognises the boss card by itself, and a play with an Akka call is refused
+    with AKKA_NOT_ALLOWED.
+    """
     overtrump_partner: _builtins.bool
     """R20/R21: a player who must trump must beat his partner's trump too when he can
     (default true).

@@ -204,7 +204,8 @@ class _Tally:
 def score_round(facts: RoundFacts, rules: RuleSet) -> RoundScore:
     """Score a finished round by the normative procedure of §A.10 with the given flags.
 
-    Validates the facts first (:func:`validate_facts`). Steps: card points (R35/R36); kaboot and
+    Validates the facts first (:func:`validate_facts`). Steps: card points (R35/R36,
+    ``card_conversion``, ``hokm_rounding``); kaboot and
     reverse kaboot (R42/R43, ``kaboot_doubling``, ``kaboot_projects``); the success test (R37:
     ``success_metric``, ``exact_tie_rule``, ``doubled_tie_rule``, ``baloot_in_success_test``);
     Gahwa (R41); allocation (R38-R40: ``doubled_allocation``, ``project_multiplier``, the fixed

@@ -1178,7 +1178,9 @@ type RuleSet struct {
 	UndertrumpRequired *bool `protobuf:"varint,16,opt,name=undertrump_required,json=undertrumpRequired,proto3,oneof" json:"undertrump_required,omitempty"`
 	// R20: when a partner's lead frees a void player from trumping (default AKKA_ONLY).
 	PartnerWinningRule *PartnerWinningRule `protobuf:"varint,17,opt,name=partner_winning_rule,json=partnerWinningRule,proto3,enum=baloot.v1.PartnerWinningRule,oneof" json:"partner_winning_rule,omitempty"`
-	// R20: a non-ace Akka frees the partner only when the leader calls it (default false).
+	// R20: a non-ace Akka frees the partner only when the leader calls it (default false). With it
+	// off the engine recognises the boss card by itself, and a play with an Akka call is refused
+	// with AKKA_NOT_ALLOWED.
 	AkkaRequiresDeclaration *bool `protobuf:"varint,18,opt,name=akka_requires_declaration,json=akkaRequiresDeclaration,proto3,oneof" json:"akka_requires_declaration,omitempty"`
 	// R20/R21: a player who must trump must beat his partner's trump too when he can
 	// (default true).

@@ -147,7 +147,9 @@ export type RuleSet = Message<"baloot.v1.RuleSet"> & {
   partnerWinningRule?: PartnerWinningRule | undefined;
 
   /**
-   * R20: a non-ace Akka frees the partner only when the leader calls it (default false).
+   * R20: a non-ace Akka frees the partner only when the leader calls it (default false). With it
+   * off the engine recognises the boss card by itself, and a play with an Akka call is refused
+   * with AKKA_NOT_ALLOWED.
    *
    * @generated from field: optional bool akka_requires_declaration = 18;
    */
