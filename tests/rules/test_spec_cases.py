@@ -1,0 +1,362 @@
+"""Worked cases of the rules reference, each computed by hand from its text.
+
+Seats as in the reference's examples (dealer South): E = 0 (dealer's right), N = 1, W = 2,
+S = 3; team 0 is East-West, team 1 North-South. Every expected number is worked out in the
+comment beside the case, from the rule or table row it cites, not from the engine.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from baloot_engine.rules.cards import parse_card, parse_cards
+from baloot_engine.rules.facts import AwardedProject, RoundFacts, baloot_teams_for
+from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS
+from baloot_engine.rules.scoring import score_round
+
+from .builders import EW, FIFTY, HOKM, HUNDRED, NS, SIRA, SUN, cards, facts, kaboot
+
+HEARTS = 1
+
+
+# --- F1: the raw success test counts the Baloot's 20 --------------------------------------
+
+
+def test_f1_baloot_turns_a_loss_into_a_kept_tie() -> None:
+    # §A.14 F1: raw = tricks + last trick + projects + Baloot 20; the buyer fails only when
+    # the defenders have more; equal is a tie the buyer keeps.
+    # Hokm, buyer EW 71 abnat + Baloot 20 = 91 against NS 91: a tie, kept by the buyer.
+    # F3: defenders 91 -> 9 (remainder 1 rounds down); buyer 16 - 9 = 7, + Baloot 2 = 9.
+    score = score_round(facts(HOKM, (71, 91), buyer=EW, baloot_teams=(EW,)), FEDERATION)
+    assert score.success
+    assert score.points == (9, 9)
+
+
+def test_f1_f12_buyer_short_of_the_defenders_fails_and_keeps_his_baloot() -> None:
+    # F1: buyer EW 70 + Baloot 20 = 90 < NS 92 -> failure. R39: defenders take the pot 16.
+    # F12: the Baloot stays with its holder, the buyer: 2.
+    score = score_round(facts(HOKM, (70, 92), buyer=EW, baloot_teams=(EW,)), FEDERATION)
+    assert not score.success
+    assert score.points == (2, 16)
+
+
+def test_f1_projects_count_at_raw_value_in_the_test() -> None:
+    # F1: Sun, buyer EW 55 abnat + Fifty 50 = 105 against NS 75 -> success (the abnat alone
+    # would lose). F3: defenders 75 -> 7.5 -> 8 (remainder 5 rounds up in Sun) x 2 = 16;
+    # buyer 26 - 16 = 10, + Fifty 10 (Sun: 50 x 2 / 10) = 20.
+    awarded = (AwardedProject(EW, FIFTY),)
+    score = score_round(facts(SUN, (55, 75), buyer=EW, projects=awarded), FEDERATION)
+    assert score.success
+    assert score.points == (20, 16)
+
+
+def test_f1_f3_the_hokm_example_86_76_with_a_buyer_sira() -> None:
+    # F3 example: Hokm defenders 86 -> 9, buyer 7. Under F1 the buyer with 76 needs more:
+    # 76 + Sira 20 = 96 > 86 -> success. Buyer 7 + Sira 2 = 9, defenders 9.
+    awarded = (AwardedProject(NS, SIRA),)
+    score = score_round(facts(HOKM, (86, 76), buyer=NS, projects=awarded), FEDERATION)
+    assert score.success
+    assert score.points == (9, 9)
+
+
+def test_f2_undoubled_exact_hokm_tie_is_kept_by_the_buyer() -> None:
+    # F2 (clause 4-3): 81 - 81 in Hokm, undoubled: the buyer keeps it.
+    # F3: defenders 81 -> 8; buyer 16 - 8 = 8.
+    score = score_round(facts(HOKM, (81, 81), buyer=NS), FEDERATION)
+    assert score.success
+    assert score.points == (8, 8)
+
+
+# --- F3: only the defenders' card points are converted (through score_round) --------------
+
+# (contract, defenders' abnat, defenders' points, buyer's points); the buyer EW holds the
+# rest of 130 / 162 and wins every case (the defenders never have more).
+F3_CASES = [
+    # Sun: tens of the defenders' abnat, remainder >= 5 up, then x 2; buyer 26 - that.
+    (SUN, 65, 14, 12),  # §A.14 example: 6.5 -> 7 x 2 = 14; 26 - 14 = 12
+    (SUN, 64, 12, 14),  # 6.4 -> 6 x 2 = 12 (remainder 4 down)
+    (SUN, 61, 12, 14),  # 6.1 -> 6 x 2 = 12 (remainder 1 down)
+    (SUN, 59, 12, 14),  # 5.9 -> 6 x 2 = 12 (remainder 9 up)
+    (SUN, 55, 12, 14),  # 5.5 -> 6 x 2 = 12 (remainder 5 up; R35 would give 11)
+    (SUN, 45, 10, 16),  # 4.5 -> 5 x 2 = 10 (R35 would give 9)
+    (SUN, 25, 6, 20),  # 2.5 -> 3 x 2 = 6
+    (SUN, 32, 6, 20),  # 3.2 -> 3 x 2 = 6
+    (SUN, 21, 4, 22),  # 2.1 -> 2 x 2 = 4
+    (SUN, 0, 0, 26),  # defenders took a trick of 7s, 8s and 9s only
+    # Hokm: tens, remainder 1-5 down, 6-9 up; buyer 16 - that.
+    (HOKM, 76, 8, 8),  # §A.14 example: 7.6 -> 8; 16 - 8 = 8
+    (HOKM, 81, 8, 8),  # 8.1 -> 8 (an exact 81 - 81 tie the buyer keeps)
+    (HOKM, 75, 7, 9),  # 7.5 -> 7: remainder 5 rounds down in Hokm
+    (HOKM, 71, 7, 9),  # 7.1 -> 7
+    (HOKM, 69, 7, 9),  # 6.9 -> 7
+    (HOKM, 66, 7, 9),  # 6.6 -> 7
+    (HOKM, 65, 6, 10),  # 6.5 -> 6
+    (HOKM, 50, 5, 11),  # 5.0 -> 5
+    (HOKM, 16, 2, 14),  # 1.6 -> 2
+    (HOKM, 15, 1, 15),  # 1.5 -> 1
+    (HOKM, 0, 0, 16),
+]
+
+
+@pytest.mark.parametrize(("contract", "defenders", "def_points", "buyer_points"), F3_CASES)
+def test_f3_defenders_counted_conversion(
+    contract, defenders: int, def_points: int, buyer_points: int
+) -> None:
+    # §A.14 F3 (clauses 4-10, 4-11), hand computations in F3_CASES.
+    total = 130 if contract is SUN else 162
+    tricks = (7, 1) if defenders == 0 else (4, 4)
+    score = score_round(
+        facts(contract, (total - defenders, defenders), buyer=EW, tricks=tricks), FEDERATION
+    )
+    assert score.success
+    assert score.points == (buyer_points, def_points)
+
+
+def test_f3_sun_defenders_points_are_even_and_buyer_keeps_the_rest() -> None:
+    # F3: "the defenders' Sun GP is always even"; buyer + defenders = 26 on every success.
+    for defenders in (d for d in range(66) if d != 1):  # 1 abnat: no set of cards
+        tricks = (7, 1) if defenders <= 28 else (4, 4)  # one trick holds at most 28
+        score = score_round(
+            facts(SUN, (130 - defenders, defenders), buyer=EW, tricks=tricks), FEDERATION
+        )
+        assert score.points[NS] % 2 == 0, defenders
+        assert sum(score.points) == 26, defenders
+
+
+# --- F4 / F5: doubled allocation and projects at Triple and Four -------------------------
+
+
+def test_f4_doubled_success_winner_takes_all() -> None:
+    # F4: the winner takes the hand x level plus every project. Hokm x2, buyer NS 90 + Sira
+    # 20 = 110 > EW 72. NS: (16 + Sira 2) x 2 = 36 (F5: projects x2 at Double); EW 0.
+    awarded = (AwardedProject(NS, SIRA),)
+    score = score_round(facts(HOKM, (72, 90), buyer=NS, projects=awarded, multiplier=2), FEDERATION)
+    assert score.success
+    assert score.points == (0, 36)
+
+
+def test_f4_doubled_failure_defenders_take_all_projects() -> None:
+    # F4: Hokm x2, buyer NS 60 abnat, no projects; EW 102 + Sira 20. Raw 60 < 122 ->
+    # failure; the defenders take all: EW (16 + Sira 2) x 2 = 36, NS 0.
+    awarded = (AwardedProject(EW, SIRA),)
+    score = score_round(
+        facts(HOKM, (102, 60), buyer=NS, projects=awarded, multiplier=2), FEDERATION
+    )
+    assert not score.success
+    assert score.points == (36, 0)
+
+
+@pytest.mark.parametrize(
+    ("multiplier", "expected"),
+    [
+        (2, 16 * 2 + 5 * 2 + 2),  # Double: cards x2, Fifty 5 x2, Baloot 2 -> 44
+        (3, 16 * 3 + 5 + 2),  # Triple: cards x3, Fifty x1, Baloot 2 -> 55
+        (4, 16 * 4 + 5 + 2),  # Four: cards x4, Fifty x1, Baloot 2 -> 71
+    ],
+)
+def test_f5_projects_once_at_triple_and_four(multiplier: int, expected: int) -> None:
+    # F5 (5-4, 5-5): projects x2 at Double, x1 at Triple and Four; Baloot always 2.
+    # Hokm, buyer NS 100 + Fifty 50 + Baloot 20 = 170 > EW 62: success, winner takes all.
+    awarded = (AwardedProject(NS, FIFTY),)
+    score = score_round(
+        facts(
+            HOKM,
+            (62, 100),
+            buyer=NS,
+            projects=awarded,
+            baloot_teams=(NS,),
+            multiplier=multiplier,
+        ),
+        FEDERATION,
+    )
+    assert score.success
+    assert score.points == (0, expected)
+
+
+# --- F6: doubled ties by level ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("multiplier", "buyer_wins", "expected"),
+    [
+        (2, True, (0, 32)),  # x2: the doubler (EW) made the last raise, loses: NS 16 x 2
+        (3, False, (48, 0)),  # x3: the buyer (NS) made the last raise, loses: EW 16 x 3
+        (4, True, (0, 64)),  # x4: the doubler made the last raise (Four): NS 16 x 4
+    ],
+)
+def test_f6_doubled_tie_lost_by_the_last_raiser(
+    multiplier: int, buyer_wins: bool, expected: tuple[int, int]
+) -> None:
+    # F6 (7-6): Hokm 81 - 81, buyer NS, no projects or Baloot (raw tie).
+    score = score_round(facts(HOKM, (81, 81), buyer=NS, multiplier=multiplier), FEDERATION)
+    assert score.success is buyer_wins
+    assert score.points == expected
+
+
+def test_f6_gahwa_tie_lost_by_the_buyer() -> None:
+    # F6: at Gahwa the buyer made the last raise and loses the tie: EW win the match.
+    score = score_round(facts(HOKM, (81, 81), buyer=NS, multiplier=4, gahwa=True), FEDERATION)
+    assert not score.success
+    assert score.gahwa_winner == EW
+
+
+def test_seeds_doubled_tie_at_triple_still_goes_to_the_buyer() -> None:
+    # R37 / A.13 item 3 (SEEDS): at every level an exact tie goes to the buyer.
+    score = score_round(facts(HOKM, (81, 81), buyer=NS, multiplier=3), SEEDS)
+    assert score.success
+    assert score.points == (0, 48)
+
+
+# --- F9: flat kaboot ----------------------------------------------------------------------
+
+
+def test_f9_hokm_kaboot_is_flat_under_double() -> None:
+    # F9 (7-7): 25 plus the kaboot team's projects, never multiplied. Buyer NS takes all
+    # tricks at x2 with a Fifty: 25 + 5 = 30 (not 60 or 35 x 2).
+    awarded = (AwardedProject(NS, FIFTY),)
+    score = score_round(kaboot(HOKM, NS, buyer=NS, projects=awarded, multiplier=2), FEDERATION)
+    assert score.kaboot_team == NS
+    assert score.points == (0, 30)
+
+
+def test_f9_sun_kaboot_is_flat_under_double() -> None:
+    # F9: Sun kaboot by the buyer EW with a Sira at x2: 44 + 4 = 48.
+    awarded = (AwardedProject(EW, SIRA),)
+    score = score_round(kaboot(SUN, EW, buyer=EW, projects=awarded, multiplier=2), FEDERATION)
+    assert score.points == (48, 0)
+
+
+# --- F11: Baloot against four Kings/Queens and runs ---------------------------------------
+
+
+def _hands(holder_hand: str) -> list[int]:
+    # Seat 1 (N) holds ``holder_hand``; the rest of the deck is split over the other seats.
+    held = set(parse_cards(holder_hand))
+    rest = [c for c in range(32) if c not in held]
+    hands = [0, cards(holder_hand), 0, 0]
+    for index, seat in enumerate((0, 2, 3)):
+        for card in rest[index * 8 : index * 8 + 8]:
+            hands[seat] |= 1 << card
+    return hands
+
+
+@pytest.mark.parametrize(
+    ("hand", "project_cards", "federation", "seeds"),
+    [
+        # F11: the Baloot counts even inside a declared run (SEEDS: a run Hundred absorbs it).
+        ("9H 10H JH QH KH 7S 8S 9S", "9H 10H JH QH KH", (NS,), ()),
+        # Inside a Fifty it counts under both.
+        ("JH QH KH AH 7S 8S 9S 7D", "JH QH KH AH", (NS,), (NS,)),
+        # F11: four Kings hold the K of trump: the Baloot is not counted (SEEDS: counted).
+        ("KS KH KD KC QH 7S 8S 9S", "KS KH KD KC", (), (NS,)),
+        # Four Queens hold the Q of trump: not counted.
+        ("QS QH QD QC KH 7S 8S 9S", "QS QH QD QC", (), (NS,)),
+        # Four Jacks hold neither K nor Q: counted.
+        ("JS JH JD JC KH QH 8S 9S", "JS JH JD JC", (NS,), (NS,)),
+    ],
+)
+def test_f11_baloot_absorption(hand: str, project_cards: str, federation, seeds) -> None:
+    # §A.14 F11 (5-6, 5-8) and R31 (SEEDS: absorbed only by a sequence Hundred).
+    run = len({parse_card(c) >> 3 for c in project_cards.split()}) == 1
+    kind = FIFTY if len(project_cards.split()) == 4 and run else HUNDRED
+    awarded = (AwardedProject(NS, kind, seat=1, cards=cards(project_cards)),)
+    hands = _hands(hand)
+    assert baloot_teams_for(hands, HEARTS, awarded, FEDERATION) == federation
+    assert baloot_teams_for(hands, HEARTS, awarded, SEEDS) == seeds
+
+
+def test_f11_f1_run_hundred_and_baloot_both_score() -> None:
+    # F11 + F1: Hokm, buyer NS holds 9H-KH (Hundred 100) with K+Q of trump: Baloot counts.
+    # Raw NS 70 + 100 + 20 = 190 > EW 92 -> success. EW 92 -> 9; NS 16 - 9 = 7 + 10 + 2 = 19.
+    awarded = (AwardedProject(NS, HUNDRED),)
+    score = score_round(
+        facts(HOKM, (92, 70), buyer=NS, projects=awarded, baloot_teams=(NS,)), FEDERATION
+    )
+    assert score.points == (9, 19)
+
+
+# --- F12: Baloot kept by its owner on failure (defenders' Baloot too) ---------------------
+
+
+def test_f12_defenders_baloot_on_failure() -> None:
+    # F12: Hokm, buyer EW 60 < NS 102 -> failure; NS hold the Baloot: NS 16 + 2 = 18, EW 0.
+    score = score_round(facts(HOKM, (60, 102), buyer=EW, baloot_teams=(NS,)), FEDERATION)
+    assert score.points == (0, 18)
+
+
+def test_kammelna_baloot_goes_to_the_winner_on_failure() -> None:
+    # A.13 item 13 (KAMMELNA balootOnFailure=toWinner), R37 gp: EW 60 -> 6, NS 102 -> 10;
+    # failure: NS 16 + the buyer's Baloot 2 = 18, EW 0.
+    score = score_round(facts(HOKM, (60, 102), buyer=EW, baloot_teams=(EW,)), KAMMELNA)
+    assert score.points == (0, 18)
+
+
+# --- §B.1 CV1, CV2, CP1 --------------------------------------------------------------------
+
+CV1 = [
+    (0, 0), (20, 4), (32, 6), (44, 8), (45, 9), (46, 10), (54, 10), (55, 11), (56, 12),
+    (59, 12), (60, 12), (61, 12), (64, 12), (65, 13), (66, 14), (69, 14), (70, 14), (75, 15),
+    (76, 16), (85, 17), (98, 20), (130, 26),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("abnat", "gp"), CV1)
+def test_cv1_sun_card_points(abnat: int, gp: int) -> None:
+    # §B.1 CV1 (R35): team abnat -> GP; the other team holds 130 - abnat, and the two sum
+    # to 26. The table row gives both: (a, 130 - a) -> (gp, 26 - gp).
+    tricks = (7, 1) if abnat == 130 else (1, 7) if abnat == 0 else (4, 4)
+    for rules in (SEEDS, KAMMELNA):
+        score = score_round(facts(SUN, (abnat, 130 - abnat), buyer=EW, tricks=tricks), rules)
+        assert [t.converted_points for t in score.teams] == [gp, 26 - gp]
+
+
+CV2 = [
+    ((52, 110), (5, 11), (5, 11)),
+    ((62, 100), (6, 10), (6, 10)),
+    ((72, 90), (7, 9), (7, 9)),
+    ((80, 82), (8, 8), (8, 8)),
+    ((81, 81), (8, 8), (8, 8)),
+    ((85, 77), (8, 8), (8, 8)),
+    ((86, 76), (9, 8), (8, 8)),
+    ((87, 75), (9, 7), (9, 7)),
+    ((96, 66), (10, 7), (9, 7)),
+    ((106, 56), (11, 6), (10, 6)),
+    ((115, 47), (11, 5), (11, 5)),
+    ((126, 36), (13, 4), (12, 4)),
+]
+
+
+@pytest.mark.parametrize(("abnat", "independent", "pair16"), CV2)
+def test_cv2_hokm_card_points(abnat, independent, pair16) -> None:
+    # §B.1 CV2 (R36): SEEDS `independent`, KAMMELNA `pairSum16` (a 17 total loses 1 from
+    # the team with more abnat).
+    for rules, expected in ((SEEDS, independent), (KAMMELNA, pair16)):
+        score = score_round(facts(HOKM, abnat, buyer=EW), rules)
+        assert tuple(t.converted_points for t in score.teams) == expected, rules.preset
+
+
+def _cp1_tricks() -> list[tuple[list[int], int]]:
+    # §B.1 CP1: winners by team; N = seat 1 and E = seat 0 take them (NS = 1, EW = 0).
+    rows = [
+        ("AS 10S KS QS", 1), ("AH 10H KH QH", 0), ("AD 10D KD QD", 1), ("AC 10C KC QC", 1),
+        ("JS 9S 8S 7S", 0), ("JH 9H 8H 7H", 0), ("JD 9D 8D 7D", 1), ("JC 9C 8C 7C", 1),
+    ]  # fmt: skip
+    return [(parse_cards(text), seat) for text, seat in rows]
+
+
+def test_cp1_sun() -> None:
+    # CP1 (a): Sun, buyer NS: NS 28 x 3 + 2 x 2 + 10 = 98, EW 28 + 2 + 2 = 32 (sum 130);
+    # GP 98 -> 100 -> 20, 32 -> 30 -> 6. Buyer wins (20 > 6): each keeps its own.
+    round_facts = RoundFacts.from_tricks(SUN, -1, NS, _cp1_tricks())
+    assert round_facts.card_abnat == (32, 98)
+    for rules in (SEEDS, KAMMELNA):
+        assert score_round(round_facts, rules).points == (6, 20)
+
+
+def test_cp1_hokm_spades() -> None:
+    # CP1 (b): Hokm spades, buyer NS: T5 J 20 + 9 14 = 34 to EW: EW 28 + 34 + 2 = 64, NS 98
+    # (sum 162); pair (98, 64) -> (10, 6) under both roundings (sum 16).
+    round_facts = RoundFacts.from_tricks(HOKM, 0, NS, _cp1_tricks())
+    assert round_facts.card_abnat == (64, 98)
+    for rules in (SEEDS, KAMMELNA):
+        assert score_round(round_facts, rules).points == (6, 10)
