@@ -9,12 +9,42 @@ from __future__ import annotations
 
 import pytest
 
+from baloot_engine.rules import errors
+from baloot_engine.rules.actions import (
+    Bid,
+    BidKind,
+    Declare,
+    Doubling,
+    DoublingCall,
+    EventKind,
+    Play,
+)
 from baloot_engine.rules.cards import parse_card, parse_cards
+from baloot_engine.rules.contract import ContractType, PlayMode
 from baloot_engine.rules.facts import AwardedProject, RoundFacts, baloot_teams_for
-from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS
+from baloot_engine.rules.game import legal_actions
+from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.scoring import score_round
+from baloot_engine.rules.state import Phase, State
 
 from .builders import EW, FIFTY, HOKM, HUNDRED, NS, SIRA, SUN, cards, facts, kaboot
+from .scenario import (
+    L1,
+    L6,
+    act,
+    act_events,
+    bid,
+    build_deck,
+    buy_hokm,
+    buy_sun,
+    dealt,
+    hokm,
+    pass_rest,
+    pass_until,
+    refuse,
+    sun_hand,
+    table,
+)
 
 HEARTS = 1
 
@@ -360,3 +390,224 @@ def test_cp1_hokm_spades() -> None:
     assert round_facts.card_abnat == (64, 98)
     for rules in (SEEDS, KAMMELNA):
         assert score_round(round_facts, rules).points == (6, 10)
+
+
+# --- game-level cases: dealer seat 0, so R = 1, O = 2, L = 3, D = 0 ------------------------
+
+R, O, L, D = table(0)  # noqa: E741 - the rules name these seats
+DOUBLE, TRIPLE, FOUR, GAHWA, DECLINE = (
+    DoublingCall.DOUBLE,
+    DoublingCall.TRIPLE,
+    DoublingCall.FOUR,
+    DoublingCall.GAHWA,
+    DoublingCall.DECLINE,
+)
+OPEN, CLOSED = PlayMode.OPEN, PlayMode.CLOSED
+
+
+def _bids(state: State, seat: int) -> set[BidKind]:
+    return {a.kind for a in legal_actions(state, seat) if isinstance(a, Bid)}
+
+
+def _calls(state: State, seat: int) -> set[Doubling]:
+    return {a for a in legal_actions(state, seat) if isinstance(a, Doubling)}
+
+
+def _any_double_offered(state: State) -> bool:
+    return state.phase is Phase.DOUBLING and any(
+        a.call is DOUBLE for seat in range(4) for a in _calls(state, seat)
+    )
+
+
+# --- F7: Sun double at 100 or less --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rules", "scores", "offered"),
+    [
+        # Buyer R (team 1) 101 > 100, defenders (team 0) exactly 100: FEDERATION "100 or
+        # less" allows it, SEEDS "below 100" does not (R15).
+        (FEDERATION, (100, 101), True),
+        (SEEDS, (100, 101), False),
+        # Defenders 101 > 100: never.
+        (FEDERATION, (101, 120), False),
+        # Buyer exactly 100: F7 "the buyer's side more than 100" -> not allowed.
+        (FEDERATION, (50, 100), False),
+        # Plain case, buyer 120 and defenders 50: both.
+        (FEDERATION, (50, 120), True),
+        (SEEDS, (50, 120), True),
+    ],
+)
+def test_f7_sun_double_boundaries(rules: RuleSet, scores: tuple[int, int], offered: bool) -> None:
+    # §A.14 F7 (7-1, 7-2): the doubling side has 100 or less, the buyer's side more than 100.
+    state = buy_sun(dealt(build_deck(revealed="10H"), rules=rules, match_scores=scores), R)
+    assert _any_double_offered(state) is offered
+
+
+# --- F8: the Hokm chain ---------------------------------------------------------------------
+
+
+def _hokm_by_r(rules: RuleSet = FEDERATION) -> State:
+    return buy_hokm(dealt(build_deck(revealed="10H"), rules=rules), R)
+
+
+def test_f8_double_may_be_open_or_closed() -> None:
+    # F8 (7-5): "Double open unless the doubler names closed": the first defender (O) may
+    # double open or closed.
+    state = _hokm_by_r()
+    assert state.turn == O
+    assert {Doubling(DOUBLE, OPEN), Doubling(DOUBLE, CLOSED)} <= _calls(state, O)
+
+
+def test_f8_triple_only_by_the_buyer_and_it_opens_the_game() -> None:
+    # F8: Triple only by the buyer (R), never by his partner L; after a closed Double the
+    # Triple makes the game open.
+    state = act(_hokm_by_r(), O, Doubling(DOUBLE, CLOSED))
+    assert state.contract is not None
+    assert state.contract.closed
+    assert _calls(state, L) == set()
+    assert Doubling(TRIPLE) in _calls(state, R)
+    refuse(state, L, Doubling(TRIPLE), errors.NOT_YOUR_TURN)
+    state = act(state, R, Doubling(TRIPLE))
+    assert state.contract is not None
+    assert state.contract.multiplier == 3
+    assert not state.contract.closed
+
+
+def test_f8_four_only_by_the_doubler_then_gahwa_by_the_buyer_open() -> None:
+    # F8: Four only by the player who doubled (D here, after O declined), open or closed;
+    # his partner O is not asked. Gahwa by the buyer, played open.
+    state = act(_hokm_by_r(), O, Doubling(DECLINE))
+    state = act(state, D, Doubling(DOUBLE, OPEN))
+    state = act(state, R, Doubling(TRIPLE))
+    assert _calls(state, O) == set()
+    assert {Doubling(FOUR, OPEN), Doubling(FOUR, CLOSED)} <= _calls(state, D)
+    state = act(state, D, Doubling(FOUR, CLOSED))
+    assert state.contract is not None
+    assert state.contract.closed
+    assert _calls(state, L) == set()
+    state = act(state, R, Doubling(GAHWA))
+    assert state.phase is Phase.PLAYING
+    assert state.contract is not None
+    assert state.contract.gahwa
+    assert not state.contract.closed
+
+
+# --- F13: Ashkal only over a pending Hokm -------------------------------------------------
+
+
+def test_f13_no_ashkal_without_a_pending_hokm() -> None:
+    # F13 (8-1, 8-2, 9): only over a Hokm already bid in that lap. R and O pass: L may not
+    # say Ashkal under FEDERATION; under SEEDS (R7) he may.
+    for rules, allowed in ((FEDERATION, False), (SEEDS, True)):
+        state = pass_until(dealt(build_deck(revealed="10H"), rules=rules), L)
+        assert (BidKind.ASHKAL in _bids(state, L)) is allowed
+    state = pass_until(dealt(build_deck(revealed="10H"), rules=FEDERATION), L)
+    refuse(state, L, Bid(BidKind.ASHKAL), errors.ASHKAL_NOT_ALLOWED)
+
+
+def test_f13_ashkal_over_a_pending_hokm_in_round_one() -> None:
+    # F13: R bids Hokm, O passes: L may say Ashkal; it is a Sun of L's team, caller = buyer.
+    state = dealt(build_deck(revealed="10H"), rules=FEDERATION)
+    state = bid(state, R, BidKind.HOKM)
+    state = bid(state, O, BidKind.PASS)
+    assert BidKind.ASHKAL in _bids(state, L)
+    state = bid(state, L, BidKind.ASHKAL)
+    assert state.contract is not None
+    assert state.contract.type is ContractType.SUN
+    assert state.contract.ashkal
+    assert state.contract.buyer == L
+
+
+def test_f13_ashkal_in_round_two_over_a_second_hokm() -> None:
+    # F13: ashkal_in_round2 = true. Round 1 all pass; round 2: R Wala, O Hokm in spades
+    # (not the revealed hearts), L Wala, D: Ashkal over the pending Hokm.
+    state = pass_rest(dealt(build_deck(revealed="10H"), rules=FEDERATION))
+    assert state.bidding_round == 2
+    state = bid(state, R, BidKind.PASS)
+    state = bid(state, O, BidKind.HOKM, 0)
+    state = bid(state, L, BidKind.PASS)
+    assert BidKind.ASHKAL in _bids(state, D)
+    state = bid(state, D, BidKind.ASHKAL)
+    assert state.contract is not None
+    assert state.contract.ashkal
+    assert state.contract.buyer == D
+
+
+# --- F14: the switch to Sun on an Ace, by the dealer's right only ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("rules", "revealed", "bidder", "switch"),
+    [
+        (FEDERATION, "AH", R, True),  # the dealer's right may switch on an Ace
+        (FEDERATION, "AH", O, False),  # F14: anyone else may not
+        (FEDERATION, "AH", D, False),
+        (FEDERATION, "10H", O, True),  # not an Ace: R6 as usual
+        (SEEDS, "AH", O, True),  # SEEDS: R6 for everyone
+    ],
+)
+def test_f14_ace_switch(rules: RuleSet, revealed: str, bidder: int, switch: bool) -> None:
+    # §A.14 F14 (4-1): a round-1 Hokm on an Ace may be switched to Sun only by R.
+    state = pass_until(dealt(build_deck(revealed=revealed), rules=rules), bidder)
+    state = bid(state, bidder, BidKind.HOKM)
+    state = pass_rest(state)
+    assert state.turn == bidder
+    options = _bids(state, bidder)
+    assert BidKind.CONFIRM_HOKM in options
+    assert (BidKind.SWITCH_TO_SUN in options) is switch
+
+
+# --- §A.14 rulings ---------------------------------------------------------------------------
+
+
+def test_ruling_r33_the_last_tricks_ten_is_in_the_eighth_trick() -> None:
+    # R33 ruling: the 10 of the last trick belongs to the 8th trick's event and to the
+    # running abnat. Layout L6 (Hokm hearts, seat 1 holds every heart and leads). Seat 1
+    # leads AH..7H; seats 2, 3, 0 follow with their spades, diamonds, clubs from A to 7.
+    # Trick 1: AH 11 + AS 11 + AD 11 + AC 11 = 44; trick 8: 7H 0 + 7s 0 + 10 = 10.
+    # Totals: hearts 62 + three suits 3 x 30 + 10 = 162, all to team 1.
+    state = hokm(L6)
+    order = ["A", "K", "Q", "J", "10", "9", "8", "7"]
+    trick_points = []
+    for rank in order:
+        for suit in "HSDC":
+            state, events = act_events(state, state.turn, Play(parse_card(rank + suit)))
+            trick_points += [e.points for e in events if e.kind is EventKind.TRICK_WON]
+            if len(trick_points) == 7 and suit == "C":
+                assert state.abnat == (0, 152)
+    # Hearts in Hokm: A 11, K 4, Q 3, J 20, 10 10, 9 14, 8 0, 7 0; others A 11, K 4, Q 3,
+    # J 2, 10 10, 9 0, 8 0, 7 0.
+    assert trick_points == [44, 16, 12, 26, 40, 14, 0, 10]
+
+
+def test_ruling_r27_a_sira_inside_a_longer_run_may_be_declared_and_compares_as_declared() -> None:
+    # R27 ruling: seat 1 holds 7S-JS (a run of five) and declares only a Sira; seat 0 holds
+    # 9D-QD and declares a Fifty. The comparison uses what was declared: Fifty > Sira, so
+    # team 0 scores the projects (had seat 1 declared the Hundred, team 1 would).
+    hands = {
+        1: "7D 7S 8S 9S 10S JS 7H 8H",
+        2: "QS AS JH KH AH KD AD 7C",
+        3: "KS QH 10H 8D 9C JC KC AC",
+        0: "9D 10D JD QD 9H 8C 10C QC",
+    }
+    for declared, team in (((HUNDRED,), 1), ((SIRA,), 0)):
+        state = sun_hand(hands, "7D", buyer=1)
+        # Declaring in trick 1 before one's own turn stays allowed (§A.14): seat 0 plays
+        # fourth but declares while seat 1 is on turn.
+        assert state.turn == 1
+        state = act(state, 0, Declare((FIFTY,)))
+        state = act(state, 1, Declare(declared))
+        for card in ("7S", "AS", "KS", "8C"):
+            state = act(state, state.turn, Play(parse_card(card)))
+        assert state.project_team == team, declared
+
+
+def test_ruling_r20_akka_not_offered_and_refused_without_declaration() -> None:
+    # R20 ruling: with akka_requires_declaration off (SEEDS) no Akka play is offered and a
+    # play that carries it is refused with AKKA_NOT_ALLOWED. Layout L1: seat 1 leads.
+    state = hokm(L1)
+    assert not SEEDS.akka_requires_declaration
+    assert not any(isinstance(a, Play) and a.akka for a in legal_actions(state, 1))
+    for card in ("AS", "KS", "10D"):
+        refuse(state, 1, Play(parse_card(card), True), errors.AKKA_NOT_ALLOWED)
