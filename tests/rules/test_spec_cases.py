@@ -176,6 +176,26 @@ def test_f4_doubled_failure_defenders_take_all_projects() -> None:
     assert score.points == (36, 0)
 
 
+def test_f4_defenders_keep_their_baloot_in_a_doubled_success() -> None:
+    # F4 + R40: the winner takes the hand x level; the Baloot is added to its owner. Hokm
+    # x2, buyer NS 100 against EW 62 + Baloot 20 = 82 (F1) -> success: NS 16 x 2 = 32,
+    # EW keep their Baloot 2.
+    score = score_round(
+        facts(HOKM, (62, 100), buyer=NS, baloot_teams=(EW,), multiplier=2), FEDERATION
+    )
+    assert score.success
+    assert score.points == (2, 32)
+
+
+def test_f4_f7_doubled_sun_with_a_project() -> None:
+    # F4 + F5: Sun x2, buyer EW 80 + Sira 20 = 100 against NS 50 -> success; winner takes
+    # all: (26 + Sira 4) x 2 = 60.
+    awarded = (AwardedProject(EW, SIRA),)
+    score = score_round(facts(SUN, (80, 50), buyer=EW, projects=awarded, multiplier=2), FEDERATION)
+    assert score.success
+    assert score.points == (60, 0)
+
+
 @pytest.mark.parametrize(
     ("multiplier", "expected"),
     [
@@ -228,6 +248,16 @@ def test_f6_gahwa_tie_lost_by_the_buyer() -> None:
     score = score_round(facts(HOKM, (81, 81), buyer=NS, multiplier=4, gahwa=True), FEDERATION)
     assert not score.success
     assert score.gahwa_winner == EW
+
+
+def test_f6_f1_doubled_tie_made_by_the_baloot() -> None:
+    # F1 + F6: Hokm x2, buyer NS 71 + Baloot 20 = 91 against EW 91: a tie at x2, lost by
+    # the doubler, so the buyer wins all: NS 16 x 2 + Baloot 2 = 34, EW 0.
+    score = score_round(
+        facts(HOKM, (91, 71), buyer=NS, baloot_teams=(NS,), multiplier=2), FEDERATION
+    )
+    assert score.success
+    assert score.points == (0, 34)
 
 
 def test_seeds_doubled_tie_at_triple_still_goes_to_the_buyer() -> None:
@@ -459,6 +489,21 @@ def test_f8_double_may_be_open_or_closed() -> None:
     assert {Doubling(DOUBLE, OPEN), Doubling(DOUBLE, CLOSED)} <= _calls(state, O)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="F8 says a FEDERATION Double is open unless the doubler names closed; the core "
+    "refuses a Double that names no mode ('double' is not allowed now) instead of playing "
+    "it open",
+)
+def test_f8_a_double_naming_no_mode_is_open() -> None:
+    # F8 (7-5): "Double open unless the doubler names closed": a Double with no mode named
+    # is an open Double (x2, not closed).
+    state = act(_hokm_by_r(), O, Doubling(DOUBLE))
+    assert state.contract is not None
+    assert state.contract.multiplier == 2
+    assert not state.contract.closed
+
+
 def test_f8_triple_only_by_the_buyer_and_it_opens_the_game() -> None:
     # F8: Triple only by the buyer (R), never by his partner L; after a closed Double the
     # Triple makes the game open.
@@ -556,6 +601,18 @@ def test_f14_ace_switch(rules: RuleSet, revealed: str, bidder: int, switch: bool
     options = _bids(state, bidder)
     assert BidKind.CONFIRM_HOKM in options
     assert (BidKind.SWITCH_TO_SUN in options) is switch
+
+
+def test_f14_a_second_hokm_with_an_ace_revealed_may_be_switched_by_anyone() -> None:
+    # F14 speaks of "a Hokm on it" (on the revealed Ace), i.e. a round-1 Hokm in the
+    # revealed suit. A round-2 Hokm is in another suit, so R6 applies as usual: O bids
+    # Hokm spades in round 2 with AH revealed and may still switch to Sun.
+    state = pass_rest(dealt(build_deck(revealed="AH"), rules=FEDERATION))
+    state = bid(state, R, BidKind.PASS)
+    state = bid(state, O, BidKind.HOKM, 0)
+    state = pass_rest(state)
+    assert state.turn == O
+    assert BidKind.SWITCH_TO_SUN in _bids(state, O)
 
 
 # --- §A.14 rulings ---------------------------------------------------------------------------
