@@ -286,6 +286,23 @@ def test_f9_sun_kaboot_is_flat_under_double() -> None:
     assert score.points == (48, 0)
 
 
+def test_f9_defenders_kaboot_takes_the_buyers_projects_and_baloot() -> None:
+    # F9 + A.13 item 2 (kabootProjects keeps the SEEDS value seed000, since F9's flag column
+    # sets only kaboot_doubling): the defenders EW take all tricks at x2 against buyer NS,
+    # who owns the awarded Fifty and the Baloot. Defenders' kaboot: 25 + all awarded
+    # projects (Fifty 5) + the buyer's Baloot 2 (it transfers with the projects) = 32, flat.
+    awarded = (AwardedProject(NS, FIFTY),)
+    round_facts = kaboot(HOKM, EW, buyer=NS, projects=awarded, baloot_teams=(NS,), multiplier=2)
+    assert score_round(round_facts, FEDERATION).points == (32, 0)
+
+
+def test_f9_buyers_kaboot_loses_the_defenders_baloot() -> None:
+    # A.13 item 2, seed000: in the buyer's kaboot the defenders' projects do not transfer,
+    # so their Baloot is lost; the other team scores nothing. x3 is ignored: NS 25, EW 0.
+    round_facts = kaboot(HOKM, NS, buyer=NS, baloot_teams=(EW,), multiplier=3)
+    assert score_round(round_facts, FEDERATION).points == (0, 25)
+
+
 # --- F11: Baloot against four Kings/Queens and runs ---------------------------------------
 
 
