@@ -7,6 +7,8 @@ comment beside the case, from the rule or table row it cites, not from the engin
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from baloot_engine.rules import errors
@@ -19,7 +21,7 @@ from baloot_engine.rules.actions import (
     EventKind,
     Play,
 )
-from baloot_engine.rules.cards import parse_card, parse_cards
+from baloot_engine.rules.cards import format_card, parse_card, parse_cards
 from baloot_engine.rules.contract import ContractType, PlayMode
 from baloot_engine.rules.facts import AwardedProject, RoundFacts, baloot_teams_for
 from baloot_engine.rules.game import legal_actions
@@ -39,8 +41,10 @@ from .scenario import (
     buy_sun,
     dealt,
     hokm,
+    hokm_hand,
     pass_rest,
     pass_until,
+    play_out,
     refuse,
     sun_hand,
     table,
@@ -342,6 +346,40 @@ def test_f11_baloot_absorption(hand: str, project_cards: str, federation, seeds)
     assert baloot_teams_for(hands, HEARTS, awarded, SEEDS) == seeds
 
 
+def _deal_around(holder_hand: str) -> dict[int, str]:
+    # Seat 1 holds ``holder_hand``; the other 24 cards go to seats 2, 3 and 0 in order.
+    held = set(parse_cards(holder_hand))
+    rest = [format_card(c) for c in range(32) if c not in held]
+    hands = {1: holder_hand}
+    for index, seat in enumerate((2, 3, 0)):
+        hands[seat] = " ".join(rest[index * 8 : index * 8 + 8])
+    return hands
+
+
+@pytest.mark.parametrize(
+    ("holder_hand", "rules", "baloot"),
+    [
+        # Four Kings (with KH of trump): FEDERATION does not count the Baloot; SEEDS does.
+        ("KS KH KD KC QH 7S 8S 7D", FEDERATION, 0),
+        ("KS KH KD KC QH 7S 8S 7D", SEEDS, 2),
+        # A run Hundred 9H-KH holding K+Q of trump: FEDERATION counts it; SEEDS absorbs it.
+        ("9H 10H JH QH KH 7S 8S 7D", FEDERATION, 2),
+        ("9H 10H JH QH KH 7S 8S 7D", SEEDS, 0),
+    ],
+)
+def test_f11_baloot_with_a_declared_hundred_in_play(
+    holder_hand: str, rules: RuleSet, baloot: int
+) -> None:
+    # §A.14 F11 / R31 through play: seat 1 (R) buys Hokm hearts on KH, declares a Hundred
+    # in trick 1 (nobody else declares, so it scores), and the hand is played out. The
+    # Baloot points of both teams together are 2 when it counts, 0 when it is taken in.
+    state = hokm_hand(_deal_around(holder_hand), "KH", buyer=1, rules=rules)
+    state = act(state, 1, Declare((HUNDRED,)))
+    state = play_out(state, random.Random(7))
+    assert state.last_score is not None
+    assert sum(t.baloot_points for t in state.last_score.teams) == baloot
+
+
 def test_f11_f1_run_hundred_and_baloot_both_score() -> None:
     # F11 + F1: Hokm, buyer NS holds 9H-KH (Hundred 100) with K+Q of trump: Baloot counts.
     # Raw NS 70 + 100 + 20 = 190 > EW 92 -> success. EW 92 -> 9; NS 16 - 9 = 7 + 10 + 2 = 19.
@@ -594,6 +632,20 @@ def test_f13_ashkal_in_round_two_over_a_second_hokm() -> None:
     assert state.contract is not None
     assert state.contract.ashkal
     assert state.contract.buyer == D
+
+
+def test_f13_no_ashkal_in_round_two_after_saying_wala() -> None:
+    # F13: "allowed in round 2 unless the caller said Wala". Round 2: R, O and L say Wala,
+    # D bids Hokm in spades; L said Wala and gets no new chance (R8), and D's own Hokm
+    # goes straight to his confirmation (R6: the dealer bid it).
+    state = pass_rest(dealt(build_deck(revealed="10H"), rules=FEDERATION))
+    for seat in (R, O, L):
+        state = bid(state, seat, BidKind.PASS)
+    state = bid(state, D, BidKind.HOKM, 0)
+    assert state.turn == D
+    assert _bids(state, L) == set()
+    assert BidKind.ASHKAL not in _bids(state, D)
+    assert BidKind.CONFIRM_HOKM in _bids(state, D)
 
 
 # --- F14: the switch to Sun on an Ace, by the dealer's right only ----------------------------
