@@ -264,6 +264,15 @@ def test_f6_f1_doubled_tie_made_by_the_baloot() -> None:
     assert score.points == (0, 34)
 
 
+def test_f1_doubled_round_decided_by_raw_points_not_by_equal_game_points() -> None:
+    # F1 under Double: Hokm x2, buyer NS 80 against EW 82. Raw 80 < 82 -> failure, although
+    # both sides convert to 8 (F3: 82 -> 8, buyer 16 - 8 = 8). EW take all: 16 x 2 = 32.
+    # SEEDS (R37 gp): 8 = 8 is a doubled tie, lost by the doubler: NS 32.
+    doubled = facts(HOKM, (82, 80), buyer=NS, multiplier=2)
+    assert score_round(doubled, FEDERATION).points == (32, 0)
+    assert score_round(doubled, SEEDS).points == (0, 32)
+
+
 def test_seeds_doubled_tie_at_triple_still_goes_to_the_buyer() -> None:
     # R37 / A.13 item 3 (SEEDS): at every level an exact tie goes to the buyer.
     score = score_round(facts(HOKM, (81, 81), buyer=NS, multiplier=3), SEEDS)
@@ -727,6 +736,24 @@ def test_ruling_r27_a_sira_inside_a_longer_run_may_be_declared_and_compares_as_d
         for card in ("7S", "AS", "KS", "8C"):
             state = act(state, state.turn, Play(parse_card(card)))
         assert state.project_team == team, declared
+
+
+def test_ruling_r27_a_declared_sira_takes_the_best_sira_of_the_run() -> None:
+    # R27 ruling + A.13 item 6 ("the engine assigns his best matching cards"): seat 1
+    # holds 7S-JS and declares a Sira: its best Sira is 9S-10S-JS (top J). Seat 0 declares
+    # a Sira 8D-9D-10D (top 10). Equal kind, higher top card (R29 step 4): team 1 scores.
+    hands = {
+        1: "7D 7S 8S 9S 10S JS 7H 8H",
+        2: "QS AS JH KH AH KD AD 7C",
+        3: "KS QH 10H JD 9C JC KC AC",
+        0: "8D 9D 10D QD 9H 8C 10C QC",
+    }
+    state = sun_hand(hands, "7D", buyer=1)
+    state = act(state, 0, Declare((SIRA,)))
+    state = act(state, 1, Declare((SIRA,)))
+    for card in ("7S", "AS", "KS", "8C"):
+        state = act(state, state.turn, Play(parse_card(card)))
+    assert state.project_team == 1
 
 
 def test_ruling_r20_akka_not_offered_and_refused_without_declaration() -> None:
