@@ -538,6 +538,19 @@ def test_f7_sun_double_boundaries(rules: RuleSet, scores: tuple[int, int], offer
     assert _any_double_offered(state) is offered
 
 
+def test_f7_sun_double_only_no_triple() -> None:
+    # F7 (7-1, 7-2) "Double only": buyer R (team 1) 120, defenders 90; O doubles the Sun
+    # (a Sun double names no mode, R15); the buyer is offered no Triple and play starts x2.
+    state = buy_sun(dealt(build_deck(revealed="10H"), rules=FEDERATION, match_scores=(90, 120)), R)
+    state = act(state, state.turn, Doubling(DOUBLE))
+    assert all(TRIPLE not in {a.call for a in _calls(state, seat)} for seat in range(4))
+    if state.phase is Phase.DOUBLING:  # any remaining question can only be declined
+        state = act(state, state.turn, Doubling(DECLINE))
+    assert state.phase is Phase.PLAYING
+    assert state.contract is not None
+    assert state.contract.multiplier == 2
+
+
 # --- F8: the Hokm chain ---------------------------------------------------------------------
 
 
@@ -714,6 +727,8 @@ def test_ruling_r33_the_last_tricks_ten_is_in_the_eighth_trick() -> None:
     # Hearts in Hokm: A 11, K 4, Q 3, J 20, 10 10, 9 14, 8 0, 7 0; others A 11, K 4, Q 3,
     # J 2, 10 10, 9 0, 8 0, 7 0.
     assert trick_points == [44, 16, 12, 26, 40, 14, 0, 10]
+    assert state.last_score is not None
+    assert state.last_score.teams[1].card_abnat == 162
 
 
 def test_ruling_r27_a_sira_inside_a_longer_run_may_be_declared_and_compares_as_declared() -> None:
@@ -754,6 +769,14 @@ def test_ruling_r27_a_declared_sira_takes_the_best_sira_of_the_run() -> None:
     for card in ("7S", "AS", "KS", "8C"):
         state = act(state, state.turn, Play(parse_card(card)))
     assert state.project_team == 1
+
+
+def test_ruling_r28_no_declaring_after_ones_first_card() -> None:
+    # §A.14: R28 fixes only "before one's first card": once seat 1 has led, his own
+    # declaration is closed (the earlier declaration before one's turn is the R27 case).
+    state = hokm(L1)
+    state = act(state, 1, Play(parse_card("AS")))
+    refuse(state, 1, Declare((SIRA,)), errors.DECLARATION_CLOSED)
 
 
 def test_ruling_r20_akka_not_offered_and_refused_without_declaration() -> None:
