@@ -227,6 +227,27 @@ def test_f5_projects_once_at_triple_and_four(multiplier: int, expected: int) -> 
     assert score.points == (0, expected)
 
 
+def test_f5_projects_once_in_a_failed_triple() -> None:
+    # F5 on failure: Hokm x3, buyer NS 60 against EW 102 + Sira 20 -> failure; EW take all:
+    # 16 x 3 + Sira 2 x 1 = 50, NS 0.
+    awarded = (AwardedProject(EW, SIRA),)
+    score = score_round(
+        facts(HOKM, (102, 60), buyer=NS, projects=awarded, multiplier=3), FEDERATION
+    )
+    assert not score.success
+    assert score.points == (50, 0)
+
+
+def test_f4_f12_failed_double_the_buyer_keeps_his_baloot() -> None:
+    # F4 + F12: Hokm x2, buyer NS 60 + Baloot 20 = 80 < EW 102 -> failure; EW 16 x 2 = 32;
+    # the Baloot stays with its holder NS: 2.
+    score = score_round(
+        facts(HOKM, (102, 60), buyer=NS, baloot_teams=(NS,), multiplier=2), FEDERATION
+    )
+    assert not score.success
+    assert score.points == (32, 2)
+
+
 # --- F6: doubled ties by level ------------------------------------------------------------
 
 
