@@ -133,6 +133,7 @@ bidding_rules = st.builds(
     kawesh_keeps_dealer=st.booleans(),
     ashkal_requires_pending_hokm=st.booleans(),
     ace_switch_dealer_right_only=st.booleans(),
+    double_open_by_default=st.booleans(),
 )
 
 

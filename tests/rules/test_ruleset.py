@@ -67,6 +67,7 @@ SEEDS_DEFAULTS: dict[str, object] = {
     "triple_opens": False,
     "ashkal_requires_pending_hokm": False,
     "ace_switch_dealer_right_only": False,
+    "double_open_by_default": False,
     "reveal_hands_after_round": False,
 }
 
@@ -86,6 +87,7 @@ FEDERATION_CHANGES: dict[str, object] = {
     "ashkal_requires_pending_hokm": True,  # F13
     "ashkal_in_round2": True,  # F13
     "ace_switch_dealer_right_only": True,  # F14
+    "double_open_by_default": True,  # F8
 }
 
 # §A.13 item 13: the complete list of KAMMELNA's differences.

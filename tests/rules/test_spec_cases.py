@@ -587,12 +587,6 @@ def test_f8_double_may_be_open_or_closed() -> None:
     assert {Doubling(DOUBLE, OPEN), Doubling(DOUBLE, CLOSED)} <= _calls(state, O)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="F8 says a FEDERATION Double is open unless the doubler names closed; the core "
-    "refuses a Double that names no mode ('double' is not allowed now) instead of playing "
-    "it open",
-)
 def test_f8_a_double_naming_no_mode_is_open() -> None:
     # F8 (7-5): "Double open unless the doubler names closed": a Double with no mode named
     # is an open Double (x2, not closed).
@@ -600,6 +594,22 @@ def test_f8_a_double_naming_no_mode_is_open() -> None:
     assert state.contract is not None
     assert state.contract.multiplier == 2
     assert not state.contract.closed
+    # ... and it is recorded as the open Double it is.
+    assert state.doubling_calls[-1].call == Doubling(DOUBLE, OPEN)
+
+
+def test_f8_the_double_without_a_mode_is_federation_only() -> None:
+    # R14 outside FEDERATION: a Double must name closed or open (MODE_REQUIRED); the same
+    # call is an open Double only with double_open_by_default (F8).
+    refuse(_hokm_by_r(SEEDS), O, Doubling(DOUBLE), errors.MODE_REQUIRED)
+    rules = SEEDS.replace(double_open_by_default=True)
+    state = act(_hokm_by_r(rules), O, Doubling(DOUBLE))
+    assert state.contract is not None
+    assert (state.contract.multiplier, state.contract.closed) == (2, False)
+    # The Four still names its mode: "Four ... open or closed" (F8).
+    state = act(_hokm_by_r(), O, Doubling(DOUBLE, CLOSED))
+    state = act(state, R, Doubling(TRIPLE))
+    refuse(state, O, Doubling(FOUR), errors.MODE_REQUIRED)
 
 
 def test_f8_triple_only_by_the_buyer_and_it_opens_the_game() -> None:

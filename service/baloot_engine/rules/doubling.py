@@ -113,6 +113,15 @@ def apply_call(state: State, seat: int, call: Doubling) -> tuple[State, list[Eve
             details={"turn": str(state.to_ask[0])},
         )
     legal = legal_calls(state, seat)
+    if (
+        call.mode is None
+        and call.call is DoublingCall.DOUBLE
+        and state.rules.double_open_by_default
+        and Doubling(DoublingCall.DOUBLE, PlayMode.OPEN) in legal
+    ):
+        # §A.14 F8: "open unless the doubler names closed": a Double naming no mode is the
+        # open Double, recorded as such.
+        call = Doubling(DoublingCall.DOUBLE, PlayMode.OPEN)
     if call not in legal:
         wants_mode = any(c.call is call.call and c.mode is not None for c in legal)
         reason = (

@@ -213,6 +213,7 @@ class RuleSet:
     triple_opens: bool = False
     ashkal_requires_pending_hokm: bool = False
     ace_switch_dealer_right_only: bool = False
+    double_open_by_default: bool = False
     reveal_hands_after_round: bool = False
 
     def __post_init__(self) -> None:
@@ -384,6 +385,7 @@ _FIELD_TYPES: Final[dict[str, type]] = {
     "triple_opens": bool,
     "ashkal_requires_pending_hokm": bool,
     "ace_switch_dealer_right_only": bool,
+    "double_open_by_default": bool,
     "reveal_hands_after_round": bool,
 }
 
@@ -415,5 +417,6 @@ FEDERATION: Final = RuleSet(
     ashkal_requires_pending_hokm=True,  # F13, 8-1, 8-2, 9
     ashkal_in_round2=True,  # F13
     ace_switch_dealer_right_only=True,  # F14, 4-1
+    double_open_by_default=True,  # F8, 7-5
 )
 PRESETS: Final = {Preset.SEEDS: SEEDS, Preset.KAMMELNA: KAMMELNA, Preset.FEDERATION: FEDERATION}
