@@ -21,6 +21,7 @@ from baloot_engine.telemetry.logs import (
     call_scope,
     configure_logging,
     get_logger,
+    log_call,
     wants_json,
 )
 
@@ -105,3 +106,54 @@ def test_a_call_scope_closed_from_another_context_does_not_fail() -> None:
     elsewhere = contextvars.copy_context()
     elsewhere.run(scope.__exit__, None, None, None)
     assert elsewhere.run(_call_fields.get) is None
+
+
+@pytest.mark.usefixtures("restore_logging")
+def test_the_direct_call_line_is_the_line_structlog_writes() -> None:
+    buffer = io.StringIO()
+    configure_logging(Settings(log_format=LogFormat.JSON), stream=buffer)
+    fields: dict[str, object] = {
+        "method": "/baloot.v1.BalootEngineService/PlayCard",
+        "grpc_code": "OK",
+        "duration_ms": 0.25,
+        "peer": "ipv4:127.0.0.1:5",
+        "request_id": "r-1",
+        "match_id": "m1",
+        "state_version": 7,
+        "seat": 2,
+        "hand": [1, 2],
+        "odd": object,
+    }
+    structlog.contextvars.bind_contextvars(worker=1, seat=3)
+    try:
+        log_call(logging.INFO, "rpc", fields)
+        get_logger("baloot_engine.rpc").log(logging.INFO, "rpc", **fields)
+        log_call(logging.DEBUG, "rpc", fields)  # below the level: not written
+        log_call(logging.ERROR, "rpc", fields)
+        get_logger("baloot_engine.rpc").log(logging.ERROR, "rpc", **fields)
+    finally:
+        structlog.contextvars.clear_contextvars()
+    direct, standard, direct_error, standard_error = (
+        json.loads(line) for line in buffer.getvalue().splitlines()
+    )
+    for one, other in ((direct, standard), (direct_error, standard_error)):
+        assert one.pop("timestamp").endswith("Z")
+        assert other.pop("timestamp").endswith("Z")
+        assert list(one.items()) == list(other.items())
+    assert direct["level"] == "info"
+    assert direct_error["level"] == "error"
+    assert (direct["worker"], direct["seat"], direct["hand"]) == (1, 2, "<redacted>")
+    assert direct["odd"] == repr(object)
+
+
+@pytest.mark.usefixtures("restore_logging")
+def test_the_call_line_reaches_every_handler() -> None:
+    buffer = io.StringIO()
+    configure_logging(Settings(log_format=LogFormat.JSON), stream=buffer)
+    records: list[logging.LogRecord] = []
+    another = logging.Handler()
+    another.emit = records.append  # type: ignore[method-assign]
+    logging.getLogger().addHandler(another)
+    log_call(logging.INFO, "rpc", {"method": "/x/Y", "request_id": "r-2"})
+    assert [r.name for r in records] == ["baloot_engine.rpc"]
+    assert json.loads(buffer.getvalue())["request_id"] == "r-2"

@@ -27,7 +27,7 @@ from typing import Any, Final, TypeAlias
 import grpc
 import grpc.aio
 
-from baloot_engine.telemetry.logs import call_scope, get_logger
+from baloot_engine.telemetry.logs import call_scope, log_call
 from baloot_engine.telemetry.metrics import Metrics
 
 REQUEST_ID_HEADER: Final = "x-request-id"
@@ -46,8 +46,6 @@ _QUIET_SERVICES: Final = frozenset(
 _SERVER_FAULTS: Final = frozenset(
     {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.DATA_LOSS}
 )
-
-_log = get_logger("baloot_engine.rpc")
 
 _Handler: TypeAlias = "grpc.RpcMethodHandler[Any, Any]"
 _Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
@@ -117,20 +115,17 @@ class _Call:
         level = logging.ERROR if fault else logging.DEBUG if self.quiet else logging.INFO
         # grpc logs the traceback of a failing handler itself; this line names the error and
         # carries the request id that ties the two together.
-        extra: dict[str, object] = {}
+        line: dict[str, object] = {
+            "method": self.method,
+            "grpc_code": code.name,
+            "duration_ms": round(elapsed * 1000, 3),
+            "peer": context.peer(),
+            "request_id": self.request_id,
+        }
+        line.update(self.fields)
         if fault and error is not None:
-            extra["error"] = f"{type(error).__name__}: {error}"
-        _log.log(
-            level,
-            "rpc",
-            method=self.method,
-            grpc_code=code.name,
-            duration_ms=round(elapsed * 1000, 3),
-            peer=context.peer(),
-            request_id=self.request_id,
-            **self.fields,
-            **extra,
-        )
+            line["error"] = f"{type(error).__name__}: {error}"
+        log_call(level, "rpc", line)
 
 
 def _status_code(context: _Context, error: BaseException | None) -> grpc.StatusCode:

@@ -4,15 +4,26 @@ Log lines go to stderr through structlog: JSON lines when stderr is not a termin
 collectors), a readable console rendering when it is, or as ``BALOOT_LOG_FORMAT`` says. Lines of
 other libraries (grpc, asyncio) that use the standard ``logging`` module get the same format.
 
-Each RPC gets one canonical log line, written by the telemetry interceptor. Code that serves a
-call adds facts to that line with :func:`bind_call_fields` (the match id, the state version, the
-seat, an error reason). Tokens, hands and credentials are never logged: a last processor
-replaces the value of any field with such a name, in case one slips through.
+Each RPC gets one canonical log line, written by the telemetry interceptor with
+:func:`log_call`. Code that serves a call adds facts to that line with :func:`bind_call_fields`
+(the match id, the state version, the seat, an error reason). Tokens, hands and credentials are
+never logged: a last processor replaces the value of any field with such a name, in case one
+slips through.
+
+The per-call line is written on every RPC, so when the lines are JSON and go only to the handler
+:func:`configure_logging` installed, :func:`log_call` renders it itself: the same fields in the
+same order as the processor chain gives (time, level, event, the call's fields, the structlog
+context variables), with the same redaction, written to the same stream under the handler's
+lock, without the processor chain, the standard library's record and formatter in between. In
+every other case (console lines, another handler added, an exception to format) it goes through
+structlog like every other line.
 """
 
 from __future__ import annotations
 
+import datetime
 import enum
+import json
 import logging
 import sys
 from collections.abc import Iterator
@@ -75,6 +86,15 @@ SECRET_FIELDS: Final = frozenset(
     }
 )
 
+_LEVEL_NAMES: Final = {
+    logging.DEBUG: "debug",
+    logging.INFO: "info",
+    logging.WARNING: "warning",
+    logging.ERROR: "error",
+    logging.CRITICAL: "critical",
+}
+_UTC: Final = datetime.UTC
+
 _call_fields: ContextVar[dict[str, object] | None] = ContextVar("baloot_call_fields", default=None)
 
 
@@ -123,6 +143,72 @@ def _shared_processors() -> list[Processor]:
     ]
 
 
+def _json_fallback(value: object) -> object:
+    """Render what JSON cannot hold as structlog's JSON renderer does."""
+    to_log = getattr(value, "__structlog__", None)
+    return to_log() if callable(to_log) else repr(value)
+
+
+class _CallLineSink:
+    """Where :func:`log_call` writes directly: the JSON handler of :func:`configure_logging`."""
+
+    __slots__ = ("encode", "handler", "logger", "stream")
+
+    def __init__(self, handler: logging.StreamHandler[TextIO], stream: TextIO, name: str) -> None:
+        self.handler = handler
+        self.stream = stream
+        self.logger = logging.getLogger(name)
+        self.encode = json.JSONEncoder(default=_json_fallback).encode
+
+
+CALL_LOGGER: Final = "baloot_engine.rpc"
+_sink: _CallLineSink | None = None
+
+
+def log_call(level: int, event: str, fields: dict[str, object]) -> None:
+    """Write the canonical line of one RPC (logger ``baloot_engine.rpc``) at ``level``.
+
+    The same line as ``get_logger("baloot_engine.rpc").log(level, event, **fields)``.
+    """
+    sink = _sink
+    handlers = logging.root.handlers
+    if (
+        sink is None
+        or len(handlers) != 1
+        or handlers[0] is not sink.handler
+        or sink.handler.stream is not sink.stream
+        or "exc_info" in fields
+    ):
+        _fallback_call_log().log(level, event, **fields)
+        return
+    if not sink.logger.isEnabledFor(level):
+        return
+    line: dict[str, object] = {"timestamp": None, "level": None, "event": event}
+    line.update(fields)
+    structlog.contextvars.merge_contextvars(None, "", line)
+    line["level"] = _LEVEL_NAMES.get(level) or logging.getLevelName(level).lower()
+    line["timestamp"] = datetime.datetime.now(_UTC).isoformat().replace("+00:00", "Z")
+    for name in SECRET_FIELDS.intersection(line):
+        line[name] = "<redacted>"
+    text = sink.encode(line) + "\n"
+    handler = sink.handler
+    handler.acquire()
+    try:
+        sink.stream.write(text)
+        sink.stream.flush()
+    except (OSError, ValueError):
+        # The stream broke: let the standard path report it as it reports any line.
+        handler.release()
+        _fallback_call_log().log(level, event, **fields)
+        return
+    handler.release()
+
+
+def _fallback_call_log() -> FilteringBoundLogger:
+    # A new proxy each time: it follows the configuration in force (tests change it).
+    return get_logger(CALL_LOGGER)
+
+
 def wants_json(log_format: LogFormat, stream: TextIO) -> bool:
     """Return True when lines should be JSON: asked for, or ``auto`` and not a terminal."""
     if log_format is LogFormat.AUTO:
@@ -132,11 +218,13 @@ def wants_json(log_format: LogFormat, stream: TextIO) -> bool:
 
 def configure_logging(settings: LogSettings, stream: TextIO | None = None) -> None:
     """Send structlog and standard-library logging to ``stream`` (stderr) in one format."""
+    global _sink  # noqa: PLW0603 - the direct path of the per-call line follows the handler
     out = stream if stream is not None else sys.stderr
     level = _LEVELS[settings.log_level]
     renderer: Processor
     final: list[Processor]
-    if wants_json(settings.log_format, out):
+    json_lines = wants_json(settings.log_format, out)
+    if json_lines:
         renderer = structlog.processors.JSONRenderer()
         final = [structlog.processors.format_exc_info, _leading_keys, renderer]
     else:
@@ -155,6 +243,7 @@ def configure_logging(settings: LogSettings, stream: TextIO | None = None) -> No
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level)
+    _sink = _CallLineSink(handler, out, CALL_LOGGER) if json_lines else None
 
     structlog.configure(
         processors=[
