@@ -80,13 +80,12 @@ def _call_type(handler: _Handler) -> str:
 class _Call:
     """The bookkeeping of one RPC, from its start to its status."""
 
-    __slots__ = ("_start", "fields", "labels", "method", "metrics", "quiet", "request_id")
+    __slots__ = ("_start", "counters", "fields", "method", "quiet", "request_id")
 
     def __init__(self, metrics: Metrics, details: grpc.HandlerCallDetails, call_type: str) -> None:
-        self.metrics = metrics
         self.method = details.method
         service, method = split_method(details.method)
-        self.labels = (service, method, call_type)
+        self.counters = metrics.for_call((service, method, call_type))
         self.quiet = service in _QUIET_SERVICES
         self.request_id = request_id_from(details.invocation_metadata)
         self.fields: dict[str, object] = {}
@@ -95,7 +94,7 @@ class _Call:
     @contextmanager
     def observe(self, context: _Context) -> Iterator[None]:
         """Count, time and log the call made inside the ``with`` block."""
-        self.metrics.started.labels(*self.labels).inc()
+        self.counters.started.inc()
         context.set_trailing_metadata(((REQUEST_ID_HEADER, self.request_id),))
         with call_scope() as fields:
             self.fields = fields
@@ -109,8 +108,8 @@ class _Call:
     def _finish(self, context: _Context, error: BaseException | None) -> None:
         elapsed = time.perf_counter() - self._start
         code = _status_code(context, error)
-        self.metrics.handled.labels(*self.labels, code.name).inc()
-        self.metrics.handling_seconds.labels(*self.labels).observe(elapsed)
+        self.counters.handled(code.name).inc()
+        self.counters.handling_seconds.observe(elapsed)
         fault = code in _SERVER_FAULTS
         level = logging.ERROR if fault else logging.DEBUG if self.quiet else logging.INFO
         # grpc logs the traceback of a failing handler itself; this line names the error and
