@@ -17,17 +17,17 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import os
 import re
 import time
-import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from types import TracebackType
 from typing import Any, Final, TypeAlias
 
 import grpc
 import grpc.aio
 
-from baloot_engine.telemetry.logs import call_scope, log_call
+from baloot_engine.telemetry.logs import close_call_fields, log_call, open_call_fields
 from baloot_engine.telemetry.metrics import Metrics
 
 REQUEST_ID_HEADER: Final = "x-request-id"
@@ -58,7 +58,15 @@ def request_id_from(metadata: Iterable[tuple[str, str | bytes]] | None) -> str:
             if _REQUEST_ID_PATTERN.fullmatch(value):
                 return value
             break
-    return uuid.uuid4().hex
+    return new_request_id()
+
+
+def new_request_id() -> str:
+    """A random request id: what ``uuid.uuid4().hex`` gives, without building a UUID object."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40  # version 4
+    raw[8] = raw[8] & 0x3F | 0x80  # the RFC 4122 variant
+    return raw.hex()
 
 
 def split_method(full_method: str) -> tuple[str, str]:
@@ -80,7 +88,16 @@ def _call_type(handler: _Handler) -> str:
 class _Call:
     """The bookkeeping of one RPC, from its start to its status."""
 
-    __slots__ = ("_start", "counters", "fields", "method", "quiet", "request_id")
+    __slots__ = (
+        "_context",
+        "_scope",
+        "_start",
+        "counters",
+        "fields",
+        "method",
+        "quiet",
+        "request_id",
+    )
 
     def __init__(self, metrics: Metrics, details: grpc.HandlerCallDetails, call_type: str) -> None:
         self.method = details.method
@@ -91,19 +108,31 @@ class _Call:
         self.fields: dict[str, object] = {}
         self._start = time.perf_counter()
 
-    @contextmanager
-    def observe(self, context: _Context) -> Iterator[None]:
-        """Count, time and log the call made inside the ``with`` block."""
+    def observe(self, context: _Context) -> _Call:
+        """Count, time and log the call made inside the ``with`` block.
+
+        ``_Call`` is its own context manager (a class's ``__enter__`` and ``__exit__`` cost
+        less than a generator's): the call's log fields are open inside the block, and the
+        call is counted and logged when it leaves, with the exception that ended it, if any.
+        """
+        self._context = context
+        return self
+
+    def __enter__(self) -> None:
         self.counters.started.inc()
-        context.set_trailing_metadata(((REQUEST_ID_HEADER, self.request_id),))
-        with call_scope() as fields:
-            self.fields = fields
-            try:
-                yield
-            except BaseException as error:
-                self._finish(context, error)
-                raise
-            self._finish(context, None)
+        self._context.set_trailing_metadata(((REQUEST_ID_HEADER, self.request_id),))
+        self.fields, self._scope = open_call_fields()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        try:
+            self._finish(self._context, error)
+        finally:
+            close_call_fields(self._scope)
 
     def _finish(self, context: _Context, error: BaseException | None) -> None:
         elapsed = time.perf_counter() - self._start
