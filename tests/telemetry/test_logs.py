@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import datetime
 import io
 import json
 import logging
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -22,6 +24,7 @@ from baloot_engine.telemetry.logs import (
     configure_logging,
     get_logger,
     log_call,
+    utc_timestamp,
     wants_json,
 )
 
@@ -157,3 +160,14 @@ def test_the_call_line_reaches_every_handler() -> None:
     log_call(logging.INFO, "rpc", {"method": "/x/Y", "request_id": "r-2"})
     assert [r.name for r in records] == ["baloot_engine.rpc"]
     assert json.loads(buffer.getvalue())["request_id"] == "r-2"
+
+
+def test_the_call_line_timestamp_is_structlog_s_iso_utc_text() -> None:
+    before = datetime.datetime.now(datetime.UTC)
+    stamps = [utc_timestamp() for _ in range(1000)]
+    after = datetime.datetime.now(datetime.UTC)
+    for stamp in stamps:
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z", stamp)
+        moment = datetime.datetime.fromisoformat(stamp)
+        assert before - datetime.timedelta(milliseconds=1) <= moment <= after
+    assert stamps == sorted(stamps)
