@@ -21,13 +21,19 @@ import os
 import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from functools import lru_cache
 from types import TracebackType
 from typing import Any, Final, TypeAlias
 
 import grpc
 import grpc.aio
 
-from baloot_engine.telemetry.logs import close_call_fields, log_call, open_call_fields
+from baloot_engine.telemetry.logs import (
+    call_log_enabled,
+    close_call_fields,
+    log_call,
+    open_call_fields,
+)
 from baloot_engine.telemetry.metrics import Metrics
 
 REQUEST_ID_HEADER: Final = "x-request-id"
@@ -42,10 +48,17 @@ _QUIET_SERVICES: Final = frozenset(
         "grpc.reflection.v1.ServerReflection",
     }
 )
-# Status codes that mean the server failed, not the caller.
-_SERVER_FAULTS: Final = frozenset(
-    {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.DATA_LOSS}
+# Status codes that mean the server failed, not the caller. A tuple: its membership test
+# compares identities in C, where a set would hash the members with Enum's Python __hash__.
+_SERVER_FAULTS: Final = (
+    grpc.StatusCode.UNKNOWN,
+    grpc.StatusCode.INTERNAL,
+    grpc.StatusCode.DATA_LOSS,
 )
+# Members read once: on Python 3.11 reading one through its Enum class costs a function call.
+_OK: Final = grpc.StatusCode.OK
+_CANCELLED: Final = grpc.StatusCode.CANCELLED
+_UNKNOWN: Final = grpc.StatusCode.UNKNOWN
 
 _Handler: TypeAlias = "grpc.RpcMethodHandler[Any, Any]"
 _Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
@@ -75,6 +88,13 @@ def split_method(full_method: str) -> tuple[str, str]:
     return service or "unknown", method or "unknown"
 
 
+@lru_cache(maxsize=1024)
+def _method_labels(full_method: str) -> tuple[str, str, bool]:
+    """The service and method of a method path, and whether its lines are quiet (debug)."""
+    service, method = split_method(full_method)
+    return service, method, service in _QUIET_SERVICES
+
+
 def _call_type(handler: _Handler) -> str:
     if handler.request_streaming and handler.response_streaming:
         return "bidi_stream"
@@ -101,9 +121,8 @@ class _Call:
 
     def __init__(self, metrics: Metrics, details: grpc.HandlerCallDetails, call_type: str) -> None:
         self.method = details.method
-        service, method = split_method(details.method)
+        service, method, self.quiet = _method_labels(details.method)
         self.counters = metrics.for_call((service, method, call_type))
-        self.quiet = service in _QUIET_SERVICES
         self.request_id = request_id_from(details.invocation_metadata)
         self.fields: dict[str, object] = {}
         self._start = time.perf_counter()
@@ -137,15 +156,18 @@ class _Call:
     def _finish(self, context: _Context, error: BaseException | None) -> None:
         elapsed = time.perf_counter() - self._start
         code = _status_code(context, error)
-        self.counters.handled(code.name).inc()
+        name: str = code._name_  # what code.name returns, without the descriptor's call
+        self.counters.handled(name).inc()
         self.counters.handling_seconds.observe(elapsed)
         fault = code in _SERVER_FAULTS
         level = logging.ERROR if fault else logging.DEBUG if self.quiet else logging.INFO
+        if not call_log_enabled(level):
+            return
         # grpc logs the traceback of a failing handler itself; this line names the error and
         # carries the request id that ties the two together.
         line: dict[str, object] = {
             "method": self.method,
-            "grpc_code": code.name,
+            "grpc_code": name,
             "duration_ms": round(elapsed * 1000, 3),
             "peer": context.peer(),
             "request_id": self.request_id,
@@ -161,11 +183,11 @@ def _status_code(context: _Context, error: BaseException | None) -> grpc.StatusC
     code: grpc.StatusCode | None = context.code()
     if code is not None:
         return code
+    if error is None:
+        return _OK
     if isinstance(error, asyncio.CancelledError | GeneratorExit):
-        return grpc.StatusCode.CANCELLED
-    if error is not None:
-        return grpc.StatusCode.UNKNOWN
-    return grpc.StatusCode.OK
+        return _CANCELLED
+    return _UNKNOWN
 
 
 class TelemetryInterceptor(grpc.aio.ServerInterceptor):

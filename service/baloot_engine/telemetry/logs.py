@@ -229,6 +229,13 @@ def log_call(level: int, event: str, fields: dict[str, object]) -> None:
     handler.release()
 
 
+def call_log_enabled(level: int) -> bool:
+    """False when :func:`log_call` would surely write nothing at ``level`` (so the caller
+    need not gather the line's fields); True when it may write."""
+    sink = _sink
+    return sink is None or sink.logger.isEnabledFor(level)
+
+
 def _fallback_call_log() -> FilteringBoundLogger:
     # A new proxy each time: it follows the configuration in force (tests change it).
     return get_logger(CALL_LOGGER)
