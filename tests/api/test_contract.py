@@ -18,6 +18,11 @@ API_REASONS = {
     "CREDENTIAL_INVALID",
     "PRESET_DECK_DISABLED",
     "REQUEST_INVALID",
+    "OVERLOADED",
+    "LEDGER_UNAVAILABLE",
+    "MATCH_UNKNOWN",
+    "RECORD_TOO_LARGE",
+    "RECORD_DIVERGES",
 }
 
 
@@ -95,6 +100,9 @@ def test_each_rpc_has_its_own_request_and_response() -> None:
         "ListLegalActions",
         "ScoreRound",
         "SuggestAction",
+        "ApplyBotAction",
+        "VerifyRecord",
+        "ReplayRecord",
     }
     for method in service.methods:
         assert method.input_type.name == f"{method.name}Request"

@@ -48,6 +48,7 @@ SEEDS_DEFAULTS: dict[str, object] = {
     "both_cross_rule": "higher_total",
     "illegal_moves_allowed": False,
     "sawa": False,
+    "reveal_hands_after_round": False,
 }
 
 # §A.13 item 13: the complete list of KAMMELNA's differences.

@@ -9,6 +9,7 @@ import io
 import json
 import logging
 import re
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -16,6 +17,7 @@ import structlog
 
 from baloot_engine.server.settings import Settings
 from baloot_engine.telemetry.logs import (
+    LibraryFloodFilter,
     LogFormat,
     LogLevel,
     _call_fields,
@@ -171,3 +173,21 @@ def test_the_call_line_timestamp_is_structlog_s_iso_utc_text() -> None:
         moment = datetime.datetime.fromisoformat(stamp)
         assert before - datetime.timedelta(milliseconds=1) <= moment <= after
     assert stamps == sorted(stamps)
+
+
+def test_grpc_library_lines_are_limited_to_one_of_a_kind_per_window() -> None:
+    flood = LibraryFloodFilter(window=0.2)
+
+    def record(name: str, msg: str) -> logging.LogRecord:
+        return logging.LogRecord(name, logging.ERROR, __file__, 1, msg, None, None)
+
+    assert flood.filter(record("grpc._cython.cygrpc", "Unexpected error in handler"))
+    assert not flood.filter(record("grpc._cython.cygrpc", "Unexpected error in handler"))
+    assert not flood.filter(record("grpc._cython.cygrpc", "Unexpected error in handler"))
+    assert flood.filter(record("grpc._cython.cygrpc", "Another kind of line"))
+    assert flood.filter(record("baloot_engine.rpc", "rpc"))  # the server's own lines pass
+    assert flood.filter(record("baloot_engine.rpc", "rpc"))
+    time.sleep(0.25)
+    later = record("grpc._cython.cygrpc", "Unexpected error in handler")
+    assert flood.filter(later)
+    assert later.getMessage().endswith("(2 more like it since the last one shown)")

@@ -8,12 +8,18 @@ from baloot_client.client import (
     Match,
     PermissionDeniedError,
 )
+from baloot_client.records import RecordBuilder, read_record, write_record
+from baloot_client.retry import SERVICE_CONFIG
 
 __all__ = [
+    "SERVICE_CONFIG",
     "EngineClient",
     "EngineError",
     "IllegalActionError",
     "InvalidRequestError",
     "Match",
     "PermissionDeniedError",
+    "RecordBuilder",
+    "read_record",
+    "write_record",
 ]

@@ -18,9 +18,11 @@ from baloot_engine.api.enums import RULE_FLAGS, enum_prefix, to_core
 from baloot_engine.bots import Level
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import (
+    Action,
     Bid,
     BidKind,
     ClaimSawa,
+    Deal,
     Declare,
     Doubling,
     DoublingCall,
@@ -151,6 +153,27 @@ def play_in(message: types_pb2.CardPlay) -> Play | ClaimSawa:
     if message.sawa:
         return ClaimSawa()
     return Play(card_in(message.card), message.akka)
+
+
+def deal_in(message: types_pb2.DealAction) -> Deal:
+    """A core deal from a proto ``DealAction`` (its deck is checked when it is dealt)."""
+    return Deal(tuple(message.deck_order))
+
+
+def action_in(message: types_pb2.Action) -> Action:
+    """Any core action from a proto ``Action`` (a record's, or a legal-action list's)."""
+    which = message.WhichOneof("action")
+    if which == "play":
+        return play_in(message.play)
+    if which == "bid":
+        return bid_in(message.bid)
+    if which == "doubling":
+        return doubling_in(message.doubling)
+    if which == "declaration":
+        return declaration_in(message.declaration)
+    if which == "deal":
+        return deal_in(message.deal)
+    raise _bad(errors.INVALID_ACTION, f"the action has no kind this server knows ({which})")
 
 
 # ---------------------------------------------------------------------------------------

@@ -121,7 +121,7 @@ def action_out(action: Action) -> types_pb2.Action:
     if isinstance(action, ClaimSawa):
         return types_pb2.Action(play=types_pb2.CardPlay(sawa=True))
     assert isinstance(action, Deal)
-    return types_pb2.Action()
+    return types_pb2.Action(deal=types_pb2.DealAction(deck_order=action.deck))
 
 
 def project_out(seat: int | None, project: Project, trump: int) -> types_pb2.Project:
@@ -429,5 +429,7 @@ def add_action(actions: Any, action: Action) -> None:
         play.card = action.card
         if action.akka:
             play.akka = True
-    elif not isinstance(action, Deal):
+    elif isinstance(action, Deal) and not action.deck:
+        actions.add().deal.SetInParent()  # the dealer's deal of the match's own deck
+    else:
         actions.append(action_out(action))

@@ -4,14 +4,23 @@ Every action follows the same path (:meth:`BalootEngineServicer._act`): check th
 check the credential, open the sealed token, compare the expected version, let the rules
 core apply the action, seal the next state and build the views the caller may see. Every
 refusal leaves through :class:`ApiError`, the one place that maps it to a status.
+
+With a match ledger (:mod:`baloot_engine.api.ledger`), no answer about a token leaves before
+the ledger confirms it is the latest of its match: the body of a call stays synchronous and
+notes what it opened and sealed in a :class:`_Claim`, and the call settles that claim with
+the ledger (one round trip) before it answers, or before it reports a refusal, which could
+otherwise tell something about a stale state (a false Sawa claim, a forbidden card).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import hmac
 import re
 import secrets
 from collections.abc import Callable, Coroutine, Sequence
+from contextvars import ContextVar
 from typing import Any, Final, NoReturn, Protocol, TypeVar
 
 import grpc
@@ -21,10 +30,12 @@ from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot.v1 import types_pb2
-from baloot_engine.api import inbound, outbound
+from baloot_engine.api import inbound, outbound, records
+from baloot_engine.api.ledger import Answer, Entry, LedgerUnavailableError, MatchLedger, Verdict
 from baloot_engine.api.sealing import (
     HOST_ROLE,
     MATCH_ID_SIZE,
+    SPECTATOR_ROLE,
     KeyRing,
     TokenRefusedError,
     seat_role,
@@ -37,7 +48,11 @@ from baloot_engine.api.state_codec import (
     encode,
 )
 from baloot_engine.api.status import (
+    LEDGER_UNAVAILABLE,
+    MATCH_UNKNOWN,
     PRESET_DECK_DISABLED,
+    RECORD_DIVERGES,
+    RECORD_TOO_LARGE,
     STALE_STATE,
     ApiError,
     credential_invalid,
@@ -47,13 +62,14 @@ from baloot_engine.api.status import (
 from baloot_engine.api.views import add_views, build_view, last_round_out
 from baloot_engine.bots import suggest
 from baloot_engine.rules import game
-from baloot_engine.rules.actions import Action, Deal
-from baloot_engine.rules.dealing import deck_from_seed
-from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.actions import Action, Deal, Event, EventKind
+from baloot_engine.rules.dealing import board_deck, deck_from_seed
+from baloot_engine.rules.errors import NOT_YOUR_TURN, RuleError
 from baloot_engine.rules.match import winner_after
+from baloot_engine.rules.record import DivergenceError
 from baloot_engine.rules.ruleset import RuleSet
 from baloot_engine.rules.scoring import RoundScore, score_round
-from baloot_engine.rules.state import State
+from baloot_engine.rules.state import Phase, State
 from baloot_engine.telemetry.logs import bind_call_fields, get_logger
 from baloot_engine.telemetry.metrics import Metrics
 
@@ -63,6 +79,24 @@ _SCORE_LIMIT: Final = 10_000
 _log = get_logger("baloot_engine.api")
 
 _Context = grpc.aio.ServicerContext[Any, Any]
+
+
+class _Claim:
+    """What the ledger must confirm before a call answers: the states it opened and sealed."""
+
+    __slots__ = ("created", "events", "following", "match_id", "presented")
+
+    def __init__(self) -> None:
+        self.match_id = ""
+        self.presented: Entry | None = None  # the state of the token sent
+        self.following: Entry | None = None  # the state the action made
+        self.created: Entry | None = None  # the first state of a new match
+        self.events: Sequence[Event] = ()  # counted once the ledger has accepted them
+
+
+# The claim of the call being computed; set only on a server with a ledger. Call bodies run
+# without awaiting, so the claim read in a body is always its own call's.
+_claims: ContextVar[_Claim | None] = ContextVar("baloot_ledger_claim", default=None)
 
 
 class _Opened:
@@ -86,6 +120,8 @@ class _Opened:
         """The seats whose private views the caller may see."""
         if self.role == HOST_ROLE:
             return (0, 1, 2, 3)
+        if self.role == SPECTATOR_ROLE:
+            return ()
         return (int(self.role[-1]),)
 
 
@@ -120,7 +156,9 @@ def _rpc(body: _Body[_Request, _Response]) -> _Handler[_Request, _Response]:
         self: BalootEngineServicer, request: _Request, context: _Context
     ) -> _Response:
         try:
-            return body(self, request)
+            if self._ledger is None:
+                return body(self, request)
+            return await _with_ledger(self, body, request)
         except (ApiError, RuleError) as error:
             await _abort(context, error)
         except Exception:  # noqa: BLE001 - the last line of defence of every RPC
@@ -131,15 +169,72 @@ def _rpc(body: _Body[_Request, _Response]) -> _Handler[_Request, _Response]:
     return handler
 
 
+async def _with_ledger(
+    servicer: BalootEngineServicer, body: _Body[_Request, _Response], request: _Request
+) -> _Response:
+    """Run a call's body, then settle its claim with the ledger before anything leaves."""
+    claim = _Claim()
+    _claims.set(claim)
+    try:
+        response = body(servicer, request)
+    except (ApiError, RuleError):
+        if claim.presented is not None:
+            await servicer._settle(claim, refused=True)
+        raise
+    await servicer._settle(claim, refused=False)
+    if claim.events:
+        servicer._metrics.observe_events(claim.events)
+    return response
+
+
 class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     """Answers every RPC of the contract."""
 
-    def __init__(self, keys: KeyRing, metrics: Metrics, *, allow_preset_deck: bool) -> None:
+    def __init__(
+        self,
+        keys: KeyRing,
+        metrics: Metrics,
+        *,
+        allow_preset_deck: bool,
+        ledger: MatchLedger | None = None,
+    ) -> None:
         self._keys = keys
         self._metrics = metrics
         self._allow_preset_deck = allow_preset_deck
+        self._ledger = ledger
+        self._sealed = metrics.tokens_sealed.labels(key_id=keys.sealing_fingerprint)
 
     # -- the shared path ----------------------------------------------------------------
+
+    async def _settle(self, claim: _Claim, *, refused: bool) -> None:
+        """Confirm a call's claim with the ledger, or raise the refusal the ledger calls for.
+
+        A new match is recorded; an action's new state replaces the one it came from
+        (compare-and-set); a read, or a refused action, needs its token to be the latest.
+        """
+        assert self._ledger is not None
+        ledger = self._ledger
+        try:
+            if claim.created is not None:
+                await ledger.record(claim.match_id, claim.created)
+                return
+            if claim.presented is None:
+                return  # no token in this call (ScoreRound)
+            if claim.following is not None and not refused:
+                answer = await ledger.advance(claim.match_id, claim.presented, claim.following)
+            else:
+                answer = await ledger.check(claim.match_id, claim.presented)
+        except LedgerUnavailableError as error:
+            self._metrics.ledger_answer("unavailable")
+            _log.warning("match ledger unavailable", error=str(error))
+            raise ApiError(
+                grpc.StatusCode.UNAVAILABLE,
+                LEDGER_UNAVAILABLE,
+                "the match ledger cannot be reached; send the same request again later",
+            ) from None
+        self._metrics.ledger_answer(answer.verdict.value)
+        if answer.verdict is not Verdict.LATEST:
+            raise _ledger_refusal(answer, claim.presented)
 
     def _open(self, token: bytes, match_id: str, credential: str) -> _Opened:
         if not _MATCH_ID.fullmatch(match_id):
@@ -152,7 +247,8 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         if role is None:
             raise credential_invalid("the credential is not valid for this match")
         try:
-            decoded = decode(self._keys.open(token, match_key))
+            plaintext = self._keys.open(token, match_key)
+            decoded = decode(plaintext)
         except TokenRefusedError as error:
             self._metrics.token_refused(error.kind)
             raise state_invalid(error.why) from None
@@ -160,11 +256,20 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             self._metrics.token_refused("invalid_state")
             raise state_invalid("it holds an impossible state") from error
         bind_call_fields(state_version=decoded.version)
+        claim = _claims.get()
+        if claim is not None:
+            claim.match_id = match_id
+            claim.presented = Entry.of(decoded.version, plaintext)
         return _Opened(match_id, match_key, role, decoded)
 
-    def _seal(self, opened: _Opened, state: State, version: int) -> bytes:
-        """Seal the state that follows the opened one (encoded from the opened message)."""
-        plaintext = encode(state, opened.seed, version, previous=opened.decoded)
+    def _seal(self, opened: _Opened, state: State, version: int, extra: bytes = b"") -> bytes:
+        """Seal the state that follows the opened one (encoded from the opened message);
+        ``extra`` is an encoded ``MatchState`` part of the records' fields."""
+        plaintext = encode(state, opened.seed, version, previous=opened.decoded) + extra
+        claim = _claims.get()
+        if claim is not None:
+            claim.following = Entry.of(version, plaintext)
+        self._sealed.inc()
         return self._keys.seal(plaintext, opened.match_key)
 
     def _act(
@@ -200,12 +305,88 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             self._metrics.action_rejected(error.reason)
             raise
         version = opened.version + 1
-        self._metrics.observe_events(events)
-        response.state = self._seal(opened, new_state, version)
+        claim = _claims.get()
+        if claim is None:
+            self._metrics.observe_events(events)
+        else:
+            claim.events = events  # counted only if the ledger accepts the action
+        extra, reveal = self._records_step(opened, state, action, new_state, events)
+        response.state = self._seal(opened, new_state, version, extra)
         response.state_version = version
-        outbound.add_events(response.events, events, new_state)
-        add_views(response.views, new_state, opened.visible_seats(), opened.match_id, version)
+        reveal_part = b""
+        if reveal is None:
+            outbound.add_events(response.events, events, new_state)
+        else:
+            # The reveal follows the event that ended the hand (before a MATCH_WON).
+            flag = new_state.rules.reveal_hands_after_round
+            end = records.hand_end_index(events) + 1
+            outbound.add_events(response.events, events[:end], new_state)
+            if flag or opened.role == HOST_ROLE:
+                response.events.append(reveal)
+            outbound.add_events(response.events, events[end:], new_state)
+            if flag:
+                reveal_part = records.reveal_view_part(new_state, reveal.reveal.deck_order)
+        add_views(
+            response.views,
+            new_state,
+            opened.visible_seats(),
+            opened.match_id,
+            version,
+            extra=reveal_part,
+        )
         return response
+
+    # -- records: the hand's deck, board sets, reveals -------------------------------------
+
+    def _deal_of(self, request: pb.DealRoundRequest, opened: _Opened) -> Action:
+        """The deck of the next hand: a preset order, or the match's own deck."""
+        if request.deck_order:
+            if records.token_fields(opened.decoded.message).board_set:
+                raise ApiError(
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    PRESET_DECK_DISABLED,
+                    "a board-set match is dealt its board set's decks only",
+                )
+            return Deal(tuple(inbound.card_in(c) for c in request.deck_order))
+        return Deal(self._match_deck(opened))
+
+    def _hand_deck(self, opened: _Opened, hand_number: int) -> tuple[int, ...]:
+        """The deck hand ``hand_number`` of the opened match was (or is) dealt from."""
+        kept = records.kept_deck(records.token_fields(opened.decoded.message), hand_number)
+        return kept if kept is not None else deck_from_seed(opened.seed, hand_number)
+
+    def _match_deck(self, opened: _Opened) -> tuple[int, ...]:
+        """The deck of the next hand: the board set's, or the match's own keyed shuffle."""
+        fields = records.token_fields(opened.decoded.message)
+        state = opened.state
+        if fields.board_set:
+            redeals = state.hand_number - fields.scored_at_hand
+            return board_deck(
+                self._keys.board_key(), fields.board_set, fields.rounds_scored + 1, redeals
+            )
+        return deck_from_seed(opened.seed, state.hand_number + 1)
+
+    def _records_step(
+        self,
+        opened: _Opened,
+        before: State,
+        action: Action,
+        after: State,
+        events: Sequence[Event],
+    ) -> tuple[bytes, types_pb2.Event | None]:
+        """The records' token fields an action changes, and the reveal of a hand it ended."""
+        extra = b""
+        fields = records.token_fields(opened.decoded.message)
+        if type(action) is Deal and (fields.board_set or action.deck != _seed_deck(opened)):
+            extra += records.fields_part(deck=action.deck, deck_hand=after.hand_number)
+        if not records.ends_hand(events):
+            return extra, None
+        deck = self._hand_deck(opened, before.hand_number)
+        if any(e.kind is EventKind.ROUND_SCORED for e in events):
+            extra += records.fields_part(
+                rounds_scored=fields.rounds_scored + 1, scored_at_hand=after.hand_number
+            )
+        return extra, records.reveal_event(before, deck)
 
     # -- RPCs ---------------------------------------------------------------------------
 
@@ -224,18 +405,28 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             raise request_invalid(
                 f"starting_scores must be below the match target {rules.match_target}"
             )
+        board_set = records.board_set_in(request.board_set)
         state = game.new_match(rules, dealer, (scores[0], scores[1]) if scores else (0, 0))
         match_key = secrets.token_bytes(MATCH_ID_SIZE)
         match_id = match_key.hex()
         bind_call_fields(match_id=match_id, state_version=0)
         seed = secrets.token_bytes(SEED_SIZE)
-        token = self._keys.seal(encode(state, seed, 0), match_key)
+        plaintext = encode(state, seed, 0)
+        if board_set:
+            plaintext += records.fields_part(board_set=board_set)
+        claim = _claims.get()
+        if claim is not None:
+            claim.match_id = match_id
+            claim.created = Entry.of(0, plaintext)
+        self._sealed.inc()
+        token = self._keys.seal(plaintext, match_key)
         response = pb.CreateMatchResponse(
             state=token,
             state_version=0,
             match_id=match_id,
             host_credential=self._keys.credential(match_key, HOST_ROLE),
             seat_credentials=[self._keys.credential(match_key, seat_role(s)) for s in range(4)],
+            spectator_credential=self._keys.credential(match_key, SPECTATOR_ROLE),
         )
         add_views(response.views, state, (0, 1, 2, 3), match_id, 0, with_rules=True)
         return response
@@ -249,7 +440,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
                 PRESET_DECK_DISABLED,
                 "this server does not accept preset decks (BALOOT_ALLOW_PRESET_DECK)",
             )
-        return self._act(request, _deal_of, pb.DealRoundResponse())
+        return self._act(request, self._deal_of, pb.DealRoundResponse())
 
     @_rpc
     def PlaceBid(self, request: pb.PlaceBidRequest) -> pb.PlaceBidResponse:
@@ -299,6 +490,10 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             if not opened.may_act_for(seat):
                 raise credential_invalid(f"the credential may not see seat {seat}'s hand")
         view = build_view(opened.state, seat, opened.match_id, opened.version, with_rules=True)
+        state = opened.state
+        if state.rules.reveal_hands_after_round and state.last_score is not None:
+            deck = self._hand_deck(opened, state.hand_number)
+            view.MergeFromString(records.reveal_view_part(state, deck))
         return pb.GetViewResponse(view=view)
 
     @_rpc
@@ -345,12 +540,106 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             level=outbound.BOT_LEVEL_NUMBERS[level],
         )
 
+    @_rpc
+    def ApplyBotAction(self, request: pb.ApplyBotActionRequest) -> pb.ApplyBotActionResponse:
+        """Apply, in one call, the action a bot chooses for the seat whose turn it is."""
+        chosen: list[Action] = []
 
-def _deal_of(request: pb.DealRoundRequest, opened: _Opened) -> Action:
-    """The deck of the next hand: a preset order, or the match's own keyed shuffle."""
-    if request.deck_order:
-        return Deal(tuple(inbound.card_in(c) for c in request.deck_order))
-    return Deal(deck_from_seed(opened.seed, opened.state.hand_number + 1))
+        def bot_action(r: pb.ApplyBotActionRequest, opened: _Opened) -> Action:
+            if opened.role != HOST_ROLE:
+                raise credential_invalid("only the host credential may apply a bot's action")
+            level = inbound.bot_level_in(r.level)
+            state = opened.state
+            between = state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER)
+            on_turn = state.dealer if between else state.turn
+            if state.phase is not Phase.MATCH_OVER and r.seat != on_turn:
+                raise RuleError(
+                    NOT_YOUR_TURN,
+                    f"seat {on_turn} is to act, not seat {r.seat}",
+                    details={"turn": str(on_turn)},
+                )
+            if between:
+                action: Action = Deal(self._match_deck(opened))
+                chosen.append(Deal(()))
+                return action
+            seed = r.seed if r.HasField("seed") else _bot_seed(opened)
+            action = suggest(state, r.seat, level, seed)
+            chosen.append(action)
+            return action
+
+        response = self._act(request, bot_action, pb.ApplyBotActionResponse())
+        response.seat = request.seat
+        response.action.CopyFrom(outbound.action_out(chosen[0]))
+        response.level = request.level
+        return response
+
+    @_rpc
+    def VerifyRecord(self, request: pb.VerifyRecordRequest) -> pb.VerifyRecordResponse:
+        """Replay a record from scratch through the rules: valid, or its first divergence."""
+        _check_record(request.record)
+        bind_call_fields(record_rounds=len(request.record.rounds))
+        response = records.verify(request.record)
+        if not response.valid:
+            bind_call_fields(divergence=response.divergence.reason)
+        return response
+
+    @_rpc
+    def ReplayRecord(self, request: pb.ReplayRecordRequest) -> pb.ReplayRecordResponse:
+        """The views and events of a record at one step."""
+        record = request.record
+        _check_record(record)
+        total = records.total_steps(record)
+        if request.step > total:
+            raise request_invalid(f"step {request.step} is past the record's {total} actions")
+        try:
+            replayed = records.replay_to(record, request.step)
+        except DivergenceError as divergence:
+            raise ApiError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                RECORD_DIVERGES,
+                f"the record diverges before step {request.step}: {divergence}",
+                {
+                    "round_index": str(divergence.round_index),
+                    "action_index": str(divergence.action_index),
+                    "divergence": divergence.reason,
+                },
+            ) from None
+        return records.replay_response(record, replayed, request.step)
+
+
+def _check_record(record: Any) -> None:
+    """Refuse a record larger than VerifyRecord and ReplayRecord accept."""
+    why = records.check_size(record)
+    if why is not None:
+        raise ApiError(grpc.StatusCode.INVALID_ARGUMENT, RECORD_TOO_LARGE, why)
+
+
+def _bot_seed(opened: _Opened) -> int:
+    """A bot's seed derived from the match's secret seed and the state's version: the same
+    request gives the same action, and nobody can predict it without the seed."""
+    label = b"baloot-bot" + opened.version.to_bytes(8, "big")
+    return int.from_bytes(hmac.new(opened.seed, label, hashlib.sha256).digest()[:8], "big")
+
+
+def _seed_deck(opened: _Opened) -> tuple[int, ...]:
+    return deck_from_seed(opened.seed, opened.state.hand_number + 1)
+
+
+def _ledger_refusal(answer: Answer, presented: Entry) -> ApiError:
+    if answer.verdict is Verdict.UNKNOWN:
+        return ApiError(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            MATCH_UNKNOWN,
+            "the match ledger has no record of this match (expired, or created elsewhere)",
+            {"state_version": str(presented.version)},
+        )
+    latest = "" if answer.latest_version is None else str(answer.latest_version)
+    return ApiError(
+        grpc.StatusCode.FAILED_PRECONDITION,
+        STALE_STATE,
+        f"this token is not the latest of its match (the latest is at version {latest or '?'})",
+        {"state_version": str(presented.version), "latest_version": latest},
+    )
 
 
 def _match_after(before: Sequence[int], score: RoundScore, rules: RuleSet) -> types_pb2.MatchScore:

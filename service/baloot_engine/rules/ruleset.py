@@ -187,12 +187,13 @@ class RuleSet:
     both_cross_rule: BothCrossRule = BothCrossRule.HIGHER_TOTAL
     illegal_moves_allowed: bool = False
     sawa: bool = False
+    reveal_hands_after_round: bool = False
 
     def __post_init__(self) -> None:
         problems = self.problems()
         if problems:
             raise RuleSetError("; ".join(problems))
-        # Rule sets key caches on every request: hash the 36 flags once, not per lookup
+        # Rule sets key caches on every request: hash the flags once, not per lookup
         # (which is why this dataclass has a __dict__ and no __slots__).
         values = tuple(getattr(self, f.name) for f in dataclasses.fields(self))
         object.__setattr__(self, "_cached_hash", hash(values))
@@ -322,6 +323,7 @@ _FIELD_TYPES: Final[dict[str, type]] = {
     "both_cross_rule": BothCrossRule,
     "illegal_moves_allowed": bool,
     "sawa": bool,
+    "reveal_hands_after_round": bool,
 }
 
 SEEDS: Final = RuleSet()
