@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import os
 import resource
@@ -44,6 +45,10 @@ from loadtest.stack import Gateway, new_state_key, start_gateway
 
 RPCS = ("health Check", "PlayCard seat", "PlayCard host", "DealRound", "PlaceBid", "GetView")
 FLOOR = "bare grpc.aio no-op"
+# The service runs on uvloop's event loop when it is installed; the same no-op server on that
+# loop is measured beside the floor (which stays on asyncio's loop, as first defined).
+UVLOOP_FLOOR = "bare no-op on uvloop"
+HAS_UVLOOP = importlib.util.find_spec("uvloop") is not None
 PARTS = ("cases", "mix", "scaling")
 SCALING = ("1 worker, one port", "2 workers, one port", "1 worker, Envoy", "2 workers, Envoy")
 
@@ -118,6 +123,8 @@ class Bench:
     def start(self) -> None:
         """Start the floor, the default and the quiet servers; prepare and check the replays."""
         self.servers["floor"] = h2.start_floor(self.scratch)
+        if HAS_UVLOOP:
+            self.servers["floor-uvloop"] = h2.start_floor(self.scratch, "uvloop")
         self.servers["default"] = h2.start_engine(self.scratch, "default", self.key)
         self.servers["quiet"] = h2.start_engine(self.scratch, "quiet", self.key, quiet=True)
         self.replays = {
@@ -128,7 +135,9 @@ class Bench:
             self.bodies[name] = replay.write_body(self.scratch)
             for server in ("default", "quiet"):
                 h2.check_replay(self.servers[server].target, replay)
-        h2.check_replay(self.servers["floor"].target, self.replays["health Check"])
+        for floor in ("floor", "floor-uvloop"):
+            if floor in self.servers:
+                h2.check_replay(self.servers[floor].target, self.replays["health Check"])
         sizes = ", ".join(f"{name} {len(r.message)}" for name, r in self.replays.items())
         print(f"replayed requests (bytes): {sizes}; each sent once to every server: OK")
 
@@ -181,6 +190,8 @@ class Bench:
     def cases(self) -> None:
         """Every RPC at default and quiet settings, and the floor, alternated in each round."""
         cases = {FLOOR: ("floor", "health Check")}
+        if HAS_UVLOOP:
+            cases[UVLOOP_FLOOR] = ("floor-uvloop", "health Check")
         for settings in ("default", "quiet"):
             for rpc in RPCS:
                 cases[f"{rpc} [{settings}]"] = (settings, rpc)
@@ -219,7 +230,8 @@ class Bench:
         for name, record in records.items():
             settings = "quiet" if name.endswith("[quiet]") else "default"
             health = records.get(f"health Check [{settings}]")
-            over_health = _median_ratio(record, health) if health and name != FLOOR else None
+            is_floor = name in (FLOOR, UVLOOP_FLOOR)
+            over_health = _median_ratio(record, health) if health and not is_floor else None
             over_floor = _median_ratio(record, floor)
             rate = record.median(lambda s: s.rate)
             cpu = record.median(lambda s: s.server_us_per_call)
@@ -263,11 +275,16 @@ class Bench:
         health_over_floor = _median_ratio(records["health Check [default]"], floor)
         self.results["cases"] = table
         self.results["telemetry_share"] = shares
-        self.results["targets"] = {
+        targets = {
             "playcard_seat_over_health": playcard,
             "health_over_floor": health_over_floor,
             "telemetry_share_of_playcard": shares["PlayCard seat"],
         }
+        if UVLOOP_FLOOR in records:
+            targets["health_over_uvloop_floor"] = _median_ratio(
+                records["health Check [default]"], records[UVLOOP_FLOOR]
+            )
+        self.results["targets"] = targets
 
     def mix(self) -> None:
         """The load test's match mix against the default and the quiet server."""
@@ -401,6 +418,12 @@ class Bench:
                 f"(target ≤ {TARGET_HEALTH_OVER_FLOOR}x: "
                 f"{_verdict(value, TARGET_HEALTH_OVER_FLOOR, at_most=True)})"
             )
+            if "health_over_uvloop_floor" in targets:
+                value = targets["health_over_uvloop_floor"]
+                print(
+                    f"  health check / the same no-op server on uvloop (the service's loop): "
+                    f"{value:.2f}x"
+                )
             value = targets["telemetry_share_of_playcard"]
             print(
                 f"  logging + metrics, share of a PlayCard's server CPU: {value:.1%} "

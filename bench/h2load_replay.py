@@ -387,11 +387,12 @@ def _spawn(
     raise BenchError(f"{name} did not start:\n{log_path.read_text(errors='replace')[-3000:]}")
 
 
-def start_floor(scratch: Path) -> Server:
-    """The bare grpc.aio server of ``noop_server.py``."""
+def start_floor(scratch: Path, loop: str = "asyncio") -> Server:
+    """The bare grpc.aio server of ``noop_server.py``, on asyncio's loop or on uvloop's."""
     port = free_port()
-    argv = [sys.executable, str(NOOP_SERVER), "--port", str(port)]
-    return _spawn("floor", argv, dict(os.environ), scratch, port, None)
+    argv = [sys.executable, str(NOOP_SERVER), "--port", str(port), "--loop", loop]
+    name = "floor" if loop == "asyncio" else f"floor-{loop}"
+    return _spawn(name, argv, dict(os.environ), scratch, port, None)
 
 
 def start_engine(

@@ -18,6 +18,8 @@ import signal
 import grpc
 import grpc.aio
 
+from baloot_engine.server import eventloop
+
 # HealthCheckResponse{status: SERVING}: field 1, varint 1.
 REPLY = b"\x08\x01"
 
@@ -61,8 +63,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument(
+        "--loop",
+        choices=("asyncio", "uvloop"),
+        default="asyncio",
+        help="the event loop (the service uses uvloop's when it is installed)",
+    )
     args = parser.parse_args()
-    asyncio.run(serve(args.host, args.port))
+    factory = eventloop.loop_factory() if args.loop == "uvloop" else None
+    with asyncio.Runner(loop_factory=factory) as runner:
+        runner.run(serve(args.host, args.port))
 
 
 if __name__ == "__main__":

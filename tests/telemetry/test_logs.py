@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import datetime
 import io
 import json
 import logging
+import re
 import time
 from collections.abc import Iterator
 
@@ -23,6 +25,8 @@ from baloot_engine.telemetry.logs import (
     call_scope,
     configure_logging,
     get_logger,
+    log_call,
+    utc_timestamp,
     wants_json,
 )
 
@@ -107,6 +111,68 @@ def test_a_call_scope_closed_from_another_context_does_not_fail() -> None:
     elsewhere = contextvars.copy_context()
     elsewhere.run(scope.__exit__, None, None, None)
     assert elsewhere.run(_call_fields.get) is None
+
+
+@pytest.mark.usefixtures("restore_logging")
+def test_the_direct_call_line_is_the_line_structlog_writes() -> None:
+    buffer = io.StringIO()
+    configure_logging(Settings(log_format=LogFormat.JSON), stream=buffer)
+    fields: dict[str, object] = {
+        "method": "/baloot.v1.BalootEngineService/PlayCard",
+        "grpc_code": "OK",
+        "duration_ms": 0.25,
+        "peer": "ipv4:127.0.0.1:5",
+        "request_id": "r-1",
+        "match_id": "m1",
+        "state_version": 7,
+        "seat": 2,
+        "hand": [1, 2],
+        "odd": object,
+    }
+    structlog.contextvars.bind_contextvars(worker=1, seat=3)
+    try:
+        log_call(logging.INFO, "rpc", fields)
+        get_logger("baloot_engine.rpc").log(logging.INFO, "rpc", **fields)
+        log_call(logging.DEBUG, "rpc", fields)  # below the level: not written
+        log_call(logging.ERROR, "rpc", fields)
+        get_logger("baloot_engine.rpc").log(logging.ERROR, "rpc", **fields)
+    finally:
+        structlog.contextvars.clear_contextvars()
+    direct, standard, direct_error, standard_error = (
+        json.loads(line) for line in buffer.getvalue().splitlines()
+    )
+    for one, other in ((direct, standard), (direct_error, standard_error)):
+        assert one.pop("timestamp").endswith("Z")
+        assert other.pop("timestamp").endswith("Z")
+        assert list(one.items()) == list(other.items())
+    assert direct["level"] == "info"
+    assert direct_error["level"] == "error"
+    assert (direct["worker"], direct["seat"], direct["hand"]) == (1, 2, "<redacted>")
+    assert direct["odd"] == repr(object)
+
+
+@pytest.mark.usefixtures("restore_logging")
+def test_the_call_line_reaches_every_handler() -> None:
+    buffer = io.StringIO()
+    configure_logging(Settings(log_format=LogFormat.JSON), stream=buffer)
+    records: list[logging.LogRecord] = []
+    another = logging.Handler()
+    another.emit = records.append  # type: ignore[method-assign]
+    logging.getLogger().addHandler(another)
+    log_call(logging.INFO, "rpc", {"method": "/x/Y", "request_id": "r-2"})
+    assert [r.name for r in records] == ["baloot_engine.rpc"]
+    assert json.loads(buffer.getvalue())["request_id"] == "r-2"
+
+
+def test_the_call_line_timestamp_is_structlog_s_iso_utc_text() -> None:
+    before = datetime.datetime.now(datetime.UTC)
+    stamps = [utc_timestamp() for _ in range(1000)]
+    after = datetime.datetime.now(datetime.UTC)
+    for stamp in stamps:
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z", stamp)
+        moment = datetime.datetime.fromisoformat(stamp)
+        assert before - datetime.timedelta(milliseconds=1) <= moment <= after
+    assert stamps == sorted(stamps)
 
 
 def test_grpc_library_lines_are_limited_to_one_of_a_kind_per_window() -> None:

@@ -142,3 +142,20 @@ def test_the_endpoint_serves_the_registry() -> None:
     assert sample.labels["grpc_method"] == "PlayCard"
     assert sample.value == 1
     assert "process_cpu_seconds" in families
+
+
+def test_the_children_of_a_method_are_bound_once_and_count_in_the_families() -> None:
+    metrics = Metrics()
+    labels = ("baloot.v1.BalootEngineService", "PlayCard", "unary")
+    bound = metrics.for_call(labels)
+    assert metrics.for_call(labels) is bound
+    bound.started.inc()
+    bound.handled("OK").inc()
+    bound.handled("OK").inc()
+    bound.handled("NOT_FOUND").inc()
+    bound.handling_seconds.observe(0.002)
+    names = dict(zip(("grpc_service", "grpc_method", "grpc_type"), labels, strict=True))
+    assert _value(metrics, "grpc_server_started_total", **names) == 1
+    assert _value(metrics, "grpc_server_handled_total", **names, grpc_code="OK") == 2
+    assert _value(metrics, "grpc_server_handled_total", **names, grpc_code="NOT_FOUND") == 1
+    assert _value(metrics, "grpc_server_handling_seconds_count", **names) == 1

@@ -37,6 +37,7 @@ from baloot_engine import __version__
 from baloot_engine.api.ledger import LedgerClientMissingError, MatchLedger, redact_url
 from baloot_engine.api.sealing import KeyRing, StateKeyError, load_or_create_key_file
 from baloot_engine.api.servicer import SERVICE_NAME, BalootEngineServicer
+from baloot_engine.server import eventloop
 from baloot_engine.server.interceptors import CallGate, TelemetryInterceptor
 from baloot_engine.server.settings import (
     Settings,
@@ -251,6 +252,7 @@ class EngineServer:
             metrics_host=settings.metrics_host if self._endpoint else None,
             metrics_port=self.metrics_port,
             pid=os.getpid(),
+            event_loop=type(asyncio.get_running_loop()).__module__.partition(".")[0],
         )
 
     async def stop(self) -> None:
@@ -372,7 +374,7 @@ def main(
     if settings.workers > 1:
         return _serve_workers(settings, extra_handlers)
     try:
-        asyncio.run(serve(settings, extra_handlers=extra_handlers))
+        eventloop.run(serve(settings, extra_handlers=extra_handlers))
     except ServerStartError as error:
         _log.error("start-up failed", error=str(error))
         return 1

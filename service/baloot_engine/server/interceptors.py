@@ -25,11 +25,12 @@ import asyncio
 import inspect
 import logging
 import math
+import os
 import re
 import time
-import uuid
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+from functools import lru_cache
+from types import TracebackType
 from typing import Any, Final, NoReturn, TypeAlias
 
 import grpc
@@ -37,7 +38,14 @@ import grpc.aio
 from google.protobuf.message import DecodeError
 
 from baloot_engine.api.status import ApiError, overloaded, request_invalid
-from baloot_engine.telemetry.logs import bind_call_fields, call_scope, get_logger
+from baloot_engine.telemetry.logs import (
+    bind_call_fields,
+    call_log_enabled,
+    close_call_fields,
+    get_logger,
+    log_call,
+    open_call_fields,
+)
 from baloot_engine.telemetry.metrics import Metrics
 
 REQUEST_ID_HEADER: Final = "x-request-id"
@@ -58,10 +66,17 @@ _QUIET_SERVICES: Final = frozenset(
 _UNBOUNDED_SERVICES: Final = frozenset({"grpc.health.v1.Health"})
 # At most one "calls shed" warning per this many seconds; it says how many calls it covers.
 SHED_LOG_SECONDS: Final = 1.0
-# Status codes that mean the server failed, not the caller.
-_SERVER_FAULTS: Final = frozenset(
-    {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.DATA_LOSS}
+# Status codes that mean the server failed, not the caller. A tuple: its membership test
+# compares identities in C, where a set would hash the members with Enum's Python __hash__.
+_SERVER_FAULTS: Final = (
+    grpc.StatusCode.UNKNOWN,
+    grpc.StatusCode.INTERNAL,
+    grpc.StatusCode.DATA_LOSS,
 )
+# Members read once: on Python 3.11 reading one through its Enum class costs a function call.
+_OK: Final = grpc.StatusCode.OK
+_CANCELLED: Final = grpc.StatusCode.CANCELLED
+_UNKNOWN: Final = grpc.StatusCode.UNKNOWN
 
 _log = get_logger("baloot_engine.rpc")
 
@@ -76,13 +91,28 @@ def request_id_from(metadata: Iterable[tuple[str, str | bytes]] | None) -> str:
             if _REQUEST_ID_PATTERN.fullmatch(value):
                 return value
             break
-    return uuid.uuid4().hex
+    return new_request_id()
+
+
+def new_request_id() -> str:
+    """A random request id: what ``uuid.uuid4().hex`` gives, without building a UUID object."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40  # version 4
+    raw[8] = raw[8] & 0x3F | 0x80  # the RFC 4122 variant
+    return raw.hex()
 
 
 def split_method(full_method: str) -> tuple[str, str]:
     """Split ``/package.Service/Method`` into ``("package.Service", "Method")``."""
     service, _, method = full_method.lstrip("/").rpartition("/")
     return service or "unknown", method or "unknown"
+
+
+@lru_cache(maxsize=1024)
+def _method_labels(full_method: str) -> tuple[str, str, bool]:
+    """The service and method of a method path, and whether its lines are quiet (debug)."""
+    service, method = split_method(full_method)
+    return service, method, service in _QUIET_SERVICES
 
 
 def _call_type(handler: _Handler) -> str:
@@ -197,57 +227,78 @@ class CallGate:
 class _Call:
     """The bookkeeping of one RPC, from its start to its status."""
 
-    __slots__ = ("_start", "fields", "labels", "method", "metrics", "quiet", "request_id")
+    __slots__ = (
+        "_context",
+        "_log",
+        "_scope",
+        "_start",
+        "counters",
+        "fields",
+        "method",
+        "quiet",
+        "request_id",
+    )
 
     def __init__(self, metrics: Metrics, details: grpc.HandlerCallDetails, call_type: str) -> None:
-        self.metrics = metrics
         self.method = details.method
-        service, method = split_method(details.method)
-        self.labels = (service, method, call_type)
-        self.quiet = service in _QUIET_SERVICES
+        service, method, self.quiet = _method_labels(details.method)
+        self.counters = metrics.for_call((service, method, call_type))
         self.request_id = request_id_from(details.invocation_metadata)
         self.fields: dict[str, object] = {}
         self._start = time.perf_counter()
 
-    @contextmanager
-    def observe(self, context: _Context, *, log: bool = True) -> Iterator[None]:
-        """Count, time and log (unless ``log`` is False) the call made inside the block."""
-        self.metrics.started.labels(*self.labels).inc()
-        context.set_trailing_metadata(((REQUEST_ID_HEADER, self.request_id),))
-        with call_scope() as fields:
-            self.fields = fields
-            try:
-                yield
-            except BaseException as error:
-                self._finish(context, error, log=log)
-                raise
-            self._finish(context, None, log=log)
+    def observe(self, context: _Context, *, log: bool = True) -> _Call:
+        """Count, time and log (unless ``log`` is False) the call made inside the block.
+
+        ``_Call`` is its own context manager (a class's ``__enter__`` and ``__exit__`` cost
+        less than a generator's): the call's log fields are open inside the block, and the
+        call is counted and logged when it leaves, with the exception that ended it, if any.
+        """
+        self._context = context
+        self._log = log
+        return self
+
+    def __enter__(self) -> None:
+        self.counters.started.inc()
+        self._context.set_trailing_metadata(((REQUEST_ID_HEADER, self.request_id),))
+        self.fields, self._scope = open_call_fields()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        try:
+            self._finish(self._context, error, log=self._log)
+        finally:
+            close_call_fields(self._scope)
 
     def _finish(self, context: _Context, error: BaseException | None, *, log: bool) -> None:
         elapsed = time.perf_counter() - self._start
         code = _status_code(context, error)
-        self.metrics.handled.labels(*self.labels, code.name).inc()
-        self.metrics.handling_seconds.labels(*self.labels).observe(elapsed)
+        name: str = code._name_  # what code.name returns, without the descriptor's call
+        self.counters.handled(name).inc()
+        self.counters.handling_seconds.observe(elapsed)
         if not log:
             return
         fault = code in _SERVER_FAULTS
         level = logging.ERROR if fault else logging.DEBUG if self.quiet else logging.INFO
+        if not call_log_enabled(level):
+            return
         # grpc logs the traceback of a failing handler itself; this line names the error and
         # carries the request id that ties the two together.
-        extra: dict[str, object] = {}
+        line: dict[str, object] = {
+            "method": self.method,
+            "grpc_code": name,
+            "duration_ms": round(elapsed * 1000, 3),
+            "peer": context.peer(),
+            "request_id": self.request_id,
+        }
+        line.update(self.fields)
         if fault and error is not None:
-            extra["error"] = f"{type(error).__name__}: {error}"
-        _log.log(
-            level,
-            "rpc",
-            method=self.method,
-            grpc_code=code.name,
-            duration_ms=round(elapsed * 1000, 3),
-            peer=context.peer(),
-            request_id=self.request_id,
-            **self.fields,
-            **extra,
-        )
+            line["error"] = f"{type(error).__name__}: {error}"
+        log_call(level, "rpc", line)
 
 
 def _status_code(context: _Context, error: BaseException | None) -> grpc.StatusCode:
@@ -255,11 +306,11 @@ def _status_code(context: _Context, error: BaseException | None) -> grpc.StatusC
     code: grpc.StatusCode | None = context.code()
     if code is not None:
         return code
+    if error is None:
+        return _OK
     if isinstance(error, asyncio.CancelledError | GeneratorExit):
-        return grpc.StatusCode.CANCELLED
-    if error is not None:
-        return grpc.StatusCode.UNKNOWN
-    return grpc.StatusCode.OK
+        return _CANCELLED
+    return _UNKNOWN
 
 
 class TelemetryInterceptor(grpc.aio.ServerInterceptor):

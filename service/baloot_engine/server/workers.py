@@ -24,7 +24,6 @@ so no worker is left holding the port.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import ctypes
 import dataclasses
@@ -44,6 +43,7 @@ import structlog
 from prometheus_client import CollectorRegistry, start_http_server, values
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from baloot_engine.server import eventloop
 from baloot_engine.server.settings import Settings
 from baloot_engine.telemetry.logs import get_logger
 from baloot_engine.telemetry.metrics import MetricsEndpoint
@@ -338,7 +338,7 @@ def run_workers(
     def worker_main(worker_settings: Settings, index: int, ready: Callable[[], None]) -> int:
         del index  # bound into the log context by the supervisor
         try:
-            asyncio.run(serve_worker(worker_settings, ready))
+            eventloop.run(serve_worker(worker_settings, ready))
         except Exception as error:  # noqa: BLE001 - reported on the worker's log line
             _log.error("worker failed", error=f"{type(error).__name__}: {error}")
             return 1

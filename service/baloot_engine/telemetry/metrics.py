@@ -67,6 +67,31 @@ _COUNTED: Final = (
 )
 
 
+class CallMetrics:
+    """The children of the gRPC families for one method, looked up once per method.
+
+    ``labels()`` takes the family's lock, checks and converts every label value and looks the
+    child up on each call; an RPC makes three such look-ups, so they are made once per
+    (service, method, type), and once per status code for ``grpc_server_handled_total``.
+    """
+
+    __slots__ = ("_handled", "_labels", "_metrics", "handling_seconds", "started")
+
+    def __init__(self, metrics: Metrics, labels: tuple[str, str, str]) -> None:
+        self._metrics = metrics
+        self._labels = labels
+        self.started = metrics.started.labels(*labels)
+        self.handling_seconds = metrics.handling_seconds.labels(*labels)
+        self._handled: dict[str, Counter] = {}
+
+    def handled(self, code: str) -> Counter:
+        """The ``grpc_server_handled_total`` child of this method for ``code``."""
+        child = self._handled.get(code)
+        if child is None:
+            child = self._handled[code] = self._metrics.handled.labels(*self._labels, code)
+        return child
+
+
 class Metrics:
     """The metric families of one server, in their own registry."""
 
@@ -95,6 +120,7 @@ class Metrics:
             buckets=LATENCY_BUCKETS,
             registry=self.registry,
         )
+        self._calls: dict[tuple[str, str, str], CallMetrics] = {}
         self.shed = Counter(
             "baloot_rpcs_shed",
             "RPCs refused with RESOURCE_EXHAUSTED because the process ran as many calls as it "
@@ -103,6 +129,13 @@ class Metrics:
             registry=self.registry,
         )
         self._domain_counters()
+
+    def for_call(self, labels: tuple[str, str, str]) -> CallMetrics:
+        """The gRPC families' children for ``(grpc_service, grpc_method, grpc_type)``."""
+        bound = self._calls.get(labels)
+        if bound is None:
+            bound = self._calls[labels] = CallMetrics(self, labels)
+        return bound
 
     def _domain_counters(self) -> None:
         """What the matches do. Every label takes a bounded set of values."""
