@@ -127,6 +127,17 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """INVALID_ARGUMENT: the request is malformed in a way no other reason covers (a missing field,
     a repeated field of the wrong length).
     """
+    ERROR_REASON_QAYD_NOT_ALLOWED: _ErrorReason.ValueType  # 40
+    """FAILED_PRECONDITION: a Qayd call is not possible: the rule set is not table play
+    (illegal_moves_allowed), or the caller accuses his own team.
+    """
+    ERROR_REASON_QAYD_INVALID: _ErrorReason.ValueType  # 41
+    """FAILED_PRECONDITION: a Qayd call points at nothing: the accused did not play that card in
+    that trick (or the trick is not played yet), or a call without a card is not a false Sawa
+    call on the seat that claimed, in the trick of the claim.
+    """
+    ERROR_REASON_REVIEW_NOT_OPEN: _ErrorReason.ValueType  # 42
+    """FAILED_PRECONDITION: the review of a round was to be closed, but no round is under review."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every reason a request can be refused for, as carried in `google.rpc.ErrorInfo.reason`."""
@@ -216,4 +227,15 @@ ERROR_REASON_REQUEST_INVALID: ErrorReason.ValueType  # 30
 """INVALID_ARGUMENT: the request is malformed in a way no other reason covers (a missing field,
 a repeated field of the wrong length).
 """
+ERROR_REASON_QAYD_NOT_ALLOWED: ErrorReason.ValueType  # 40
+"""FAILED_PRECONDITION: a Qayd call is not possible: the rule set is not table play
+(illegal_moves_allowed), or the caller accuses his own team.
+"""
+ERROR_REASON_QAYD_INVALID: ErrorReason.ValueType  # 41
+"""FAILED_PRECONDITION: a Qayd call points at nothing: the accused did not play that card in
+that trick (or the trick is not played yet), or a call without a card is not a false Sawa
+call on the seat that claimed, in the trick of the claim.
+"""
+ERROR_REASON_REVIEW_NOT_OPEN: ErrorReason.ValueType  # 42
+"""FAILED_PRECONDITION: the review of a round was to be closed, but no round is under review."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

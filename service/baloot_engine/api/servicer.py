@@ -47,7 +47,7 @@ from baloot_engine.api.status import (
 from baloot_engine.api.views import add_views, build_view, last_round_out
 from baloot_engine.bots import suggest
 from baloot_engine.rules import game
-from baloot_engine.rules.actions import Action, Deal
+from baloot_engine.rules.actions import Action, Deal, Event
 from baloot_engine.rules.dealing import deck_from_seed
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.match import winner_after
@@ -186,19 +186,23 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         bind_call_fields(seat=acting)
         if not opened.may_act_for(acting):
             raise credential_invalid(f"the credential may not act for seat {acting}")
-        if request.HasField("expected_version") and request.expected_version != opened.version:
-            raise ApiError(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                STALE_STATE,
-                f"the state is at version {opened.version}, not {request.expected_version}",
-                {"state_version": str(opened.version)},
-            )
+        _check_version(request, opened)
         action = action_of(request, opened)
         try:
             new_state, events = game.apply(state, acting, action)
         except RuleError as error:
             self._metrics.action_rejected(error.reason)
             raise
+        return self._respond(opened, new_state, events, response)
+
+    def _respond(
+        self,
+        opened: _Opened,
+        new_state: State,
+        events: Sequence[Event],
+        response: _ActionResponseT,
+    ) -> _ActionResponseT:
+        """Seal the next state and write it, its events and the caller's views into ``response``."""
         version = opened.version + 1
         self._metrics.observe_events(events)
         response.state = self._seal(opened, new_state, version)
@@ -343,6 +347,37 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             state_version=opened.version,
             action=outbound.action_out(action),
             level=outbound.BOT_LEVEL_NUMBERS[level],
+        )
+
+    @_rpc
+    def CallQayd(self, request: pb.CallQaydRequest) -> pb.CallQaydResponse:
+        """A Qayd call of a seat (table play), or the host closing the review of a round."""
+        if not request.close_review:
+            if not request.HasField("call"):
+                raise request_invalid("a Qayd call needs `call`, or `close_review` for the host")
+            return self._act(request, lambda r, _: inbound.qayd_in(r.call), pb.CallQaydResponse())
+        if request.HasField("call"):
+            raise request_invalid("closing the review takes no `call`")
+        opened = self._open(request.state, request.match_id, request.credential)
+        if opened.role != HOST_ROLE:
+            raise credential_invalid("only the host credential may close the review")
+        _check_version(request, opened)
+        try:
+            new_state, events = game.close_review(opened.state)
+        except RuleError as error:
+            self._metrics.action_rejected(error.reason)
+            raise
+        return self._respond(opened, new_state, events, pb.CallQaydResponse())
+
+
+def _check_version(request: Any, opened: _Opened) -> None:
+    """Refuse an action whose ``expected_version`` is not the token's (STALE_STATE)."""
+    if request.HasField("expected_version") and request.expected_version != opened.version:
+        raise ApiError(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            STALE_STATE,
+            f"the state is at version {opened.version}, not {request.expected_version}",
+            {"state_version": str(opened.version)},
         )
 
 

@@ -143,6 +143,27 @@ class BothCrossRule(Enum):
     BUYER_TEAM = "buyer_team"
 
 
+class QaydPenalty(Enum):
+    """What a correct Qayd call gives the caller's team (R45, §A.14)."""
+
+    FULL_HAND = "full_hand"  # the pot x multiplier and every awarded project (Kammelna)
+    BASE_ONLY = "base_only"  # the pot x multiplier and the caller's team's own projects
+
+
+class QaydFalseCall(Enum):
+    """What a wrong Qayd call costs the caller's team (R45, §A.14)."""
+
+    LOSES_HAND = "loses_hand"  # the caller's team loses the hand as an offender would
+    NO_PENALTY = "no_penalty"  # the call is judged wrong and play goes on
+
+
+class FalseSawa(Enum):
+    """What a false Sawa claim does outside table play (R46, §A.14)."""
+
+    REFUSED = "refused"  # the claim is refused and play goes on
+    LOSES_HAND = "loses_hand"  # the claimer's team loses the hand at once
+
+
 class RuleSetError(ValueError):
     """A rule set with an unknown, mistyped or contradictory setting."""
 
@@ -187,12 +208,15 @@ class RuleSet:
     both_cross_rule: BothCrossRule = BothCrossRule.HIGHER_TOTAL
     illegal_moves_allowed: bool = False
     sawa: bool = False
+    qayd_penalty: QaydPenalty = QaydPenalty.FULL_HAND
+    qayd_false_call: QaydFalseCall = QaydFalseCall.LOSES_HAND
+    false_sawa: FalseSawa = FalseSawa.REFUSED
 
     def __post_init__(self) -> None:
         problems = self.problems()
         if problems:
             raise RuleSetError("; ".join(problems))
-        # Rule sets key caches on every request: hash the 36 flags once, not per lookup
+        # Rule sets key caches on every request: hash the flags once, not per lookup
         # (which is why this dataclass has a __dict__ and no __slots__).
         values = tuple(getattr(self, f.name) for f in dataclasses.fields(self))
         object.__setattr__(self, "_cached_hash", hash(values))
@@ -218,11 +242,6 @@ class RuleSet:
         target: object = self.match_target
         if isinstance(target, int) and not 1 <= target <= 10_000:
             found.append(f"match_target: must be between 1 and 10000, got {self.match_target}")
-        if self.illegal_moves_allowed is True:
-            found.append(
-                "illegal_moves_allowed: not supported; the engine refuses illegal cards, "
-                "so the Qayd penalty call (R45) is never needed"
-            )
         return found
 
     def sun_double_allowed(self, match_scores: tuple[int, int], buyer_team: int) -> bool:
@@ -322,6 +341,9 @@ _FIELD_TYPES: Final[dict[str, type]] = {
     "both_cross_rule": BothCrossRule,
     "illegal_moves_allowed": bool,
     "sawa": bool,
+    "qayd_penalty": QaydPenalty,
+    "qayd_false_call": QaydFalseCall,
+    "false_sawa": FalseSawa,
 }
 
 SEEDS: Final = RuleSet()
