@@ -175,8 +175,18 @@ class Match:
         request = pb.PlayCardRequest(seat=seat, play=play)
         return self._send(self.client.stub.PlayCard, request, credential).events
 
+    def call_qayd(self, seat: int, call: types_pb2.QaydCall, credential: str | None = None) -> Any:
+        """Call Qayd (table play): ``seat`` accuses a seat of the other team of a broken rule."""
+        request = pb.CallQaydRequest(seat=seat, call=call)
+        return self._send(self.client.stub.CallQayd, request, credential).events
+
+    def close_review(self) -> Any:
+        """Close the review of a table-play round and score it (host credential)."""
+        request = pb.CallQaydRequest(close_review=True)
+        return self._send(self.client.stub.CallQayd, request, None).events
+
     def act(self, seat: int, action: types_pb2.Action, credential: str | None = None) -> Any:
-        """Apply any action of a legal-action list."""
+        """Apply any action of a legal-action list (or a suggested Qayd call)."""
         which = action.WhichOneof("action")
         if which == "bid":
             return self.bid(seat, action.bid, credential)
@@ -186,6 +196,8 @@ class Match:
             return self.declare(seat, action.declaration, credential)
         if which == "play":
             return self.play(seat, action.play, credential)
+        if which == "qayd":
+            return self.call_qayd(seat, action.qayd, credential)
         raise ValueError(f"not an action: {action}")
 
     def view(self, seat: int | None = None, credential: str | None = None) -> types_pb2.View:
