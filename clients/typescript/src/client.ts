@@ -22,6 +22,7 @@ import type {
   DeclarationSchema,
   DoublingSchema,
   Event,
+  QaydCallSchema,
   View,
 } from "./gen/baloot/v1/types_pb.js";
 import { EngineError } from "./errors.js";
@@ -297,7 +298,17 @@ export class Match {
     return this.#send((rpc, common, call) => rpc.playCard({ ...common, seat, play }, call), credential);
   }
 
-  /** Apply any action, e.g. one of a view's `legalActions`. */
+  /** Call Qayd (table play): `seat` accuses a seat of the other team of breaking a rule. */
+  callQayd(seat: number, qayd: MessageInitShape<typeof QaydCallSchema>, credential?: string): Promise<Event[]> {
+    return this.#send((rpc, common, call) => rpc.callQayd({ ...common, seat, call: qayd }, call), credential);
+  }
+
+  /** Close the review of a table-play round and score it (host credential only). */
+  closeReview(): Promise<Event[]> {
+    return this.#send((rpc, common, call) => rpc.callQayd({ ...common, closeReview: true }, call), undefined);
+  }
+
+  /** Apply any action, e.g. one of a view's `legalActions` (or a suggested Qayd call). */
   act(seat: number, action: Action | MessageInitShape<typeof ActionSchema>, credential?: string): Promise<Event[]> {
     const chosen = action.action;
     switch (chosen?.case) {
@@ -309,6 +320,8 @@ export class Match {
         return this.declare(seat, chosen.value, credential);
       case "play":
         return this.play(seat, chosen.value, credential);
+      case "qayd":
+        return this.callQayd(seat, chosen.value, credential);
       default:
         return Promise.reject(new TypeError("not an action: no bid, doubling, declaration or play is set"));
     }

@@ -47,8 +47,9 @@ export interface PlayReport {
 }
 
 /**
- * Play a match (created with the host credential) to its end, dealing between rounds and
- * letting the seat to act choose; resolves to the final view.
+ * Play a match (created with the host credential) to its end, dealing between rounds,
+ * letting the seat to act choose and, in table play, closing each round's review; resolves to
+ * the final view.
  */
 export async function playMatch(match: Match, random: Random, report: PlayReport = {}): Promise<View> {
   let view = match.latestView;
@@ -56,13 +57,19 @@ export async function playMatch(match: Match, random: Random, report: PlayReport
     if (view.phase === Phase.AWAITING_DEAL || view.phase === Phase.ROUND_OVER) {
       await match.deal(view.dealer);
     } else {
-      const seat = view.turn;
-      const seatView = seat === undefined ? undefined : match.viewOf(seat);
-      if (seat === undefined || seatView === undefined) {
-        throw new Error(`no seat to act in phase ${Phase[view.phase]}`);
+      let events;
+      if (view.phase === Phase.ROUND_REVIEW) {
+        // Table play: nobody calls Qayd here; the host closes the review and the round is scored.
+        events = await match.closeReview();
+      } else {
+        const seat = view.turn;
+        const seatView = seat === undefined ? undefined : match.viewOf(seat);
+        if (seat === undefined || seatView === undefined) {
+          throw new Error(`no seat to act in phase ${Phase[view.phase]}`);
+        }
+        const action = report.choose ? await report.choose(match, seat, seatView) : chooseAction(seatView, random);
+        events = await match.act(seat, action);
       }
-      const action = report.choose ? await report.choose(match, seat, seatView) : chooseAction(seatView, random);
-      const events = await match.act(seat, action);
       for (const event of events) {
         if (event.kind === EventKind.ROUND_SCORED && event.detail.case === "roundScore") {
           report.onRound?.(event.detail.value, match.latestView);

@@ -10,7 +10,7 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { RuleSet } from "./rules_pb.js";
 import { file_baloot_v1_rules } from "./rules_pb.js";
-import type { Action, Bid, CardPlay, ContractType, Declaration, Doubling, Event, MatchScore, ProjectKind, RoundScore, Suit, Trick, View } from "./types_pb.js";
+import type { Action, Bid, CardPlay, ContractType, Declaration, Doubling, Event, MatchScore, ProjectKind, QaydCall, RoundScore, Suit, Trick, View } from "./types_pb.js";
 import { file_baloot_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baloot/v1/engine_service.proto.
  */
 export const file_baloot_v1_engine_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch5iYWxvb3QvdjEvZW5naW5lX3NlcnZpY2UucHJvdG8SCWJhbG9vdC52MSJ8ChJDcmVhdGVNYXRjaFJlcXVlc3QSIQoFcnVsZXMYASABKAsyEi5iYWxvb3QudjEuUnVsZVNldBIZCgxmaXJzdF9kZWFsZXIYAiABKA1IAIgBARIXCg9zdGFydGluZ19zY29yZXMYAyADKA1CDwoNX2ZpcnN0X2RlYWxlciKgAQoTQ3JlYXRlTWF0Y2hSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEhAKCG1hdGNoX2lkGAMgASgJEhcKD2hvc3RfY3JlZGVudGlhbBgEIAEoCRIYChBzZWF0X2NyZWRlbnRpYWxzGAUgAygJEh4KBXZpZXdzGAYgAygLMg8uYmFsb290LnYxLlZpZXcinQEKEERlYWxSb3VuZFJlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEhIKCmRlY2tfb3JkZXIYBCADKA0SHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoBEgAiAEBEhAKCG1hdGNoX2lkGAYgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uInsKEURlYWxSb3VuZFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXcipQEKD1BsYWNlQmlkUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SGwoDYmlkGAQgASgLMg4uYmFsb290LnYxLkJpZBIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iegoQUGxhY2VCaWRSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3IrEBChFDYWxsRG91YmxlUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SJQoIZG91YmxpbmcYBCABKAsyEy5iYWxvb3QudjEuRG91YmxpbmcSHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoBEgAiAEBEhAKCG1hdGNoX2lkGAYgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uInwKEkNhbGxEb3VibGVSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3IrwBChZEZWNsYXJlUHJvamVjdHNSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIrCgtkZWNsYXJhdGlvbhgEIAEoCzIWLmJhbG9vdC52MS5EZWNsYXJhdGlvbhIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24igQEKF0RlY2xhcmVQcm9qZWN0c1Jlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXciqwEKD1BsYXlDYXJkUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SIQoEcGxheRgEIAEoCzITLmJhbG9vdC52MS5DYXJkUGxheRIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iegoQUGxheUNhcmRSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3IkYKD0dldFNjb3JlUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEhAKCG1hdGNoX2lkGAMgASgJInoKEEdldFNjb3JlUmVzcG9uc2USFQoNc3RhdGVfdmVyc2lvbhgBIAEoBBIpCgpsYXN0X3JvdW5kGAIgASgLMhUuYmFsb290LnYxLlJvdW5kU2NvcmUSJAoFbWF0Y2gYAyABKAsyFS5iYWxvb3QudjEuTWF0Y2hTY29yZSJhCg5HZXRWaWV3UmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEhEKBHNlYXQYAyABKA1IAIgBARIQCghtYXRjaF9pZBgEIAEoCUIHCgVfc2VhdCIwCg9HZXRWaWV3UmVzcG9uc2USHQoEdmlldxgBIAEoCzIPLmJhbG9vdC52MS5WaWV3IlwKF0xpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIQCghtYXRjaF9pZBgEIAEoCSJVChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USFQoNc3RhdGVfdmVyc2lvbhgBIAEoBBIiCgdhY3Rpb25zGAIgAygLMhEuYmFsb290LnYxLkFjdGlvbiJECg5Bd2FyZGVkUHJvamVjdBIMCgR0ZWFtGAEgASgNEiQKBGtpbmQYAiABKA4yFi5iYWxvb3QudjEuUHJvamVjdEtpbmQioQMKEVNjb3JlUm91bmRSZXF1ZXN0EiEKBXJ1bGVzGAEgASgLMhIuYmFsb290LnYxLlJ1bGVTZXQSLgoNY29udHJhY3RfdHlwZRgCIAEoDjIXLmJhbG9vdC52MS5Db250cmFjdFR5cGUSHgoFdHJ1bXAYAyABKA4yDy5iYWxvb3QudjEuU3VpdBIUCgpidXllcl9zZWF0GAQgASgNSAASFAoKYnV5ZXJfdGVhbRgFIAEoDUgAEhIKCmNhcmRfYWJuYXQYBiADKA0SEgoKdHJpY2tzX3dvbhgHIAMoDRIgCgZ0cmlja3MYCCADKAsyEC5iYWxvb3QudjEuVHJpY2sSMwoQYXdhcmRlZF9wcm9qZWN0cxgJIAMoCzIZLmJhbG9vdC52MS5Bd2FyZGVkUHJvamVjdBIUCgxiYWxvb3RfdGVhbXMYCiADKA0SEgoKbXVsdGlwbGllchgLIAEoDRINCgVnYWh3YRgMIAEoCBIUCgxtYXRjaF9zY29yZXMYDSADKA0SFgoOcmV2ZXJzZV9rYWJvb3QYDiABKAhCBwoFYnV5ZXIiYAoSU2NvcmVSb3VuZFJlc3BvbnNlEiQKBXNjb3JlGAEgASgLMhUuYmFsb290LnYxLlJvdW5kU2NvcmUSJAoFbWF0Y2gYAiABKAsyFS5iYWxvb3QudjEuTWF0Y2hTY29yZSKZAQoUU3VnZ2VzdEFjdGlvblJlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEhAKCG1hdGNoX2lkGAQgASgJEiIKBWxldmVsGAUgASgOMhMuYmFsb290LnYxLkJvdExldmVsEhEKBHNlZWQYBiABKARIAIgBAUIHCgVfc2VlZCJ1ChVTdWdnZXN0QWN0aW9uUmVzcG9uc2USFQoNc3RhdGVfdmVyc2lvbhgBIAEoBBIhCgZhY3Rpb24YAiABKAsyES5iYWxvb3QudjEuQWN0aW9uEiIKBWxldmVsGAMgASgOMhMuYmFsb290LnYxLkJvdExldmVsKmYKCEJvdExldmVsEhkKFUJPVF9MRVZFTF9VTlNQRUNJRklFRBAAEhQKEEJPVF9MRVZFTF9SQU5ET00QARITCg9CT1RfTEVWRUxfQkFTSUMQAhIUChBCT1RfTEVWRUxfU1RST05HEAMy3QYKE0JhbG9vdEVuZ2luZVNlcnZpY2USTAoLQ3JlYXRlTWF0Y2gSHS5iYWxvb3QudjEuQ3JlYXRlTWF0Y2hSZXF1ZXN0Gh4uYmFsb290LnYxLkNyZWF0ZU1hdGNoUmVzcG9uc2USRgoJRGVhbFJvdW5kEhsuYmFsb290LnYxLkRlYWxSb3VuZFJlcXVlc3QaHC5iYWxvb3QudjEuRGVhbFJvdW5kUmVzcG9uc2USQwoIUGxhY2VCaWQSGi5iYWxvb3QudjEuUGxhY2VCaWRSZXF1ZXN0GhsuYmFsb290LnYxLlBsYWNlQmlkUmVzcG9uc2USSQoKQ2FsbERvdWJsZRIcLmJhbG9vdC52MS5DYWxsRG91YmxlUmVxdWVzdBodLmJhbG9vdC52MS5DYWxsRG91YmxlUmVzcG9uc2USWAoPRGVjbGFyZVByb2plY3RzEiEuYmFsb290LnYxLkRlY2xhcmVQcm9qZWN0c1JlcXVlc3QaIi5iYWxvb3QudjEuRGVjbGFyZVByb2plY3RzUmVzcG9uc2USQwoIUGxheUNhcmQSGi5iYWxvb3QudjEuUGxheUNhcmRSZXF1ZXN0GhsuYmFsb290LnYxLlBsYXlDYXJkUmVzcG9uc2USQwoIR2V0U2NvcmUSGi5iYWxvb3QudjEuR2V0U2NvcmVSZXF1ZXN0GhsuYmFsb290LnYxLkdldFNjb3JlUmVzcG9uc2USQAoHR2V0VmlldxIZLmJhbG9vdC52MS5HZXRWaWV3UmVxdWVzdBoaLmJhbG9vdC52MS5HZXRWaWV3UmVzcG9uc2USWwoQTGlzdExlZ2FsQWN0aW9ucxIiLmJhbG9vdC52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBojLmJhbG9vdC52MS5MaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USSQoKU2NvcmVSb3VuZBIcLmJhbG9vdC52MS5TY29yZVJvdW5kUmVxdWVzdBodLmJhbG9vdC52MS5TY29yZVJvdW5kUmVzcG9uc2USUgoNU3VnZ2VzdEFjdGlvbhIfLmJhbG9vdC52MS5TdWdnZXN0QWN0aW9uUmVxdWVzdBogLmJhbG9vdC52MS5TdWdnZXN0QWN0aW9uUmVzcG9uc2ViBnByb3RvMw", [file_baloot_v1_rules, file_baloot_v1_types]);
+  fileDesc("Ch5iYWxvb3QvdjEvZW5naW5lX3NlcnZpY2UucHJvdG8SCWJhbG9vdC52MSJ8ChJDcmVhdGVNYXRjaFJlcXVlc3QSIQoFcnVsZXMYASABKAsyEi5iYWxvb3QudjEuUnVsZVNldBIZCgxmaXJzdF9kZWFsZXIYAiABKA1IAIgBARIXCg9zdGFydGluZ19zY29yZXMYAyADKA1CDwoNX2ZpcnN0X2RlYWxlciKgAQoTQ3JlYXRlTWF0Y2hSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEhAKCG1hdGNoX2lkGAMgASgJEhcKD2hvc3RfY3JlZGVudGlhbBgEIAEoCRIYChBzZWF0X2NyZWRlbnRpYWxzGAUgAygJEh4KBXZpZXdzGAYgAygLMg8uYmFsb290LnYxLlZpZXcinQEKEERlYWxSb3VuZFJlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEhIKCmRlY2tfb3JkZXIYBCADKA0SHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoBEgAiAEBEhAKCG1hdGNoX2lkGAYgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uInsKEURlYWxSb3VuZFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXcipQEKD1BsYWNlQmlkUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SGwoDYmlkGAQgASgLMg4uYmFsb290LnYxLkJpZBIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iegoQUGxhY2VCaWRSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3IrEBChFDYWxsRG91YmxlUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SJQoIZG91YmxpbmcYBCABKAsyEy5iYWxvb3QudjEuRG91YmxpbmcSHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoBEgAiAEBEhAKCG1hdGNoX2lkGAYgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uInwKEkNhbGxEb3VibGVSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3IrwBChZEZWNsYXJlUHJvamVjdHNSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIrCgtkZWNsYXJhdGlvbhgEIAEoCzIWLmJhbG9vdC52MS5EZWNsYXJhdGlvbhIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24igQEKF0RlY2xhcmVQcm9qZWN0c1Jlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXciqwEKD1BsYXlDYXJkUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SIQoEcGxheRgEIAEoCzITLmJhbG9vdC52MS5DYXJkUGxheRIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iegoQUGxheUNhcmRSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3IkYKD0dldFNjb3JlUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEhAKCG1hdGNoX2lkGAMgASgJInoKEEdldFNjb3JlUmVzcG9uc2USFQoNc3RhdGVfdmVyc2lvbhgBIAEoBBIpCgpsYXN0X3JvdW5kGAIgASgLMhUuYmFsb290LnYxLlJvdW5kU2NvcmUSJAoFbWF0Y2gYAyABKAsyFS5iYWxvb3QudjEuTWF0Y2hTY29yZSJhCg5HZXRWaWV3UmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEhEKBHNlYXQYAyABKA1IAIgBARIQCghtYXRjaF9pZBgEIAEoCUIHCgVfc2VhdCIwCg9HZXRWaWV3UmVzcG9uc2USHQoEdmlldxgBIAEoCzIPLmJhbG9vdC52MS5WaWV3IlwKF0xpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIQCghtYXRjaF9pZBgEIAEoCSJVChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USFQoNc3RhdGVfdmVyc2lvbhgBIAEoBBIiCgdhY3Rpb25zGAIgAygLMhEuYmFsb290LnYxLkFjdGlvbiJECg5Bd2FyZGVkUHJvamVjdBIMCgR0ZWFtGAEgASgNEiQKBGtpbmQYAiABKA4yFi5iYWxvb3QudjEuUHJvamVjdEtpbmQioQMKEVNjb3JlUm91bmRSZXF1ZXN0EiEKBXJ1bGVzGAEgASgLMhIuYmFsb290LnYxLlJ1bGVTZXQSLgoNY29udHJhY3RfdHlwZRgCIAEoDjIXLmJhbG9vdC52MS5Db250cmFjdFR5cGUSHgoFdHJ1bXAYAyABKA4yDy5iYWxvb3QudjEuU3VpdBIUCgpidXllcl9zZWF0GAQgASgNSAASFAoKYnV5ZXJfdGVhbRgFIAEoDUgAEhIKCmNhcmRfYWJuYXQYBiADKA0SEgoKdHJpY2tzX3dvbhgHIAMoDRIgCgZ0cmlja3MYCCADKAsyEC5iYWxvb3QudjEuVHJpY2sSMwoQYXdhcmRlZF9wcm9qZWN0cxgJIAMoCzIZLmJhbG9vdC52MS5Bd2FyZGVkUHJvamVjdBIUCgxiYWxvb3RfdGVhbXMYCiADKA0SEgoKbXVsdGlwbGllchgLIAEoDRINCgVnYWh3YRgMIAEoCBIUCgxtYXRjaF9zY29yZXMYDSADKA0SFgoOcmV2ZXJzZV9rYWJvb3QYDiABKAhCBwoFYnV5ZXIiYAoSU2NvcmVSb3VuZFJlc3BvbnNlEiQKBXNjb3JlGAEgASgLMhUuYmFsb290LnYxLlJvdW5kU2NvcmUSJAoFbWF0Y2gYAiABKAsyFS5iYWxvb3QudjEuTWF0Y2hTY29yZSKZAQoUU3VnZ2VzdEFjdGlvblJlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEhAKCG1hdGNoX2lkGAQgASgJEiIKBWxldmVsGAUgASgOMhMuYmFsb290LnYxLkJvdExldmVsEhEKBHNlZWQYBiABKARIAIgBAUIHCgVfc2VlZCJ1ChVTdWdnZXN0QWN0aW9uUmVzcG9uc2USFQoNc3RhdGVfdmVyc2lvbhgBIAEoBBIhCgZhY3Rpb24YAiABKAsyES5iYWxvb3QudjEuQWN0aW9uEiIKBWxldmVsGAMgASgOMhMuYmFsb290LnYxLkJvdExldmVsIsEBCg9DYWxsUWF5ZFJlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEiEKBGNhbGwYBCABKAsyEy5iYWxvb3QudjEuUWF5ZENhbGwSHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoBEgAiAEBEhAKCG1hdGNoX2lkGAYgASgJEhQKDGNsb3NlX3JldmlldxgHIAEoCEITChFfZXhwZWN0ZWRfdmVyc2lvbiJ6ChBDYWxsUWF5ZFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXcqZgoIQm90TGV2ZWwSGQoVQk9UX0xFVkVMX1VOU1BFQ0lGSUVEEAASFAoQQk9UX0xFVkVMX1JBTkRPTRABEhMKD0JPVF9MRVZFTF9CQVNJQxACEhQKEEJPVF9MRVZFTF9TVFJPTkcQAzKiBwoTQmFsb290RW5naW5lU2VydmljZRJMCgtDcmVhdGVNYXRjaBIdLmJhbG9vdC52MS5DcmVhdGVNYXRjaFJlcXVlc3QaHi5iYWxvb3QudjEuQ3JlYXRlTWF0Y2hSZXNwb25zZRJGCglEZWFsUm91bmQSGy5iYWxvb3QudjEuRGVhbFJvdW5kUmVxdWVzdBocLmJhbG9vdC52MS5EZWFsUm91bmRSZXNwb25zZRJDCghQbGFjZUJpZBIaLmJhbG9vdC52MS5QbGFjZUJpZFJlcXVlc3QaGy5iYWxvb3QudjEuUGxhY2VCaWRSZXNwb25zZRJJCgpDYWxsRG91YmxlEhwuYmFsb290LnYxLkNhbGxEb3VibGVSZXF1ZXN0Gh0uYmFsb290LnYxLkNhbGxEb3VibGVSZXNwb25zZRJYCg9EZWNsYXJlUHJvamVjdHMSIS5iYWxvb3QudjEuRGVjbGFyZVByb2plY3RzUmVxdWVzdBoiLmJhbG9vdC52MS5EZWNsYXJlUHJvamVjdHNSZXNwb25zZRJDCghQbGF5Q2FyZBIaLmJhbG9vdC52MS5QbGF5Q2FyZFJlcXVlc3QaGy5iYWxvb3QudjEuUGxheUNhcmRSZXNwb25zZRJDCghHZXRTY29yZRIaLmJhbG9vdC52MS5HZXRTY29yZVJlcXVlc3QaGy5iYWxvb3QudjEuR2V0U2NvcmVSZXNwb25zZRJACgdHZXRWaWV3EhkuYmFsb290LnYxLkdldFZpZXdSZXF1ZXN0GhouYmFsb290LnYxLkdldFZpZXdSZXNwb25zZRJbChBMaXN0TGVnYWxBY3Rpb25zEiIuYmFsb290LnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0GiMuYmFsb290LnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRJJCgpTY29yZVJvdW5kEhwuYmFsb290LnYxLlNjb3JlUm91bmRSZXF1ZXN0Gh0uYmFsb290LnYxLlNjb3JlUm91bmRSZXNwb25zZRJSCg1TdWdnZXN0QWN0aW9uEh8uYmFsb290LnYxLlN1Z2dlc3RBY3Rpb25SZXF1ZXN0GiAuYmFsb290LnYxLlN1Z2dlc3RBY3Rpb25SZXNwb25zZRJDCghDYWxsUWF5ZBIaLmJhbG9vdC52MS5DYWxsUWF5ZFJlcXVlc3QaGy5iYWxvb3QudjEuQ2FsbFFheWRSZXNwb25zZWIGcHJvdG8z", [file_baloot_v1_rules, file_baloot_v1_types]);
 
 /**
  * The request of CreateMatch.
@@ -1106,6 +1106,114 @@ export const SuggestActionResponseSchema: GenMessage<SuggestActionResponse> = /*
   messageDesc(file_baloot_v1_engine_service, 22);
 
 /**
+ * The request of CallQayd: a Qayd call of `seat`, or the host closing the review.
+ *
+ * @generated from message baloot.v1.CallQaydRequest
+ */
+export type CallQaydRequest = Message<"baloot.v1.CallQaydRequest"> & {
+  /**
+   * The sealed state token the call applies to.
+   *
+   * @generated from field: bytes state = 1;
+   */
+  state: Uint8Array;
+
+  /**
+   * The calling seat's credential or the host credential (closing the review: the host's only).
+   *
+   * @generated from field: string credential = 2;
+   */
+  credential: string;
+
+  /**
+   * The calling seat; ignored when closing the review.
+   *
+   * @generated from field: uint32 seat = 3;
+   */
+  seat: number;
+
+  /**
+   * The call; unset when closing the review.
+   *
+   * @generated from field: baloot.v1.QaydCall call = 4;
+   */
+  call?: QaydCall | undefined;
+
+  /**
+   * The state version the caller expects; the call is refused with FAILED_PRECONDITION and reason
+   * STALE_STATE if it differs.
+   *
+   * @generated from field: optional uint64 expected_version = 5;
+   */
+  expectedVersion?: bigint | undefined;
+
+  /**
+   * The id of the match the token belongs to, as CreateMatch returned it.
+   *
+   * @generated from field: string match_id = 6;
+   */
+  matchId: string;
+
+  /**
+   * True to close the review of a round in PHASE_ROUND_REVIEW and score it (host credential only;
+   * REVIEW_NOT_OPEN when no round is under review). `call` must then be unset.
+   *
+   * @generated from field: bool close_review = 7;
+   */
+  closeReview: boolean;
+};
+
+/**
+ * Describes the message baloot.v1.CallQaydRequest.
+ * Use `create(CallQaydRequestSchema)` to create a new message.
+ */
+export const CallQaydRequestSchema: GenMessage<CallQaydRequest> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 23);
+
+/**
+ * The response of CallQayd.
+ *
+ * @generated from message baloot.v1.CallQaydResponse
+ */
+export type CallQaydResponse = Message<"baloot.v1.CallQaydResponse"> & {
+  /**
+   * The sealed state token after the call.
+   *
+   * @generated from field: bytes state = 1;
+   */
+  state: Uint8Array;
+
+  /**
+   * The version of that state.
+   *
+   * @generated from field: uint64 state_version = 2;
+   */
+  stateVersion: bigint;
+
+  /**
+   * The events the call caused, in order: the verdict (QAYD_JUDGED), then the round score and
+   * possibly the match result when the hand ends; closing the review: the round score.
+   *
+   * @generated from field: repeated baloot.v1.Event events = 3;
+   */
+  events: Event[];
+
+  /**
+   * The views the credential entitles the caller to, as in DealRoundResponse.
+   *
+   * @generated from field: repeated baloot.v1.View views = 4;
+   */
+  views: View[];
+};
+
+/**
+ * Describes the message baloot.v1.CallQaydResponse.
+ * Use `create(CallQaydResponseSchema)` to create a new message.
+ */
+export const CallQaydResponseSchema: GenMessage<CallQaydResponse> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 24);
+
+/**
  * How well a suggesting bot plays.
  *
  * @generated from enum baloot.v1.BotLevel
@@ -1171,8 +1279,9 @@ export const BotLevelSchema: GenEnum<BotLevel> = /*@__PURE__*/
  *
  * FLOW. CreateMatch, then for each round: DealRound, PlaceBid until a contract is fixed (or the
  * hand is redealt), CallDouble while a doubling chain is open, DeclareProjects during the first
- * trick and PlayCard for the 32 cards; the last card scores the round. GetView, ListLegalActions
- * and GetScore read a state without changing it. ScoreRound needs no match at all.
+ * trick and PlayCard for the 32 cards; the last card scores the round (in table play, the review
+ * that follows it: see CallQayd). GetView, ListLegalActions and GetScore read a state without
+ * changing it. ScoreRound needs no match at all.
  *
  * @generated from service baloot.v1.BalootEngineService
  */
@@ -1294,6 +1403,45 @@ export const BalootEngineService: GenService<{
     methodKind: "unary";
     input: typeof SuggestActionRequestSchema;
     output: typeof SuggestActionResponseSchema;
+  },
+  /**
+   * Table play (rule set `illegal_moves_allowed`, R45): a seat calls Qayd (قيد) on a card of the
+   * other team, or the host closes the review of a finished round.
+   *
+   * In table play a seat may play any card it holds. A card that breaks R18-R22, a false Akka
+   * (R20) and a false Sawa claim (R46) are accepted and kept privately in the token, with the
+   * evidence; no view and no event shows them, and the legal actions still list only the legal
+   * cards.
+   *
+   * WHO AND WHEN. Any seat of the team other than the accused's may call (with its own credential
+   * or the host's), from the first card of a round until the round is scored. The round is not
+   * scored at its 32nd card (or at a Sawa claim): it enters PHASE_ROUND_REVIEW (event
+   * REVIEW_OPENED), in which the last trick can still be called. The review ends with a call
+   * whose verdict ends the hand, or when the host sends `close_review` (for example when the
+   * table's review time runs out, or once every seat has said it calls nothing); the round is
+   * then scored as usual. A call after the round was scored is refused (WRONG_PHASE).
+   *
+   * THE CALL names the accused seat, the trick, the card he played in it and, optionally, the
+   * rule (QaydCategory: revoke, did not trump, did not over-trump, trump lead in a closed game,
+   * false Akka, false Sawa; a false Sawa call names no card and the trick of the claim). A call
+   * that points at no card of the accused is refused (QAYD_INVALID), one against the caller's
+   * own team or outside table play too (QAYD_NOT_ALLOWED); nothing is judged then.
+   *
+   * VERDICTS. Right (the accused broke a rule with that card, the one named if any): the round
+   * ends at once and the offending team loses the hand; the caller's team takes the card pot
+   * (26 in Sun, 16 in Hokm) times the multiplier, and every awarded project (qayd_penalty =
+   * FULL_HAND) or only its own (BASE_ONLY); the Baloot stays with its holder; in a Gahwa round
+   * the caller's team wins the match. Wrong: under qayd_false_call = LOSES_HAND the caller's team
+   * loses the hand the same way; under NO_PENALTY play goes on. Every verdict is public: the
+   * event QAYD_JUDGED carries caller, accused, card, rule, verdict and the evidence cards, then
+   * ROUND_SCORED when the hand ends.
+   *
+   * @generated from rpc baloot.v1.BalootEngineService.CallQayd
+   */
+  callQayd: {
+    methodKind: "unary";
+    input: typeof CallQaydRequestSchema;
+    output: typeof CallQaydResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_baloot_v1_engine_service, 0);
