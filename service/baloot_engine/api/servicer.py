@@ -4,6 +4,12 @@ Every action follows the same path (:meth:`BalootEngineServicer._act`): check th
 check the credential, open the sealed token, compare the expected version, let the rules
 core apply the action, seal the next state and build the views the caller may see. Every
 refusal leaves through :class:`ApiError`, the one place that maps it to a status.
+
+With a match ledger (:mod:`baloot_engine.api.ledger`), no answer about a token leaves before
+the ledger confirms it is the latest of its match: the body of a call stays synchronous and
+notes what it opened and sealed in a :class:`_Claim`, and the call settles that claim with
+the ledger (one round trip) before it answers, or before it reports a refusal, which could
+otherwise tell something about a stale state (a false Sawa claim, a forbidden card).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import functools
 import re
 import secrets
 from collections.abc import Callable, Coroutine, Sequence
+from contextvars import ContextVar
 from typing import Any, Final, NoReturn, Protocol, TypeVar
 
 import grpc
@@ -22,6 +29,7 @@ from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot.v1 import types_pb2
 from baloot_engine.api import inbound, outbound
+from baloot_engine.api.ledger import Answer, Entry, LedgerUnavailableError, MatchLedger, Verdict
 from baloot_engine.api.sealing import (
     HOST_ROLE,
     MATCH_ID_SIZE,
@@ -37,6 +45,8 @@ from baloot_engine.api.state_codec import (
     encode,
 )
 from baloot_engine.api.status import (
+    LEDGER_UNAVAILABLE,
+    MATCH_UNKNOWN,
     PRESET_DECK_DISABLED,
     STALE_STATE,
     ApiError,
@@ -63,6 +73,24 @@ _SCORE_LIMIT: Final = 10_000
 _log = get_logger("baloot_engine.api")
 
 _Context = grpc.aio.ServicerContext[Any, Any]
+
+
+class _Claim:
+    """What the ledger must confirm before a call answers: the states it opened and sealed."""
+
+    __slots__ = ("created", "events", "following", "match_id", "presented")
+
+    def __init__(self) -> None:
+        self.match_id = ""
+        self.presented: Entry | None = None  # the state of the token sent
+        self.following: Entry | None = None  # the state the action made
+        self.created: Entry | None = None  # the first state of a new match
+        self.events: Sequence[Event] = ()  # counted once the ledger has accepted them
+
+
+# The claim of the call being computed; set only on a server with a ledger. Call bodies run
+# without awaiting, so the claim read in a body is always its own call's.
+_claims: ContextVar[_Claim | None] = ContextVar("baloot_ledger_claim", default=None)
 
 
 class _Opened:
@@ -120,7 +148,9 @@ def _rpc(body: _Body[_Request, _Response]) -> _Handler[_Request, _Response]:
         self: BalootEngineServicer, request: _Request, context: _Context
     ) -> _Response:
         try:
-            return body(self, request)
+            if self._ledger is None:
+                return body(self, request)
+            return await _with_ledger(self, body, request)
         except (ApiError, RuleError) as error:
             await _abort(context, error)
         except Exception:  # noqa: BLE001 - the last line of defence of every RPC
@@ -131,15 +161,72 @@ def _rpc(body: _Body[_Request, _Response]) -> _Handler[_Request, _Response]:
     return handler
 
 
+async def _with_ledger(
+    servicer: BalootEngineServicer, body: _Body[_Request, _Response], request: _Request
+) -> _Response:
+    """Run a call's body, then settle its claim with the ledger before anything leaves."""
+    claim = _Claim()
+    _claims.set(claim)
+    try:
+        response = body(servicer, request)
+    except (ApiError, RuleError):
+        if claim.presented is not None:
+            await servicer._settle(claim, refused=True)
+        raise
+    await servicer._settle(claim, refused=False)
+    if claim.events:
+        servicer._metrics.observe_events(claim.events)
+    return response
+
+
 class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     """Answers every RPC of the contract."""
 
-    def __init__(self, keys: KeyRing, metrics: Metrics, *, allow_preset_deck: bool) -> None:
+    def __init__(
+        self,
+        keys: KeyRing,
+        metrics: Metrics,
+        *,
+        allow_preset_deck: bool,
+        ledger: MatchLedger | None = None,
+    ) -> None:
         self._keys = keys
         self._metrics = metrics
         self._allow_preset_deck = allow_preset_deck
+        self._ledger = ledger
+        self._sealed = metrics.tokens_sealed.labels(key_id=keys.sealing_fingerprint)
 
     # -- the shared path ----------------------------------------------------------------
+
+    async def _settle(self, claim: _Claim, *, refused: bool) -> None:
+        """Confirm a call's claim with the ledger, or raise the refusal the ledger calls for.
+
+        A new match is recorded; an action's new state replaces the one it came from
+        (compare-and-set); a read, or a refused action, needs its token to be the latest.
+        """
+        assert self._ledger is not None
+        ledger = self._ledger
+        try:
+            if claim.created is not None:
+                await ledger.record(claim.match_id, claim.created)
+                return
+            if claim.presented is None:
+                return  # no token in this call (ScoreRound)
+            if claim.following is not None and not refused:
+                answer = await ledger.advance(claim.match_id, claim.presented, claim.following)
+            else:
+                answer = await ledger.check(claim.match_id, claim.presented)
+        except LedgerUnavailableError as error:
+            self._metrics.ledger_answer("unavailable")
+            _log.warning("match ledger unavailable", error=str(error))
+            raise ApiError(
+                grpc.StatusCode.UNAVAILABLE,
+                LEDGER_UNAVAILABLE,
+                "the match ledger cannot be reached; send the same request again later",
+            ) from None
+        self._metrics.ledger_answer(answer.verdict.value)
+        if answer.verdict is not Verdict.LATEST:
+            raise _ledger_refusal(answer, claim.presented)
 
     def _open(self, token: bytes, match_id: str, credential: str) -> _Opened:
         if not _MATCH_ID.fullmatch(match_id):
@@ -152,7 +239,8 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         if role is None:
             raise credential_invalid("the credential is not valid for this match")
         try:
-            decoded = decode(self._keys.open(token, match_key))
+            plaintext = self._keys.open(token, match_key)
+            decoded = decode(plaintext)
         except TokenRefusedError as error:
             self._metrics.token_refused(error.kind)
             raise state_invalid(error.why) from None
@@ -160,11 +248,19 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             self._metrics.token_refused("invalid_state")
             raise state_invalid("it holds an impossible state") from error
         bind_call_fields(state_version=decoded.version)
+        claim = _claims.get()
+        if claim is not None:
+            claim.match_id = match_id
+            claim.presented = Entry.of(decoded.version, plaintext)
         return _Opened(match_id, match_key, role, decoded)
 
     def _seal(self, opened: _Opened, state: State, version: int) -> bytes:
         """Seal the state that follows the opened one (encoded from the opened message)."""
         plaintext = encode(state, opened.seed, version, previous=opened.decoded)
+        claim = _claims.get()
+        if claim is not None:
+            claim.following = Entry.of(version, plaintext)
+        self._sealed.inc()
         return self._keys.seal(plaintext, opened.match_key)
 
     def _act(
@@ -204,7 +300,11 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     ) -> _ActionResponseT:
         """Seal the next state and write it, its events and the caller's views into ``response``."""
         version = opened.version + 1
-        self._metrics.observe_events(events)
+        claim = _claims.get()
+        if claim is None:
+            self._metrics.observe_events(events)
+        else:
+            claim.events = events  # counted only if the ledger accepts the action
         response.state = self._seal(opened, new_state, version)
         response.state_version = version
         outbound.add_events(response.events, events, new_state)
@@ -233,7 +333,13 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         match_id = match_key.hex()
         bind_call_fields(match_id=match_id, state_version=0)
         seed = secrets.token_bytes(SEED_SIZE)
-        token = self._keys.seal(encode(state, seed, 0), match_key)
+        plaintext = encode(state, seed, 0)
+        claim = _claims.get()
+        if claim is not None:
+            claim.match_id = match_id
+            claim.created = Entry.of(0, plaintext)
+        self._sealed.inc()
+        token = self._keys.seal(plaintext, match_key)
         response = pb.CreateMatchResponse(
             state=token,
             state_version=0,
@@ -379,6 +485,23 @@ def _check_version(request: Any, opened: _Opened) -> None:
             f"the state is at version {opened.version}, not {request.expected_version}",
             {"state_version": str(opened.version)},
         )
+
+
+def _ledger_refusal(answer: Answer, presented: Entry) -> ApiError:
+    if answer.verdict is Verdict.UNKNOWN:
+        return ApiError(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            MATCH_UNKNOWN,
+            "the match ledger has no record of this match (expired, or created elsewhere)",
+            {"state_version": str(presented.version)},
+        )
+    latest = "" if answer.latest_version is None else str(answer.latest_version)
+    return ApiError(
+        grpc.StatusCode.FAILED_PRECONDITION,
+        STALE_STATE,
+        f"this token is not the latest of its match (the latest is at version {latest or '?'})",
+        {"state_version": str(presented.version), "latest_version": latest},
+    )
 
 
 def _deal_of(request: pb.DealRoundRequest, opened: _Opened) -> Action:
