@@ -246,3 +246,24 @@ def test_the_rule_set_of_a_table_match_shows_its_flags(client: EngineClient) -> 
     assert shown.qayd_penalty == rules_pb2.QAYD_PENALTY_BASE_ONLY
     assert shown.qayd_false_call == rules_pb2.QAYD_FALSE_CALL_NO_PENALTY
     assert shown.false_sawa == rules_pb2.FALSE_SAWA_LOSES_HAND
+
+
+def test_a_bot_suggests_the_qayd_call_its_seat_can_prove(client: EngineClient) -> None:
+    # Seat 0 is void in spades, holds trumps and throws AD on the opponents' AS (did not
+    # trump); once the eight tricks are played every card of seat 0 is known to all.
+    match = to_play(client)
+    for seat, code in ((1, "AS"), (2, "QS"), (3, "QD"), (0, "AD")):
+        match.play(seat, types_pb2.CardPlay(card=card(code)))
+    while match.views[0].phase == types_pb2.PHASE_PLAYING:
+        seat = match.views[0].turn
+        plays = [a for a in match.views[seat].legal_actions if a.WhichOneof("action") == "play"]
+        match.act(seat, plays[0])
+    assert match.views[0].phase == types_pb2.PHASE_ROUND_REVIEW
+    action = match.suggest(1, pb.BOT_LEVEL_BASIC, seed=1)
+    assert action.WhichOneof("action") == "qayd"
+    assert action.qayd == types_pb2.QaydCall(
+        accused=0, trick=1, card=card("AD"), category=types_pb2.QAYD_CATEGORY_NO_TRUMP
+    )
+    events = match.act(1, action)
+    assert events[0].qayd.correct
+    assert list(match.views[0].match_score.points) == [2, 16]
