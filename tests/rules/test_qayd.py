@@ -118,6 +118,9 @@ def test_a_false_akka_is_accepted_in_table_play_and_refused_outside() -> None:
     # KS is not the boss of spades: AS (seat 1's own) and 10S (seat 2) are still out.
     rules = SEEDS.replace(akka_requires_declaration=True)
     refuse(hokm(L1, rules), 1, Play(card("KS"), akka=True), errors.AKKA_NOT_ALLOWED)
+    # Without akka_requires_declaration an Akka means nothing (§A.14 rulings): refused even
+    # in table play.
+    refuse(hokm(L1, TABLE), 1, Play(card("KS"), akka=True), errors.AKKA_NOT_ALLOWED)
     state = play(hokm(L1, rules.replace(illegal_moves_allowed=True)), "KS!")
     (v,) = state.violations
     assert (v.seat, v.trick, v.card, v.rule) == (1, 1, card("KS"), FALSE_AKKA)
@@ -276,6 +279,8 @@ def test_a_call_naming_another_rule_is_wrong() -> None:
     state, verdict = call(revoked(), 3, CallQayd(2, 1, card("AH"), NO_TRUMP))
     assert not verdict.correct
     assert verdict.category is NO_TRUMP
+    # The evidence is about the rule named (seat 2's trumps: AH), not the revoke it hides.
+    assert verdict.evidence == mask("AH")
     assert state.match_scores == (18, 0)
 
 

@@ -823,9 +823,11 @@ class QaydVerdict(_message.Message):
     """
     @_builtins.property
     def evidence(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """The evidence, ascending: the cards of the suit led and of trump the accused held then (for a
-        trump lead in a closed game, his cards of the other suits; for an Akka, the higher cards of
-        the suit still out; for a Sawa, the opponents' cards). Empty when play goes on.
+        """The evidence, ascending. A right call: the cards that made the card illegal, held by the
+        accused then (of the suit led for a revoke, of trump for not trumping or not over-trumping,
+        of the other suits for a closed trump lead), the higher cards of the suit still out for an
+        Akka, the opponents' cards for a Sawa. A wrong call: the accused's cards then that the rule
+        named is about (the suit led and trump when none is named). Empty when play goes on.
         """
 
     def __init__(

@@ -171,10 +171,14 @@ def akka_allowed(state: State, card: int) -> bool:
 
 
 def _false_akka_fits(state: State, card: int) -> bool:
-    """An Akka that is a call, only false: a Hokm lead of a non-trump, non-Ace card (R20)."""
+    """A false Akka table play accepts: a call that means something (``akka_requires_declaration``,
+    R20) on a Hokm lead of a non-trump, non-Ace card that is not the boss (§A.14)."""
     contract = state.contract
+    rules = state.rules
     return (
-        contract is not None
+        rules.illegal_moves_allowed
+        and rules.akka_requires_declaration
+        and contract is not None
         and contract.trump >= 0
         and not state.trick
         and card >> 3 != contract.trump
@@ -305,7 +309,7 @@ def apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]]
         broken = Violation(seat, len(state.tricks) + 1, card, rule, evidence)
     akka = play.akka
     if akka and not akka_allowed(state, card):
-        if not (state.rules.illegal_moves_allowed and _false_akka_fits(state, card)):
+        if not _false_akka_fits(state, card):
             raise RuleError(
                 errors.AKKA_NOT_ALLOWED,
                 "Akka is called only when leading the boss card of a non-trump suit in Hokm",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import CallQayd, QaydCategory, QaydVerdict
-from baloot_engine.rules.cards import SUIT_MASKS, format_card
+from baloot_engine.rules.cards import HIGHER, SUIT_MASKS, format_card
 from baloot_engine.rules.contract import ContractType, team_of
 from baloot_engine.rules.errors import RuleError, malformed
 from baloot_engine.rules.facts import CONTRACT_NAMES, RoundFacts
@@ -30,6 +30,8 @@ from baloot_engine.rules.scoring import (
     project_multiplier,
 )
 from baloot_engine.rules.state import Phase, State
+
+_HIGHER_SUN = HIGHER[0]
 
 CATEGORY_NAMES = {
     QaydCategory.REVOKE: "a revoke (قاطع)",
@@ -154,20 +156,34 @@ def hand_before(state: State, seat: int, trick: int) -> int:
 
 
 def _evidence_of_innocence(state: State, call: CallQayd) -> int:
-    """What shows a wrong call wrong once the hand ends: the accused's cards of the suit led
-    and of trump at the time (for a Sawa claim, the opponents' cards, as a false one shows)."""
+    """What shows a wrong call wrong once the hand ends: the accused's cards at the time that
+    the rule named is about (the suit led for a revoke, trump for not trumping or not
+    over-trumping, the other suits for a closed trump lead, the higher cards still out for an
+    Akka; with no rule named the suit led and trump; for a Sawa the opponents' cards). Only the
+    named rule's cards: a breach of another rule by the same card stays unshown."""
+    seat = call.accused
     if call.card == -1:
-        seat = call.accused
         return state.hands[(seat + 1) & 3] | state.hands[(seat + 3) & 3]
     cards = _cards_of_trick(state, call.trick)
     assert cards is not None
-    hand = hand_before(state, call.accused, call.trick)
-    led = cards[1][0] >> 3
+    hand = hand_before(state, seat, call.trick)
     trump = state.trump
-    mask = SUIT_MASKS[led]
-    if trump >= 0:
-        mask |= SUIT_MASKS[trump]
-    return hand & mask
+    trumps = SUIT_MASKS[trump] if trump >= 0 else 0
+    led = SUIT_MASKS[cards[1][0] >> 3]
+    category = call.category
+    if category is QaydCategory.REVOKE:
+        return hand & led
+    if category is QaydCategory.NO_TRUMP or category is QaydCategory.NO_OVERTRUMP:
+        return hand & trumps
+    if category is QaydCategory.CLOSED_TRUMP_LEAD:
+        return hand & ~trumps
+    if category is QaydCategory.FALSE_AKKA:
+        played = 0
+        for record in state.tricks[: call.trick - 1]:
+            for card in record.cards:
+                played |= 1 << card
+        return _HIGHER_SUN[call.card] & ~played
+    return hand & (led | trumps)
 
 
 def penalty_facts(state: State) -> RoundFacts:

@@ -1409,9 +1409,11 @@ type QaydVerdict struct {
 	Category QaydCategory `protobuf:"varint,5,opt,name=category,proto3,enum=baloot.v1.QaydCategory" json:"category,omitempty"`
 	// True when the call is right: the accused broke that rule with that card.
 	Correct bool `protobuf:"varint,6,opt,name=correct,proto3" json:"correct,omitempty"`
-	// The evidence, ascending: the cards of the suit led and of trump the accused held then (for a
-	// trump lead in a closed game, his cards of the other suits; for an Akka, the higher cards of
-	// the suit still out; for a Sawa, the opponents' cards). Empty when play goes on.
+	// The evidence, ascending. A right call: the cards that made the card illegal, held by the
+	// accused then (of the suit led for a revoke, of trump for not trumping or not over-trumping,
+	// of the other suits for a closed trump lead), the higher cards of the suit still out for an
+	// Akka, the opponents' cards for a Sawa. A wrong call: the accused's cards then that the rule
+	// named is about (the suit led and trump when none is named). Empty when play goes on.
 	Evidence []uint32 `protobuf:"varint,7,rep,packed,name=evidence,proto3" json:"evidence,omitempty"`
 	// The team that wins the round by the verdict; unset when play goes on (a wrong call under
 	// qayd_false_call = NO_PENALTY).
