@@ -472,3 +472,18 @@ def test_random_table_matches_conserve_cards_and_keep_totals(
         assert final.winner in (0, 1)
     assert judged[True]
     assert judged[False]
+
+
+def test_an_uncalled_false_sawa_is_scored_as_claimed_when_the_review_closes() -> None:
+    rules = TABLE.replace(sawa=True)
+    state, _ = act_events(hokm(L1, rules), 1, ClaimSawa())
+    closed, events = close_review(state)
+    assert events[0].kind is EventKind.ROUND_SCORED
+    score = closed.last_score
+    assert score is not None
+    # All eight tricks went to the claimer's team (1), and with them all 162 abnat: a kaboot
+    # by the buyer, 25 in Hokm; seat 0's Baloot is lost in the buyer's kaboot (R42, seed000).
+    assert score.facts.tricks_won == (0, 8)
+    assert score.facts.card_abnat == (0, 162)
+    assert score.decided_by is Decision.KABOOT
+    assert closed.match_scores == (0, 25)
