@@ -513,8 +513,16 @@ def measure(
     ok_counted: int | None = None
     not_ok: dict[str, int] = {}
     if metrics:
-        after = handled(metrics)
-        delta = {key: after[key] - before.get(key, 0) for key in after}
+        # A call is counted once its status is sent, so the last few may still be on their
+        # way when h2load returns: read until every call h2load saw is counted (bounded).
+        deadline = time.monotonic() + 5
+        while True:
+            after = handled(metrics)
+            delta = {key: after[key] - before.get(key, 0) for key in after}
+            counted = sum(n for (method, _), n in delta.items() if method == replay.method)
+            if counted >= run.done or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
         ok_counted = delta.get((replay.method, "OK"), 0)
         not_ok = {
             code: n

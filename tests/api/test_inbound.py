@@ -23,6 +23,7 @@ from baloot_engine.rules.actions import (
     Bid,
     BidKind,
     ClaimSawa,
+    Deal,
     Declare,
     Doubling,
     DoublingCall,
@@ -212,3 +213,19 @@ def test_every_bot_level_comes_back_from_its_number(level: Level) -> None:
 @pytest.mark.parametrize("value", [service_pb.BOT_LEVEL_UNSPECIFIED, 99])
 def test_a_missing_or_unknown_bot_level_is_refused(value: int) -> None:
     assert _refusal(inbound.bot_level_in, value).reason == "REQUEST_INVALID"
+
+
+def test_any_action_of_a_record_or_a_legal_action_list_reads_back() -> None:
+    for action in (
+        Deal(()),
+        Deal(tuple(range(32))),
+        Bid(BidKind.SUN),
+        Doubling(DoublingCall.DOUBLE, PlayMode.CLOSED),
+        Declare((ProjectKind.SIRA,)),
+        Play(7, akka=True),
+        ClaimSawa(),
+    ):
+        assert inbound.action_in(outbound.action_out(action)) == action
+    with pytest.raises(RuleError) as refused:
+        inbound.action_in(types_pb2.Action())
+    assert refused.value.reason == errors.INVALID_ACTION

@@ -83,10 +83,17 @@ def test_an_action_built_in_place_equals_its_message(action: object) -> None:
     assert list(response.actions) == [outbound.action_out(action)]  # type: ignore[arg-type]
 
 
-def test_a_deal_is_no_legal_action_message() -> None:
+def test_a_deal_is_the_deal_action_with_its_deck() -> None:
     response = pb.ListLegalActionsResponse()
+    outbound.add_action(response.actions, Deal(()))
     outbound.add_action(response.actions, Deal(tuple(range(32))))
-    assert list(response.actions) == []
+    assert response.actions[0].WhichOneof("action") == "deal"
+    assert not response.actions[0].deal.deck_order
+    assert list(response.actions[1].deal.deck_order) == list(range(32))
+    assert list(response.actions) == [
+        outbound.action_out(Deal(())),
+        outbound.action_out(Deal(tuple(range(32)))),
+    ]
 
 
 @pytest.mark.parametrize("kind", [EventKind.CARD_PLAYED, EventKind.AKKA_CALLED])

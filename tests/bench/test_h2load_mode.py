@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -115,8 +116,16 @@ def test_replies_that_are_not_ok_are_caught(h2load: str, stack: dict[str, Any]) 
     state[-1] ^= 1  # the token no longer opens
     request.state = bytes(state)
     bad = h2.Replay("PlayCard broken", good.method, request.SerializeToString())
+    metrics = stack["default"].metrics_url
+    refused_before = h2.handled(metrics)[bad.method, "INVALID_ARGUMENT"]
     with pytest.raises(h2.BenchError, match="INVALID_ARGUMENT"):
         h2.check_replay(stack["default"].target, bad)
+    # The server counts a call once its status is sent, so the client may see the refusal
+    # first: wait until the check's own call is counted, or it would land in the run's delta.
+    deadline = time.monotonic() + 10
+    while h2.handled(metrics)[bad.method, "INVALID_ARGUMENT"] == refused_before:
+        assert time.monotonic() < deadline, "the refused check call was never counted"
+        time.sleep(0.05)
     sample, _ = h2.measure(
         h2load,
         stack["default"],

@@ -9,9 +9,11 @@ from hypothesis import strategies as st
 from baloot_engine.rules.actions import Action, CallQayd, ClaimSawa, Deal, Event, Play, QaydCategory
 from baloot_engine.rules.cards import CLUBS, DIAMONDS, HEARTS, SPADES, mask_of
 from baloot_engine.rules.contract import NO_TRUMP, ContractType
+from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.facts import AwardedProject, RoundFacts
 from baloot_engine.rules.game import apply, close_review, legal_actions, new_match
 from baloot_engine.rules.projects import ProjectKind
+from baloot_engine.rules.record import RecordedRound
 from baloot_engine.rules.ruleset import (
     KAMMELNA,
     SEEDS,
@@ -75,6 +77,44 @@ def play_match(rng: random.Random, rules: RuleSet, max_hands: int = 200) -> list
             state, _ = apply(state, seat, action)
         states.append(state)
     return states
+
+
+def recorded_match(
+    rng: random.Random, rules: RuleSet, max_hands: int = 200
+) -> tuple[State, list[RecordedRound], State]:
+    """Play a whole match with random legal actions (Sawa claims now and then, kept when they
+    hold) and return its start, its record (deck and actions per hand) and its last state."""
+    start = new_match(rules, dealer=rng.randrange(4))
+    state = start
+    rounds: list[RecordedRound] = []
+    deck: tuple[int, ...] = ()
+    actions: list[tuple[int, Action | RuleError]] = []
+    while state.phase is not Phase.MATCH_OVER:
+        assert len(rounds) <= max_hands, "the match does not end"
+        if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
+            if actions:
+                rounds.append(RecordedRound(deck, tuple(actions)))
+            deck, actions = random_deck(rng), []
+            seat, action = state.dealer, Deal(())
+            state, _ = apply(state, seat, Deal(deck))
+            actions.append((seat, action))
+            continue
+        seat = state.turn
+        options = legal_actions(state, seat)
+        claims = [a for a in options if isinstance(a, ClaimSawa)]
+        if claims and rng.random() < 0.3:
+            try:
+                state, _ = apply(state, seat, claims[0])
+            except RuleError:
+                pass
+            else:
+                actions.append((seat, claims[0]))
+                continue
+        seat, action = choose(rng, state)
+        state, _ = apply(state, seat, action)
+        actions.append((seat, action))
+    rounds.append(RecordedRound(deck, tuple(actions)))
+    return start, rounds, state
 
 
 # --- rule sets varying the flags each part of the rules consults ---

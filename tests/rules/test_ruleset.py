@@ -48,6 +48,7 @@ SEEDS_DEFAULTS: dict[str, object] = {
     "both_cross_rule": "higher_total",
     "illegal_moves_allowed": False,
     "sawa": False,
+    "reveal_hands_after_round": False,
     "qayd_penalty": "full_hand",
     "qayd_false_call": "loses_hand",
     "false_sawa": "refused",

@@ -38,17 +38,14 @@ def play_match(match: Match, rng: random.Random, out: list[str]) -> types_pb2.Vi
     """Play ``match`` to its end with random legal actions; append score-sheet lines."""
     view = match.views[0]
     while view.phase != types_pb2.PHASE_MATCH_OVER:
-        if view.phase in _BETWEEN:
-            match.deal(view.dealer)
-        else:
-            seat = view.turn
-            seat_view = match.views[seat]
-            events = match.act(seat, choose(seat_view, rng))
-            for event in events:
-                if event.kind == types_pb2.EVENT_KIND_ROUND_SCORED:
-                    out.append(score_line(event.round_score, match.views[0]))
-                elif event.kind == types_pb2.EVENT_KIND_REDEAL:
-                    out.append(f"  round {match.views[0].round_number:>2}: all passed, redeal")
+        # Every step is one of the legal actions of the seat on turn, the dealer's deal too.
+        seat = view.dealer if view.phase in _BETWEEN else view.turn
+        events = match.act(seat, choose(match.views[seat], rng))
+        for event in events:
+            if event.kind == types_pb2.EVENT_KIND_ROUND_SCORED:
+                out.append(score_line(event.round_score, match.views[0]))
+            elif event.kind == types_pb2.EVENT_KIND_REDEAL:
+                out.append(f"  round {match.views[0].round_number:>2}: all passed, redeal")
         view = match.views[0]
     return view
 

@@ -55,8 +55,9 @@ class BalootEngineServiceStub:
     changing it. ScoreRound needs no match at all.
 
     RETRIES. Every RPC is safe to retry, and each declares so in its `idempotency_level`. The
-    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction) have no side effects.
-    An action (DealRound, PlaceBid, CallDouble, DeclareProjects, PlayCard, CallQayd) is
+    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction, VerifyRecord,
+    ReplayRecord) have no side effects. An action (DealRound, PlaceBid, CallDouble,
+    DeclareProjects, PlayCard, CallQayd, and ApplyBotAction, whose bot draws from the token) is
     IDEMPOTENT: the service stores nothing, and the same token and request give the same state and
     events, so a retry after a lost response returns what the first attempt returned. CreateMatch
     is IDEMPOTENT too: a retry returns another match, and the one whose response was lost was never
@@ -102,6 +103,19 @@ class BalootEngineServiceStub:
     another hand or the undealt cards). It changes nothing: the backend applies the suggestion
     with the normal RPC (PlaceBid, CallDouble, DeclareProjects or PlayCard), so every rule check
     stays in one place. Use it for empty seats, disconnected players and turn timeouts.
+    """
+    ApplyBotAction: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ApplyBotActionRequest, _engine_service_pb2.ApplyBotActionResponse]
+    """Applies, in one call, the action a bot of the requested level chooses for the seat whose
+    turn it is (the dealer's deal too), as the normal action RPC would: for turn timeouts and
+    disconnected players. Host credential only.
+    """
+    VerifyRecord: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.VerifyRecordRequest, _engine_service_pb2.VerifyRecordResponse]
+    """Replays a match record from scratch through the rules (no token, no key) and says whether
+    every action was legal and every recorded score right, or where the record first diverges.
+    """
+    ReplayRecord: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ReplayRecordRequest, _engine_service_pb2.ReplayRecordResponse]
+    """Returns the views (four seats and the public one) and the events at one step of a record,
+    for replay viewers and dispute review.
     """
     CallQayd: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.CallQaydRequest, _engine_service_pb2.CallQaydResponse]
     """Table play (rule set `illegal_moves_allowed`, R45): a seat calls Qayd (قيد) on a card of the
@@ -163,8 +177,9 @@ class BalootEngineServiceAsyncStub(BalootEngineServiceStub):
     changing it. ScoreRound needs no match at all.
 
     RETRIES. Every RPC is safe to retry, and each declares so in its `idempotency_level`. The
-    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction) have no side effects.
-    An action (DealRound, PlaceBid, CallDouble, DeclareProjects, PlayCard, CallQayd) is
+    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction, VerifyRecord,
+    ReplayRecord) have no side effects. An action (DealRound, PlaceBid, CallDouble,
+    DeclareProjects, PlayCard, CallQayd, and ApplyBotAction, whose bot draws from the token) is
     IDEMPOTENT: the service stores nothing, and the same token and request give the same state and
     events, so a retry after a lost response returns what the first attempt returned. CreateMatch
     is IDEMPOTENT too: a retry returns another match, and the one whose response was lost was never
@@ -207,6 +222,19 @@ class BalootEngineServiceAsyncStub(BalootEngineServiceStub):
     another hand or the undealt cards). It changes nothing: the backend applies the suggestion
     with the normal RPC (PlaceBid, CallDouble, DeclareProjects or PlayCard), so every rule check
     stays in one place. Use it for empty seats, disconnected players and turn timeouts.
+    """
+    ApplyBotAction: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ApplyBotActionRequest, _engine_service_pb2.ApplyBotActionResponse]  # type: ignore[assignment]
+    """Applies, in one call, the action a bot of the requested level chooses for the seat whose
+    turn it is (the dealer's deal too), as the normal action RPC would: for turn timeouts and
+    disconnected players. Host credential only.
+    """
+    VerifyRecord: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.VerifyRecordRequest, _engine_service_pb2.VerifyRecordResponse]  # type: ignore[assignment]
+    """Replays a match record from scratch through the rules (no token, no key) and says whether
+    every action was legal and every recorded score right, or where the record first diverges.
+    """
+    ReplayRecord: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ReplayRecordRequest, _engine_service_pb2.ReplayRecordResponse]  # type: ignore[assignment]
+    """Returns the views (four seats and the public one) and the events at one step of a record,
+    for replay viewers and dispute review.
     """
     CallQayd: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.CallQaydRequest, _engine_service_pb2.CallQaydResponse]  # type: ignore[assignment]
     """Table play (rule set `illegal_moves_allowed`, R45): a seat calls Qayd (قيد) on a card of the
@@ -267,8 +295,9 @@ class BalootEngineServiceServicer(metaclass=_abc_1.ABCMeta):
     changing it. ScoreRound needs no match at all.
 
     RETRIES. Every RPC is safe to retry, and each declares so in its `idempotency_level`. The
-    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction) have no side effects.
-    An action (DealRound, PlaceBid, CallDouble, DeclareProjects, PlayCard, CallQayd) is
+    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction, VerifyRecord,
+    ReplayRecord) have no side effects. An action (DealRound, PlaceBid, CallDouble,
+    DeclareProjects, PlayCard, CallQayd, and ApplyBotAction, whose bot draws from the token) is
     IDEMPOTENT: the service stores nothing, and the same token and request give the same state and
     events, so a retry after a lost response returns what the first attempt returned. CreateMatch
     is IDEMPOTENT too: a retry returns another match, and the one whose response was lost was never
@@ -375,6 +404,37 @@ class BalootEngineServiceServicer(metaclass=_abc_1.ABCMeta):
         another hand or the undealt cards). It changes nothing: the backend applies the suggestion
         with the normal RPC (PlaceBid, CallDouble, DeclareProjects or PlayCard), so every rule check
         stays in one place. Use it for empty seats, disconnected players and turn timeouts.
+        """
+
+    @_abc_1.abstractmethod
+    def ApplyBotAction(
+        self,
+        request: _engine_service_pb2.ApplyBotActionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.ApplyBotActionResponse, _abc.Awaitable[_engine_service_pb2.ApplyBotActionResponse]]:
+        """Applies, in one call, the action a bot of the requested level chooses for the seat whose
+        turn it is (the dealer's deal too), as the normal action RPC would: for turn timeouts and
+        disconnected players. Host credential only.
+        """
+
+    @_abc_1.abstractmethod
+    def VerifyRecord(
+        self,
+        request: _engine_service_pb2.VerifyRecordRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.VerifyRecordResponse, _abc.Awaitable[_engine_service_pb2.VerifyRecordResponse]]:
+        """Replays a match record from scratch through the rules (no token, no key) and says whether
+        every action was legal and every recorded score right, or where the record first diverges.
+        """
+
+    @_abc_1.abstractmethod
+    def ReplayRecord(
+        self,
+        request: _engine_service_pb2.ReplayRecordRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.ReplayRecordResponse, _abc.Awaitable[_engine_service_pb2.ReplayRecordResponse]]:
+        """Returns the views (four seats and the public one) and the events at one step of a record,
+        for replay viewers and dispute review.
         """
 
     @_abc_1.abstractmethod

@@ -169,6 +169,17 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """
     ERROR_REASON_REVIEW_NOT_OPEN: _ErrorReason.ValueType  # 42
     """FAILED_PRECONDITION: the review of a round was to be closed, but no round is under review."""
+    ERROR_REASON_RECORD_TOO_LARGE: _ErrorReason.ValueType  # 60
+    """INVALID_ARGUMENT: a match record is larger than VerifyRecord and ReplayRecord accept (rounds,
+    actions per round or bytes).
+    """
+    ERROR_REASON_RECORD_MISMATCH: _ErrorReason.ValueType  # 61
+    """A record divergence (VerifyRecord): a round ends otherwise than the record says (its
+    recorded score is not the engine's, a round stops before its end, or a round holds a second
+    deal).
+    """
+    ERROR_REASON_RECORD_DIVERGES: _ErrorReason.ValueType  # 62
+    """FAILED_PRECONDITION: ReplayRecord was asked for a step after the record's first divergence."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every reason a request can be refused for, as carried in `google.rpc.ErrorInfo.reason`."""
@@ -289,4 +300,15 @@ call on the seat that claimed, in the trick of the claim.
 """
 ERROR_REASON_REVIEW_NOT_OPEN: ErrorReason.ValueType  # 42
 """FAILED_PRECONDITION: the review of a round was to be closed, but no round is under review."""
+ERROR_REASON_RECORD_TOO_LARGE: ErrorReason.ValueType  # 60
+"""INVALID_ARGUMENT: a match record is larger than VerifyRecord and ReplayRecord accept (rounds,
+actions per round or bytes).
+"""
+ERROR_REASON_RECORD_MISMATCH: ErrorReason.ValueType  # 61
+"""A record divergence (VerifyRecord): a round ends otherwise than the record says (its
+recorded score is not the engine's, a round stops before its end, or a round holds a second
+deal).
+"""
+ERROR_REASON_RECORD_DIVERGES: ErrorReason.ValueType  # 62
+"""FAILED_PRECONDITION: ReplayRecord was asked for a step after the record's first divergence."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

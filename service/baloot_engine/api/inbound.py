@@ -18,10 +18,12 @@ from baloot_engine.api.enums import RULE_FLAGS, enum_prefix, to_core
 from baloot_engine.bots import Level
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import (
+    Action,
     Bid,
     BidKind,
     CallQayd,
     ClaimSawa,
+    Deal,
     Declare,
     Doubling,
     DoublingCall,
@@ -166,6 +168,29 @@ def qayd_in(message: types_pb2.QaydCall) -> CallQayd:
     if message.category != types_pb2.QAYD_CATEGORY_UNSPECIFIED:
         category = _enum_in(QAYD_CATEGORIES, message.category, "the Qayd category")
     return CallQayd(accused, message.trick, card, category)
+
+
+def deal_in(message: types_pb2.DealAction) -> Deal:
+    """A core deal from a proto ``DealAction`` (its deck is checked when it is dealt)."""
+    return Deal(tuple(message.deck_order))
+
+
+def action_in(message: types_pb2.Action) -> Action:
+    """Any core action from a proto ``Action`` (a record's, or a legal-action list's)."""
+    which = message.WhichOneof("action")
+    if which == "play":
+        return play_in(message.play)
+    if which == "bid":
+        return bid_in(message.bid)
+    if which == "doubling":
+        return doubling_in(message.doubling)
+    if which == "declaration":
+        return declaration_in(message.declaration)
+    if which == "deal":
+        return deal_in(message.deal)
+    if which == "qayd":
+        return qayd_in(message.qayd)
+    raise _bad(errors.INVALID_ACTION, f"the action has no kind this server knows ({which})")
 
 
 # ---------------------------------------------------------------------------------------

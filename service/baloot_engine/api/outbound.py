@@ -127,7 +127,7 @@ def action_out(action: Action) -> types_pb2.Action:
     if isinstance(action, CallQayd):
         return types_pb2.Action(qayd=qayd_call_out(action))
     assert isinstance(action, Deal)
-    return types_pb2.Action()
+    return types_pb2.Action(deal=types_pb2.DealAction(deck_order=action.deck))
 
 
 def qayd_call_out(call: CallQayd) -> types_pb2.QaydCall:
@@ -464,5 +464,7 @@ def add_action(actions: Any, action: Action) -> None:
         play.card = action.card
         if action.akka:
             play.akka = True
-    elif not isinstance(action, Deal):
+    elif isinstance(action, Deal) and not action.deck:
+        actions.add().deal.SetInParent()  # the dealer's deal of the match's own deck
+    else:
         actions.append(action_out(action))

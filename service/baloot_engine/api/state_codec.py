@@ -450,16 +450,26 @@ class Decoded:
     """A decoded token: the core state plus the deck seed and the state version.
 
     ``data`` keeps the ``MatchState`` bytes the state was decoded from, from which
-    :func:`encode` starts the next state's message.
+    :func:`encode` starts the next state's message; so fields that only the API writes (the
+    records' deck and board fields, appended as encoded parts) are carried to the next token.
     """
 
-    __slots__ = ("data", "seed", "state", "version")
+    __slots__ = ("data", "message", "seed", "state", "version")
 
-    def __init__(self, state: State, seed: bytes, version: int, data: bytes) -> None:
+    def __init__(
+        self,
+        state: State,
+        seed: bytes,
+        version: int,
+        data: bytes,
+        message: pb.MatchState | None = None,
+    ) -> None:
         self.state = state
         self.seed = seed
         self.version = version
         self.data = data
+        # The parsed message, for the fields the API keeps beside the state (the records').
+        self.message = pb.MatchState() if message is None else message
 
 
 def decode(data: bytes) -> Decoded:
@@ -625,7 +635,7 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
             last_qayd,  # last_qayd
         )
     )
-    return Decoded(state, bytes(m.seed), m.version, data)
+    return Decoded(state, bytes(m.seed), m.version, data, m)
 
 
 # The parts of a state that stay the same over many calls (the bids and doubling calls for a

@@ -213,6 +213,9 @@ class EventKind(Enum):
     SAWA_CLAIMED = "sawa_claimed"
     ROUND_SCORED = "round_scored"
     MATCH_WON = "match_won"
+    # A finished hand's deck shown (records); the API adds it, since the deck order is
+    # not part of the state: the core never emits it.
+    ROUND_REVEALED = "round_revealed"
     QAYD_JUDGED = "qayd_judged"
     REVIEW_OPENED = "review_opened"
 

@@ -41,6 +41,7 @@ MATCH_OVER: Final = "MATCH_OVER"
 QAYD_NOT_ALLOWED: Final = "QAYD_NOT_ALLOWED"
 QAYD_INVALID: Final = "QAYD_INVALID"
 REVIEW_NOT_OPEN: Final = "REVIEW_NOT_OPEN"
+RECORD_MISMATCH: Final = "RECORD_MISMATCH"  # a replayed record ends a round otherwise
 
 # Reasons for malformed or impossible input.
 INVALID_CARD: Final = "INVALID_CARD"

@@ -208,6 +208,7 @@ class RuleSet:
     both_cross_rule: BothCrossRule = BothCrossRule.HIGHER_TOTAL
     illegal_moves_allowed: bool = False
     sawa: bool = False
+    reveal_hands_after_round: bool = False
     qayd_penalty: QaydPenalty = QaydPenalty.FULL_HAND
     qayd_false_call: QaydFalseCall = QaydFalseCall.LOSES_HAND
     false_sawa: FalseSawa = FalseSawa.REFUSED
@@ -341,6 +342,7 @@ _FIELD_TYPES: Final[dict[str, type]] = {
     "both_cross_rule": BothCrossRule,
     "illegal_moves_allowed": bool,
     "sawa": bool,
+    "reveal_hands_after_round": bool,
     "qayd_penalty": QaydPenalty,
     "qayd_false_call": QaydFalseCall,
     "false_sawa": FalseSawa,

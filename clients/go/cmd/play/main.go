@@ -77,6 +77,10 @@ func (m *match) act(ctx context.Context, seat uint32, action *balootv1.Action) (
 	case *balootv1.Action_Play:
 		return m.client.PlayCard(ctx, &balootv1.PlayCardRequest{State: m.state, MatchId: m.id,
 			Credential: m.host, Seat: seat, Play: a.Play, ExpectedVersion: version})
+	case *balootv1.Action_Deal:
+		return m.client.DealRound(ctx, &balootv1.DealRoundRequest{State: m.state, MatchId: m.id,
+			Credential: m.host, Seat: seat, DeckOrder: a.Deal.GetDeckOrder(),
+			ExpectedVersion: version})
 	default:
 		return nil, fmt.Errorf("an action this client does not know: %v", action)
 	}
