@@ -22,7 +22,12 @@ from baloot_engine.rules.ruleset import SEEDS, RuleSet
 from baloot_engine.rules.state import Phase, State
 from tests.bots.games import SMALL
 from tests.rules.scenario import L1, hokm, play
-from tests.rules.strategies import TABLE_PRESETS, play_table_match, table_rules
+from tests.rules.strategies import (
+    TABLE_PRESET_NAMES,
+    TABLE_PRESETS,
+    play_table_match,
+    table_rules,
+)
 
 TABLE = SEEDS.replace(illegal_moves_allowed=True)
 CALLERS = (Level.BASIC, Level.STRONG)
@@ -104,7 +109,7 @@ def test_no_call_outside_table_play() -> None:
         assert proven_call(observe(state, seat)) is None
 
 
-@pytest.mark.parametrize("base", TABLE_PRESETS, ids=["seeds", "kammelna"])
+@pytest.mark.parametrize("base", TABLE_PRESETS, ids=TABLE_PRESET_NAMES)
 def test_bot_calls_are_always_right_and_never_depend_on_the_recorded_violations(
     base: RuleSet,
 ) -> None:

@@ -15,11 +15,14 @@ from baloot_engine.rules.game import apply, close_review, legal_actions, new_mat
 from baloot_engine.rules.projects import ProjectKind
 from baloot_engine.rules.record import RecordedRound
 from baloot_engine.rules.ruleset import (
+    FEDERATION,
     KAMMELNA,
     SEEDS,
     BalootOnFailure,
+    CardConversion,
     ClosedChooser,
     DoubledAllocation,
+    DoubledTieRule,
     DoublingWindow,
     ExactTieRule,
     FirstLeader,
@@ -36,7 +39,7 @@ from baloot_engine.rules.ruleset import (
 from baloot_engine.rules.state import Phase, State
 
 decks = st.permutations(list(range(32))).map(tuple)
-presets = st.sampled_from([SEEDS, KAMMELNA])
+presets = st.sampled_from([SEEDS, KAMMELNA, FEDERATION])
 seats = st.integers(min_value=0, max_value=3)
 
 SIRA = ProjectKind.SIRA
@@ -128,15 +131,26 @@ bidding_rules = st.builds(
     second_hokm_suit_at_confirm=st.booleans(),
     kawesh=st.sampled_from(Kawesh),
     kawesh_keeps_dealer=st.booleans(),
+    ashkal_requires_pending_hokm=st.booleans(),
+    ace_switch_dealer_right_only=st.booleans(),
 )
 
 
+def _chain_rules(**flags: object) -> RuleSet:
+    """SEEDS with doubling flags; triple_opens only where the doubler names the mode."""
+    if flags.get("closed_chooser") is ClosedChooser.BUYER:
+        flags["triple_opens"] = False
+    return SEEDS.replace(**flags)
+
+
 doubling_rules = st.builds(
-    SEEDS.replace,
+    _chain_rules,
     buyer_steps_by_buyer_only=st.booleans(),
     closed_chooser=st.sampled_from(ClosedChooser),
     gahwa_forces_open=st.booleans(),
     doubling_window=st.sampled_from(DoublingWindow),
+    four_by_doubler_only=st.booleans(),
+    triple_opens=st.booleans(),
 )
 
 
@@ -162,7 +176,9 @@ trumps = st.sampled_from([NO_TRUMP, SPADES, HEARTS, DIAMONDS, CLUBS])
 
 rule_sets = st.builds(
     lambda base, **flags: base.replace(**flags),
-    base=st.sampled_from([SEEDS, KAMMELNA]),
+    base=st.sampled_from([SEEDS, KAMMELNA, FEDERATION]),
+    card_conversion=st.sampled_from(CardConversion),
+    doubled_tie_rule=st.sampled_from(DoubledTieRule),
     hokm_rounding=st.sampled_from(HokmRounding),
     exact_tie_rule=st.sampled_from(ExactTieRule),
     success_metric=st.sampled_from(SuccessMetric),
@@ -215,8 +231,9 @@ def played_rounds(draw: st.DrawFn) -> RoundFacts:
 
 # --- table play (§A.14): seats that sometimes break a rule, opponents that call Qayd ---
 
-TABLE_PRESETS = (SEEDS, KAMMELNA)
-"""The presets table play is tested under; a new preset goes here (e.g. FEDERATION)."""
+TABLE_PRESETS = (SEEDS, KAMMELNA, FEDERATION)
+"""The presets table play is tested under; a new preset goes here."""
+TABLE_PRESET_NAMES = ("seeds", "kammelna", "federation")
 
 
 def table_rules(base: RuleSet) -> RuleSet:

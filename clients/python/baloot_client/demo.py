@@ -1,6 +1,7 @@
 """Play complete matches against a running server and print the score sheet.
 
-    baloot-demo [--target localhost:50051] [--matches 1] [--preset seats|kammelna] [--seed N]
+    baloot-demo [--target localhost:50051] [--matches 1]
+                [--preset seeds|kammelna|federation] [--seed N]
 
 Every seat takes a random action from the legal actions its view lists (declarations and
 Sawa claims aside), so the rules, the tokens and the views are exercised end to end.
@@ -76,16 +77,23 @@ def score_line(score: types_pb2.RoundScore, view: types_pb2.View) -> str:
     )
 
 
+PRESETS = {
+    "seeds": rules_pb2.PRESET_SEEDS,
+    "kammelna": rules_pb2.PRESET_KAMMELNA,
+    "federation": rules_pb2.PRESET_FEDERATION,
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the demo; returns the exit code."""
     parser = argparse.ArgumentParser(description="Play Baloot matches against a server.")
     parser.add_argument("--target", default="localhost:50051")
     parser.add_argument("--matches", type=int, default=1)
-    parser.add_argument("--preset", choices=("seeds", "kammelna"), default="seeds")
+    parser.add_argument("--preset", choices=tuple(PRESETS), default="seeds")
     parser.add_argument("--seed", type=int, default=None, help="seed of the random players")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    preset = rules_pb2.PRESET_KAMMELNA if args.preset == "kammelna" else rules_pb2.PRESET_SEEDS
+    preset = PRESETS[args.preset]
     client = EngineClient.connect(args.target)
     try:
         for number in range(1, args.matches + 1):

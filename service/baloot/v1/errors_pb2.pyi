@@ -90,7 +90,7 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """FAILED_PRECONDITION: in a closed game a trump may not be led while holding another suit."""
     ERROR_REASON_AKKA_NOT_ALLOWED: _ErrorReason.ValueType  # 14
     """FAILED_PRECONDITION: the card cannot be called an Akka (it is not led, or not the highest
-    unplayed card of its suit).
+    unplayed card of its suit), or the rules do not use the call (akka_requires_declaration off).
     """
     ERROR_REASON_PROJECT_NOT_HELD: _ErrorReason.ValueType  # 15
     """FAILED_PRECONDITION: the seat declared a project kind that its hand does not hold."""
@@ -221,7 +221,7 @@ ERROR_REASON_TRUMP_LEAD_LOCKED: ErrorReason.ValueType  # 13
 """FAILED_PRECONDITION: in a closed game a trump may not be led while holding another suit."""
 ERROR_REASON_AKKA_NOT_ALLOWED: ErrorReason.ValueType  # 14
 """FAILED_PRECONDITION: the card cannot be called an Akka (it is not led, or not the highest
-unplayed card of its suit).
+unplayed card of its suit), or the rules do not use the call (akka_requires_declaration off).
 """
 ERROR_REASON_PROJECT_NOT_HELD: ErrorReason.ValueType  # 15
 """FAILED_PRECONDITION: the seat declared a project kind that its hand does not hold."""

@@ -34,7 +34,7 @@ from baloot_engine.rules.contract import ContractType, PlayMode
 from baloot_engine.rules.errors import RuleError, malformed
 from baloot_engine.rules.facts import AwardedProject, RoundFacts
 from baloot_engine.rules.projects import ProjectKind
-from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet, RuleSetError
+from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet, RuleSetError
 
 # Proto enum number -> core member; a number that is missing (zero, unknown) pairs with none.
 BID_KINDS: Final = to_core(types_pb2.BidKind, BidKind)
@@ -96,6 +96,8 @@ def rules_in(proto: rules_pb2.RuleSet | None) -> RuleSet:
         base = SEEDS
     elif preset == rules_pb2.PRESET_KAMMELNA:
         base = KAMMELNA
+    elif preset == rules_pb2.PRESET_FEDERATION:
+        base = FEDERATION
     else:
         raise _bad(errors.INVALID_RULES, f"unknown preset value {preset}")
     changes: dict[str, object] = {}

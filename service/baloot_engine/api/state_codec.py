@@ -34,7 +34,7 @@ from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.facts import AwardedProject, RoundFacts
 from baloot_engine.rules.projects import ProjectKind, has_baloot, projects_for_declaration
 from baloot_engine.rules.qayd import penalty_score
-from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
+from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.scoring import RoundScore, score_round
 from baloot_engine.rules.state import (
     EMPTY_DECLARATIONS,
@@ -135,7 +135,8 @@ def _flag_values(name: str) -> tuple[object, ...]:
     return tuple(type(default))
 
 
-PRESETS: Final = (SEEDS, KAMMELNA)
+# By number in the token: append only.
+PRESETS: Final = (SEEDS, KAMMELNA, FEDERATION)
 
 
 def _overrides(rules: RuleSet, base: RuleSet) -> bytes:

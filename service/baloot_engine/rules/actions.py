@@ -233,7 +233,8 @@ class Event(NamedTuple):
     * PROJECTS_REVEALED: ``team`` = the team whose projects score, ``projects`` (seat, project).
     * CARD_PLAYED: ``seat``, ``card``.  AKKA_CALLED: ``seat``, ``card``.
     * BALOOT_ANNOUNCED: ``seat``, ``team``.  TRICK_WON: ``seat`` = winner, ``team``,
-      ``cards`` = the four cards in play order, ``points`` = abnat of the trick.
+      ``cards`` = the four cards in play order, ``points`` = abnat of the trick (the
+      8th trick's include the 10 for the last trick, R33).
     * SAWA_CLAIMED: ``seat``, ``team``.  ROUND_SCORED: ``score``.  MATCH_WON: ``team``.
     * QAYD_JUDGED: ``seat`` = the caller (-1: the engine), ``team`` = the hand's winner
       (-1: play goes on), ``qayd`` = the verdict.  REVIEW_OPENED: nothing (table play).

@@ -3,8 +3,8 @@
 This module owns when a claim may be made (``sawa_possible``), the proof that it holds
 (the plain case of the top cards, else an AND-OR search over every play of the others,
 bounded by ``SAWA_NODE_BUDGET``), and what an accepted claim does to the hand: the
-remaining cards' abnat go to the claiming team. Scoring the hand that the claim ended is
-:mod:`baloot_engine.rules.game`'s next step.
+remaining cards' abnat and the 10 for the last trick go to the claiming team. Scoring the
+hand that the claim ended is :mod:`baloot_engine.rules.game`'s next step.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from baloot_engine.rules import errors
 from baloot_engine.rules.actions import ClaimSawa, Event, EventKind, QaydCategory
 from baloot_engine.rules.cards import (
     ACE,
+    LAST_TRICK_BONUS,
     POINTS,
     SUIT_MASKS,
     cards_in,
@@ -75,7 +76,8 @@ def apply_sawa(state: State, seat: int, _claim: ClaimSawa) -> tuple[State, list[
     team = team_of(seat)
     rest = state.hands[0] | state.hands[1] | state.hands[2] | state.hands[3]
     table = POINTS[contract.trump + 1]
-    points = sum(table[c] for c in range(32) if rest >> c & 1)
+    # The remaining cards and the 10 for the last trick, which the claim takes (R33).
+    points = sum(table[c] for c in range(32) if rest >> c & 1) + LAST_TRICK_BONUS
     abnat = list(state.abnat)
     abnat[team] += points
     events = [Event(EventKind.SAWA_CLAIMED, seat=seat, team=team, points=points)]

@@ -253,7 +253,7 @@ func main() {
 	}
 	target := flag.String("target", defaultTarget, "the engine's host:port")
 	seed := flag.Int64("seed", 1, "the seed of the random choices")
-	presetName := flag.String("preset", "kammelna", "the rule preset: seeds or kammelna")
+	presetName := flag.String("preset", "kammelna", "the rule preset: seeds, kammelna or federation")
 	flag.Parse()
 	preset, ok := balootv1.Preset_value["PRESET_"+strings.ToUpper(*presetName)]
 	if !ok {

@@ -89,7 +89,7 @@ const (
 	// FAILED_PRECONDITION: in a closed game a trump may not be led while holding another suit.
 	ErrorReason_ERROR_REASON_TRUMP_LEAD_LOCKED ErrorReason = 13
 	// FAILED_PRECONDITION: the card cannot be called an Akka (it is not led, or not the highest
-	// unplayed card of its suit).
+	// unplayed card of its suit), or the rules do not use the call (akka_requires_declaration off).
 	ErrorReason_ERROR_REASON_AKKA_NOT_ALLOWED ErrorReason = 14
 	// FAILED_PRECONDITION: the seat declared a project kind that its hand does not hold.
 	ErrorReason_ERROR_REASON_PROJECT_NOT_HELD ErrorReason = 15

@@ -153,7 +153,7 @@ export enum ErrorReason {
 
   /**
    * FAILED_PRECONDITION: the card cannot be called an Akka (it is not led, or not the highest
-   * unplayed card of its suit).
+   * unplayed card of its suit), or the rules do not use the call (akka_requires_declaration off).
    *
    * @generated from enum value: ERROR_REASON_AKKA_NOT_ALLOWED = 14;
    */

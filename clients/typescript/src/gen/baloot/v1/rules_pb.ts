@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baloot/v1/rules.proto.
  */
 export const file_baloot_v1_rules: GenFile = /*@__PURE__*/
-  fileDesc("ChViYWxvb3QvdjEvcnVsZXMucHJvdG8SCWJhbG9vdC52MSLdFQoHUnVsZVNldBIhCgZwcmVzZXQYASABKA4yES5iYWxvb3QudjEuUHJlc2V0EiAKE2thd2VzaF9rZWVwc19kZWFsZXIYAiABKAhIAIgBARInChpyb3VuZDFfaG9rbV9yZW9wZW5zX3RvX2FsbBgDIAEoCEgBiAEBEjwKEnN1bl9wcmlvcml0eV9jbGFpbRgEIAEoDjIbLmJhbG9vdC52MS5TdW5Qcmlvcml0eUNsYWltSAKIAQESHQoQYXNoa2FsX2luX3JvdW5kMhgFIAEoCEgDiAEBEiQKF2FzaGthbF9mb3JiaWRkZW5fb25fYWNlGAYgASgISASIAQESKAobc2Vjb25kX2hva21fc3VpdF9hdF9jb25maXJtGAcgASgISAWIAQESJgoGa2F3ZXNoGAggASgOMhEuYmFsb290LnYxLkthd2VzaEgGiAEBEiYKGWJ1eWVyX3N0ZXBzX2J5X2J1eWVyX29ubHkYCSABKAhIB4gBARI1Cg5jbG9zZWRfY2hvb3NlchgKIAEoDjIYLmJhbG9vdC52MS5DbG9zZWRDaG9vc2VySAiIAQESHgoRZ2Fod2FfZm9yY2VzX29wZW4YCyABKAhICYgBARI7ChRzdW5fZG91YmxlX2J1eWVyX21pbhgMIAEoDjIYLmJhbG9vdC52MS5TY29yZUJvdW5kYXJ5SAqIAQESPgoXc3VuX2RvdWJsZV9kZWZlbmRlcl9tYXgYDSABKA4yGC5iYWxvb3QudjEuU2NvcmVCb3VuZGFyeUgLiAEBEjcKD2RvdWJsaW5nX3dpbmRvdxgOIAEoDjIZLmJhbG9vdC52MS5Eb3VibGluZ1dpbmRvd0gMiAEBEjEKDGZpcnN0X2xlYWRlchgPIAEoDjIWLmJhbG9vdC52MS5GaXJzdExlYWRlckgNiAEBEiAKE3VuZGVydHJ1bXBfcmVxdWlyZWQYECABKAhIDogBARJAChRwYXJ0bmVyX3dpbm5pbmdfcnVsZRgRIAEoDjIdLmJhbG9vdC52MS5QYXJ0bmVyV2lubmluZ1J1bGVID4gBARImChlha2thX3JlcXVpcmVzX2RlY2xhcmF0aW9uGBIgASgISBCIAQESHgoRb3ZlcnRydW1wX3BhcnRuZXIYEyABKAhIEYgBARIcCg9zcGxpdF9sb25nX3J1bnMYFCABKAhIEogBARIiChVhdXRvX2RlY2xhcmVfcHJvamVjdHMYFSABKAhIE4gBARI9ChJwcm9qZWN0X211bHRpcGxpZXIYFiABKA4yHC5iYWxvb3QudjEuUHJvamVjdE11bHRpcGxpZXJIFIgBARI6ChFiYWxvb3Rfb25fZmFpbHVyZRgXIAEoDjIaLmJhbG9vdC52MS5CYWxvb3RPbkZhaWx1cmVIFYgBARInChpiYWxvb3RfYWJzb3JiZWRfYnlfaHVuZHJlZBgYIAEoCEgWiAEBEiMKFmJhbG9vdF9pbl9zdWNjZXNzX3Rlc3QYGSABKAhIF4gBARIzCg1ob2ttX3JvdW5kaW5nGBogASgOMhcuYmFsb290LnYxLkhva21Sb3VuZGluZ0gYiAEBEjQKDmV4YWN0X3RpZV9ydWxlGBsgASgOMhcuYmFsb290LnYxLkV4YWN0VGllUnVsZUgZiAEBEjUKDnN1Y2Nlc3NfbWV0cmljGBwgASgOMhguYmFsb290LnYxLlN1Y2Nlc3NNZXRyaWNIGogBARI4ChBkb3VibGVkX3RpZV9ydWxlGB0gASgOMhkuYmFsb290LnYxLkRvdWJsZWRUaWVSdWxlSBuIAQESPQoSZG91YmxlZF9hbGxvY2F0aW9uGB4gASgOMhwuYmFsb290LnYxLkRvdWJsZWRBbGxvY2F0aW9uSByIAQESNwoPa2Fib290X2RvdWJsaW5nGB8gASgOMhkuYmFsb290LnYxLkthYm9vdERvdWJsaW5nSB2IAQESNwoPa2Fib290X3Byb2plY3RzGCAgASgOMhkuYmFsb290LnYxLkthYm9vdFByb2plY3RzSB6IAQESGwoOcmV2ZXJzZV9rYWJvb3QYISABKAhIH4gBARIZCgxtYXRjaF90YXJnZXQYIiABKA1IIIgBARI2Cg9ib3RoX2Nyb3NzX3J1bGUYIyABKA4yGC5iYWxvb3QudjEuQm90aENyb3NzUnVsZUghiAEBEiIKFWlsbGVnYWxfbW92ZXNfYWxsb3dlZBgkIAEoCEgiiAEBEhEKBHNhd2EYJSABKAhII4gBARIlChhyZXZlYWxfaGFuZHNfYWZ0ZXJfcm91bmQYPCABKAhIJIgBARIxCgxxYXlkX3BlbmFsdHkYMiABKA4yFi5iYWxvb3QudjEuUWF5ZFBlbmFsdHlIJYgBARI2Cg9xYXlkX2ZhbHNlX2NhbGwYMyABKA4yGC5iYWxvb3QudjEuUWF5ZEZhbHNlQ2FsbEgmiAEBEi0KCmZhbHNlX3Nhd2EYNCABKA4yFC5iYWxvb3QudjEuRmFsc2VTYXdhSCeIAQFCFgoUX2thd2VzaF9rZWVwc19kZWFsZXJCHQobX3JvdW5kMV9ob2ttX3Jlb3BlbnNfdG9fYWxsQhUKE19zdW5fcHJpb3JpdHlfY2xhaW1CEwoRX2FzaGthbF9pbl9yb3VuZDJCGgoYX2FzaGthbF9mb3JiaWRkZW5fb25fYWNlQh4KHF9zZWNvbmRfaG9rbV9zdWl0X2F0X2NvbmZpcm1CCQoHX2thd2VzaEIcChpfYnV5ZXJfc3RlcHNfYnlfYnV5ZXJfb25seUIRCg9fY2xvc2VkX2Nob29zZXJCFAoSX2dhaHdhX2ZvcmNlc19vcGVuQhcKFV9zdW5fZG91YmxlX2J1eWVyX21pbkIaChhfc3VuX2RvdWJsZV9kZWZlbmRlcl9tYXhCEgoQX2RvdWJsaW5nX3dpbmRvd0IPCg1fZmlyc3RfbGVhZGVyQhYKFF91bmRlcnRydW1wX3JlcXVpcmVkQhcKFV9wYXJ0bmVyX3dpbm5pbmdfcnVsZUIcChpfYWtrYV9yZXF1aXJlc19kZWNsYXJhdGlvbkIUChJfb3ZlcnRydW1wX3BhcnRuZXJCEgoQX3NwbGl0X2xvbmdfcnVuc0IYChZfYXV0b19kZWNsYXJlX3Byb2plY3RzQhUKE19wcm9qZWN0X211bHRpcGxpZXJCFAoSX2JhbG9vdF9vbl9mYWlsdXJlQh0KG19iYWxvb3RfYWJzb3JiZWRfYnlfaHVuZHJlZEIZChdfYmFsb290X2luX3N1Y2Nlc3NfdGVzdEIQCg5faG9rbV9yb3VuZGluZ0IRCg9fZXhhY3RfdGllX3J1bGVCEQoPX3N1Y2Nlc3NfbWV0cmljQhMKEV9kb3VibGVkX3RpZV9ydWxlQhUKE19kb3VibGVkX2FsbG9jYXRpb25CEgoQX2thYm9vdF9kb3VibGluZ0ISChBfa2Fib290X3Byb2plY3RzQhEKD19yZXZlcnNlX2thYm9vdEIPCg1fbWF0Y2hfdGFyZ2V0QhIKEF9ib3RoX2Nyb3NzX3J1bGVCGAoWX2lsbGVnYWxfbW92ZXNfYWxsb3dlZEIHCgVfc2F3YUIbChlfcmV2ZWFsX2hhbmRzX2FmdGVyX3JvdW5kQg8KDV9xYXlkX3BlbmFsdHlCEgoQX3FheWRfZmFsc2VfY2FsbEINCgtfZmFsc2Vfc2F3YSpHCgZQcmVzZXQSFgoSUFJFU0VUX1VOU1BFQ0lGSUVEEAASEAoMUFJFU0VUX1NFRURTEAESEwoPUFJFU0VUX0tBTU1FTE5BEAIqpwEKEFN1blByaW9yaXR5Q2xhaW0SIgoeU1VOX1BSSU9SSVRZX0NMQUlNX1VOU1BFQ0lGSUVEEAASGgoWU1VOX1BSSU9SSVRZX0NMQUlNX09GRhABEisKJ1NVTl9QUklPUklUWV9DTEFJTV9PUFBPTkVOVFNfV0hPX1BBU1NFRBACEiYKIlNVTl9QUklPUklUWV9DTEFJTV9ISUdIRVJfUFJJT1JJVFkQAyprCgZLYXdlc2gSFgoSS0FXRVNIX1VOU1BFQ0lGSUVEEAASDgoKS0FXRVNIX09GRhABEh4KGktBV0VTSF9JTklUSUFMX0ZJVkVfT0ZfNzg5EAISGQoVS0FXRVNIX05PX0NPVVJUX0NBUkRTEAMqZQoNQ2xvc2VkQ2hvb3NlchIeChpDTE9TRURfQ0hPT1NFUl9VTlNQRUNJRklFRBAAEhoKFkNMT1NFRF9DSE9PU0VSX0RPVUJMRVIQARIYChRDTE9TRURfQ0hPT1NFUl9CVVlFUhACKmgKDVNjb3JlQm91bmRhcnkSHgoaU0NPUkVfQk9VTkRBUllfVU5TUEVDSUZJRUQQABIZChVTQ09SRV9CT1VOREFSWV9TVFJJQ1QQARIcChhTQ09SRV9CT1VOREFSWV9JTkNMVVNJVkUQAip+Cg5Eb3VibGluZ1dpbmRvdxIfChtET1VCTElOR19XSU5ET1dfVU5TUEVDSUZJRUQQABIeChpET1VCTElOR19XSU5ET1dfQUZURVJfREVBTBABEisKJ0RPVUJMSU5HX1dJTkRPV19CRUZPUkVfQlVZRVJfQ09NUExFVElPThACKmIKC0ZpcnN0TGVhZGVyEhwKGEZJUlNUX0xFQURFUl9VTlNQRUNJRklFRBAAEh0KGUZJUlNUX0xFQURFUl9ERUFMRVJfUklHSFQQARIWChJGSVJTVF9MRUFERVJfQlVZRVIQAirRAQoSUGFydG5lcldpbm5pbmdSdWxlEiQKIFBBUlRORVJfV0lOTklOR19SVUxFX1VOU1BFQ0lGSUVEEAASIgoeUEFSVE5FUl9XSU5OSU5HX1JVTEVfQUtLQV9PTkxZEAESIwofUEFSVE5FUl9XSU5OSU5HX1JVTEVfUE9TSVRJT05BTBACEiwKKFBBUlRORVJfV0lOTklOR19SVUxFX0FOWV9QQVJUTkVSX1dJTk5JTkcQAxIeChpQQVJUTkVSX1dJTk5JTkdfUlVMRV9ORVZFUhAEKnUKEVByb2plY3RNdWx0aXBsaWVyEiIKHlBST0pFQ1RfTVVMVElQTElFUl9VTlNQRUNJRklFRBAAEhsKF1BST0pFQ1RfTVVMVElQTElFUl9GVUxMEAESHwobUFJPSkVDVF9NVUxUSVBMSUVSX0NBUF9BVF8yEAIqegoPQmFsb290T25GYWlsdXJlEiEKHUJBTE9PVF9PTl9GQUlMVVJFX1VOU1BFQ0lGSUVEEAASIwofQkFMT09UX09OX0ZBSUxVUkVfS0VQVF9CWV9PV05FUhABEh8KG0JBTE9PVF9PTl9GQUlMVVJFX1RPX1dJTk5FUhACKmsKDEhva21Sb3VuZGluZxIdChlIT0tNX1JPVU5ESU5HX1VOU1BFQ0lGSUVEEAASHQoZSE9LTV9ST1VORElOR19JTkRFUEVOREVOVBABEh0KGUhPS01fUk9VTkRJTkdfUEFJUl9TVU1fMTYQAiqKAQoMRXhhY3RUaWVSdWxlEh4KGkVYQUNUX1RJRV9SVUxFX1VOU1BFQ0lGSUVEEAASHQoZRVhBQ1RfVElFX1JVTEVfQlVZRVJfV0lOUxABEhsKF0VYQUNUX1RJRV9SVUxFX0tBTU1FTE5BEAISHgoaRVhBQ1RfVElFX1JVTEVfQlVZRVJfTE9TRVMQAypjCg1TdWNjZXNzTWV0cmljEh4KGlNVQ0NFU1NfTUVUUklDX1VOU1BFQ0lGSUVEEAASFQoRU1VDQ0VTU19NRVRSSUNfR1AQARIbChdTVUNDRVNTX01FVFJJQ19SQVdfSEFMRhACKlYKDkRvdWJsZWRUaWVSdWxlEiAKHERPVUJMRURfVElFX1JVTEVfVU5TUEVDSUZJRUQQABIiCh5ET1VCTEVEX1RJRV9SVUxFX0RPVUJMRVJfTE9TRVMQASqDAQoRRG91YmxlZEFsbG9jYXRpb24SIgoeRE9VQkxFRF9BTExPQ0FUSU9OX1VOU1BFQ0lGSUVEEAASJwojRE9VQkxFRF9BTExPQ0FUSU9OX1dJTk5FUl9UQUtFU19BTEwQARIhCh1ET1VCTEVEX0FMTE9DQVRJT05fT1dOX1NIQVJFUxACKmsKDkthYm9vdERvdWJsaW5nEh8KG0tBQk9PVF9ET1VCTElOR19VTlNQRUNJRklFRBAAEhgKFEtBQk9PVF9ET1VCTElOR19GTEFUEAESHgoaS0FCT09UX0RPVUJMSU5HX01VTFRJUExJRUQQAipvCg5LYWJvb3RQcm9qZWN0cxIfChtLQUJPT1RfUFJPSkVDVFNfVU5TUEVDSUZJRUQQABIbChdLQUJPT1RfUFJPSkVDVFNfU0VFRDAwMBABEh8KG0tBQk9PVF9QUk9KRUNUU19BTExfQVdBUkRFRBACKnIKDUJvdGhDcm9zc1J1bGUSHwobQk9USF9DUk9TU19SVUxFX1VOU1BFQ0lGSUVEEAASIAocQk9USF9DUk9TU19SVUxFX0hJR0hFUl9UT1RBTBABEh4KGkJPVEhfQ1JPU1NfUlVMRV9CVVlFUl9URUFNEAIqYwoLUWF5ZFBlbmFsdHkSHAoYUUFZRF9QRU5BTFRZX1VOU1BFQ0lGSUVEEAASGgoWUUFZRF9QRU5BTFRZX0ZVTExfSEFORBABEhoKFlFBWURfUEVOQUxUWV9CQVNFX09OTFkQAipwCg1RYXlkRmFsc2VDYWxsEh8KG1FBWURfRkFMU0VfQ0FMTF9VTlNQRUNJRklFRBAAEh4KGlFBWURfRkFMU0VfQ0FMTF9MT1NFU19IQU5EEAESHgoaUUFZRF9GQUxTRV9DQUxMX05PX1BFTkFMVFkQAipaCglGYWxzZVNhd2ESGgoWRkFMU0VfU0FXQV9VTlNQRUNJRklFRBAAEhYKEkZBTFNFX1NBV0FfUkVGVVNFRBABEhkKFUZBTFNFX1NBV0FfTE9TRVNfSEFORBACQqUBChNvcmcuYmFsb290ZW5naW5lLnYxQgpSdWxlc1Byb3RvUAFaSGdpdGh1Yi5jb20vYmFsb290LWVuZ2luZS9iYWxvb3QtZW5naW5lL2NsaWVudHMvZ28vZ2VuL2JhbG9vdC92MTtiYWxvb3R2MaICA0JMVKoCCUJhbG9vdC5WMboCCkJhbG9vdF9WMV/KAglCYWxvb3RcVjHqAgpCYWxvb3Q6OlYxYgZwcm90bzM");
+  fileDesc("ChViYWxvb3QvdjEvcnVsZXMucHJvdG8SCWJhbG9vdC52MSL9GAoHUnVsZVNldBIhCgZwcmVzZXQYASABKA4yES5iYWxvb3QudjEuUHJlc2V0EiAKE2thd2VzaF9rZWVwc19kZWFsZXIYAiABKAhIAIgBARInChpyb3VuZDFfaG9rbV9yZW9wZW5zX3RvX2FsbBgDIAEoCEgBiAEBEjwKEnN1bl9wcmlvcml0eV9jbGFpbRgEIAEoDjIbLmJhbG9vdC52MS5TdW5Qcmlvcml0eUNsYWltSAKIAQESHQoQYXNoa2FsX2luX3JvdW5kMhgFIAEoCEgDiAEBEiQKF2FzaGthbF9mb3JiaWRkZW5fb25fYWNlGAYgASgISASIAQESKAobc2Vjb25kX2hva21fc3VpdF9hdF9jb25maXJtGAcgASgISAWIAQESJgoGa2F3ZXNoGAggASgOMhEuYmFsb290LnYxLkthd2VzaEgGiAEBEiYKGWJ1eWVyX3N0ZXBzX2J5X2J1eWVyX29ubHkYCSABKAhIB4gBARI1Cg5jbG9zZWRfY2hvb3NlchgKIAEoDjIYLmJhbG9vdC52MS5DbG9zZWRDaG9vc2VySAiIAQESHgoRZ2Fod2FfZm9yY2VzX29wZW4YCyABKAhICYgBARI7ChRzdW5fZG91YmxlX2J1eWVyX21pbhgMIAEoDjIYLmJhbG9vdC52MS5TY29yZUJvdW5kYXJ5SAqIAQESPgoXc3VuX2RvdWJsZV9kZWZlbmRlcl9tYXgYDSABKA4yGC5iYWxvb3QudjEuU2NvcmVCb3VuZGFyeUgLiAEBEjcKD2RvdWJsaW5nX3dpbmRvdxgOIAEoDjIZLmJhbG9vdC52MS5Eb3VibGluZ1dpbmRvd0gMiAEBEjEKDGZpcnN0X2xlYWRlchgPIAEoDjIWLmJhbG9vdC52MS5GaXJzdExlYWRlckgNiAEBEiAKE3VuZGVydHJ1bXBfcmVxdWlyZWQYECABKAhIDogBARJAChRwYXJ0bmVyX3dpbm5pbmdfcnVsZRgRIAEoDjIdLmJhbG9vdC52MS5QYXJ0bmVyV2lubmluZ1J1bGVID4gBARImChlha2thX3JlcXVpcmVzX2RlY2xhcmF0aW9uGBIgASgISBCIAQESHgoRb3ZlcnRydW1wX3BhcnRuZXIYEyABKAhIEYgBARIcCg9zcGxpdF9sb25nX3J1bnMYFCABKAhIEogBARIiChVhdXRvX2RlY2xhcmVfcHJvamVjdHMYFSABKAhIE4gBARI9ChJwcm9qZWN0X211bHRpcGxpZXIYFiABKA4yHC5iYWxvb3QudjEuUHJvamVjdE11bHRpcGxpZXJIFIgBARI6ChFiYWxvb3Rfb25fZmFpbHVyZRgXIAEoDjIaLmJhbG9vdC52MS5CYWxvb3RPbkZhaWx1cmVIFYgBARInChpiYWxvb3RfYWJzb3JiZWRfYnlfaHVuZHJlZBgYIAEoCEgWiAEBEiMKFmJhbG9vdF9pbl9zdWNjZXNzX3Rlc3QYGSABKAhIF4gBARIzCg1ob2ttX3JvdW5kaW5nGBogASgOMhcuYmFsb290LnYxLkhva21Sb3VuZGluZ0gYiAEBEjQKDmV4YWN0X3RpZV9ydWxlGBsgASgOMhcuYmFsb290LnYxLkV4YWN0VGllUnVsZUgZiAEBEjUKDnN1Y2Nlc3NfbWV0cmljGBwgASgOMhguYmFsb290LnYxLlN1Y2Nlc3NNZXRyaWNIGogBARI4ChBkb3VibGVkX3RpZV9ydWxlGB0gASgOMhkuYmFsb290LnYxLkRvdWJsZWRUaWVSdWxlSBuIAQESPQoSZG91YmxlZF9hbGxvY2F0aW9uGB4gASgOMhwuYmFsb290LnYxLkRvdWJsZWRBbGxvY2F0aW9uSByIAQESNwoPa2Fib290X2RvdWJsaW5nGB8gASgOMhkuYmFsb290LnYxLkthYm9vdERvdWJsaW5nSB2IAQESNwoPa2Fib290X3Byb2plY3RzGCAgASgOMhkuYmFsb290LnYxLkthYm9vdFByb2plY3RzSB6IAQESGwoOcmV2ZXJzZV9rYWJvb3QYISABKAhIH4gBARIZCgxtYXRjaF90YXJnZXQYIiABKA1IIIgBARI2Cg9ib3RoX2Nyb3NzX3J1bGUYIyABKA4yGC5iYWxvb3QudjEuQm90aENyb3NzUnVsZUghiAEBEiIKFWlsbGVnYWxfbW92ZXNfYWxsb3dlZBgkIAEoCEgiiAEBEhEKBHNhd2EYJSABKAhII4gBARI3Cg9jYXJkX2NvbnZlcnNpb24YJiABKA4yGS5iYWxvb3QudjEuQ2FyZENvbnZlcnNpb25IJIgBARI7ChFiYWxvb3RfYWJzb3JwdGlvbhgnIAEoDjIbLmJhbG9vdC52MS5CYWxvb3RBYnNvcnB0aW9uSCWIAQESIQoUZm91cl9ieV9kb3VibGVyX29ubHkYKCABKAhIJogBARIZCgx0cmlwbGVfb3BlbnMYKSABKAhIJ4gBARIpChxhc2hrYWxfcmVxdWlyZXNfcGVuZGluZ19ob2ttGCogASgISCiIAQESKQocYWNlX3N3aXRjaF9kZWFsZXJfcmlnaHRfb25seRgrIAEoCEgpiAEBEiUKGHJldmVhbF9oYW5kc19hZnRlcl9yb3VuZBg8IAEoCEgqiAEBEjEKDHFheWRfcGVuYWx0eRgyIAEoDjIWLmJhbG9vdC52MS5RYXlkUGVuYWx0eUgriAEBEjYKD3FheWRfZmFsc2VfY2FsbBgzIAEoDjIYLmJhbG9vdC52MS5RYXlkRmFsc2VDYWxsSCyIAQESLQoKZmFsc2Vfc2F3YRg0IAEoDjIULmJhbG9vdC52MS5GYWxzZVNhd2FILYgBAUIWChRfa2F3ZXNoX2tlZXBzX2RlYWxlckIdChtfcm91bmQxX2hva21fcmVvcGVuc190b19hbGxCFQoTX3N1bl9wcmlvcml0eV9jbGFpbUITChFfYXNoa2FsX2luX3JvdW5kMkIaChhfYXNoa2FsX2ZvcmJpZGRlbl9vbl9hY2VCHgocX3NlY29uZF9ob2ttX3N1aXRfYXRfY29uZmlybUIJCgdfa2F3ZXNoQhwKGl9idXllcl9zdGVwc19ieV9idXllcl9vbmx5QhEKD19jbG9zZWRfY2hvb3NlckIUChJfZ2Fod2FfZm9yY2VzX29wZW5CFwoVX3N1bl9kb3VibGVfYnV5ZXJfbWluQhoKGF9zdW5fZG91YmxlX2RlZmVuZGVyX21heEISChBfZG91Ymxpbmdfd2luZG93Qg8KDV9maXJzdF9sZWFkZXJCFgoUX3VuZGVydHJ1bXBfcmVxdWlyZWRCFwoVX3BhcnRuZXJfd2lubmluZ19ydWxlQhwKGl9ha2thX3JlcXVpcmVzX2RlY2xhcmF0aW9uQhQKEl9vdmVydHJ1bXBfcGFydG5lckISChBfc3BsaXRfbG9uZ19ydW5zQhgKFl9hdXRvX2RlY2xhcmVfcHJvamVjdHNCFQoTX3Byb2plY3RfbXVsdGlwbGllckIUChJfYmFsb290X29uX2ZhaWx1cmVCHQobX2JhbG9vdF9hYnNvcmJlZF9ieV9odW5kcmVkQhkKF19iYWxvb3RfaW5fc3VjY2Vzc190ZXN0QhAKDl9ob2ttX3JvdW5kaW5nQhEKD19leGFjdF90aWVfcnVsZUIRCg9fc3VjY2Vzc19tZXRyaWNCEwoRX2RvdWJsZWRfdGllX3J1bGVCFQoTX2RvdWJsZWRfYWxsb2NhdGlvbkISChBfa2Fib290X2RvdWJsaW5nQhIKEF9rYWJvb3RfcHJvamVjdHNCEQoPX3JldmVyc2Vfa2Fib290Qg8KDV9tYXRjaF90YXJnZXRCEgoQX2JvdGhfY3Jvc3NfcnVsZUIYChZfaWxsZWdhbF9tb3Zlc19hbGxvd2VkQgcKBV9zYXdhQhIKEF9jYXJkX2NvbnZlcnNpb25CFAoSX2JhbG9vdF9hYnNvcnB0aW9uQhcKFV9mb3VyX2J5X2RvdWJsZXJfb25seUIPCg1fdHJpcGxlX29wZW5zQh8KHV9hc2hrYWxfcmVxdWlyZXNfcGVuZGluZ19ob2ttQh8KHV9hY2Vfc3dpdGNoX2RlYWxlcl9yaWdodF9vbmx5QhsKGV9yZXZlYWxfaGFuZHNfYWZ0ZXJfcm91bmRCDwoNX3FheWRfcGVuYWx0eUISChBfcWF5ZF9mYWxzZV9jYWxsQg0KC19mYWxzZV9zYXdhKl4KBlByZXNldBIWChJQUkVTRVRfVU5TUEVDSUZJRUQQABIQCgxQUkVTRVRfU0VFRFMQARITCg9QUkVTRVRfS0FNTUVMTkEQAhIVChFQUkVTRVRfRkVERVJBVElPThADKqcBChBTdW5Qcmlvcml0eUNsYWltEiIKHlNVTl9QUklPUklUWV9DTEFJTV9VTlNQRUNJRklFRBAAEhoKFlNVTl9QUklPUklUWV9DTEFJTV9PRkYQARIrCidTVU5fUFJJT1JJVFlfQ0xBSU1fT1BQT05FTlRTX1dIT19QQVNTRUQQAhImCiJTVU5fUFJJT1JJVFlfQ0xBSU1fSElHSEVSX1BSSU9SSVRZEAMqawoGS2F3ZXNoEhYKEktBV0VTSF9VTlNQRUNJRklFRBAAEg4KCktBV0VTSF9PRkYQARIeChpLQVdFU0hfSU5JVElBTF9GSVZFX09GXzc4ORACEhkKFUtBV0VTSF9OT19DT1VSVF9DQVJEUxADKmUKDUNsb3NlZENob29zZXISHgoaQ0xPU0VEX0NIT09TRVJfVU5TUEVDSUZJRUQQABIaChZDTE9TRURfQ0hPT1NFUl9ET1VCTEVSEAESGAoUQ0xPU0VEX0NIT09TRVJfQlVZRVIQAipoCg1TY29yZUJvdW5kYXJ5Eh4KGlNDT1JFX0JPVU5EQVJZX1VOU1BFQ0lGSUVEEAASGQoVU0NPUkVfQk9VTkRBUllfU1RSSUNUEAESHAoYU0NPUkVfQk9VTkRBUllfSU5DTFVTSVZFEAIqfgoORG91YmxpbmdXaW5kb3cSHwobRE9VQkxJTkdfV0lORE9XX1VOU1BFQ0lGSUVEEAASHgoaRE9VQkxJTkdfV0lORE9XX0FGVEVSX0RFQUwQARIrCidET1VCTElOR19XSU5ET1dfQkVGT1JFX0JVWUVSX0NPTVBMRVRJT04QAipiCgtGaXJzdExlYWRlchIcChhGSVJTVF9MRUFERVJfVU5TUEVDSUZJRUQQABIdChlGSVJTVF9MRUFERVJfREVBTEVSX1JJR0hUEAESFgoSRklSU1RfTEVBREVSX0JVWUVSEAIq0QEKElBhcnRuZXJXaW5uaW5nUnVsZRIkCiBQQVJUTkVSX1dJTk5JTkdfUlVMRV9VTlNQRUNJRklFRBAAEiIKHlBBUlRORVJfV0lOTklOR19SVUxFX0FLS0FfT05MWRABEiMKH1BBUlRORVJfV0lOTklOR19SVUxFX1BPU0lUSU9OQUwQAhIsCihQQVJUTkVSX1dJTk5JTkdfUlVMRV9BTllfUEFSVE5FUl9XSU5OSU5HEAMSHgoaUEFSVE5FUl9XSU5OSU5HX1JVTEVfTkVWRVIQBCqZAQoRUHJvamVjdE11bHRpcGxpZXISIgoeUFJPSkVDVF9NVUxUSVBMSUVSX1VOU1BFQ0lGSUVEEAASGwoXUFJPSkVDVF9NVUxUSVBMSUVSX0ZVTEwQARIfChtQUk9KRUNUX01VTFRJUExJRVJfQ0FQX0FUXzIQAhIiCh5QUk9KRUNUX01VTFRJUExJRVJfRE9VQkxFX09OTFkQAyp6Cg9CYWxvb3RPbkZhaWx1cmUSIQodQkFMT09UX09OX0ZBSUxVUkVfVU5TUEVDSUZJRUQQABIjCh9CQUxPT1RfT05fRkFJTFVSRV9LRVBUX0JZX09XTkVSEAESHwobQkFMT09UX09OX0ZBSUxVUkVfVE9fV0lOTkVSEAIqawoMSG9rbVJvdW5kaW5nEh0KGUhPS01fUk9VTkRJTkdfVU5TUEVDSUZJRUQQABIdChlIT0tNX1JPVU5ESU5HX0lOREVQRU5ERU5UEAESHQoZSE9LTV9ST1VORElOR19QQUlSX1NVTV8xNhACKooBCgxFeGFjdFRpZVJ1bGUSHgoaRVhBQ1RfVElFX1JVTEVfVU5TUEVDSUZJRUQQABIdChlFWEFDVF9USUVfUlVMRV9CVVlFUl9XSU5TEAESGwoXRVhBQ1RfVElFX1JVTEVfS0FNTUVMTkEQAhIeChpFWEFDVF9USUVfUlVMRV9CVVlFUl9MT1NFUxADKmMKDVN1Y2Nlc3NNZXRyaWMSHgoaU1VDQ0VTU19NRVRSSUNfVU5TUEVDSUZJRUQQABIVChFTVUNDRVNTX01FVFJJQ19HUBABEhsKF1NVQ0NFU1NfTUVUUklDX1JBV19IQUxGEAIqfgoORG91YmxlZFRpZVJ1bGUSIAocRE9VQkxFRF9USUVfUlVMRV9VTlNQRUNJRklFRBAAEiIKHkRPVUJMRURfVElFX1JVTEVfRE9VQkxFUl9MT1NFUxABEiYKIkRPVUJMRURfVElFX1JVTEVfTEFTVF9SQUlTRVJfTE9TRVMQAiqDAQoRRG91YmxlZEFsbG9jYXRpb24SIgoeRE9VQkxFRF9BTExPQ0FUSU9OX1VOU1BFQ0lGSUVEEAASJwojRE9VQkxFRF9BTExPQ0FUSU9OX1dJTk5FUl9UQUtFU19BTEwQARIhCh1ET1VCTEVEX0FMTE9DQVRJT05fT1dOX1NIQVJFUxACKmsKDkthYm9vdERvdWJsaW5nEh8KG0tBQk9PVF9ET1VCTElOR19VTlNQRUNJRklFRBAAEhgKFEtBQk9PVF9ET1VCTElOR19GTEFUEAESHgoaS0FCT09UX0RPVUJMSU5HX01VTFRJUExJRUQQAipvCg5LYWJvb3RQcm9qZWN0cxIfChtLQUJPT1RfUFJPSkVDVFNfVU5TUEVDSUZJRUQQABIbChdLQUJPT1RfUFJPSkVDVFNfU0VFRDAwMBABEh8KG0tBQk9PVF9QUk9KRUNUU19BTExfQVdBUkRFRBACKnIKDUJvdGhDcm9zc1J1bGUSHwobQk9USF9DUk9TU19SVUxFX1VOU1BFQ0lGSUVEEAASIAocQk9USF9DUk9TU19SVUxFX0hJR0hFUl9UT1RBTBABEh4KGkJPVEhfQ1JPU1NfUlVMRV9CVVlFUl9URUFNEAIqdwoOQ2FyZENvbnZlcnNpb24SHwobQ0FSRF9DT05WRVJTSU9OX1VOU1BFQ0lGSUVEEAASHQoZQ0FSRF9DT05WRVJTSU9OX0VBQ0hfVEVBTRABEiUKIUNBUkRfQ09OVkVSU0lPTl9ERUZFTkRFUlNfQ09VTlRFRBACKp0BChBCYWxvb3RBYnNvcnB0aW9uEiEKHUJBTE9PVF9BQlNPUlBUSU9OX1VOU1BFQ0lGSUVEEAASIQodQkFMT09UX0FCU09SUFRJT05fUlVOX0hVTkRSRUQQARIaChZCQUxPT1RfQUJTT1JQVElPTl9OT05FEAISJwojQkFMT09UX0FCU09SUFRJT05fRk9VUl9PRl9BX0tJTkRfS1EQAypjCgtRYXlkUGVuYWx0eRIcChhRQVlEX1BFTkFMVFlfVU5TUEVDSUZJRUQQABIaChZRQVlEX1BFTkFMVFlfRlVMTF9IQU5EEAESGgoWUUFZRF9QRU5BTFRZX0JBU0VfT05MWRACKnAKDVFheWRGYWxzZUNhbGwSHwobUUFZRF9GQUxTRV9DQUxMX1VOU1BFQ0lGSUVEEAASHgoaUUFZRF9GQUxTRV9DQUxMX0xPU0VTX0hBTkQQARIeChpRQVlEX0ZBTFNFX0NBTExfTk9fUEVOQUxUWRACKloKCUZhbHNlU2F3YRIaChZGQUxTRV9TQVdBX1VOU1BFQ0lGSUVEEAASFgoSRkFMU0VfU0FXQV9SRUZVU0VEEAESGQoVRkFMU0VfU0FXQV9MT1NFU19IQU5EEAJCpQEKE29yZy5iYWxvb3RlbmdpbmUudjFCClJ1bGVzUHJvdG9QAVpIZ2l0aHViLmNvbS9iYWxvb3QtZW5naW5lL2JhbG9vdC1lbmdpbmUvY2xpZW50cy9nby9nZW4vYmFsb290L3YxO2JhbG9vdHYxogIDQkxUqgIJQmFsb290LlYxugIKQmFsb290X1YxX8oCCUJhbG9vdFxWMeoCCkJhbG9vdDo6VjFiBnByb3RvMw");
 
 /**
  * The rule variants of a match. Start from `preset`; every flag that is set overrides the
@@ -147,7 +147,9 @@ export type RuleSet = Message<"baloot.v1.RuleSet"> & {
   partnerWinningRule?: PartnerWinningRule | undefined;
 
   /**
-   * R20: a non-ace Akka frees the partner only when the leader calls it (default false).
+   * R20: a non-ace Akka frees the partner only when the leader calls it (default false). With it
+   * off the engine recognises the boss card by itself, and a play with an Akka call is refused
+   * with AKKA_NOT_ALLOWED.
    *
    * @generated from field: optional bool akka_requires_declaration = 18;
    */
@@ -191,6 +193,8 @@ export type RuleSet = Message<"baloot.v1.RuleSet"> & {
 
   /**
    * R31: a Baloot inside the holder's scored sequence Hundred is not scored apart (default true).
+   * It reads baloot_absorption: true is RUN_HUNDRED; false is NONE, or FOUR_OF_A_KIND_KQ when
+   * that is in force. Setting it alone sets baloot_absorption; setting both, they must agree.
    *
    * @generated from field: optional bool baloot_absorbed_by_hundred = 24;
    */
@@ -290,6 +294,50 @@ export type RuleSet = Message<"baloot.v1.RuleSet"> & {
   sawa?: boolean | undefined;
 
   /**
+   * R35/R36: how card abnat become card game points (default EACH_TEAM).
+   *
+   * @generated from field: optional baloot.v1.CardConversion card_conversion = 38;
+   */
+  cardConversion?: CardConversion | undefined;
+
+  /**
+   * R31: which scored project of the Baloot's holder takes the Baloot in (default RUN_HUNDRED).
+   *
+   * @generated from field: optional baloot.v1.BalootAbsorption baloot_absorption = 39;
+   */
+  balootAbsorption?: BalootAbsorption | undefined;
+
+  /**
+   * R13: Four is offered only to the player who called Double, not to his partner (default
+   * false).
+   *
+   * @generated from field: optional bool four_by_doubler_only = 40;
+   */
+  fourByDoublerOnly?: boolean | undefined;
+
+  /**
+   * R14: a Triple makes the game open; a Four may close it again (default false).
+   *
+   * @generated from field: optional bool triple_opens = 41;
+   */
+  tripleOpens?: boolean | undefined;
+
+  /**
+   * R7: Ashkal may be said only while a Hokm bid in the same lap is standing (default false).
+   *
+   * @generated from field: optional bool ashkal_requires_pending_hokm = 42;
+   */
+  ashkalRequiresPendingHokm?: boolean | undefined;
+
+  /**
+   * R6: when the revealed card is an ace, a first-round Hokm may be switched to Sun only by the
+   * dealer's right (default false).
+   *
+   * @generated from field: optional bool ace_switch_dealer_right_only = 43;
+   */
+  aceSwitchDealerRightOnly?: boolean | undefined;
+
+  /**
    * Records: every view (and every credential's response) shows the deck order of a round once
    * it is over (scored or redealt), for recap screens; otherwise only the host credential gets
    * it, in the ROUND_REVEALED event (default false).
@@ -356,6 +404,19 @@ export enum Preset {
    * @generated from enum value: PRESET_KAMMELNA = 2;
    */
   KAMMELNA = 2,
+
+  /**
+   * The rules of the Saudi Mind Sports Federation's championships, as a public clause-by-clause
+   * summary of its regulation gives them (docs/rules.md lists the clause of every value): SEEDS
+   * with success_metric = RAW_HALF, baloot_in_success_test, card_conversion =
+   * DEFENDERS_COUNTED, project_multiplier = DOUBLE_ONLY, doubled_tie_rule = LAST_RAISER_LOSES,
+   * sun_double_defender_max = INCLUSIVE, buyer_steps_by_buyer_only, four_by_doubler_only,
+   * triple_opens, baloot_absorption = FOUR_OF_A_KIND_KQ (so baloot_absorbed_by_hundred off),
+   * ashkal_requires_pending_hokm, ashkal_in_round2 and ace_switch_dealer_right_only.
+   *
+   * @generated from enum value: PRESET_FEDERATION = 3;
+   */
+  FEDERATION = 3,
 }
 
 /**
@@ -658,6 +719,13 @@ export enum ProjectMultiplier {
    * @generated from enum value: PROJECT_MULTIPLIER_CAP_AT_2 = 2;
    */
   CAP_AT_2 = 2,
+
+  /**
+   * Projects are multiplied by 2 at Double and not at all at Triple and Four.
+   *
+   * @generated from enum value: PROJECT_MULTIPLIER_DOUBLE_ONLY = 3;
+   */
+  DOUBLE_ONLY = 3,
 }
 
 /**
@@ -823,11 +891,19 @@ export enum DoubledTieRule {
   UNSPECIFIED = 0,
 
   /**
-   * The team that doubled loses, so the buyer succeeds (default and only value).
+   * The team that doubled loses, so the buyer succeeds (default).
    *
    * @generated from enum value: DOUBLED_TIE_RULE_DOUBLER_LOSES = 1;
    */
   DOUBLER_LOSES = 1,
+
+  /**
+   * The team that made the last raise loses: the defenders at Double and Four, the buyer at
+   * Triple and Gahwa.
+   *
+   * @generated from enum value: DOUBLED_TIE_RULE_LAST_RAISER_LOSES = 2;
+   */
+  LAST_RAISER_LOSES = 2,
 }
 
 /**
@@ -973,6 +1049,86 @@ export const BothCrossRuleSchema: GenEnum<BothCrossRule> = /*@__PURE__*/
   enumDesc(file_baloot_v1_rules, 17);
 
 /**
+ * How the card abnat of a round become card game points, R35/R36.
+ *
+ * @generated from enum baloot.v1.CardConversion
+ */
+export enum CardConversion {
+  /**
+   * Not set: the preset's value applies.
+   *
+   * @generated from enum value: CARD_CONVERSION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Each team's abnat are converted on their own, R35 in Sun and R36 with hokm_rounding in Hokm
+   * (default).
+   *
+   * @generated from enum value: CARD_CONVERSION_EACH_TEAM = 1;
+   */
+  EACH_TEAM = 1,
+
+  /**
+   * Only the defenders' abnat are converted and the buyer takes the rest of 26 (Sun) or 16
+   * (Hokm): in Hokm abnat / 10 with a remainder of 1-5 rounded down and 6-9 up; in Sun abnat /
+   * 10 with a remainder of 5 or more rounded up, then doubled.
+   *
+   * @generated from enum value: CARD_CONVERSION_DEFENDERS_COUNTED = 2;
+   */
+  DEFENDERS_COUNTED = 2,
+}
+
+/**
+ * Describes the enum baloot.v1.CardConversion.
+ */
+export const CardConversionSchema: GenEnum<CardConversion> = /*@__PURE__*/
+  enumDesc(file_baloot_v1_rules, 18);
+
+/**
+ * Which of the holder's scored projects take his Baloot in, so that it does not score apart,
+ * R31.
+ *
+ * @generated from enum baloot.v1.BalootAbsorption
+ */
+export enum BalootAbsorption {
+  /**
+   * Not set: the preset's value applies (or baloot_absorbed_by_hundred, when only that is set).
+   *
+   * @generated from enum value: BALOOT_ABSORPTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A run Hundred holding the king and queen of trump (default; baloot_absorbed_by_hundred on).
+   *
+   * @generated from enum value: BALOOT_ABSORPTION_RUN_HUNDRED = 1;
+   */
+  RUN_HUNDRED = 1,
+
+  /**
+   * None: the Baloot always scores apart (baloot_absorbed_by_hundred off).
+   *
+   * @generated from enum value: BALOOT_ABSORPTION_NONE = 2;
+   */
+  NONE = 2,
+
+  /**
+   * A four-of-a-kind Hundred of kings or queens (it holds the king or the queen of trump); the
+   * Baloot still scores inside any run.
+   *
+   * @generated from enum value: BALOOT_ABSORPTION_FOUR_OF_A_KIND_KQ = 3;
+   */
+  FOUR_OF_A_KIND_KQ = 3,
+}
+
+/**
+ * Describes the enum baloot.v1.BalootAbsorption.
+ */
+export const BalootAbsorptionSchema: GenEnum<BalootAbsorption> = /*@__PURE__*/
+  enumDesc(file_baloot_v1_rules, 19);
+
+/**
  * R45: what a correct Qayd call gives the caller's team; the offending team scores nothing.
  *
  * @generated from enum baloot.v1.QaydPenalty
@@ -1006,7 +1162,7 @@ export enum QaydPenalty {
  * Describes the enum baloot.v1.QaydPenalty.
  */
 export const QaydPenaltySchema: GenEnum<QaydPenalty> = /*@__PURE__*/
-  enumDesc(file_baloot_v1_rules, 18);
+  enumDesc(file_baloot_v1_rules, 20);
 
 /**
  * R45: what a wrong Qayd call (no such violation, or another rule than the one named) costs.
@@ -1040,7 +1196,7 @@ export enum QaydFalseCall {
  * Describes the enum baloot.v1.QaydFalseCall.
  */
 export const QaydFalseCallSchema: GenEnum<QaydFalseCall> = /*@__PURE__*/
-  enumDesc(file_baloot_v1_rules, 19);
+  enumDesc(file_baloot_v1_rules, 21);
 
 /**
  * R46: what a false Sawa claim does outside table play (in table play it is accepted and may be
@@ -1075,5 +1231,5 @@ export enum FalseSawa {
  * Describes the enum baloot.v1.FalseSawa.
  */
 export const FalseSawaSchema: GenEnum<FalseSawa> = /*@__PURE__*/
-  enumDesc(file_baloot_v1_rules, 20);
+  enumDesc(file_baloot_v1_rules, 22);
 
