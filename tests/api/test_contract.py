@@ -103,6 +103,7 @@ def test_each_rpc_has_its_own_request_and_response() -> None:
         "ApplyBotAction",
         "VerifyRecord",
         "ReplayRecord",
+        "CallQayd",
     }
     for method in service.methods:
         assert method.input_type.name == f"{method.name}Request"
@@ -117,6 +118,7 @@ def test_each_rpc_has_its_own_request_and_response() -> None:
         engine_service_pb2.CallDoubleRequest,
         engine_service_pb2.DeclareProjectsRequest,
         engine_service_pb2.PlayCardRequest,
+        engine_service_pb2.CallQaydRequest,
     ],
 )
 def test_action_requests_share_one_shape(request_type: type) -> None:
@@ -130,7 +132,7 @@ def test_action_requests_share_one_shape(request_type: type) -> None:
 
 
 def test_state_changing_responses_share_one_shape() -> None:
-    for name in ("DealRound", "PlaceBid", "CallDouble", "DeclareProjects", "PlayCard"):
+    for name in ("DealRound", "PlaceBid", "CallDouble", "DeclareProjects", "PlayCard", "CallQayd"):
         fields = getattr(engine_service_pb2, f"{name}Response").DESCRIPTOR.fields_by_name
         assert [(f.name, f.number) for f in fields.values()] == [
             ("state", 1),

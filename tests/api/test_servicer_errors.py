@@ -165,7 +165,7 @@ INVALID_RULE_SETS = {
     "unknown preset": rules_pb2.RuleSet(preset=9),
     "unknown flag value": rules_pb2.RuleSet(kawesh=99),
     "flag set to unspecified": rules_pb2.RuleSet(hokm_rounding=0),
-    "unsupported flag": rules_pb2.RuleSet(illegal_moves_allowed=True),
+    "unknown table-play flag value": rules_pb2.RuleSet(qayd_penalty=99),
 }
 
 

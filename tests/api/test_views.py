@@ -15,14 +15,14 @@ from baloot_engine.api import outbound
 from baloot_engine.api.views import add_views, build_view, encode_observation
 from baloot_engine.bots import Level, suggest
 from baloot_engine.rules.actions import Deal, Event
-from baloot_engine.rules.game import apply, new_match
+from baloot_engine.rules.game import apply, close_review, new_match
 from baloot_engine.rules.observation import Observation, observe, observe_public
 from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.state import Phase, State
-from tests.rules.strategies import choose, random_deck
+from tests.rules.strategies import choose, random_deck, table_rules, table_step
 
 MATCH_ID = "0123456789abcdef" * 2
-LIVE = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
+LIVE = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING, Phase.ROUND_REVIEW)
 EDGE_CASES = {
     "projects shown after the comparison",
     "projects declared, not shown",
@@ -38,6 +38,7 @@ VARIANTS = [
     KAMMELNA,
     SEEDS.replace(sawa=True, auto_declare_projects=True, match_target=101),
     FEDERATION,
+    table_rules(KAMMELNA),
 ]
 
 
@@ -55,10 +56,17 @@ def played_states(
     while state.phase is not Phase.MATCH_OVER:
         if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
             state, events = apply(state, state.dealer, Deal(random_deck(rng)))
+        elif state.phase is Phase.ROUND_REVIEW:
+            step = table_step(rng, state)
+            state, events = close_review(state) if step is None else apply(state, *step)
         elif bots:
             seat = state.turn
             action = suggest(state, seat, Level.BASIC, seed=len(steps))
             state, events = apply(state, seat, action)
+        elif rules.illegal_moves_allowed:
+            step = table_step(rng, state)
+            assert step is not None
+            state, events = apply(state, *step)
         else:
             seat, action = choose(rng, state)
             state, events = apply(state, seat, action)
@@ -91,7 +99,9 @@ def edge_cases(observation: Observation) -> set[str]:
     return cases
 
 
-@pytest.mark.parametrize("rules", VARIANTS, ids=["seeds", "kammelna", "custom", "federation"])
+@pytest.mark.parametrize(
+    "rules", VARIANTS, ids=["seeds", "kammelna", "custom", "federation", "table"]
+)
 def test_views_are_the_encoded_observation_and_events_the_plain_construction(
     rules: RuleSet,
 ) -> None:
@@ -116,7 +126,10 @@ def test_views_are_the_encoded_observation_and_events_the_plain_construction(
             plain = [outbound._build_event(e, state) for e in events]
             assert list(response.events) == plain
             assert [outbound.event_out(e, state) for e in events] == plain
-    assert phases == set(Phase)
+    if rules.illegal_moves_allowed:
+        assert Phase.ROUND_REVIEW in phases
+    else:
+        assert phases == set(Phase) - {Phase.ROUND_REVIEW}
     assert seen == EDGE_CASES
 
 

@@ -6,12 +6,12 @@ import random
 
 from hypothesis import strategies as st
 
-from baloot_engine.rules.actions import Action, ClaimSawa, Deal
+from baloot_engine.rules.actions import Action, CallQayd, ClaimSawa, Deal, Event, Play, QaydCategory
 from baloot_engine.rules.cards import CLUBS, DIAMONDS, HEARTS, SPADES, mask_of
 from baloot_engine.rules.contract import NO_TRUMP, ContractType
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.facts import AwardedProject, RoundFacts
-from baloot_engine.rules.game import apply, legal_actions, new_match
+from baloot_engine.rules.game import apply, close_review, legal_actions, new_match
 from baloot_engine.rules.projects import ProjectKind
 from baloot_engine.rules.record import RecordedRound
 from baloot_engine.rules.ruleset import (
@@ -228,3 +228,99 @@ def played_rounds(draw: st.DrawFn) -> RoundFacts:
         gahwa=gahwa,
         reverse_kaboot=reverse,
     )
+
+
+# --- table play (§A.14): seats that sometimes break a rule, opponents that call Qayd ---
+
+TABLE_PRESETS = (SEEDS, KAMMELNA, FEDERATION)
+"""The presets table play is tested under; a new preset goes here."""
+TABLE_PRESET_NAMES = ("seeds", "kammelna", "federation")
+
+
+def table_rules(base: RuleSet) -> RuleSet:
+    """``base`` in table play, with Sawa claims allowed."""
+    return base.replace(illegal_moves_allowed=True, sawa=True)
+
+
+def table_step(
+    rng: random.Random, state: State, *, cheat: float = 0.2, call: float = 0.05
+) -> tuple[int, Action] | None:
+    """One random step of a table-play round, or None for the host closing the review.
+
+    The seat on turn plays any card it holds with probability ``cheat`` (else a legal
+    action, Sawa claims included now and then); with probability ``call`` a random seat
+    first calls Qayd on a random card of the other team played this round (right or wrong,
+    with or without a category).
+    """
+    if state.phase is Phase.ROUND_REVIEW:
+        if rng.random() < 0.5:
+            return None
+        qayd = _random_qayd(rng, state)
+        return qayd if qayd is not None else None
+    if state.phase is Phase.PLAYING and rng.random() < call:
+        qayd = _random_qayd(rng, state)
+        if qayd is not None:
+            return qayd
+    seat = state.turn
+    options = legal_actions(state, seat)
+    if state.phase is Phase.PLAYING and rng.random() < cheat:
+        held = [c for c in range(32) if state.hands[seat] >> c & 1]
+        card = rng.choice(held)
+        # A false Akka only where an Akka is a call at all: a Hokm lead of a plain non-Ace.
+        akka = (
+            state.rules.akka_requires_declaration
+            and not state.trick
+            and 0 <= state.trump != card >> 3
+            and card & 7 != 7
+            and rng.random() < 0.3
+        )
+        return seat, Play(card, akka=akka)
+    sawa = [a for a in options if isinstance(a, ClaimSawa)]
+    if sawa and rng.random() < 0.1:
+        return seat, sawa[0]
+    return seat, rng.choice([a for a in options if not isinstance(a, ClaimSawa)])
+
+
+def _random_qayd(rng: random.Random, state: State) -> tuple[int, Action] | None:
+    played: list[tuple[int, int, int]] = []  # (seat, trick, card)
+    for number, record in enumerate(state.tricks, start=1):
+        for position, card in enumerate(record.cards):
+            played.append(((record.leader + position) & 3, number, card))
+    for position, card in enumerate(state.trick):
+        played.append(((state.leader + position) & 3, len(state.tricks) + 1, card))
+    if state.phase is Phase.ROUND_REVIEW and state.sawa_seat >= 0 and rng.random() < 0.3:
+        accused = state.sawa_seat
+        caller = (accused + rng.choice((1, 3))) & 3
+        return caller, CallQayd(accused, len(state.tricks) + 1, -1, QaydCategory.FALSE_SAWA)
+    if not played:
+        return None
+    # Prefer the cards that did break a rule half the time, so that right calls happen.
+    broken = [(v.seat, v.trick, v.card) for v in state.violations if v.card >= 0]
+    accused, trick, card = rng.choice(broken if broken and rng.random() < 0.5 else played)
+    caller = (accused + rng.choice((1, 3))) & 3
+    category = rng.choice([None, *QaydCategory]) if rng.random() < 0.5 else None
+    if category is QaydCategory.FALSE_SAWA:
+        category = None
+    return caller, CallQayd(accused, trick, card, category)
+
+
+def play_table_match(
+    rng: random.Random, rules: RuleSet, max_hands: int = 200
+) -> list[tuple[State, tuple[Event, ...]]]:
+    """A whole table-play match of random steps; every state with the events that led to it."""
+    state = new_match(rules, dealer=rng.randrange(4))
+    steps: list[tuple[State, tuple[Event, ...]]] = [(state, ())]
+    hands = 0
+    while state.phase is not Phase.MATCH_OVER:
+        if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
+            hands += 1
+            assert hands <= max_hands, "the match does not end"
+            state, events = apply(state, state.dealer, Deal(random_deck(rng)))
+        else:
+            step = table_step(rng, state)
+            if step is None:
+                state, events = close_review(state)
+            else:
+                state, events = apply(state, *step)
+        steps.append((state, events))
+    return steps

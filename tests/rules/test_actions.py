@@ -78,4 +78,5 @@ def test_events_are_named_and_keep_their_defaults() -> None:
         "projects": (),
         "score": None,
         "text": "",
+        "qayd": None,
     }

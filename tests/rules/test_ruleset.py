@@ -69,6 +69,9 @@ SEEDS_DEFAULTS: dict[str, object] = {
     "ace_switch_dealer_right_only": False,
     "double_open_by_default": False,
     "reveal_hands_after_round": False,
+    "qayd_penalty": "full_hand",
+    "qayd_false_call": "loses_hand",
+    "false_sawa": "refused",
 }
 
 # §A.14's table F1-F14: the complete list of FEDERATION's differences from SEEDS.
@@ -124,6 +127,9 @@ ALTERNATIVES: dict[str, tuple[object, ...]] = {
     "kaboot_doubling": ("multiplied",),
     "kaboot_projects": ("all_awarded",),
     "both_cross_rule": ("buyer_team",),
+    "qayd_penalty": ("base_only",),
+    "qayd_false_call": ("no_penalty",),
+    "false_sawa": ("loses_hand",),
 }
 
 
@@ -197,20 +203,18 @@ def test_every_alternative_can_be_chosen(name: str, value: object) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    [
-        name
-        for name, value in SEEDS_DEFAULTS.items()
-        if isinstance(value, bool) and name != "illegal_moves_allowed"  # see the next test
-    ],
+    [name for name, value in SEEDS_DEFAULTS.items() if isinstance(value, bool)],
 )
 def test_every_boolean_flag_can_be_flipped(name: str) -> None:
     flipped = SEEDS.replace(**{name: not SEEDS_DEFAULTS[name]})
     assert getattr(flipped, name) is (not SEEDS_DEFAULTS[name])
 
 
-def test_illegal_moves_allowed_is_refused_because_illegal_cards_are_never_accepted() -> None:
-    with pytest.raises(RuleSetError, match="illegal_moves_allowed"):
-        SEEDS.replace(illegal_moves_allowed=True)
+def test_table_play_is_a_supported_rule_set_since_qayd_is_judged() -> None:
+    # §A.14: illegal_moves_allowed used to be refused; table play now records and judges.
+    rules = KAMMELNA.replace(illegal_moves_allowed=True)
+    assert rules.problems() == []
+    assert rules.qayd_penalty.value == "full_hand"
 
 
 def test_to_dict_and_from_dict_round_trip() -> None:

@@ -91,8 +91,9 @@ def test_phases_behave_like_enum_members() -> None:
         "PLAYING",
         "ROUND_OVER",
         "MATCH_OVER",
+        "ROUND_REVIEW",
     ]
-    assert len(Phase) == 6
+    assert len(Phase) == 7
     for phase in Phase:
         assert getattr(Phase, phase.name) is phase
         assert phase.value == phase.name.lower()

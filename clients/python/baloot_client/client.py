@@ -179,6 +179,8 @@ class Match:
         request: Any,
         credential: str | None,
         action: types_pb2.Action | None = None,
+        *,
+        record: bool = True,
     ) -> Any:
         request.state = self.state
         request.match_id = self.match_id
@@ -187,7 +189,7 @@ class Match:
         response = self.client.call(method, request)
         self.state, self.version = response.state, response.state_version
         self.views = list(response.views)
-        if self.recorder is not None:
+        if self.recorder is not None and record:
             applied = response.action if action is None else action
             self.recorder.add(request.seat, applied, response.events)
         return response
@@ -237,8 +239,23 @@ class Match:
         )
         return response
 
+    def call_qayd(self, seat: int, call: types_pb2.QaydCall, credential: str | None = None) -> Any:
+        """Call Qayd (table play): ``seat`` accuses a seat of the other team of a broken rule."""
+        request = pb.CallQaydRequest(seat=seat, call=call)
+        action = types_pb2.Action(qayd=call)
+        return self._send(self.client.stub.CallQayd, request, credential, action).events
+
+    def close_review(self) -> Any:
+        """Close the review of a table-play round and score it (host credential).
+
+        The close is no seat's action, so the match record does not hold it (a record of a
+        table-play match cannot be verified yet); the round's reveal still completes it.
+        """
+        request = pb.CallQaydRequest(close_review=True)
+        return self._send(self.client.stub.CallQayd, request, None, record=False).events
+
     def act(self, seat: int, action: types_pb2.Action, credential: str | None = None) -> Any:
-        """Apply any action of a legal-action list (the dealer's deal included)."""
+        """Apply any action of a legal-action list (the dealer's deal included), or a Qayd call."""
         which = action.WhichOneof("action")
         if which == "deal":
             return self.deal(seat, action.deal.deck_order, credential)
@@ -250,6 +267,8 @@ class Match:
             return self.declare(seat, action.declaration, credential)
         if which == "play":
             return self.play(seat, action.play, credential)
+        if which == "qayd":
+            return self.call_qayd(seat, action.qayd, credential)
         raise ValueError(f"not an action: {action}")
 
     def view(self, seat: int | None = None, credential: str | None = None) -> types_pb2.View:

@@ -25,6 +25,7 @@ import type {
   DeclarationSchema,
   DoublingSchema,
   Event,
+  QaydCallSchema,
   View,
 } from "./gen/baloot/v1/types_pb.js";
 import { EngineError } from "./errors.js";
@@ -375,6 +376,21 @@ export class Match {
     });
   }
 
+  /** Call Qayd (table play): `seat` accuses a seat of the other team of breaking a rule. */
+  callQayd(seat: number, qayd: MessageInitShape<typeof QaydCallSchema>, credential?: string): Promise<Event[]> {
+    return this.#send((rpc, common, call) => rpc.callQayd({ ...common, seat, call: qayd }, call), credential, seat, {
+      action: { case: "qayd", value: qayd },
+    });
+  }
+
+  /**
+   * Close the review of a table-play round and score it (host credential only). The close is no
+   * seat's action, so the match record does not hold it.
+   */
+  closeReview(): Promise<Event[]> {
+    return this.#send((rpc, common, call) => rpc.callQayd({ ...common, closeReview: true }, call), undefined);
+  }
+
   /**
    * Apply, in one call, the action a bot of `level` chooses for the seat whose turn it is (the
    * dealer's deal too): ApplyBotAction, host credential only, for timeouts and disconnects.
@@ -395,7 +411,7 @@ export class Match {
     return response;
   }
 
-  /** Apply any action, e.g. one of a view's `legalActions` (the dealer's deal included). */
+  /** Apply any action, e.g. one of a view's `legalActions` (the dealer's deal included), or a Qayd call. */
   act(seat: number, action: Action | MessageInitShape<typeof ActionSchema>, credential?: string): Promise<Event[]> {
     const chosen = action.action;
     switch (chosen?.case) {
@@ -409,6 +425,8 @@ export class Match {
         return this.declare(seat, chosen.value, credential);
       case "play":
         return this.play(seat, chosen.value, credential);
+      case "qayd":
+        return this.callQayd(seat, chosen.value, credential);
       default:
         return Promise.reject(new TypeError("not an action: no deal, bid, doubling, declaration or play is set"));
     }

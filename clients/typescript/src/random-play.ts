@@ -48,11 +48,22 @@ export interface PlayReport {
 
 /**
  * Play a match (created with the host credential) to its end: between rounds the dealer takes
- * its one legal action, the deal; otherwise the seat to act chooses. Resolves to the final view.
+ * its one legal action, the deal; in table play the host closes each round's review; otherwise
+ * the seat to act chooses. Resolves to the final view.
  */
 export async function playMatch(match: Match, random: Random, report: PlayReport = {}): Promise<View> {
   let view = match.latestView;
   while (view.phase !== Phase.MATCH_OVER) {
+    if (view.phase === Phase.ROUND_REVIEW) {
+      // Table play: nobody calls Qayd here; the host closes the review and the round is scored.
+      for (const event of await match.closeReview()) {
+        if (event.kind === EventKind.ROUND_SCORED && event.detail.case === "roundScore") {
+          report.onRound?.(event.detail.value, match.latestView);
+        }
+      }
+      view = match.latestView;
+      continue;
+    }
     // Every step is one of the legal actions of the seat to act: between rounds, the dealer's deal.
     const between = view.phase === Phase.AWAITING_DEAL || view.phase === Phase.ROUND_OVER;
     const seat = between ? view.dealer : view.turn;

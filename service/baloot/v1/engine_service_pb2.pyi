@@ -1324,3 +1324,97 @@ class ReplayRecordResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ReplayRecordResponse: _TypeAlias = ReplayRecordResponse  # noqa: Y015
+
+@_typing.final
+class CallQaydRequest(_message.Message):
+    """The request of CallQayd: a Qayd call of `seat`, or the host closing the review."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    CREDENTIAL_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    CALL_FIELD_NUMBER: _builtins.int
+    EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    CLOSE_REVIEW_FIELD_NUMBER: _builtins.int
+    state: _builtins.bytes
+    """The sealed state token the call applies to."""
+    credential: _builtins.str
+    """The calling seat's credential or the host credential (closing the review: the host's only)."""
+    seat: _builtins.int
+    """The calling seat; ignored when closing the review."""
+    expected_version: _builtins.int
+    """The state version the caller expects; the call is refused with FAILED_PRECONDITION and reason
+    STALE_STATE if it differs.
+    """
+    match_id: _builtins.str
+    """The id of the match the token belongs to, as CreateMatch returned it."""
+    close_review: _builtins.bool
+    """True to close the review of a round in PHASE_ROUND_REVIEW and score it (host credential only;
+    REVIEW_NOT_OPEN when no round is under review). `call` must then be unset.
+    """
+    @_builtins.property
+    def call(self) -> _types_pb2.QaydCall:
+        """The call; unset when closing the review."""
+
+    def __init__(
+        self,
+        *,
+        state: _builtins.bytes = ...,
+        credential: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        call: _types_pb2.QaydCall | None = ...,
+        expected_version: _builtins.int | None = ...,
+        match_id: _builtins.str = ...,
+        close_review: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "call", b"call", "expected_version", b"expected_version"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "call", b"call", "close_review", b"close_review", "credential", b"credential", "expected_version", b"expected_version", "match_id", b"match_id", "seat", b"seat", "state", b"state"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
+    _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__expected_version) -> _WhichOneofReturnType__expected_version | None: ...
+
+Global___CallQaydRequest: _TypeAlias = CallQaydRequest  # noqa: Y015
+
+@_typing.final
+class CallQaydResponse(_message.Message):
+    """The response of CallQayd."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    STATE_VERSION_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    VIEWS_FIELD_NUMBER: _builtins.int
+    state: _builtins.bytes
+    """The sealed state token after the call."""
+    state_version: _builtins.int
+    """The version of that state."""
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.Event]:
+        """The events the call caused, in order: the verdict (QAYD_JUDGED), then the round score and
+        possibly the match result when the hand ends; closing the review: the round score.
+        """
+
+    @_builtins.property
+    def views(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.View]:
+        """The views the credential entitles the caller to, as in DealRoundResponse."""
+
+    def __init__(
+        self,
+        *,
+        state: _builtins.bytes = ...,
+        state_version: _builtins.int = ...,
+        events: _abc.Iterable[_types_pb2.Event] | None = ...,
+        views: _abc.Iterable[_types_pb2.View] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "state", b"state", "state_version", b"state_version", "views", b"views"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CallQaydResponse: _TypeAlias = CallQaydResponse  # noqa: Y015

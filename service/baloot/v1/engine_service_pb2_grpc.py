@@ -46,18 +46,19 @@ class BalootEngineServiceStub:
 
     FLOW. CreateMatch, then for each round: DealRound, PlaceBid until a contract is fixed (or the
     hand is redealt), CallDouble while a doubling chain is open, DeclareProjects during the first
-    trick and PlayCard for the 32 cards; the last card scores the round. GetView, ListLegalActions
-    and GetScore read a state without changing it. ScoreRound needs no match at all.
+    trick and PlayCard for the 32 cards; the last card scores the round (in table play, the review
+    that follows it: see CallQayd). GetView, ListLegalActions and GetScore read a state without
+    changing it. ScoreRound needs no match at all.
 
     RETRIES. Every RPC is safe to retry, and each declares so in its `idempotency_level`. The
     reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction, VerifyRecord,
     ReplayRecord) have no side effects. An action (DealRound, PlaceBid, CallDouble,
-    DeclareProjects, PlayCard, and ApplyBotAction, whose bot draws from the token) is IDEMPOTENT: the
-    service stores nothing, and the same token and request give the same state and events, so a
-    retry after a lost response returns what the first attempt returned. CreateMatch is IDEMPOTENT
-    too: a retry returns another match, and the one whose response was lost was never stored
-    anywhere. A client should retry UNAVAILABLE with exponential backoff; the default service
-    config that does so is in clients/service_config.json (see docs/clients.md).
+    DeclareProjects, PlayCard, CallQayd, and ApplyBotAction, whose bot draws from the token) is
+    IDEMPOTENT: the service stores nothing, and the same token and request give the same state and
+    events, so a retry after a lost response returns what the first attempt returned. CreateMatch
+    is IDEMPOTENT too: a retry returns another match, and the one whose response was lost was never
+    stored anywhere. A client should retry UNAVAILABLE with exponential backoff; the default
+    service config that does so is in clients/service_config.json (see docs/clients.md).
     """
 
     def __init__(self, channel):
@@ -136,6 +137,11 @@ class BalootEngineServiceStub:
                 request_serializer=baloot_dot_v1_dot_engine__service__pb2.ReplayRecordRequest.SerializeToString,
                 response_deserializer=baloot_dot_v1_dot_engine__service__pb2.ReplayRecordResponse.FromString,
                 _registered_method=True)
+        self.CallQayd = channel.unary_unary(
+                '/baloot.v1.BalootEngineService/CallQayd',
+                request_serializer=baloot_dot_v1_dot_engine__service__pb2.CallQaydRequest.SerializeToString,
+                response_deserializer=baloot_dot_v1_dot_engine__service__pb2.CallQaydResponse.FromString,
+                _registered_method=True)
 
 
 class BalootEngineServiceServicer:
@@ -159,18 +165,19 @@ class BalootEngineServiceServicer:
 
     FLOW. CreateMatch, then for each round: DealRound, PlaceBid until a contract is fixed (or the
     hand is redealt), CallDouble while a doubling chain is open, DeclareProjects during the first
-    trick and PlayCard for the 32 cards; the last card scores the round. GetView, ListLegalActions
-    and GetScore read a state without changing it. ScoreRound needs no match at all.
+    trick and PlayCard for the 32 cards; the last card scores the round (in table play, the review
+    that follows it: see CallQayd). GetView, ListLegalActions and GetScore read a state without
+    changing it. ScoreRound needs no match at all.
 
     RETRIES. Every RPC is safe to retry, and each declares so in its `idempotency_level`. The
     reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction, VerifyRecord,
     ReplayRecord) have no side effects. An action (DealRound, PlaceBid, CallDouble,
-    DeclareProjects, PlayCard, and ApplyBotAction, whose bot draws from the token) is IDEMPOTENT: the
-    service stores nothing, and the same token and request give the same state and events, so a
-    retry after a lost response returns what the first attempt returned. CreateMatch is IDEMPOTENT
-    too: a retry returns another match, and the one whose response was lost was never stored
-    anywhere. A client should retry UNAVAILABLE with exponential backoff; the default service
-    config that does so is in clients/service_config.json (see docs/clients.md).
+    DeclareProjects, PlayCard, CallQayd, and ApplyBotAction, whose bot draws from the token) is
+    IDEMPOTENT: the service stores nothing, and the same token and request give the same state and
+    events, so a retry after a lost response returns what the first attempt returned. CreateMatch
+    is IDEMPOTENT too: a retry returns another match, and the one whose response was lost was never
+    stored anywhere. A client should retry UNAVAILABLE with exponential backoff; the default
+    service config that does so is in clients/service_config.json (see docs/clients.md).
     """
 
     def CreateMatch(self, request, context):
@@ -283,6 +290,42 @@ class BalootEngineServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CallQayd(self, request, context):
+        """Table play (rule set `illegal_moves_allowed`, R45): a seat calls Qayd (قيد) on a card of the
+        other team, or the host closes the review of a finished round.
+
+        In table play a seat may play any card it holds. A card that breaks R18-R22, a false Akka
+        (R20) and a false Sawa claim (R46) are accepted and kept privately in the token, with the
+        evidence; no view and no event shows them, and the legal actions still list only the legal
+        cards.
+
+        WHO AND WHEN. Any seat of the team other than the accused's may call (with its own credential
+        or the host's), from the first card of a round until the round is scored. The round is not
+        scored at its 32nd card (or at a Sawa claim): it enters PHASE_ROUND_REVIEW (event
+        REVIEW_OPENED), in which the last trick can still be called. The review ends with a call
+        whose verdict ends the hand, or when the host sends `close_review` (for example when the
+        table's review time runs out, or once every seat has said it calls nothing); the round is
+        then scored as usual. A call after the round was scored is refused (WRONG_PHASE).
+
+        THE CALL names the accused seat, the trick, the card he played in it and, optionally, the
+        rule (QaydCategory: revoke, did not trump, did not over-trump, trump lead in a closed game,
+        false Akka, false Sawa; a false Sawa call names no card and the trick of the claim). A call
+        that points at no card of the accused is refused (QAYD_INVALID), one against the caller's
+        own team or outside table play too (QAYD_NOT_ALLOWED); nothing is judged then.
+
+        VERDICTS. Right (the accused broke a rule with that card, the one named if any): the round
+        ends at once and the offending team loses the hand; the caller's team takes the card pot
+        (26 in Sun, 16 in Hokm) times the multiplier, and every awarded project (qayd_penalty =
+        FULL_HAND) or only its own (BASE_ONLY); the Baloot stays with its holder; in a Gahwa round
+        the caller's team wins the match. Wrong: under qayd_false_call = LOSES_HAND the caller's team
+        loses the hand the same way; under NO_PENALTY play goes on. Every verdict is public: the
+        event QAYD_JUDGED carries caller, accused, card, rule, verdict and the evidence cards, then
+        ROUND_SCORED when the hand ends.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_BalootEngineServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -356,6 +399,11 @@ def add_BalootEngineServiceServicer_to_server(servicer, server):
                     request_deserializer=baloot_dot_v1_dot_engine__service__pb2.ReplayRecordRequest.FromString,
                     response_serializer=baloot_dot_v1_dot_engine__service__pb2.ReplayRecordResponse.SerializeToString,
             ),
+            'CallQayd': grpc.unary_unary_rpc_method_handler(
+                    servicer.CallQayd,
+                    request_deserializer=baloot_dot_v1_dot_engine__service__pb2.CallQaydRequest.FromString,
+                    response_serializer=baloot_dot_v1_dot_engine__service__pb2.CallQaydResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'baloot.v1.BalootEngineService', rpc_method_handlers)
@@ -385,18 +433,19 @@ class BalootEngineService:
 
     FLOW. CreateMatch, then for each round: DealRound, PlaceBid until a contract is fixed (or the
     hand is redealt), CallDouble while a doubling chain is open, DeclareProjects during the first
-    trick and PlayCard for the 32 cards; the last card scores the round. GetView, ListLegalActions
-    and GetScore read a state without changing it. ScoreRound needs no match at all.
+    trick and PlayCard for the 32 cards; the last card scores the round (in table play, the review
+    that follows it: see CallQayd). GetView, ListLegalActions and GetScore read a state without
+    changing it. ScoreRound needs no match at all.
 
     RETRIES. Every RPC is safe to retry, and each declares so in its `idempotency_level`. The
     reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction, VerifyRecord,
     ReplayRecord) have no side effects. An action (DealRound, PlaceBid, CallDouble,
-    DeclareProjects, PlayCard, and ApplyBotAction, whose bot draws from the token) is IDEMPOTENT: the
-    service stores nothing, and the same token and request give the same state and events, so a
-    retry after a lost response returns what the first attempt returned. CreateMatch is IDEMPOTENT
-    too: a retry returns another match, and the one whose response was lost was never stored
-    anywhere. A client should retry UNAVAILABLE with exponential backoff; the default service
-    config that does so is in clients/service_config.json (see docs/clients.md).
+    DeclareProjects, PlayCard, CallQayd, and ApplyBotAction, whose bot draws from the token) is
+    IDEMPOTENT: the service stores nothing, and the same token and request give the same state and
+    events, so a retry after a lost response returns what the first attempt returned. CreateMatch
+    is IDEMPOTENT too: a retry returns another match, and the one whose response was lost was never
+    stored anywhere. A client should retry UNAVAILABLE with exponential backoff; the default
+    service config that does so is in clients/service_config.json (see docs/clients.md).
     """
 
     @staticmethod
@@ -767,6 +816,33 @@ class BalootEngineService:
             '/baloot.v1.BalootEngineService/ReplayRecord',
             baloot_dot_v1_dot_engine__service__pb2.ReplayRecordRequest.SerializeToString,
             baloot_dot_v1_dot_engine__service__pb2.ReplayRecordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CallQayd(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/baloot.v1.BalootEngineService/CallQayd',
+            baloot_dot_v1_dot_engine__service__pb2.CallQaydRequest.SerializeToString,
+            baloot_dot_v1_dot_engine__service__pb2.CallQaydResponse.FromString,
             options,
             channel_credentials,
             insecure,

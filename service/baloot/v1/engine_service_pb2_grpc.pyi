@@ -50,18 +50,19 @@ class BalootEngineServiceStub:
 
     FLOW. CreateMatch, then for each round: DealRound, PlaceBid until a contract is fixed (or the
     hand is redealt), CallDouble while a doubling chain is open, DeclareProjects during the first
-    trick and PlayCard for the 32 cards; the last card scores the round. GetView, ListLegalActions
-    and GetScore read a state without changing it. ScoreRound needs no match at all.
+    trick and PlayCard for the 32 cards; the last card scores the round (in table play, the review
+    that follows it: see CallQayd). GetView, ListLegalActions and GetScore read a state without
+    changing it. ScoreRound needs no match at all.
 
     RETRIES. Every RPC is safe to retry, and each declares so in its `idempotency_level`. The
     reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction, VerifyRecord,
     ReplayRecord) have no side effects. An action (DealRound, PlaceBid, CallDouble,
-    DeclareProjects, PlayCard, and ApplyBotAction, whose bot draws from the token) is IDEMPOTENT: the
-    service stores nothing, and the same token and request give the same state and events, so a
-    retry after a lost response returns what the first attempt returned. CreateMatch is IDEMPOTENT
-    too: a retry returns another match, and the one whose response was lost was never stored
-    anywhere. A client should retry UNAVAILABLE with exponential backoff; the default service
-    config that does so is in clients/service_config.json (see docs/clients.md).
+    DeclareProjects, PlayCard, CallQayd, and ApplyBotAction, whose bot draws from the token) is
+    IDEMPOTENT: the service stores nothing, and the same token and request give the same state and
+    events, so a retry after a lost response returns what the first attempt returned. CreateMatch
+    is IDEMPOTENT too: a retry returns another match, and the one whose response was lost was never
+    stored anywhere. A client should retry UNAVAILABLE with exponential backoff; the default
+    service config that does so is in clients/service_config.json (see docs/clients.md).
     """
 
     @_typing.overload
@@ -116,6 +117,38 @@ class BalootEngineServiceStub:
     """Returns the views (four seats and the public one) and the events at one step of a record,
     for replay viewers and dispute review.
     """
+    CallQayd: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.CallQaydRequest, _engine_service_pb2.CallQaydResponse]
+    """Table play (rule set `illegal_moves_allowed`, R45): a seat calls Qayd (قيد) on a card of the
+    other team, or the host closes the review of a finished round.
+
+    In table play a seat may play any card it holds. A card that breaks R18-R22, a false Akka
+    (R20) and a false Sawa claim (R46) are accepted and kept privately in the token, with the
+    evidence; no view and no event shows them, and the legal actions still list only the legal
+    cards.
+
+    WHO AND WHEN. Any seat of the team other than the accused's may call (with its own credential
+    or the host's), from the first card of a round until the round is scored. The round is not
+    scored at its 32nd card (or at a Sawa claim): it enters PHASE_ROUND_REVIEW (event
+    REVIEW_OPENED), in which the last trick can still be called. The review ends with a call
+    whose verdict ends the hand, or when the host sends `close_review` (for example when the
+    table's review time runs out, or once every seat has said it calls nothing); the round is
+    then scored as usual. A call after the round was scored is refused (WRONG_PHASE).
+
+    THE CALL names the accused seat, the trick, the card he played in it and, optionally, the
+    rule (QaydCategory: revoke, did not trump, did not over-trump, trump lead in a closed game,
+    false Akka, false Sawa; a false Sawa call names no card and the trick of the claim). A call
+    that points at no card of the accused is refused (QAYD_INVALID), one against the caller's
+    own team or outside table play too (QAYD_NOT_ALLOWED); nothing is judged then.
+
+    VERDICTS. Right (the accused broke a rule with that card, the one named if any): the round
+    ends at once and the offending team loses the hand; the caller's team takes the card pot
+    (26 in Sun, 16 in Hokm) times the multiplier, and every awarded project (qayd_penalty =
+    FULL_HAND) or only its own (BASE_ONLY); the Baloot stays with its holder; in a Gahwa round
+    the caller's team wins the match. Wrong: under qayd_false_call = LOSES_HAND the caller's team
+    loses the hand the same way; under NO_PENALTY play goes on. Every verdict is public: the
+    event QAYD_JUDGED carries caller, accused, card, rule, verdict and the evidence cards, then
+    ROUND_SCORED when the hand ends.
+    """
 
 @_typing.type_check_only
 class BalootEngineServiceAsyncStub(BalootEngineServiceStub):
@@ -139,18 +172,19 @@ class BalootEngineServiceAsyncStub(BalootEngineServiceStub):
 
     FLOW. CreateMatch, then for each round: DealRound, PlaceBid until a contract is fixed (or the
     hand is redealt), CallDouble while a doubling chain is open, DeclareProjects during the first
-    trick and PlayCard for the 32 cards; the last card scores the round. GetView, ListLegalActions
-    and GetScore read a state without changing it. ScoreRound needs no match at all.
+    trick and PlayCard for the 32 cards; the last card scores the round (in table play, the review
+    that follows it: see CallQayd). GetView, ListLegalActions and GetScore read a state without
+    changing it. ScoreRound needs no match at all.
 
     RETRIES. Every RPC is safe to retry, and each declares so in its `idempotency_level`. The
     reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction, VerifyRecord,
     ReplayRecord) have no side effects. An action (DealRound, PlaceBid, CallDouble,
-    DeclareProjects, PlayCard, and ApplyBotAction, whose bot draws from the token) is IDEMPOTENT: the
-    service stores nothing, and the same token and request give the same state and events, so a
-    retry after a lost response returns what the first attempt returned. CreateMatch is IDEMPOTENT
-    too: a retry returns another match, and the one whose response was lost was never stored
-    anywhere. A client should retry UNAVAILABLE with exponential backoff; the default service
-    config that does so is in clients/service_config.json (see docs/clients.md).
+    DeclareProjects, PlayCard, CallQayd, and ApplyBotAction, whose bot draws from the token) is
+    IDEMPOTENT: the service stores nothing, and the same token and request give the same state and
+    events, so a retry after a lost response returns what the first attempt returned. CreateMatch
+    is IDEMPOTENT too: a retry returns another match, and the one whose response was lost was never
+    stored anywhere. A client should retry UNAVAILABLE with exponential backoff; the default
+    service config that does so is in clients/service_config.json (see docs/clients.md).
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -202,6 +236,38 @@ class BalootEngineServiceAsyncStub(BalootEngineServiceStub):
     """Returns the views (four seats and the public one) and the events at one step of a record,
     for replay viewers and dispute review.
     """
+    CallQayd: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.CallQaydRequest, _engine_service_pb2.CallQaydResponse]  # type: ignore[assignment]
+    """Table play (rule set `illegal_moves_allowed`, R45): a seat calls Qayd (قيد) on a card of the
+    other team, or the host closes the review of a finished round.
+
+    In table play a seat may play any card it holds. A card that breaks R18-R22, a false Akka
+    (R20) and a false Sawa claim (R46) are accepted and kept privately in the token, with the
+    evidence; no view and no event shows them, and the legal actions still list only the legal
+    cards.
+
+    WHO AND WHEN. Any seat of the team other than the accused's may call (with its own credential
+    or the host's), from the first card of a round until the round is scored. The round is not
+    scored at its 32nd card (or at a Sawa claim): it enters PHASE_ROUND_REVIEW (event
+    REVIEW_OPENED), in which the last trick can still be called. The review ends with a call
+    whose verdict ends the hand, or when the host sends `close_review` (for example when the
+    table's review time runs out, or once every seat has said it calls nothing); the round is
+    then scored as usual. A call after the round was scored is refused (WRONG_PHASE).
+
+    THE CALL names the accused seat, the trick, the card he played in it and, optionally, the
+    rule (QaydCategory: revoke, did not trump, did not over-trump, trump lead in a closed game,
+    false Akka, false Sawa; a false Sawa call names no card and the trick of the claim). A call
+    that points at no card of the accused is refused (QAYD_INVALID), one against the caller's
+    own team or outside table play too (QAYD_NOT_ALLOWED); nothing is judged then.
+
+    VERDICTS. Right (the accused broke a rule with that card, the one named if any): the round
+    ends at once and the offending team loses the hand; the caller's team takes the card pot
+    (26 in Sun, 16 in Hokm) times the multiplier, and every awarded project (qayd_penalty =
+    FULL_HAND) or only its own (BASE_ONLY); the Baloot stays with its holder; in a Gahwa round
+    the caller's team wins the match. Wrong: under qayd_false_call = LOSES_HAND the caller's team
+    loses the hand the same way; under NO_PENALTY play goes on. Every verdict is public: the
+    event QAYD_JUDGED carries caller, accused, card, rule, verdict and the evidence cards, then
+    ROUND_SCORED when the hand ends.
+    """
 
 class BalootEngineServiceServicer(metaclass=_abc_1.ABCMeta):
     """BalootEngineService decides every rule question of a Baloot match and keeps nothing in memory.
@@ -224,18 +290,19 @@ class BalootEngineServiceServicer(metaclass=_abc_1.ABCMeta):
 
     FLOW. CreateMatch, then for each round: DealRound, PlaceBid until a contract is fixed (or the
     hand is redealt), CallDouble while a doubling chain is open, DeclareProjects during the first
-    trick and PlayCard for the 32 cards; the last card scores the round. GetView, ListLegalActions
-    and GetScore read a state without changing it. ScoreRound needs no match at all.
+    trick and PlayCard for the 32 cards; the last card scores the round (in table play, the review
+    that follows it: see CallQayd). GetView, ListLegalActions and GetScore read a state without
+    changing it. ScoreRound needs no match at all.
 
     RETRIES. Every RPC is safe to retry, and each declares so in its `idempotency_level`. The
     reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction, VerifyRecord,
     ReplayRecord) have no side effects. An action (DealRound, PlaceBid, CallDouble,
-    DeclareProjects, PlayCard, and ApplyBotAction, whose bot draws from the token) is IDEMPOTENT: the
-    service stores nothing, and the same token and request give the same state and events, so a
-    retry after a lost response returns what the first attempt returned. CreateMatch is IDEMPOTENT
-    too: a retry returns another match, and the one whose response was lost was never stored
-    anywhere. A client should retry UNAVAILABLE with exponential backoff; the default service
-    config that does so is in clients/service_config.json (see docs/clients.md).
+    DeclareProjects, PlayCard, CallQayd, and ApplyBotAction, whose bot draws from the token) is
+    IDEMPOTENT: the service stores nothing, and the same token and request give the same state and
+    events, so a retry after a lost response returns what the first attempt returned. CreateMatch
+    is IDEMPOTENT too: a retry returns another match, and the one whose response was lost was never
+    stored anywhere. A client should retry UNAVAILABLE with exponential backoff; the default
+    service config that does so is in clients/service_config.json (see docs/clients.md).
     """
 
     @_abc_1.abstractmethod
@@ -368,6 +435,44 @@ class BalootEngineServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_engine_service_pb2.ReplayRecordResponse, _abc.Awaitable[_engine_service_pb2.ReplayRecordResponse]]:
         """Returns the views (four seats and the public one) and the events at one step of a record,
         for replay viewers and dispute review.
+        """
+
+    @_abc_1.abstractmethod
+    def CallQayd(
+        self,
+        request: _engine_service_pb2.CallQaydRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.CallQaydResponse, _abc.Awaitable[_engine_service_pb2.CallQaydResponse]]:
+        """Table play (rule set `illegal_moves_allowed`, R45): a seat calls Qayd (قيد) on a card of the
+        other team, or the host closes the review of a finished round.
+
+        In table play a seat may play any card it holds. A card that breaks R18-R22, a false Akka
+        (R20) and a false Sawa claim (R46) are accepted and kept privately in the token, with the
+        evidence; no view and no event shows them, and the legal actions still list only the legal
+        cards.
+
+        WHO AND WHEN. Any seat of the team other than the accused's may call (with its own credential
+        or the host's), from the first card of a round until the round is scored. The round is not
+        scored at its 32nd card (or at a Sawa claim): it enters PHASE_ROUND_REVIEW (event
+        REVIEW_OPENED), in which the last trick can still be called. The review ends with a call
+        whose verdict ends the hand, or when the host sends `close_review` (for example when the
+        table's review time runs out, or once every seat has said it calls nothing); the round is
+        then scored as usual. A call after the round was scored is refused (WRONG_PHASE).
+
+        THE CALL names the accused seat, the trick, the card he played in it and, optionally, the
+        rule (QaydCategory: revoke, did not trump, did not over-trump, trump lead in a closed game,
+        false Akka, false Sawa; a false Sawa call names no card and the trick of the claim). A call
+        that points at no card of the accused is refused (QAYD_INVALID), one against the caller's
+        own team or outside table play too (QAYD_NOT_ALLOWED); nothing is judged then.
+
+        VERDICTS. Right (the accused broke a rule with that card, the one named if any): the round
+        ends at once and the offending team loses the hand; the caller's team takes the card pot
+        (26 in Sun, 16 in Hokm) times the multiplier, and every awarded project (qayd_penalty =
+        FULL_HAND) or only its own (BASE_ONLY); the Baloot stays with its holder; in a Gahwa round
+        the caller's team wins the match. Wrong: under qayd_false_call = LOSES_HAND the caller's team
+        loses the hand the same way; under NO_PENALTY play goes on. Every verdict is public: the
+        event QAYD_JUDGED carries caller, accused, card, rule, verdict and the evidence cards, then
+        ROUND_SCORED when the hand ends.
         """
 
 def add_BalootEngineServiceServicer_to_server(servicer: BalootEngineServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

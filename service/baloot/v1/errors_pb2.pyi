@@ -158,6 +158,17 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     before the ledger was turned on, or on a server with another ledger. The match cannot go on
     from its tokens on this server.
     """
+    ERROR_REASON_QAYD_NOT_ALLOWED: _ErrorReason.ValueType  # 40
+    """FAILED_PRECONDITION: a Qayd call is not possible: the rule set is not table play
+    (illegal_moves_allowed), or the caller accuses his own team.
+    """
+    ERROR_REASON_QAYD_INVALID: _ErrorReason.ValueType  # 41
+    """FAILED_PRECONDITION: a Qayd call points at nothing: the accused did not play that card in
+    that trick (or the trick is not played yet), or a call without a card is not a false Sawa
+    call on the seat that claimed, in the trick of the claim.
+    """
+    ERROR_REASON_REVIEW_NOT_OPEN: _ErrorReason.ValueType  # 42
+    """FAILED_PRECONDITION: the review of a round was to be closed, but no round is under review."""
     ERROR_REASON_RECORD_TOO_LARGE: _ErrorReason.ValueType  # 60
     """INVALID_ARGUMENT: a match record is larger than VerifyRecord and ReplayRecord accept (rounds,
     actions per round or bytes).
@@ -278,6 +289,17 @@ record expired (no action for longer than the ledger's time to live), the match 
 before the ledger was turned on, or on a server with another ledger. The match cannot go on
 from its tokens on this server.
 """
+ERROR_REASON_QAYD_NOT_ALLOWED: ErrorReason.ValueType  # 40
+"""FAILED_PRECONDITION: a Qayd call is not possible: the rule set is not table play
+(illegal_moves_allowed), or the caller accuses his own team.
+"""
+ERROR_REASON_QAYD_INVALID: ErrorReason.ValueType  # 41
+"""FAILED_PRECONDITION: a Qayd call points at nothing: the accused did not play that card in
+that trick (or the trick is not played yet), or a call without a card is not a false Sawa
+call on the seat that claimed, in the trick of the claim.
+"""
+ERROR_REASON_REVIEW_NOT_OPEN: ErrorReason.ValueType  # 42
+"""FAILED_PRECONDITION: the review of a round was to be closed, but no round is under review."""
 ERROR_REASON_RECORD_TOO_LARGE: ErrorReason.ValueType  # 60
 """INVALID_ARGUMENT: a match record is larger than VerifyRecord and ReplayRecord accept (rounds,
 actions per round or bytes).

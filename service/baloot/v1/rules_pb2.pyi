@@ -582,6 +582,88 @@ Baloot still scores inside any run.
 """
 Global___BalootAbsorption: _TypeAlias = BalootAbsorption  # noqa: Y015
 
+class _QaydPenalty:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _QaydPenaltyEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_QaydPenalty.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    QAYD_PENALTY_UNSPECIFIED: _QaydPenalty.ValueType  # 0
+    """Not set: the preset's value applies."""
+    QAYD_PENALTY_FULL_HAND: _QaydPenalty.ValueType  # 1
+    """The caller's team scores as the defenders of a failed contract: the card pot (26 in Sun, 16
+    in Hokm) times the multiplier and every awarded project (default, as Kammelna).
+    """
+    QAYD_PENALTY_BASE_ONLY: _QaydPenalty.ValueType  # 2
+    """The card pot times the multiplier and the caller's team's own projects only; the offending
+    team's projects are lost.
+    """
+
+class QaydPenalty(_QaydPenalty, metaclass=_QaydPenaltyEnumTypeWrapper):
+    """R45: what a correct Qayd call gives the caller's team; the offending team scores nothing."""
+
+QAYD_PENALTY_UNSPECIFIED: QaydPenalty.ValueType  # 0
+"""Not set: the preset's value applies."""
+QAYD_PENALTY_FULL_HAND: QaydPenalty.ValueType  # 1
+"""The caller's team scores as the defenders of a failed contract: the card pot (26 in Sun, 16
+in Hokm) times the multiplier and every awarded project (default, as Kammelna).
+"""
+QAYD_PENALTY_BASE_ONLY: QaydPenalty.ValueType  # 2
+"""The card pot times the multiplier and the caller's team's own projects only; the offending
+team's projects are lost.
+"""
+Global___QaydPenalty: _TypeAlias = QaydPenalty  # noqa: Y015
+
+class _QaydFalseCall:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _QaydFalseCallEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_QaydFalseCall.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    QAYD_FALSE_CALL_UNSPECIFIED: _QaydFalseCall.ValueType  # 0
+    """Not set: the preset's value applies."""
+    QAYD_FALSE_CALL_LOSES_HAND: _QaydFalseCall.ValueType  # 1
+    """The caller's team loses the hand as an offending team would (default)."""
+    QAYD_FALSE_CALL_NO_PENALTY: _QaydFalseCall.ValueType  # 2
+    """The call is judged wrong and play goes on; nothing of the accused's hand is shown."""
+
+class QaydFalseCall(_QaydFalseCall, metaclass=_QaydFalseCallEnumTypeWrapper):
+    """R45: what a wrong Qayd call (no such violation, or another rule than the one named) costs."""
+
+QAYD_FALSE_CALL_UNSPECIFIED: QaydFalseCall.ValueType  # 0
+"""Not set: the preset's value applies."""
+QAYD_FALSE_CALL_LOSES_HAND: QaydFalseCall.ValueType  # 1
+"""The caller's team loses the hand as an offending team would (default)."""
+QAYD_FALSE_CALL_NO_PENALTY: QaydFalseCall.ValueType  # 2
+"""The call is judged wrong and play goes on; nothing of the accused's hand is shown."""
+Global___QaydFalseCall: _TypeAlias = QaydFalseCall  # noqa: Y015
+
+class _FalseSawa:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _FalseSawaEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_FalseSawa.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    FALSE_SAWA_UNSPECIFIED: _FalseSawa.ValueType  # 0
+    """Not set: the preset's value applies."""
+    FALSE_SAWA_REFUSED: _FalseSawa.ValueType  # 1
+    """The claim is refused with SAWA_INVALID and play goes on (default)."""
+    FALSE_SAWA_LOSES_HAND: _FalseSawa.ValueType  # 2
+    """The claimer's team loses the hand at once, scored as a correct Qayd call against it."""
+
+class FalseSawa(_FalseSawa, metaclass=_FalseSawaEnumTypeWrapper):
+    """R46: what a false Sawa claim does outside table play (in table play it is accepted and may be
+    called as a false Sawa).
+    """
+
+FALSE_SAWA_UNSPECIFIED: FalseSawa.ValueType  # 0
+"""Not set: the preset's value applies."""
+FALSE_SAWA_REFUSED: FalseSawa.ValueType  # 1
+"""The claim is refused with SAWA_INVALID and play goes on (default)."""
+FALSE_SAWA_LOSES_HAND: FalseSawa.ValueType  # 2
+"""The claimer's team loses the hand at once, scored as a correct Qayd call against it."""
+Global___FalseSawa: _TypeAlias = FalseSawa  # noqa: Y015
+
 @_typing.final
 class RuleSet(_message.Message):
     """The rule variants of a match. Start from `preset`; every flag that is set overrides the
@@ -636,6 +718,9 @@ class RuleSet(_message.Message):
     ACE_SWITCH_DEALER_RIGHT_ONLY_FIELD_NUMBER: _builtins.int
     DOUBLE_OPEN_BY_DEFAULT_FIELD_NUMBER: _builtins.int
     REVEAL_HANDS_AFTER_ROUND_FIELD_NUMBER: _builtins.int
+    QAYD_PENALTY_FIELD_NUMBER: _builtins.int
+    QAYD_FALSE_CALL_FIELD_NUMBER: _builtins.int
+    FALSE_SAWA_FIELD_NUMBER: _builtins.int
     preset: Global___Preset.ValueType
     """The preset the flags start from; unspecified means SEEDS."""
     kawesh_keeps_dealer: _builtins.bool
@@ -721,8 +806,9 @@ class RuleSet(_message.Message):
     both_cross_rule: Global___BothCrossRule.ValueType
     """R44: who wins when both teams reach the target after the same round (default HIGHER_TOTAL)."""
     illegal_moves_allowed: _builtins.bool
-    """R45: illegal cards may be played and punished by a Qayd call; not supported, so only false is
-    accepted (default false).
+    """R45, table play: a seat may play any card it holds; a card that breaks R18-R22 (or a false
+    Akka, or in table play a false Sawa) is accepted, kept private, and may be punished by a
+    Qayd call of the other team (CallQayd). Off, illegal cards are refused (default false).
     """
     sawa: _builtins.bool
     """R46: a player may claim all remaining tricks (سوا) (default false)."""
@@ -751,6 +837,12 @@ class RuleSet(_message.Message):
     it is over (scored or redealt), for recap screens; otherwise only the host credential gets
     it, in the ROUND_REVEALED event (default false).
     """
+    qayd_penalty: Global___QaydPenalty.ValueType
+    """R45, table play: what a correct Qayd call gives the caller's team (default FULL_HAND)."""
+    qayd_false_call: Global___QaydFalseCall.ValueType
+    """R45, table play: what a wrong Qayd call costs the caller's team (default LOSES_HAND)."""
+    false_sawa: Global___FalseSawa.ValueType
+    """R46, outside table play: what a false Sawa claim does (default REFUSED)."""
     def __init__(
         self,
         *,
@@ -799,10 +891,13 @@ class RuleSet(_message.Message):
         ace_switch_dealer_right_only: _builtins.bool | None = ...,
         double_open_by_default: _builtins.bool | None = ...,
         reveal_hands_after_round: _builtins.bool | None = ...,
+        qayd_penalty: Global___QaydPenalty.ValueType | None = ...,
+        qayd_false_call: Global___QaydFalseCall.ValueType | None = ...,
+        false_sawa: Global___FalseSawa.ValueType | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_ace_switch_dealer_right_only", b"_ace_switch_dealer_right_only", "_akka_requires_declaration", b"_akka_requires_declaration", "_ashkal_forbidden_on_ace", b"_ashkal_forbidden_on_ace", "_ashkal_in_round2", b"_ashkal_in_round2", "_ashkal_requires_pending_hokm", b"_ashkal_requires_pending_hokm", "_auto_declare_projects", b"_auto_declare_projects", "_baloot_absorbed_by_hundred", b"_baloot_absorbed_by_hundred", "_baloot_absorption", b"_baloot_absorption", "_baloot_in_success_test", b"_baloot_in_success_test", "_baloot_on_failure", b"_baloot_on_failure", "_both_cross_rule", b"_both_cross_rule", "_buyer_steps_by_buyer_only", b"_buyer_steps_by_buyer_only", "_card_conversion", b"_card_conversion", "_closed_chooser", b"_closed_chooser", "_double_open_by_default", b"_double_open_by_default", "_doubled_allocation", b"_doubled_allocation", "_doubled_tie_rule", b"_doubled_tie_rule", "_doubling_window", b"_doubling_window", "_exact_tie_rule", b"_exact_tie_rule", "_first_leader", b"_first_leader", "_four_by_doubler_only", b"_four_by_doubler_only", "_gahwa_forces_open", b"_gahwa_forces_open", "_hokm_rounding", b"_hokm_rounding", "_illegal_moves_allowed", b"_illegal_moves_allowed", "_kaboot_doubling", b"_kaboot_doubling", "_kaboot_projects", b"_kaboot_projects", "_kawesh", b"_kawesh", "_kawesh_keeps_dealer", b"_kawesh_keeps_dealer", "_match_target", b"_match_target", "_overtrump_partner", b"_overtrump_partner", "_partner_winning_rule", b"_partner_winning_rule", "_project_multiplier", b"_project_multiplier", "_reveal_hands_after_round", b"_reveal_hands_after_round", "_reverse_kaboot", b"_reverse_kaboot", "_round1_hokm_reopens_to_all", b"_round1_hokm_reopens_to_all", "_sawa", b"_sawa", "_second_hokm_suit_at_confirm", b"_second_hokm_suit_at_confirm", "_split_long_runs", b"_split_long_runs", "_success_metric", b"_success_metric", "_sun_double_buyer_min", b"_sun_double_buyer_min", "_sun_double_defender_max", b"_sun_double_defender_max", "_sun_priority_claim", b"_sun_priority_claim", "_triple_opens", b"_triple_opens", "_undertrump_required", b"_undertrump_required", "ace_switch_dealer_right_only", b"ace_switch_dealer_right_only", "akka_requires_declaration", b"akka_requires_declaration", "ashkal_forbidden_on_ace", b"ashkal_forbidden_on_ace", "ashkal_in_round2", b"ashkal_in_round2", "ashkal_requires_pending_hokm", b"ashkal_requires_pending_hokm", "auto_declare_projects", b"auto_declare_projects", "baloot_absorbed_by_hundred", b"baloot_absorbed_by_hundred", "baloot_absorption", b"baloot_absorption", "baloot_in_success_test", b"baloot_in_success_test", "baloot_on_failure", b"baloot_on_failure", "both_cross_rule", b"both_cross_rule", "buyer_steps_by_buyer_only", b"buyer_steps_by_buyer_only", "card_conversion", b"card_conversion", "closed_chooser", b"closed_chooser", "double_open_by_default", b"double_open_by_default", "doubled_allocation", b"doubled_allocation", "doubled_tie_rule", b"doubled_tie_rule", "doubling_window", b"doubling_window", "exact_tie_rule", b"exact_tie_rule", "first_leader", b"first_leader", "four_by_doubler_only", b"four_by_doubler_only", "gahwa_forces_open", b"gahwa_forces_open", "hokm_rounding", b"hokm_rounding", "illegal_moves_allowed", b"illegal_moves_allowed", "kaboot_doubling", b"kaboot_doubling", "kaboot_projects", b"kaboot_projects", "kawesh", b"kawesh", "kawesh_keeps_dealer", b"kawesh_keeps_dealer", "match_target", b"match_target", "overtrump_partner", b"overtrump_partner", "partner_winning_rule", b"partner_winning_rule", "project_multiplier", b"project_multiplier", "reveal_hands_after_round", b"reveal_hands_after_round", "reverse_kaboot", b"reverse_kaboot", "round1_hokm_reopens_to_all", b"round1_hokm_reopens_to_all", "sawa", b"sawa", "second_hokm_suit_at_confirm", b"second_hokm_suit_at_confirm", "split_long_runs", b"split_long_runs", "success_metric", b"success_metric", "sun_double_buyer_min", b"sun_double_buyer_min", "sun_double_defender_max", b"sun_double_defender_max", "sun_priority_claim", b"sun_priority_claim", "triple_opens", b"triple_opens", "undertrump_required", b"undertrump_required"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_ace_switch_dealer_right_only", b"_ace_switch_dealer_right_only", "_akka_requires_declaration", b"_akka_requires_declaration", "_ashkal_forbidden_on_ace", b"_ashkal_forbidden_on_ace", "_ashkal_in_round2", b"_ashkal_in_round2", "_ashkal_requires_pending_hokm", b"_ashkal_requires_pending_hokm", "_auto_declare_projects", b"_auto_declare_projects", "_baloot_absorbed_by_hundred", b"_baloot_absorbed_by_hundred", "_baloot_absorption", b"_baloot_absorption", "_baloot_in_success_test", b"_baloot_in_success_test", "_baloot_on_failure", b"_baloot_on_failure", "_both_cross_rule", b"_both_cross_rule", "_buyer_steps_by_buyer_only", b"_buyer_steps_by_buyer_only", "_card_conversion", b"_card_conversion", "_closed_chooser", b"_closed_chooser", "_double_open_by_default", b"_double_open_by_default", "_doubled_allocation", b"_doubled_allocation", "_doubled_tie_rule", b"_doubled_tie_rule", "_doubling_window", b"_doubling_window", "_exact_tie_rule", b"_exact_tie_rule", "_false_sawa", b"_false_sawa", "_first_leader", b"_first_leader", "_four_by_doubler_only", b"_four_by_doubler_only", "_gahwa_forces_open", b"_gahwa_forces_open", "_hokm_rounding", b"_hokm_rounding", "_illegal_moves_allowed", b"_illegal_moves_allowed", "_kaboot_doubling", b"_kaboot_doubling", "_kaboot_projects", b"_kaboot_projects", "_kawesh", b"_kawesh", "_kawesh_keeps_dealer", b"_kawesh_keeps_dealer", "_match_target", b"_match_target", "_overtrump_partner", b"_overtrump_partner", "_partner_winning_rule", b"_partner_winning_rule", "_project_multiplier", b"_project_multiplier", "_qayd_false_call", b"_qayd_false_call", "_qayd_penalty", b"_qayd_penalty", "_reveal_hands_after_round", b"_reveal_hands_after_round", "_reverse_kaboot", b"_reverse_kaboot", "_round1_hokm_reopens_to_all", b"_round1_hokm_reopens_to_all", "_sawa", b"_sawa", "_second_hokm_suit_at_confirm", b"_second_hokm_suit_at_confirm", "_split_long_runs", b"_split_long_runs", "_success_metric", b"_success_metric", "_sun_double_buyer_min", b"_sun_double_buyer_min", "_sun_double_defender_max", b"_sun_double_defender_max", "_sun_priority_claim", b"_sun_priority_claim", "_triple_opens", b"_triple_opens", "_undertrump_required", b"_undertrump_required", "ace_switch_dealer_right_only", b"ace_switch_dealer_right_only", "akka_requires_declaration", b"akka_requires_declaration", "ashkal_forbidden_on_ace", b"ashkal_forbidden_on_ace", "ashkal_in_round2", b"ashkal_in_round2", "ashkal_requires_pending_hokm", b"ashkal_requires_pending_hokm", "auto_declare_projects", b"auto_declare_projects", "baloot_absorbed_by_hundred", b"baloot_absorbed_by_hundred", "baloot_absorption", b"baloot_absorption", "baloot_in_success_test", b"baloot_in_success_test", "baloot_on_failure", b"baloot_on_failure", "both_cross_rule", b"both_cross_rule", "buyer_steps_by_buyer_only", b"buyer_steps_by_buyer_only", "card_conversion", b"card_conversion", "closed_chooser", b"closed_chooser", "double_open_by_default", b"double_open_by_default", "doubled_allocation", b"doubled_allocation", "doubled_tie_rule", b"doubled_tie_rule", "doubling_window", b"doubling_window", "exact_tie_rule", b"exact_tie_rule", "false_sawa", b"false_sawa", "first_leader", b"first_leader", "four_by_doubler_only", b"four_by_doubler_only", "gahwa_forces_open", b"gahwa_forces_open", "hokm_rounding", b"hokm_rounding", "illegal_moves_allowed", b"illegal_moves_allowed", "kaboot_doubling", b"kaboot_doubling", "kaboot_projects", b"kaboot_projects", "kawesh", b"kawesh", "kawesh_keeps_dealer", b"kawesh_keeps_dealer", "match_target", b"match_target", "overtrump_partner", b"overtrump_partner", "partner_winning_rule", b"partner_winning_rule", "project_multiplier", b"project_multiplier", "qayd_false_call", b"qayd_false_call", "qayd_penalty", b"qayd_penalty", "reveal_hands_after_round", b"reveal_hands_after_round", "reverse_kaboot", b"reverse_kaboot", "round1_hokm_reopens_to_all", b"round1_hokm_reopens_to_all", "sawa", b"sawa", "second_hokm_suit_at_confirm", b"second_hokm_suit_at_confirm", "split_long_runs", b"split_long_runs", "success_metric", b"success_metric", "sun_double_buyer_min", b"sun_double_buyer_min", "sun_double_defender_max", b"sun_double_defender_max", "sun_priority_claim", b"sun_priority_claim", "triple_opens", b"triple_opens", "undertrump_required", b"undertrump_required"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_ace_switch_dealer_right_only", b"_ace_switch_dealer_right_only", "_akka_requires_declaration", b"_akka_requires_declaration", "_ashkal_forbidden_on_ace", b"_ashkal_forbidden_on_ace", "_ashkal_in_round2", b"_ashkal_in_round2", "_ashkal_requires_pending_hokm", b"_ashkal_requires_pending_hokm", "_auto_declare_projects", b"_auto_declare_projects", "_baloot_absorbed_by_hundred", b"_baloot_absorbed_by_hundred", "_baloot_absorption", b"_baloot_absorption", "_baloot_in_success_test", b"_baloot_in_success_test", "_baloot_on_failure", b"_baloot_on_failure", "_both_cross_rule", b"_both_cross_rule", "_buyer_steps_by_buyer_only", b"_buyer_steps_by_buyer_only", "_card_conversion", b"_card_conversion", "_closed_chooser", b"_closed_chooser", "_double_open_by_default", b"_double_open_by_default", "_doubled_allocation", b"_doubled_allocation", "_doubled_tie_rule", b"_doubled_tie_rule", "_doubling_window", b"_doubling_window", "_exact_tie_rule", b"_exact_tie_rule", "_first_leader", b"_first_leader", "_four_by_doubler_only", b"_four_by_doubler_only", "_gahwa_forces_open", b"_gahwa_forces_open", "_hokm_rounding", b"_hokm_rounding", "_illegal_moves_allowed", b"_illegal_moves_allowed", "_kaboot_doubling", b"_kaboot_doubling", "_kaboot_projects", b"_kaboot_projects", "_kawesh", b"_kawesh", "_kawesh_keeps_dealer", b"_kawesh_keeps_dealer", "_match_target", b"_match_target", "_overtrump_partner", b"_overtrump_partner", "_partner_winning_rule", b"_partner_winning_rule", "_project_multiplier", b"_project_multiplier", "_reveal_hands_after_round", b"_reveal_hands_after_round", "_reverse_kaboot", b"_reverse_kaboot", "_round1_hokm_reopens_to_all", b"_round1_hokm_reopens_to_all", "_sawa", b"_sawa", "_second_hokm_suit_at_confirm", b"_second_hokm_suit_at_confirm", "_split_long_runs", b"_split_long_runs", "_success_metric", b"_success_metric", "_sun_double_buyer_min", b"_sun_double_buyer_min", "_sun_double_defender_max", b"_sun_double_defender_max", "_sun_priority_claim", b"_sun_priority_claim", "_triple_opens", b"_triple_opens", "_undertrump_required", b"_undertrump_required", "ace_switch_dealer_right_only", b"ace_switch_dealer_right_only", "akka_requires_declaration", b"akka_requires_declaration", "ashkal_forbidden_on_ace", b"ashkal_forbidden_on_ace", "ashkal_in_round2", b"ashkal_in_round2", "ashkal_requires_pending_hokm", b"ashkal_requires_pending_hokm", "auto_declare_projects", b"auto_declare_projects", "baloot_absorbed_by_hundred", b"baloot_absorbed_by_hundred", "baloot_absorption", b"baloot_absorption", "baloot_in_success_test", b"baloot_in_success_test", "baloot_on_failure", b"baloot_on_failure", "both_cross_rule", b"both_cross_rule", "buyer_steps_by_buyer_only", b"buyer_steps_by_buyer_only", "card_conversion", b"card_conversion", "closed_chooser", b"closed_chooser", "double_open_by_default", b"double_open_by_default", "doubled_allocation", b"doubled_allocation", "doubled_tie_rule", b"doubled_tie_rule", "doubling_window", b"doubling_window", "exact_tie_rule", b"exact_tie_rule", "first_leader", b"first_leader", "four_by_doubler_only", b"four_by_doubler_only", "gahwa_forces_open", b"gahwa_forces_open", "hokm_rounding", b"hokm_rounding", "illegal_moves_allowed", b"illegal_moves_allowed", "kaboot_doubling", b"kaboot_doubling", "kaboot_projects", b"kaboot_projects", "kawesh", b"kawesh", "kawesh_keeps_dealer", b"kawesh_keeps_dealer", "match_target", b"match_target", "overtrump_partner", b"overtrump_partner", "partner_winning_rule", b"partner_winning_rule", "preset", b"preset", "project_multiplier", b"project_multiplier", "reveal_hands_after_round", b"reveal_hands_after_round", "reverse_kaboot", b"reverse_kaboot", "round1_hokm_reopens_to_all", b"round1_hokm_reopens_to_all", "sawa", b"sawa", "second_hokm_suit_at_confirm", b"second_hokm_suit_at_confirm", "split_long_runs", b"split_long_runs", "success_metric", b"success_metric", "sun_double_buyer_min", b"sun_double_buyer_min", "sun_double_defender_max", b"sun_double_defender_max", "sun_priority_claim", b"sun_priority_claim", "triple_opens", b"triple_opens", "undertrump_required", b"undertrump_required"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_ace_switch_dealer_right_only", b"_ace_switch_dealer_right_only", "_akka_requires_declaration", b"_akka_requires_declaration", "_ashkal_forbidden_on_ace", b"_ashkal_forbidden_on_ace", "_ashkal_in_round2", b"_ashkal_in_round2", "_ashkal_requires_pending_hokm", b"_ashkal_requires_pending_hokm", "_auto_declare_projects", b"_auto_declare_projects", "_baloot_absorbed_by_hundred", b"_baloot_absorbed_by_hundred", "_baloot_absorption", b"_baloot_absorption", "_baloot_in_success_test", b"_baloot_in_success_test", "_baloot_on_failure", b"_baloot_on_failure", "_both_cross_rule", b"_both_cross_rule", "_buyer_steps_by_buyer_only", b"_buyer_steps_by_buyer_only", "_card_conversion", b"_card_conversion", "_closed_chooser", b"_closed_chooser", "_double_open_by_default", b"_double_open_by_default", "_doubled_allocation", b"_doubled_allocation", "_doubled_tie_rule", b"_doubled_tie_rule", "_doubling_window", b"_doubling_window", "_exact_tie_rule", b"_exact_tie_rule", "_false_sawa", b"_false_sawa", "_first_leader", b"_first_leader", "_four_by_doubler_only", b"_four_by_doubler_only", "_gahwa_forces_open", b"_gahwa_forces_open", "_hokm_rounding", b"_hokm_rounding", "_illegal_moves_allowed", b"_illegal_moves_allowed", "_kaboot_doubling", b"_kaboot_doubling", "_kaboot_projects", b"_kaboot_projects", "_kawesh", b"_kawesh", "_kawesh_keeps_dealer", b"_kawesh_keeps_dealer", "_match_target", b"_match_target", "_overtrump_partner", b"_overtrump_partner", "_partner_winning_rule", b"_partner_winning_rule", "_project_multiplier", b"_project_multiplier", "_qayd_false_call", b"_qayd_false_call", "_qayd_penalty", b"_qayd_penalty", "_reveal_hands_after_round", b"_reveal_hands_after_round", "_reverse_kaboot", b"_reverse_kaboot", "_round1_hokm_reopens_to_all", b"_round1_hokm_reopens_to_all", "_sawa", b"_sawa", "_second_hokm_suit_at_confirm", b"_second_hokm_suit_at_confirm", "_split_long_runs", b"_split_long_runs", "_success_metric", b"_success_metric", "_sun_double_buyer_min", b"_sun_double_buyer_min", "_sun_double_defender_max", b"_sun_double_defender_max", "_sun_priority_claim", b"_sun_priority_claim", "_triple_opens", b"_triple_opens", "_undertrump_required", b"_undertrump_required", "ace_switch_dealer_right_only", b"ace_switch_dealer_right_only", "akka_requires_declaration", b"akka_requires_declaration", "ashkal_forbidden_on_ace", b"ashkal_forbidden_on_ace", "ashkal_in_round2", b"ashkal_in_round2", "ashkal_requires_pending_hokm", b"ashkal_requires_pending_hokm", "auto_declare_projects", b"auto_declare_projects", "baloot_absorbed_by_hundred", b"baloot_absorbed_by_hundred", "baloot_absorption", b"baloot_absorption", "baloot_in_success_test", b"baloot_in_success_test", "baloot_on_failure", b"baloot_on_failure", "both_cross_rule", b"both_cross_rule", "buyer_steps_by_buyer_only", b"buyer_steps_by_buyer_only", "card_conversion", b"card_conversion", "closed_chooser", b"closed_chooser", "double_open_by_default", b"double_open_by_default", "doubled_allocation", b"doubled_allocation", "doubled_tie_rule", b"doubled_tie_rule", "doubling_window", b"doubling_window", "exact_tie_rule", b"exact_tie_rule", "false_sawa", b"false_sawa", "first_leader", b"first_leader", "four_by_doubler_only", b"four_by_doubler_only", "gahwa_forces_open", b"gahwa_forces_open", "hokm_rounding", b"hokm_rounding", "illegal_moves_allowed", b"illegal_moves_allowed", "kaboot_doubling", b"kaboot_doubling", "kaboot_projects", b"kaboot_projects", "kawesh", b"kawesh", "kawesh_keeps_dealer", b"kawesh_keeps_dealer", "match_target", b"match_target", "overtrump_partner", b"overtrump_partner", "partner_winning_rule", b"partner_winning_rule", "preset", b"preset", "project_multiplier", b"project_multiplier", "qayd_false_call", b"qayd_false_call", "qayd_penalty", b"qayd_penalty", "reveal_hands_after_round", b"reveal_hands_after_round", "reverse_kaboot", b"reverse_kaboot", "round1_hokm_reopens_to_all", b"round1_hokm_reopens_to_all", "sawa", b"sawa", "second_hokm_suit_at_confirm", b"second_hokm_suit_at_confirm", "split_long_runs", b"split_long_runs", "success_metric", b"success_metric", "sun_double_buyer_min", b"sun_double_buyer_min", "sun_double_defender_max", b"sun_double_defender_max", "sun_priority_claim", b"sun_priority_claim", "triple_opens", b"triple_opens", "undertrump_required", b"undertrump_required"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__ace_switch_dealer_right_only: _TypeAlias = _typing.Literal["ace_switch_dealer_right_only"]  # noqa: Y015
     _WhichOneofArgType__ace_switch_dealer_right_only: _TypeAlias = _typing.Literal["_ace_switch_dealer_right_only", b"_ace_switch_dealer_right_only"]  # noqa: Y015
@@ -842,6 +937,8 @@ class RuleSet(_message.Message):
     _WhichOneofArgType__doubling_window: _TypeAlias = _typing.Literal["_doubling_window", b"_doubling_window"]  # noqa: Y015
     _WhichOneofReturnType__exact_tie_rule: _TypeAlias = _typing.Literal["exact_tie_rule"]  # noqa: Y015
     _WhichOneofArgType__exact_tie_rule: _TypeAlias = _typing.Literal["_exact_tie_rule", b"_exact_tie_rule"]  # noqa: Y015
+    _WhichOneofReturnType__false_sawa: _TypeAlias = _typing.Literal["false_sawa"]  # noqa: Y015
+    _WhichOneofArgType__false_sawa: _TypeAlias = _typing.Literal["_false_sawa", b"_false_sawa"]  # noqa: Y015
     _WhichOneofReturnType__first_leader: _TypeAlias = _typing.Literal["first_leader"]  # noqa: Y015
     _WhichOneofArgType__first_leader: _TypeAlias = _typing.Literal["_first_leader", b"_first_leader"]  # noqa: Y015
     _WhichOneofReturnType__four_by_doubler_only: _TypeAlias = _typing.Literal["four_by_doubler_only"]  # noqa: Y015
@@ -868,6 +965,10 @@ class RuleSet(_message.Message):
     _WhichOneofArgType__partner_winning_rule: _TypeAlias = _typing.Literal["_partner_winning_rule", b"_partner_winning_rule"]  # noqa: Y015
     _WhichOneofReturnType__project_multiplier: _TypeAlias = _typing.Literal["project_multiplier"]  # noqa: Y015
     _WhichOneofArgType__project_multiplier: _TypeAlias = _typing.Literal["_project_multiplier", b"_project_multiplier"]  # noqa: Y015
+    _WhichOneofReturnType__qayd_false_call: _TypeAlias = _typing.Literal["qayd_false_call"]  # noqa: Y015
+    _WhichOneofArgType__qayd_false_call: _TypeAlias = _typing.Literal["_qayd_false_call", b"_qayd_false_call"]  # noqa: Y015
+    _WhichOneofReturnType__qayd_penalty: _TypeAlias = _typing.Literal["qayd_penalty"]  # noqa: Y015
+    _WhichOneofArgType__qayd_penalty: _TypeAlias = _typing.Literal["_qayd_penalty", b"_qayd_penalty"]  # noqa: Y015
     _WhichOneofReturnType__reveal_hands_after_round: _TypeAlias = _typing.Literal["reveal_hands_after_round"]  # noqa: Y015
     _WhichOneofArgType__reveal_hands_after_round: _TypeAlias = _typing.Literal["_reveal_hands_after_round", b"_reveal_hands_after_round"]  # noqa: Y015
     _WhichOneofReturnType__reverse_kaboot: _TypeAlias = _typing.Literal["reverse_kaboot"]  # noqa: Y015
@@ -931,6 +1032,8 @@ class RuleSet(_message.Message):
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__exact_tie_rule) -> _WhichOneofReturnType__exact_tie_rule | None: ...
     @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__false_sawa) -> _WhichOneofReturnType__false_sawa | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__first_leader) -> _WhichOneofReturnType__first_leader | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__four_by_doubler_only) -> _WhichOneofReturnType__four_by_doubler_only | None: ...
@@ -956,6 +1059,10 @@ class RuleSet(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__partner_winning_rule) -> _WhichOneofReturnType__partner_winning_rule | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__project_multiplier) -> _WhichOneofReturnType__project_multiplier | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__qayd_false_call) -> _WhichOneofReturnType__qayd_false_call | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__qayd_penalty) -> _WhichOneofReturnType__qayd_penalty | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__reveal_hands_after_round) -> _WhichOneofReturnType__reveal_hands_after_round | None: ...
     @_typing.overload

@@ -167,6 +167,10 @@ class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType
     """The round is scored and the match goes on: the next request is DealRound."""
     PHASE_MATCH_OVER: _Phase.ValueType  # 6
     """A team has won the match; no further action is accepted."""
+    PHASE_ROUND_REVIEW: _Phase.ValueType  # 7
+    """Table play only: the 32nd card was played (or a Sawa claimed) and the round waits for Qayd
+    calls; CallQayd with a call judges one, or with `close_review` (host) scores the round.
+    """
 
 class Phase(_Phase, metaclass=_PhaseEnumTypeWrapper):
     """The phase a match is in; it tells which requests are accepted next."""
@@ -185,6 +189,10 @@ PHASE_ROUND_OVER: Phase.ValueType  # 5
 """The round is scored and the match goes on: the next request is DealRound."""
 PHASE_MATCH_OVER: Phase.ValueType  # 6
 """A team has won the match; no further action is accepted."""
+PHASE_ROUND_REVIEW: Phase.ValueType  # 7
+"""Table play only: the 32nd card was played (or a Sawa claimed) and the round waits for Qayd
+calls; CallQayd with a call judges one, or with `close_review` (host) scores the round.
+"""
 Global___Phase: _TypeAlias = Phase  # noqa: Y015
 
 class _BidKind:
@@ -407,6 +415,8 @@ class _OutcomeReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Outcome
     """The reverse-kaboot variant applied: a Sun buyer at the dealer's right with an ace took no trick."""
     OUTCOME_REASON_RAW_HALF: _OutcomeReason.ValueType  # 8
     """The buyer's raw points reached half of the total, under the raw-half success metric."""
+    OUTCOME_REASON_QAYD: _OutcomeReason.ValueType  # 16
+    """A Qayd verdict (or a false Sawa) ended the round: the winning team took the card pot."""
 
 class OutcomeReason(_OutcomeReason, metaclass=_OutcomeReasonEnumTypeWrapper):
     """How the buyer's success test of a round was decided."""
@@ -429,6 +439,8 @@ OUTCOME_REASON_REVERSE_KABOOT: OutcomeReason.ValueType  # 7
 """The reverse-kaboot variant applied: a Sun buyer at the dealer's right with an ace took no trick."""
 OUTCOME_REASON_RAW_HALF: OutcomeReason.ValueType  # 8
 """The buyer's raw points reached half of the total, under the raw-half success metric."""
+OUTCOME_REASON_QAYD: OutcomeReason.ValueType  # 16
+"""A Qayd verdict (or a false Sawa) ended the round: the winning team took the card pot."""
 Global___OutcomeReason: _TypeAlias = OutcomeReason  # noqa: Y015
 
 class _MatchEndReason:
@@ -493,6 +505,10 @@ class _EventKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EventKind.V
     """The round was scored; `round_score` holds the breakdown."""
     EVENT_KIND_MATCH_WON: _EventKind.ValueType  # 15
     """A team won the match; `match_score` holds the final score."""
+    EVENT_KIND_QAYD_JUDGED: _EventKind.ValueType  # 16
+    """A Qayd call was judged (or a false Sawa judged at once): `qayd` holds the verdict."""
+    EVENT_KIND_REVIEW_OPENED: _EventKind.ValueType  # 17
+    """Table play: the round is over and under review; Qayd calls are still taken."""
     EVENT_KIND_ROUND_REVEALED: _EventKind.ValueType  # 20
     """A round is over (scored or redealt) and its deck order is shown, hence every hand;
     `reveal` holds it. Sent to the host credential only, or to every credential under the
@@ -534,12 +550,56 @@ EVENT_KIND_ROUND_SCORED: EventKind.ValueType  # 14
 """The round was scored; `round_score` holds the breakdown."""
 EVENT_KIND_MATCH_WON: EventKind.ValueType  # 15
 """A team won the match; `match_score` holds the final score."""
+EVENT_KIND_QAYD_JUDGED: EventKind.ValueType  # 16
+"""A Qayd call was judged (or a false Sawa judged at once): `qayd` holds the verdict."""
+EVENT_KIND_REVIEW_OPENED: EventKind.ValueType  # 17
+"""Table play: the round is over and under review; Qayd calls are still taken."""
 EVENT_KIND_ROUND_REVEALED: EventKind.ValueType  # 20
 """A round is over (scored or redealt) and its deck order is shown, hence every hand;
 `reveal` holds it. Sent to the host credential only, or to every credential under the
 rule flag `reveal_hands_after_round`.
 """
 Global___EventKind: _TypeAlias = EventKind  # noqa: Y015
+
+class _QaydCategory:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _QaydCategoryEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_QaydCategory.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    QAYD_CATEGORY_UNSPECIFIED: _QaydCategory.ValueType  # 0
+    """No category named: the call is right if the card broke any rule."""
+    QAYD_CATEGORY_REVOKE: _QaydCategory.ValueType  # 1
+    """قاطع: did not follow the suit led while holding it (R18)."""
+    QAYD_CATEGORY_NO_TRUMP: _QaydCategory.ValueType  # 2
+    """ما دق بحكم: did not trump while void in the suit led and holding trump (R19)."""
+    QAYD_CATEGORY_NO_OVERTRUMP: _QaydCategory.ValueType  # 3
+    """ما كبر بحكم: did not play a higher trump while holding one (R19, R21)."""
+    QAYD_CATEGORY_CLOSED_TRUMP_LEAD: _QaydCategory.ValueType  # 4
+    """ربع في الدبل: led trump in a closed game while holding another suit (R22)."""
+    QAYD_CATEGORY_FALSE_AKKA: _QaydCategory.ValueType  # 5
+    """أكة خاطئة: called Akka on a card that was not the highest unplayed card of its suit (R20)."""
+    QAYD_CATEGORY_FALSE_SAWA: _QaydCategory.ValueType  # 6
+    """سوا خطأ: claimed a Sawa the team could not make (R46); the call names no card."""
+
+class QaydCategory(_QaydCategory, metaclass=_QaydCategoryEnumTypeWrapper):
+    """The rule a Qayd call names (R45)."""
+
+QAYD_CATEGORY_UNSPECIFIED: QaydCategory.ValueType  # 0
+"""No category named: the call is right if the card broke any rule."""
+QAYD_CATEGORY_REVOKE: QaydCategory.ValueType  # 1
+"""قاطع: did not follow the suit led while holding it (R18)."""
+QAYD_CATEGORY_NO_TRUMP: QaydCategory.ValueType  # 2
+"""ما دق بحكم: did not trump while void in the suit led and holding trump (R19)."""
+QAYD_CATEGORY_NO_OVERTRUMP: QaydCategory.ValueType  # 3
+"""ما كبر بحكم: did not play a higher trump while holding one (R19, R21)."""
+QAYD_CATEGORY_CLOSED_TRUMP_LEAD: QaydCategory.ValueType  # 4
+"""ربع في الدبل: led trump in a closed game while holding another suit (R22)."""
+QAYD_CATEGORY_FALSE_AKKA: QaydCategory.ValueType  # 5
+"""أكة خاطئة: called Akka on a card that was not the highest unplayed card of its suit (R20)."""
+QAYD_CATEGORY_FALSE_SAWA: QaydCategory.ValueType  # 6
+"""سوا خطأ: claimed a Sawa the team could not make (R46); the call names no card."""
+Global___QaydCategory: _TypeAlias = QaydCategory  # noqa: Y015
 
 @_typing.final
 class Bid(_message.Message):
@@ -664,6 +724,7 @@ class Action(_message.Message):
     DECLARATION_FIELD_NUMBER: _builtins.int
     PLAY_FIELD_NUMBER: _builtins.int
     DEAL_FIELD_NUMBER: _builtins.int
+    QAYD_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def bid(self) -> Global___Bid:
         """A bid during bidding."""
@@ -686,6 +747,10 @@ class Action(_message.Message):
         match awaits a deal; applied with DealRound, or by ApplyBotAction).
         """
 
+    @_builtins.property
+    def qayd(self) -> Global___QaydCall:
+        """A Qayd call (table play); never listed among the legal actions, made with CallQayd."""
+
     def __init__(
         self,
         *,
@@ -694,12 +759,13 @@ class Action(_message.Message):
         declaration: Global___Declaration | None = ...,
         play: Global___CardPlay | None = ...,
         deal: Global___DealAction | None = ...,
+        qayd: Global___QaydCall | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bid", b"bid", "deal", b"deal", "declaration", b"declaration", "doubling", b"doubling", "play", b"play"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bid", b"bid", "deal", b"deal", "declaration", b"declaration", "doubling", b"doubling", "play", b"play", "qayd", b"qayd"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bid", b"bid", "deal", b"deal", "declaration", b"declaration", "doubling", b"doubling", "play", b"play"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bid", b"bid", "deal", b"deal", "declaration", b"declaration", "doubling", b"doubling", "play", b"play", "qayd", b"qayd"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_action: _TypeAlias = _typing.Literal["bid", "doubling", "declaration", "play", "deal"]  # noqa: Y015
+    _WhichOneofReturnType_action: _TypeAlias = _typing.Literal["bid", "doubling", "declaration", "play", "deal", "qayd"]  # noqa: Y015
     _WhichOneofArgType_action: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_action) -> _WhichOneofReturnType_action | None: ...
 
@@ -731,6 +797,114 @@ class DealAction(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___DealAction: _TypeAlias = DealAction  # noqa: Y015
+
+@_typing.final
+class QaydCall(_message.Message):
+    """A Qayd (قيد) call: the caller accuses a seat of the other team of breaking a rule."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCUSED_FIELD_NUMBER: _builtins.int
+    TRICK_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    CATEGORY_FIELD_NUMBER: _builtins.int
+    accused: _builtins.int
+    """The accused seat, of the other team than the caller."""
+    trick: _builtins.int
+    """The number of the trick (1-8) in which the accused played the card or made the Sawa claim."""
+    card: _builtins.int
+    """The card the accused played in that trick; unset only for a false Sawa call."""
+    category: Global___QaydCategory.ValueType
+    """The rule broken, optionally: a call that names one is right only for that rule."""
+    def __init__(
+        self,
+        *,
+        accused: _builtins.int = ...,
+        trick: _builtins.int = ...,
+        card: _builtins.int | None = ...,
+        category: Global___QaydCategory.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_card", b"_card", "card", b"card"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_card", b"_card", "accused", b"accused", "card", b"card", "category", b"category", "trick", b"trick"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__card: _TypeAlias = _typing.Literal["card"]  # noqa: Y015
+    _WhichOneofArgType__card: _TypeAlias = _typing.Literal["_card", b"_card"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__card) -> _WhichOneofReturnType__card | None: ...
+
+Global___QaydCall: _TypeAlias = QaydCall  # noqa: Y015
+
+@_typing.final
+class QaydVerdict(_message.Message):
+    """The public verdict on a Qayd call, with its evidence."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CALLER_FIELD_NUMBER: _builtins.int
+    ACCUSED_FIELD_NUMBER: _builtins.int
+    TRICK_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    CATEGORY_FIELD_NUMBER: _builtins.int
+    CORRECT_FIELD_NUMBER: _builtins.int
+    EVIDENCE_FIELD_NUMBER: _builtins.int
+    WINNING_TEAM_FIELD_NUMBER: _builtins.int
+    caller: _builtins.int
+    """The calling seat; unset when the engine judged a false Sawa by itself (false_sawa =
+    LOSES_HAND outside table play).
+    """
+    accused: _builtins.int
+    """The accused seat."""
+    trick: _builtins.int
+    """The trick of the card or claim."""
+    card: _builtins.int
+    """The card called; unset for a Sawa claim."""
+    category: Global___QaydCategory.ValueType
+    """The rule broken when the call is right; otherwise the rule the call named (or unspecified)."""
+    correct: _builtins.bool
+    """True when the call is right: the accused broke that rule with that card."""
+    winning_team: _builtins.int
+    """The team that wins the round by the verdict; unset when play goes on (a wrong call under
+    qayd_false_call = NO_PENALTY).
+    """
+    @_builtins.property
+    def evidence(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The evidence, ascending. A right call: the cards that made the card illegal, held by the
+        accused then (of the suit led for a revoke, of trump for not trumping or not over-trumping,
+        of the other suits for a closed trump lead), the higher cards of the suit still out for an
+        Akka, the opponents' cards for a Sawa. A wrong call: the accused's cards then that the rule
+        named is about (the suit led and trump when none is named). Empty when play goes on.
+        """
+
+    def __init__(
+        self,
+        *,
+        caller: _builtins.int | None = ...,
+        accused: _builtins.int = ...,
+        trick: _builtins.int = ...,
+        card: _builtins.int | None = ...,
+        category: Global___QaydCategory.ValueType = ...,
+        correct: _builtins.bool = ...,
+        evidence: _abc.Iterable[_builtins.int] | None = ...,
+        winning_team: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_caller", b"_caller", "_card", b"_card", "_winning_team", b"_winning_team", "caller", b"caller", "card", b"card", "winning_team", b"winning_team"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_caller", b"_caller", "_card", b"_card", "_winning_team", b"_winning_team", "accused", b"accused", "caller", b"caller", "card", b"card", "category", b"category", "correct", b"correct", "evidence", b"evidence", "trick", b"trick", "winning_team", b"winning_team"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__caller: _TypeAlias = _typing.Literal["caller"]  # noqa: Y015
+    _WhichOneofArgType__caller: _TypeAlias = _typing.Literal["_caller", b"_caller"]  # noqa: Y015
+    _WhichOneofReturnType__card: _TypeAlias = _typing.Literal["card"]  # noqa: Y015
+    _WhichOneofArgType__card: _TypeAlias = _typing.Literal["_card", b"_card"]  # noqa: Y015
+    _WhichOneofReturnType__winning_team: _TypeAlias = _typing.Literal["winning_team"]  # noqa: Y015
+    _WhichOneofArgType__winning_team: _TypeAlias = _typing.Literal["_winning_team", b"_winning_team"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__caller) -> _WhichOneofReturnType__caller | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__card) -> _WhichOneofReturnType__card | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__winning_team) -> _WhichOneofReturnType__winning_team | None: ...
+
+Global___QaydVerdict: _TypeAlias = QaydVerdict  # noqa: Y015
 
 @_typing.final
 class Contract(_message.Message):
@@ -1322,6 +1496,7 @@ class Event(_message.Message):
     MATCH_SCORE_FIELD_NUMBER: _builtins.int
     DEAL_FIELD_NUMBER: _builtins.int
     REDEAL_FIELD_NUMBER: _builtins.int
+    QAYD_FIELD_NUMBER: _builtins.int
     REVEAL_FIELD_NUMBER: _builtins.int
     kind: Global___EventKind.ValueType
     """What happened."""
@@ -1372,6 +1547,10 @@ class Event(_message.Message):
         """The reason of a REDEAL event."""
 
     @_builtins.property
+    def qayd(self) -> Global___QaydVerdict:
+        """The verdict of a QAYD_JUDGED event."""
+
+    @_builtins.property
     def reveal(self) -> Global___RoundReveal:
         """The deck of a ROUND_REVEALED event."""
 
@@ -1391,15 +1570,16 @@ class Event(_message.Message):
         match_score: Global___MatchScore | None = ...,
         deal: Global___DealInfo | None = ...,
         redeal: Global___RedealInfo | None = ...,
+        qayd: Global___QaydVerdict | None = ...,
         reveal: Global___RoundReveal | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "bid", b"bid", "contract", b"contract", "deal", b"deal", "declaration", b"declaration", "detail", b"detail", "doubling", b"doubling", "match_score", b"match_score", "play", b"play", "projects", b"projects", "redeal", b"redeal", "reveal", b"reveal", "round_score", b"round_score", "seat", b"seat", "trick", b"trick"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "bid", b"bid", "contract", b"contract", "deal", b"deal", "declaration", b"declaration", "detail", b"detail", "doubling", b"doubling", "match_score", b"match_score", "play", b"play", "projects", b"projects", "qayd", b"qayd", "redeal", b"redeal", "reveal", b"reveal", "round_score", b"round_score", "seat", b"seat", "trick", b"trick"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "bid", b"bid", "contract", b"contract", "deal", b"deal", "declaration", b"declaration", "detail", b"detail", "doubling", b"doubling", "kind", b"kind", "match_score", b"match_score", "play", b"play", "projects", b"projects", "redeal", b"redeal", "reveal", b"reveal", "round_score", b"round_score", "seat", b"seat", "trick", b"trick"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "bid", b"bid", "contract", b"contract", "deal", b"deal", "declaration", b"declaration", "detail", b"detail", "doubling", b"doubling", "kind", b"kind", "match_score", b"match_score", "play", b"play", "projects", b"projects", "qayd", b"qayd", "redeal", b"redeal", "reveal", b"reveal", "round_score", b"round_score", "seat", b"seat", "trick", b"trick"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
-    _WhichOneofReturnType_detail: _TypeAlias = _typing.Literal["bid", "contract", "doubling", "declaration", "projects", "play", "trick", "round_score", "match_score", "deal", "redeal", "reveal"]  # noqa: Y015
+    _WhichOneofReturnType_detail: _TypeAlias = _typing.Literal["bid", "contract", "doubling", "declaration", "projects", "play", "trick", "round_score", "match_score", "deal", "redeal", "qayd", "reveal"]  # noqa: Y015
     _WhichOneofArgType_detail: _TypeAlias = _typing.Literal["detail", b"detail"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...

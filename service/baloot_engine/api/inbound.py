@@ -21,12 +21,14 @@ from baloot_engine.rules.actions import (
     Action,
     Bid,
     BidKind,
+    CallQayd,
     ClaimSawa,
     Deal,
     Declare,
     Doubling,
     DoublingCall,
     Play,
+    QaydCategory,
 )
 from baloot_engine.rules.contract import ContractType, PlayMode
 from baloot_engine.rules.errors import RuleError, malformed
@@ -41,6 +43,7 @@ MODES: Final = to_core(types_pb2.PlayMode, PlayMode)
 PROJECT_KINDS: Final = to_core(types_pb2.ProjectKind, ProjectKind)
 CONTRACT_TYPES: Final = to_core(types_pb2.ContractType, ContractType)
 BOT_LEVELS: Final = to_core(service_pb.BotLevel, Level)
+QAYD_CATEGORIES: Final = to_core(types_pb2.QaydCategory, QaydCategory)
 
 
 def _bad(reason: str, message: str) -> RuleError:
@@ -157,6 +160,18 @@ def play_in(message: types_pb2.CardPlay) -> Play | ClaimSawa:
     return Play(card_in(message.card), message.akka)
 
 
+def qayd_in(message: types_pb2.QaydCall) -> CallQayd:
+    """A Qayd call from a proto ``QaydCall``: accused seat, trick 1-8, card, category."""
+    accused = seat_in(message.accused)
+    if not 1 <= message.trick <= 8:
+        raise _bad(errors.INVALID_ACTION, f"a trick number is 1-8, got {message.trick}")
+    card = card_in(message.card) if message.HasField("card") else -1
+    category = None
+    if message.category != types_pb2.QAYD_CATEGORY_UNSPECIFIED:
+        category = _enum_in(QAYD_CATEGORIES, message.category, "the Qayd category")
+    return CallQayd(accused, message.trick, card, category)
+
+
 def deal_in(message: types_pb2.DealAction) -> Deal:
     """A core deal from a proto ``DealAction`` (its deck is checked when it is dealt)."""
     return Deal(tuple(message.deck_order))
@@ -175,6 +190,8 @@ def action_in(message: types_pb2.Action) -> Action:
         return declaration_in(message.declaration)
     if which == "deal":
         return deal_in(message.deal)
+    if which == "qayd":
+        return qayd_in(message.qayd)
     raise _bad(errors.INVALID_ACTION, f"the action has no kind this server knows ({which})")
 
 

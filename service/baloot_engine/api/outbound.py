@@ -24,6 +24,7 @@ from baloot_engine.rules.actions import (
     Action,
     Bid,
     BidKind,
+    CallQayd,
     ClaimSawa,
     Deal,
     Declare,
@@ -32,6 +33,8 @@ from baloot_engine.rules.actions import (
     Event,
     EventKind,
     Play,
+    QaydCategory,
+    QaydVerdict,
 )
 from baloot_engine.rules.cards import LAST_TRICK_BONUS, POINTS
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
@@ -50,6 +53,7 @@ CONTRACT_TYPE_NUMBERS: Final = to_wire(types_pb2.ContractType, ContractType)
 PHASE_NUMBERS: Final = to_wire(types_pb2.Phase, Phase)
 EVENT_KIND_NUMBERS: Final = to_wire(types_pb2.EventKind, EventKind)
 BOT_LEVEL_NUMBERS: Final = to_wire(service_pb.BotLevel, Level)
+QAYD_CATEGORY_NUMBERS: Final = to_wire(types_pb2.QaydCategory, QaydCategory)
 
 
 def suit_out(suit: int) -> types_pb2.Suit.ValueType:
@@ -126,8 +130,36 @@ def action_out(action: Action) -> types_pb2.Action:
         return types_pb2.Action(declaration=declaration)
     if isinstance(action, ClaimSawa):
         return types_pb2.Action(play=types_pb2.CardPlay(sawa=True))
+    if isinstance(action, CallQayd):
+        return types_pb2.Action(qayd=qayd_call_out(action))
     assert isinstance(action, Deal)
     return types_pb2.Action(deal=types_pb2.DealAction(deck_order=action.deck))
+
+
+def qayd_call_out(call: CallQayd) -> types_pb2.QaydCall:
+    """A proto ``QaydCall``."""
+    message = types_pb2.QaydCall(accused=call.accused, trick=call.trick)
+    if call.card >= 0:
+        message.card = call.card
+    if call.category is not None:
+        message.category = QAYD_CATEGORY_NUMBERS[call.category]
+    return message
+
+
+def qayd_verdict_out(verdict: QaydVerdict, into: types_pb2.QaydVerdict) -> None:
+    """Write a verdict, with its evidence cards, into a proto ``QaydVerdict``."""
+    if verdict.caller >= 0:
+        into.caller = verdict.caller
+    into.accused = verdict.accused
+    into.trick = verdict.trick
+    if verdict.card >= 0:
+        into.card = verdict.card
+    if verdict.category is not None:
+        into.category = QAYD_CATEGORY_NUMBERS[verdict.category]
+    into.correct = verdict.correct
+    into.evidence.extend(cards_of(verdict.evidence))
+    if verdict.winner_team >= 0:
+        into.winning_team = verdict.winner_team
 
 
 def project_out(seat: int | None, project: Project, trump: int) -> types_pb2.Project:
@@ -214,6 +246,7 @@ _OUTCOME_REASONS: Final = {
     "exact_tie": types_pb2.OUTCOME_REASON_EXACT_TIE,
     "doubled_tie": types_pb2.OUTCOME_REASON_DOUBLED_TIE,
     "kaboot": types_pb2.OUTCOME_REASON_KABOOT,
+    "qayd": types_pb2.OUTCOME_REASON_QAYD,
 }
 
 
@@ -393,6 +426,8 @@ def _build_event(event: Event, state: State) -> types_pb2.Event:
         )
     elif kind is EventKind.MATCH_WON:
         message.match_score.CopyFrom(match_score_out(state))
+    elif kind is EventKind.QAYD_JUDGED and event.qayd is not None:
+        qayd_verdict_out(event.qayd, message.qayd)
     elif kind is EventKind.CARDS_DEALT:
         message.deal.round_number = state.hand_number
         message.deal.dealer = state.dealer

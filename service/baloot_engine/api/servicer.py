@@ -291,26 +291,32 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         bind_call_fields(seat=acting)
         if not opened.may_act_for(acting):
             raise credential_invalid(f"the credential may not act for seat {acting}")
-        if request.HasField("expected_version") and request.expected_version != opened.version:
-            raise ApiError(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                STALE_STATE,
-                f"the state is at version {opened.version}, not {request.expected_version}",
-                {"state_version": str(opened.version)},
-            )
+        _check_version(request, opened)
         action = action_of(request, opened)
         try:
             new_state, events = game.apply(state, acting, action)
         except RuleError as error:
             self._metrics.action_rejected(error.reason)
             raise
+        return self._respond(opened, action, new_state, events, response)
+
+    def _respond(
+        self,
+        opened: _Opened,
+        action: Action | None,
+        new_state: State,
+        events: Sequence[Event],
+        response: _ActionResponseT,
+    ) -> _ActionResponseT:
+        """Seal the state that follows the opened one after ``action`` (None: the host closed a
+        review) and write it, its events and the caller's views into ``response``."""
         version = opened.version + 1
         claim = _claims.get()
         if claim is None:
             self._metrics.observe_events(events)
         else:
             claim.events = events  # counted only if the ledger accepts the action
-        extra, reveal = self._records_step(opened, state, action, new_state, events)
+        extra, reveal = self._records_step(opened, opened.state, action, new_state, events)
         response.state = self._seal(opened, new_state, version, extra)
         response.state_version = version
         reveal_part = b""
@@ -370,7 +376,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         self,
         opened: _Opened,
         before: State,
-        action: Action,
+        action: Action | None,
         after: State,
         events: Sequence[Event],
     ) -> tuple[bytes, types_pb2.Event | None]:
@@ -541,6 +547,26 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         )
 
     @_rpc
+    def CallQayd(self, request: pb.CallQaydRequest) -> pb.CallQaydResponse:
+        """A Qayd call of a seat (table play), or the host closing the review of a round."""
+        if not request.close_review:
+            if not request.HasField("call"):
+                raise request_invalid("a Qayd call needs `call`, or `close_review` for the host")
+            return self._act(request, lambda r, _: inbound.qayd_in(r.call), pb.CallQaydResponse())
+        if request.HasField("call"):
+            raise request_invalid("closing the review takes no `call`")
+        opened = self._open(request.state, request.match_id, request.credential)
+        if opened.role != HOST_ROLE:
+            raise credential_invalid("only the host credential may close the review")
+        _check_version(request, opened)
+        try:
+            new_state, events = game.close_review(opened.state)
+        except RuleError as error:
+            self._metrics.action_rejected(error.reason)
+            raise
+        return self._respond(opened, None, new_state, events, pb.CallQaydResponse())
+
+    @_rpc
     def ApplyBotAction(self, request: pb.ApplyBotActionRequest) -> pb.ApplyBotActionResponse:
         """Apply, in one call, the action a bot chooses for the seat whose turn it is."""
         chosen: list[Action] = []
@@ -605,6 +631,17 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
                 },
             ) from None
         return records.replay_response(record, replayed, request.step)
+
+
+def _check_version(request: Any, opened: _Opened) -> None:
+    """Refuse an action whose ``expected_version`` is not the token's (STALE_STATE)."""
+    if request.HasField("expected_version") and request.expected_version != opened.version:
+        raise ApiError(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            STALE_STATE,
+            f"the state is at version {opened.version}, not {request.expected_version}",
+            {"state_version": str(opened.version)},
+        )
 
 
 def _check_record(record: Any) -> None:

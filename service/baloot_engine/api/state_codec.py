@@ -20,12 +20,20 @@ from typing import Final
 from google.protobuf.message import DecodeError
 
 from baloot.internal.v1 import match_state_pb2 as pb
-from baloot_engine.rules.actions import Bid, BidKind, Doubling, DoublingCall
+from baloot_engine.rules.actions import (
+    Bid,
+    BidKind,
+    Doubling,
+    DoublingCall,
+    QaydCategory,
+    QaydVerdict,
+)
 from baloot_engine.rules.cards import trick_winner_index
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.facts import AwardedProject, RoundFacts
 from baloot_engine.rules.projects import ProjectKind, has_baloot, projects_for_declaration
+from baloot_engine.rules.qayd import penalty_score
 from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.scoring import RoundScore, score_round
 from baloot_engine.rules.state import (
@@ -38,6 +46,7 @@ from baloot_engine.rules.state import (
     Phase,
     State,
     TrickRecord,
+    Violation,
     validate,
 )
 
@@ -51,6 +60,15 @@ PHASES: Final = (
     Phase.PLAYING,
     Phase.ROUND_OVER,
     Phase.MATCH_OVER,
+    Phase.ROUND_REVIEW,
+)
+QAYD_CATEGORIES: Final = (
+    QaydCategory.REVOKE,
+    QaydCategory.NO_TRUMP,
+    QaydCategory.NO_OVERTRUMP,
+    QaydCategory.CLOSED_TRUMP_LEAD,
+    QaydCategory.FALSE_AKKA,
+    QaydCategory.FALSE_SAWA,
 )
 BID_STAGES: Final = (
     BidStage.NONE,
@@ -310,6 +328,67 @@ def _write(message: pb.MatchState, state: State, old: State | None) -> None:
         message.declarations = _encode_declarations(state.declarations)
     if old is not None and state.last_score is not old.last_score:
         message.ClearField("last_round")  # encode appends the new one
+    if old is None or state.violations != old.violations:
+        message.violations = _encode_violations(state.violations)
+    if old is None or state.last_qayd is not old.last_qayd:
+        message.ClearField("last_qayd")
+        if state.last_qayd is not None:
+            _encode_verdict(message.last_qayd, state.last_qayd)
+
+
+def _encode_violations(violations: tuple[Violation, ...]) -> bytes:
+    out = bytearray()
+    for v in violations:
+        out += bytes((v.seat, v.trick, v.card + 1, QAYD_CATEGORIES.index(v.rule)))
+        out += v.evidence.to_bytes(4, "little")
+    return bytes(out)
+
+
+def _decode_violations(raw: bytes) -> tuple[Violation, ...]:
+    if len(raw) % 8:
+        raise StateInvalidError(["violations are truncated"])
+    found = []
+    for i in range(0, len(raw), 8):
+        seat, trick, card, rule = raw[i : i + 4]
+        if seat > 3 or not 1 <= trick <= 8 or card > 32:
+            raise StateInvalidError(["a violation is out of range"])
+        evidence = int.from_bytes(raw[i + 4 : i + 8], "little")
+        found.append(Violation(seat, trick, card - 1, QAYD_CATEGORIES[rule], evidence))
+    return tuple(found)
+
+
+def _encode_verdict(out: pb.QaydRecord, verdict: QaydVerdict) -> None:
+    out.caller = verdict.caller
+    out.accused = verdict.accused
+    out.trick = verdict.trick
+    out.card = verdict.card
+    category = verdict.category
+    out.category = 0 if category is None else QAYD_CATEGORIES.index(category) + 1
+    out.correct = verdict.correct
+    out.evidence = verdict.evidence
+    out.winner_team = verdict.winner_team
+
+
+def _decode_verdict(record: pb.QaydRecord) -> QaydVerdict:
+    if (
+        not -1 <= record.caller <= 3
+        or record.accused > 3
+        or not 1 <= record.trick <= 8
+        or not -1 <= record.card <= 31
+        or record.winner_team > 1
+    ):
+        raise StateInvalidError(["the last Qayd verdict is out of range"])
+    category = None if record.category == 0 else QAYD_CATEGORIES[record.category - 1]
+    return QaydVerdict(
+        record.caller,
+        record.accused,
+        record.trick,
+        record.card,
+        category,
+        record.correct,
+        record.evidence,
+        record.winner_team,
+    )
 
 
 # Encoded parts that stay the same over many calls, cached by their (immutable) values.
@@ -498,7 +577,7 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
         elsewhere |= 1 << m.revealed
     hands = decode_owners(m.card_owners, elsewhere) if m.card_owners else (0, 0, 0, 0)
     full_hands = (0, 0, 0, 0)
-    if phase is Phase.PLAYING:
+    if phase is Phase.PLAYING or phase is Phase.ROUND_REVIEW:
         full_hands = _full_hands(hands, played_by_seat, m.leader, trick)
     declarations = EMPTY_DECLARATIONS
     if m.declarations:
@@ -509,9 +588,10 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
             if has_baloot(full_hands[seat], trump):
                 baloot_seat = seat
     last_score = None
+    last_qayd = _decode_verdict(m.last_qayd) if m.HasField("last_qayd") else None
     if m.HasField("last_round"):
         rules_key = (m.rule_preset, m.rule_overrides, m.match_target)
-        last_score = _score(m.last_round.SerializeToString(), rules_key)
+        last_score = _score(m.last_round.SerializeToString(), rules_key, last_qayd)
     # State._make takes the values in field order: calling State(...) with 35 keywords
     # builds a keyword dictionary and binds it in Python, which cost a fifth of decoding.
     # The round-trip tests compare every decoded state with the one encoded.
@@ -552,6 +632,8 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
             m.sawa_seat,  # sawa_seat
             last_score,  # last_score
             m.winner,  # winner
+            _decode_violations(m.violations) if m.violations else (),  # violations
+            last_qayd,  # last_qayd
         )
     )
     return Decoded(state, bytes(m.seed), m.version, data, m)
@@ -637,7 +719,9 @@ def _decode_declarations(
 
 
 @lru_cache(maxsize=4096)
-def _score(last_round: bytes, rules_key: tuple[int, bytes, int]) -> RoundScore:
+def _score(
+    last_round: bytes, rules_key: tuple[int, bytes, int], qayd: QaydVerdict | None = None
+) -> RoundScore:
     """The last round's breakdown, recomputed from its facts (cached by their bytes)."""
     last = pb.LastRound.FromString(last_round)
     rules = decode_rules(*rules_key)
@@ -664,4 +748,7 @@ def _score(last_round: bytes, rules_key: tuple[int, bytes, int]) -> RoundScore:
         gahwa=last.gahwa,
         reverse_kaboot=last.reverse_kaboot,
     )
+    if qayd is not None:
+        # A hand a verdict ended: its facts are those of the tricks played (§A.14).
+        return penalty_score(facts, rules, qayd)
     return score_round(facts, rules)

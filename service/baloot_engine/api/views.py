@@ -41,7 +41,9 @@ from baloot_engine.rules.projects import baloot_project
 from baloot_engine.rules.ruleset import RuleSet
 from baloot_engine.rules.state import BidRecord, DoublingRecord, Phase, State
 
-_LIVE: Final = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
+# A round under review (table play) is live too: it is not scored yet.
+_LIVE: Final = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING, Phase.ROUND_REVIEW)
+_IN_PLAY: Final = (Phase.PLAYING, Phase.ROUND_REVIEW)
 _Value = TypeVar("_Value")
 _NO_DECLARATIONS: Final = 4  # declarations holds one entry per seat, None when not declared
 
@@ -107,7 +109,7 @@ def encode_observation(
             )
     for declarer, project in obs.shown:
         view.revealed_projects.append(outbound.project_out(declarer, project, trump))
-    if obs.baloot_announced and phase is Phase.PLAYING:
+    if obs.baloot_announced and phase in _IN_PLAY:
         view.revealed_projects.append(
             outbound.project_out(obs.baloot_seat, baloot_project(trump), trump)
         )
@@ -394,7 +396,7 @@ def _projects_and_score_part(state: State) -> bytes:
             )
     for declarer, project in shown_projects(state):
         view.revealed_projects.append(outbound.project_out(declarer, project, trump))
-    if state.baloot_announced and state.phase is Phase.PLAYING:
+    if state.baloot_announced and state.phase in _IN_PLAY:
         holder = state.baloot_seat
         view.revealed_projects.append(outbound.project_out(holder, baloot_project(trump), trump))
     score = state.last_score

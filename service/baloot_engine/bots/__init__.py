@@ -3,8 +3,9 @@
 :func:`suggest` is the entry point: it takes the seat's observation of a match state (what the
 seat may know, :func:`baloot_engine.rules.observation.observe`, the same definition the views
 encode) and lets the level's policy choose one of the seat's legal actions from that
-observation alone. Pure Python like the rules core; the gRPC layer calls it for the
-``SuggestAction`` RPC.
+observation alone. In table play a BASIC or STRONG bot first calls Qayd when the public play
+proves a violation (:mod:`baloot_engine.bots.qayd`); bots never play an illegal card. Pure
+Python like the rules core; the gRPC layer calls it for the ``SuggestAction`` RPC.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import secrets
 import time
 
 from baloot_engine.bots.policies import Level, decide
+from baloot_engine.bots.qayd import proven_call
 from baloot_engine.bots.search import DEFAULT_BUDGET, Budget
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import Action
@@ -30,7 +32,7 @@ def suggest(
     *,
     budget: Budget = DEFAULT_BUDGET,
 ) -> Action:
-    """One legal action for ``seat``, chosen by a bot of ``level`` that sees only that seat.
+    """One legal action (or a proven Qayd call) for ``seat``, by a bot that sees only that seat.
 
     With a ``seed`` the choice is a pure function of (what the seat knows, level, seed);
     without one the bot draws from the operating system's random generator and a STRONG bot
@@ -40,6 +42,11 @@ def suggest(
     if not 0 <= seat <= 3:
         raise errors.malformed(errors.INVALID_SEAT, f"a seat is 0-3, got {seat}")
     observation = observe(state, seat)
+    if level is not Level.RANDOM:
+        # Table play: a violation the seat can prove from the public play is called at once.
+        call = proven_call(observation)
+        if call is not None:
+            return call
     if not observation.legal_actions or state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
         raise _nothing_to_do(state, seat)
     if seed is None:
@@ -59,6 +66,11 @@ def _nothing_to_do(state: State, seat: int) -> RuleError:
         return RuleError(
             errors.WRONG_PHASE,
             f"no bot action in phase {phase.value}: the next round is dealt with DealRound",
+        )
+    if phase is Phase.ROUND_REVIEW:
+        return RuleError(
+            errors.WRONG_PHASE,
+            f"seat {seat} has no Qayd to call; the host closes the review with CallQayd",
         )
     turn = state.turn
     return RuleError(

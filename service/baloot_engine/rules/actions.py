@@ -126,7 +126,66 @@ class ClaimSawa:
         return "sawa"
 
 
-Action = Deal | Bid | Doubling | Declare | Play | ClaimSawa
+class QaydCategory(Enum):
+    """The rule a card (or a claim) broke, as a Qayd call names it (R45, §A.14)."""
+
+    REVOKE = "revoke"  # قاطع: did not follow the suit led (R18)
+    NO_TRUMP = "no_trump"  # ما دق بحكم: did not trump while void in the suit led (R19)
+    NO_OVERTRUMP = "no_overtrump"  # ما كبر بحكم: did not play a higher trump (R19, R21)
+    CLOSED_TRUMP_LEAD = "closed_trump_lead"  # ربع في الدبل: led trump in a closed game (R22)
+    FALSE_AKKA = "false_akka"  # أكة خاطئة: called Akka on a card that is not the boss (R20)
+    FALSE_SAWA = "false_sawa"  # سوا خطأ: claimed a Sawa the team could not make (R46)
+
+
+_CATEGORY_ORDER = {category: i for i, category in enumerate(QaydCategory)}
+
+
+@dataclass(frozen=True, slots=True)
+class CallQayd:
+    """قيد: accuse ``accused`` of breaking a rule with ``card`` in trick ``trick`` (R45).
+
+    ``trick`` is 1-based; ``card`` is -1 only for a false Sawa (a claim has no card).
+    ``category`` is optional: a call that names one is right only for that rule. A call is
+    never listed among the legal actions (that would tell who broke a rule).
+    """
+
+    accused: int
+    trick: int
+    card: int = -1
+    category: QaydCategory | None = None
+
+    def sort_key(self) -> tuple[int, ...]:
+        category = -1 if self.category is None else _CATEGORY_ORDER[self.category]
+        return (6, self.accused, self.trick, self.card, category)
+
+    def __str__(self) -> str:
+        card = f" {format_card(self.card)}" if self.card >= 0 else ""
+        category = f" {self.category.value}" if self.category else ""
+        return f"qayd seat {self.accused} trick {self.trick}{card}{category}"
+
+
+class QaydVerdict(NamedTuple):
+    """A judged Qayd call (or a false Sawa judged at once), public once judged.
+
+    ``caller`` is -1 when the engine judged a false Sawa by itself (``false_sawa =
+    loses_hand`` outside table play). ``category`` is the rule broken when the call is
+    ``correct``, else the category the call named (None if it named none). ``evidence`` is
+    the mask of the cards that prove or disprove it (the accused's cards of the suit led or
+    of trump at the time, the higher cards still out for an Akka, the opponents' cards for a
+    Sawa). ``winner_team`` is the team that wins the hand, -1 when play goes on.
+    """
+
+    caller: int
+    accused: int
+    trick: int
+    card: int
+    category: QaydCategory | None
+    correct: bool
+    evidence: int
+    winner_team: int
+
+
+Action = Deal | Bid | Doubling | Declare | Play | ClaimSawa | CallQayd
 
 
 _KIND_INDEX = {kind: i for i, kind in enumerate(ProjectKind)}
@@ -157,6 +216,8 @@ class EventKind(Enum):
     # A finished hand's deck shown (records); the API adds it, since the deck order is
     # not part of the state: the core never emits it.
     ROUND_REVEALED = "round_revealed"
+    QAYD_JUDGED = "qayd_judged"
+    REVIEW_OPENED = "review_opened"
 
 
 class Event(NamedTuple):
@@ -175,6 +236,8 @@ class Event(NamedTuple):
       ``cards`` = the four cards in play order, ``points`` = abnat of the trick (the
       8th trick's include the 10 for the last trick, R33).
     * SAWA_CLAIMED: ``seat``, ``team``.  ROUND_SCORED: ``score``.  MATCH_WON: ``team``.
+    * QAYD_JUDGED: ``seat`` = the caller (-1: the engine), ``team`` = the hand's winner
+      (-1: play goes on), ``qayd`` = the verdict.  REVIEW_OPENED: nothing (table play).
     """
 
     kind: EventKind
@@ -190,3 +253,4 @@ class Event(NamedTuple):
     projects: tuple[tuple[int, Project], ...] = ()
     score: RoundScore | None = None
     text: str = ""
+    qayd: QaydVerdict | None = None

@@ -72,6 +72,7 @@ def start_bidding(
         bid_stage=BidStage.LAP,
         to_ask=order,
         last_score=state.last_score,
+        last_qayd=state.last_qayd,
     )
 
 
@@ -327,5 +328,6 @@ def _cancel_hand(
         match_scores=state.match_scores,
         turn=dealer,
         last_score=state.last_score,
+        last_qayd=state.last_qayd,
     )
     return cleared, events

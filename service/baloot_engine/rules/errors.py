@@ -38,6 +38,9 @@ DECLARATION_CLOSED: Final = "DECLARATION_CLOSED"
 SAWA_INVALID: Final = "SAWA_INVALID"
 SAWA_NOT_ALLOWED: Final = "SAWA_NOT_ALLOWED"
 MATCH_OVER: Final = "MATCH_OVER"
+QAYD_NOT_ALLOWED: Final = "QAYD_NOT_ALLOWED"
+QAYD_INVALID: Final = "QAYD_INVALID"
+REVIEW_NOT_OPEN: Final = "REVIEW_NOT_OPEN"
 RECORD_MISMATCH: Final = "RECORD_MISMATCH"  # a replayed record ends a round otherwise
 
 # Reasons for malformed or impossible input.

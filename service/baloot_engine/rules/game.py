@@ -4,9 +4,10 @@
 action)`` returns the next state and the events the action caused, or raises a
 :class:`RuleError` with a stable reason and leaves nothing changed (states are immutable).
 This module owns the phase machine: one table from each phase to its legal/apply pair,
-and the transitions between phases (bidding → completion and doubling → play → scoring);
+and the transitions between phases (bidding → completion and doubling → play → scoring,
+in table play through the review of the round, where Qayd calls are judged);
 each phase's own rules live in its module (bidding, doubling, play, declaring, sawa,
-match), and those modules never call one another (only Sawa's proof asks play which cards
+qayd, match), and those modules never call one another (only Sawa's proof asks play which cards
 may be played).
 """
 
@@ -19,6 +20,7 @@ from baloot_engine.rules import errors
 from baloot_engine.rules.actions import (
     Action,
     Bid,
+    CallQayd,
     ClaimSawa,
     Deal,
     Declare,
@@ -26,6 +28,7 @@ from baloot_engine.rules.actions import (
     Event,
     EventKind,
     Play,
+    QaydVerdict,
 )
 from baloot_engine.rules.bidding import apply_bid, legal_bids, start_bidding
 from baloot_engine.rules.dealing import REVEALED_INDEX, check_deck, initial_hands
@@ -37,10 +40,11 @@ from baloot_engine.rules.declaring import (
 )
 from baloot_engine.rules.doubling import apply_call, begin_contract, legal_calls
 from baloot_engine.rules.errors import RuleError, malformed
-from baloot_engine.rules.match import finish_round
+from baloot_engine.rules.match import finish_round, finish_scored
 from baloot_engine.rules.play import apply_play, legal_plays, start_play
+from baloot_engine.rules.qayd import false_sawa_verdict, judge, penalty_facts, penalty_score
 from baloot_engine.rules.ruleset import SEEDS, RuleSet
-from baloot_engine.rules.sawa import apply_sawa, sawa_possible
+from baloot_engine.rules.sawa import apply_sawa, false_claim_of, sawa_possible
 from baloot_engine.rules.state import DoublingStep, Phase, State
 
 _CLAIM_SAWA = ClaimSawa()
@@ -160,8 +164,17 @@ def _apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]
         if done == 1:
             state = reveal_projects(state, events)
         elif done == 8:
-            return finish_round(state, events)
+            return _end_of_play(state, events)
     return state, events
+
+
+def _end_of_play(state: State, events: list[Event]) -> tuple[State, list[Event]]:
+    """The hand is played out: scored at once, or in table play reviewed first (§A.14)."""
+    if not state.rules.illegal_moves_allowed:
+        sawa_tricks = 8 - len(state.tricks) if state.sawa_seat >= 0 else 0
+        return finish_round(state, events, sawa_tricks=sawa_tricks)
+    events.append(Event(EventKind.REVIEW_OPENED))
+    return state._replace(phase=Phase.ROUND_REVIEW, turn=-1), events
 
 
 def _apply_sawa(state: State, seat: int, claim: ClaimSawa) -> tuple[State, list[Event]]:
@@ -170,7 +183,53 @@ def _apply_sawa(state: State, seat: int, claim: ClaimSawa) -> tuple[State, list[
     if not state.tricks:
         # The hand ends before trick 1 is over: compare the declarations now (R29).
         state = reveal_projects(state, events)
-    return finish_round(state, events, sawa_tricks=8 - len(state.tricks))
+    false_claim = false_claim_of(state)
+    if false_claim is not None:
+        # false_sawa = loses_hand outside table play: judged at once, in public.
+        verdict = false_sawa_verdict(seat, false_claim.trick, false_claim.evidence)
+        return _penalty(state, events, verdict)
+    return _end_of_play(state, events)
+
+
+def _apply_qayd(state: State, seat: int, call: CallQayd) -> tuple[State, list[Event]]:
+    """A Qayd call (R45, §A.14): judged at once; a verdict with a winner ends the hand."""
+    verdict = judge(state, seat, call)
+    if verdict.winner_team < 0:  # qayd_false_call = no_penalty: play goes on
+        return state, [_verdict_event(verdict)]
+    if not state.tricks and state.phase is Phase.PLAYING:
+        # The hand ends in trick 1: compare the declarations first (R29).
+        events: list[Event] = []
+        state = reveal_projects(state, events)
+        return _penalty(state, events, verdict)
+    return _penalty(state, [], verdict)
+
+
+def _verdict_event(verdict: QaydVerdict) -> Event:
+    return Event(
+        EventKind.QAYD_JUDGED,
+        seat=verdict.caller,
+        team=verdict.winner_team,
+        card=verdict.card,
+        qayd=verdict,
+    )
+
+
+def _penalty(state: State, events: list[Event], verdict: QaydVerdict) -> tuple[State, list[Event]]:
+    """The verdict ends the hand: its winner scores as a failed contract's defenders (§A.14)."""
+    events.append(_verdict_event(verdict))
+    score = penalty_score(penalty_facts(state), state.rules, verdict)
+    return finish_scored(state, events, score, verdict)
+
+
+def close_review(state: State) -> tuple[State, list[Event]]:
+    """End the review of a table-play round (the host's call, e.g. on a timeout): score it."""
+    if state.phase is not Phase.ROUND_REVIEW:
+        raise RuleError(
+            errors.REVIEW_NOT_OPEN,
+            f"no round is under review in phase {state.phase.value}",
+        )
+    sawa_tricks = 8 - len(state.tricks) if state.sawa_seat >= 0 else 0
+    return finish_round(state, [], sawa_tricks=sawa_tricks)
 
 
 _Legal = Callable[[State, int], list[Action]]
@@ -183,10 +242,11 @@ _PHASES: dict[Phase, tuple[_Legal, dict[type, _Step]]] = {
     Phase.DOUBLING: (_legal_doubling, {Doubling: _apply_call}),
     Phase.PLAYING: (
         _legal_playing,
-        {Play: _apply_play, Declare: apply_declare, ClaimSawa: _apply_sawa},
+        {Play: _apply_play, Declare: apply_declare, ClaimSawa: _apply_sawa, CallQayd: _apply_qayd},
     ),
     Phase.ROUND_OVER: _DEALING,
     Phase.MATCH_OVER: (_legal_nothing, {}),
+    Phase.ROUND_REVIEW: (_legal_nothing, {CallQayd: _apply_qayd}),
 }
 """Each phase: who may do what (``legal_actions``), and the step of each action it takes."""
 # The two halves of the table, for one dictionary lookup per call.
@@ -201,6 +261,7 @@ _OUT_OF_PHASE: dict[type, _Step] = {
     Play: apply_play,
     Declare: apply_declare,
     ClaimSawa: apply_sawa,
+    CallQayd: _apply_qayd,
 }
 
 

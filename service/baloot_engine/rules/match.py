@@ -6,7 +6,7 @@ score-keeping apps call, so a played round and a recorded one can never disagree
 
 from __future__ import annotations
 
-from baloot_engine.rules.actions import Event, EventKind
+from baloot_engine.rules.actions import Event, EventKind, QaydVerdict
 from baloot_engine.rules.cards import ACES
 from baloot_engine.rules.contract import Contract, next_seat, team_of
 from baloot_engine.rules.facts import AwardedProject, RoundFacts
@@ -28,6 +28,23 @@ def round_facts(state: State, sawa_tricks: int = 0) -> RoundFacts:
     # The running abnat already hold the 10 of the last trick (R33): the winner of the 8th
     # trick, or the Sawa claimer's team, took it.
     abnat = state.abnat
+    awarded = awarded_projects(state)
+    baloot_teams = scored_baloot_teams(state)
+    return RoundFacts(
+        contract=contract.type,
+        buyer_team=contract.buyer_team,
+        card_abnat=(abnat[0], abnat[1]),
+        tricks_won=(tricks_won[0], tricks_won[1]),
+        projects=awarded,
+        baloot_teams=baloot_teams,
+        multiplier=contract.multiplier,
+        gahwa=contract.gahwa,
+        reverse_kaboot=_reverse_kaboot(state, contract, tricks_won),
+    )
+
+
+def awarded_projects(state: State) -> tuple[AwardedProject, ...]:
+    """The projects of the team that won the comparison (R29), once it is made."""
     awarded: list[AwardedProject] = []
     if state.project_team >= 0:
         for seat in range(4):
@@ -38,28 +55,25 @@ def round_facts(state: State, sawa_tricks: int = 0) -> RoundFacts:
                 awarded.append(
                     AwardedProject(team_of(seat), project.kind, seat=seat, cards=project.cards)
                 )
-    baloot_teams: tuple[int, ...] = ()
+    return tuple(awarded)
+
+
+def scored_baloot_teams(state: State) -> tuple[int, ...]:
+    """The team of the Baloot holder when the Baloot scores (R31: not absorbed), else ()."""
+    contract = state.contract
+    assert contract is not None
     holder = state.baloot_seat
-    if holder >= 0:
-        declaration = state.declarations[holder]
-        scored = (
-            declaration.projects
-            if declaration is not None and team_of(holder) == state.project_team
-            else ()
-        )
-        if not baloot_absorbed(scored, contract.trump, state.rules):
-            baloot_teams = (team_of(holder),)
-    return RoundFacts(
-        contract=contract.type,
-        buyer_team=contract.buyer_team,
-        card_abnat=(abnat[0], abnat[1]),
-        tricks_won=(tricks_won[0], tricks_won[1]),
-        projects=tuple(awarded),
-        baloot_teams=baloot_teams,
-        multiplier=contract.multiplier,
-        gahwa=contract.gahwa,
-        reverse_kaboot=_reverse_kaboot(state, contract, tricks_won),
+    if holder < 0:
+        return ()
+    declaration = state.declarations[holder]
+    scored = (
+        declaration.projects
+        if declaration is not None and team_of(holder) == state.project_team
+        else ()
     )
+    if baloot_absorbed(scored, contract.trump, state.rules):
+        return ()
+    return (team_of(holder),)
 
 
 def _reverse_kaboot(state: State, contract: Contract, tricks_won: list[int]) -> bool:
@@ -76,9 +90,16 @@ def finish_round(
     state: State, events: list[Event], sawa_tricks: int = 0
 ) -> tuple[State, list[Event]]:
     """Score the hand, add it to the match (R44), and move to the next deal or the end."""
+    score = score_checked_round(round_facts(state, sawa_tricks), state.rules)
+    return finish_scored(state, events, score)
+
+
+def finish_scored(
+    state: State, events: list[Event], score: RoundScore, qayd: QaydVerdict | None = None
+) -> tuple[State, list[Event]]:
+    """Add a scored hand to the match (R44): a played one, or one a Qayd verdict ended."""
     contract = state.contract
     assert contract is not None
-    score = score_checked_round(round_facts(state, sawa_tricks), state.rules)
     events.append(Event(EventKind.ROUND_SCORED, team=contract.buyer_team, score=score))
     totals = (state.match_scores[0] + score.points[0], state.match_scores[1] + score.points[1])
     winner = winner_after(totals, score, state.rules)
@@ -99,6 +120,7 @@ def finish_round(
         sawa_seat=state.sawa_seat,
         last_score=score,
         winner=winner,
+        last_qayd=qayd,
     )
     if winner >= 0:
         events.append(Event(EventKind.MATCH_WON, team=winner))

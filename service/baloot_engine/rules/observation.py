@@ -52,7 +52,8 @@ if TYPE_CHECKING:
 PUBLIC = -1
 """The ``seat`` of the public observation: nobody's hand, nobody's actions."""
 
-_LIVE = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)  # cards are in the hands
+# Cards are in the hands, or the round is under review (not scored yet).
+_LIVE = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING, Phase.ROUND_REVIEW)
 
 
 class Observation(NamedTuple):

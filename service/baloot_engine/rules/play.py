@@ -12,7 +12,7 @@ Sawa :mod:`baloot_engine.rules.sawa`.
 from __future__ import annotations
 
 from baloot_engine.rules import errors
-from baloot_engine.rules.actions import Action, Event, EventKind, Play
+from baloot_engine.rules.actions import Action, Event, EventKind, Play, QaydCategory
 from baloot_engine.rules.cards import (
     ACE,
     HIGHER,
@@ -29,7 +29,14 @@ from baloot_engine.rules.contract import Contract, partner_of, team_of
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.projects import has_baloot
 from baloot_engine.rules.ruleset import FirstLeader, PartnerWinningRule, RuleSet
-from baloot_engine.rules.state import Phase, State, TrickRecord, after_card, after_trick
+from baloot_engine.rules.state import (
+    Phase,
+    State,
+    TrickRecord,
+    Violation,
+    after_card,
+    after_trick,
+)
 
 # Enum members as module constants on the paths of every card (see ``state.Phase``).
 _TRICK_WON = EventKind.TRICK_WON
@@ -173,6 +180,43 @@ def akka_allowed(state: State, card: int) -> bool:
     return card >> 3 != contract.trump and card & 7 != ACE and is_boss(card, state.played)
 
 
+def _false_akka_fits(state: State, card: int) -> bool:
+    """A false Akka table play accepts: a call that means something (``akka_requires_declaration``,
+    R20) on a Hokm lead of a non-trump, non-Ace card that is not the boss (§A.14)."""
+    contract = state.contract
+    rules = state.rules
+    return (
+        rules.illegal_moves_allowed
+        and rules.akka_requires_declaration
+        and contract is not None
+        and contract.trump >= 0
+        and not state.trick
+        and card >> 3 != contract.trump
+        and card & 7 != ACE
+    )
+
+
+def broken_rule(
+    hand: int, trick: tuple[int, ...], trump: int, card: int
+) -> tuple[QaydCategory, int]:
+    """The duty an illegal ``card`` broke and its evidence, as :func:`_card_refusal` names it.
+
+    ``hand`` is the seat's hand before the card. The evidence is the cards of the hand that
+    made the card illegal: the cards of the suit led (revoke), its trumps (did not trump, did
+    not over-trump), or its cards of the other suits (a trump lead in a closed game).
+    """
+    if not trick:
+        return QaydCategory.CLOSED_TRUMP_LEAD, hand & ~SUIT_MASKS[trump]
+    led = trick[0] >> 3
+    follow = hand & SUIT_MASKS[led]
+    if trump < 0 or (follow and card >> 3 != led):
+        return QaydCategory.REVOKE, follow
+    trumps = hand & SUIT_MASKS[trump]
+    if card >> 3 == trump:
+        return QaydCategory.NO_OVERTRUMP, trumps
+    return QaydCategory.NO_TRUMP, trumps
+
+
 _PLAYS = tuple(Play(card) for card in range(32))
 _AKKA_PLAYS = tuple(Play(card, True) for card in range(32))
 # Events are immutable: the 128 possible card events of each kind are built once.
@@ -259,6 +303,7 @@ def apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]]
     legal = allowed_cards(
         hand, state.trick, state.leader, seat, state.played, state.akka, contract, state.rules
     )
+    broken: Violation | None = None
     if not (0 <= card < 32 and legal >> card & 1):
         if not 0 <= card < 32 or not hand >> card & 1:
             shown = format_card(card) if 0 <= card < 32 else repr(card)
@@ -267,16 +312,25 @@ def apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]]
                 f"seat {seat} does not hold {shown}",
                 details={"seat": str(seat)},
             )
-        raise _card_refusal(state, seat, card, legal)
+        if not state.rules.illegal_moves_allowed:
+            raise _card_refusal(state, seat, card, legal)
+        # Table play (§A.14): the card is accepted and the breach kept private.
+        rule, evidence = broken_rule(hand, state.trick, contract.trump, card)
+        broken = Violation(seat, len(state.tricks) + 1, card, rule, evidence)
     akka = play.akka
     if akka and not akka_allowed(state, card):
-        raise RuleError(
-            errors.AKKA_NOT_ALLOWED,
-            "Akka is called only when leading the boss card of a non-trump suit in Hokm"
-            if state.rules.akka_requires_declaration
-            else "Akka is not called under these rules: the boss card is recognised by itself",
-            details={"seat": str(seat), "card": format_card(card)},
-        )
+        if not _false_akka_fits(state, card):
+            raise RuleError(
+                errors.AKKA_NOT_ALLOWED,
+                "Akka is called only when leading the boss card of a non-trump suit in Hokm"
+                if state.rules.akka_requires_declaration
+                else "Akka is not called under these rules: the boss card is recognised by itself",
+                details={"seat": str(seat), "card": format_card(card)},
+            )
+        evidence = _HIGHER_SUN[card] & ~state.played
+        broken = Violation(seat, len(state.tricks) + 1, card, QaydCategory.FALSE_AKKA, evidence)
+    if broken is not None:
+        state = state._replace(violations=(*state.violations, broken))
     events = [_CARD_PLAYED[seat][card]]
     if akka:
         events.append(_AKKA_CALLED[seat][card])

@@ -161,6 +161,27 @@ class BalootAbsorption(Enum):
     FOUR_OF_A_KIND_KQ = "four_of_a_kind_kq"  # four Kings or four Queens; never a run
 
 
+class QaydPenalty(Enum):
+    """What a correct Qayd call gives the caller's team (R45, §A.14)."""
+
+    FULL_HAND = "full_hand"  # the pot x multiplier and every awarded project (Kammelna)
+    BASE_ONLY = "base_only"  # the pot x multiplier and the caller's team's own projects
+
+
+class QaydFalseCall(Enum):
+    """What a wrong Qayd call costs the caller's team (R45, §A.14)."""
+
+    LOSES_HAND = "loses_hand"  # the caller's team loses the hand as an offender would
+    NO_PENALTY = "no_penalty"  # the call is judged wrong and play goes on
+
+
+class FalseSawa(Enum):
+    """What a false Sawa claim does outside table play (R46, §A.14)."""
+
+    REFUSED = "refused"  # the claim is refused and play goes on
+    LOSES_HAND = "loses_hand"  # the claimer's team loses the hand at once
+
+
 class RuleSetError(ValueError):
     """A rule set with an unknown, mistyped or contradictory setting."""
 
@@ -215,6 +236,9 @@ class RuleSet:
     ace_switch_dealer_right_only: bool = False
     double_open_by_default: bool = False
     reveal_hands_after_round: bool = False
+    qayd_penalty: QaydPenalty = QaydPenalty.FULL_HAND
+    qayd_false_call: QaydFalseCall = QaydFalseCall.LOSES_HAND
+    false_sawa: FalseSawa = FalseSawa.REFUSED
 
     def __post_init__(self) -> None:
         problems = self.problems()
@@ -261,11 +285,6 @@ class RuleSet:
             found.append(
                 "triple_opens: a Triple opens a game whose mode the doubler names; it cannot "
                 "go with closed_chooser = buyer"
-            )
-        if self.illegal_moves_allowed is True:
-            found.append(
-                "illegal_moves_allowed: not supported; the engine refuses illegal cards, "
-                "so the Qayd penalty call (R45) is never needed"
             )
         return found
 
@@ -387,6 +406,9 @@ _FIELD_TYPES: Final[dict[str, type]] = {
     "ace_switch_dealer_right_only": bool,
     "double_open_by_default": bool,
     "reveal_hands_after_round": bool,
+    "qayd_penalty": QaydPenalty,
+    "qayd_false_call": QaydFalseCall,
+    "false_sawa": FalseSawa,
 }
 
 SEEDS: Final = RuleSet()

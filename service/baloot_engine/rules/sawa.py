@@ -10,7 +10,7 @@ hand that the claim ended is :mod:`baloot_engine.rules.game`'s next step.
 from __future__ import annotations
 
 from baloot_engine.rules import errors
-from baloot_engine.rules.actions import ClaimSawa, Event, EventKind
+from baloot_engine.rules.actions import ClaimSawa, Event, EventKind, QaydCategory
 from baloot_engine.rules.cards import (
     ACE,
     LAST_TRICK_BONUS,
@@ -23,7 +23,8 @@ from baloot_engine.rules.cards import (
 from baloot_engine.rules.contract import team_of
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.play import allowed_cards, is_boss
-from baloot_engine.rules.state import Phase, State
+from baloot_engine.rules.ruleset import FalseSawa
+from baloot_engine.rules.state import Phase, State, Violation
 
 
 def sawa_possible(state: State, seat: int) -> bool:
@@ -55,13 +56,23 @@ def apply_sawa(state: State, seat: int, _claim: ClaimSawa) -> tuple[State, list[
     assert contract is not None
     search = SawaSearch(state, team_of(seat))
     holds = _sawa_plainly_holds(state, seat) or search.holds(state.hands, seat)
+    rules = state.rules
+    table_play = rules.illegal_moves_allowed
+    false_claim: Violation | None = None
     if not holds:
-        why = (
-            "the claim could not be proven within the search budget"
-            if search.exhausted
-            else "the other players can win a trick"
-        )
-        raise RuleError(errors.SAWA_INVALID, f"Sawa refused: {why}", details={"seat": str(seat)})
+        if not table_play and rules.false_sawa is not FalseSawa.LOSES_HAND:
+            why = (
+                "the claim could not be proven within the search budget"
+                if search.exhausted
+                else "the other players can win a trick"
+            )
+            raise RuleError(
+                errors.SAWA_INVALID, f"Sawa refused: {why}", details={"seat": str(seat)}
+            )
+        # §A.14: a false claim is accepted (table play: callable as سوا خطأ) or loses the hand;
+        # the evidence is the opponents' cards, which could take a trick.
+        opponents = state.hands[(seat + 1) & 3] | state.hands[(seat + 3) & 3]
+        false_claim = Violation(seat, len(state.tricks) + 1, -1, QaydCategory.FALSE_SAWA, opponents)
     team = team_of(seat)
     rest = state.hands[0] | state.hands[1] | state.hands[2] | state.hands[3]
     table = POINTS[contract.trump + 1]
@@ -73,9 +84,19 @@ def apply_sawa(state: State, seat: int, _claim: ClaimSawa) -> tuple[State, list[
     state = state._replace(
         abnat=(abnat[0], abnat[1]),
         sawa_seat=seat,
-        hands=(0, 0, 0, 0),
+        # Table play keeps the unplayed cards for the review (a Qayd judges from them).
+        hands=state.hands if table_play else (0, 0, 0, 0),
+        violations=state.violations if false_claim is None else (*state.violations, false_claim),
     )
     return state, events
+
+
+def false_claim_of(state: State) -> Violation | None:
+    """The false Sawa that just ended the hand outside table play (``false_sawa = loses_hand``)."""
+    if state.rules.illegal_moves_allowed or state.sawa_seat < 0 or not state.violations:
+        return None
+    last = state.violations[-1]
+    return last if last.rule is QaydCategory.FALSE_SAWA else None
 
 
 def _sawa_plainly_holds(state: State, seat: int) -> bool:

@@ -138,6 +138,7 @@ class Decision(Enum):
     EXACT_TIE = "exact_tie"  # equal on every count: exact_tie_rule decided
     DOUBLED_TIE = "doubled_tie"  # a tie in a doubled round: doubled_tie_rule decided
     KABOOT = "kaboot"  # one team took all eight tricks
+    QAYD = "qayd"  # a Qayd verdict (or a false Sawa) ended the hand (R45, §A.14)
 
 
 @dataclass(frozen=True, slots=True)
@@ -487,3 +488,8 @@ def _success_test(
         made = facts.contract is ContractType.SUN
     verdict = "goes to the buyer" if made else "counts against the buyer"
     return made, Decision.EXACT_TIE, f"exact tie ({tie}), which {verdict} ({rule.value} rule)"
+
+
+def project_multiplier(rules: RuleSet, m: int) -> int:
+    """The multiplier the projects take at doubling level ``m`` (R30, ``project_multiplier``)."""
+    return _project_multiplier(rules, m)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar, NamedTuple
 
-from baloot_engine.rules.actions import Bid, Doubling
+from baloot_engine.rules.actions import Bid, Doubling, QaydCategory, QaydVerdict
 from baloot_engine.rules.cards import FULL_DECK, KING_QUEEN, format_card
 from baloot_engine.rules.contract import Contract, ContractType
 from baloot_engine.rules.projects import Project, ProjectKind
@@ -32,7 +32,7 @@ class _PhaseType(type):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Phase(metaclass=_PhaseType):
-    """Where a match stands: one of the six members below, compared by identity.
+    """Where a match stands: one of the seven members below, compared by identity.
 
     Not an ``Enum``: on Python 3.11 reading a member through an enum class
     (``Phase.PLAYING``) goes through the enum metaclass's ``__getattr__`` hook and costs
@@ -53,6 +53,7 @@ class Phase(metaclass=_PhaseType):
     PLAYING: ClassVar[Phase]
     ROUND_OVER: ClassVar[Phase]  # a hand was scored; the next dealer deals
     MATCH_OVER: ClassVar[Phase]
+    ROUND_REVIEW: ClassVar[Phase]  # table play: the 32nd card (or a Sawa) waits for Qayd calls
     MEMBERS: ClassVar[tuple[Phase, ...]]
 
     def __repr__(self) -> str:
@@ -70,7 +71,15 @@ class Phase(metaclass=_PhaseType):
 
 Phase.MEMBERS = tuple(
     Phase(name, name.lower())
-    for name in ("AWAITING_DEAL", "BIDDING", "DOUBLING", "PLAYING", "ROUND_OVER", "MATCH_OVER")
+    for name in (
+        "AWAITING_DEAL",
+        "BIDDING",
+        "DOUBLING",
+        "PLAYING",
+        "ROUND_OVER",
+        "MATCH_OVER",
+        "ROUND_REVIEW",
+    )
 )
 (
     Phase.AWAITING_DEAL,
@@ -79,6 +88,7 @@ Phase.MEMBERS = tuple(
     Phase.PLAYING,
     Phase.ROUND_OVER,
     Phase.MATCH_OVER,
+    Phase.ROUND_REVIEW,
 ) = Phase.MEMBERS
 
 
@@ -133,6 +143,20 @@ class Declaration(NamedTuple):
     projects: tuple[Project, ...]
 
 
+class Violation(NamedTuple):
+    """A rule broken in table play (§A.14), kept private in the token until a Qayd judges it.
+
+    ``trick`` is 1-based; ``card`` is -1 for a false Sawa; ``evidence`` is the mask of the
+    cards that prove it (see :class:`~baloot_engine.rules.actions.QaydVerdict`).
+    """
+
+    seat: int
+    trick: int
+    card: int
+    rule: QaydCategory
+    evidence: int
+
+
 EMPTY_DECLARATIONS: tuple[Declaration | None, ...] = (None, None, None, None)
 
 
@@ -179,6 +203,9 @@ class State(NamedTuple):
     # Results.
     last_score: RoundScore | None = None
     winner: int = -1  # team that won the match
+    # Table play (§A.14).
+    violations: tuple[Violation, ...] = ()  # unjudged, private: never in an observation
+    last_qayd: QaydVerdict | None = None  # the verdict that ended the last scored hand
 
     @property
     def trump(self) -> int:
@@ -302,12 +329,13 @@ def validate(state: State) -> list[str]:
     phase = state.phase
     hands = state.hands
     contract = state.contract
-    if phase is Phase.PLAYING or phase is Phase.BIDDING or phase is Phase.DOUBLING:
+    review = phase is Phase.ROUND_REVIEW
+    if phase is Phase.PLAYING or phase is Phase.BIDDING or phase is Phase.DOUBLING or review:
         problems += _card_problems(state)
     elif hands != (0, 0, 0, 0) or state.stock or state.trick:
         problems.append(f"no cards may be out in phase {phase.value}")
     if contract is None:
-        if phase is Phase.PLAYING or phase is Phase.DOUBLING:
+        if phase is Phase.PLAYING or phase is Phase.DOUBLING or review:
             problems.append(f"phase {phase.value} needs a contract")
     else:
         problems += _contract_problems(contract)
@@ -315,6 +343,8 @@ def validate(state: State) -> list[str]:
             problems += _contract_in_hand_problems(state, contract)
     if phase is Phase.PLAYING:
         problems += _play_problems(state)
+    elif review:
+        problems += _review_problems(state)
     elif phase is Phase.BIDDING:
         if any(h.bit_count() != 5 for h in hands):
             problems.append("every hand holds 5 cards while bidding")
@@ -333,6 +363,20 @@ def validate(state: State) -> list[str]:
             problems.append("a finished match needs a winning team")
     elif state.winner != -1:
         problems.append("only a finished match has a winner")
+    if state.violations and not state.rules.illegal_moves_allowed:
+        problems.append("only table play records violations")
+    return problems
+
+
+def _review_problems(state: State) -> list[str]:
+    """A round under review (§A.14): eight tricks played, or a Sawa claimed, and nobody on turn."""
+    problems: list[str] = []
+    if not state.rules.illegal_moves_allowed:
+        problems.append("only table play reviews a round")
+    if state.trick or state.turn != -1:
+        problems.append("a round under review has no trick in progress and nobody on turn")
+    if state.sawa_seat < 0 and (len(state.tricks) != 8 or any(state.hands)):
+        problems.append("a round under review has eight tricks or a Sawa claim")
     return problems
 
 

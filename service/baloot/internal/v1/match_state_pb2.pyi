@@ -67,6 +67,8 @@ class MatchState(_message.Message):
     SAWA_SEAT_FIELD_NUMBER: _builtins.int
     WINNER_FIELD_NUMBER: _builtins.int
     LAST_ROUND_FIELD_NUMBER: _builtins.int
+    VIOLATIONS_FIELD_NUMBER: _builtins.int
+    LAST_QAYD_FIELD_NUMBER: _builtins.int
     ROUND_DECK_FIELD_NUMBER: _builtins.int
     BOARD_SET_FIELD_NUMBER: _builtins.int
     ROUNDS_SCORED_FIELD_NUMBER: _builtins.int
@@ -143,6 +145,10 @@ class MatchState(_message.Message):
     """The seat whose Sawa claim ended the hand, -1 for none."""
     winner: _builtins.int
     """The team that won the match, -1 while it goes on."""
+    violations: _builtins.bytes
+    """Table play: the unjudged violations of the hand in progress, eight bytes each: seat, trick,
+    card + 1 (0 for a Sawa claim), category number, then the evidence mask (32-bit little-endian).
+    """
     round_deck: _builtins.bytes
     """Records: the deck order of hand `round_deck_hand` (32 bytes) when it was not derived from
     `seed` (a preset deck, or a board-set deck); stale once another hand is dealt.
@@ -168,6 +174,10 @@ class MatchState(_message.Message):
     @_builtins.property
     def last_round(self) -> Global___LastRound:
         """The facts of the last scored hand, from which its breakdown is recomputed."""
+
+    @_builtins.property
+    def last_qayd(self) -> Global___QaydRecord:
+        """The Qayd verdict that ended the last scored hand, when one did."""
 
     def __init__(
         self,
@@ -209,19 +219,71 @@ class MatchState(_message.Message):
         sawa_seat: _builtins.int = ...,
         winner: _builtins.int = ...,
         last_round: Global___LastRound | None = ...,
+        violations: _builtins.bytes = ...,
+        last_qayd: Global___QaydRecord | None = ...,
         round_deck: _builtins.bytes = ...,
         board_set: _builtins.str = ...,
         rounds_scored: _builtins.int = ...,
         scored_at_hand: _builtins.int = ...,
         round_deck_hand: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["last_round", b"last_round"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["last_qayd", b"last_qayd", "last_round", b"last_round"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["abnat", b"abnat", "akka", b"akka", "baloot_announced", b"baloot_announced", "bid_stage", b"bid_stage", "bidding_round", b"bidding_round", "bids", b"bids", "board_set", b"board_set", "buy_card", b"buy_card", "buyer_waiting", b"buyer_waiting", "card_owners", b"card_owners", "contract", b"contract", "dealer", b"dealer", "declarations", b"declarations", "doubling_calls", b"doubling_calls", "doubling_step", b"doubling_step", "hand_number", b"hand_number", "last_round", b"last_round", "layout", b"layout", "leader", b"leader", "match_scores", b"match_scores", "match_target", b"match_target", "pending_ashkal", b"pending_ashkal", "pending_seat", b"pending_seat", "pending_suit", b"pending_suit", "phase", b"phase", "project_team", b"project_team", "revealed", b"revealed", "round_deck", b"round_deck", "round_deck_hand", b"round_deck_hand", "rounds_scored", b"rounds_scored", "rule_overrides", b"rule_overrides", "rule_preset", b"rule_preset", "sawa_seat", b"sawa_seat", "scored_at_hand", b"scored_at_hand", "seed", b"seed", "stock", b"stock", "to_ask", b"to_ask", "trick", b"trick", "tricks", b"tricks", "turn", b"turn", "version", b"version", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abnat", b"abnat", "akka", b"akka", "baloot_announced", b"baloot_announced", "bid_stage", b"bid_stage", "bidding_round", b"bidding_round", "bids", b"bids", "board_set", b"board_set", "buy_card", b"buy_card", "buyer_waiting", b"buyer_waiting", "card_owners", b"card_owners", "contract", b"contract", "dealer", b"dealer", "declarations", b"declarations", "doubling_calls", b"doubling_calls", "doubling_step", b"doubling_step", "hand_number", b"hand_number", "last_qayd", b"last_qayd", "last_round", b"last_round", "layout", b"layout", "leader", b"leader", "match_scores", b"match_scores", "match_target", b"match_target", "pending_ashkal", b"pending_ashkal", "pending_seat", b"pending_seat", "pending_suit", b"pending_suit", "phase", b"phase", "project_team", b"project_team", "revealed", b"revealed", "round_deck", b"round_deck", "round_deck_hand", b"round_deck_hand", "rounds_scored", b"rounds_scored", "rule_overrides", b"rule_overrides", "rule_preset", b"rule_preset", "sawa_seat", b"sawa_seat", "scored_at_hand", b"scored_at_hand", "seed", b"seed", "stock", b"stock", "to_ask", b"to_ask", "trick", b"trick", "tricks", b"tricks", "turn", b"turn", "version", b"version", "violations", b"violations", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___MatchState: _TypeAlias = MatchState  # noqa: Y015
+
+@_typing.final
+class QaydRecord(_message.Message):
+    """QaydRecord is a verdict that ended a hand, from which its score is recomputed."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CALLER_FIELD_NUMBER: _builtins.int
+    ACCUSED_FIELD_NUMBER: _builtins.int
+    TRICK_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    CATEGORY_FIELD_NUMBER: _builtins.int
+    CORRECT_FIELD_NUMBER: _builtins.int
+    EVIDENCE_FIELD_NUMBER: _builtins.int
+    WINNER_TEAM_FIELD_NUMBER: _builtins.int
+    caller: _builtins.int
+    """The calling seat, -1 for the engine (a false Sawa outside table play)."""
+    accused: _builtins.int
+    """The accused seat."""
+    trick: _builtins.int
+    """The trick of the card or claim."""
+    card: _builtins.int
+    """The card, -1 for a Sawa claim."""
+    category: _builtins.int
+    """The category number + 1 of the rules core's QaydCategory enum, 0 for none."""
+    correct: _builtins.bool
+    """True for a correct call."""
+    evidence: _builtins.int
+    """The evidence mask."""
+    winner_team: _builtins.int
+    """The team that won the hand."""
+    def __init__(
+        self,
+        *,
+        caller: _builtins.int = ...,
+        accused: _builtins.int = ...,
+        trick: _builtins.int = ...,
+        card: _builtins.int = ...,
+        category: _builtins.int = ...,
+        correct: _builtins.bool = ...,
+        evidence: _builtins.int = ...,
+        winner_team: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accused", b"accused", "caller", b"caller", "card", b"card", "category", b"category", "correct", b"correct", "evidence", b"evidence", "trick", b"trick", "winner_team", b"winner_team"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___QaydRecord: _TypeAlias = QaydRecord  # noqa: Y015
 
 @_typing.final
 class LastRound(_message.Message):

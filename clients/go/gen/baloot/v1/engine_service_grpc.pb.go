@@ -57,6 +57,37 @@ type BalootEngineServiceClient interface {
 	// Returns the views (four seats and the public one) and the events at one step of a record,
 	// for replay viewers and dispute review.
 	ReplayRecord(ctx context.Context, in *ReplayRecordRequest, opts ...grpc.CallOption) (*ReplayRecordResponse, error)
+	// Table play (rule set `illegal_moves_allowed`, R45): a seat calls Qayd (قيد) on a card of the
+	// other team, or the host closes the review of a finished round.
+	//
+	// In table play a seat may play any card it holds. A card that breaks R18-R22, a false Akka
+	// (R20) and a false Sawa claim (R46) are accepted and kept privately in the token, with the
+	// evidence; no view and no event shows them, and the legal actions still list only the legal
+	// cards.
+	//
+	// WHO AND WHEN. Any seat of the team other than the accused's may call (with its own credential
+	// or the host's), from the first card of a round until the round is scored. The round is not
+	// scored at its 32nd card (or at a Sawa claim): it enters PHASE_ROUND_REVIEW (event
+	// REVIEW_OPENED), in which the last trick can still be called. The review ends with a call
+	// whose verdict ends the hand, or when the host sends `close_review` (for example when the
+	// table's review time runs out, or once every seat has said it calls nothing); the round is
+	// then scored as usual. A call after the round was scored is refused (WRONG_PHASE).
+	//
+	// THE CALL names the accused seat, the trick, the card he played in it and, optionally, the
+	// rule (QaydCategory: revoke, did not trump, did not over-trump, trump lead in a closed game,
+	// false Akka, false Sawa; a false Sawa call names no card and the trick of the claim). A call
+	// that points at no card of the accused is refused (QAYD_INVALID), one against the caller's
+	// own team or outside table play too (QAYD_NOT_ALLOWED); nothing is judged then.
+	//
+	// VERDICTS. Right (the accused broke a rule with that card, the one named if any): the round
+	// ends at once and the offending team loses the hand; the caller's team takes the card pot
+	// (26 in Sun, 16 in Hokm) times the multiplier, and every awarded project (qayd_penalty =
+	// FULL_HAND) or only its own (BASE_ONLY); the Baloot stays with its holder; in a Gahwa round
+	// the caller's team wins the match. Wrong: under qayd_false_call = LOSES_HAND the caller's team
+	// loses the hand the same way; under NO_PENALTY play goes on. Every verdict is public: the
+	// event QAYD_JUDGED carries caller, accused, card, rule, verdict and the evidence cards, then
+	// ROUND_SCORED when the hand ends.
+	CallQayd(ctx context.Context, in *CallQaydRequest, opts ...grpc.CallOption) (*CallQaydResponse, error)
 }
 
 type balootEngineServiceClient struct {
@@ -193,6 +224,15 @@ func (c *balootEngineServiceClient) ReplayRecord(ctx context.Context, in *Replay
 	return out, nil
 }
 
+func (c *balootEngineServiceClient) CallQayd(ctx context.Context, in *CallQaydRequest, opts ...grpc.CallOption) (*CallQaydResponse, error) {
+	out := new(CallQaydResponse)
+	err := c.cc.Invoke(ctx, "/baloot.v1.BalootEngineService/CallQayd", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // BalootEngineServiceServer is the server API for BalootEngineService service.
 // All implementations must embed UnimplementedBalootEngineServiceServer
 // for forward compatibility
@@ -237,6 +277,37 @@ type BalootEngineServiceServer interface {
 	// Returns the views (four seats and the public one) and the events at one step of a record,
 	// for replay viewers and dispute review.
 	ReplayRecord(context.Context, *ReplayRecordRequest) (*ReplayRecordResponse, error)
+	// Table play (rule set `illegal_moves_allowed`, R45): a seat calls Qayd (قيد) on a card of the
+	// other team, or the host closes the review of a finished round.
+	//
+	// In table play a seat may play any card it holds. A card that breaks R18-R22, a false Akka
+	// (R20) and a false Sawa claim (R46) are accepted and kept privately in the token, with the
+	// evidence; no view and no event shows them, and the legal actions still list only the legal
+	// cards.
+	//
+	// WHO AND WHEN. Any seat of the team other than the accused's may call (with its own credential
+	// or the host's), from the first card of a round until the round is scored. The round is not
+	// scored at its 32nd card (or at a Sawa claim): it enters PHASE_ROUND_REVIEW (event
+	// REVIEW_OPENED), in which the last trick can still be called. The review ends with a call
+	// whose verdict ends the hand, or when the host sends `close_review` (for example when the
+	// table's review time runs out, or once every seat has said it calls nothing); the round is
+	// then scored as usual. A call after the round was scored is refused (WRONG_PHASE).
+	//
+	// THE CALL names the accused seat, the trick, the card he played in it and, optionally, the
+	// rule (QaydCategory: revoke, did not trump, did not over-trump, trump lead in a closed game,
+	// false Akka, false Sawa; a false Sawa call names no card and the trick of the claim). A call
+	// that points at no card of the accused is refused (QAYD_INVALID), one against the caller's
+	// own team or outside table play too (QAYD_NOT_ALLOWED); nothing is judged then.
+	//
+	// VERDICTS. Right (the accused broke a rule with that card, the one named if any): the round
+	// ends at once and the offending team loses the hand; the caller's team takes the card pot
+	// (26 in Sun, 16 in Hokm) times the multiplier, and every awarded project (qayd_penalty =
+	// FULL_HAND) or only its own (BASE_ONLY); the Baloot stays with its holder; in a Gahwa round
+	// the caller's team wins the match. Wrong: under qayd_false_call = LOSES_HAND the caller's team
+	// loses the hand the same way; under NO_PENALTY play goes on. Every verdict is public: the
+	// event QAYD_JUDGED carries caller, accused, card, rule, verdict and the evidence cards, then
+	// ROUND_SCORED when the hand ends.
+	CallQayd(context.Context, *CallQaydRequest) (*CallQaydResponse, error)
 	mustEmbedUnimplementedBalootEngineServiceServer()
 }
 
@@ -285,6 +356,9 @@ func (UnimplementedBalootEngineServiceServer) VerifyRecord(context.Context, *Ver
 }
 func (UnimplementedBalootEngineServiceServer) ReplayRecord(context.Context, *ReplayRecordRequest) (*ReplayRecordResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ReplayRecord not implemented")
+}
+func (UnimplementedBalootEngineServiceServer) CallQayd(context.Context, *CallQaydRequest) (*CallQaydResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CallQayd not implemented")
 }
 func (UnimplementedBalootEngineServiceServer) mustEmbedUnimplementedBalootEngineServiceServer() {}
 
@@ -551,6 +625,24 @@ func _BalootEngineService_ReplayRecord_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _BalootEngineService_CallQayd_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CallQaydRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BalootEngineServiceServer).CallQayd(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/baloot.v1.BalootEngineService/CallQayd",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BalootEngineServiceServer).CallQayd(ctx, req.(*CallQaydRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 var _BalootEngineService_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "baloot.v1.BalootEngineService",
 	HandlerType: (*BalootEngineServiceServer)(nil),
@@ -610,6 +702,10 @@ var _BalootEngineService_serviceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ReplayRecord",
 			Handler:    _BalootEngineService_ReplayRecord_Handler,
+		},
+		{
+			MethodName: "CallQayd",
+			Handler:    _BalootEngineService_CallQayd_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -12,7 +12,7 @@ import type { MatchRecord, RecordDivergence, RecordedAction } from "./records_pb
 import { file_baloot_v1_records } from "./records_pb.js";
 import type { RuleSet } from "./rules_pb.js";
 import { file_baloot_v1_rules } from "./rules_pb.js";
-import type { Action, Bid, CardPlay, ContractType, Declaration, Doubling, Event, MatchScore, ProjectKind, RoundScore, Suit, Trick, View } from "./types_pb.js";
+import type { Action, Bid, CardPlay, ContractType, Declaration, Doubling, Event, MatchScore, ProjectKind, QaydCall, RoundScore, Suit, Trick, View } from "./types_pb.js";
 import { file_baloot_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -20,7 +20,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baloot/v1/engine_service.proto.
  */
 export const file_baloot_v1_engine_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch5iYWxvb3QvdjEvZW5naW5lX3NlcnZpY2UucHJvdG8SCWJhbG9vdC52MSKPAQoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EiEKBXJ1bGVzGAEgASgLMhIuYmFsb290LnYxLlJ1bGVTZXQSGQoMZmlyc3RfZGVhbGVyGAIgASgNSACIAQESFwoPc3RhcnRpbmdfc2NvcmVzGAMgAygNEhEKCWJvYXJkX3NldBgUIAEoCUIPCg1fZmlyc3RfZGVhbGVyIr4BChNDcmVhdGVNYXRjaFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSEAoIbWF0Y2hfaWQYAyABKAkSFwoPaG9zdF9jcmVkZW50aWFsGAQgASgJEhgKEHNlYXRfY3JlZGVudGlhbHMYBSADKAkSHgoFdmlld3MYBiADKAsyDy5iYWxvb3QudjEuVmlldxIcChRzcGVjdGF0b3JfY3JlZGVudGlhbBgUIAEoCSKdAQoQRGVhbFJvdW5kUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SEgoKZGVja19vcmRlchgEIAMoDRIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iewoRRGVhbFJvdW5kUmVzcG9uc2USDQoFc3RhdGUYASABKAwSFQoNc3RhdGVfdmVyc2lvbhgCIAEoBBIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSHgoFdmlld3MYBCADKAsyDy5iYWxvb3QudjEuVmlldyKlAQoPUGxhY2VCaWRSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIbCgNiaWQYBCABKAsyDi5iYWxvb3QudjEuQmlkEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJ6ChBQbGFjZUJpZFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXcisQEKEUNhbGxEb3VibGVSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIlCghkb3VibGluZxgEIAEoCzITLmJhbG9vdC52MS5Eb3VibGluZxIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24ifAoSQ2FsbERvdWJsZVJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXcivAEKFkRlY2xhcmVQcm9qZWN0c1JlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEisKC2RlY2xhcmF0aW9uGAQgASgLMhYuYmFsb290LnYxLkRlY2xhcmF0aW9uEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiKBAQoXRGVjbGFyZVByb2plY3RzUmVzcG9uc2USDQoFc3RhdGUYASABKAwSFQoNc3RhdGVfdmVyc2lvbhgCIAEoBBIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSHgoFdmlld3MYBCADKAsyDy5iYWxvb3QudjEuVmlldyKrAQoPUGxheUNhcmRSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIhCgRwbGF5GAQgASgLMhMuYmFsb290LnYxLkNhcmRQbGF5Eh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJ6ChBQbGF5Q2FyZFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXciRgoPR2V0U2NvcmVSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSEAoIbWF0Y2hfaWQYAyABKAkiegoQR2V0U2NvcmVSZXNwb25zZRIVCg1zdGF0ZV92ZXJzaW9uGAEgASgEEikKCmxhc3Rfcm91bmQYAiABKAsyFS5iYWxvb3QudjEuUm91bmRTY29yZRIkCgVtYXRjaBgDIAEoCzIVLmJhbG9vdC52MS5NYXRjaFNjb3JlImEKDkdldFZpZXdSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSEQoEc2VhdBgDIAEoDUgAiAEBEhAKCG1hdGNoX2lkGAQgASgJQgcKBV9zZWF0IjAKD0dldFZpZXdSZXNwb25zZRIdCgR2aWV3GAEgASgLMg8uYmFsb290LnYxLlZpZXciXAoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEhAKCG1hdGNoX2lkGAQgASgJIlUKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIVCg1zdGF0ZV92ZXJzaW9uGAEgASgEEiIKB2FjdGlvbnMYAiADKAsyES5iYWxvb3QudjEuQWN0aW9uIkQKDkF3YXJkZWRQcm9qZWN0EgwKBHRlYW0YASABKA0SJAoEa2luZBgCIAEoDjIWLmJhbG9vdC52MS5Qcm9qZWN0S2luZCKhAwoRU2NvcmVSb3VuZFJlcXVlc3QSIQoFcnVsZXMYASABKAsyEi5iYWxvb3QudjEuUnVsZVNldBIuCg1jb250cmFjdF90eXBlGAIgASgOMhcuYmFsb290LnYxLkNvbnRyYWN0VHlwZRIeCgV0cnVtcBgDIAEoDjIPLmJhbG9vdC52MS5TdWl0EhQKCmJ1eWVyX3NlYXQYBCABKA1IABIUCgpidXllcl90ZWFtGAUgASgNSAASEgoKY2FyZF9hYm5hdBgGIAMoDRISCgp0cmlja3Nfd29uGAcgAygNEiAKBnRyaWNrcxgIIAMoCzIQLmJhbG9vdC52MS5UcmljaxIzChBhd2FyZGVkX3Byb2plY3RzGAkgAygLMhkuYmFsb290LnYxLkF3YXJkZWRQcm9qZWN0EhQKDGJhbG9vdF90ZWFtcxgKIAMoDRISCgptdWx0aXBsaWVyGAsgASgNEg0KBWdhaHdhGAwgASgIEhQKDG1hdGNoX3Njb3JlcxgNIAMoDRIWCg5yZXZlcnNlX2thYm9vdBgOIAEoCEIHCgVidXllciJgChJTY29yZVJvdW5kUmVzcG9uc2USJAoFc2NvcmUYASABKAsyFS5iYWxvb3QudjEuUm91bmRTY29yZRIkCgVtYXRjaBgCIAEoCzIVLmJhbG9vdC52MS5NYXRjaFNjb3JlIpkBChRTdWdnZXN0QWN0aW9uUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SEAoIbWF0Y2hfaWQYBCABKAkSIgoFbGV2ZWwYBSABKA4yEy5iYWxvb3QudjEuQm90TGV2ZWwSEQoEc2VlZBgGIAEoBEgAiAEBQgcKBV9zZWVkInUKFVN1Z2dlc3RBY3Rpb25SZXNwb25zZRIVCg1zdGF0ZV92ZXJzaW9uGAEgASgEEiEKBmFjdGlvbhgCIAEoCzIRLmJhbG9vdC52MS5BY3Rpb24SIgoFbGV2ZWwYAyABKA4yEy5iYWxvb3QudjEuQm90TGV2ZWwi1AEKFUFwcGx5Qm90QWN0aW9uUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoBEgAiAEBEhAKCG1hdGNoX2lkGAYgASgJEiIKBWxldmVsGAcgASgOMhMuYmFsb290LnYxLkJvdExldmVsEhEKBHNlZWQYCCABKARIAYgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbkIHCgVfc2VlZEoECAQQBSLVAQoWQXBwbHlCb3RBY3Rpb25SZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3EgwKBHNlYXQYFCABKA0SIQoGYWN0aW9uGBUgASgLMhEuYmFsb290LnYxLkFjdGlvbhIiCgVsZXZlbBgWIAEoDjITLmJhbG9vdC52MS5Cb3RMZXZlbCI9ChNWZXJpZnlSZWNvcmRSZXF1ZXN0EiYKBnJlY29yZBgBIAEoCzIWLmJhbG9vdC52MS5NYXRjaFJlY29yZCK8AQoUVmVyaWZ5UmVjb3JkUmVzcG9uc2USDQoFdmFsaWQYASABKAgSJAoFbWF0Y2gYAiABKAsyFS5iYWxvb3QudjEuTWF0Y2hTY29yZRIkCgVzaGVldBgDIAMoCzIVLmJhbG9vdC52MS5Sb3VuZFNjb3JlEi8KCmRpdmVyZ2VuY2UYBCABKAsyGy5iYWxvb3QudjEuUmVjb3JkRGl2ZXJnZW5jZRIYChBhY3Rpb25zX3JlcGxheWVkGAUgASgNIksKE1JlcGxheVJlY29yZFJlcXVlc3QSJgoGcmVjb3JkGAEgASgLMhYuYmFsb290LnYxLk1hdGNoUmVjb3JkEgwKBHN0ZXAYAiABKA0i6QEKFFJlcGxheVJlY29yZFJlc3BvbnNlEh4KBXZpZXdzGAEgAygLMg8uYmFsb290LnYxLlZpZXcSJAoLcHVibGljX3ZpZXcYAiABKAsyDy5iYWxvb3QudjEuVmlldxIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSKQoGYWN0aW9uGAQgASgLMhkuYmFsb290LnYxLlJlY29yZGVkQWN0aW9uEhMKC3JvdW5kX2luZGV4GAUgASgNEhQKDGFjdGlvbl9pbmRleBgGIAEoDRITCgt0b3RhbF9zdGVwcxgHIAEoDSpmCghCb3RMZXZlbBIZChVCT1RfTEVWRUxfVU5TUEVDSUZJRUQQABIUChBCT1RfTEVWRUxfUkFORE9NEAESEwoPQk9UX0xFVkVMX0JBU0lDEAISFAoQQk9UX0xFVkVMX1NUUk9ORxADMpwJChNCYWxvb3RFbmdpbmVTZXJ2aWNlElEKC0NyZWF0ZU1hdGNoEh0uYmFsb290LnYxLkNyZWF0ZU1hdGNoUmVxdWVzdBoeLmJhbG9vdC52MS5DcmVhdGVNYXRjaFJlc3BvbnNlIgOQAgISSwoJRGVhbFJvdW5kEhsuYmFsb290LnYxLkRlYWxSb3VuZFJlcXVlc3QaHC5iYWxvb3QudjEuRGVhbFJvdW5kUmVzcG9uc2UiA5ACAhJICghQbGFjZUJpZBIaLmJhbG9vdC52MS5QbGFjZUJpZFJlcXVlc3QaGy5iYWxvb3QudjEuUGxhY2VCaWRSZXNwb25zZSIDkAICEk4KCkNhbGxEb3VibGUSHC5iYWxvb3QudjEuQ2FsbERvdWJsZVJlcXVlc3QaHS5iYWxvb3QudjEuQ2FsbERvdWJsZVJlc3BvbnNlIgOQAgISXQoPRGVjbGFyZVByb2plY3RzEiEuYmFsb290LnYxLkRlY2xhcmVQcm9qZWN0c1JlcXVlc3QaIi5iYWxvb3QudjEuRGVjbGFyZVByb2plY3RzUmVzcG9uc2UiA5ACAhJICghQbGF5Q2FyZBIaLmJhbG9vdC52MS5QbGF5Q2FyZFJlcXVlc3QaGy5iYWxvb3QudjEuUGxheUNhcmRSZXNwb25zZSIDkAICEkgKCEdldFNjb3JlEhouYmFsb290LnYxLkdldFNjb3JlUmVxdWVzdBobLmJhbG9vdC52MS5HZXRTY29yZVJlc3BvbnNlIgOQAgESRQoHR2V0VmlldxIZLmJhbG9vdC52MS5HZXRWaWV3UmVxdWVzdBoaLmJhbG9vdC52MS5HZXRWaWV3UmVzcG9uc2UiA5ACARJgChBMaXN0TGVnYWxBY3Rpb25zEiIuYmFsb290LnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0GiMuYmFsb290LnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZSIDkAIBEk4KClNjb3JlUm91bmQSHC5iYWxvb3QudjEuU2NvcmVSb3VuZFJlcXVlc3QaHS5iYWxvb3QudjEuU2NvcmVSb3VuZFJlc3BvbnNlIgOQAgESVwoNU3VnZ2VzdEFjdGlvbhIfLmJhbG9vdC52MS5TdWdnZXN0QWN0aW9uUmVxdWVzdBogLmJhbG9vdC52MS5TdWdnZXN0QWN0aW9uUmVzcG9uc2UiA5ACARJaCg5BcHBseUJvdEFjdGlvbhIgLmJhbG9vdC52MS5BcHBseUJvdEFjdGlvblJlcXVlc3QaIS5iYWxvb3QudjEuQXBwbHlCb3RBY3Rpb25SZXNwb25zZSIDkAICElQKDFZlcmlmeVJlY29yZBIeLmJhbG9vdC52MS5WZXJpZnlSZWNvcmRSZXF1ZXN0Gh8uYmFsb290LnYxLlZlcmlmeVJlY29yZFJlc3BvbnNlIgOQAgESVAoMUmVwbGF5UmVjb3JkEh4uYmFsb290LnYxLlJlcGxheVJlY29yZFJlcXVlc3QaHy5iYWxvb3QudjEuUmVwbGF5UmVjb3JkUmVzcG9uc2UiA5ACAUKtAQoTb3JnLmJhbG9vdGVuZ2luZS52MUISRW5naW5lU2VydmljZVByb3RvUAFaSGdpdGh1Yi5jb20vYmFsb290LWVuZ2luZS9iYWxvb3QtZW5naW5lL2NsaWVudHMvZ28vZ2VuL2JhbG9vdC92MTtiYWxvb3R2MaICA0JMVKoCCUJhbG9vdC5WMboCCkJhbG9vdF9WMV/KAglCYWxvb3RcVjHqAgpCYWxvb3Q6OlYxYgZwcm90bzM", [file_baloot_v1_records, file_baloot_v1_rules, file_baloot_v1_types]);
+  fileDesc("Ch5iYWxvb3QvdjEvZW5naW5lX3NlcnZpY2UucHJvdG8SCWJhbG9vdC52MSKPAQoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EiEKBXJ1bGVzGAEgASgLMhIuYmFsb290LnYxLlJ1bGVTZXQSGQoMZmlyc3RfZGVhbGVyGAIgASgNSACIAQESFwoPc3RhcnRpbmdfc2NvcmVzGAMgAygNEhEKCWJvYXJkX3NldBgUIAEoCUIPCg1fZmlyc3RfZGVhbGVyIr4BChNDcmVhdGVNYXRjaFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSEAoIbWF0Y2hfaWQYAyABKAkSFwoPaG9zdF9jcmVkZW50aWFsGAQgASgJEhgKEHNlYXRfY3JlZGVudGlhbHMYBSADKAkSHgoFdmlld3MYBiADKAsyDy5iYWxvb3QudjEuVmlldxIcChRzcGVjdGF0b3JfY3JlZGVudGlhbBgUIAEoCSKdAQoQRGVhbFJvdW5kUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SEgoKZGVja19vcmRlchgEIAMoDRIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iewoRRGVhbFJvdW5kUmVzcG9uc2USDQoFc3RhdGUYASABKAwSFQoNc3RhdGVfdmVyc2lvbhgCIAEoBBIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSHgoFdmlld3MYBCADKAsyDy5iYWxvb3QudjEuVmlldyKlAQoPUGxhY2VCaWRSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIbCgNiaWQYBCABKAsyDi5iYWxvb3QudjEuQmlkEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJ6ChBQbGFjZUJpZFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXcisQEKEUNhbGxEb3VibGVSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIlCghkb3VibGluZxgEIAEoCzITLmJhbG9vdC52MS5Eb3VibGluZxIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24ifAoSQ2FsbERvdWJsZVJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXcivAEKFkRlY2xhcmVQcm9qZWN0c1JlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEisKC2RlY2xhcmF0aW9uGAQgASgLMhYuYmFsb290LnYxLkRlY2xhcmF0aW9uEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiKBAQoXRGVjbGFyZVByb2plY3RzUmVzcG9uc2USDQoFc3RhdGUYASABKAwSFQoNc3RhdGVfdmVyc2lvbhgCIAEoBBIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSHgoFdmlld3MYBCADKAsyDy5iYWxvb3QudjEuVmlldyKrAQoPUGxheUNhcmRSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIhCgRwbGF5GAQgASgLMhMuYmFsb290LnYxLkNhcmRQbGF5Eh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJ6ChBQbGF5Q2FyZFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXciRgoPR2V0U2NvcmVSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSEAoIbWF0Y2hfaWQYAyABKAkiegoQR2V0U2NvcmVSZXNwb25zZRIVCg1zdGF0ZV92ZXJzaW9uGAEgASgEEikKCmxhc3Rfcm91bmQYAiABKAsyFS5iYWxvb3QudjEuUm91bmRTY29yZRIkCgVtYXRjaBgDIAEoCzIVLmJhbG9vdC52MS5NYXRjaFNjb3JlImEKDkdldFZpZXdSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSEQoEc2VhdBgDIAEoDUgAiAEBEhAKCG1hdGNoX2lkGAQgASgJQgcKBV9zZWF0IjAKD0dldFZpZXdSZXNwb25zZRIdCgR2aWV3GAEgASgLMg8uYmFsb290LnYxLlZpZXciXAoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEhAKCG1hdGNoX2lkGAQgASgJIlUKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIVCg1zdGF0ZV92ZXJzaW9uGAEgASgEEiIKB2FjdGlvbnMYAiADKAsyES5iYWxvb3QudjEuQWN0aW9uIkQKDkF3YXJkZWRQcm9qZWN0EgwKBHRlYW0YASABKA0SJAoEa2luZBgCIAEoDjIWLmJhbG9vdC52MS5Qcm9qZWN0S2luZCKhAwoRU2NvcmVSb3VuZFJlcXVlc3QSIQoFcnVsZXMYASABKAsyEi5iYWxvb3QudjEuUnVsZVNldBIuCg1jb250cmFjdF90eXBlGAIgASgOMhcuYmFsb290LnYxLkNvbnRyYWN0VHlwZRIeCgV0cnVtcBgDIAEoDjIPLmJhbG9vdC52MS5TdWl0EhQKCmJ1eWVyX3NlYXQYBCABKA1IABIUCgpidXllcl90ZWFtGAUgASgNSAASEgoKY2FyZF9hYm5hdBgGIAMoDRISCgp0cmlja3Nfd29uGAcgAygNEiAKBnRyaWNrcxgIIAMoCzIQLmJhbG9vdC52MS5UcmljaxIzChBhd2FyZGVkX3Byb2plY3RzGAkgAygLMhkuYmFsb290LnYxLkF3YXJkZWRQcm9qZWN0EhQKDGJhbG9vdF90ZWFtcxgKIAMoDRISCgptdWx0aXBsaWVyGAsgASgNEg0KBWdhaHdhGAwgASgIEhQKDG1hdGNoX3Njb3JlcxgNIAMoDRIWCg5yZXZlcnNlX2thYm9vdBgOIAEoCEIHCgVidXllciJgChJTY29yZVJvdW5kUmVzcG9uc2USJAoFc2NvcmUYASABKAsyFS5iYWxvb3QudjEuUm91bmRTY29yZRIkCgVtYXRjaBgCIAEoCzIVLmJhbG9vdC52MS5NYXRjaFNjb3JlIpkBChRTdWdnZXN0QWN0aW9uUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SEAoIbWF0Y2hfaWQYBCABKAkSIgoFbGV2ZWwYBSABKA4yEy5iYWxvb3QudjEuQm90TGV2ZWwSEQoEc2VlZBgGIAEoBEgAiAEBQgcKBV9zZWVkInUKFVN1Z2dlc3RBY3Rpb25SZXNwb25zZRIVCg1zdGF0ZV92ZXJzaW9uGAEgASgEEiEKBmFjdGlvbhgCIAEoCzIRLmJhbG9vdC52MS5BY3Rpb24SIgoFbGV2ZWwYAyABKA4yEy5iYWxvb3QudjEuQm90TGV2ZWwi1AEKFUFwcGx5Qm90QWN0aW9uUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoBEgAiAEBEhAKCG1hdGNoX2lkGAYgASgJEiIKBWxldmVsGAcgASgOMhMuYmFsb290LnYxLkJvdExldmVsEhEKBHNlZWQYCCABKARIAYgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbkIHCgVfc2VlZEoECAQQBSLVAQoWQXBwbHlCb3RBY3Rpb25SZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3EgwKBHNlYXQYFCABKA0SIQoGYWN0aW9uGBUgASgLMhEuYmFsb290LnYxLkFjdGlvbhIiCgVsZXZlbBgWIAEoDjITLmJhbG9vdC52MS5Cb3RMZXZlbCI9ChNWZXJpZnlSZWNvcmRSZXF1ZXN0EiYKBnJlY29yZBgBIAEoCzIWLmJhbG9vdC52MS5NYXRjaFJlY29yZCK8AQoUVmVyaWZ5UmVjb3JkUmVzcG9uc2USDQoFdmFsaWQYASABKAgSJAoFbWF0Y2gYAiABKAsyFS5iYWxvb3QudjEuTWF0Y2hTY29yZRIkCgVzaGVldBgDIAMoCzIVLmJhbG9vdC52MS5Sb3VuZFNjb3JlEi8KCmRpdmVyZ2VuY2UYBCABKAsyGy5iYWxvb3QudjEuUmVjb3JkRGl2ZXJnZW5jZRIYChBhY3Rpb25zX3JlcGxheWVkGAUgASgNIksKE1JlcGxheVJlY29yZFJlcXVlc3QSJgoGcmVjb3JkGAEgASgLMhYuYmFsb290LnYxLk1hdGNoUmVjb3JkEgwKBHN0ZXAYAiABKA0i6QEKFFJlcGxheVJlY29yZFJlc3BvbnNlEh4KBXZpZXdzGAEgAygLMg8uYmFsb290LnYxLlZpZXcSJAoLcHVibGljX3ZpZXcYAiABKAsyDy5iYWxvb3QudjEuVmlldxIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSKQoGYWN0aW9uGAQgASgLMhkuYmFsb290LnYxLlJlY29yZGVkQWN0aW9uEhMKC3JvdW5kX2luZGV4GAUgASgNEhQKDGFjdGlvbl9pbmRleBgGIAEoDRITCgt0b3RhbF9zdGVwcxgHIAEoDSLBAQoPQ2FsbFFheWRSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIhCgRjYWxsGAQgASgLMhMuYmFsb290LnYxLlFheWRDYWxsEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCRIUCgxjbG9zZV9yZXZpZXcYByABKAhCEwoRX2V4cGVjdGVkX3ZlcnNpb24iegoQQ2FsbFFheWRSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3KmYKCEJvdExldmVsEhkKFUJPVF9MRVZFTF9VTlNQRUNJRklFRBAAEhQKEEJPVF9MRVZFTF9SQU5ET00QARITCg9CT1RfTEVWRUxfQkFTSUMQAhIUChBCT1RfTEVWRUxfU1RST05HEAMy5gkKE0JhbG9vdEVuZ2luZVNlcnZpY2USUQoLQ3JlYXRlTWF0Y2gSHS5iYWxvb3QudjEuQ3JlYXRlTWF0Y2hSZXF1ZXN0Gh4uYmFsb290LnYxLkNyZWF0ZU1hdGNoUmVzcG9uc2UiA5ACAhJLCglEZWFsUm91bmQSGy5iYWxvb3QudjEuRGVhbFJvdW5kUmVxdWVzdBocLmJhbG9vdC52MS5EZWFsUm91bmRSZXNwb25zZSIDkAICEkgKCFBsYWNlQmlkEhouYmFsb290LnYxLlBsYWNlQmlkUmVxdWVzdBobLmJhbG9vdC52MS5QbGFjZUJpZFJlc3BvbnNlIgOQAgISTgoKQ2FsbERvdWJsZRIcLmJhbG9vdC52MS5DYWxsRG91YmxlUmVxdWVzdBodLmJhbG9vdC52MS5DYWxsRG91YmxlUmVzcG9uc2UiA5ACAhJdCg9EZWNsYXJlUHJvamVjdHMSIS5iYWxvb3QudjEuRGVjbGFyZVByb2plY3RzUmVxdWVzdBoiLmJhbG9vdC52MS5EZWNsYXJlUHJvamVjdHNSZXNwb25zZSIDkAICEkgKCFBsYXlDYXJkEhouYmFsb290LnYxLlBsYXlDYXJkUmVxdWVzdBobLmJhbG9vdC52MS5QbGF5Q2FyZFJlc3BvbnNlIgOQAgISSAoIR2V0U2NvcmUSGi5iYWxvb3QudjEuR2V0U2NvcmVSZXF1ZXN0GhsuYmFsb290LnYxLkdldFNjb3JlUmVzcG9uc2UiA5ACARJFCgdHZXRWaWV3EhkuYmFsb290LnYxLkdldFZpZXdSZXF1ZXN0GhouYmFsb290LnYxLkdldFZpZXdSZXNwb25zZSIDkAIBEmAKEExpc3RMZWdhbEFjdGlvbnMSIi5iYWxvb3QudjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaIy5iYWxvb3QudjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlIgOQAgESTgoKU2NvcmVSb3VuZBIcLmJhbG9vdC52MS5TY29yZVJvdW5kUmVxdWVzdBodLmJhbG9vdC52MS5TY29yZVJvdW5kUmVzcG9uc2UiA5ACARJXCg1TdWdnZXN0QWN0aW9uEh8uYmFsb290LnYxLlN1Z2dlc3RBY3Rpb25SZXF1ZXN0GiAuYmFsb290LnYxLlN1Z2dlc3RBY3Rpb25SZXNwb25zZSIDkAIBEloKDkFwcGx5Qm90QWN0aW9uEiAuYmFsb290LnYxLkFwcGx5Qm90QWN0aW9uUmVxdWVzdBohLmJhbG9vdC52MS5BcHBseUJvdEFjdGlvblJlc3BvbnNlIgOQAgISVAoMVmVyaWZ5UmVjb3JkEh4uYmFsb290LnYxLlZlcmlmeVJlY29yZFJlcXVlc3QaHy5iYWxvb3QudjEuVmVyaWZ5UmVjb3JkUmVzcG9uc2UiA5ACARJUCgxSZXBsYXlSZWNvcmQSHi5iYWxvb3QudjEuUmVwbGF5UmVjb3JkUmVxdWVzdBofLmJhbG9vdC52MS5SZXBsYXlSZWNvcmRSZXNwb25zZSIDkAIBEkgKCENhbGxRYXlkEhouYmFsb290LnYxLkNhbGxRYXlkUmVxdWVzdBobLmJhbG9vdC52MS5DYWxsUWF5ZFJlc3BvbnNlIgOQAgJCrQEKE29yZy5iYWxvb3RlbmdpbmUudjFCEkVuZ2luZVNlcnZpY2VQcm90b1ABWkhnaXRodWIuY29tL2JhbG9vdC1lbmdpbmUvYmFsb290LWVuZ2luZS9jbGllbnRzL2dvL2dlbi9iYWxvb3QvdjE7YmFsb290djGiAgNCTFSqAglCYWxvb3QuVjG6AgpCYWxvb3RfVjFfygIJQmFsb290XFYx6gIKQmFsb290OjpWMWIGcHJvdG8z", [file_baloot_v1_records, file_baloot_v1_rules, file_baloot_v1_types]);
 
 /**
  * The request of CreateMatch.
@@ -1429,6 +1429,114 @@ export const ReplayRecordResponseSchema: GenMessage<ReplayRecordResponse> = /*@_
   messageDesc(file_baloot_v1_engine_service, 28);
 
 /**
+ * The request of CallQayd: a Qayd call of `seat`, or the host closing the review.
+ *
+ * @generated from message baloot.v1.CallQaydRequest
+ */
+export type CallQaydRequest = Message<"baloot.v1.CallQaydRequest"> & {
+  /**
+   * The sealed state token the call applies to.
+   *
+   * @generated from field: bytes state = 1;
+   */
+  state: Uint8Array;
+
+  /**
+   * The calling seat's credential or the host credential (closing the review: the host's only).
+   *
+   * @generated from field: string credential = 2;
+   */
+  credential: string;
+
+  /**
+   * The calling seat; ignored when closing the review.
+   *
+   * @generated from field: uint32 seat = 3;
+   */
+  seat: number;
+
+  /**
+   * The call; unset when closing the review.
+   *
+   * @generated from field: baloot.v1.QaydCall call = 4;
+   */
+  call?: QaydCall | undefined;
+
+  /**
+   * The state version the caller expects; the call is refused with FAILED_PRECONDITION and reason
+   * STALE_STATE if it differs.
+   *
+   * @generated from field: optional uint64 expected_version = 5;
+   */
+  expectedVersion?: bigint | undefined;
+
+  /**
+   * The id of the match the token belongs to, as CreateMatch returned it.
+   *
+   * @generated from field: string match_id = 6;
+   */
+  matchId: string;
+
+  /**
+   * True to close the review of a round in PHASE_ROUND_REVIEW and score it (host credential only;
+   * REVIEW_NOT_OPEN when no round is under review). `call` must then be unset.
+   *
+   * @generated from field: bool close_review = 7;
+   */
+  closeReview: boolean;
+};
+
+/**
+ * Describes the message baloot.v1.CallQaydRequest.
+ * Use `create(CallQaydRequestSchema)` to create a new message.
+ */
+export const CallQaydRequestSchema: GenMessage<CallQaydRequest> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 29);
+
+/**
+ * The response of CallQayd.
+ *
+ * @generated from message baloot.v1.CallQaydResponse
+ */
+export type CallQaydResponse = Message<"baloot.v1.CallQaydResponse"> & {
+  /**
+   * The sealed state token after the call.
+   *
+   * @generated from field: bytes state = 1;
+   */
+  state: Uint8Array;
+
+  /**
+   * The version of that state.
+   *
+   * @generated from field: uint64 state_version = 2;
+   */
+  stateVersion: bigint;
+
+  /**
+   * The events the call caused, in order: the verdict (QAYD_JUDGED), then the round score and
+   * possibly the match result when the hand ends; closing the review: the round score.
+   *
+   * @generated from field: repeated baloot.v1.Event events = 3;
+   */
+  events: Event[];
+
+  /**
+   * The views the credential entitles the caller to, as in DealRoundResponse.
+   *
+   * @generated from field: repeated baloot.v1.View views = 4;
+   */
+  views: View[];
+};
+
+/**
+ * Describes the message baloot.v1.CallQaydResponse.
+ * Use `create(CallQaydResponseSchema)` to create a new message.
+ */
+export const CallQaydResponseSchema: GenMessage<CallQaydResponse> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 30);
+
+/**
  * How well a suggesting bot plays.
  *
  * @generated from enum baloot.v1.BotLevel
@@ -1494,18 +1602,19 @@ export const BotLevelSchema: GenEnum<BotLevel> = /*@__PURE__*/
  *
  * FLOW. CreateMatch, then for each round: DealRound, PlaceBid until a contract is fixed (or the
  * hand is redealt), CallDouble while a doubling chain is open, DeclareProjects during the first
- * trick and PlayCard for the 32 cards; the last card scores the round. GetView, ListLegalActions
- * and GetScore read a state without changing it. ScoreRound needs no match at all.
+ * trick and PlayCard for the 32 cards; the last card scores the round (in table play, the review
+ * that follows it: see CallQayd). GetView, ListLegalActions and GetScore read a state without
+ * changing it. ScoreRound needs no match at all.
  *
  * RETRIES. Every RPC is safe to retry, and each declares so in its `idempotency_level`. The
  * reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction, VerifyRecord,
  * ReplayRecord) have no side effects. An action (DealRound, PlaceBid, CallDouble,
- * DeclareProjects, PlayCard, and ApplyBotAction, whose bot draws from the token) is IDEMPOTENT: the
- * service stores nothing, and the same token and request give the same state and events, so a
- * retry after a lost response returns what the first attempt returned. CreateMatch is IDEMPOTENT
- * too: a retry returns another match, and the one whose response was lost was never stored
- * anywhere. A client should retry UNAVAILABLE with exponential backoff; the default service
- * config that does so is in clients/service_config.json (see docs/clients.md).
+ * DeclareProjects, PlayCard, CallQayd, and ApplyBotAction, whose bot draws from the token) is
+ * IDEMPOTENT: the service stores nothing, and the same token and request give the same state and
+ * events, so a retry after a lost response returns what the first attempt returned. CreateMatch
+ * is IDEMPOTENT too: a retry returns another match, and the one whose response was lost was never
+ * stored anywhere. A client should retry UNAVAILABLE with exponential backoff; the default
+ * service config that does so is in clients/service_config.json (see docs/clients.md).
  *
  * @generated from service baloot.v1.BalootEngineService
  */
@@ -1661,6 +1770,45 @@ export const BalootEngineService: GenService<{
     methodKind: "unary";
     input: typeof ReplayRecordRequestSchema;
     output: typeof ReplayRecordResponseSchema;
+  },
+  /**
+   * Table play (rule set `illegal_moves_allowed`, R45): a seat calls Qayd (قيد) on a card of the
+   * other team, or the host closes the review of a finished round.
+   *
+   * In table play a seat may play any card it holds. A card that breaks R18-R22, a false Akka
+   * (R20) and a false Sawa claim (R46) are accepted and kept privately in the token, with the
+   * evidence; no view and no event shows them, and the legal actions still list only the legal
+   * cards.
+   *
+   * WHO AND WHEN. Any seat of the team other than the accused's may call (with its own credential
+   * or the host's), from the first card of a round until the round is scored. The round is not
+   * scored at its 32nd card (or at a Sawa claim): it enters PHASE_ROUND_REVIEW (event
+   * REVIEW_OPENED), in which the last trick can still be called. The review ends with a call
+   * whose verdict ends the hand, or when the host sends `close_review` (for example when the
+   * table's review time runs out, or once every seat has said it calls nothing); the round is
+   * then scored as usual. A call after the round was scored is refused (WRONG_PHASE).
+   *
+   * THE CALL names the accused seat, the trick, the card he played in it and, optionally, the
+   * rule (QaydCategory: revoke, did not trump, did not over-trump, trump lead in a closed game,
+   * false Akka, false Sawa; a false Sawa call names no card and the trick of the claim). A call
+   * that points at no card of the accused is refused (QAYD_INVALID), one against the caller's
+   * own team or outside table play too (QAYD_NOT_ALLOWED); nothing is judged then.
+   *
+   * VERDICTS. Right (the accused broke a rule with that card, the one named if any): the round
+   * ends at once and the offending team loses the hand; the caller's team takes the card pot
+   * (26 in Sun, 16 in Hokm) times the multiplier, and every awarded project (qayd_penalty =
+   * FULL_HAND) or only its own (BASE_ONLY); the Baloot stays with its holder; in a Gahwa round
+   * the caller's team wins the match. Wrong: under qayd_false_call = LOSES_HAND the caller's team
+   * loses the hand the same way; under NO_PENALTY play goes on. Every verdict is public: the
+   * event QAYD_JUDGED carries caller, accused, card, rule, verdict and the evidence cards, then
+   * ROUND_SCORED when the hand ends.
+   *
+   * @generated from rpc baloot.v1.BalootEngineService.CallQayd
+   */
+  callQayd: {
+    methodKind: "unary";
+    input: typeof CallQaydRequestSchema;
+    output: typeof CallQaydResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_baloot_v1_engine_service, 0);

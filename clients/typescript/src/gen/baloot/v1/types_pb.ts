@@ -36,7 +36,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baloot/v1/types.proto.
  */
 export const file_baloot_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("ChViYWxvb3QvdjEvdHlwZXMucHJvdG8SCWJhbG9vdC52MSJGCgNCaWQSIAoEa2luZBgBIAEoDjISLmJhbG9vdC52MS5CaWRLaW5kEh0KBHN1aXQYAiABKA4yDy5iYWxvb3QudjEuU3VpdCJUCghEb3VibGluZxIlCgRjYWxsGAEgASgOMhcuYmFsb290LnYxLkRvdWJsaW5nQ2FsbBIhCgRtb2RlGAIgASgOMhMuYmFsb290LnYxLlBsYXlNb2RlIjQKC0RlY2xhcmF0aW9uEiUKBWtpbmRzGAEgAygOMhYuYmFsb290LnYxLlByb2plY3RLaW5kIjQKCENhcmRQbGF5EgwKBGNhcmQYASABKA0SDAoEYWtrYRgCIAEoCBIMCgRzYXdhGAMgASgIItUBCgZBY3Rpb24SHQoDYmlkGAEgASgLMg4uYmFsb290LnYxLkJpZEgAEicKCGRvdWJsaW5nGAIgASgLMhMuYmFsb290LnYxLkRvdWJsaW5nSAASLQoLZGVjbGFyYXRpb24YAyABKAsyFi5iYWxvb3QudjEuRGVjbGFyYXRpb25IABIjCgRwbGF5GAQgASgLMhMuYmFsb290LnYxLkNhcmRQbGF5SAASJQoEZGVhbBgFIAEoCzIVLmJhbG9vdC52MS5EZWFsQWN0aW9uSABCCAoGYWN0aW9uIiAKCkRlYWxBY3Rpb24SEgoKZGVja19vcmRlchgBIAMoDSLhAQoIQ29udHJhY3QSJQoEdHlwZRgBIAEoDjIXLmJhbG9vdC52MS5Db250cmFjdFR5cGUSHgoFdHJ1bXAYAiABKA4yDy5iYWxvb3QudjEuU3VpdBINCgVidXllchgDIAEoDRISCgpidXllcl90ZWFtGAQgASgNEhIKCm11bHRpcGxpZXIYBSABKA0SDQoFZ2Fod2EYBiABKAgSIQoEbW9kZRgHIAEoDjITLmJhbG9vdC52MS5QbGF5TW9kZRIOCgZhc2hrYWwYCCABKAgSFQoNYmlkZGluZ19yb3VuZBgJIAEoDSJNCglCaWRSZWNvcmQSDAoEc2VhdBgBIAEoDRIbCgNiaWQYAiABKAsyDi5iYWxvb3QudjEuQmlkEhUKDWJpZGRpbmdfcm91bmQYAyABKA0iRQoORG91YmxpbmdSZWNvcmQSDAoEc2VhdBgBIAEoDRIlCghkb3VibGluZxgCIAEoCzITLmJhbG9vdC52MS5Eb3VibGluZyI2CgpQbGF5ZWRDYXJkEgwKBHNlYXQYASABKA0SDAoEY2FyZBgCIAEoDRIMCgRha2thGAMgASgIInwKBVRyaWNrEg4KBm51bWJlchgBIAEoDRIOCgZsZWFkZXIYAiABKA0SJAoFY2FyZHMYAyADKAsyFS5iYWxvb3QudjEuUGxheWVkQ2FyZBITCgZ3aW5uZXIYBCABKA1IAIgBARINCgVhYm5hdBgFIAEoDUIJCgdfd2lubmVyIkkKElByb2plY3REZWNsYXJhdGlvbhIMCgRzZWF0GAEgASgNEiUKBWtpbmRzGAIgAygOMhYuYmFsb290LnYxLlByb2plY3RLaW5kIn4KB1Byb2plY3QSDAoEc2VhdBgBIAEoDRIMCgR0ZWFtGAIgASgNEiQKBGtpbmQYAyABKA4yFi5iYWxvb3QudjEuUHJvamVjdEtpbmQSDQoFY2FyZHMYBCADKA0SDQoFYWJuYXQYBSABKA0SEwoLZ2FtZV9wb2ludHMYBiABKA0iwgEKDlRlYW1Sb3VuZFNjb3JlEgwKBHRlYW0YASABKA0SDgoGdHJpY2tzGAIgASgNEhIKCmNhcmRfYWJuYXQYAyABKA0SEwoLY2FyZF9wb2ludHMYBCABKA0SFgoOcHJvamVjdF9wb2ludHMYBSABKA0SJAoIcHJvamVjdHMYBiADKAsyEi5iYWxvb3QudjEuUHJvamVjdBIVCg1iYWxvb3RfcG9pbnRzGAcgASgNEhQKDGZpbmFsX3BvaW50cxgIIAEoDSKAAgoKUm91bmRTY29yZRIUCgxyb3VuZF9udW1iZXIYASABKA0SJQoIY29udHJhY3QYAiABKAsyEy5iYWxvb3QudjEuQ29udHJhY3QSKAoFdGVhbXMYAyADKAsyGS5iYWxvb3QudjEuVGVhbVJvdW5kU2NvcmUSDAoEbWFkZRgEIAEoCBIoCgZyZWFzb24YBSABKA4yGC5iYWxvb3QudjEuT3V0Y29tZVJlYXNvbhIYCgtrYWJvb3RfdGVhbRgGIAEoDUgAiAEBEhQKDHdpbm5pbmdfdGVhbRgHIAEoDRITCgtleHBsYW5hdGlvbhgIIAEoCUIOCgxfa2Fib290X3RlYW0inAEKCk1hdGNoU2NvcmUSDgoGcG9pbnRzGAEgAygNEg4KBnRhcmdldBgCIAEoDRIVCg1yb3VuZHNfcGxheWVkGAMgASgNEhgKC3dpbm5lcl90ZWFtGAQgASgNSACIAQESLQoKZW5kX3JlYXNvbhgFIAEoDjIZLmJhbG9vdC52MS5NYXRjaEVuZFJlYXNvbkIOCgxfd2lubmVyX3RlYW0icgoIRGVhbEluZm8SFAoMcm91bmRfbnVtYmVyGAEgASgNEg4KBmRlYWxlchgCIAEoDRISCgpoYW5kX3NpemVzGAMgAygNEhoKDXJldmVhbGVkX2NhcmQYBCABKA1IAIgBAUIQCg5fcmV2ZWFsZWRfY2FyZCJsCgtSb3VuZFJldmVhbBIUCgxyb3VuZF9udW1iZXIYASABKA0SDgoGZGVhbGVyGAIgASgNEhIKCmRlY2tfb3JkZXIYAyADKA0SIwoFaGFuZHMYBCADKAsyFC5iYWxvb3QudjEuU2VhdENhcmRzIigKCVNlYXRDYXJkcxIMCgRzZWF0GAEgASgNEg0KBWNhcmRzGAIgAygNIkoKClJlZGVhbEluZm8SJwoGcmVhc29uGAEgASgOMhcuYmFsb290LnYxLlJlZGVhbFJlYXNvbhITCgtuZXh0X2RlYWxlchgCIAEoDSIzCgtQcm9qZWN0TGlzdBIkCghwcm9qZWN0cxgBIAMoCzISLmJhbG9vdC52MS5Qcm9qZWN0IsIECgVFdmVudBIiCgRraW5kGAEgASgOMhQuYmFsb290LnYxLkV2ZW50S2luZBIRCgRzZWF0GAIgASgNSAGIAQESHQoDYmlkGAMgASgLMg4uYmFsb290LnYxLkJpZEgAEicKCGNvbnRyYWN0GAQgASgLMhMuYmFsb290LnYxLkNvbnRyYWN0SAASJwoIZG91YmxpbmcYBSABKAsyEy5iYWxvb3QudjEuRG91YmxpbmdIABI0CgtkZWNsYXJhdGlvbhgGIAEoCzIdLmJhbG9vdC52MS5Qcm9qZWN0RGVjbGFyYXRpb25IABIqCghwcm9qZWN0cxgHIAEoCzIWLmJhbG9vdC52MS5Qcm9qZWN0TGlzdEgAEiUKBHBsYXkYCCABKAsyFS5iYWxvb3QudjEuUGxheWVkQ2FyZEgAEiEKBXRyaWNrGAkgASgLMhAuYmFsb290LnYxLlRyaWNrSAASLAoLcm91bmRfc2NvcmUYCiABKAsyFS5iYWxvb3QudjEuUm91bmRTY29yZUgAEiwKC21hdGNoX3Njb3JlGAsgASgLMhUuYmFsb290LnYxLk1hdGNoU2NvcmVIABIjCgRkZWFsGAwgASgLMhMuYmFsb290LnYxLkRlYWxJbmZvSAASJwoGcmVkZWFsGA0gASgLMhUuYmFsb290LnYxLlJlZGVhbEluZm9IABIoCgZyZXZlYWwYPCABKAsyFi5iYWxvb3QudjEuUm91bmRSZXZlYWxIAEIICgZkZXRhaWxCBwoFX3NlYXQiswYKBFZpZXcSEQoEc2VhdBgBIAEoDUgAiAEBEhAKCG1hdGNoX2lkGAIgASgJEhUKDXN0YXRlX3ZlcnNpb24YAyABKAQSHwoFcGhhc2UYBCABKA4yEC5iYWxvb3QudjEuUGhhc2USFAoMcm91bmRfbnVtYmVyGAUgASgNEg4KBmRlYWxlchgGIAEoDRIRCgR0dXJuGAcgASgNSAGIAQESIQoFcnVsZXMYCCABKAsyEi5iYWxvb3QudjEuUnVsZVNldBIlCghjb250cmFjdBgJIAEoCzITLmJhbG9vdC52MS5Db250cmFjdBIaCg1yZXZlYWxlZF9jYXJkGAogASgNSAKIAQESIgoEYmlkcxgLIAMoCzIULmJhbG9vdC52MS5CaWRSZWNvcmQSMQoOZG91YmxpbmdfY2FsbHMYDCADKAsyGS5iYWxvb3QudjEuRG91YmxpbmdSZWNvcmQSJwoNY3VycmVudF90cmljaxgNIAEoCzIQLmJhbG9vdC52MS5UcmljaxIkCgpsYXN0X3RyaWNrGA4gASgLMhAuYmFsb290LnYxLlRyaWNrEhIKCnRyaWNrc193b24YDyADKA0SEQoJYWJuYXRfd29uGBAgAygNEjgKEWRlY2xhcmVkX3Byb2plY3RzGBEgAygLMh0uYmFsb290LnYxLlByb2plY3REZWNsYXJhdGlvbhItChFyZXZlYWxlZF9wcm9qZWN0cxgSIAMoCzISLmJhbG9vdC52MS5Qcm9qZWN0EioKC3JvdW5kX3Njb3JlGBMgASgLMhUuYmFsb290LnYxLlJvdW5kU2NvcmUSKgoLbWF0Y2hfc2NvcmUYFCABKAsyFS5iYWxvb3QudjEuTWF0Y2hTY29yZRISCgpoYW5kX3NpemVzGBUgAygNEgwKBGhhbmQYFiADKA0SKAoNbGVnYWxfYWN0aW9ucxgXIAMoCzIRLmJhbG9vdC52MS5BY3Rpb24SMQoRbGFzdF9yb3VuZF9yZXZlYWwYPCABKAsyFi5iYWxvb3QudjEuUm91bmRSZXZlYWxCBwoFX3NlYXRCBwoFX3R1cm5CEAoOX3JldmVhbGVkX2NhcmQqYQoEU3VpdBIUChBTVUlUX1VOU1BFQ0lGSUVEEAASDwoLU1VJVF9TUEFERVMQARIPCgtTVUlUX0hFQVJUUxACEhEKDVNVSVRfRElBTU9ORFMQAxIOCgpTVUlUX0NMVUJTEAQqlQEKBFJhbmsSFAoQUkFOS19VTlNQRUNJRklFRBAAEg4KClJBTktfU0VWRU4QARIOCgpSQU5LX0VJR0hUEAISDQoJUkFOS19OSU5FEAMSDAoIUkFOS19URU4QBBINCglSQU5LX0pBQ0sQBRIOCgpSQU5LX1FVRUVOEAYSDQoJUkFOS19LSU5HEAcSDAoIUkFOS19BQ0UQCCpcCgxDb250cmFjdFR5cGUSHQoZQ09OVFJBQ1RfVFlQRV9VTlNQRUNJRklFRBAAEhUKEUNPTlRSQUNUX1RZUEVfU1VOEAESFgoSQ09OVFJBQ1RfVFlQRV9IT0tNEAIqnQEKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASFwoTUEhBU0VfQVdBSVRJTkdfREVBTBABEhEKDVBIQVNFX0JJRERJTkcQAhISCg5QSEFTRV9ET1VCTElORxADEhEKDVBIQVNFX1BMQVlJTkcQBBIUChBQSEFTRV9ST1VORF9PVkVSEAUSFAoQUEhBU0VfTUFUQ0hfT1ZFUhAGKtQBCgdCaWRLaW5kEhgKFEJJRF9LSU5EX1VOU1BFQ0lGSUVEEAASEQoNQklEX0tJTkRfUEFTUxABEhEKDUJJRF9LSU5EX0hPS00QAhIQCgxCSURfS0lORF9TVU4QAxITCg9CSURfS0lORF9BU0hLQUwQBBIZChVCSURfS0lORF9DT05GSVJNX0hPS00QBRIaChZCSURfS0lORF9TV0lUQ0hfVE9fU1VOEAYSFgoSQklEX0tJTkRfQ0xBSU1fU1VOEAcSEwoPQklEX0tJTkRfS0FXRVNIEAgqzAEKDERvdWJsaW5nQ2FsbBIdChlET1VCTElOR19DQUxMX1VOU1BFQ0lGSUVEEAASGAoURE9VQkxJTkdfQ0FMTF9ET1VCTEUQARIYChRET1VCTElOR19DQUxMX1RSSVBMRRACEhYKEkRPVUJMSU5HX0NBTExfRk9VUhADEhcKE0RPVUJMSU5HX0NBTExfR0FIV0EQBBIZChVET1VCTElOR19DQUxMX0RFQ0xJTkUQBRIdChlET1VCTElOR19DQUxMX0NIT09TRV9NT0RFEAYqTwoIUGxheU1vZGUSGQoVUExBWV9NT0RFX1VOU1BFQ0lGSUVEEAASEgoOUExBWV9NT0RFX09QRU4QARIUChBQTEFZX01PREVfQ0xPU0VEEAIqrAEKC1Byb2plY3RLaW5kEhwKGFBST0pFQ1RfS0lORF9VTlNQRUNJRklFRBAAEhUKEVBST0pFQ1RfS0lORF9TSVJBEAESFgoSUFJPSkVDVF9LSU5EX0ZJRlRZEAISGAoUUFJPSkVDVF9LSU5EX0hVTkRSRUQQAxIdChlQUk9KRUNUX0tJTkRfRk9VUl9IVU5EUkVEEAQSFwoTUFJPSkVDVF9LSU5EX0JBTE9PVBAFKmUKDFJlZGVhbFJlYXNvbhIdChlSRURFQUxfUkVBU09OX1VOU1BFQ0lGSUVEEAASHAoYUkVERUFMX1JFQVNPTl9BTExfUEFTU0VEEAESGAoUUkVERUFMX1JFQVNPTl9LQVdFU0gQAiqoAgoNT3V0Y29tZVJlYXNvbhIeChpPVVRDT01FX1JFQVNPTl9VTlNQRUNJRklFRBAAEh4KGk9VVENPTUVfUkVBU09OX01PUkVfUE9JTlRTEAESHwobT1VUQ09NRV9SRUFTT05fRkVXRVJfUE9JTlRTEAISHQoZT1VUQ09NRV9SRUFTT05fUkFXX1BPSU5UUxADEhwKGE9VVENPTUVfUkVBU09OX0VYQUNUX1RJRRAEEh4KGk9VVENPTUVfUkVBU09OX0RPVUJMRURfVElFEAUSGQoVT1VUQ09NRV9SRUFTT05fS0FCT09UEAYSIQodT1VUQ09NRV9SRUFTT05fUkVWRVJTRV9LQUJPT1QQBxIbChdPVVRDT01FX1JFQVNPTl9SQVdfSEFMRhAIKnMKDk1hdGNoRW5kUmVhc29uEiAKHE1BVENIX0VORF9SRUFTT05fVU5TUEVDSUZJRUQQABIjCh9NQVRDSF9FTkRfUkVBU09OX1RBUkdFVF9SRUFDSEVEEAESGgoWTUFUQ0hfRU5EX1JFQVNPTl9HQUhXQRACKv0DCglFdmVudEtpbmQSGgoWRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEhkKFUVWRU5UX0tJTkRfQklEX1BMQUNFRBABEh0KGUVWRU5UX0tJTkRfQ09OVFJBQ1RfRklYRUQQAhIaChZFVkVOVF9LSU5EX0NBUkRTX0RFQUxUEAMSFQoRRVZFTlRfS0lORF9SRURFQUwQBBIeChpFVkVOVF9LSU5EX0RPVUJMSU5HX0NBTExFRBAFEh0KGUVWRU5UX0tJTkRfRE9VQkxJTkdfRU5ERUQQBhIgChxFVkVOVF9LSU5EX1BST0pFQ1RTX0RFQ0xBUkVEEAcSIAocRVZFTlRfS0lORF9QUk9KRUNUU19SRVZFQUxFRBAIEhoKFkVWRU5UX0tJTkRfQ0FSRF9QTEFZRUQQCRIaChZFVkVOVF9LSU5EX0FLS0FfQ0FMTEVEEAoSHwobRVZFTlRfS0lORF9CQUxPT1RfQU5OT1VOQ0VEEAsSGAoURVZFTlRfS0lORF9UUklDS19XT04QDBIbChdFVkVOVF9LSU5EX1NBV0FfQ0xBSU1FRBANEhsKF0VWRU5UX0tJTkRfUk9VTkRfU0NPUkVEEA4SGAoURVZFTlRfS0lORF9NQVRDSF9XT04QDxIdChlFVkVOVF9LSU5EX1JPVU5EX1JFVkVBTEVEEBRCpQEKE29yZy5iYWxvb3RlbmdpbmUudjFCClR5cGVzUHJvdG9QAVpIZ2l0aHViLmNvbS9iYWxvb3QtZW5naW5lL2JhbG9vdC1lbmdpbmUvY2xpZW50cy9nby9nZW4vYmFsb290L3YxO2JhbG9vdHYxogIDQkxUqgIJQmFsb290LlYxugIKQmFsb290X1YxX8oCCUJhbG9vdFxWMeoCCkJhbG9vdDo6VjFiBnByb3RvMw", [file_baloot_v1_rules]);
+  fileDesc("ChViYWxvb3QvdjEvdHlwZXMucHJvdG8SCWJhbG9vdC52MSJGCgNCaWQSIAoEa2luZBgBIAEoDjISLmJhbG9vdC52MS5CaWRLaW5kEh0KBHN1aXQYAiABKA4yDy5iYWxvb3QudjEuU3VpdCJUCghEb3VibGluZxIlCgRjYWxsGAEgASgOMhcuYmFsb290LnYxLkRvdWJsaW5nQ2FsbBIhCgRtb2RlGAIgASgOMhMuYmFsb290LnYxLlBsYXlNb2RlIjQKC0RlY2xhcmF0aW9uEiUKBWtpbmRzGAEgAygOMhYuYmFsb290LnYxLlByb2plY3RLaW5kIjQKCENhcmRQbGF5EgwKBGNhcmQYASABKA0SDAoEYWtrYRgCIAEoCBIMCgRzYXdhGAMgASgIIvoBCgZBY3Rpb24SHQoDYmlkGAEgASgLMg4uYmFsb290LnYxLkJpZEgAEicKCGRvdWJsaW5nGAIgASgLMhMuYmFsb290LnYxLkRvdWJsaW5nSAASLQoLZGVjbGFyYXRpb24YAyABKAsyFi5iYWxvb3QudjEuRGVjbGFyYXRpb25IABIjCgRwbGF5GAQgASgLMhMuYmFsb290LnYxLkNhcmRQbGF5SAASJQoEZGVhbBgFIAEoCzIVLmJhbG9vdC52MS5EZWFsQWN0aW9uSAASIwoEcWF5ZBgGIAEoCzITLmJhbG9vdC52MS5RYXlkQ2FsbEgAQggKBmFjdGlvbiIgCgpEZWFsQWN0aW9uEhIKCmRlY2tfb3JkZXIYASADKA0icQoIUWF5ZENhbGwSDwoHYWNjdXNlZBgBIAEoDRINCgV0cmljaxgCIAEoDRIRCgRjYXJkGAMgASgNSACIAQESKQoIY2F0ZWdvcnkYBCABKA4yFy5iYWxvb3QudjEuUWF5ZENhdGVnb3J5QgcKBV9jYXJkIuMBCgtRYXlkVmVyZGljdBITCgZjYWxsZXIYASABKA1IAIgBARIPCgdhY2N1c2VkGAIgASgNEg0KBXRyaWNrGAMgASgNEhEKBGNhcmQYBCABKA1IAYgBARIpCghjYXRlZ29yeRgFIAEoDjIXLmJhbG9vdC52MS5RYXlkQ2F0ZWdvcnkSDwoHY29ycmVjdBgGIAEoCBIQCghldmlkZW5jZRgHIAMoDRIZCgx3aW5uaW5nX3RlYW0YCCABKA1IAogBAUIJCgdfY2FsbGVyQgcKBV9jYXJkQg8KDV93aW5uaW5nX3RlYW0i4QEKCENvbnRyYWN0EiUKBHR5cGUYASABKA4yFy5iYWxvb3QudjEuQ29udHJhY3RUeXBlEh4KBXRydW1wGAIgASgOMg8uYmFsb290LnYxLlN1aXQSDQoFYnV5ZXIYAyABKA0SEgoKYnV5ZXJfdGVhbRgEIAEoDRISCgptdWx0aXBsaWVyGAUgASgNEg0KBWdhaHdhGAYgASgIEiEKBG1vZGUYByABKA4yEy5iYWxvb3QudjEuUGxheU1vZGUSDgoGYXNoa2FsGAggASgIEhUKDWJpZGRpbmdfcm91bmQYCSABKA0iTQoJQmlkUmVjb3JkEgwKBHNlYXQYASABKA0SGwoDYmlkGAIgASgLMg4uYmFsb290LnYxLkJpZBIVCg1iaWRkaW5nX3JvdW5kGAMgASgNIkUKDkRvdWJsaW5nUmVjb3JkEgwKBHNlYXQYASABKA0SJQoIZG91YmxpbmcYAiABKAsyEy5iYWxvb3QudjEuRG91YmxpbmciNgoKUGxheWVkQ2FyZBIMCgRzZWF0GAEgASgNEgwKBGNhcmQYAiABKA0SDAoEYWtrYRgDIAEoCCJ8CgVUcmljaxIOCgZudW1iZXIYASABKA0SDgoGbGVhZGVyGAIgASgNEiQKBWNhcmRzGAMgAygLMhUuYmFsb290LnYxLlBsYXllZENhcmQSEwoGd2lubmVyGAQgASgNSACIAQESDQoFYWJuYXQYBSABKA1CCQoHX3dpbm5lciJJChJQcm9qZWN0RGVjbGFyYXRpb24SDAoEc2VhdBgBIAEoDRIlCgVraW5kcxgCIAMoDjIWLmJhbG9vdC52MS5Qcm9qZWN0S2luZCJ+CgdQcm9qZWN0EgwKBHNlYXQYASABKA0SDAoEdGVhbRgCIAEoDRIkCgRraW5kGAMgASgOMhYuYmFsb290LnYxLlByb2plY3RLaW5kEg0KBWNhcmRzGAQgAygNEg0KBWFibmF0GAUgASgNEhMKC2dhbWVfcG9pbnRzGAYgASgNIsIBCg5UZWFtUm91bmRTY29yZRIMCgR0ZWFtGAEgASgNEg4KBnRyaWNrcxgCIAEoDRISCgpjYXJkX2FibmF0GAMgASgNEhMKC2NhcmRfcG9pbnRzGAQgASgNEhYKDnByb2plY3RfcG9pbnRzGAUgASgNEiQKCHByb2plY3RzGAYgAygLMhIuYmFsb290LnYxLlByb2plY3QSFQoNYmFsb290X3BvaW50cxgHIAEoDRIUCgxmaW5hbF9wb2ludHMYCCABKA0igAIKClJvdW5kU2NvcmUSFAoMcm91bmRfbnVtYmVyGAEgASgNEiUKCGNvbnRyYWN0GAIgASgLMhMuYmFsb290LnYxLkNvbnRyYWN0EigKBXRlYW1zGAMgAygLMhkuYmFsb290LnYxLlRlYW1Sb3VuZFNjb3JlEgwKBG1hZGUYBCABKAgSKAoGcmVhc29uGAUgASgOMhguYmFsb290LnYxLk91dGNvbWVSZWFzb24SGAoLa2Fib290X3RlYW0YBiABKA1IAIgBARIUCgx3aW5uaW5nX3RlYW0YByABKA0SEwoLZXhwbGFuYXRpb24YCCABKAlCDgoMX2thYm9vdF90ZWFtIpwBCgpNYXRjaFNjb3JlEg4KBnBvaW50cxgBIAMoDRIOCgZ0YXJnZXQYAiABKA0SFQoNcm91bmRzX3BsYXllZBgDIAEoDRIYCgt3aW5uZXJfdGVhbRgEIAEoDUgAiAEBEi0KCmVuZF9yZWFzb24YBSABKA4yGS5iYWxvb3QudjEuTWF0Y2hFbmRSZWFzb25CDgoMX3dpbm5lcl90ZWFtInIKCERlYWxJbmZvEhQKDHJvdW5kX251bWJlchgBIAEoDRIOCgZkZWFsZXIYAiABKA0SEgoKaGFuZF9zaXplcxgDIAMoDRIaCg1yZXZlYWxlZF9jYXJkGAQgASgNSACIAQFCEAoOX3JldmVhbGVkX2NhcmQibAoLUm91bmRSZXZlYWwSFAoMcm91bmRfbnVtYmVyGAEgASgNEg4KBmRlYWxlchgCIAEoDRISCgpkZWNrX29yZGVyGAMgAygNEiMKBWhhbmRzGAQgAygLMhQuYmFsb290LnYxLlNlYXRDYXJkcyIoCglTZWF0Q2FyZHMSDAoEc2VhdBgBIAEoDRINCgVjYXJkcxgCIAMoDSJKCgpSZWRlYWxJbmZvEicKBnJlYXNvbhgBIAEoDjIXLmJhbG9vdC52MS5SZWRlYWxSZWFzb24SEwoLbmV4dF9kZWFsZXIYAiABKA0iMwoLUHJvamVjdExpc3QSJAoIcHJvamVjdHMYASADKAsyEi5iYWxvb3QudjEuUHJvamVjdCLqBAoFRXZlbnQSIgoEa2luZBgBIAEoDjIULmJhbG9vdC52MS5FdmVudEtpbmQSEQoEc2VhdBgCIAEoDUgBiAEBEh0KA2JpZBgDIAEoCzIOLmJhbG9vdC52MS5CaWRIABInCghjb250cmFjdBgEIAEoCzITLmJhbG9vdC52MS5Db250cmFjdEgAEicKCGRvdWJsaW5nGAUgASgLMhMuYmFsb290LnYxLkRvdWJsaW5nSAASNAoLZGVjbGFyYXRpb24YBiABKAsyHS5iYWxvb3QudjEuUHJvamVjdERlY2xhcmF0aW9uSAASKgoIcHJvamVjdHMYByABKAsyFi5iYWxvb3QudjEuUHJvamVjdExpc3RIABIlCgRwbGF5GAggASgLMhUuYmFsb290LnYxLlBsYXllZENhcmRIABIhCgV0cmljaxgJIAEoCzIQLmJhbG9vdC52MS5Ucmlja0gAEiwKC3JvdW5kX3Njb3JlGAogASgLMhUuYmFsb290LnYxLlJvdW5kU2NvcmVIABIsCgttYXRjaF9zY29yZRgLIAEoCzIVLmJhbG9vdC52MS5NYXRjaFNjb3JlSAASIwoEZGVhbBgMIAEoCzITLmJhbG9vdC52MS5EZWFsSW5mb0gAEicKBnJlZGVhbBgNIAEoCzIVLmJhbG9vdC52MS5SZWRlYWxJbmZvSAASJgoEcWF5ZBgQIAEoCzIWLmJhbG9vdC52MS5RYXlkVmVyZGljdEgAEigKBnJldmVhbBg8IAEoCzIWLmJhbG9vdC52MS5Sb3VuZFJldmVhbEgAQggKBmRldGFpbEIHCgVfc2VhdCKzBgoEVmlldxIRCgRzZWF0GAEgASgNSACIAQESEAoIbWF0Y2hfaWQYAiABKAkSFQoNc3RhdGVfdmVyc2lvbhgDIAEoBBIfCgVwaGFzZRgEIAEoDjIQLmJhbG9vdC52MS5QaGFzZRIUCgxyb3VuZF9udW1iZXIYBSABKA0SDgoGZGVhbGVyGAYgASgNEhEKBHR1cm4YByABKA1IAYgBARIhCgVydWxlcxgIIAEoCzISLmJhbG9vdC52MS5SdWxlU2V0EiUKCGNvbnRyYWN0GAkgASgLMhMuYmFsb290LnYxLkNvbnRyYWN0EhoKDXJldmVhbGVkX2NhcmQYCiABKA1IAogBARIiCgRiaWRzGAsgAygLMhQuYmFsb290LnYxLkJpZFJlY29yZBIxCg5kb3VibGluZ19jYWxscxgMIAMoCzIZLmJhbG9vdC52MS5Eb3VibGluZ1JlY29yZBInCg1jdXJyZW50X3RyaWNrGA0gASgLMhAuYmFsb290LnYxLlRyaWNrEiQKCmxhc3RfdHJpY2sYDiABKAsyEC5iYWxvb3QudjEuVHJpY2sSEgoKdHJpY2tzX3dvbhgPIAMoDRIRCglhYm5hdF93b24YECADKA0SOAoRZGVjbGFyZWRfcHJvamVjdHMYESADKAsyHS5iYWxvb3QudjEuUHJvamVjdERlY2xhcmF0aW9uEi0KEXJldmVhbGVkX3Byb2plY3RzGBIgAygLMhIuYmFsb290LnYxLlByb2plY3QSKgoLcm91bmRfc2NvcmUYEyABKAsyFS5iYWxvb3QudjEuUm91bmRTY29yZRIqCgttYXRjaF9zY29yZRgUIAEoCzIVLmJhbG9vdC52MS5NYXRjaFNjb3JlEhIKCmhhbmRfc2l6ZXMYFSADKA0SDAoEaGFuZBgWIAMoDRIoCg1sZWdhbF9hY3Rpb25zGBcgAygLMhEuYmFsb290LnYxLkFjdGlvbhIxChFsYXN0X3JvdW5kX3JldmVhbBg8IAEoCzIWLmJhbG9vdC52MS5Sb3VuZFJldmVhbEIHCgVfc2VhdEIHCgVfdHVybkIQCg5fcmV2ZWFsZWRfY2FyZCphCgRTdWl0EhQKEFNVSVRfVU5TUEVDSUZJRUQQABIPCgtTVUlUX1NQQURFUxABEg8KC1NVSVRfSEVBUlRTEAISEQoNU1VJVF9ESUFNT05EUxADEg4KClNVSVRfQ0xVQlMQBCqVAQoEUmFuaxIUChBSQU5LX1VOU1BFQ0lGSUVEEAASDgoKUkFOS19TRVZFThABEg4KClJBTktfRUlHSFQQAhINCglSQU5LX05JTkUQAxIMCghSQU5LX1RFThAEEg0KCVJBTktfSkFDSxAFEg4KClJBTktfUVVFRU4QBhINCglSQU5LX0tJTkcQBxIMCghSQU5LX0FDRRAIKlwKDENvbnRyYWN0VHlwZRIdChlDT05UUkFDVF9UWVBFX1VOU1BFQ0lGSUVEEAASFQoRQ09OVFJBQ1RfVFlQRV9TVU4QARIWChJDT05UUkFDVF9UWVBFX0hPS00QAiq1AQoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIXChNQSEFTRV9BV0FJVElOR19ERUFMEAESEQoNUEhBU0VfQklERElORxACEhIKDlBIQVNFX0RPVUJMSU5HEAMSEQoNUEhBU0VfUExBWUlORxAEEhQKEFBIQVNFX1JPVU5EX09WRVIQBRIUChBQSEFTRV9NQVRDSF9PVkVSEAYSFgoSUEhBU0VfUk9VTkRfUkVWSUVXEAcq1AEKB0JpZEtpbmQSGAoUQklEX0tJTkRfVU5TUEVDSUZJRUQQABIRCg1CSURfS0lORF9QQVNTEAESEQoNQklEX0tJTkRfSE9LTRACEhAKDEJJRF9LSU5EX1NVThADEhMKD0JJRF9LSU5EX0FTSEtBTBAEEhkKFUJJRF9LSU5EX0NPTkZJUk1fSE9LTRAFEhoKFkJJRF9LSU5EX1NXSVRDSF9UT19TVU4QBhIWChJCSURfS0lORF9DTEFJTV9TVU4QBxITCg9CSURfS0lORF9LQVdFU0gQCCrMAQoMRG91YmxpbmdDYWxsEh0KGURPVUJMSU5HX0NBTExfVU5TUEVDSUZJRUQQABIYChRET1VCTElOR19DQUxMX0RPVUJMRRABEhgKFERPVUJMSU5HX0NBTExfVFJJUExFEAISFgoSRE9VQkxJTkdfQ0FMTF9GT1VSEAMSFwoTRE9VQkxJTkdfQ0FMTF9HQUhXQRAEEhkKFURPVUJMSU5HX0NBTExfREVDTElORRAFEh0KGURPVUJMSU5HX0NBTExfQ0hPT1NFX01PREUQBipPCghQbGF5TW9kZRIZChVQTEFZX01PREVfVU5TUEVDSUZJRUQQABISCg5QTEFZX01PREVfT1BFThABEhQKEFBMQVlfTU9ERV9DTE9TRUQQAiqsAQoLUHJvamVjdEtpbmQSHAoYUFJPSkVDVF9LSU5EX1VOU1BFQ0lGSUVEEAASFQoRUFJPSkVDVF9LSU5EX1NJUkEQARIWChJQUk9KRUNUX0tJTkRfRklGVFkQAhIYChRQUk9KRUNUX0tJTkRfSFVORFJFRBADEh0KGVBST0pFQ1RfS0lORF9GT1VSX0hVTkRSRUQQBBIXChNQUk9KRUNUX0tJTkRfQkFMT09UEAUqZQoMUmVkZWFsUmVhc29uEh0KGVJFREVBTF9SRUFTT05fVU5TUEVDSUZJRUQQABIcChhSRURFQUxfUkVBU09OX0FMTF9QQVNTRUQQARIYChRSRURFQUxfUkVBU09OX0tBV0VTSBACKsECCg1PdXRjb21lUmVhc29uEh4KGk9VVENPTUVfUkVBU09OX1VOU1BFQ0lGSUVEEAASHgoaT1VUQ09NRV9SRUFTT05fTU9SRV9QT0lOVFMQARIfChtPVVRDT01FX1JFQVNPTl9GRVdFUl9QT0lOVFMQAhIdChlPVVRDT01FX1JFQVNPTl9SQVdfUE9JTlRTEAMSHAoYT1VUQ09NRV9SRUFTT05fRVhBQ1RfVElFEAQSHgoaT1VUQ09NRV9SRUFTT05fRE9VQkxFRF9USUUQBRIZChVPVVRDT01FX1JFQVNPTl9LQUJPT1QQBhIhCh1PVVRDT01FX1JFQVNPTl9SRVZFUlNFX0tBQk9PVBAHEhsKF09VVENPTUVfUkVBU09OX1JBV19IQUxGEAgSFwoTT1VUQ09NRV9SRUFTT05fUUFZRBAQKnMKDk1hdGNoRW5kUmVhc29uEiAKHE1BVENIX0VORF9SRUFTT05fVU5TUEVDSUZJRUQQABIjCh9NQVRDSF9FTkRfUkVBU09OX1RBUkdFVF9SRUFDSEVEEAESGgoWTUFUQ0hfRU5EX1JFQVNPTl9HQUhXQRACKrcECglFdmVudEtpbmQSGgoWRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEhkKFUVWRU5UX0tJTkRfQklEX1BMQUNFRBABEh0KGUVWRU5UX0tJTkRfQ09OVFJBQ1RfRklYRUQQAhIaChZFVkVOVF9LSU5EX0NBUkRTX0RFQUxUEAMSFQoRRVZFTlRfS0lORF9SRURFQUwQBBIeChpFVkVOVF9LSU5EX0RPVUJMSU5HX0NBTExFRBAFEh0KGUVWRU5UX0tJTkRfRE9VQkxJTkdfRU5ERUQQBhIgChxFVkVOVF9LSU5EX1BST0pFQ1RTX0RFQ0xBUkVEEAcSIAocRVZFTlRfS0lORF9QUk9KRUNUU19SRVZFQUxFRBAIEhoKFkVWRU5UX0tJTkRfQ0FSRF9QTEFZRUQQCRIaChZFVkVOVF9LSU5EX0FLS0FfQ0FMTEVEEAoSHwobRVZFTlRfS0lORF9CQUxPT1RfQU5OT1VOQ0VEEAsSGAoURVZFTlRfS0lORF9UUklDS19XT04QDBIbChdFVkVOVF9LSU5EX1NBV0FfQ0xBSU1FRBANEhsKF0VWRU5UX0tJTkRfUk9VTkRfU0NPUkVEEA4SGAoURVZFTlRfS0lORF9NQVRDSF9XT04QDxIaChZFVkVOVF9LSU5EX1FBWURfSlVER0VEEBASHAoYRVZFTlRfS0lORF9SRVZJRVdfT1BFTkVEEBESHQoZRVZFTlRfS0lORF9ST1VORF9SRVZFQUxFRBAUKuQBCgxRYXlkQ2F0ZWdvcnkSHQoZUUFZRF9DQVRFR09SWV9VTlNQRUNJRklFRBAAEhgKFFFBWURfQ0FURUdPUllfUkVWT0tFEAESGgoWUUFZRF9DQVRFR09SWV9OT19UUlVNUBACEh4KGlFBWURfQ0FURUdPUllfTk9fT1ZFUlRSVU1QEAMSIwofUUFZRF9DQVRFR09SWV9DTE9TRURfVFJVTVBfTEVBRBAEEhwKGFFBWURfQ0FURUdPUllfRkFMU0VfQUtLQRAFEhwKGFFBWURfQ0FURUdPUllfRkFMU0VfU0FXQRAGQqUBChNvcmcuYmFsb290ZW5naW5lLnYxQgpUeXBlc1Byb3RvUAFaSGdpdGh1Yi5jb20vYmFsb290LWVuZ2luZS9iYWxvb3QtZW5naW5lL2NsaWVudHMvZ28vZ2VuL2JhbG9vdC92MTtiYWxvb3R2MaICA0JMVKoCCUJhbG9vdC5WMboCCkJhbG9vdF9WMV/KAglCYWxvb3RcVjHqAgpCYWxvb3Q6OlYxYgZwcm90bzM", [file_baloot_v1_rules]);
 
 /**
  * A bid: what a seat says during bidding.
@@ -205,6 +205,14 @@ export type Action = Message<"baloot.v1.Action"> & {
      */
     value: DealAction;
     case: "deal";
+  } | {
+    /**
+     * A Qayd call (table play); never listed among the legal actions, made with CallQayd.
+     *
+     * @generated from field: baloot.v1.QaydCall qayd = 6;
+     */
+    value: QaydCall;
+    case: "qayd";
   } | { case: undefined; value?: undefined };
 };
 
@@ -237,6 +245,124 @@ export type DealAction = Message<"baloot.v1.DealAction"> & {
  */
 export const DealActionSchema: GenMessage<DealAction> = /*@__PURE__*/
   messageDesc(file_baloot_v1_types, 5);
+
+/**
+ * A Qayd (قيد) call: the caller accuses a seat of the other team of breaking a rule.
+ *
+ * @generated from message baloot.v1.QaydCall
+ */
+export type QaydCall = Message<"baloot.v1.QaydCall"> & {
+  /**
+   * The accused seat, of the other team than the caller.
+   *
+   * @generated from field: uint32 accused = 1;
+   */
+  accused: number;
+
+  /**
+   * The number of the trick (1-8) in which the accused played the card or made the Sawa claim.
+   *
+   * @generated from field: uint32 trick = 2;
+   */
+  trick: number;
+
+  /**
+   * The card the accused played in that trick; unset only for a false Sawa call.
+   *
+   * @generated from field: optional uint32 card = 3;
+   */
+  card?: number | undefined;
+
+  /**
+   * The rule broken, optionally: a call that names one is right only for that rule.
+   *
+   * @generated from field: baloot.v1.QaydCategory category = 4;
+   */
+  category: QaydCategory;
+};
+
+/**
+ * Describes the message baloot.v1.QaydCall.
+ * Use `create(QaydCallSchema)` to create a new message.
+ */
+export const QaydCallSchema: GenMessage<QaydCall> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_types, 6);
+
+/**
+ * The public verdict on a Qayd call, with its evidence.
+ *
+ * @generated from message baloot.v1.QaydVerdict
+ */
+export type QaydVerdict = Message<"baloot.v1.QaydVerdict"> & {
+  /**
+   * The calling seat; unset when the engine judged a false Sawa by itself (false_sawa =
+   * LOSES_HAND outside table play).
+   *
+   * @generated from field: optional uint32 caller = 1;
+   */
+  caller?: number | undefined;
+
+  /**
+   * The accused seat.
+   *
+   * @generated from field: uint32 accused = 2;
+   */
+  accused: number;
+
+  /**
+   * The trick of the card or claim.
+   *
+   * @generated from field: uint32 trick = 3;
+   */
+  trick: number;
+
+  /**
+   * The card called; unset for a Sawa claim.
+   *
+   * @generated from field: optional uint32 card = 4;
+   */
+  card?: number | undefined;
+
+  /**
+   * The rule broken when the call is right; otherwise the rule the call named (or unspecified).
+   *
+   * @generated from field: baloot.v1.QaydCategory category = 5;
+   */
+  category: QaydCategory;
+
+  /**
+   * True when the call is right: the accused broke that rule with that card.
+   *
+   * @generated from field: bool correct = 6;
+   */
+  correct: boolean;
+
+  /**
+   * The evidence, ascending. A right call: the cards that made the card illegal, held by the
+   * accused then (of the suit led for a revoke, of trump for not trumping or not over-trumping,
+   * of the other suits for a closed trump lead), the higher cards of the suit still out for an
+   * Akka, the opponents' cards for a Sawa. A wrong call: the accused's cards then that the rule
+   * named is about (the suit led and trump when none is named). Empty when play goes on.
+   *
+   * @generated from field: repeated uint32 evidence = 7;
+   */
+  evidence: number[];
+
+  /**
+   * The team that wins the round by the verdict; unset when play goes on (a wrong call under
+   * qayd_false_call = NO_PENALTY).
+   *
+   * @generated from field: optional uint32 winning_team = 8;
+   */
+  winningTeam?: number | undefined;
+};
+
+/**
+ * Describes the message baloot.v1.QaydVerdict.
+ * Use `create(QaydVerdictSchema)` to create a new message.
+ */
+export const QaydVerdictSchema: GenMessage<QaydVerdict> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_types, 7);
 
 /**
  * The contract of a round and the doubling level it reached.
@@ -313,7 +439,7 @@ export type Contract = Message<"baloot.v1.Contract"> & {
  * Use `create(ContractSchema)` to create a new message.
  */
 export const ContractSchema: GenMessage<Contract> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 6);
+  messageDesc(file_baloot_v1_types, 8);
 
 /**
  * A bid as it was made, for the bidding history of a view.
@@ -348,7 +474,7 @@ export type BidRecord = Message<"baloot.v1.BidRecord"> & {
  * Use `create(BidRecordSchema)` to create a new message.
  */
 export const BidRecordSchema: GenMessage<BidRecord> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 7);
+  messageDesc(file_baloot_v1_types, 9);
 
 /**
  * A doubling call as it was made, for the doubling history of a view.
@@ -376,7 +502,7 @@ export type DoublingRecord = Message<"baloot.v1.DoublingRecord"> & {
  * Use `create(DoublingRecordSchema)` to create a new message.
  */
 export const DoublingRecordSchema: GenMessage<DoublingRecord> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 8);
+  messageDesc(file_baloot_v1_types, 10);
 
 /**
  * A card as it was played to a trick.
@@ -411,7 +537,7 @@ export type PlayedCard = Message<"baloot.v1.PlayedCard"> & {
  * Use `create(PlayedCardSchema)` to create a new message.
  */
 export const PlayedCardSchema: GenMessage<PlayedCard> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 9);
+  messageDesc(file_baloot_v1_types, 11);
 
 /**
  * A trick: up to four cards in the order they were played.
@@ -460,7 +586,7 @@ export type Trick = Message<"baloot.v1.Trick"> & {
  * Use `create(TrickSchema)` to create a new message.
  */
 export const TrickSchema: GenMessage<Trick> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 10);
+  messageDesc(file_baloot_v1_types, 12);
 
 /**
  * The project kinds a seat declared (the cards stay hidden until the reveal).
@@ -488,7 +614,7 @@ export type ProjectDeclaration = Message<"baloot.v1.ProjectDeclaration"> & {
  * Use `create(ProjectDeclarationSchema)` to create a new message.
  */
 export const ProjectDeclarationSchema: GenMessage<ProjectDeclaration> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 11);
+  messageDesc(file_baloot_v1_types, 13);
 
 /**
  * A project shown on the table or counted in a score.
@@ -544,7 +670,7 @@ export type Project = Message<"baloot.v1.Project"> & {
  * Use `create(ProjectSchema)` to create a new message.
  */
 export const ProjectSchema: GenMessage<Project> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 12);
+  messageDesc(file_baloot_v1_types, 14);
 
 /**
  * One team's part of a round's score breakdown.
@@ -616,7 +742,7 @@ export type TeamRoundScore = Message<"baloot.v1.TeamRoundScore"> & {
  * Use `create(TeamRoundScoreSchema)` to create a new message.
  */
 export const TeamRoundScoreSchema: GenMessage<TeamRoundScore> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 13);
+  messageDesc(file_baloot_v1_types, 15);
 
 /**
  * The full breakdown of a finished round's score, explaining how it was reached.
@@ -686,7 +812,7 @@ export type RoundScore = Message<"baloot.v1.RoundScore"> & {
  * Use `create(RoundScoreSchema)` to create a new message.
  */
 export const RoundScoreSchema: GenMessage<RoundScore> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 14);
+  messageDesc(file_baloot_v1_types, 16);
 
 /**
  * The score of a match.
@@ -736,7 +862,7 @@ export type MatchScore = Message<"baloot.v1.MatchScore"> & {
  * Use `create(MatchScoreSchema)` to create a new message.
  */
 export const MatchScoreSchema: GenMessage<MatchScore> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 15);
+  messageDesc(file_baloot_v1_types, 17);
 
 /**
  * What a deal handed out, without revealing anyone's cards.
@@ -778,7 +904,7 @@ export type DealInfo = Message<"baloot.v1.DealInfo"> & {
  * Use `create(DealInfoSchema)` to create a new message.
  */
 export const DealInfoSchema: GenMessage<DealInfo> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 16);
+  messageDesc(file_baloot_v1_types, 18);
 
 /**
  * The deck order of a finished round, shown once it is over (scored or redealt).
@@ -822,7 +948,7 @@ export type RoundReveal = Message<"baloot.v1.RoundReveal"> & {
  * Use `create(RoundRevealSchema)` to create a new message.
  */
 export const RoundRevealSchema: GenMessage<RoundReveal> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 17);
+  messageDesc(file_baloot_v1_types, 19);
 
 /**
  * The cards of one seat.
@@ -850,7 +976,7 @@ export type SeatCards = Message<"baloot.v1.SeatCards"> & {
  * Use `create(SeatCardsSchema)` to create a new message.
  */
 export const SeatCardsSchema: GenMessage<SeatCards> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 18);
+  messageDesc(file_baloot_v1_types, 20);
 
 /**
  * Why a hand was cancelled, and who deals next.
@@ -878,7 +1004,7 @@ export type RedealInfo = Message<"baloot.v1.RedealInfo"> & {
  * Use `create(RedealInfoSchema)` to create a new message.
  */
 export const RedealInfoSchema: GenMessage<RedealInfo> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 19);
+  messageDesc(file_baloot_v1_types, 21);
 
 /**
  * A list of projects, for the events that show several at once.
@@ -899,7 +1025,7 @@ export type ProjectList = Message<"baloot.v1.ProjectList"> & {
  * Use `create(ProjectListSchema)` to create a new message.
  */
 export const ProjectListSchema: GenMessage<ProjectList> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 20);
+  messageDesc(file_baloot_v1_types, 22);
 
 /**
  * Something that happened as the result of an accepted action.
@@ -1016,6 +1142,14 @@ export type Event = Message<"baloot.v1.Event"> & {
     case: "redeal";
   } | {
     /**
+     * The verdict of a QAYD_JUDGED event.
+     *
+     * @generated from field: baloot.v1.QaydVerdict qayd = 16;
+     */
+    value: QaydVerdict;
+    case: "qayd";
+  } | {
+    /**
      * The deck of a ROUND_REVEALED event.
      *
      * @generated from field: baloot.v1.RoundReveal reveal = 60;
@@ -1030,7 +1164,7 @@ export type Event = Message<"baloot.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 21);
+  messageDesc(file_baloot_v1_types, 23);
 
 /**
  * A readable picture of a match for one seat, or the public picture that everyone may see.
@@ -1217,7 +1351,7 @@ export type View = Message<"baloot.v1.View"> & {
  * Use `create(ViewSchema)` to create a new message.
  */
 export const ViewSchema: GenMessage<View> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 22);
+  messageDesc(file_baloot_v1_types, 24);
 
 /**
  * A suit of the 32-card deck; the enum value is the encoded suit index plus one.
@@ -1431,6 +1565,14 @@ export enum Phase {
    * @generated from enum value: PHASE_MATCH_OVER = 6;
    */
   MATCH_OVER = 6,
+
+  /**
+   * Table play only: the 32nd card was played (or a Sawa claimed) and the round waits for Qayd
+   * calls; CallQayd with a call judges one, or with `close_review` (host) scores the round.
+   *
+   * @generated from enum value: PHASE_ROUND_REVIEW = 7;
+   */
+  ROUND_REVIEW = 7,
 }
 
 /**
@@ -1774,6 +1916,13 @@ export enum OutcomeReason {
    * @generated from enum value: OUTCOME_REASON_RAW_HALF = 8;
    */
   RAW_HALF = 8,
+
+  /**
+   * A Qayd verdict (or a false Sawa) ended the round: the winning team took the card pot.
+   *
+   * @generated from enum value: OUTCOME_REASON_QAYD = 16;
+   */
+  QAYD = 16,
 }
 
 /**
@@ -1935,6 +2084,20 @@ export enum EventKind {
   MATCH_WON = 15,
 
   /**
+   * A Qayd call was judged (or a false Sawa judged at once): `qayd` holds the verdict.
+   *
+   * @generated from enum value: EVENT_KIND_QAYD_JUDGED = 16;
+   */
+  QAYD_JUDGED = 16,
+
+  /**
+   * Table play: the round is over and under review; Qayd calls are still taken.
+   *
+   * @generated from enum value: EVENT_KIND_REVIEW_OPENED = 17;
+   */
+  REVIEW_OPENED = 17,
+
+  /**
    * A round is over (scored or redealt) and its deck order is shown, hence every hand;
    * `reveal` holds it. Sent to the host credential only, or to every credential under the
    * rule flag `reveal_hands_after_round`.
@@ -1949,4 +2112,66 @@ export enum EventKind {
  */
 export const EventKindSchema: GenEnum<EventKind> = /*@__PURE__*/
   enumDesc(file_baloot_v1_types, 11);
+
+/**
+ * The rule a Qayd call names (R45).
+ *
+ * @generated from enum baloot.v1.QaydCategory
+ */
+export enum QaydCategory {
+  /**
+   * No category named: the call is right if the card broke any rule.
+   *
+   * @generated from enum value: QAYD_CATEGORY_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * قاطع: did not follow the suit led while holding it (R18).
+   *
+   * @generated from enum value: QAYD_CATEGORY_REVOKE = 1;
+   */
+  REVOKE = 1,
+
+  /**
+   * ما دق بحكم: did not trump while void in the suit led and holding trump (R19).
+   *
+   * @generated from enum value: QAYD_CATEGORY_NO_TRUMP = 2;
+   */
+  NO_TRUMP = 2,
+
+  /**
+   * ما كبر بحكم: did not play a higher trump while holding one (R19, R21).
+   *
+   * @generated from enum value: QAYD_CATEGORY_NO_OVERTRUMP = 3;
+   */
+  NO_OVERTRUMP = 3,
+
+  /**
+   * ربع في الدبل: led trump in a closed game while holding another suit (R22).
+   *
+   * @generated from enum value: QAYD_CATEGORY_CLOSED_TRUMP_LEAD = 4;
+   */
+  CLOSED_TRUMP_LEAD = 4,
+
+  /**
+   * أكة خاطئة: called Akka on a card that was not the highest unplayed card of its suit (R20).
+   *
+   * @generated from enum value: QAYD_CATEGORY_FALSE_AKKA = 5;
+   */
+  FALSE_AKKA = 5,
+
+  /**
+   * سوا خطأ: claimed a Sawa the team could not make (R46); the call names no card.
+   *
+   * @generated from enum value: QAYD_CATEGORY_FALSE_SAWA = 6;
+   */
+  FALSE_SAWA = 6,
+}
+
+/**
+ * Describes the enum baloot.v1.QaydCategory.
+ */
+export const QaydCategorySchema: GenEnum<QaydCategory> = /*@__PURE__*/
+  enumDesc(file_baloot_v1_types, 12);
 
