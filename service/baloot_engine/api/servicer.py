@@ -120,6 +120,7 @@ def _rpc(body: _Body[_Request, _Response]) -> _Handler[_Request, _Response]:
         self: BalootEngineServicer, request: _Request, context: _Context
     ) -> _Response:
         try:
+            inbound.check_sizes(request)
             return body(self, request)
         except (ApiError, RuleError) as error:
             await _abort(context, error)
