@@ -130,7 +130,7 @@ def suit_in(value: int, *, required: bool) -> int:
 def card_in(card: int) -> int:
     """A card code from a request, checked."""
     if not 0 <= card < 32:
-        raise _bad(errors.INVALID_CARD, f"a card code is 0-31, got {card}")
+        raise malformed(errors.INVALID_CARD, f"a card code is 0-31, got {card}", value=str(card))
     return card
 
 
