@@ -8,10 +8,14 @@ refusal leaves through :class:`ApiError`, the one place that maps it to a status
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import multiprocessing
 import re
 import secrets
+import threading
 from collections.abc import Callable, Coroutine, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Final, NoReturn, Protocol, TypeVar
 
 import grpc
@@ -45,7 +49,7 @@ from baloot_engine.api.status import (
     state_invalid,
 )
 from baloot_engine.api.views import add_views, build_view, last_round_out
-from baloot_engine.bots import suggest
+from baloot_engine.bots import Level, suggest
 from baloot_engine.rules import game
 from baloot_engine.rules.actions import Action, Deal
 from baloot_engine.rules.dealing import deck_from_seed
@@ -60,9 +64,28 @@ from baloot_engine.telemetry.metrics import Metrics
 SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["BalootEngineService"].full_name
 _MATCH_ID: Final = re.compile(r"[0-9a-f]{32}")
 _SCORE_LIMIT: Final = 10_000
+BOT_PROCESSES: Final = 2
+"""Processes of the pool the STRONG bot decides in, shared by the servicers of a process."""
+BOT_QUEUE: Final = 8
+"""STRONG decisions a servicer lets into the pool at once; the next ones wait their turn."""
 _log = get_logger("baloot_engine.api")
 
 _Context = grpc.aio.ServicerContext[Any, Any]
+
+_pool: ProcessPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def bot_pool() -> ProcessPoolExecutor:
+    """The process pool of the STRONG bot, started on first use (spawned, not forked: a fork
+    of a process running grpc is unsafe). Its processes end with this one."""
+    global _pool  # noqa: PLW0603 - one pool per process, shared by its servicers
+    with _pool_lock:
+        if _pool is None:
+            _pool = ProcessPoolExecutor(
+                BOT_PROCESSES, mp_context=multiprocessing.get_context("spawn")
+            )
+        return _pool
 
 
 class _Opened:
@@ -135,10 +158,22 @@ def _rpc(body: _Body[_Request, _Response]) -> _Handler[_Request, _Response]:
 class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     """Answers every RPC of the contract."""
 
-    def __init__(self, keys: KeyRing, metrics: Metrics, *, allow_preset_deck: bool) -> None:
+    def __init__(
+        self,
+        keys: KeyRing,
+        metrics: Metrics,
+        *,
+        allow_preset_deck: bool,
+        bots_in_processes: bool = True,
+    ) -> None:
         self._keys = keys
         self._metrics = metrics
         self._allow_preset_deck = allow_preset_deck
+        # A STRONG decision is a long computation: in the pool's processes it never holds the
+        # event loop (nor this process's GIL) while other calls wait. False: inline, as the
+        # other levels, whose decisions take well under a millisecond.
+        self._bots_in_processes = bots_in_processes
+        self._bot_slots: asyncio.Semaphore | None = None
 
     # -- the shared path ----------------------------------------------------------------
 
@@ -329,9 +364,35 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             response.match.CopyFrom(_match_after(request.match_scores, score, rules))
         return response
 
-    @_rpc
-    def SuggestAction(self, request: pb.SuggestActionRequest) -> pb.SuggestActionResponse:
-        """One legal action for a seat, chosen by a bot that sees only what that seat may know."""
+    async def SuggestAction(
+        self, request: pb.SuggestActionRequest, context: _Context
+    ) -> pb.SuggestActionResponse:
+        """One legal action for a seat, chosen by a bot that sees only what that seat may know.
+
+        The checks run inline; a STRONG decision runs in the bot pool (at most ``BOT_QUEUE``
+        of this servicer's at once), so it never stalls the calls this process is serving.
+        """
+        try:
+            opened, seat, level, seed = self._suggest_inputs(request)
+            if level is Level.STRONG and self._bots_in_processes:
+                action = await self._suggest_in_pool(opened.state, seat, level, seed)
+            else:
+                action = suggest(opened.state, seat, level, seed)
+            return pb.SuggestActionResponse(
+                state_version=opened.version,
+                action=outbound.action_out(action),
+                level=outbound.BOT_LEVEL_NUMBERS[level],
+            )
+        except (ApiError, RuleError) as error:
+            await _abort(context, error)
+        except Exception:  # noqa: BLE001 - the last line of defence, as in _rpc
+            _log.exception("unexpected error", method="SuggestAction")
+            await context.abort(grpc.StatusCode.INTERNAL, "internal error; see the server log")
+
+    def _suggest_inputs(
+        self, request: pb.SuggestActionRequest
+    ) -> tuple[_Opened, int, Level, int | None]:
+        inbound.check_sizes(request)
         opened = self._open(request.state, request.match_id, request.credential)
         seat = inbound.seat_in(request.seat)
         bind_call_fields(seat=seat)
@@ -339,12 +400,19 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             raise credential_invalid("only the host credential may ask for a bot's action")
         level = inbound.bot_level_in(request.level)
         seed = request.seed if request.HasField("seed") else None
-        action = suggest(opened.state, seat, level, seed)
-        return pb.SuggestActionResponse(
-            state_version=opened.version,
-            action=outbound.action_out(action),
-            level=outbound.BOT_LEVEL_NUMBERS[level],
-        )
+        return opened, seat, level, seed
+
+    async def _suggest_in_pool(
+        self, state: State, seat: int, level: Level, seed: int | None
+    ) -> Action:
+        if self._bot_slots is None:
+            self._bot_slots = asyncio.Semaphore(BOT_QUEUE)
+        async with self._bot_slots:
+            loop = asyncio.get_running_loop()
+            action: Action = await loop.run_in_executor(
+                bot_pool(), suggest, state, seat, level, seed
+            )
+            return action
 
 
 def _deal_of(request: pb.DealRoundRequest, opened: _Opened) -> Action:
