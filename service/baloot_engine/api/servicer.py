@@ -64,8 +64,9 @@ from baloot_engine.telemetry.metrics import Metrics
 SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["BalootEngineService"].full_name
 _MATCH_ID: Final = re.compile(r"[0-9a-f]{32}")
 _SCORE_LIMIT: Final = 10_000
-BOT_PROCESSES: Final = 2
-"""Processes of the pool the STRONG bot decides in, shared by the servicers of a process."""
+BOT_PROCESSES: Final = 1
+"""Processes of the pool the STRONG bot decides in, shared by the servicers of a process (one:
+each server process, or worker, adds one process, not one per core)."""
 BOT_QUEUE: Final = 8
 """STRONG decisions a servicer lets into the pool at once; the next ones wait their turn."""
 _log = get_logger("baloot_engine.api")
