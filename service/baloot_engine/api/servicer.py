@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import multiprocessing
 import re
 import secrets
 import threading
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Final, NoReturn, Protocol, TypeVar
 
@@ -129,14 +130,16 @@ class _ActionResponse(Protocol):
 _ActionResponseT = TypeVar("_ActionResponseT", bound=_ActionResponse)
 _Request = TypeVar("_Request")
 _Response = TypeVar("_Response")
-_Body = Callable[["BalootEngineServicer", _Request], _Response]
+_Body = Callable[["BalootEngineServicer", _Request], _Response | Awaitable[_Response]]
 _Handler = Callable[["BalootEngineServicer", _Request, _Context], Coroutine[Any, Any, _Response]]
 
 
 def _rpc(body: _Body[_Request, _Response]) -> _Handler[_Request, _Response]:
     """Turn a synchronous RPC body into the servicer's coroutine; refusals become statuses.
 
-    The bodies are pure computation (no I/O), so they run inline on the event loop.
+    The bodies are pure computation (no I/O), so they run inline on the event loop; a body
+    may instead return an awaitable of its response (SuggestAction's STRONG bot, computed in
+    the bot pool), which is awaited here.
     """
 
     @functools.wraps(body)
@@ -145,13 +148,16 @@ def _rpc(body: _Body[_Request, _Response]) -> _Handler[_Request, _Response]:
     ) -> _Response:
         try:
             inbound.check_sizes(request)
-            return body(self, request)
+            result = body(self, request)
+            if inspect.isawaitable(result):  # a body that hands its work to a pool
+                result = await result
         except (ApiError, RuleError) as error:
             await _abort(context, error)
         except Exception:  # noqa: BLE001 - the last line of defence of every RPC
             # A defect, never the caller's input: log it whole, answer without internals.
             _log.exception("unexpected error", method=body.__name__)
             await context.abort(grpc.StatusCode.INTERNAL, "internal error; see the server log")
+        return result
 
     return handler
 
@@ -365,30 +371,20 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             response.match.CopyFrom(_match_after(request.match_scores, score, rules))
         return response
 
-    async def SuggestAction(
-        self, request: pb.SuggestActionRequest, context: _Context
-    ) -> pb.SuggestActionResponse:
+    @_rpc
+    def SuggestAction(
+        self, request: pb.SuggestActionRequest
+    ) -> pb.SuggestActionResponse | Awaitable[pb.SuggestActionResponse]:
         """One legal action for a seat, chosen by a bot that sees only what that seat may know.
 
-        The checks run inline; a STRONG decision runs in the bot pool (at most ``BOT_QUEUE``
-        of this servicer's at once), so it never stalls the calls this process is serving.
+        The checks run inline; a STRONG decision is awaited from the bot pool (at most
+        ``BOT_QUEUE`` of this servicer's at once), so it never stalls the calls this process
+        is serving.
         """
-        try:
-            opened, seat, level, seed = self._suggest_inputs(request)
-            if level is Level.STRONG and self._bots_in_processes:
-                action = await self._suggest_in_pool(opened.state, seat, level, seed)
-            else:
-                action = suggest(opened.state, seat, level, seed)
-            return pb.SuggestActionResponse(
-                state_version=opened.version,
-                action=outbound.action_out(action),
-                level=outbound.BOT_LEVEL_NUMBERS[level],
-            )
-        except (ApiError, RuleError) as error:
-            await _abort(context, error)
-        except Exception:  # noqa: BLE001 - the last line of defence, as in _rpc
-            _log.exception("unexpected error", method="SuggestAction")
-            await context.abort(grpc.StatusCode.INTERNAL, "internal error; see the server log")
+        opened, seat, level, seed = self._suggest_inputs(request)
+        if level is Level.STRONG and self._bots_in_processes:
+            return self._suggest_in_pool(opened, seat, level, seed)
+        return _suggestion(opened, level, suggest(opened.state, seat, level, seed))
 
     def _suggest_inputs(
         self, request: pb.SuggestActionRequest
@@ -404,16 +400,24 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         return opened, seat, level, seed
 
     async def _suggest_in_pool(
-        self, state: State, seat: int, level: Level, seed: int | None
-    ) -> Action:
+        self, opened: _Opened, seat: int, level: Level, seed: int | None
+    ) -> pb.SuggestActionResponse:
         if self._bot_slots is None:
             self._bot_slots = asyncio.Semaphore(BOT_QUEUE)
         async with self._bot_slots:
             loop = asyncio.get_running_loop()
             action: Action = await loop.run_in_executor(
-                bot_pool(), suggest, state, seat, level, seed
+                bot_pool(), suggest, opened.state, seat, level, seed
             )
-            return action
+        return _suggestion(opened, level, action)
+
+
+def _suggestion(opened: _Opened, level: Level, action: Action) -> pb.SuggestActionResponse:
+    return pb.SuggestActionResponse(
+        state_version=opened.version,
+        action=outbound.action_out(action),
+        level=outbound.BOT_LEVEL_NUMBERS[level],
+    )
 
 
 def _deal_of(request: pb.DealRoundRequest, opened: _Opened) -> Action:
