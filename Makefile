@@ -6,24 +6,41 @@ VENV := .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 PROTOS := $(shell find proto -name '*.proto')
 GENERATED := service/baloot/v1/engine_service_pb2.py
 # `make breaking` compares the contract with this git revision (CI: the previous commit).
 BREAKING_AGAINST ?= HEAD~1
+# A contract from before the file options (go_package, java_package…) and the RPCs'
+# idempotency_level were set: setting them the first time is not a break, every other FILE rule
+# still applies (the rest is the same as buf.yaml).
+FIRST_OPTION_RULES := RPC_SAME_IDEMPOTENCY_LEVEL FILE_SAME_GO_PACKAGE FILE_SAME_JAVA_PACKAGE FILE_SAME_JAVA_MULTIPLE_FILES \
+  FILE_SAME_JAVA_OUTER_CLASSNAME FILE_SAME_CSHARP_NAMESPACE FILE_SAME_OBJC_CLASS_PREFIX \
+  FILE_SAME_PHP_NAMESPACE FILE_SAME_RUBY_PACKAGE FILE_SAME_SWIFT_PREFIX
+comma := ,
+BREAKING_BEFORE_OPTIONS := {"version":"v2","modules":[{"path":"proto"}],"breaking":{"use":["FILE"],\
+  "except":[$(subst $(eval) ,$(comma),$(patsubst %,"%",$(FIRST_OPTION_RULES)))],"ignore":["proto/baloot/internal"]}}
 
 # Parts of the project with their own tools (the gateway, the TypeScript client…) add their
 # targets in mk/*.mk and append the checks `make test` must run to EXTRA_TESTS.
 EXTRA_TESTS :=
 
 .DEFAULT_GOAL := help
-.PHONY: help install gen gen-check run test lint format typecheck proto-lint breaking pytest clean demo bench
+.PHONY: help install gen gen-check run test lint format typecheck proto-lint breaking pytest clean demo bench fuzz
 
 help: ## List the targets.
-	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $@ $(RUN_STAMP)
+
+# Serving needs only the package and its runtime dependencies: the generated code is committed,
+# so `make run` and `make demo` on a fresh clone install no linter, generator or gateway.
+$(RUN_STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet -e .
 	@touch $@
 
 install: $(STAMP) ## Create .venv and install the package with its development tools.
@@ -37,7 +54,13 @@ gen: $(STAMP) ## Regenerate the Python code of proto/ into service/baloot.
 gen-check: $(STAMP) ## Fail if the committed generated code is stale.
 	$(PY) scripts/gen_proto.py --check
 
-run: $(STAMP) $(GENERATED) ## Serve on localhost:50051, metrics on localhost:9464.
+# What serving needs: the runtime install, and fresh generated code once the development tools
+# are there (a changed proto file is regenerated; a fresh clone's committed code is used as is).
+RUN_DEPS = $(RUN_STAMP) $(if $(wildcard $(STAMP)),$(GENERATED))
+
+# `make run` passes every BALOOT_* variable to the server, from the environment or the command
+# line (make run BALOOT_PORT=50052 BALOOT_LOG_FORMAT=json); README.md lists them.
+run: $(RUN_DEPS) ## Serve on localhost:50051 (BALOOT_* settings), metrics on localhost:9464.
 	$(BIN)/baloot-server
 
 lint: $(STAMP) ## ruff check and ruff format --check.
@@ -58,18 +81,31 @@ breaking: $(STAMP) ## buf breaking against BREAKING_AGAINST (default HEAD~1), if
 	@if git rev-parse --verify --quiet '$(BREAKING_AGAINST)^{commit}' >/dev/null \
 	    && git cat-file -e '$(BREAKING_AGAINST):buf.yaml' 2>/dev/null \
 	    && git cat-file -e '$(BREAKING_AGAINST):proto' 2>/dev/null; then \
-	  echo "buf breaking --against .git#ref=$(BREAKING_AGAINST)"; \
-	  $(BIN)/buf breaking --against '.git#ref=$(BREAKING_AGAINST)'; \
+	  if git grep -q 'option go_package' '$(BREAKING_AGAINST)' -- proto/baloot/v1; then \
+	    echo "buf breaking --against .git#ref=$(BREAKING_AGAINST)"; \
+	    $(BIN)/buf breaking --against '.git#ref=$(BREAKING_AGAINST)'; \
+	  else \
+	    echo "buf breaking --against .git#ref=$(BREAKING_AGAINST) (a contract from before the file and RPC options: their first setting is not a change)"; \
+	    $(BIN)/buf breaking --against '.git#ref=$(BREAKING_AGAINST)' --config '$(BREAKING_BEFORE_OPTIONS)'; \
+	  fi; \
 	else \
 	  echo "buf breaking: skipped, $(BREAKING_AGAINST) has no earlier contract to compare with"; \
 	fi
 
-demo: $(STAMP) ## Play a match against the server `make run` started, print the score sheet.
-	$(BIN)/baloot-demo
+# `make demo` plays against the server of `make run` on BALOOT_PORT (default 50051); DEMO_ARGS
+# adds options: DEMO_ARGS="--matches 3 --preset kammelna --seed 7" (or another --target).
+DEMO_TARGET ?= localhost:$(or $(BALOOT_PORT),50051)
+DEMO_ARGS ?=
 
-bench: $(STAMP) ## Benchmarks: the rules core in-process, then one server process over gRPC.
+demo: $(RUN_STAMP) ## Play a match against the server of `make run` (BALOOT_PORT, DEMO_ARGS); score sheet.
+	$(BIN)/baloot-demo --target $(DEMO_TARGET) $(DEMO_ARGS)
+
+bench: $(STAMP) ## Benchmarks: the rules core, then one server (Python-client latency, h2load CPU).
 	$(PY) bench/bench_rules.py
-	$(PY) bench/bench_service.py
+	$(PY) bench/bench_service.py --mode both
+
+fuzz: $(STAMP) ## 20,000 random and mutated requests on every RPC of one server; statuses by code.
+	$(PY) bench/fuzz_requests.py --requests 20000
 
 pytest: $(STAMP) ## Run the test suite.
 	$(BIN)/pytest

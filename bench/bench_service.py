@@ -1,13 +1,25 @@
 """Benchmark of one server process: PlayCard against the health check, side by side.
 
-Starts ``baloot-server`` as a child process on a free localhost port, prepares a pool of
-valid PlayCard requests (real mid-round tokens; re-sending one is harmless, so every call
-does the full work: open, decode, apply, seal, views), then drives each RPC for a fixed time
-at concurrency 1 and 32 with grpc.aio and prints RPC/s and p50/p99 latency, the ratio of
-PlayCard to the health check, and token sizes over whole matches. Prints numbers; asserts
-nothing about speed.
+Two modes, both by default (``make bench``):
 
-    python bench/bench_service.py [--seconds 10] [--concurrency 1 32] [--slices 5]
+``--mode python`` (latency). Starts ``baloot-server`` as a child process on a free localhost
+port, prepares a pool of valid PlayCard requests (real mid-round tokens; re-sending one is
+harmless, so every call does the full work: open, decode, apply, seal, views), then drives
+each RPC for a fixed time at concurrency 1 and 32 with grpc.aio and prints RPC/s and p50/p99
+latency, the ratio of PlayCard to the health check, and token sizes over whole matches. The
+Python client costs about as much CPU per call as the server, so its RPC/s say little about
+the server's own cost.
+
+``--mode h2load`` (the server's CPU per call; ``make bench-h2load``). h2load replays real
+requests against a bare grpc.aio no-op server, the service at default settings and the
+service quiet, and the server's CPU time per call is read from /proc; then the load test's
+match mix, and 1 against 2 workers. See ``h2load_mode.py``.
+
+Prints numbers; asserts nothing about speed (the h2load mode exits 1 only when a replayed
+call did not end OK).
+
+    python bench/bench_service.py [--mode both] [--seconds N] [--concurrency 1 32] [--slices 5]
+    python bench/bench_service.py --mode h2load --seconds 5 --rounds 3 [--parts cases,mix,scaling]
 """
 
 from __future__ import annotations
@@ -27,6 +39,7 @@ from pathlib import Path
 
 import grpc
 import grpc.aio
+import h2load_mode
 from baloot_client.client import EngineClient, Match
 from baloot_client.demo import choose
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -187,14 +200,8 @@ async def measure(
             print(f"  PlayCard / trivial (median of slices): {seat:.0%} (seat), {host:.0%} (host)")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=10.0, help="per RPC and concurrency")
-    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 32])
-    parser.add_argument("--matches", type=int, default=6)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--slices", type=int, default=5, help="interleaved slices per RPC")
-    args = parser.parse_args()
+def python_mode(args: argparse.Namespace, seconds: float) -> None:
+    """Latency with the Python grpc.aio client: PlayCard against the health check."""
     with tempfile.TemporaryDirectory() as key_dir:
         port = free_port()
         server = start_server(port, Path(key_dir))
@@ -209,11 +216,41 @@ def main() -> None:
                 f"median {statistics.median(sizes):.0f}, max {max(sizes)}; "
                 f"after trick 4: median {statistics.median(mid_sizes):.0f}, max {max(mid_sizes)}"
             )
-            asyncio.run(measure(target, prepared, args.seconds, args.concurrency, args.slices))
+            asyncio.run(measure(target, prepared, seconds, args.concurrency, args.slices))
         finally:
             server.terminate()
             server.wait(timeout=30)
 
 
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--mode",
+        choices=("python", "h2load", "both"),
+        default="both",
+        help="python: latency with a Python client; h2load: server CPU per call; both (default)",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        help="python mode: per RPC and concurrency (default 10); h2load mode: per run (default 5)",
+    )
+    group = parser.add_argument_group("python mode")
+    group.add_argument("--concurrency", type=int, nargs="+", default=[1, 32])
+    group.add_argument("--matches", type=int, default=6)
+    group.add_argument("--seed", type=int, default=7)
+    group.add_argument("--slices", type=int, default=5, help="interleaved slices per RPC")
+    h2load_mode.add_arguments(parser)
+    args = parser.parse_args(argv)
+    status = 0
+    if args.mode in ("python", "both"):
+        print("== Python-client mode: latency ==", flush=True)
+        python_mode(args, args.seconds or 10.0)
+    if args.mode in ("h2load", "both"):
+        print("== h2load mode: server CPU per call ==", flush=True)
+        status = h2load_mode.main(args, args.seconds or 5.0)
+    return status
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -18,7 +18,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -200,9 +200,12 @@ def start_service(
     log_level: str = "warning",
     grace_seconds: float = 5,
     timeout: float = 60,
+    port: int | None = None,
+    env_extra: Mapping[str, str] | None = None,
 ) -> Service:
-    """Start ``baloot-server`` on free ports and wait until it serves."""
-    port, metrics_port = free_port(), free_port()
+    """Start ``baloot-server`` on free ports (or on ``port``, as a restart does) and wait until
+    it serves. ``env_extra`` adds settings (e.g. ``BALOOT_LEDGER``) to its environment."""
+    port, metrics_port = port or free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("BALOOT_")}
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
     metrics_dir = None
@@ -219,6 +222,7 @@ def start_service(
         BALOOT_LOG_LEVEL=log_level,
         BALOOT_GRACE_SECONDS=str(grace_seconds),
     )
+    env.update(env_extra or {})
     child = _start(name, [sys.executable, "-m", "baloot_engine"], env, log_dir)
     service = Service(child=child, port=port, metrics_port=metrics_port, metrics_dir=metrics_dir)
     try:

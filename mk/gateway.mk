@@ -6,6 +6,8 @@
 #                     Another upstream, other ports, several upstreams (space-separated):
 #                       make gateway UPSTREAM=127.0.0.1:50061 GATEWAY_PORT=8081 GATEWAY_ADMIN_PORT=9902
 #                       make gateway UPSTREAM="127.0.0.1:50051 127.0.0.1:50052"
+#                     Pages of other origins besides localhost (regexes, space-separated):
+#                       make gateway CORS_ORIGIN='https://play\.example\.com'
 #                     Without make: .venv/bin/python scripts/gateway.py run --listen 127.0.0.1:8081 \
 #                       --upstream 127.0.0.1:50061 --admin 127.0.0.1:9902   (--help for the rest)
 #   make run-workers  The service with WORKERS processes (default auto = one per CPU) on one port.
@@ -22,15 +24,19 @@ GATEWAY_HOST ?= 127.0.0.1
 GATEWAY_PORT ?= 8080
 GATEWAY_ADMIN_PORT ?= 9901
 UPSTREAM ?= 127.0.0.1:50051
+# Regexes of page origins allowed besides localhost (space-separated), e.g.
+# CORS_ORIGIN='https://play\.example\.com'.
+CORS_ORIGIN ?=
 WORKERS ?= auto
 
 .PHONY: gateway run-workers deploy-check
 
 gateway: $(STAMP) ## Envoy gateway on :8080 in front of UPSTREAM (default 127.0.0.1:50051).
 	$(PY) scripts/gateway.py run --listen $(GATEWAY_HOST):$(GATEWAY_PORT) \
-	  --admin 127.0.0.1:$(GATEWAY_ADMIN_PORT) $(foreach up,$(UPSTREAM),--upstream $(up))
+	  --admin 127.0.0.1:$(GATEWAY_ADMIN_PORT) $(foreach up,$(UPSTREAM),--upstream $(up)) \
+	  $(foreach origin,$(CORS_ORIGIN),--cors-origin '$(origin)')
 
-run-workers: $(STAMP) $(GENERATED) ## Serve like `make run` with WORKERS processes (default auto).
+run-workers: $(RUN_DEPS) ## Serve like `make run` with WORKERS processes (default auto).
 	$(BIN)/baloot-server --workers $(WORKERS)
 
 deploy-check: $(STAMP) ## Validate Envoy configs, Kubernetes manifests, compose, Dockerfile, dashboard.
@@ -44,13 +50,16 @@ LOAD_DURATION ?= 60
 LOAD_MATCHES ?= 200
 LOAD_CONCURRENCY ?= 32
 LOAD_ARGS ?=
+# The service's metrics endpoint, for the cross-check (the port of `make run`'s metrics).
+LOAD_METRICS ?= http://127.0.0.1:$(or $(BALOOT_METRICS_PORT),9464)/metrics
 
 .PHONY: load load-smoke load-typecheck scaling
 
 load: $(STAMP) ## Play complete matches through Envoy against the service of `make run`.
 	$(PY) -m loadtest --gateway $(GATEWAY_HOST):$(GATEWAY_PORT) --upstream $(UPSTREAM) \
 	  --envoy-admin http://127.0.0.1:$(GATEWAY_ADMIN_PORT) --duration $(LOAD_DURATION) \
-	  --matches $(LOAD_MATCHES) --concurrency $(LOAD_CONCURRENCY) $(LOAD_ARGS)
+	  --matches $(LOAD_MATCHES) --concurrency $(LOAD_CONCURRENCY) \
+	  $(foreach url,$(LOAD_METRICS),--metrics $(url)) $(LOAD_ARGS)
 
 load-typecheck: $(STAMP)
 	$(BIN)/mypy --strict loadtest

@@ -5,6 +5,8 @@ script changes only addresses and a few switches in it:
 
     python scripts/gateway.py run [--listen 127.0.0.1:8080] [--upstream 127.0.0.1:50051 ...]
                                   [--admin 127.0.0.1:9901] [--concurrency 1] [--cors-origin RE]
+                                  [--upstream-capacity 256] [--endpoints N]
+                                  [--no-preset-origins]
     python scripts/gateway.py render [same options] [--preset local|compose|k8s] [-o FILE]
     python scripts/gateway.py render --preset compose|k8s --update
     python scripts/gateway.py check
@@ -43,6 +45,8 @@ RUN_DIR = ROOT / "var" / "gateway"
 RENDER = "python scripts/gateway.py render"
 FILE_ACCESS_LOG = "type.googleapis.com/envoy.extensions.access_loggers.file.v3.FileAccessLog"
 LOCAL_ORIGINS = r"https?://(localhost|127\.0\.0\.1|\[::1\])(:[0-9]+)?"
+# The calls one service process takes at once (BALOOT_MAX_CONCURRENT_RPCS's default).
+PROCESS_CAPACITY = 256
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,17 @@ class Options:
     pool_per_connection: bool = True
     cors_origins: tuple[str, ...] = (LOCAL_ORIGINS,)
     access_log: str = "-"
+    # Concurrent calls one endpoint takes: BALOOT_MAX_CONCURRENT_RPCS times its workers.
+    upstream_capacity: int = PROCESS_CAPACITY
+    # How many endpoints the upstream addresses stand for (a name may resolve to several);
+    # None: one per address.
+    endpoints: int | None = None
+
+    @property
+    def max_requests(self) -> int:
+        """The cluster's circuit breaker: what every endpoint takes, together."""
+        endpoints = self.endpoints if self.endpoints is not None else len(self.upstreams)
+        return self.upstream_capacity * endpoints
 
 
 PRESETS: dict[str, Options] = {
@@ -82,6 +97,7 @@ PRESETS: dict[str, Options] = {
         listen=Address("0.0.0.0", 8080),  # noqa: S104 - inside the container
         upstreams=(Address("baloot", 50051),),
         pool_per_connection=False,
+        endpoints=2,  # the replicas of docker-compose.yml; render again when scaling up
     ),
     # Kubernetes: the headless Service resolves to every ready pod's address.
     "k8s": Options(
@@ -89,6 +105,7 @@ PRESETS: dict[str, Options] = {
         upstreams=(Address("baloot-engine-pods.baloot.svc.cluster.local", 50051),),
         pool_per_connection=False,
         cors_origins=(r"https://play\.example\.com",),
+        endpoints=20,  # the HPA's maxReplicas (deploy/k8s/hpa.yaml)
     ),
 }
 
@@ -132,6 +149,8 @@ def render(options: Options) -> dict[str, Any]:
     cors["allow_origin_string_match"] = [{"safe_regex": {"regex": r}} for r in options.cors_origins]
     (cluster,) = resources["clusters"]
     cluster["connection_pool_per_downstream_connection"] = options.pool_per_connection
+    (breakers,) = cluster["circuit_breakers"]["thresholds"]
+    breakers["max_requests"] = breakers["max_pending_requests"] = options.max_requests
     cluster["load_assignment"]["endpoints"] = [
         {"lb_endpoints": [{"endpoint": {"address": _socket(up)}} for up in options.upstreams]}
     ]
@@ -141,6 +160,15 @@ def render(options: Options) -> dict[str, Any]:
 class _Dumper(yaml.SafeDumper):
     def ignore_aliases(self, data: Any) -> bool:  # noqa: ARG002 - PyYAML's signature
         return True
+
+
+def _text(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+    """Multi-line strings (the Lua filter's code) as literal blocks, as written in the base."""
+    style = "|" if "\n" in data else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+_Dumper.add_representer(str, _text)
 
 
 def dump(config: dict[str, Any], header: Sequence[str] = ()) -> str:
@@ -229,12 +257,19 @@ def options_from(args: argparse.Namespace) -> Options:
         changes["admin"] = args.admin
     if args.upstream:
         changes["upstreams"] = tuple(args.upstream)
-    if args.cors_origin:
-        changes["cors_origins"] = tuple(args.cors_origin)
+    if args.cors_origin or args.no_preset_origins:
+        # --cors-origin adds to the preset's origins (localhost pages for the local preset), so a
+        # deployed site and a local dev server can both call one gateway.
+        kept = () if args.no_preset_origins else base.cors_origins
+        changes["cors_origins"] = tuple(dict.fromkeys((*kept, *(args.cors_origin or ()))))
     if args.pool_per_connection is not None:
         changes["pool_per_connection"] = args.pool_per_connection
     if args.access_log is not None:
         changes["access_log"] = args.access_log
+    if args.upstream_capacity is not None:
+        changes["upstream_capacity"] = args.upstream_capacity
+    if args.endpoints is not None:
+        changes["endpoints"] = args.endpoints
     return replace(base, **changes)
 
 
@@ -266,6 +301,12 @@ def run(options: Options, concurrency: int, log_level: str) -> int:
     return 0  # not reached
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return int(text)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the command line and do the command."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -279,11 +320,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         sub.add_argument(
             "--upstream", type=Address.parse, action="append", help="repeat for several"
         )
-        sub.add_argument("--cors-origin", action="append", help="regex of allowed origins")
+        sub.add_argument(
+            "--cors-origin",
+            action="append",
+            help="regex of an origin allowed besides the preset's (localhost pages); repeatable",
+        )
+        sub.add_argument(
+            "--no-preset-origins",
+            action="store_true",
+            help="allow only the --cors-origin origins, not the preset's",
+        )
         sub.add_argument(
             "--pool-per-connection", action=argparse.BooleanOptionalAction, default=None
         )
         sub.add_argument("--access-log", help="file for the access log; '-' is stdout")
+        sub.add_argument(
+            "--upstream-capacity",
+            type=_positive,
+            help="calls one endpoint takes at once: BALOOT_MAX_CONCURRENT_RPCS x its workers "
+            f"(default {PROCESS_CAPACITY})",
+        )
+        sub.add_argument(
+            "--endpoints",
+            type=_positive,
+            help="endpoints the upstream addresses stand for (default: one per address)",
+        )
         if name == "run":
             sub.add_argument("--concurrency", type=int, default=1, help="Envoy worker threads")
             sub.add_argument("--log-level", default="warn", help="Envoy's own log level")

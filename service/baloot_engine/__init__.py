@@ -1,3 +1,3 @@
 """Baloot engine: a stateless gRPC rules authority for Baloot (بلوت)."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -54,6 +54,7 @@ KEY_FORMATS = {
     "field": r"[a-z_]+(?:\[[0-9]+\])?(?:\.[a-z_]+)*",
     "limit": r"[0-9]+",
     "state_version": r"[0-9]+",
+    "latest_version": r"[0-9]*",
 }
 # The reasons that refuse one card a seat played: each names it.
 CARD_REFUSALS = {
@@ -74,7 +75,7 @@ def check_metadata(metadata: dict[str, str]) -> None:
 
 def test_every_key_in_use_is_documented_in_errors_proto() -> None:
     header = ERRORS_PROTO.read_text(encoding="utf-8").split("syntax =")[0]
-    documented = set(re.findall(r'^//   "([a-z_]+)"', header, flags=re.MULTILINE))
+    documented = set(re.findall(r'^//   "([a-z_]+)" ', header, flags=re.MULTILINE))
     assert documented == set(KEY_FORMATS)
 
 

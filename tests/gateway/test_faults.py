@@ -1,4 +1,4 @@
-"""Faults during a load run: a replica or a worker dies, and no match is lost.
+"""Faults during a load run: a replica or a worker dies, or replicas restart, and no match is lost.
 
 The service keeps nothing between calls: each request carries the whole match in its token,
 sealed with a key every replica shares. So when a process dies, the calls it held are sent
@@ -12,6 +12,7 @@ import asyncio
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -153,3 +154,86 @@ def test_a_worker_killed_mid_run_loses_no_match_and_is_replaced(
     calls = service.calls_by_process()
     assert calls[victim] > 0  # the killed worker had served calls
     assert sum(n for pid, n in calls.items() if pid != victim) > 0  # the others took over
+
+
+# Long enough for both restarts to happen while matches are being played.
+ROLLING_DURATION = 30.0
+
+
+def test_a_rolling_restart_behind_envoy_fails_no_call(
+    tmp_path: Path, key: str, children: list[stack.Child]
+) -> None:
+    """Two replicas restarted one after the other with SIGTERM, under load: no call fails.
+
+    The load driver does not retry (``retries=0``): every call must succeed at its first
+    attempt from the client's side, Envoy's retries included. A stopping replica reports
+    NOT_SERVING, Envoy's health check takes it out of the rotation while it still serves, it
+    stops accepting once calls stopped coming, and drains. The next replica is restarted only
+    once Envoy sees the new one healthy, as an orchestrator waits for readiness.
+    """
+    replicas = [
+        stack.start_service(tmp_path, key=key, name=name, grace_seconds=10)
+        for name in ("replica-a", "replica-b")
+    ]
+    children.extend(replica.child for replica in replicas)
+    gateway = stack.start_gateway(tmp_path, [replica.target for replica in replicas])
+    children.append(gateway.child)
+    config = LoadConfig(
+        target=gateway.target,
+        matches=MATCHES * 4,
+        duration=ROLLING_DURATION,
+        drain=45,
+        concurrency=16,
+        connections=4,
+        match_target=41,
+        retries=0,
+        envoy_admin=gateway.admin_url,
+    )
+    exits: list[int | None] = []
+    restarted: list[stack.Service] = []
+    problems: list[str] = []
+
+    def roll() -> None:
+        try:
+            time.sleep(KILL_AFTER_SECONDS)
+            for old in replicas:
+                old.child.popen.send_signal(signal.SIGTERM)
+                exits.append(old.child.popen.wait(40))
+                new = stack.start_service(
+                    tmp_path, key=key, name=f"{old.child.name}-2", grace_seconds=10, port=old.port
+                )
+                children.append(new.child)
+                restarted.append(new)
+                stack.wait_until(
+                    lambda target=new.target: gateway.hosts().get(target) == "healthy",
+                    40,
+                    f"Envoy to see {new.target} healthy again",
+                )
+                time.sleep(2)  # serve for a while with both before the next restart
+        except Exception as error:  # noqa: BLE001 - reported by the test below
+            problems.append(f"{type(error).__name__}: {error}")
+
+    roller = threading.Thread(target=roll)
+    roller.start()
+    try:
+        result = asyncio.run(run_load(config))
+    finally:
+        roller.join()
+    print(report(result))
+    failed_calls = sum(result.errors.values())
+    print(f"rolling restart: {failed_calls} failed calls out of {result.calls:,}")
+
+    assert problems == []
+    assert exits == [0, 0]
+    assert len(restarted) == 2
+    assert result.errors == {}
+    assert failed_calls == 0
+    _assert_no_match_lost(result)
+    # Both old replicas left the rotation before they stopped accepting calls.
+    for old in replicas:
+        log = old.child.log_text()
+        assert "calls still arriving" not in log, log
+    # The restarted replicas served calls after their restart.
+    served = {record["upstream_host"] for record in gateway.access_log()}
+    assert {new.target for new in restarted} <= served
+    assert gateway.healthy(2)

@@ -9,6 +9,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -191,3 +192,58 @@ def test_render_applies_the_addresses(tmp_path: Path) -> None:
     ports = [e["endpoint"]["address"]["socket_address"]["port_value"] for e in endpoints]
     assert ports == [50061, 50062]
     assert config["admin"]["address"]["socket_address"]["address"] == "127.0.0.1"
+
+
+def _render(tmp_path: Path, *args: str) -> Any:
+    output = tmp_path / "rendered.yaml"
+    subprocess.run(
+        [sys.executable, str(GATEWAY_SCRIPT), "render", *args, "--output", str(output)],
+        check=True,
+    )
+    return yaml.safe_load(output.read_text())
+
+
+def _cluster(config: Any) -> Any:
+    return config["static_resources"]["clusters"][0]
+
+
+@pytest.mark.parametrize(
+    ("args", "limit"),
+    [
+        ([], 256),  # one process at the default upstream
+        (["--upstream", "127.0.0.1:50061", "--upstream", "127.0.0.1:50062"], 512),
+        (["--upstream-capacity", "512"], 512),  # one address, two workers
+        (["--preset", "compose"], 512),  # the two replicas of docker-compose.yml
+        (["--preset", "k8s"], 20 * 256),  # the HPA's maximum
+        (["--preset", "k8s", "--endpoints", "4"], 4 * 256),
+    ],
+)
+def test_the_circuit_breaker_is_what_the_endpoints_take_together(
+    tmp_path: Path, args: list[str], limit: int
+) -> None:
+    cluster = _cluster(_render(tmp_path, *args))
+    (breaker,) = cluster["circuit_breakers"]["thresholds"]
+    assert breaker["max_requests"] == limit
+    assert breaker["max_pending_requests"] == limit
+    options = cluster["typed_extension_protocol_options"]
+    http2 = next(iter(options.values()))["explicit_http_config"]["http2_protocol_options"]
+    # No upstream connection carries more calls than one process takes.
+    assert http2["max_concurrent_streams"] == 256
+
+
+def test_envoy_retries_what_a_stopping_replica_may_answer_and_checks_health(
+    tmp_path: Path,
+) -> None:
+    config = _render(tmp_path)
+    cluster = _cluster(config)
+    (check,) = cluster["health_checks"]
+    assert check["grpc_health_check"] == {"service_name": ""}
+    assert check["interval"] == "1s"
+    assert check["unhealthy_threshold"] <= 2
+    listener = config["static_resources"]["listeners"][0]
+    manager = listener["filter_chains"][0]["filters"][0]["typed_config"]
+    routes = manager["route_config"]["virtual_hosts"][0]["routes"]
+    for route in routes:
+        if route["name"] in ("reads", "actions"):
+            retry_on = set(route["route"]["retry_policy"]["retry_on"].split(","))
+            assert {"unavailable", "reset", "connect-failure", "refused-stream"} <= retry_on

@@ -7,12 +7,14 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
@@ -146,3 +148,83 @@ def _clean_env() -> dict[str, str]:
     import os
 
     return {k: v for k, v in os.environ.items() if not k.startswith("BALOOT_")}
+
+
+def _statuses(calls: list[grpc.Future]) -> Counter[str]:
+    """How the calls ended, by status code name."""
+    codes: Counter[str] = Counter()
+    for call in calls:
+        try:
+            call.result(timeout=60)
+        except grpc.RpcError as error:
+            codes[error.code().name] += 1
+        else:
+            codes["OK"] += 1
+    return codes
+
+
+def test_sigterm_lets_every_call_already_sent_complete(
+    spawn: Callable[..., ServerProcess],
+) -> None:
+    # Calls the server has received but not yet handed to a handler wait in grpc's queue;
+    # grpc's shutdown cancels them, so the server stops accepting only once calls stopped coming.
+    server = spawn(["-m", "baloot_engine", *FREE_PORTS])
+    port = server.wait_started()
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = pb_grpc.BalootEngineServiceStub(channel)
+        stub.CreateMatch(pb.CreateMatchRequest(), timeout=10)  # the connection is up
+        calls = [stub.CreateMatch.future(pb.CreateMatchRequest(), timeout=60) for _ in range(64)]
+        server.process.send_signal(signal.SIGTERM)
+        assert _statuses(calls) == {"OK": 64}
+    assert server.process.wait(timeout=30) == 0
+    records = server.records()
+    created = [r for r in records if r["event"] == "rpc" and r["method"].endswith("/CreateMatch")]
+    assert [r["grpc_code"] for r in created] == ["OK"] * 65
+    events = [r["event"] for r in records]
+    assert events.index("shutting down") < events.index("server stopped")
+
+
+def test_a_burst_beyond_grpcs_own_queue_is_served_or_refused_with_a_reason(
+    spawn: Callable[..., ServerProcess],
+) -> None:
+    # grpc's core starts cancelling calls at random once 1,000 wait to be taken; the server
+    # lets that queue grow, so every call of a burst is either served or refused OVERLOADED.
+    server = spawn([str(SLOW_SERVER), *FREE_PORTS, "--max-concurrent-rpcs", "256"])
+    port = server.wait_started()
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        sleep = channel.unary_unary("/baloot.test.SlowService/Sleep")
+        sleep(b"0", timeout=10)
+        codes = _statuses([sleep.future(b"1.5", timeout=60) for _ in range(1500)])
+    assert set(codes) <= {"OK", "RESOURCE_EXHAUSTED"}, codes
+    assert codes["OK"] >= 256
+    assert codes["RESOURCE_EXHAUSTED"] > 0
+    assert server.terminate(timeout=60) == 0
+    shed = [r for r in server.records() if r["event"] == "calls shed"]
+    assert sum(r["calls"] for r in shed) == codes["RESOURCE_EXHAUSTED"]
+
+
+def test_streams_cancelled_by_their_client_leave_the_server_running(
+    spawn: Callable[..., ServerProcess],
+) -> None:
+    # A cancelled stream once left a suspended generator that the garbage collector closed
+    # after grpc had freed the call: the server died of a segmentation fault.
+    server = spawn(["-m", "baloot_engine", *FREE_PORTS])
+    port = server.wait_started()
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        reflect = reflection_pb2_grpc.ServerReflectionStub(channel)
+        health = health_pb2_grpc.HealthStub(channel)
+        for _ in range(30):
+            stream = reflect.ServerReflectionInfo(
+                iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10
+            )
+            assert next(stream).list_services_response.service
+            stream.cancel()
+            watch = health.Watch(health_pb2.HealthCheckRequest(), timeout=10)
+            assert next(watch).status == SERVING
+            watch.cancel()
+        time.sleep(0.5)
+        assert server.process.poll() is None
+        reply = health.Check(health_pb2.HealthCheckRequest(), timeout=10)
+        assert reply.status == SERVING
+    assert server.terminate() == 0
+    assert not [r for r in server.records() if r["level"] == "error"]

@@ -169,3 +169,41 @@ def test_every_flag_is_documented_with_its_variable() -> None:
         if spec.flag:
             assert spec.option in text
             assert spec.env in text
+
+
+def test_the_load_and_connection_settings_are_typed_with_defaults() -> None:
+    defaults = load_settings([], {})
+    assert defaults.max_concurrent_rpcs == 256
+    assert defaults.lame_duck_seconds == 5.0
+    assert defaults.keepalive_seconds == 60.0
+    assert defaults.max_connection_age_seconds == 300.0
+    assert defaults.max_connection_age_grace_seconds == 30.0
+    settings = load_settings(
+        ["--max-concurrent-rpcs", "64", "--lame-duck-seconds", "0"],
+        {
+            "BALOOT_MAX_CONCURRENT_RPCS": "8",
+            "BALOOT_KEEPALIVE_SECONDS": "0",
+            "BALOOT_MAX_CONNECTION_AGE_SECONDS": "90.5",
+            "BALOOT_MAX_CONNECTION_AGE_GRACE_SECONDS": "5",
+        },
+    )
+    assert settings.max_concurrent_rpcs == 64
+    assert settings.lame_duck_seconds == 0.0
+    assert settings.keepalive_seconds == 0.0
+    assert settings.max_connection_age_seconds == 90.5
+    assert settings.max_connection_age_grace_seconds == 5.0
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("BALOOT_MAX_CONCURRENT_RPCS", "0"),
+        ("BALOOT_MAX_CONCURRENT_RPCS", "many"),
+        ("BALOOT_LAME_DUCK_SECONDS", "-1"),
+        ("BALOOT_KEEPALIVE_SECONDS", "inf"),
+        ("BALOOT_MAX_CONNECTION_AGE_SECONDS", "soon"),
+    ],
+)
+def test_invalid_load_settings_are_refused(variable: str, value: str) -> None:
+    with pytest.raises(SettingsError, match=variable):
+        load_settings([], {variable: value})

@@ -219,3 +219,40 @@ def test_workers_stop_when_their_parent_is_killed(
     assert not any(_alive(pid) for pid in started["pids"])
     # The port is free again: nothing was left holding it.
     assert reserve_port("127.0.0.1", started["port"]) == started["port"]
+
+
+def test_sigterm_lets_every_call_already_sent_to_the_workers_complete(
+    spawn: Callable[..., ServerProcess], tmp_path: Path
+) -> None:
+    server = _workers(spawn, tmp_path)
+    port = _started(server)["port"]
+    codes: dict[str, int] = {}
+    with ExitStack() as stack:
+        channels = [stack.enter_context(c) for c in _connections(port, 16)]
+        stubs = [pb_grpc.BalootEngineServiceStub(channel) for channel in channels]
+        for stub in stubs:  # every connection is up, spread over both workers
+            stub.CreateMatch(pb.CreateMatchRequest(), timeout=10)
+        calls = [
+            stub.CreateMatch.future(pb.CreateMatchRequest(), timeout=60)
+            for _ in range(8)
+            for stub in stubs
+        ]
+        server.process.send_signal(signal.SIGTERM)
+        for call in calls:
+            try:
+                call.result(timeout=60)
+            except grpc.RpcError as error:
+                code = error.code().name
+            else:
+                code = "OK"
+            codes[code] = codes.get(code, 0) + 1
+    assert codes == {"OK": 128}
+    assert server.process.wait(timeout=60) == 0
+    served = [
+        r
+        for r in server.records()
+        if r.get("event") == "rpc" and r.get("method", "").endswith("/CreateMatch")
+    ]
+    assert {r["grpc_code"] for r in served} == {"OK"}
+    assert len(served) == 16 + 128
+    assert {r["worker"] for r in served} == {0, 1}

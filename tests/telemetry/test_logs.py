@@ -7,6 +7,7 @@ import contextvars
 import io
 import json
 import logging
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -14,6 +15,7 @@ import structlog
 
 from baloot_engine.server.settings import Settings
 from baloot_engine.telemetry.logs import (
+    LibraryFloodFilter,
     LogFormat,
     LogLevel,
     _call_fields,
@@ -105,3 +107,21 @@ def test_a_call_scope_closed_from_another_context_does_not_fail() -> None:
     elsewhere = contextvars.copy_context()
     elsewhere.run(scope.__exit__, None, None, None)
     assert elsewhere.run(_call_fields.get) is None
+
+
+def test_grpc_library_lines_are_limited_to_one_of_a_kind_per_window() -> None:
+    flood = LibraryFloodFilter(window=0.2)
+
+    def record(name: str, msg: str) -> logging.LogRecord:
+        return logging.LogRecord(name, logging.ERROR, __file__, 1, msg, None, None)
+
+    assert flood.filter(record("grpc._cython.cygrpc", "Unexpected error in handler"))
+    assert not flood.filter(record("grpc._cython.cygrpc", "Unexpected error in handler"))
+    assert not flood.filter(record("grpc._cython.cygrpc", "Unexpected error in handler"))
+    assert flood.filter(record("grpc._cython.cygrpc", "Another kind of line"))
+    assert flood.filter(record("baloot_engine.rpc", "rpc"))  # the server's own lines pass
+    assert flood.filter(record("baloot_engine.rpc", "rpc"))
+    time.sleep(0.25)
+    later = record("grpc._cython.cygrpc", "Unexpected error in handler")
+    assert flood.filter(later)
+    assert later.getMessage().endswith("(2 more like it since the last one shown)")

@@ -8,8 +8,10 @@ from baloot_client.client import (
     Match,
     PermissionDeniedError,
 )
+from baloot_client.retry import SERVICE_CONFIG
 
 __all__ = [
+    "SERVICE_CONFIG",
     "EngineClient",
     "EngineError",
     "IllegalActionError",

@@ -19,6 +19,7 @@ from grpc_status import rpc_status
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot.v1 import rules_pb2, types_pb2
+from baloot_client.retry import channel_options
 
 _Response = TypeVar("_Response")
 
@@ -97,9 +98,20 @@ class EngineClient:
         self.timeout = timeout
 
     @classmethod
-    def connect(cls, target: str = "localhost:50051", **kwargs: Any) -> EngineClient:
-        """A client over a new insecure channel to ``target``."""
-        return cls(grpc.insecure_channel(target), **kwargs)
+    def connect(
+        cls,
+        target: str = "localhost:50051",
+        *,
+        service_config: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> EngineClient:
+        """A client over a new insecure channel to ``target``.
+
+        The channel applies ``service_config``, by default :data:`baloot_client.SERVICE_CONFIG`
+        (UNAVAILABLE retried with exponential backoff; every RPC is safe to retry).
+        """
+        channel = grpc.insecure_channel(target, options=channel_options(service_config))
+        return cls(channel, **kwargs)
 
     def call(self, method: Callable[..., _Response], request: Any) -> _Response:
         """Call one stub method; a refusal raises the matching :class:`EngineError`."""

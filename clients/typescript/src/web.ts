@@ -4,14 +4,23 @@
 import { createGrpcWebTransport, type GrpcWebTransportOptions } from "@connectrpc/connect-web";
 
 import { EngineClient, type EngineClientOptions } from "./client.js";
+import { DEFAULT_RETRY_POLICY, retryInterceptor, type RetryPolicy } from "./retry.js";
 
 /** Options of connectGrpcWeb: the client's, and any of the gRPC-Web transport's. */
-export type GrpcWebClientOptions = EngineClientOptions & Partial<Omit<GrpcWebTransportOptions, "baseUrl">>;
+export type GrpcWebClientOptions = EngineClientOptions &
+  Partial<Omit<GrpcWebTransportOptions, "baseUrl">> & {
+    /** The retry policy of UNAVAILABLE calls (default: DEFAULT_RETRY_POLICY); false: none. */
+    retry?: RetryPolicy | false;
+  };
 
 /** A client over gRPC-Web to the proxy at `baseUrl`, e.g. "http://localhost:8080" or "/api". */
 export function connectGrpcWeb(baseUrl: string, options: GrpcWebClientOptions = {}): EngineClient {
-  const { timeoutMs, headers, ...transportOptions } = options;
-  const transport = createGrpcWebTransport({ ...transportOptions, baseUrl });
+  const { timeoutMs, headers, retry = DEFAULT_RETRY_POLICY, ...transportOptions } = options;
+  const interceptors = [
+    ...(retry === false ? [] : [retryInterceptor(retry)]),
+    ...(transportOptions.interceptors ?? []),
+  ];
+  const transport = createGrpcWebTransport({ ...transportOptions, baseUrl, interceptors });
   return new EngineClient(transport, {
     ...(timeoutMs !== undefined && { timeoutMs }),
     ...(headers !== undefined && { headers }),

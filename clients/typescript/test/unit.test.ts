@@ -1,6 +1,8 @@
 // The card encoding helpers and the error type mapping, without a server.
 
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -11,8 +13,10 @@ import {
   ErrorInfoSchema,
   ErrorReason,
   IllegalActionError,
+  DEFAULT_RETRY_POLICY,
   Rank,
   Suit,
+  backoffCeilingMs,
   cardCode,
   cardOf,
   codeName,
@@ -21,8 +25,10 @@ import {
   metadataList,
   parseCard,
   rankOf,
+  retryInterceptor,
   suitOf,
 } from "../src/index.js";
+import { REPO_ROOT } from "./server.js";
 
 describe("cards", () => {
   it("follows the encoding of types.proto", () => {
@@ -113,5 +119,63 @@ describe("match records", () => {
     };
     const json = JSON.parse(JSON.stringify(matchRecordToJson(record)));
     assert.deepEqual(matchRecordFromJson(json), record);
+  });
+});
+
+describe("retry policy", () => {
+  type Next = Parameters<ReturnType<typeof retryInterceptor>>[0];
+  type Request = Parameters<Next>[0];
+  const request = { stream: false, signal: new AbortController().signal } as unknown as Request;
+  /** A call that fails with `code` `failures` times, then answers; counts its attempts. */
+  function flaky(failures: number, code: Code): { next: Next; attempts: () => number } {
+    let attempts = 0;
+    const next = (async () => {
+      attempts += 1;
+      if (attempts <= failures) throw new ConnectError("not now", code);
+      return { stream: false, message: {} };
+    }) as unknown as Next;
+    return { next, attempts: () => attempts };
+  }
+  const noWait = () => 0;
+
+  it("is the policy of clients/service_config.json", () => {
+    const config = JSON.parse(readFileSync(join(REPO_ROOT, "clients", "service_config.json"), "utf8"));
+    const policy = config.methodConfig[0].retryPolicy;
+    const ms = (duration: string) => Number(duration.replace(/s$/, "")) * 1000;
+    assert.deepEqual(config.methodConfig[0].name, [{ service: "baloot.v1.BalootEngineService" }]);
+    assert.deepEqual(DEFAULT_RETRY_POLICY, {
+      maxAttempts: policy.maxAttempts,
+      initialBackoffMs: ms(policy.initialBackoff),
+      maxBackoffMs: ms(policy.maxBackoff),
+      backoffMultiplier: policy.backoffMultiplier,
+      retryableCodes: policy.retryableStatusCodes.map((name: string) =>
+        name === "UNAVAILABLE" ? Code.Unavailable : -1,
+      ),
+    });
+  });
+
+  it("retries UNAVAILABLE until an attempt succeeds", async () => {
+    const call = flaky(3, Code.Unavailable);
+    await retryInterceptor(DEFAULT_RETRY_POLICY, noWait)(call.next)(request);
+    assert.equal(call.attempts(), 4);
+  });
+
+  it("gives up after maxAttempts", async () => {
+    const call = flaky(100, Code.Unavailable);
+    await assert.rejects(retryInterceptor(DEFAULT_RETRY_POLICY, noWait)(call.next)(request), (error: unknown) => {
+      return error instanceof ConnectError && error.code === Code.Unavailable;
+    });
+    assert.equal(call.attempts(), DEFAULT_RETRY_POLICY.maxAttempts);
+  });
+
+  it("never retries a refusal", async () => {
+    const call = flaky(100, Code.FailedPrecondition);
+    await assert.rejects(retryInterceptor(DEFAULT_RETRY_POLICY, noWait)(call.next)(request));
+    assert.equal(call.attempts(), 1);
+  });
+
+  it("backs off exponentially up to maxBackoff", () => {
+    const ceilings = [1, 2, 3, 4, 5, 6].map((retry) => backoffCeilingMs(DEFAULT_RETRY_POLICY, retry));
+    assert.deepEqual(ceilings, [100, 200, 400, 800, 1600, 2000]);
   });
 });

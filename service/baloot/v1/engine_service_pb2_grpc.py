@@ -48,6 +48,15 @@ class BalootEngineServiceStub:
     hand is redealt), CallDouble while a doubling chain is open, DeclareProjects during the first
     trick and PlayCard for the 32 cards; the last card scores the round. GetView, ListLegalActions
     and GetScore read a state without changing it. ScoreRound needs no match at all.
+
+    RETRIES. Every RPC is safe to retry, and each declares so in its `idempotency_level`. The
+    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction) have no side effects.
+    An action (DealRound, PlaceBid, CallDouble, DeclareProjects, PlayCard) is IDEMPOTENT: the
+    service stores nothing, and the same token and request give the same state and events, so a
+    retry after a lost response returns what the first attempt returned. CreateMatch is IDEMPOTENT
+    too: a retry returns another match, and the one whose response was lost was never stored
+    anywhere. A client should retry UNAVAILABLE with exponential backoff; the default service
+    config that does so is in clients/service_config.json (see docs/clients.md).
     """
 
     def __init__(self, channel):
@@ -136,6 +145,15 @@ class BalootEngineServiceServicer:
     hand is redealt), CallDouble while a doubling chain is open, DeclareProjects during the first
     trick and PlayCard for the 32 cards; the last card scores the round. GetView, ListLegalActions
     and GetScore read a state without changing it. ScoreRound needs no match at all.
+
+    RETRIES. Every RPC is safe to retry, and each declares so in its `idempotency_level`. The
+    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction) have no side effects.
+    An action (DealRound, PlaceBid, CallDouble, DeclareProjects, PlayCard) is IDEMPOTENT: the
+    service stores nothing, and the same token and request give the same state and events, so a
+    retry after a lost response returns what the first attempt returned. CreateMatch is IDEMPOTENT
+    too: a retry returns another match, and the one whose response was lost was never stored
+    anywhere. A client should retry UNAVAILABLE with exponential backoff; the default service
+    config that does so is in clients/service_config.json (see docs/clients.md).
     """
 
     def CreateMatch(self, request, context):
@@ -312,6 +330,15 @@ class BalootEngineService:
     hand is redealt), CallDouble while a doubling chain is open, DeclareProjects during the first
     trick and PlayCard for the 32 cards; the last card scores the round. GetView, ListLegalActions
     and GetScore read a state without changing it. ScoreRound needs no match at all.
+
+    RETRIES. Every RPC is safe to retry, and each declares so in its `idempotency_level`. The
+    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction) have no side effects.
+    An action (DealRound, PlaceBid, CallDouble, DeclareProjects, PlayCard) is IDEMPOTENT: the
+    service stores nothing, and the same token and request give the same state and events, so a
+    retry after a lost response returns what the first attempt returned. CreateMatch is IDEMPOTENT
+    too: a retry returns another match, and the one whose response was lost was never stored
+    anywhere. A client should retry UNAVAILABLE with exponential backoff; the default service
+    config that does so is in clients/service_config.json (see docs/clients.md).
     """
 
     @staticmethod

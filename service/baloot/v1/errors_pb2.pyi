@@ -28,7 +28,9 @@ the reason that carries it:
   "limit"         the most entries that field accepts, in decimal (with "field" when a repeated
                   field is longer than any real request: the reason is then the one a wrong
                   length of that field gets, such as INVALID_DECK or INVALID_ROUND_FACTS);
-  "state_version" the version of the state sent, in decimal (STALE_STATE).
+  "state_version" the version of the state sent, in decimal (STALE_STATE, MATCH_UNKNOWN);
+  "latest_version" the version of the latest state of the match the ledger holds, in decimal,
+                  "" when it is not known (STALE_STATE from a server with a match ledger).
 A client must ignore keys it does not know: a newer server may add some.
 
 Every repeated field of a request has a length limit checked before anything else is read
@@ -44,9 +46,20 @@ The status code tells what kind of mistake it was:
   PERMISSION_DENIED   the credential does not allow it, or a preset deck was sent to a server
                       that does not accept one;
   FAILED_PRECONDITION also when `expected_version` does not match the state's version
-                      (reason STALE_STATE), so a backend can compare-and-set its stored token;
-  UNIMPLEMENTED       the request uses a feature this server version does not provide.
-A well-formed request never ends with UNKNOWN or INTERNAL because of what it contains.
+                      (reason STALE_STATE), so a backend can compare-and-set its stored token,
+                      and, on a server with the match ledger, when the token sent is not the
+                      latest of its match (STALE_STATE) or the ledger has no record of the match
+                      (MATCH_UNKNOWN);
+  UNAVAILABLE         the server could not reach its match ledger (LEDGER_UNAVAILABLE): no
+                      token was accepted unchecked; retry the same request;
+  UNIMPLEMENTED       the request uses a feature this server version does not provide;
+  RESOURCE_EXHAUSTED  the server process is at its bound of concurrent calls (reason
+                      OVERLOADED): nothing was done, so the same request may be sent again
+                      after a short back-off, preferably to another replica.
+A body that does not parse as the method's request message (truncated, corrupt, a string
+field that is not UTF-8) ends with INVALID_ARGUMENT and reason REQUEST_INVALID, on every
+method of the server, health and reflection included. No request ends with UNKNOWN or
+INTERNAL because of what it contains.
 """
 
 from google.protobuf import descriptor as _descriptor
@@ -140,8 +153,11 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     unsupported format version) or holds an impossible state.
     """
     ERROR_REASON_STALE_STATE: _ErrorReason.ValueType  # 27
-    """FAILED_PRECONDITION: `expected_version` does not match the version of the state sent; reload
-    the latest token and retry.
+    """FAILED_PRECONDITION: `expected_version` does not match the version of the state sent; or, on a
+    server with the match ledger (see docs/security.md), the token sent is not the latest of its
+    match (another action was accepted from it, or from a later token). Reload the latest token
+    and retry. `ErrorInfo.metadata` has "state_version" (of the token sent) and, from the ledger,
+    "latest_version".
     """
     ERROR_REASON_CREDENTIAL_INVALID: _ErrorReason.ValueType  # 28
     """PERMISSION_DENIED: the credential is not the host's or the acting seat's credential for this
@@ -150,8 +166,25 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     ERROR_REASON_PRESET_DECK_DISABLED: _ErrorReason.ValueType  # 29
     """PERMISSION_DENIED: a preset deck was sent but the server does not accept preset decks."""
     ERROR_REASON_REQUEST_INVALID: _ErrorReason.ValueType  # 30
-    """INVALID_ARGUMENT: the request is malformed in a way no other reason covers (a missing field,
-    a repeated field of the wrong length).
+    """INVALID_ARGUMENT: the request is malformed in a way no other reason covers (a body that does
+    not parse as the request message, a missing field, a repeated field of the wrong length).
+    """
+    ERROR_REASON_OVERLOADED: _ErrorReason.ValueType  # 31
+    """RESOURCE_EXHAUSTED: the server process is already running as many calls as it accepts at
+    once; the call was refused before anything was done. Retry after a short back-off,
+    preferably on another replica.
+    """
+    ERROR_REASON_LEDGER_UNAVAILABLE: _ErrorReason.ValueType  # 32
+    """UNAVAILABLE: the server keeps a match ledger and could not reach it (or it did not answer in
+    time). No response was given for an unchecked token. An action may still have been recorded
+    by a ledger that answered too late: send the same request again (on this server or another),
+    which is then answered as that action; another action from the same token would be stale.
+    """
+    ERROR_REASON_MATCH_UNKNOWN: _ErrorReason.ValueType  # 33
+    """FAILED_PRECONDITION: the server keeps a match ledger and it has no record of this match: the
+    record expired (no action for longer than the ledger's time to live), the match was created
+    before the ledger was turned on, or on a server with another ledger. The match cannot go on
+    from its tokens on this server.
     """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
@@ -229,8 +262,11 @@ ERROR_REASON_STATE_INVALID: ErrorReason.ValueType  # 26
 unsupported format version) or holds an impossible state.
 """
 ERROR_REASON_STALE_STATE: ErrorReason.ValueType  # 27
-"""FAILED_PRECONDITION: `expected_version` does not match the version of the state sent; reload
-the latest token and retry.
+"""FAILED_PRECONDITION: `expected_version` does not match the version of the state sent; or, on a
+server with the match ledger (see docs/security.md), the token sent is not the latest of its
+match (another action was accepted from it, or from a later token). Reload the latest token
+and retry. `ErrorInfo.metadata` has "state_version" (of the token sent) and, from the ledger,
+"latest_version".
 """
 ERROR_REASON_CREDENTIAL_INVALID: ErrorReason.ValueType  # 28
 """PERMISSION_DENIED: the credential is not the host's or the acting seat's credential for this
@@ -239,7 +275,24 @@ match, or does not entitle the caller to the view it asks for.
 ERROR_REASON_PRESET_DECK_DISABLED: ErrorReason.ValueType  # 29
 """PERMISSION_DENIED: a preset deck was sent but the server does not accept preset decks."""
 ERROR_REASON_REQUEST_INVALID: ErrorReason.ValueType  # 30
-"""INVALID_ARGUMENT: the request is malformed in a way no other reason covers (a missing field,
-a repeated field of the wrong length).
+"""INVALID_ARGUMENT: the request is malformed in a way no other reason covers (a body that does
+not parse as the request message, a missing field, a repeated field of the wrong length).
+"""
+ERROR_REASON_OVERLOADED: ErrorReason.ValueType  # 31
+"""RESOURCE_EXHAUSTED: the server process is already running as many calls as it accepts at
+once; the call was refused before anything was done. Retry after a short back-off,
+preferably on another replica.
+"""
+ERROR_REASON_LEDGER_UNAVAILABLE: ErrorReason.ValueType  # 32
+"""UNAVAILABLE: the server keeps a match ledger and could not reach it (or it did not answer in
+time). No response was given for an unchecked token. An action may still have been recorded
+by a ledger that answered too late: send the same request again (on this server or another),
+which is then answered as that action; another action from the same token would be stale.
+"""
+ERROR_REASON_MATCH_UNKNOWN: ErrorReason.ValueType  # 33
+"""FAILED_PRECONDITION: the server keeps a match ledger and it has no record of this match: the
+record expired (no action for longer than the ledger's time to live), the match was created
+before the ledger was turned on, or on a server with another ledger. The match cannot go on
+from its tokens on this server.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

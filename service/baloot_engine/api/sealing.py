@@ -1,16 +1,32 @@
 """Sealed state tokens and seat credentials under the server's keys.
 
-Token layout: ``format (1 byte) | key id (1 byte) | nonce (12 bytes) | AES-GCM(ciphertext+tag)``.
-The associated data is the format byte, the key id and the 16-byte match id, so a token
-only opens for the match it was sealed for and every header byte is authenticated.
+Each configured key (``BALOOT_STATE_KEYS``, 32 bytes as base64 or hex; or the key file) is
+never used as it is: HKDF-SHA256 derives from it one key per purpose, each under its own
+``info`` label, so the cipher, the credentials and the public key id never share key material:
 
-Keys come from ``BALOOT_STATE_KEYS`` (comma-separated, each 32 bytes as base64 or hex):
-seal with the first, open with any, so keys rotate by putting the new key first. With
-no key configured, a key file is created with mode 0600 and reused on restart.
+- the **seal key** (AES-256-GCM-SIV, RFC 8452) that encrypts and authenticates tokens;
+- the **credential key** (HMAC-SHA256) behind the host and seat credentials;
+- the **key fingerprint**, 4 public bytes naming the key in tokens, metrics and logs.
 
-Credentials are HMAC-SHA256 of the match id and a role (``host``, ``seat0`` … ``seat3``)
-under a key derived from a state key, truncated to 128 bits and base64url encoded:
-stateless, issued under the first key, accepted under any, compared in constant time.
+Token format 2: ``2 | key id (1 byte) | nonce (12 bytes) | AES-GCM-SIV(ciphertext+tag)``. The
+key id is the first byte of the fingerprint; the nonce is random. The associated data is the
+format byte, the key id and the 16-byte match id, so a token opens only for its match and
+every header byte is authenticated. GCM-SIV rather than GCM: should two random nonces ever
+repeat under one key, GCM would give away the authentication key (anyone holding the two
+tokens could then forge any state), while GCM-SIV reveals only whether the two tokens hold the
+same bytes. It costs about 2 µs more per seal and per open, and not one byte of token.
+
+Token format 1 (sealed by earlier releases: AES-256-GCM under the raw key, another key id)
+still opens, under the key that sealed it, so matches in progress survive an upgrade; new
+tokens are always format 2. The credentials of earlier releases (HMAC under a key made with
+HMAC from the raw key) are accepted next to the new ones for the same reason; only new ones
+are issued. A later release drops both (see ``docs/security.md``).
+
+Keys rotate by putting the new key first: the first seals and issues credentials, every one
+opens and verifies. Credentials are HMAC-SHA256 of the match id and a role (``host``,
+``seat0`` … ``seat3``), truncated to 128 bits, base64url encoded, compared in constant time.
+Match ids are 16 random bytes from the operating system and the deck shuffle is keyed by a
+per-match seed inside the token, so neither uses a server key.
 """
 
 from __future__ import annotations
@@ -25,18 +41,28 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.exceptions import InvalidTag, UnsupportedAlgorithm
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM, AESGCMSIV
+from cryptography.hazmat.primitives.hashes import SHA256
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-TOKEN_FORMAT: Final = 1
+TOKEN_FORMAT: Final = 2
+LEGACY_TOKEN_FORMAT: Final = 1
 NONCE_SIZE: Final = 12
 HEADER_SIZE: Final = 2 + NONCE_SIZE
 TAG_SIZE: Final = 16
 KEY_SIZE: Final = 32
 MATCH_ID_SIZE: Final = 16
+FINGERPRINT_SIZE: Final = 4
 HOST_ROLE: Final = "host"
 ROLES: Final = (HOST_ROLE, "seat0", "seat1", "seat2", "seat3")
 _RECENT_MATCHES: Final = 4096  # credentials remembered (bytes of public match ids -> MACs)
+
+# The HKDF labels: one per purpose. Changing one changes what it derives (and breaks every
+# token or credential made with it), so a new derivation gets a new label and a new format.
+SEAL_LABEL: Final = b"baloot-engine/v2/token-seal"
+CREDENTIAL_LABEL: Final = b"baloot-engine/v2/credentials"
+FINGERPRINT_LABEL: Final = b"baloot-engine/v2/key-fingerprint"
 
 
 class StateKeyError(ValueError):
@@ -72,8 +98,23 @@ def parse_key(text: str) -> bytes:
     return key
 
 
+def derive(key: bytes, label: bytes, size: int = KEY_SIZE) -> bytes:
+    """The key of one purpose (``label``), derived from a configured key with HKDF-SHA256."""
+    return HKDF(algorithm=SHA256(), length=size, salt=None, info=label).derive(key)
+
+
+def key_fingerprint(key: bytes) -> str:
+    """The public name of a key: 8 hex digits (its first two are the key id in its tokens)."""
+    return derive(key, FINGERPRINT_LABEL, FINGERPRINT_SIZE).hex()
+
+
 def key_id(key: bytes) -> int:
-    """A one-byte, non-secret identifier of a key (tokens name the key that sealed them)."""
+    """The one-byte, non-secret id of a key that its format 2 tokens carry."""
+    return derive(key, FINGERPRINT_LABEL, FINGERPRINT_SIZE)[0]
+
+
+def legacy_key_id(key: bytes) -> int:
+    """The key id of format 1 tokens (a hash of the raw key)."""
     return hashlib.sha256(b"baloot-key-id" + key).digest()[0]
 
 
@@ -92,7 +133,15 @@ def load_or_create_key_file(path: Path) -> tuple[bytes, bool]:
 class KeyRing:
     """The state keys: seal with the first, open with any."""
 
-    __slots__ = ("_aeads", "_ids", "_mac_keys", "_recent", "keys")
+    __slots__ = (
+        "_ids",
+        "_legacy",
+        "_mac_keys",
+        "_recent",
+        "_seal_aeads",
+        "fingerprints",
+        "keys",
+    )
 
     def __init__(self, keys: Sequence[bytes]) -> None:
         if not keys:
@@ -101,13 +150,21 @@ class KeyRing:
             if len(key) != KEY_SIZE:
                 raise StateKeyError("state keys must be 32 bytes")
         self.keys = tuple(keys)
-        self._aeads = tuple(AESGCM(k) for k in self.keys)
-        self._ids = tuple(key_id(k) for k in self.keys)
+        self.fingerprints = tuple(key_fingerprint(k) for k in self.keys)
+        self._ids = tuple(int(f[:2], 16) for f in self.fingerprints)
+        try:
+            self._seal_aeads = tuple(AESGCMSIV(derive(k, SEAL_LABEL)) for k in self.keys)
+        except UnsupportedAlgorithm:  # cryptography built against an OpenSSL before 3.2
+            raise StateKeyError(
+                "this build of the cryptography package has no AES-GCM-SIV (OpenSSL 3.2+ needed)"
+            ) from None
         # Credentials are issued under the first key and accepted under any key of the ring,
         # so a rotation (new key first, old key second) keeps matches in progress playable.
-        self._mac_keys = tuple(
-            hmac.new(k, b"baloot-credentials", hashlib.sha256).digest() for k in self.keys
+        # The earlier derivation is accepted too, for matches begun before an upgrade.
+        self._mac_keys = tuple(derive(k, CREDENTIAL_LABEL) for k in self.keys) + tuple(
+            _legacy_mac_key(k) for k in self.keys
         )
+        self._legacy = _LegacyTokens(self.keys)
         self._recent: dict[bytes, tuple[tuple[bytes, ...], ...]] = {}
 
     @classmethod
@@ -115,26 +172,37 @@ class KeyRing:
         """Build a ring from configured key texts."""
         return cls([parse_key(t) for t in texts if t.strip()])
 
+    @property
+    def sealing_fingerprint(self) -> str:
+        """The fingerprint of the key that seals new tokens (the first)."""
+        return self.fingerprints[0]
+
     # -- tokens ---------------------------------------------------------------------
 
     def seal(self, plaintext: bytes, match_id: bytes) -> bytes:
-        """Encrypt and authenticate a serialized state for ``match_id``."""
+        """Encrypt and authenticate a serialized state for ``match_id`` (format 2)."""
         header = bytes((TOKEN_FORMAT, self._ids[0]))
         nonce = secrets.token_bytes(NONCE_SIZE)
-        return header + nonce + self._aeads[0].encrypt(nonce, plaintext, header + match_id)
+        return header + nonce + self._seal_aeads[0].encrypt(nonce, plaintext, header + match_id)
 
     def open(self, token: bytes, match_id: bytes) -> bytes:
-        """Authenticate and decrypt a token sealed for ``match_id``."""
+        """Authenticate and decrypt a token sealed for ``match_id`` (format 2, or 1)."""
         if len(token) < HEADER_SIZE + TAG_SIZE:
             raise TokenRefusedError("truncated", "the token is too short")
-        if token[0] != TOKEN_FORMAT:
+        candidates: list[AESGCMSIV] | list[AESGCM]
+        if token[0] == TOKEN_FORMAT:
+            candidates = [
+                aead
+                for kid, aead in zip(self._ids, self._seal_aeads, strict=True)
+                if kid == token[1]
+            ]
+        elif token[0] == LEGACY_TOKEN_FORMAT:
+            candidates = self._legacy.candidates(token[1])
+        else:
             raise TokenRefusedError("format", f"unsupported token format {token[0]}")
-        header, nonce, body = token[:2], token[2:HEADER_SIZE], token[HEADER_SIZE:]
-        candidates = [
-            aead for kid, aead in zip(self._ids, self._aeads, strict=True) if kid == token[1]
-        ]
         if not candidates:
             raise TokenRefusedError("unknown_key", "the token was sealed with an unknown key")
+        header, nonce, body = token[:2], token[2:HEADER_SIZE], token[HEADER_SIZE:]
         for aead in candidates:
             try:
                 return aead.decrypt(nonce, body, header + match_id)
@@ -174,8 +242,27 @@ class KeyRing:
         return cached
 
 
+class _LegacyTokens:
+    """Format 1: AES-256-GCM under the raw key. Only opened; built on first use."""
+
+    __slots__ = ("_aeads", "_keys")
+
+    def __init__(self, keys: tuple[bytes, ...]) -> None:
+        self._keys = keys
+        self._aeads: tuple[tuple[int, AESGCM], ...] | None = None
+
+    def candidates(self, kid: int) -> list[AESGCM]:
+        if self._aeads is None:
+            self._aeads = tuple((legacy_key_id(k), AESGCM(k)) for k in self._keys)
+        return [aead for legacy_kid, aead in self._aeads if legacy_kid == kid]
+
+
+def _legacy_mac_key(key: bytes) -> bytes:
+    return hmac.new(key, b"baloot-credentials", hashlib.sha256).digest()
+
+
 def _credential(mac_key: bytes, match_id: bytes, role: str) -> str:
-    digest = hmac.new(mac_key, match_id + b"/" + role.encode(), hashlib.sha256).digest()
+    digest = hmac.digest(mac_key, match_id + b"/" + role.encode(), "sha256")
     return base64.urlsafe_b64encode(digest[:16]).decode("ascii").rstrip("=")
 
 

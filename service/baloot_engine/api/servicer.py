@@ -4,6 +4,12 @@ Every action follows the same path (:meth:`BalootEngineServicer._act`): check th
 check the credential, open the sealed token, compare the expected version, let the rules
 core apply the action, seal the next state and build the views the caller may see. Every
 refusal leaves through :class:`ApiError`, the one place that maps it to a status.
+
+With a match ledger (:mod:`baloot_engine.api.ledger`), no answer about a token leaves before
+the ledger confirms it is the latest of its match: the body of a call stays synchronous and
+notes what it opened and sealed in a :class:`_Claim`, and the call settles that claim with
+the ledger (one round trip) before it answers, or before it reports a refusal, which could
+otherwise tell something about a stale state (a false Sawa claim, a forbidden card).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import secrets
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextvars import ContextVar
 from typing import Any, Final, NoReturn, Protocol, TypeVar
 
 import grpc
@@ -27,6 +34,7 @@ from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot.v1 import types_pb2
 from baloot_engine.api import inbound, outbound
+from baloot_engine.api.ledger import Answer, Entry, LedgerUnavailableError, MatchLedger, Verdict
 from baloot_engine.api.sealing import (
     HOST_ROLE,
     MATCH_ID_SIZE,
@@ -42,6 +50,8 @@ from baloot_engine.api.state_codec import (
     encode,
 )
 from baloot_engine.api.status import (
+    LEDGER_UNAVAILABLE,
+    MATCH_UNKNOWN,
     PRESET_DECK_DISABLED,
     STALE_STATE,
     ApiError,
@@ -52,7 +62,7 @@ from baloot_engine.api.status import (
 from baloot_engine.api.views import add_views, build_view, last_round_out
 from baloot_engine.bots import Level, suggest
 from baloot_engine.rules import game
-from baloot_engine.rules.actions import Action, Deal
+from baloot_engine.rules.actions import Action, Deal, Event
 from baloot_engine.rules.dealing import deck_from_seed
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.match import winner_after
@@ -88,6 +98,24 @@ def bot_pool() -> ProcessPoolExecutor:
                 BOT_PROCESSES, mp_context=multiprocessing.get_context("spawn")
             )
         return _pool
+
+
+class _Claim:
+    """What the ledger must confirm before a call answers: the states it opened and sealed."""
+
+    __slots__ = ("created", "events", "following", "match_id", "presented")
+
+    def __init__(self) -> None:
+        self.match_id = ""
+        self.presented: Entry | None = None  # the state of the token sent
+        self.following: Entry | None = None  # the state the action made
+        self.created: Entry | None = None  # the first state of a new match
+        self.events: Sequence[Event] = ()  # counted once the ledger has accepted them
+
+
+# The claim of the call being computed; set only on a server with a ledger. Call bodies run
+# without awaiting, so the claim read in a body is always its own call's.
+_claims: ContextVar[_Claim | None] = ContextVar("baloot_ledger_claim", default=None)
 
 
 class _Opened:
@@ -148,7 +176,10 @@ def _rpc(body: _Body[_Request, _Response]) -> _Handler[_Request, _Response]:
     ) -> _Response:
         try:
             inbound.check_sizes(request)
-            result = body(self, request)
+            if self._ledger is None:
+                result = body(self, request)
+            else:
+                result = await _with_ledger(self, body, request)
             if inspect.isawaitable(result):  # a body that hands its work to a pool
                 result = await result
         except (ApiError, RuleError) as error:
@@ -162,6 +193,28 @@ def _rpc(body: _Body[_Request, _Response]) -> _Handler[_Request, _Response]:
     return handler
 
 
+async def _with_ledger(
+    servicer: BalootEngineServicer, body: _Body[_Request, _Response], request: _Request
+) -> _Response | Awaitable[_Response]:
+    """Run a call's body, then settle its claim with the ledger before anything leaves.
+
+    A body's awaitable result (a bot decision in the pool) is awaited by the caller, once
+    the claim is settled.
+    """
+    claim = _Claim()
+    _claims.set(claim)
+    try:
+        response = body(servicer, request)
+    except (ApiError, RuleError):
+        if claim.presented is not None:
+            await servicer._settle(claim, refused=True)
+        raise
+    await servicer._settle(claim, refused=False)
+    if claim.events:
+        servicer._metrics.observe_events(claim.events)
+    return response
+
+
 class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     """Answers every RPC of the contract."""
 
@@ -171,11 +224,14 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         metrics: Metrics,
         *,
         allow_preset_deck: bool,
+        ledger: MatchLedger | None = None,
         bots_in_processes: bool = True,
     ) -> None:
         self._keys = keys
         self._metrics = metrics
         self._allow_preset_deck = allow_preset_deck
+        self._ledger = ledger
+        self._sealed = metrics.tokens_sealed.labels(key_id=keys.sealing_fingerprint)
         # A STRONG decision is a long computation: in the pool's processes it never holds the
         # event loop (nor this process's GIL) while other calls wait. False: inline, as the
         # other levels, whose decisions take well under a millisecond.
@@ -183,6 +239,36 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         self._bot_slots: asyncio.Semaphore | None = None
 
     # -- the shared path ----------------------------------------------------------------
+
+    async def _settle(self, claim: _Claim, *, refused: bool) -> None:
+        """Confirm a call's claim with the ledger, or raise the refusal the ledger calls for.
+
+        A new match is recorded; an action's new state replaces the one it came from
+        (compare-and-set); a read, or a refused action, needs its token to be the latest.
+        """
+        assert self._ledger is not None
+        ledger = self._ledger
+        try:
+            if claim.created is not None:
+                await ledger.record(claim.match_id, claim.created)
+                return
+            if claim.presented is None:
+                return  # no token in this call (ScoreRound)
+            if claim.following is not None and not refused:
+                answer = await ledger.advance(claim.match_id, claim.presented, claim.following)
+            else:
+                answer = await ledger.check(claim.match_id, claim.presented)
+        except LedgerUnavailableError as error:
+            self._metrics.ledger_answer("unavailable")
+            _log.warning("match ledger unavailable", error=str(error))
+            raise ApiError(
+                grpc.StatusCode.UNAVAILABLE,
+                LEDGER_UNAVAILABLE,
+                "the match ledger cannot be reached; send the same request again later",
+            ) from None
+        self._metrics.ledger_answer(answer.verdict.value)
+        if answer.verdict is not Verdict.LATEST:
+            raise _ledger_refusal(answer, claim.presented)
 
     def _open(self, token: bytes, match_id: str, credential: str) -> _Opened:
         if not _MATCH_ID.fullmatch(match_id):
@@ -195,7 +281,8 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         if role is None:
             raise credential_invalid("the credential is not valid for this match")
         try:
-            decoded = decode(self._keys.open(token, match_key))
+            plaintext = self._keys.open(token, match_key)
+            decoded = decode(plaintext)
         except TokenRefusedError as error:
             self._metrics.token_refused(error.kind)
             raise state_invalid(error.why) from None
@@ -203,11 +290,19 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             self._metrics.token_refused("invalid_state")
             raise state_invalid("it holds an impossible state") from error
         bind_call_fields(state_version=decoded.version)
+        claim = _claims.get()
+        if claim is not None:
+            claim.match_id = match_id
+            claim.presented = Entry.of(decoded.version, plaintext)
         return _Opened(match_id, match_key, role, decoded)
 
     def _seal(self, opened: _Opened, state: State, version: int) -> bytes:
         """Seal the state that follows the opened one (encoded from the opened message)."""
         plaintext = encode(state, opened.seed, version, previous=opened.decoded)
+        claim = _claims.get()
+        if claim is not None:
+            claim.following = Entry.of(version, plaintext)
+        self._sealed.inc()
         return self._keys.seal(plaintext, opened.match_key)
 
     def _act(
@@ -243,7 +338,11 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             self._metrics.action_rejected(error.reason)
             raise
         version = opened.version + 1
-        self._metrics.observe_events(events)
+        claim = _claims.get()
+        if claim is None:
+            self._metrics.observe_events(events)
+        else:
+            claim.events = events  # counted only if the ledger accepts the action
         response.state = self._seal(opened, new_state, version)
         response.state_version = version
         outbound.add_events(response.events, events, new_state)
@@ -272,7 +371,13 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         match_id = match_key.hex()
         bind_call_fields(match_id=match_id, state_version=0)
         seed = secrets.token_bytes(SEED_SIZE)
-        token = self._keys.seal(encode(state, seed, 0), match_key)
+        plaintext = encode(state, seed, 0)
+        claim = _claims.get()
+        if claim is not None:
+            claim.match_id = match_id
+            claim.created = Entry.of(0, plaintext)
+        self._sealed.inc()
+        token = self._keys.seal(plaintext, match_key)
         response = pb.CreateMatchResponse(
             state=token,
             state_version=0,
@@ -417,6 +522,23 @@ def _suggestion(opened: _Opened, level: Level, action: Action) -> pb.SuggestActi
         state_version=opened.version,
         action=outbound.action_out(action),
         level=outbound.BOT_LEVEL_NUMBERS[level],
+    )
+
+
+def _ledger_refusal(answer: Answer, presented: Entry) -> ApiError:
+    if answer.verdict is Verdict.UNKNOWN:
+        return ApiError(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            MATCH_UNKNOWN,
+            "the match ledger has no record of this match (expired, or created elsewhere)",
+            {"state_version": str(presented.version)},
+        )
+    latest = "" if answer.latest_version is None else str(answer.latest_version)
+    return ApiError(
+        grpc.StatusCode.FAILED_PRECONDITION,
+        STALE_STATE,
+        f"this token is not the latest of its match (the latest is at version {latest or '?'})",
+        {"state_version": str(presented.version), "latest_version": latest},
     )
 
 

@@ -2,7 +2,9 @@
 
 ``INVALID_ARGUMENT`` for malformed input, ``FAILED_PRECONDITION`` for a well-formed action
 the rules forbid now (and a stale ``expected_version``), ``PERMISSION_DENIED`` for
-credentials and disabled preset decks. The reason is the stable code of the rules core
+credentials and disabled preset decks, ``RESOURCE_EXHAUSTED`` for a call refused because the
+process is at its bound of concurrent calls, ``UNAVAILABLE`` for a match ledger out of reach
+(retryable). The reason is the stable code of the rules core
 or of this layer; the domain is ``baloot.v1``.
 """
 
@@ -24,6 +26,9 @@ STALE_STATE: Final = "STALE_STATE"
 CREDENTIAL_INVALID: Final = "CREDENTIAL_INVALID"
 PRESET_DECK_DISABLED: Final = "PRESET_DECK_DISABLED"
 REQUEST_INVALID: Final = "REQUEST_INVALID"
+OVERLOADED: Final = "OVERLOADED"
+LEDGER_UNAVAILABLE: Final = "LEDGER_UNAVAILABLE"
+MATCH_UNKNOWN: Final = "MATCH_UNKNOWN"
 
 
 class ApiError(Exception):
@@ -86,6 +91,11 @@ def request_invalid(why: str) -> ApiError:
     return ApiError(grpc.StatusCode.INVALID_ARGUMENT, REQUEST_INVALID, why)
 
 
+def overloaded(why: str) -> ApiError:
+    """A call refused before any work because the process runs as many calls as it accepts."""
+    return ApiError(grpc.StatusCode.RESOURCE_EXHAUSTED, OVERLOADED, why)
+
+
 def credential_invalid(why: str) -> ApiError:
     """A credential that does not entitle the caller."""
     return ApiError(grpc.StatusCode.PERMISSION_DENIED, CREDENTIAL_INVALID, why)
@@ -95,4 +105,6 @@ _CODES: Final = {
     grpc.StatusCode.INVALID_ARGUMENT: code_pb2.INVALID_ARGUMENT,
     grpc.StatusCode.FAILED_PRECONDITION: code_pb2.FAILED_PRECONDITION,
     grpc.StatusCode.PERMISSION_DENIED: code_pb2.PERMISSION_DENIED,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: code_pb2.RESOURCE_EXHAUSTED,
+    grpc.StatusCode.UNAVAILABLE: code_pb2.UNAVAILABLE,
 }

@@ -10,8 +10,9 @@ noise (0.3-0.6 ms), so the sync server is not faster and the structural reasons 
 
 The layers: :func:`create_server` builds a bound, not yet started server (tests bind port 0 in
 process); :class:`EngineServer` adds the lifecycle (metrics endpoint, health SERVING after start,
-NOT_SERVING then a graceful drain on stop); :func:`serve` runs it until SIGTERM or SIGINT;
-:func:`main` is the console entry point (``baloot-server`` and ``python -m baloot_engine``).
+NOT_SERVING then a graceful drain on stop, see :meth:`EngineServer.stop`); :func:`serve` runs
+it until SIGTERM or SIGINT; :func:`main` is the console entry point (``baloot-server`` and
+``python -m baloot_engine``).
 """
 
 from __future__ import annotations
@@ -33,9 +34,10 @@ from grpc_reflection.v1alpha import reflection
 
 from baloot.v1 import engine_service_pb2_grpc
 from baloot_engine import __version__
+from baloot_engine.api.ledger import LedgerClientMissingError, MatchLedger, redact_url
 from baloot_engine.api.sealing import KeyRing, StateKeyError, load_or_create_key_file
 from baloot_engine.api.servicer import SERVICE_NAME, BalootEngineServicer
-from baloot_engine.server.interceptors import TelemetryInterceptor
+from baloot_engine.server.interceptors import CallGate, TelemetryInterceptor
 from baloot_engine.server.settings import (
     Settings,
     SettingsError,
@@ -50,12 +52,66 @@ SERVING: Final = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING: Final = health_pb2.HealthCheckResponse.NOT_SERVING
 # The health entries kept by the server: "" is the whole server, as probes ask by default.
 HEALTH_ENTRIES: Final = ("", SERVICE_NAME)
+# The lame-duck period ends once no call has arrived for this long: nothing is on its way.
+QUIET_SECONDS: Final = 0.5
+# Keepalive pings the server sends must be answered within this time.
+KEEPALIVE_TIMEOUT_SECONDS: Final = 20
+# Client pings (Envoy's upstream keepalive: every 30 s) are accepted this often, even on a
+# connection with no call; grpc's default (5 minutes) would close such connections.
+MIN_CLIENT_PING_SECONDS: Final = 10
+# Calls grpc has received but the event loop has not yet taken wait in grpc's core; past 1,000
+# of them (grpc's default) it starts cancelling new ones at random, silently (the client sees
+# CANCELLED). Taking a call and refusing it with OVERLOADED is cheap (its body is not even
+# parsed), so the queue is let grow to this many times the bound before grpc's own limit.
+PENDING_CALLS_PER_ADMITTED: Final = 16
 
 _log = get_logger("baloot_engine.server")
 
 
 class ServerStartError(RuntimeError):
     """The server could not start (a port in use, an address that does not resolve)."""
+
+
+def server_options(settings: Settings, *, reuse_port: bool) -> list[tuple[str, int]]:
+    """The grpc channel arguments of the server."""
+    options = [
+        ("grpc.max_receive_message_length", settings.max_message_bytes),
+        ("grpc.max_send_message_length", settings.max_message_bytes),
+        # A single process owns the port: a second server on the same port fails to start
+        # instead of silently sharing the traffic. Workers share it on purpose; their
+        # supervisor checks first that no other server holds it.
+        ("grpc.so_reuseport", 1 if reuse_port else 0),
+        (
+            "grpc.server.max_pending_requests",
+            max(1000, PENDING_CALLS_PER_ADMITTED * settings.max_concurrent_rpcs),
+        ),
+        (
+            "grpc.server.max_pending_requests_hard_limit",
+            max(3000, 2 * PENDING_CALLS_PER_ADMITTED * settings.max_concurrent_rpcs),
+        ),
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.min_ping_interval_without_data_ms", MIN_CLIENT_PING_SECONDS * 1000),
+    ]
+    if settings.keepalive_seconds > 0:
+        options += [
+            ("grpc.keepalive_time_ms", _millis(settings.keepalive_seconds)),
+            ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_SECONDS * 1000),
+        ]
+    if settings.max_connection_age_seconds > 0:
+        # A connection lives this long (grpc adds +-10 % jitter), then gets a GOAWAY: a client
+        # reconnects, and its new connection may reach a replica added since.
+        options += [
+            ("grpc.max_connection_age_ms", _millis(settings.max_connection_age_seconds)),
+            (
+                "grpc.max_connection_age_grace_ms",
+                _millis(settings.max_connection_age_grace_seconds),
+            ),
+        ]
+    return options
+
+
+def _millis(seconds: float) -> int:
+    return max(1, min(2**31 - 1, round(seconds * 1000)))
 
 
 def load_keys(settings: Settings) -> KeyRing:
@@ -66,16 +122,20 @@ def load_keys(settings: Settings) -> KeyRing:
     """
     try:
         if settings.state_keys:
-            return KeyRing.from_texts(settings.state_keys)
-        path = settings.state_key_file
-        key, created = load_or_create_key_file(path)
+            ring = KeyRing.from_texts(settings.state_keys)
+        else:
+            path = settings.state_key_file
+            key, created = load_or_create_key_file(path)
+            if created:
+                _log.warning("created a state key file", path=str(path.resolve()), mode="0600")
+            else:
+                _log.info("using the state key file", path=str(path.resolve()))
+            ring = KeyRing([key])
     except (StateKeyError, OSError) as error:
         raise ServerStartError(f"cannot load the state keys: {error}") from None
-    if created:
-        _log.warning("created a state key file", path=str(path.resolve()), mode="0600")
-    else:
-        _log.info("using the state key file", path=str(path.resolve()))
-    return KeyRing([key])
+    # Fingerprints are public (tokens carry their first byte): they say which key seals.
+    _log.info("state keys", fingerprints=list(ring.fingerprints))
+    return ring
 
 
 async def create_server(
@@ -86,27 +146,30 @@ async def create_server(
     keys: KeyRing | None = None,
     extra_handlers: Sequence[grpc.GenericRpcHandler] = (),
     reuse_port: bool = False,
+    gate: CallGate | None = None,
+    ledger: MatchLedger | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     """Build the gRPC server with every service, bind it, and return it with its port.
 
     The server is not started. Its health entries say NOT_SERVING until the caller starts it
     and sets them to SERVING (as :class:`EngineServer` does). ``extra_handlers`` adds services
     next to the engine's, e.g. a test service. ``reuse_port`` lets the worker processes of
-    one server bind the same port (see :mod:`baloot_engine.server.workers`).
+    one server bind the same port (see :mod:`baloot_engine.server.workers`). ``gate`` bounds
+    the concurrent calls (a new one with ``settings.max_concurrent_rpcs`` when not given).
+    ``ledger`` is the match ledger the servicer checks tokens with (:class:`EngineServer`
+    opens and closes the one ``BALOOT_LEDGER`` names).
     """
     metrics = metrics if metrics is not None else Metrics()
     health = health if health is not None else health_aio.HealthServicer()
-    options = [
-        ("grpc.max_receive_message_length", settings.max_message_bytes),
-        ("grpc.max_send_message_length", settings.max_message_bytes),
-        # A single process owns the port: a second server on the same port fails to start
-        # instead of silently sharing the traffic. Workers share it on purpose; their
-        # supervisor checks first that no other server holds it.
-        ("grpc.so_reuseport", 1 if reuse_port else 0),
-    ]
-    server = grpc.aio.server(interceptors=[TelemetryInterceptor(metrics)], options=options)
+    gate = gate if gate is not None else CallGate(settings.max_concurrent_rpcs)
+    server = grpc.aio.server(
+        interceptors=[TelemetryInterceptor(metrics, gate)],
+        options=server_options(settings, reuse_port=reuse_port),
+    )
     keys = keys if keys is not None else load_keys(settings)
-    servicer = BalootEngineServicer(keys, metrics, allow_preset_deck=settings.allow_preset_deck)
+    servicer = BalootEngineServicer(
+        keys, metrics, allow_preset_deck=settings.allow_preset_deck, ledger=ledger
+    )
     engine_service_pb2_grpc.add_BalootEngineServiceServicer_to_server(servicer, server)
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     if settings.reflection:
@@ -142,9 +205,11 @@ class EngineServer:
         self._keys = keys
         self.metrics = Metrics()
         self.health = health_aio.HealthServicer()
+        self.gate = CallGate(settings.max_concurrent_rpcs)
         self._extra_handlers = tuple(extra_handlers)
         self._server: grpc.aio.Server | None = None
         self._endpoint: MetricsEndpoint | None = None
+        self._ledger: MatchLedger | None = None
         self.port = 0
 
     @property
@@ -155,6 +220,7 @@ class EngineServer:
     async def start(self) -> None:
         """Bind, start serving, open the metrics endpoint and report SERVING."""
         settings = self.settings
+        await self._open_ledger()
         self._server, self.port = await create_server(
             settings,
             metrics=self.metrics,
@@ -162,6 +228,8 @@ class EngineServer:
             extra_handlers=self._extra_handlers,
             reuse_port=self._reuse_port,
             keys=self._keys,
+            gate=self.gate,
+            ledger=self._ledger,
         )
         await self._server.start()
         if settings.metrics_enabled:
@@ -186,17 +254,69 @@ class EngineServer:
         )
 
     async def stop(self) -> None:
-        """Report NOT_SERVING, refuse new calls, and let in-flight calls finish within the grace."""
+        """Report NOT_SERVING, serve until calls stop coming, stop accepting, drain.
+
+        1. Health says NOT_SERVING, so balancers that check it stop sending new calls.
+        2. Lame duck: calls are still taken, normally, until none has arrived for
+           ``QUIET_SECONDS`` (at once on an idle server), for at most ``lame_duck_seconds``.
+           This matters because grpc's shutdown cancels every call it has received but not yet
+           handed to a handler (calls queue in grpc's core while the event loop is busy), and
+           the client sees those as CANCELLED, which no retry rule retries. Once no call has
+           arrived for a while, no call is waiting in that queue.
+        3. grpc stops accepting (GOAWAY: clients send new calls elsewhere, or retry them),
+           and the calls in flight run to their end, for at most ``grace_seconds``.
+        """
         if self._server is None:
+            await self._close_ledger()
             return
+        settings = self.settings
         await self.health.enter_graceful_shutdown()
-        _log.info("shutting down", grace_seconds=self.settings.grace_seconds)
-        await self._server.stop(self.settings.grace_seconds)
+        _log.info(
+            "shutting down",
+            grace_seconds=settings.grace_seconds,
+            lame_duck_seconds=settings.lame_duck_seconds,
+        )
+        if not await self.gate.wait_quiet(QUIET_SECONDS, settings.lame_duck_seconds):
+            _log.warning(
+                "calls still arriving at the end of the lame-duck period: stopping anyway",
+                lame_duck_seconds=settings.lame_duck_seconds,
+            )
+        await self._server.stop(settings.grace_seconds)
+        self.gate.flush_log()
         self._server = None
         if self._endpoint is not None:
             self._endpoint.close()
             self._endpoint = None
+        await self._close_ledger()
         _log.info("server stopped")
+
+    async def _close_ledger(self) -> None:
+        if self._ledger is not None:
+            await self._ledger.close()
+            self._ledger = None
+
+    async def _open_ledger(self) -> None:
+        """Connect to the match ledger, if one is set; an unreachable one is only logged.
+
+        Each process (each worker) opens its own connections. While the ledger is out of
+        reach every call that carries a token is refused with LEDGER_UNAVAILABLE.
+        """
+        settings = self.settings
+        if not settings.ledger:
+            return
+        try:
+            self._ledger = MatchLedger(
+                settings.ledger,
+                ttl_seconds=settings.ledger_ttl_seconds,
+                timeout_seconds=settings.ledger_timeout_seconds,
+            )
+        except LedgerClientMissingError as error:
+            raise ServerStartError(str(error)) from None
+        shown = redact_url(settings.ledger)
+        if await self._ledger.ping():
+            _log.info("match ledger reachable", ledger=shown)
+        else:
+            _log.warning("match ledger unreachable: calls are refused until it is", ledger=shown)
 
 
 async def serve(

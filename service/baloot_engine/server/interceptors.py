@@ -1,4 +1,5 @@
-"""The telemetry interceptor: request id, metrics and one canonical log line per RPC.
+"""The telemetry interceptor: request id, metrics, one canonical log line per RPC, and the
+guards every call passes: a body that does not parse, and the bound on concurrent calls.
 
 For every call it
 * takes the request id from the ``x-request-id`` metadata (or makes one) and echoes it back in
@@ -6,7 +7,13 @@ For every call it
 * counts the call in ``grpc_server_started_total``, then, when it ends, in
   ``grpc_server_handled_total`` with its status code and in ``grpc_server_handling_seconds``;
 * writes one log line with the method, status code, duration, peer and request id, plus the
-  facts the servicer bound with :func:`~baloot_engine.telemetry.logs.bind_call_fields`.
+  facts the servicer bound with :func:`~baloot_engine.telemetry.logs.bind_call_fields`;
+* parses the request with a deserializer that never raises: a body protobuf refuses becomes a
+  :class:`MalformedRequest`, answered ``INVALID_ARGUMENT`` with reason ``REQUEST_INVALID``
+  (grpc would otherwise answer ``UNKNOWN``, skip this bookkeeping and log a traceback);
+* admits the call under the process's bound (:class:`CallGate`): the excess is answered
+  ``RESOURCE_EXHAUSTED`` with reason ``OVERLOADED`` without being parsed, counted in
+  ``baloot_rpcs_shed_total`` and summed up in one warning per second at most.
 
 Requests and responses are never logged: they carry tokens, credentials and hands. The wrapper
 runs inside the handler's own task, so the per-call context variables reach the servicer.
@@ -17,17 +24,20 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import math
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, Final, TypeAlias
+from typing import Any, Final, NoReturn, TypeAlias
 
 import grpc
 import grpc.aio
+from google.protobuf.message import DecodeError
 
-from baloot_engine.telemetry.logs import call_scope, get_logger
+from baloot_engine.api.status import ApiError, overloaded, request_invalid
+from baloot_engine.telemetry.logs import bind_call_fields, call_scope, get_logger
 from baloot_engine.telemetry.metrics import Metrics
 
 REQUEST_ID_HEADER: Final = "x-request-id"
@@ -42,6 +52,12 @@ _QUIET_SERVICES: Final = frozenset(
         "grpc.reflection.v1.ServerReflection",
     }
 )
+# Calls outside the bound on concurrent calls, and not arrivals for the drain: health checks
+# must keep answering under overload (else the balancer would pull an overloaded replica and
+# push its load onto the others) and arrive every second from every prober.
+_UNBOUNDED_SERVICES: Final = frozenset({"grpc.health.v1.Health"})
+# At most one "calls shed" warning per this many seconds; it says how many calls it covers.
+SHED_LOG_SECONDS: Final = 1.0
 # Status codes that mean the server failed, not the caller.
 _SERVER_FAULTS: Final = frozenset(
     {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.DATA_LOSS}
@@ -79,6 +95,105 @@ def _call_type(handler: _Handler) -> str:
     return "unary"
 
 
+class MalformedRequest:
+    """What the tolerant deserializer returns for a body that does not parse."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+
+def tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    """Wrap a request deserializer so that it returns a :class:`MalformedRequest` instead of
+    raising. ``None`` (raw bytes) cannot fail and stays as it is."""
+    if deserializer is None:
+        return None
+    message_type = getattr(getattr(deserializer, "__self__", None), "DESCRIPTOR", None)
+    name = getattr(message_type, "full_name", "the request message")
+
+    def parse(raw: bytes) -> Any:
+        try:
+            return deserializer(raw)
+        except DecodeError as error:
+            # protobuf's text is "Error parsing message with type 'T': <what was wrong>".
+            return MalformedRequest(
+                f"the request body does not parse as {name}: {str(error).rpartition(': ')[2]}"
+            )
+        except Exception:  # noqa: BLE001 - whatever a parser raises, the body is refused
+            return MalformedRequest(f"the request body does not parse as {name}")
+
+    return parse
+
+
+class CallGate:
+    """The bound on concurrent calls of one process, and when the last call arrived.
+
+    A call is admitted when grpc hands it to the server (before its body is read) and counts
+    until its task ends, however it ends. Health calls are neither bounded nor counted. The
+    drain (:meth:`wait_quiet`) uses the arrivals to tell when no call is on its way any more.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.active = 0
+        self.last_arrival = -math.inf
+        self._unlogged = 0
+        self._last_log = -math.inf
+        self._flush: asyncio.TimerHandle | None = None
+
+    def admit(self) -> bool:
+        """Count an arriving call; return False when it must be refused."""
+        self.last_arrival = time.monotonic()
+        if self.active >= self.limit:
+            return False
+        self.active += 1
+        return True
+
+    def release(self, _task: object = None) -> None:
+        """The end of an admitted call."""
+        self.active -= 1
+
+    def shed(self) -> None:
+        """Note a refused call for the rate-limited warning."""
+        self._unlogged += 1
+        now = time.monotonic()
+        if now - self._last_log >= SHED_LOG_SECONDS:
+            self._log_shed()
+        elif self._flush is None:
+            delay = self._last_log + SHED_LOG_SECONDS - now
+            self._flush = asyncio.get_running_loop().call_later(delay, self._log_shed)
+
+    def flush_log(self) -> None:
+        """Write the warning for the calls shed since the last one now (at shutdown)."""
+        if self._flush is not None:
+            self._flush.cancel()
+        self._log_shed()
+
+    def _log_shed(self) -> None:
+        self._flush = None
+        if self._unlogged:
+            _log.warning(
+                "calls shed",
+                calls=self._unlogged,
+                max_concurrent_rpcs=self.limit,
+                active=self.active,
+            )
+        self._unlogged = 0
+        self._last_log = time.monotonic()
+
+    async def wait_quiet(self, quiet: float, within: float) -> bool:
+        """Wait until no call has arrived for ``quiet`` seconds; False if ``within`` ran out."""
+        deadline = time.monotonic() + within
+        while True:
+            now = time.monotonic()
+            if now - self.last_arrival >= quiet:
+                return True
+            if now >= deadline:
+                return False
+            await asyncio.sleep(min(0.05, deadline - now, self.last_arrival + quiet - now))
+
+
 class _Call:
     """The bookkeeping of one RPC, from its start to its status."""
 
@@ -95,8 +210,8 @@ class _Call:
         self._start = time.perf_counter()
 
     @contextmanager
-    def observe(self, context: _Context) -> Iterator[None]:
-        """Count, time and log the call made inside the ``with`` block."""
+    def observe(self, context: _Context, *, log: bool = True) -> Iterator[None]:
+        """Count, time and log (unless ``log`` is False) the call made inside the block."""
         self.metrics.started.labels(*self.labels).inc()
         context.set_trailing_metadata(((REQUEST_ID_HEADER, self.request_id),))
         with call_scope() as fields:
@@ -104,15 +219,17 @@ class _Call:
             try:
                 yield
             except BaseException as error:
-                self._finish(context, error)
+                self._finish(context, error, log=log)
                 raise
-            self._finish(context, None)
+            self._finish(context, None, log=log)
 
-    def _finish(self, context: _Context, error: BaseException | None) -> None:
+    def _finish(self, context: _Context, error: BaseException | None, *, log: bool) -> None:
         elapsed = time.perf_counter() - self._start
         code = _status_code(context, error)
         self.metrics.handled.labels(*self.labels, code.name).inc()
         self.metrics.handling_seconds.labels(*self.labels).observe(elapsed)
+        if not log:
+            return
         fault = code in _SERVER_FAULTS
         level = logging.ERROR if fault else logging.DEBUG if self.quiet else logging.INFO
         # grpc logs the traceback of a failing handler itself; this line names the error and
@@ -146,10 +263,11 @@ def _status_code(context: _Context, error: BaseException | None) -> grpc.StatusC
 
 
 class TelemetryInterceptor(grpc.aio.ServerInterceptor):
-    """Wraps every handler of the server with the per-call telemetry."""
+    """Wraps every handler of the server with the per-call telemetry and guards."""
 
-    def __init__(self, metrics: Metrics) -> None:
+    def __init__(self, metrics: Metrics, gate: CallGate | None = None) -> None:
         self._metrics = metrics
+        self._gate = gate
 
     async def intercept_service(
         self,
@@ -160,13 +278,71 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):
         handler = await continuation(handler_call_details)
         if handler is None:
             return None
+        gate = self._gate
+        if gate is not None and split_method(handler_call_details.method)[0] not in (
+            _UNBOUNDED_SERVICES
+        ):
+            if not gate.admit():
+                return _shed(handler, self._metrics, handler_call_details, gate)
+            # This runs in the call's own task, which ends when the call ends, whether its
+            # handler ran, failed, or never started (a client that left before its body came).
+            task = asyncio.current_task()
+            if task is None:  # pragma: no cover - grpc.aio runs every call in a task
+                gate.release()
+            else:
+                task.add_done_callback(gate.release)
         return _wrap(handler, self._metrics, handler_call_details)
+
+
+async def refuse(context: _Context, refusal: ApiError) -> NoReturn:
+    """End the call with ``refusal``'s status and ErrorInfo, keeping the trailers set so far."""
+    bind_call_fields(reason=refusal.reason)
+    status = refusal.to_status()
+    trailers = (*tuple(context.trailing_metadata() or ()), *status.trailing_metadata)
+    await context.abort(status.code, status.details, trailing_metadata=trailers)
+    raise AssertionError("abort returned")  # pragma: no cover
+
+
+async def _checked(requests: AsyncIterable[Any], context: _Context) -> AsyncIterator[Any]:
+    """The messages of a request stream, ending the call at the first that does not parse."""
+    async for request in requests:
+        if isinstance(request, MalformedRequest):
+            await refuse(context, request_invalid(request.why))
+        yield request
+
+
+def _shed(
+    handler: _Handler, metrics: Metrics, details: grpc.HandlerCallDetails, gate: CallGate
+) -> _Handler:
+    """A handler of the same shape that refuses the call at once, without parsing its body."""
+    call_type = _call_type(handler)
+    labels = split_method(details.method)
+
+    async def refused(_request: Any, context: _Context) -> None:
+        metrics.shed.labels(*labels).inc()
+        gate.shed()
+        with _Call(metrics, details, call_type).observe(context, log=False):
+            await refuse(
+                context,
+                overloaded(
+                    f"the server is running {gate.limit} calls, as many as it accepts at once; "
+                    "retry after a short back-off"
+                ),
+            )
+
+    make = {
+        "unary": grpc.unary_unary_rpc_method_handler,
+        "client_stream": grpc.stream_unary_rpc_method_handler,
+        "server_stream": grpc.unary_stream_rpc_method_handler,
+        "bidi_stream": grpc.stream_stream_rpc_method_handler,
+    }[call_type]
+    return make(refused, None, handler.response_serializer)
 
 
 def _wrap(handler: _Handler, metrics: Metrics, details: grpc.HandlerCallDetails) -> _Handler:
     """Return a handler that runs ``handler``'s behaviour inside :meth:`_Call.observe`."""
     call_type = _call_type(handler)
-    deserializer, serializer = handler.request_deserializer, handler.response_serializer
+    deserializer, serializer = tolerant(handler.request_deserializer), handler.response_serializer
     streaming_in, streaming_out = handler.request_streaming, handler.response_streaming
 
     if not streaming_out:
@@ -174,6 +350,10 @@ def _wrap(handler: _Handler, metrics: Metrics, details: grpc.HandlerCallDetails)
 
         async def unary(request: Any, context: _Context) -> Any:
             with _Call(metrics, details, call_type).observe(context):
+                if streaming_in:
+                    return await unary_behavior(_checked(request, context), context)
+                if isinstance(request, MalformedRequest):
+                    await refuse(context, request_invalid(request.why))
                 return await unary_behavior(request, context)
 
         make = (
@@ -190,17 +370,32 @@ def _wrap(handler: _Handler, metrics: Metrics, details: grpc.HandlerCallDetails)
         else grpc.unary_stream_rpc_method_handler
     )
     if inspect.isasyncgenfunction(stream_behavior):
-
-        async def generated(request: Any, context: _Context) -> AsyncIterator[Any]:
+        # The responses are written from here, in the call's own task, not yielded again from
+        # a wrapping generator: such a generator, left suspended when the client cancels, is
+        # closed later by the garbage collector, outside the call, and its bookkeeping then
+        # reads a call grpc has already freed (the process dies of a segmentation fault).
+        async def driven(request: Any, context: _Context) -> None:
             with _Call(metrics, details, call_type).observe(context):
-                async for item in stream_behavior(request, context):
-                    yield item
+                if streaming_in:
+                    request = _checked(request, context)
+                elif isinstance(request, MalformedRequest):
+                    await refuse(context, request_invalid(request.why))
+                responses = stream_behavior(request, context)
+                try:
+                    async for item in responses:
+                        await context.write(item)
+                finally:
+                    await responses.aclose()
 
-        return make(generated, deserializer, serializer)
+        return make(driven, deserializer, serializer)
 
     # A streaming behaviour that writes with ``context.write`` and returns None.
     async def written(request: Any, context: _Context) -> None:
         with _Call(metrics, details, call_type).observe(context):
+            if streaming_in:
+                request = _checked(request, context)
+            elif isinstance(request, MalformedRequest):
+                await refuse(context, request_invalid(request.why))
             await stream_behavior(request, context)
 
     return make(written, deserializer, serializer)

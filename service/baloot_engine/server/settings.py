@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from baloot_engine import __version__
+from baloot_engine.api.ledger import check_url, redact_url
 from baloot_engine.api.sealing import StateKeyError, parse_key
 from baloot_engine.telemetry.logs import LogFormat, LogLevel
 
@@ -39,14 +40,22 @@ class Settings:
     metrics_host: str = "127.0.0.1"
     metrics_port: int = 9464
     grace_seconds: float = 10.0
+    lame_duck_seconds: float = 5.0
     log_format: LogFormat = LogFormat.AUTO
     log_level: LogLevel = LogLevel.INFO
     max_message_bytes: int = 1024 * 1024
+    max_concurrent_rpcs: int = 256
+    keepalive_seconds: float = 60.0
+    max_connection_age_seconds: float = 300.0
+    max_connection_age_grace_seconds: float = 30.0
     reflection: bool = True
     allow_preset_deck: bool = False
     state_keys: tuple[str, ...] = field(default=(), repr=False)
     state_key_file: Path = Path("var/state.key")
     workers: int = 1
+    ledger: str = ""
+    ledger_ttl_seconds: int = 7 * 24 * 3600
+    ledger_timeout_seconds: float = 1.0
 
     @property
     def address(self) -> str:
@@ -61,6 +70,8 @@ class Settings:
             value = getattr(self, spec.name)
             if spec.secret:
                 shown[spec.name] = f"<{len(value)} configured>" if value else "<none>"
+            elif spec.shown is not None:
+                shown[spec.name] = spec.shown(value)
             elif isinstance(value, enum.Enum):
                 shown[spec.name] = value.value
             elif isinstance(value, Path):
@@ -167,6 +178,17 @@ def _workers(text: str) -> int:
         raise ValueError(f"expected an integer from 1 to {MAX_WORKERS}, or auto") from None
 
 
+def _ledger_url(text: str) -> str:
+    return check_url(text) if text.strip() else ""
+
+
+def _positive_seconds(text: str) -> float:
+    value = _seconds(text)
+    if value <= 0:
+        raise ValueError("expected a number of seconds above 0")
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class SettingSpec:
     """How one setting is named, parsed and documented."""
@@ -176,6 +198,7 @@ class SettingSpec:
     help: str
     flag: bool = True  # False: environment only (secrets must not appear in process lists)
     secret: bool = False
+    shown: Callable[[Any], object] | None = None  # how the start-up log shows the value
 
     @property
     def env(self) -> str:
@@ -199,12 +222,42 @@ SETTINGS: Final[tuple[SettingSpec, ...]] = (
         _seconds,
         "On SIGTERM, how long in-flight calls may take to finish before they are cancelled.",
     ),
+    SettingSpec(
+        "lame_duck_seconds",
+        _seconds,
+        "On SIGTERM, how long the server may keep taking calls while it reports NOT_SERVING, "
+        "so that load balancers stop sending first; it stops taking them once none has "
+        "arrived for half a second.",
+    ),
     SettingSpec("log_format", _choice(LogFormat), "Log format: auto, json or console."),
     SettingSpec("log_level", _choice(LogLevel), "Lowest log level: debug, info, warning, error."),
     SettingSpec(
         "max_message_bytes",
         _int_in(4096, 64 * 1024 * 1024),
         "Largest request or response message accepted, in bytes.",
+    ),
+    SettingSpec(
+        "max_concurrent_rpcs",
+        _int_in(1, 100_000),
+        "Calls one process runs at once (health checks aside); the excess is refused with "
+        "RESOURCE_EXHAUSTED, reason OVERLOADED.",
+    ),
+    SettingSpec(
+        "keepalive_seconds",
+        _seconds,
+        "Idle time after which the server pings a client connection (closed when the ping is "
+        "not answered within 20 s); 0 turns the pings off.",
+    ),
+    SettingSpec(
+        "max_connection_age_seconds",
+        _seconds,
+        "Age at which the server asks a client connection to close (GOAWAY; grpc adds up to a "
+        "tenth of jitter), so clients reconnect and spread over new replicas; 0: no limit.",
+    ),
+    SettingSpec(
+        "max_connection_age_grace_seconds",
+        _seconds,
+        "How long calls still running on a connection asked to close may take to finish.",
     ),
     SettingSpec("reflection", _parse_bool, "Serve the gRPC server reflection service."),
     SettingSpec(
@@ -229,6 +282,23 @@ SETTINGS: Final[tuple[SettingSpec, ...]] = (
         _workers,
         "Server processes sharing the port (auto: one per CPU); the parent serves their metrics.",
     ),
+    SettingSpec(
+        "ledger",
+        _ledger_url,
+        "Match ledger (redis://host:port/db, rediss:// or unix://): refuse every token that is "
+        "not the latest of its match. Empty: off.",
+        shown=redact_url,
+    ),
+    SettingSpec(
+        "ledger_ttl_seconds",
+        _int_in(60, 366 * 24 * 3600),
+        "How long the ledger remembers a match after its last accepted action.",
+    ),
+    SettingSpec(
+        "ledger_timeout_seconds",
+        _positive_seconds,
+        "Bound on each connection attempt and reply of the ledger.",
+    ),
 )
 
 _DEFAULTS: Final = Settings()
@@ -238,7 +308,10 @@ def _apply(values: dict[str, Any], spec: SettingSpec, text: str, source: str) ->
     try:
         values[spec.name] = spec.parse(text)
     except ValueError as error:
-        shown = "<hidden>" if spec.secret else repr(text)
+        if spec.secret:
+            shown = "<hidden>"
+        else:
+            shown = repr(text if spec.shown is None else spec.shown(text))
         raise SettingsError(f"invalid {source}={shown}: {error}") from None
 
 

@@ -15,8 +15,8 @@ cores are used by processes. The parent process (the supervisor):
 5. restarts a worker that dies (a crash, an out-of-memory kill), unless workers keep dying
    right after start, which means they cannot start at all: then everything stops;
 6. on SIGTERM or SIGINT, passes SIGTERM to every worker, each of which drains as a single
-   server does (NOT_SERVING, in-flight calls finish within the grace period), waits for them,
-   and exits.
+   server does (NOT_SERVING, calls taken until they stop arriving, then in-flight calls
+   finish within the grace period), waits for them, and exits.
 
 The parent never touches gRPC. Workers ask the kernel to send them SIGTERM if the parent dies,
 so no worker is left holding the port.
@@ -311,7 +311,8 @@ class Supervisor:
         for pid in list(self.workers):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + self.settings.grace_seconds + 10
+        settings = self.settings
+        deadline = time.monotonic() + settings.lame_duck_seconds + settings.grace_seconds + 10
         while self.workers and time.monotonic() < deadline:
             if not self._reap():
                 signal.sigtimedwait({signal.SIGCHLD}, 0.2)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import enum
 import logging
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
@@ -123,6 +124,38 @@ def _shared_processors() -> list[Processor]:
     ]
 
 
+class LibraryFloodFilter(logging.Filter):
+    """Let through one line a minute of each kind that grpc itself logs, with a count.
+
+    grpc logs a traceback for every call whose handler or (de)serializer raised. The server
+    answers bad input itself, so this should not happen; if a defect makes it happen on every
+    call, one line a minute with its traceback says as much as thousands.
+    """
+
+    def __init__(self, prefix: str = "grpc", window: float = 60.0) -> None:
+        super().__init__()
+        self._prefix = prefix
+        self._window = window
+        self._seen: dict[tuple[str, str], tuple[float, int]] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Pass the first record of a kind in each window, and count the others."""
+        if not record.name.startswith(self._prefix):
+            return True
+        kind = (record.name, str(record.msg)[:80])
+        now = time.monotonic()
+        since, dropped = self._seen.get(kind, (-self._window, 0))
+        if now - since < self._window:
+            self._seen[kind] = (since, dropped + 1)
+            return False
+        if len(self._seen) > 1000:  # messages that embed changing text: forget the oldest
+            self._seen.clear()
+        self._seen[kind] = (now, 0)
+        if dropped:
+            record.msg = f"{record.msg} ({dropped} more like it since the last one shown)"
+        return True
+
+
 def wants_json(log_format: LogFormat, stream: TextIO) -> bool:
     """Return True when lines should be JSON: asked for, or ``auto`` and not a terminal."""
     if log_format is LogFormat.AUTO:
@@ -144,6 +177,7 @@ def configure_logging(settings: LogSettings, stream: TextIO | None = None) -> No
         final = [renderer]
 
     handler = logging.StreamHandler(out)
+    handler.addFilter(LibraryFloodFilter())
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
             foreign_pre_chain=_shared_processors(),

@@ -95,6 +95,13 @@ class Metrics:
             buckets=LATENCY_BUCKETS,
             registry=self.registry,
         )
+        self.shed = Counter(
+            "baloot_rpcs_shed",
+            "RPCs refused with RESOURCE_EXHAUSTED because the process ran as many calls as it "
+            "accepts at once (BALOOT_MAX_CONCURRENT_RPCS).",
+            ("grpc_service", "grpc_method"),
+            registry=self.registry,
+        )
         self._domain_counters()
 
     def _domain_counters(self) -> None:
@@ -121,6 +128,15 @@ class Metrics:
         self.tokens_refused = counter(
             "baloot_tokens_refused", "State tokens that did not open, by reason.", ("reason",)
         )
+        # Sealing keys rotate on this count (docs/deploy.md): the label is the key fingerprint.
+        self.tokens_sealed = counter(
+            "baloot_tokens_sealed", "State tokens sealed, by sealing key.", ("key_id",)
+        )
+        self.ledger_answers = counter(
+            "baloot_ledger_answers",
+            "Match ledger answers: latest, stale, unknown or unavailable.",
+            ("answer",),
+        )
 
     def action_rejected(self, reason: str) -> None:
         """Count an action the rules refused (reasons are the core's fixed codes)."""
@@ -129,6 +145,10 @@ class Metrics:
     def token_refused(self, reason: str) -> None:
         """Count a refused state token (a handful of fixed reasons)."""
         self.tokens_refused.labels(reason=reason).inc()
+
+    def ledger_answer(self, answer: str) -> None:
+        """Count an answer of the match ledger (four fixed words)."""
+        self.ledger_answers.labels(answer=answer).inc()
 
     def observe_events(self, events: Iterable[Event]) -> None:
         """Count what the events of an accepted action say happened."""

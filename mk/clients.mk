@@ -1,0 +1,36 @@
+# The clients in other languages (docs/clients.md), each playing against the real server that
+# scripts/with_server.py starts on a free port. Their Debian packages are installed by
+# scripts/clients.sh on first use (skipped when present; no Go module proxy or Maven repository
+# is needed).
+#
+#   make clients-go       clients/go: drift check of the committed gen/, go vet, build, one match
+#   make clients-java     clients/java: generate, javac against Debian's jars, one match
+#   make clients-grpcurl  clients/grpcurl/play_round.sh: one round over the wire, grpcurl and jq
+#   make clients-go-gen   regenerate clients/go/gen after a change in proto/ (commit it)
+#   make clients          the three runs (`make test` runs them too)
+# SEED=7 changes the random choices of the Go and Java players.
+
+CLIENTS := scripts/clients.sh
+
+.PHONY: clients clients-go clients-java clients-grpcurl clients-go-gen
+
+clients: clients-go clients-java clients-grpcurl ## Go, Java and grpcurl clients: one match each against a real server.
+
+clients-go: $(STAMP) ## Go client (clients/go): drift check, build from Debian's packages, play a match.
+	$(CLIENTS) install go
+	$(CLIENTS) go
+
+clients-java: $(STAMP) ## Java client (clients/java): generate, compile against Debian's jars, play a match.
+	$(CLIENTS) install java
+	$(CLIENTS) java
+
+clients-grpcurl: $(STAMP) ## grpcurl (clients/grpcurl): play a round over the wire, through reflection.
+	$(CLIENTS) install grpcurl
+	$(CLIENTS) grpcurl
+
+clients-go-gen: $(STAMP) ## Regenerate clients/go/gen from proto/ (protoc-gen-go, protoc-gen-go-grpc).
+	$(CLIENTS) install go
+	cd clients/go && ../../$(BIN)/buf generate
+
+# `make test` runs them after pytest (the Makefile reads mk/*.mk before its test rule).
+EXTRA_TESTS += clients-go clients-java clients-grpcurl

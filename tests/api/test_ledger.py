@@ -1,0 +1,543 @@
+"""The match ledger (BALOOT_LEDGER): only the latest token of a match is accepted, so nobody
+holding old tokens can fork a match; retries are answered again; an unreachable ledger
+refuses with UNAVAILABLE and never lets a token through unchecked.
+
+Each attack of ``docs/security.md`` is shown twice: it works on a server without the ledger
+(same key, so the same tokens and credentials) and is refused on the server with it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import random
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from baloot_client import EngineClient, Match
+from prometheus_client.parser import text_string_to_metric_families
+
+from baloot.v1 import engine_service_pb2 as pb
+from baloot.v1 import types_pb2
+from baloot_engine.api.ledger import Entry, check_url, redact_url
+from baloot_engine.api.sealing import KeyRing
+from baloot_engine.server.settings import SettingsError, load_settings
+
+from .conftest import (
+    CUSTOM,
+    KEY_A,
+    PASS,
+    SEEDS,
+    InProcessServer,
+    Refusal,
+    Table,
+    action_call,
+    bid,
+    expect_refusal,
+    make_settings,
+    read_calls,
+    read_refusal,
+    refusal,
+)
+from .redis_server import RedisServer
+
+FAILED_PRECONDITION = grpc.StatusCode.FAILED_PRECONDITION
+UNAVAILABLE = grpc.StatusCode.UNAVAILABLE
+ROUND_OVER = (types_pb2.PHASE_ROUND_OVER, types_pb2.PHASE_MATCH_OVER)
+RING = KeyRing.from_texts((KEY_A,))
+
+
+@pytest.fixture(scope="module")
+def redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """A redis-server for the module, on a free loopback port, nothing written to disk."""
+    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def ledgered(redis: RedisServer) -> Iterator[InProcessServer]:
+    """A server with the ledger (key A)."""
+    settings = make_settings(state_keys=(KEY_A,), ledger=redis.url, allow_preset_deck=True)
+    with InProcessServer(settings) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def plain() -> Iterator[InProcessServer]:
+    """The same server without the ledger (key A): the same tokens and credentials open."""
+    with InProcessServer(make_settings(state_keys=(KEY_A,), allow_preset_deck=True)) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def guarded(ledgered: InProcessServer) -> Iterator[EngineClient]:
+    with grpc.insecure_channel(ledgered.target) as channel:
+        yield EngineClient(channel)
+
+
+@pytest.fixture(scope="module")
+def unguarded(plain: InProcessServer) -> Iterator[EngineClient]:
+    with grpc.insecure_channel(plain.target) as channel:
+        yield EngineClient(channel)
+
+
+def entry_of(match: Match) -> str:
+    """What the ledger must hold for a match whose latest token is ``match.state``."""
+    plaintext = RING.open(match.state, bytes.fromhex(match.match_id))
+    return f"{match.version}:{hashlib.sha256(plaintext).digest()[:16].hex()}"
+
+
+def on(client: EngineClient, match: Match, state: bytes, version: int) -> Match:
+    """A copy of a match at an older token, sent to ``client``'s server."""
+    return Match(
+        client=client,
+        match_id=match.match_id,
+        host_credential=match.host_credential,
+        seat_credentials=match.seat_credentials,
+        state=state,
+        version=version,
+        views=[],
+    )
+
+
+def to_a_choice(table: Table, at_least: int) -> int:
+    """Play on until the seat on turn in the playing phase has two cards to choose from."""
+    table.play(lambda v: v.phase == types_pb2.PHASE_PLAYING and v.state_version >= at_least)
+    while len(table.seat_view(table.latest.turn).legal_actions) < 2:
+        table.step()
+        assert table.latest.phase == types_pb2.PHASE_PLAYING, "no choice left in the round"
+    return table.latest.turn
+
+
+def stale(method: Callable[..., Any], request: Any) -> None:
+    refused = expect_refusal(method, request, FAILED_PRECONDITION, "STALE_STATE")
+    assert int(refused.metadata["latest_version"]) > int(refused.metadata["state_version"])
+
+
+# ---------------------------------------------------------------------------------------
+# The ledger follows a match
+
+
+def test_a_whole_match_plays_and_the_ledger_holds_its_latest_state(
+    guarded: EngineClient, redis: RedisServer
+) -> None:
+    match = guarded.create_match(CUSTOM, first_dealer=1)
+    key = f"baloot:match:{match.match_id}"
+    assert redis.get(key) == entry_of(match)
+    table = Table(match, random.Random(61), seat_share=0.3)
+
+    def follows(_table: Table, _step: object) -> None:
+        assert redis.get(key) == entry_of(match)
+
+    table.on_step = follows
+    table.play()
+    assert table.latest.phase == types_pb2.PHASE_MATCH_OVER
+    # The record expires a week after the last accepted action.
+    ttl = int((redis.command("TTL", key) or ":0")[1:])
+    assert 7 * 24 * 3600 - 60 < ttl <= 7 * 24 * 3600
+    # The latest token still reads.
+    assert match.score().match.HasField("winner_team")
+
+
+def test_an_action_from_an_old_token_is_refused_and_a_retry_is_answered_again(
+    guarded: EngineClient, redis: RedisServer
+) -> None:
+    table = Table(guarded.create_match(SEEDS, first_dealer=0), random.Random(62), seat_share=0)
+    turn = to_a_choice(table, 5)
+    match = table.match
+    old, version = match.state, match.version
+    options = list(table.seat_view(turn).legal_actions)
+    first = match.act(turn, options[0])
+    after = (match.state, match.version, entry_of(match))
+    # Another card from the same token: refused, and the ledger is unchanged.
+    method, request = action_call(guarded.stub, match, turn, options[1], state=old)
+    stale(method, request)
+    # The same card again from the same token is the action already recorded (a lost answer
+    # retried): the same events and state, and still one history.
+    retry = on(guarded, match, old, version)
+    again = retry.act(turn, options[0])
+    assert list(again) == list(first)
+    assert retry.version == version + 1
+    assert entry_of(retry) == after[2] == redis.get(f"baloot:match:{match.match_id}")
+    # Once the match has moved on, that retry is stale too.
+    Table(match, random.Random(63), seat_share=0).step()
+    method, request = action_call(guarded.stub, match, turn, options[0], state=old)
+    stale(method, request)
+    method, request = action_call(guarded.stub, match, turn, options[0], state=after[0])
+    stale(method, request)
+
+
+def test_every_read_of_an_old_token_is_refused(guarded: EngineClient) -> None:
+    table = Table(guarded.create_match(SEEDS, first_dealer=0), random.Random(64), seat_share=0)
+    table.play(lambda v: v.state_version >= 3)
+    match = table.match
+    old = on(guarded, match, match.state, match.version)
+    table.step()
+    calls = read_calls(guarded.stub, old, 0)
+    calls.append(
+        (
+            guarded.stub.SuggestAction,
+            pb.SuggestActionRequest(
+                state=old.state,
+                match_id=old.match_id,
+                credential=old.host_credential,
+                seat=table.latest.turn,
+            ),
+        )
+    )
+    for method, request in calls:
+        stale(method, request)
+    # The latest token reads.
+    for method, request in read_calls(guarded.stub, match, 0):
+        method(request, timeout=10)
+
+
+def test_expected_version_still_guards_the_latest_token(guarded: EngineClient) -> None:
+    table = Table(guarded.create_match(SEEDS, first_dealer=0), random.Random(65), seat_share=0)
+    table.play(lambda v: v.state_version >= 2)
+    match = table.match
+    turn = table.latest.turn
+    action = table.seat_view(turn).legal_actions[0]
+    method, request = action_call(
+        guarded.stub, match, turn, action, expected_version=match.version + 1
+    )
+    refused = expect_refusal(method, request, FAILED_PRECONDITION, "STALE_STATE")
+    assert refused.metadata == {"state_version": str(match.version)}
+
+
+# ---------------------------------------------------------------------------------------
+# The four attacks of docs/security.md, with and without the ledger
+
+
+def test_taking_back_a_card(guarded: EngineClient, unguarded: EngineClient) -> None:
+    table = Table(guarded.create_match(SEEDS, first_dealer=0), random.Random(66), seat_share=0)
+    turn = to_a_choice(table, 6)
+    options = list(table.seat_view(turn).legal_actions)
+    old, version = table.match.state, table.match.version
+    table.match.act(turn, options[0], credential=table.match.seat_credentials[turn])
+    # The player plays another card from the token before his: without the ledger it works.
+    seat_credential = table.match.seat_credentials[turn]
+    on(unguarded, table.match, old, version).act(turn, options[1], credential=seat_credential)
+    method, request = action_call(
+        guarded.stub, table.match, turn, options[1], state=old, credential=seat_credential
+    )
+    stale(method, request)
+
+
+def test_rewinding_a_finished_match(guarded: EngineClient, unguarded: EngineClient) -> None:
+    match = guarded.create_match(CUSTOM, first_dealer=2)
+    before: list[tuple[bytes, int]] = [(match.state, match.version)]
+    table = Table(match, random.Random(67), seat_share=0)
+    table.on_step = lambda t, _s: before.append((t.match.state, t.match.version))
+    table.play()
+    assert table.latest.phase == types_pb2.PHASE_MATCH_OVER
+    # The last action whose player had another choice, read without the ledger.
+    for (state, version), step in reversed(list(zip(before, table.steps, strict=False))):
+        if step.action is None:
+            continue
+        old = on(unguarded, match, state, version)
+        others = [
+            a
+            for a in old.view(step.seat).legal_actions
+            if a != step.action and not (a.HasField("play") and a.play.sawa)  # claims may fail
+        ]
+        if others:
+            break
+    else:
+        pytest.fail("no choice in the whole match")
+    # Without the ledger the finished match gets a second ending; with it, refused.
+    old.act(step.seat, others[0])
+    method, request = action_call(guarded.stub, match, step.seat, others[0], state=state)
+    stale(method, request)
+    assert match.score().match.HasField("winner_team")
+
+
+def test_a_sawa_claim_is_no_free_test_of_the_other_hands(
+    guarded: EngineClient, unguarded: EngineClient
+) -> None:
+    rng = random.Random(68)
+    for _attempt in range(20):
+        match = guarded.create_match(CUSTOM, first_dealer=0)
+        table = Table(match, rng, seat_share=0)
+        while table.latest.phase not in ROUND_OVER:
+            turn = table.latest.turn if table.latest.HasField("turn") else None
+            claims = []
+            if turn is not None and table.latest.phase == types_pb2.PHASE_PLAYING:
+                options = table.seat_view(turn).legal_actions
+                claims = [a for a in options if a.HasField("play") and a.play.sawa]
+                plain_cards = [a for a in options if a.HasField("play") and not a.play.sawa]
+            if claims and plain_cards:
+                break
+            table.step()
+        else:
+            continue
+        old, version = match.state, match.version
+        match.act(turn, plain_cards[0])
+        # Without the ledger the old token answers the claim: SAWA_INVALID or a scored round.
+        method, request = action_call(unguarded.stub, match, turn, claims[0], state=old)
+        try:
+            method(request, timeout=10)
+        except grpc.RpcError as error:
+            assert read_refusal(error).reason == "SAWA_INVALID"
+        # With it, the claim is refused for the token alone, whatever the hands are.
+        method, request = action_call(guarded.stub, match, turn, claims[0], state=old)
+        stale(method, request)
+        assert version == match.version - 1
+        return
+    pytest.fail("no Sawa claim offered in 20 rounds")
+
+
+def test_bidding_sun_on_a_throw_away_copy_shows_no_undealt_card(
+    guarded: EngineClient, unguarded: EngineClient
+) -> None:
+    match = guarded.create_match(SEEDS, first_dealer=0)
+    match.deal(0)
+    seat = match.views[0].turn
+    credential = match.seat_credentials[seat]
+    old, version = match.state, match.version
+    match.act(seat, bid(PASS), credential=credential)
+    sun = bid(types_pb2.BID_KIND_SUN)
+    # Without the ledger: Sun on the old token completes the hand, 3 undealt cards seen.
+    copy = on(unguarded, match, old, version)
+    copy.act(seat, sun, credential=credential)
+    (view,) = copy.views
+    assert view.seat == seat
+    assert len(view.hand) == 8
+    # With it: refused, no view at all.
+    method, request = action_call(guarded.stub, match, seat, sun, state=old, credential=credential)
+    stale(method, request)
+
+
+# ---------------------------------------------------------------------------------------
+# Concurrency
+
+
+def at_once(barrier: threading.Barrier, call: tuple[Callable[..., Any], Any]) -> Any:
+    """Send a call as soon as the other thread is ready too; return its answer or refusal."""
+    barrier.wait()
+    try:
+        return call[0](call[1], timeout=10)
+    except grpc.RpcError as error:
+        return read_refusal(error)
+
+
+def test_of_two_concurrent_actions_from_one_token_exactly_one_wins(
+    ledgered: InProcessServer,
+) -> None:
+    with (
+        grpc.insecure_channel(ledgered.target) as one,
+        grpc.insecure_channel(ledgered.target) as two,
+    ):
+        client = EngineClient(one)
+        stubs = (client.stub, EngineClient(two).stub)
+        rng = random.Random(69)
+        rounds = 0
+        with ThreadPoolExecutor(2) as pool:
+            while rounds < 15:
+                table = Table(client.create_match(SEEDS, first_dealer=0), rng, seat_share=0)
+                table.play(lambda v: v.phase == types_pb2.PHASE_PLAYING and v.state_version >= 8)
+                while table.latest.phase == types_pb2.PHASE_PLAYING and rounds < 15:
+                    turn = table.latest.turn
+                    options = list(table.seat_view(turn).legal_actions)
+                    if len(options) < 2:
+                        table.step()
+                        continue
+                    calls = [
+                        action_call(stub, table.match, turn, action)
+                        for stub, action in zip(stubs, options[:2], strict=True)
+                    ]
+                    send = functools.partial(at_once, threading.Barrier(2))
+                    answers = list(pool.map(send, calls))
+                    won = [a for a in answers if not isinstance(a, Refusal)]
+                    lost = [a for a in answers if isinstance(a, Refusal)]
+                    assert len(won) == 1, answers
+                    assert [(r.code, r.reason) for r in lost] == [
+                        (FAILED_PRECONDITION, "STALE_STATE")
+                    ]
+                    table.match.state = won[0].state
+                    table.match.version = won[0].state_version
+                    table.views = {view.seat: view for view in won[0].views}
+                    rounds += 1
+
+
+# ---------------------------------------------------------------------------------------
+# The ledger out of reach, or without the match
+
+
+@pytest.fixture
+def fragile(tmp_path: Path) -> Iterator[tuple[RedisServer, InProcessServer]]:
+    """A redis-server of its own and a server using it with a short timeout."""
+    redis = RedisServer(tmp_path / "redis").start()
+    settings = make_settings(state_keys=(KEY_A,), ledger=redis.url, ledger_timeout_seconds=0.3)
+    server = InProcessServer(settings).__enter__()
+    yield redis, server
+    server.stop()
+    redis.stop()
+
+
+def test_an_unreachable_ledger_refuses_with_unavailable_and_the_same_request_can_be_retried(
+    fragile: tuple[RedisServer, InProcessServer],
+) -> None:
+    redis, server = fragile
+    with grpc.insecure_channel(server.target) as channel:
+        client = EngineClient(channel)
+        table = Table(client.create_match(SEEDS, first_dealer=0), random.Random(70), seat_share=0)
+        table.play(lambda v: v.state_version >= 3)
+        match = table.match
+        key = f"baloot:match:{match.match_id}"
+        # A host that does not answer (paused), then a port that refuses connections.
+        for cut, heal in ((redis.pause, redis.resume), (redis.stop, redis.start)):
+            turn = table.latest.turn
+            action = table.seat_view(turn).legal_actions[0]
+            cut()
+            calls = [
+                action_call(client.stub, match, turn, action),
+                *read_calls(client.stub, match, 0),
+                (client.stub.CreateMatch, pb.CreateMatchRequest(rules=SEEDS, first_dealer=0)),
+            ]
+            for method, request in calls:
+                started = time.monotonic()
+                refused = expect_refusal(method, request, UNAVAILABLE, "LEDGER_UNAVAILABLE")
+                assert "ledger" in refused.message
+                assert time.monotonic() - started < 3
+            heal()
+            method, request = action_call(client.stub, match, turn, action)
+            if redis.get(key) is None:
+                # The restarted redis-server kept nothing (no persistence): the match is
+                # unknown to it now, and refused rather than trusted.
+                expect_refusal(method, request, FAILED_PRECONDITION, "MATCH_UNKNOWN")
+                continue
+            # A paused server runs the commands it had queued once it resumes, so the action
+            # may have been recorded although the caller was told UNAVAILABLE: the same
+            # request again is then answered as that action. Either way it now goes through.
+            response = method(request, timeout=10)
+            assert response.state_version == match.version + 1
+            match.state, match.version = response.state, response.state_version
+            table.views = {view.seat: view for view in response.views}
+            assert redis.get(key) == entry_of(match)
+
+
+def test_a_match_the_ledger_does_not_know_is_refused(
+    guarded: EngineClient, unguarded: EngineClient, redis: RedisServer
+) -> None:
+    # Begun on a server without the ledger, then brought to one with it.
+    match = unguarded.create_match(SEEDS, first_dealer=0)
+    match.deal(0)
+    moved = on(guarded, match, match.state, match.version)
+    for method, request in read_calls(guarded.stub, moved, 0):
+        refused = expect_refusal(method, request, FAILED_PRECONDITION, "MATCH_UNKNOWN")
+        assert refused.metadata == {"state_version": "1"}
+    # A record that expired (deleted here) leaves the match unknown too.
+    known = guarded.create_match(SEEDS, first_dealer=0)
+    known.deal(0)
+    assert redis.command("DEL", f"baloot:match:{known.match_id}") == ":1"
+    seat = known.views[0].turn
+    method, request = action_call(guarded.stub, known, seat, bid(PASS))
+    expect_refusal(method, request, FAILED_PRECONDITION, "MATCH_UNKNOWN")
+
+
+def test_requests_without_a_token_need_no_ledger(
+    fragile: tuple[RedisServer, InProcessServer],
+) -> None:
+    redis, server = fragile
+    redis.stop()
+    with grpc.insecure_channel(server.target) as channel:
+        client = EngineClient(channel)
+        score = client.score_round(
+            pb.ScoreRoundRequest(
+                contract_type=types_pb2.CONTRACT_TYPE_HOKM,
+                trump=types_pb2.SUIT_HEARTS,
+                buyer_team=0,
+                card_abnat=[86, 76],
+                tricks_won=[5, 3],
+            )
+        )
+        assert len(score.score.teams) == 2
+        # A malformed request is refused for what it is, before any token is opened.
+        refused = refusal(client.stub.GetView, pb.GetViewRequest(match_id="zz"))
+        assert refused.reason == "REQUEST_INVALID"
+
+
+# ---------------------------------------------------------------------------------------
+# Settings and helpers
+
+
+def test_the_ledger_settings_are_read_and_checked() -> None:
+    settings = load_settings(
+        ["--ledger", "redis://:secret@127.0.0.1:6379/2", "--ledger-ttl-seconds", "3600"], {}
+    )
+    assert settings.ledger == "redis://:secret@127.0.0.1:6379/2"
+    assert settings.ledger_ttl_seconds == 3600
+    assert "secret" not in str(settings.redacted())
+    assert load_settings([], {"BALOOT_LEDGER": "unix:///run/redis.sock"}).ledger
+    assert load_settings([], {}).ledger == ""
+    for bad in ("http://host", "redis://", "redis://host:99999", "unix://"):
+        with pytest.raises(SettingsError, match="BALOOT_LEDGER") as raised:
+            load_settings([], {"BALOOT_LEDGER": bad.replace("host", "u:pw@host")})
+        assert "pw" not in str(raised.value)
+    for bad in ("0", "59", "x"):
+        with pytest.raises(SettingsError, match="BALOOT_LEDGER_TTL_SECONDS"):
+            load_settings([], {"BALOOT_LEDGER_TTL_SECONDS": bad})
+    with pytest.raises(SettingsError, match="BALOOT_LEDGER_TIMEOUT_SECONDS"):
+        load_settings([], {"BALOOT_LEDGER_TIMEOUT_SECONDS": "0"})
+
+
+def test_urls_are_shown_without_their_password() -> None:
+    assert redact_url("redis://:pw@h:1/0") == "redis://:<redacted>@h:1/0"
+    assert redact_url("rediss://user:pw@h/0") == "rediss://user:<redacted>@h/0"
+    assert redact_url("redis://h:1/0") == "redis://h:1/0"
+    assert check_url(" redis://h:1/0 ") == "redis://h:1/0"
+
+
+def test_an_entry_names_the_state_not_the_token_bytes() -> None:
+    plaintext = b"\x08\x01state"
+    entry = Entry.of(7, plaintext)
+    assert entry.encode() == b"7:" + hashlib.sha256(plaintext).digest()[:16].hex().encode()
+    assert Entry.version_in(entry.encode()) == 7
+    assert Entry.version_in(b"garbage") is None
+    assert Entry.of(7, plaintext + b"x") != entry
+    assert Entry.of(8, plaintext) != entry
+
+
+def test_the_metrics_count_the_ledger_answers_and_no_refused_fork(
+    redis: RedisServer,
+    servers: Callable[..., InProcessServer],
+    dial: Callable[[InProcessServer], EngineClient],
+) -> None:
+    server = servers(state_keys=(KEY_A,), ledger=redis.url)
+    client = dial(server)
+    match = client.create_match(SEEDS, first_dealer=0)
+    match.deal(0)
+    seat = match.views[0].turn
+    old = match.state
+    match.act(seat, bid(PASS))
+    method, request = action_call(client.stub, match, seat, bid(types_pb2.BID_KIND_SUN), state=old)
+    stale(method, request)
+    match.view(0)
+    url = f"http://127.0.0.1:{server.app.metrics_port}/metrics"
+    with urllib.request.urlopen(url, timeout=5) as response:
+        text = response.read().decode()
+    samples = {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+    answers = {
+        labels[0][1]: value
+        for (name, labels), value in samples.items()
+        if name == "baloot_ledger_answers_total"
+    }
+    # The deal and the pass recorded, the view on the latest token, the fork stale (creating
+    # a match records it, with no answer to count).
+    assert answers == {"latest": 3, "stale": 1}
+    # The Sun bid of the refused fork fixed a contract that never happened: not counted.
+    assert not [key for key in samples if key[0] == "baloot_contracts_total"]
+    assert samples[("baloot_rounds_dealt_total", ())] == 1
