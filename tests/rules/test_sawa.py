@@ -154,6 +154,9 @@ def test_the_shortcuts_of_the_search_never_change_the_verdict(tricks: int) -> No
         assert claim_holds(state.hands, state.turn, state.contract, state.rules) == exact
         if cashes(state.hands, state.turn, state.trump, state.contract.closed):
             assert exact, "cashing proved a claim the full search refutes"
+        fixed = SawaSearch(state, state.turn & 1).beats_fixed_defence(state.hands, state.turn)
+        if not fixed:
+            assert not exact, "the fixed defence refuted a claim the full search proves"
         verdicts[exact] += 1
     assert verdicts[True], verdicts
     assert verdicts[False], verdicts

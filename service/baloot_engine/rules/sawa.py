@@ -6,12 +6,14 @@ every play of the others), and what an accepted claim does to the hand: the rema
 cards' abnat go to the claiming team.
 
 The search is exact (no budget: a true claim is never refused for being hard to prove) and
-kept cheap by four things, none of which changes a verdict: touching cards of one hand are
+kept cheap by five things, none of which changes a verdict: touching cards of one hand are
 tried once; positions between tricks are remembered up to what cannot change a trick's
 winner (the ranks of the cards still in play, the interchangeable side suits); the plain
-proof closes every position where the claimer can cash his cards; and the others try the
-likeliest refutations first (an opponent the cards that take the trick, then his weakest; the
-partner his weakest). ``bench/bench_worst_case.py`` measures its worst case. Scoring the
+proof closes every position where the claimer can cash his cards; a claim is first tried
+against one fixed way of playing of the others (a search over the claimer's choices alone,
+which refutes most false claims at once); and the others try the likeliest refutations
+first (an opponent the cards that take the trick, then his weakest; the partner his
+weakest). ``bench/bench_worst_case.py`` measures its worst case. Scoring the
 hand that the claim ended is :mod:`baloot_engine.rules.game`'s next step.
 """
 
@@ -25,7 +27,9 @@ from baloot_engine.rules.actions import ClaimSawa, Event, EventKind
 from baloot_engine.rules.cards import (
     ACE,
     FULL_DECK,
+    HIGHER,
     POINTS,
+    STRENGTHS,
     SUIT_MASKS,
     cards_in,
     trick_winner_index,
@@ -98,7 +102,8 @@ def claim_holds(
 ) -> bool:
     """Does the claim of ``seat``, on lead with these hands, hold against every play (R46)?
 
-    Exact: the plain proof (:func:`cashes`), else the search. The verdict depends on nothing
+    Exact: the plain proof (:func:`cashes`), else a quick refutation by one fixed defence
+    (:meth:`SawaSearch.beats_fixed_defence`), else the search. The verdict depends on nothing
     else, so it is kept for the next time the same claim is made (a refused claim changes
     nothing and may be sent again at once).
     """
@@ -108,7 +113,11 @@ def claim_holds(
     position = State(
         rules=rules, contract=contract, turn=seat, hands=hands, played=FULL_DECK ^ in_play
     )
-    return SawaSearch(position, team_of(seat)).holds(hands, seat)
+    search = SawaSearch(position, team_of(seat))
+    for partner_takes in (False, True):
+        if not search.beats_fixed_defence(hands, seat, partner_takes=partner_takes):
+            return False
+    return search.holds(hands, seat)
 
 
 def _sawa_plainly_holds(state: State, seat: int) -> bool:
@@ -203,6 +212,8 @@ class SawaSearch:
         self.partner = (state.turn + 2) & 3
         self.played = state.played
         self.nodes = 0
+        self.fixed_memo: dict[tuple[tuple[int, ...], int, bool], bool] = {}
+        self.partner_takes = False
         self.memo: dict[object, bool] = {}
 
     def holds(self, hands: tuple[int, ...], leader: int) -> bool:
@@ -289,6 +300,77 @@ class SawaSearch:
                     chosen.append(card)
                 grouped = not is_boss(card, self.played)
         return chosen
+
+    def beats_fixed_defence(
+        self, hands: tuple[int, ...], leader: int, *, partner_takes: bool = False
+    ) -> bool:
+        """Can the claimer win every trick against one fixed way of playing of the others?
+
+        Each opponent takes the trick with his best card when he can, else plays his weakest.
+        The partner plays his weakest, or (``partner_takes``) takes the trick when he can and
+        then leads his weakest card of a suit in which an opponent holds a better one. Only
+        the claimer's choices branch, so this costs a few hundred positions at most. False
+        refutes the claim: that is a way the others may play. True proves nothing: the full
+        search decides.
+        """
+        self.partner_takes = partner_takes
+        return self._fixed(hands, leader)
+
+    def _fixed(self, hands: tuple[int, ...], leader: int) -> bool:
+        if not any(hands):
+            return True
+        key = (hands, leader, self.partner_takes)
+        cached = self.fixed_memo.get(key)
+        if cached is None:
+            cached = self._fixed_trick(list(hands), leader, leader, ())
+            self.fixed_memo[key] = cached
+        return cached
+
+    def _fixed_trick(
+        self, hands: list[int], leader: int, seat: int, trick: tuple[int, ...]
+    ) -> bool:
+        self.nodes += 1
+        trump = self.contract.trump
+        if len(trick) == 4:
+            winner = (leader + trick_winner_index(trick, trump)) & 3
+            if team_of(winner) != self.team:
+                return False
+            played = self.played
+            self.played = played | sum(1 << c for c in trick)
+            try:
+                return self._fixed(tuple(hands), winner)
+            finally:
+                self.played = played
+        akka = bool(trick) and trick[0] & 7 != ACE and is_boss(trick[0], self.played)
+        options = allowed_cards(
+            hands[seat], trick, leader, seat, self.played, akka, self.contract, self.rules
+        )
+        if seat == self.claimer:
+            for card in self._distinct(options, hands, trick):
+                hands[seat] ^= 1 << card
+                ok = self._fixed_trick(hands, leader, (seat + 1) & 3, (*trick, card))
+                hands[seat] ^= 1 << card
+                if ok:
+                    return True
+            return False
+        strengths = STRENGTHS[trump + 1]
+        cards = list(cards_in(options))
+        card = min(cards, key=strengths.__getitem__)
+        takes = seat != self.partner or self.partner_takes
+        if takes and trick:
+            position = len(trick)
+            taking = [c for c in cards if trick_winner_index((*trick, c), trump) == position]
+            if taking:
+                card = max(taking, key=strengths.__getitem__)
+        elif takes:  # the partner leads: into a suit where an opponent holds a better card
+            rivals = hands[(seat + 1) & 3] | hands[(seat + 3) & 3]
+            beaten = [c for c in cards if HIGHER[trump + 1][c] & rivals]
+            if beaten:
+                card = min(beaten, key=strengths.__getitem__)
+        hands[seat] ^= 1 << card
+        ok = self._fixed_trick(hands, leader, (seat + 1) & 3, (*trick, card))
+        hands[seat] ^= 1 << card
+        return ok
 
     def _opponent_order(self, choices: list[int], trick: tuple[int, ...]) -> list[int]:
         """An opponent tries first the cards that take the trick now, then his weakest cards
