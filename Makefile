@@ -103,6 +103,7 @@ demo: $(RUN_STAMP) ## Play a match against the server of `make run` (BALOOT_PORT
 bench: $(STAMP) ## Benchmarks: the rules core, then one server (Python-client latency, h2load CPU).
 	$(PY) bench/bench_rules.py
 	$(PY) bench/bench_service.py --mode both
+	$(PY) bench/bench_records.py
 
 fuzz: $(STAMP) ## 20,000 random and mutated requests on every RPC of one server; statuses by code.
 	$(PY) bench/fuzz_requests.py --requests 20000

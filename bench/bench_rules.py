@@ -17,7 +17,7 @@ import time
 
 from baloot_engine.rules.actions import ClaimSawa, Deal, Play
 from baloot_engine.rules.game import apply, legal_actions, new_match
-from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
+from baloot_engine.rules.ruleset import PRESETS, Preset, RuleSet
 from baloot_engine.rules.state import Phase, State
 
 
@@ -147,11 +147,11 @@ def calibration_loops(seconds: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0)
-    parser.add_argument("--preset", choices=("seeds", "kammelna"), default="seeds")
+    parser.add_argument("--preset", choices=tuple(p.value for p in Preset), default="seeds")
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--slices", type=int, default=10)
     args = parser.parse_args()
-    rules = SEEDS if args.preset == "seeds" else KAMMELNA
+    rules = PRESETS[Preset(args.preset)]
     rounds, redeals, elapsed, cpu, per_slice = rounds_per_second(
         rules, args.seconds, args.seed, args.slices
     )

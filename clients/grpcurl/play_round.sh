@@ -74,8 +74,8 @@ for ((step = 0; step < MAX_ACTIONS; step++)); do
   [[ $phase == PHASE_MATCH_OVER ]] && break
 
   if ((count == 0)); then
-    # Dealing is not listed among the dealer's legal actions: a deal phase with no action is
-    # answered with DealRound by the dealer.
+    # A deal phase lists the dealer's deal; a server that does not list it is answered with
+    # DealRound by the dealer all the same.
     if [[ $phase != PHASE_AWAITING_DEAL && $phase != PHASE_ROUND_OVER ]]; then
       echo "no legal action for seat $seat in $phase" >&2
       exit 1
@@ -98,6 +98,11 @@ for ((step = 0; step < MAX_ACTIONS; step++)); do
     # The action's oneof field is the request's field of the same name: {"play": {"card": 0, ...}}.
     shown="$method ${action#\{\"$kind\":}"
     shown=${shown%\}}
+    if [[ $kind == deal ]]; then
+      # The dealer's deal (listed as {"deal": {}}): DealRound with the match's own deck.
+      action='{}'
+      shown="deals"
+    fi
   fi
 
   if ((refused == 0)) && [[ $phase == PHASE_BIDDING ]]; then

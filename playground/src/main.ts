@@ -9,7 +9,7 @@
 //   delay=700                       milliseconds a bot waits before it acts
 //   start=140:140                   the match score to start from (continuing a match)
 //   target=152                      the target score (default: the rule set's)
-//   preset=seeds|kammelna           the rule preset (default seeds)
+//   preset=seeds|kammelna|federation  the rule preset (default seeds)
 //   lang=en|ar                      the language (Arabic is laid out right to left)
 
 import { BotLevel, Preset } from "@baloot-engine/client";
@@ -22,7 +22,11 @@ import { words, type Lang } from "./i18n.js";
 import { render, type Page } from "./render.js";
 
 const LEVELS: Record<string, BotLevel> = { random: BotLevel.RANDOM, basic: BotLevel.BASIC, strong: BotLevel.STRONG };
-const PRESETS: Record<string, Preset> = { seeds: Preset.SEEDS, kammelna: Preset.KAMMELNA };
+const PRESETS: Record<string, Preset> = {
+  seeds: Preset.SEEDS,
+  kammelna: Preset.KAMMELNA,
+  federation: Preset.FEDERATION,
+};
 
 function intParam(params: URLSearchParams, name: string, low: number, high: number): number | undefined {
   const text = params.get(name);

@@ -385,6 +385,9 @@ function drawControls(page: Page, table: Table): HTMLElement {
     if (chosen.case === "play" && chosen.value.akka) {
       continue; // Akka calls are the toggle below
     }
+    if (chosen.case === "deal") {
+      continue; // the dealer's deal is the deal button above
+    }
     buttons.push(
       h(
         "button",

@@ -43,6 +43,7 @@ BETWEEN = (types_pb2.PHASE_AWAITING_DEAL, types_pb2.PHASE_ROUND_OVER)
 PASS = types_pb2.BID_KIND_PASS
 SEEDS = rules_pb2.RuleSet(preset=rules_pb2.PRESET_SEEDS)
 KAMMELNA = rules_pb2.RuleSet(preset=rules_pb2.PRESET_KAMMELNA)
+FEDERATION = rules_pb2.RuleSet(preset=rules_pb2.PRESET_FEDERATION)
 # A rule set far from both presets: Sawa claims, projects declared by the engine, Kawesh
 # redeals, the «قبلك» claim, the buyer naming open or closed and leading, a short match.
 CUSTOM = rules_pb2.RuleSet(

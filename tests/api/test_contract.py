@@ -21,6 +21,8 @@ API_REASONS = {
     "OVERLOADED",
     "LEDGER_UNAVAILABLE",
     "MATCH_UNKNOWN",
+    "RECORD_TOO_LARGE",
+    "RECORD_DIVERGES",
 }
 
 
@@ -98,6 +100,9 @@ def test_each_rpc_has_its_own_request_and_response() -> None:
         "ListLegalActions",
         "ScoreRound",
         "SuggestAction",
+        "ApplyBotAction",
+        "VerifyRecord",
+        "ReplayRecord",
     }
     for method in service.methods:
         assert method.input_type.name == f"{method.name}Request"

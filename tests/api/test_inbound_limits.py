@@ -26,6 +26,10 @@ REQUESTS = [
 ]
 
 
+# What a record holds is checked by records.check_size, not by the limits table.
+CHECKED_BY_RECORDS = {"MatchRecord"}
+
+
 def _repeated_fields(message: Descriptor, seen: set[str]) -> set[tuple[str, str]]:
     """Every (message, field) repeated field reachable from ``message``."""
     if message.full_name in seen:
@@ -35,7 +39,7 @@ def _repeated_fields(message: Descriptor, seen: set[str]) -> set[tuple[str, str]
     for field in message.fields:
         if field.is_repeated:
             found.add((message.name, field.name))
-        if field.message_type is not None:
+        if field.message_type is not None and message.name not in CHECKED_BY_RECORDS:
             found |= _repeated_fields(field.message_type, seen)
     return found
 
@@ -49,27 +53,37 @@ def test_every_repeated_field_of_a_request_has_a_limit() -> None:
     assert fields == set(inbound.REPEATED_LIMITS)
 
 
+def _path_to(message: Descriptor, name: str, seen: frozenset[str]) -> list[str] | None:
+    """The field names leading from ``message`` to a message called ``name``."""
+    if message.name == name:
+        return []
+    for field in message.fields:
+        inner = field.message_type
+        if inner is not None and inner.full_name not in seen:
+            rest = _path_to(inner, name, seen | {inner.full_name})
+            if rest is not None:
+                return [field.name, *rest]
+    return None
+
+
 def _request_with(message_name: str, field: str, size: int) -> Any:
-    """A request whose ``message_name.field`` holds ``size`` entries."""
-    if message_name == "Declaration":
-        request: Any = service_pb.DeclareProjectsRequest()
-        target: Any = request.declaration
-    elif message_name == "Trick":
-        request = service_pb.ScoreRoundRequest()
-        target = request.tricks.add()
+    """A request whose ``message_name.field`` holds ``size`` entries (the first request that
+    holds such a message; every message on the way is a single entry)."""
+    for descriptor in REQUESTS:
+        path = _path_to(descriptor, message_name, frozenset({descriptor.full_name}))
+        if path is not None:
+            break
     else:
-        request = getattr(service_pb, message_name)()
-        target = request
+        raise AssertionError(f"no request holds {message_name}")
+    request: Any = getattr(service_pb, descriptor.name)()
+    target: Any = request
+    for name in path:
+        inner = getattr(target, name)
+        target = inner.add() if target.DESCRIPTOR.fields_by_name[name].is_repeated else inner
     values = getattr(target, field)
-    if message_name == "Trick":
-        for _ in range(size):
-            values.add(card=1)
-    elif field == "tricks":
+    if target.DESCRIPTOR.fields_by_name[field].message_type is not None:
         for _ in range(size):
             values.add()
-    elif field == "awarded_projects":
-        for _ in range(size):
-            values.add(team=0, kind=types_pb2.PROJECT_KIND_SIRA)
     else:
         values.extend([1] * size)
     return request

@@ -83,10 +83,17 @@ def test_an_action_built_in_place_equals_its_message(action: object) -> None:
     assert list(response.actions) == [outbound.action_out(action)]  # type: ignore[arg-type]
 
 
-def test_a_deal_is_no_legal_action_message() -> None:
+def test_a_deal_is_the_deal_action_with_its_deck() -> None:
     response = pb.ListLegalActionsResponse()
+    outbound.add_action(response.actions, Deal(()))
     outbound.add_action(response.actions, Deal(tuple(range(32))))
-    assert list(response.actions) == []
+    assert response.actions[0].WhichOneof("action") == "deal"
+    assert not response.actions[0].deal.deck_order
+    assert list(response.actions[1].deal.deck_order) == list(range(32))
+    assert list(response.actions) == [
+        outbound.action_out(Deal(())),
+        outbound.action_out(Deal(tuple(range(32)))),
+    ]
 
 
 @pytest.mark.parametrize("kind", [EventKind.CARD_PLAYED, EventKind.AKKA_CALLED])
@@ -100,3 +107,14 @@ def test_every_encoded_card_event_equals_its_message(kind: EventKind) -> None:
                 play=types_pb2.PlayedCard(seat=seat, card=card, akka=kind is EventKind.AKKA_CALLED),
             )
             assert outbound.event_out(event, State()) == expected
+
+
+def test_the_eighth_trick_carries_the_ten_for_the_last_trick() -> None:
+    # R33. Sun, cards AS 10S KS QS: 11 + 10 + 4 + 3 = 28; as the 8th trick 28 + 10 = 38.
+    cards = (7, 3, 6, 5)
+    assert outbound.trick_out(7, 1, cards, -1, 1).abnat == 28
+    assert outbound.trick_out(8, 1, cards, -1, 1).abnat == 38
+    # Hokm spades: AS 11 + 10S 10 + KS 4 + QS 3 = 28 in trump order too; JS 9S 8S 7S: 20 + 14.
+    assert outbound.trick_out(8, 2, (4, 2, 1, 0), 0, 2).abnat == 34 + 10
+    # A trick still being played is not complete: no bonus, whatever its number.
+    assert outbound.trick_out(8, 1, (7, 3), -1).abnat == 21

@@ -16,6 +16,7 @@ from baloot_engine.api.sealing import (
     HEADER_SIZE,
     KEY_SIZE,
     ROLES,
+    SPECTATOR_ROLE,
     TAG_SIZE,
     KeyRing,
     StateKeyError,
@@ -105,3 +106,19 @@ def test_a_key_file_is_created_private_once_then_read(tmp_path: Path) -> None:
     assert created
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert load_or_create_key_file(path) == (key, False)
+
+
+def test_the_board_key_is_its_own_purpose_and_follows_the_first_key() -> None:
+    ring = KeyRing([KEY])
+    assert ring.board_key() == KeyRing([KEY, OTHER_KEY]).board_key()
+    assert ring.board_key() != KeyRing([OTHER_KEY, KEY]).board_key()
+    assert ring.board_key() not in (KEY, OTHER_KEY)
+    assert len(ring.board_key()) == 32
+
+
+def test_the_spectator_credential_proves_its_own_role() -> None:
+    ring = KeyRing([KEY])
+    spectator = ring.credential(MATCH, SPECTATOR_ROLE)
+    assert ring.role_of(MATCH, spectator) == SPECTATOR_ROLE
+    assert spectator not in {ring.credential(MATCH, role) for role in ROLES}
+    assert ring.role_of(b"n" * 16, spectator) is None

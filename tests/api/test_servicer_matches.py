@@ -18,6 +18,7 @@ from baloot.v1 import rules_pb2, types_pb2
 
 from .conftest import (
     CUSTOM,
+    FEDERATION,
     IN_ORDER_HOKM,
     KAMMELNA,
     KEY_A,
@@ -31,7 +32,7 @@ from .conftest import (
 )
 
 FAILED_PRECONDITION = grpc.StatusCode.FAILED_PRECONDITION
-RULE_SETS = {"seeds": SEEDS, "kammelna": KAMMELNA, "custom": CUSTOM}
+RULE_SETS = {"seeds": SEEDS, "kammelna": KAMMELNA, "custom": CUSTOM, "federation": FEDERATION}
 SEEDS_PER_RULE_SET = 5
 
 
@@ -138,6 +139,42 @@ def test_the_custom_rules_are_in_force(client: EngineClient) -> None:
     assert kammelna.hokm_rounding == rules_pb2.HOKM_ROUNDING_PAIR_SUM_16
     assert kammelna.exact_tie_rule == rules_pb2.EXACT_TIE_RULE_KAMMELNA
     assert all(kammelna.HasField(f.name) for f in kammelna.DESCRIPTOR.fields if f.name != "preset")
+
+
+def test_the_federation_preset_is_in_force(client: EngineClient) -> None:
+    rules = client.create_match(FEDERATION, first_dealer=0).views[0].rules
+    assert rules.preset == rules_pb2.PRESET_FEDERATION
+    assert rules.card_conversion == rules_pb2.CARD_CONVERSION_DEFENDERS_COUNTED
+    assert rules.project_multiplier == rules_pb2.PROJECT_MULTIPLIER_DOUBLE_ONLY
+    assert rules.doubled_tie_rule == rules_pb2.DOUBLED_TIE_RULE_LAST_RAISER_LOSES
+    assert rules.baloot_absorption == rules_pb2.BALOOT_ABSORPTION_FOUR_OF_A_KIND_KQ
+    assert not rules.baloot_absorbed_by_hundred  # the old flag reads the new one
+    assert rules.success_metric == rules_pb2.SUCCESS_METRIC_RAW_HALF
+    assert rules.sun_double_defender_max == rules_pb2.SCORE_BOUNDARY_INCLUSIVE
+    assert rules.four_by_doubler_only
+    assert rules.triple_opens
+    assert rules.buyer_steps_by_buyer_only
+    assert rules.ashkal_requires_pending_hokm
+    assert rules.ashkal_in_round2
+    assert rules.ace_switch_dealer_right_only
+    assert rules.baloot_in_success_test
+    # An old caller's single flag over FEDERATION.
+    old = rules_pb2.RuleSet(preset=rules_pb2.PRESET_FEDERATION, baloot_absorbed_by_hundred=True)
+    changed = client.create_match(old).views[0].rules
+    assert changed.baloot_absorption == rules_pb2.BALOOT_ABSORPTION_RUN_HUNDRED
+    assert changed.preset == rules_pb2.PRESET_FEDERATION
+
+
+def test_contradictory_absorption_flags_are_refused(client: EngineClient) -> None:
+    request = pb.CreateMatchRequest(
+        rules=rules_pb2.RuleSet(
+            baloot_absorbed_by_hundred=True,
+            baloot_absorption=rules_pb2.BALOOT_ABSORPTION_NONE,
+        )
+    )
+    expect_refusal(
+        client.stub.CreateMatch, request, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_RULES"
+    )
 
 
 # ---------------------------------------------------------------------------------------

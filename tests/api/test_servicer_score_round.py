@@ -13,7 +13,7 @@ from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot.v1 import rules_pb2, types_pb2
 
-from .conftest import KAMMELNA, expect_refusal, refusal
+from .conftest import FEDERATION, KAMMELNA, expect_refusal, refusal
 
 SUN = types_pb2.CONTRACT_TYPE_SUN
 HOKM = types_pb2.CONTRACT_TYPE_HOKM
@@ -407,3 +407,80 @@ def test_the_calculator_needs_no_match(stub: pb_grpc.BalootEngineServiceStub) ->
     assert [t.team for t in score.teams] == [0, 1]
     assert [t.final_points for t in score.teams] == [6, 20]
     assert "team 1" in score.explanation
+
+
+# ---------------------------------------------------------------------------------------
+# The FEDERATION preset's scoring values (§A.14), computed by hand
+
+
+def federation(**flags: Any) -> rules_pb2.RuleSet:
+    rules = rules_pb2.RuleSet()
+    rules.CopyFrom(FEDERATION)
+    for name, value in flags.items():
+        setattr(rules, name, value)
+    return rules
+
+
+@pytest.mark.parametrize(
+    ("request_", "points"),
+    [
+        # F3: Sun 65-65, buyer team 0: the defenders' 65 -> 7 x 2 = 14, the buyer 12.
+        (sun(65, rules=FEDERATION), (12, 14)),
+        # F3: Hokm buyer team 1 86, defenders 76 -> 8, the buyer 16 - 8 = 8.
+        (hokm((76, 86), buyer_team=1, rules=FEDERATION), (8, 8)),
+        # F3 + F1: Hokm buyer team 0 76 with the Baloot (raw 96 > 86): 86 -> 9, buyer 7 + 2.
+        (hokm((76, 86), rules=FEDERATION, baloot_teams=[0]), (9, 9)),
+        # F6: Hokm 81-81 tripled: the buyer raised last and loses, 16 x 3 to team 1.
+        (hokm((81, 81), rules=FEDERATION, multiplier=3), (0, 48)),
+        # F6: the same at Four: the defenders raised last, 16 x 4 to the buyer.
+        (hokm((81, 81), rules=FEDERATION, multiplier=4), (64, 0)),
+        # Single flags over SEEDS: card_conversion alone, Sun 75-55 bought by team 0.
+        (
+            sun(
+                75,
+                rules=rules_pb2.RuleSet(
+                    card_conversion=rules_pb2.CARD_CONVERSION_DEFENDERS_COUNTED
+                ),
+            ),
+            (14, 12),
+        ),
+    ],
+)
+def test_score_round_takes_the_federation_values(
+    stub: pb_grpc.BalootEngineServiceStub,
+    request_: pb.ScoreRoundRequest,
+    points: tuple[int, int],
+) -> None:
+    response = stub.ScoreRound(request_)
+    assert tuple(t.final_points for t in response.score.teams) == points
+
+
+def test_score_round_projects_at_triple_under_federation(
+    stub: pb_grpc.BalootEngineServiceStub,
+) -> None:
+    # Hokm x3, buyer team 1 92 with a Fifty and a Sira (7 GP), team 0 70: made; the pot
+    # 16 x 3 = 48 and the projects x1 (F5): 55. Under SEEDS (16 + 7) x 3 = 69.
+    projects = [
+        pb.AwardedProject(team=1, kind=types_pb2.PROJECT_KIND_FIFTY),
+        pb.AwardedProject(team=1, kind=types_pb2.PROJECT_KIND_SIRA),
+    ]
+    request = hokm((70, 92), buyer_team=1, multiplier=3, awarded_projects=projects)
+    assert [t.final_points for t in stub.ScoreRound(request).score.teams] == [0, 69]
+    request.rules.CopyFrom(FEDERATION)
+    assert [t.final_points for t in stub.ScoreRound(request).score.teams] == [0, 55]
+    rules = rules_pb2.RuleSet(project_multiplier=rules_pb2.PROJECT_MULTIPLIER_DOUBLE_ONLY)
+    request.rules.CopyFrom(rules)
+    assert [t.final_points for t in stub.ScoreRound(request).score.teams] == [0, 55]
+
+
+def test_score_round_still_refuses_impossible_facts_under_federation(
+    stub: pb_grpc.BalootEngineServiceStub,
+) -> None:
+    for request in (
+        hokm((80, 80), rules=FEDERATION),  # abnat do not sum to 162
+        sun(65, rules=FEDERATION, multiplier=3),  # a Sun is doubled once at most
+        hokm((81, 81), rules=FEDERATION, baloot_teams=[0, 1]),  # two Baloots
+    ):
+        expect_refusal(stub.ScoreRound, request, INVALID_ARGUMENT, "INVALID_ROUND_FACTS")
+    unknown = hokm((81, 81), rules=federation(card_conversion=7))
+    expect_refusal(stub.ScoreRound, unknown, INVALID_ARGUMENT, "INVALID_RULES")

@@ -22,7 +22,7 @@ from baloot_engine.api.state_codec import (
     encode_rules,
 )
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
-from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
+from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.state import Phase
 from tests.rules.strategies import play_match
 
@@ -31,10 +31,11 @@ VARIANTS = [
     SEEDS,
     KAMMELNA,
     SEEDS.replace(sawa=True, auto_declare_projects=True, match_target=101),
+    FEDERATION,
 ]
 
 
-@pytest.mark.parametrize("rules", VARIANTS, ids=["seeds", "kammelna", "custom"])
+@pytest.mark.parametrize("rules", VARIANTS, ids=["seeds", "kammelna", "custom", "federation"])
 def test_every_state_of_random_matches_round_trips(rules: RuleSet) -> None:
     rng = random.Random(5)
     sizes = []
@@ -52,7 +53,7 @@ def test_every_state_of_random_matches_round_trips(rules: RuleSet) -> None:
     assert max(sizes) <= 256 - 30
 
 
-@pytest.mark.parametrize("rules", VARIANTS, ids=["seeds", "kammelna", "custom"])
+@pytest.mark.parametrize("rules", VARIANTS, ids=["seeds", "kammelna", "custom", "federation"])
 def test_encoding_from_the_previous_message_equals_encoding_afresh(rules: RuleSet) -> None:
     rng = random.Random(6)
     for _ in range(6):

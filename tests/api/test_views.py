@@ -17,7 +17,7 @@ from baloot_engine.bots import Level, suggest
 from baloot_engine.rules.actions import Deal, Event
 from baloot_engine.rules.game import apply, new_match
 from baloot_engine.rules.observation import Observation, observe, observe_public
-from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
+from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.state import Phase, State
 from tests.rules.strategies import choose, random_deck
 
@@ -37,6 +37,7 @@ VARIANTS = [
     SEEDS,
     KAMMELNA,
     SEEDS.replace(sawa=True, auto_declare_projects=True, match_target=101),
+    FEDERATION,
 ]
 
 
@@ -90,7 +91,7 @@ def edge_cases(observation: Observation) -> set[str]:
     return cases
 
 
-@pytest.mark.parametrize("rules", VARIANTS, ids=["seeds", "kammelna", "custom"])
+@pytest.mark.parametrize("rules", VARIANTS, ids=["seeds", "kammelna", "custom", "federation"])
 def test_views_are_the_encoded_observation_and_events_the_plain_construction(
     rules: RuleSet,
 ) -> None:

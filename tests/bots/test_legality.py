@@ -63,8 +63,10 @@ def test_no_action_between_rounds_or_after_the_match() -> None:
 
 def test_basic_always_declares_its_projects_and_calls_akka() -> None:
     declared = akka = 0
+    # An Akka call exists only where the rules ask for it (akka_requires_declaration, §A.14).
+    rules = RULE_SETS["seeds"].replace(akka_requires_declaration=True)
     for seed in range(40):
-        for state in walk(RULE_SETS["seeds"], seed, bot(Level.BASIC), max_hands=2):
+        for state in walk(rules, seed, bot(Level.BASIC), max_hands=2):
             seat = state.turn
             legal = legal_actions(state, seat)
             action = suggest(state, seat, Level.BASIC, seed=seed)

@@ -9,15 +9,20 @@ from hypothesis import strategies as st
 from baloot_engine.rules.actions import Action, ClaimSawa, Deal
 from baloot_engine.rules.cards import CLUBS, DIAMONDS, HEARTS, SPADES, mask_of
 from baloot_engine.rules.contract import NO_TRUMP, ContractType
+from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.facts import AwardedProject, RoundFacts
 from baloot_engine.rules.game import apply, legal_actions, new_match
 from baloot_engine.rules.projects import ProjectKind
+from baloot_engine.rules.record import RecordedRound
 from baloot_engine.rules.ruleset import (
+    FEDERATION,
     KAMMELNA,
     SEEDS,
     BalootOnFailure,
+    CardConversion,
     ClosedChooser,
     DoubledAllocation,
+    DoubledTieRule,
     DoublingWindow,
     ExactTieRule,
     FirstLeader,
@@ -34,7 +39,7 @@ from baloot_engine.rules.ruleset import (
 from baloot_engine.rules.state import Phase, State
 
 decks = st.permutations(list(range(32))).map(tuple)
-presets = st.sampled_from([SEEDS, KAMMELNA])
+presets = st.sampled_from([SEEDS, KAMMELNA, FEDERATION])
 seats = st.integers(min_value=0, max_value=3)
 
 SIRA = ProjectKind.SIRA
@@ -77,6 +82,44 @@ def play_match(rng: random.Random, rules: RuleSet, max_hands: int = 200) -> list
     return states
 
 
+def recorded_match(
+    rng: random.Random, rules: RuleSet, max_hands: int = 200
+) -> tuple[State, list[RecordedRound], State]:
+    """Play a whole match with random legal actions (Sawa claims now and then, kept when they
+    hold) and return its start, its record (deck and actions per hand) and its last state."""
+    start = new_match(rules, dealer=rng.randrange(4))
+    state = start
+    rounds: list[RecordedRound] = []
+    deck: tuple[int, ...] = ()
+    actions: list[tuple[int, Action | RuleError]] = []
+    while state.phase is not Phase.MATCH_OVER:
+        assert len(rounds) <= max_hands, "the match does not end"
+        if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
+            if actions:
+                rounds.append(RecordedRound(deck, tuple(actions)))
+            deck, actions = random_deck(rng), []
+            seat, action = state.dealer, Deal(())
+            state, _ = apply(state, seat, Deal(deck))
+            actions.append((seat, action))
+            continue
+        seat = state.turn
+        options = legal_actions(state, seat)
+        claims = [a for a in options if isinstance(a, ClaimSawa)]
+        if claims and rng.random() < 0.3:
+            try:
+                state, _ = apply(state, seat, claims[0])
+            except RuleError:
+                pass
+            else:
+                actions.append((seat, claims[0]))
+                continue
+        seat, action = choose(rng, state)
+        state, _ = apply(state, seat, action)
+        actions.append((seat, action))
+    rounds.append(RecordedRound(deck, tuple(actions)))
+    return start, rounds, state
+
+
 # --- rule sets varying the flags each part of the rules consults ---
 
 bidding_rules = st.builds(
@@ -88,15 +131,26 @@ bidding_rules = st.builds(
     second_hokm_suit_at_confirm=st.booleans(),
     kawesh=st.sampled_from(Kawesh),
     kawesh_keeps_dealer=st.booleans(),
+    ashkal_requires_pending_hokm=st.booleans(),
+    ace_switch_dealer_right_only=st.booleans(),
 )
 
 
+def _chain_rules(**flags: object) -> RuleSet:
+    """SEEDS with doubling flags; triple_opens only where the doubler names the mode."""
+    if flags.get("closed_chooser") is ClosedChooser.BUYER:
+        flags["triple_opens"] = False
+    return SEEDS.replace(**flags)
+
+
 doubling_rules = st.builds(
-    SEEDS.replace,
+    _chain_rules,
     buyer_steps_by_buyer_only=st.booleans(),
     closed_chooser=st.sampled_from(ClosedChooser),
     gahwa_forces_open=st.booleans(),
     doubling_window=st.sampled_from(DoublingWindow),
+    four_by_doubler_only=st.booleans(),
+    triple_opens=st.booleans(),
 )
 
 
@@ -122,7 +176,9 @@ trumps = st.sampled_from([NO_TRUMP, SPADES, HEARTS, DIAMONDS, CLUBS])
 
 rule_sets = st.builds(
     lambda base, **flags: base.replace(**flags),
-    base=st.sampled_from([SEEDS, KAMMELNA]),
+    base=st.sampled_from([SEEDS, KAMMELNA, FEDERATION]),
+    card_conversion=st.sampled_from(CardConversion),
+    doubled_tie_rule=st.sampled_from(DoubledTieRule),
     hokm_rounding=st.sampled_from(HokmRounding),
     exact_tie_rule=st.sampled_from(ExactTieRule),
     success_metric=st.sampled_from(SuccessMetric),

@@ -20,7 +20,14 @@ from baloot_engine.rules.cards import parse_card
 from baloot_engine.rules.contract import ContractType, PlayMode
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.game import apply, legal_actions, new_match
-from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, Kawesh, RuleSet, SunPriorityClaim
+from baloot_engine.rules.ruleset import (
+    FEDERATION,
+    KAMMELNA,
+    SEEDS,
+    Kawesh,
+    RuleSet,
+    SunPriorityClaim,
+)
 from baloot_engine.rules.state import BidStage, Phase, State, validate
 
 from .scenario import (
@@ -58,8 +65,8 @@ def start(rules: RuleSet = SEEDS, *, dealer: int = DEALER, deck: tuple[int, ...]
     return dealt(deck, rules=rules, dealer=dealer)
 
 
-def round2(rules: RuleSet = SEEDS, *, dealer: int = DEALER) -> State:
-    state = pass_rest(start(rules, dealer=dealer))
+def round2(rules: RuleSet = SEEDS, *, dealer: int = DEALER, deck: tuple[int, ...] = DECK) -> State:
+    state = pass_rest(start(rules, dealer=dealer, deck=deck))
     assert state.phase is Phase.BIDDING
     assert state.bidding_round == 2
     return state
@@ -639,3 +646,61 @@ def test_bids_outside_the_legal_set_are_refused_and_change_nothing(
             assert repr(state) == snapshot
         on_turn = sorted(options(state, state.turn), key=Bid.sort_key)
         state = act(state, state.turn, data.draw(st.sampled_from(on_turn)))
+
+
+# --- §A.14 F13 and F14: FEDERATION's Ashkal and the switch on an Ace ---------------------------
+
+PENDING_HOKM = SEEDS.replace(ashkal_requires_pending_hokm=True, ashkal_in_round2=True)
+
+
+@pytest.mark.parametrize("rules", [PENDING_HOKM, FEDERATION])
+def test_ashkal_only_over_a_hokm_bid_in_the_same_lap(rules: RuleSet) -> None:
+    # No Hokm yet: L and the dealer may say Sun but not Ashkal.
+    state = bids(start(rules), (R, PASS), (O, PASS))
+    assert Bid(ASHKAL) not in options(state, L)
+    assert Bid(SUN) in options(state, L)
+    with pytest.raises(RuleError) as refused:
+        apply(state, L, Bid(ASHKAL))
+    assert refused.value.reason == errors.ASHKAL_NOT_ALLOWED
+    assert "over a Hokm" in refused.value.message
+    state = bid(state, L, PASS)
+    refuse(state, DD, Bid(ASHKAL), errors.ASHKAL_NOT_ALLOWED)
+    # O bids Hokm: L (and then the dealer) may take it away with an Ashkal.
+    state = bids(start(rules), (R, PASS), (O, HOKM))
+    assert Bid(ASHKAL) in options(state, L)
+    assert contract_of(bid(state, L, ASHKAL)) == sun(L, ashkal=True)
+    state = bid(state, L, PASS)
+    assert contract_of(bid(state, DD, ASHKAL)) == sun(DD, ashkal=True)
+
+
+@pytest.mark.parametrize("rules", [PENDING_HOKM, FEDERATION])
+def test_ashkal_in_round2_over_a_second_hokm(rules: RuleSet) -> None:
+    state = bids(round2(rules), (R, PASS), (O, PASS))
+    refuse(state, L, Bid(ASHKAL), errors.ASHKAL_NOT_ALLOWED)  # nobody bid Hokm in this lap
+    state = bids(round2(rules), (R, HOKM, C))
+    state = bid(state, O, PASS)  # O says Wala and is not asked again in this lap
+    assert Bid(ASHKAL) in options(state, L)
+    assert contract_of(bid(state, L, ASHKAL)) == sun(L, 2, ashkal=True)
+
+
+@pytest.mark.parametrize("rules", [SEEDS.replace(ace_switch_dealer_right_only=True), FEDERATION])
+def test_on_a_revealed_ace_only_the_dealers_right_switches_to_sun(rules: RuleSet) -> None:
+    # O bids Hokm on AH; the others pass; O may only confirm.
+    state = pass_rest(bids(start(rules, deck=ACE_DECK), (R, PASS), (O, HOKM)))
+    assert state.bid_stage is BidStage.CONFIRM
+    assert options(state, O) == {Bid(CONFIRM, H)}
+    with pytest.raises(RuleError) as refused:
+        apply(state, O, Bid(SWITCH))
+    assert refused.value.reason == errors.BID_NOT_ALLOWED
+    assert "dealer's right" in refused.value.message
+    assert contract_of(bid(state, O, CONFIRM, H)) == hokm(O, H)
+    # R (the dealer's right) bids Hokm on the Ace: he may still switch.
+    state = pass_rest(bid(start(rules, deck=ACE_DECK), R, HOKM))
+    assert options(state, R) == {Bid(CONFIRM, H), Bid(SWITCH)}
+    assert contract_of(bid(state, R, SWITCH)) == sun(R)
+    # Not an Ace (10H): everybody may switch, as in SEEDS.
+    state = pass_rest(bids(start(rules), (R, PASS), (O, HOKM)))
+    assert options(state, O) == {Bid(CONFIRM, H), Bid(SWITCH)}
+    # A second-round Hokm names another suit: it is not on the Ace, the switch stays.
+    state = pass_rest(bids(round2(rules, deck=ACE_DECK), (R, PASS), (O, HOKM, C)))
+    assert options(state, O) == {Bid(CONFIRM, C), Bid(SWITCH)}

@@ -13,7 +13,7 @@ import pytest
 
 from baloot_engine.rules.cards import FULL_DECK
 from baloot_engine.rules.game import legal_actions
-from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
+from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.scoring import Outcome
 from baloot_engine.rules.state import Phase, State, validate
 
@@ -31,7 +31,9 @@ def _cards_out(state: State) -> int:
     return mask
 
 
-@pytest.mark.parametrize("rules", [SEEDS, KAMMELNA], ids=["seeds", "kammelna"])
+@pytest.mark.parametrize(
+    "rules", [SEEDS, KAMMELNA, FEDERATION], ids=["seeds", "kammelna", "federation"]
+)
 def test_random_matches_keep_every_invariant(rules: RuleSet) -> None:
     rng = random.Random(20241129)
     for _ in range(MATCHES):

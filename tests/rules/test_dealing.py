@@ -12,6 +12,7 @@ from baloot_engine.rules import dealing, errors
 from baloot_engine.rules.actions import Bid, BidKind, Deal, EventKind
 from baloot_engine.rules.cards import FULL_DECK, parse_card
 from baloot_engine.rules.contract import ContractType
+from baloot_engine.rules.dealing import board_deck
 from baloot_engine.rules.game import apply, legal_actions, new_match
 from baloot_engine.rules.ruleset import SEEDS, Kawesh
 from baloot_engine.rules.state import Phase, State
@@ -383,3 +384,18 @@ def test_the_dealer_rotates_after_every_hand(deck: tuple[int, ...], dealer: int,
     assert state.dealer == (dealer + 1) % 4
     with pytest.raises(errors.RuleError):
         apply(state, dealer, Deal(deck))
+
+
+def test_board_decks_are_permutations_fixed_by_key_set_round_and_redeal() -> None:
+    key = bytes(range(32))
+    deck = board_deck(key, "cup", 1, 0)
+    assert sorted(deck) == list(range(32))
+    assert board_deck(key, "cup", 1, 0) == deck
+    others = {
+        board_deck(key, "cup", 2, 0),
+        board_deck(key, "cup", 1, 1),
+        board_deck(key, "cup2", 1, 0),
+        board_deck(bytes(32), "cup", 1, 0),
+    }
+    assert deck not in others
+    assert len(others) == 4

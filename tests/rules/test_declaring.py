@@ -100,3 +100,71 @@ def test_declarable_is_exactly_what_a_declaration_accepts(hand: int, trump: int)
                     continue
                 accepted.add(kinds)
         assert set(declarable(hand, trump, rules)) == accepted
+
+
+# --- §A.14 rulings: sub-runs of a longer run, declaring before one's turn --------------------
+
+# Seat 1 holds a seven-card run 7S-KS; seat 0 two Siras (8D-10D and QD-AD); seats 2 and 3 none.
+LONG_RUN = {
+    1: "7S 8S 9S 10S JS QS KS 7H",
+    2: "AS 8H 10H QH AH 7C 9C JC",
+    3: "9H JH KH 8C 10C QC 7D JD",
+    0: "KC AC 8D 9D 10D QD KD AD",
+}
+
+
+def test_a_sira_or_a_fifty_inside_a_longer_run_may_be_declared() -> None:
+    state = sun_hand(LONG_RUN, "KD", buyer=0)
+    # A run of seven: any Sira, Fifty or Hundred inside it, and with split_long_runs (SEEDS)
+    # two disjoint parts of it: Sira + Sira (3 + 3) or Sira + Fifty (3 + 4); a Hundred leaves
+    # only two cards, too few for a second project.
+    assert legal_declarations(state, 1) == [
+        Declare((SIRA,)),
+        Declare((FIFTY,)),
+        Declare((HUNDRED,)),
+        Declare((SIRA, SIRA)),
+        Declare((SIRA, FIFTY)),
+    ]
+    declared = act(state, 1, Declare((SIRA,)))
+    record = declared.declarations[1]
+    assert record is not None
+    # The best Sira of the run: its three highest cards.
+    assert record.projects[0].cards == sum(1 << parse_card(c) for c in ("JS", "QS", "KS"))
+    fifty = projects_for_declaration(state.full_hands[1], (FIFTY,), -1, SEEDS)
+    assert fifty[0].cards == sum(1 << parse_card(c) for c in ("10S", "JS", "QS", "KS"))
+
+
+def test_without_split_long_runs_one_part_of_a_long_run_only() -> None:
+    rules = SEEDS.replace(split_long_runs=False)
+    state = sun_hand(LONG_RUN, "KD", buyer=0, rules=rules)
+    assert legal_declarations(state, 1) == [
+        Declare((SIRA,)),
+        Declare((FIFTY,)),
+        Declare((HUNDRED,)),
+    ]
+    refuse(state, 1, Declare((SIRA, FIFTY)), errors.PROJECT_NOT_HELD)
+    hundred = projects_for_declaration(state.full_hands[1], (HUNDRED,), -1, rules)
+    assert hundred[0].cards.bit_count() == 7  # the whole run, as before
+
+
+def test_the_comparison_uses_what_was_declared() -> None:
+    # Seat 1 holds a Hundred but declares only a Sira (JS-KS); seat 0 declares its Sira QD-AD,
+    # whose Ace beats the King: team 0 scores its projects, seat 1's team none.
+    state = sun_hand(LONG_RUN, "KD", buyer=0)
+    state = act(state, 1, Declare((SIRA,)))
+    state = act(state, 0, Declare((SIRA,)))  # seat 0 declares before its turn (§A.14)
+    state, events = act_events(play(state, "7H", "8H", "9H"), 0, Play(parse_card("KC")))
+    (revealed,) = [e for e in events if e.kind is EventKind.PROJECTS_REVEALED]
+    assert revealed.team == 0
+    assert [(seat, p.kind) for seat, p in revealed.projects] == [(0, SIRA)]
+    assert state.project_team == 0
+
+
+def test_declaring_in_trick_one_before_ones_own_turn_stays_allowed() -> None:
+    state = _hand()
+    assert state.turn == 1
+    # Seat 2 and seat 0 are not on turn: they may declare at once, before any card.
+    assert legal_declarations(state, 2) == [Declare((SIRA,))]
+    state, events = act_events(state, 2, Declare((SIRA,)))
+    assert [(e.kind, e.seat) for e in events] == [(EventKind.PROJECTS_DECLARED, 2)]
+    assert state.turn == 1

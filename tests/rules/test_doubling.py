@@ -11,7 +11,14 @@ from baloot_engine.rules.actions import Bid, BidKind, Doubling, DoublingCall, Ev
 from baloot_engine.rules.contract import PlayMode
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.game import apply, legal_actions
-from baloot_engine.rules.ruleset import SEEDS, ClosedChooser, DoublingWindow, RuleSet, ScoreBoundary
+from baloot_engine.rules.ruleset import (
+    FEDERATION,
+    SEEDS,
+    ClosedChooser,
+    DoublingWindow,
+    RuleSet,
+    ScoreBoundary,
+)
 from baloot_engine.rules.state import DoublingStep, Phase, State, validate
 
 from .scenario import (
@@ -531,6 +538,7 @@ def test_random_doubling_chains_follow_r13_r14(
     expected_team = 1 - buyer_team  # the team of the step being asked
     last_caller = buyer
     multiplier, mode, gahwa = 1, OPEN, False
+    doubler = -1
     steps = 0
     while state.phase is Phase.DOUBLING:
         steps += 1
@@ -546,6 +554,8 @@ def test_random_doubling_chains_follow_r13_r14(
             ]
             if rules.buyer_steps_by_buyer_only and expected_team == buyer_team:
                 team_seats = [buyer]
+            if rules.four_by_doubler_only and state.doubling_step is DoublingStep.FOUR:
+                team_seats = [doubler]  # §A.14 F8: only the seat that doubled
             assert list(state.to_ask) == team_seats[len(team_seats) - len(state.to_ask) :]
         choice = data.draw(st.sampled_from(sorted(calls(state, seat), key=Doubling.sort_key)))
         state = act(state, seat, choice)
@@ -553,6 +563,10 @@ def test_random_doubling_chains_follow_r13_r14(
             multiplier = RAISES[choice.call]
             if choice.mode is not None:
                 mode = choice.mode
+            if choice.call is DOUBLE:
+                doubler = seat
+            if choice.call is TRIPLE and rules.triple_opens:
+                mode = OPEN  # §A.14 F8: a Triple opens the game
             expected_team = 1 - expected_team
             last_caller = seat
         elif choice.call is GAHWA:
@@ -569,3 +583,56 @@ def test_random_doubling_chains_follow_r13_r14(
         mode = OPEN
     assert contract.mode is mode
     assert [h.bit_count() for h in state.hands] == [8, 8, 8, 8]
+
+
+# --- §A.14 F8: the FEDERATION chain ------------------------------------------------------------
+
+
+def test_federation_chain_triple_by_the_buyer_opens_and_four_only_by_the_doubler() -> None:
+    state = hokm_by(R, FEDERATION)  # buyer R (seat 1), partner L; defenders O, D
+    assert asked(state) == (O, DD)  # Double: both defenders, as in SEEDS
+    state = call(state, O, DECLINE)
+    state = call(state, DD, DOUBLE, CLOSED)  # the dealer doubles, closed
+    assert state.contract is not None
+    assert state.contract.closed
+    # Triple: only the buyer (buyer_steps_by_buyer_only), not his partner L.
+    assert asked(state) == (R,)
+    assert calls(state, L) == set()
+    refuse(state, L, Doubling(TRIPLE), errors.NOT_YOUR_TURN)
+    state = call(state, R, TRIPLE)
+    assert state.contract.multiplier == 3
+    assert not state.contract.closed  # triple_opens: the Triple makes the game open
+    # Four: only the player who doubled (the dealer), not his partner O who declined first.
+    assert asked(state) == (DD,)
+    assert calls(state, DD) == raise_options(FOUR)
+    assert calls(state, O) == set()
+    state = call(state, DD, FOUR, CLOSED)  # the Four may close it again
+    assert state.contract.multiplier == 4
+    assert state.contract.closed
+    assert asked(state) == (R,)  # Gahwa: the buyer only
+    state = call(state, R, GAHWA)
+    assert state.phase is Phase.PLAYING
+    assert state.contract.gahwa
+    assert not state.contract.closed  # Gahwa is open
+    assert validate(state) == []
+
+
+def test_federation_the_doublers_decline_of_four_ends_the_chain() -> None:
+    state = hokm_by(R, FEDERATION)
+    state = call(state, O, DOUBLE, OPEN)
+    state = call(state, R, TRIPLE)
+    assert asked(state) == (O,)
+    state = call(state, O, DECLINE)  # his partner D is never asked
+    assert state.phase is Phase.PLAYING
+    assert state.contract is not None
+    assert state.contract.multiplier == 3
+
+
+def test_triple_keeps_a_closed_game_closed_without_triple_opens() -> None:
+    state = hokm_by(R, SEEDS.replace(four_by_doubler_only=True))
+    state = call(state, O, DOUBLE, CLOSED)
+    state = call(state, L, DECLINE)
+    state = call(state, R, TRIPLE)
+    assert state.contract is not None
+    assert state.contract.closed  # SEEDS: Triple keeps the mode
+    assert asked(state) == (O,)  # four_by_doubler_only alone: the doubler O only

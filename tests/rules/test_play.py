@@ -333,6 +333,21 @@ def test_akka_call_on_a_card_that_is_not_the_boss_is_refused() -> None:
         refuse(state, 1, P("QS", akka=True), errors.AKKA_NOT_ALLOWED)  # KS still unplayed
 
 
+def test_without_akka_requires_declaration_the_call_is_neither_offered_nor_accepted() -> None:
+    # §A.14 ruling on R20: KS is the boss of spades once AS and 10S are gone, but with the
+    # flag off the engine recognises it by itself and an Akka call means nothing.
+    for rules in (SEEDS, KAMMELNA):
+        state = play(hokm(L5, rules), "AS", "10S", "7S", "JS")
+        assert state.leader == 1
+        assert P("KS") in legal_actions(state, 1)
+        assert P("KS", akka=True) not in legal_actions(state, 1)
+        assert not any(isinstance(a, Play) and a.akka for a in legal_actions(state, 1))
+        refuse(state, 1, P("KS", akka=True), errors.AKKA_NOT_ALLOWED)
+        # The boss card still frees a void partner without the call (SEEDS: Akka-only rule).
+        if rules is SEEDS:
+            assert legal_card_codes(play(state, "KS", "9S")) == full(L5, 3, "7S")
+
+
 def test_akka_call_only_when_leading() -> None:
     state = play(hokm(L5, DECLARED), "AS", "10S", "7S", "JS", "10D")
     with pytest.raises(RuleError):
@@ -521,7 +536,7 @@ def test_a_whole_hand_ends_after_eight_tricks_and_the_deal_moves_on() -> None:
     assert tricks == 8
     assert state.phase is Phase.ROUND_OVER
     assert state.dealer == 1
-    assert sum(state.abnat) == 152
+    assert sum(state.abnat) == 162  # R33: the running abnat hold the 10 of the last trick
     refuse(state, 0, Deal(tuple(range(32))), errors.NOT_YOUR_TURN)
 
 
@@ -744,7 +759,7 @@ def test_random_hands_follow_the_reference_of_r17_r23(
                 expected = offered  # the other reading of the ambiguous corner
             assert offered == expected
             akka_cards = {a.card for a in plays if a.akka}
-            if trick or trump < 0:
+            if trick or trump < 0 or not rules.akka_requires_declaration:
                 assert akka_cards == set()
             else:
                 assert akka_cards == {
@@ -765,15 +780,16 @@ def test_random_hands_follow_the_reference_of_r17_r23(
         win = ref_winner(trick, trump)
         winner = (expected_leader + win) % 4
         won = [e for e in events if e.kind is EventKind.TRICK_WON]
+        last_trick = 10 if len(played) == 28 else 0  # R33: the 8th trick carries the 10
         assert [(e.seat, e.points) for e in won] == [
-            (winner, sum(ref_points(c, trump) for c in trick))
+            (winner, sum(ref_points(c, trump) for c in trick) + last_trick)
         ]
         totals[winner % 2] += won[0].points
         played |= set(trick)
         expected_leader = winner
     assert state.phase in (Phase.ROUND_OVER, Phase.MATCH_OVER)
     assert list(state.abnat) == totals
-    assert sum(totals) == (120 if trump < 0 else 152)
+    assert sum(totals) == (130 if trump < 0 else 162)
     assert state.dealer == (dealer + 1) % 4 or state.phase is Phase.MATCH_OVER
 
 
@@ -829,3 +845,29 @@ def test_actions_outside_the_legal_set_are_refused_and_change_nothing(
         assert repr(state) == snapshot
         assert validate(state) == []
         state = act(state, state.turn, rng.choice(legal_actions(state, state.turn)))
+
+
+# --- R33: the 10 for the last trick belongs to the 8th trick ---------------------------------
+
+
+def test_the_eighth_trick_and_the_running_abnat_carry_the_last_trick_ten() -> None:
+    # Hokm hearts bought by seat 1, who holds every heart: he wins every trick. Each seat
+    # plays its cards from the 7 up, so trick k holds the four cards of one rank.
+    state = hokm(L6)
+    order = ("7", "8", "9", "10", "J", "Q", "K", "A")
+    suits = {1: "H", 2: "S", 3: "D", 0: "C"}
+    won = []
+    for rank_code in order:
+        for _ in range(4):
+            seat = state.turn
+            state, events = act_events(state, seat, P(rank_code + suits[seat]))
+            won += [e.points for e in events if e.kind is EventKind.TRICK_WON]
+        if rank_code == "K":
+            # Seven tricks: 0 + 0 + 14 + 40 + (20 + 2 + 2 + 2) + 12 + 16 = 108, no bonus yet.
+            assert state.abnat == (0, 108)
+    # 7s 0; 8s 0; 9H 14; 10s 40; JH 20 + 3 × 2; Qs 12; Ks 16; As 44, plus the 10 of the last.
+    assert won == [0, 0, 14, 40, 26, 12, 16, 44 + 10]
+    assert state.abnat == (0, 162)
+    score = state.last_score
+    assert score is not None
+    assert [t.card_abnat for t in score.teams] == [0, 162]

@@ -28,6 +28,7 @@ from baloot_engine.rules.errors import (
     ErrorKind,
     RuleError,
 )
+from baloot_engine.rules.facts import AwardedProject, baloot_teams_for
 from baloot_engine.rules.projects import (
     Project,
     ProjectKind,
@@ -43,7 +44,7 @@ from baloot_engine.rules.projects import (
     usable_candidates,
     winning_seat,
 )
-from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
+from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet
 
 from .strategies import hand_masks, trumps
 
@@ -481,3 +482,49 @@ def test_the_quick_project_test_agrees_with_the_full_search(cards: set[int]) -> 
     hand = sum(1 << card for card in cards)
     for trump in (NO_TRUMP, 0, 3):
         assert may_hold_project(hand) == bool(find_candidates(hand, trump))
+
+
+# --- §A.14 F11: FEDERATION's Baloot absorption -------------------------------------------------
+
+
+def test_federation_a_four_of_kings_takes_the_baloot_in_a_run_does_not() -> None:
+    four_kings = Project(ProjectKind.HUNDRED, cards("KS KH KD KC"), False)
+    four_queens = Project(ProjectKind.HUNDRED, cards("QS QH QD QC"), False)
+    four_jacks = Project(ProjectKind.HUNDRED, cards("JS JH JD JC"), False)
+    run_hundred = Project(ProjectKind.HUNDRED, cards("9H 10H JH QH KH"), True)
+    fifty = Project(ProjectKind.FIFTY, cards("JH QH KH AH"), True)
+    # FEDERATION: four Kings or four Queens hold the K or Q of trump and take the Baloot in;
+    # four Jacks do not hold either; a run never takes it in.
+    assert baloot_absorbed([four_kings], HEARTS, FEDERATION)
+    assert baloot_absorbed([four_queens], HEARTS, FEDERATION)
+    assert not baloot_absorbed([four_jacks], HEARTS, FEDERATION)
+    assert not baloot_absorbed([run_hundred], HEARTS, FEDERATION)
+    assert not baloot_absorbed([fifty], HEARTS, FEDERATION)
+    # SEEDS: only the run Hundred does.
+    assert baloot_absorbed([run_hundred], HEARTS, SEEDS)
+    assert not baloot_absorbed([four_kings], HEARTS, SEEDS)
+    # The same through the facts of a scored round: seat 1 holds KH QH.
+    hands = [cards("7S 8S 9S 7D 8D 9D 7C 8C"), 0, 0, 0]
+    hands[1] = cards("KS KH KD KC QH 7H 8H AS")
+    hands[2] = cards("10S JS QS 10D JD QD 10C JC")
+    kings = (AwardedProject(1, ProjectKind.HUNDRED, seat=1, cards=four_kings.cards),)
+    assert baloot_teams_for(hands, HEARTS, kings, FEDERATION) == ()
+    assert baloot_teams_for(hands, HEARTS, kings, SEEDS) == (1,)
+    # Not scored (the other team won the comparison): the Baloot counts.
+    assert baloot_teams_for(hands, HEARTS, (), FEDERATION) == (1,)
+
+
+def test_federation_best_choice_counts_a_baloot_inside_a_run() -> None:
+    # Hearts trump. 9H 10H JH QH KH is a run Hundred holding the Baloot; KS KD KC KH would be
+    # four Kings, but KH can serve only one of them. FEDERATION: the run keeps the Baloot
+    # (100 + 20 = 120), four Kings + the Fifty 9H-QH take it in (100 + 50 = 150): 150 wins.
+    hand = cards("KS KD KC KH QH JH 10H 9H")
+    chosen = best_projects(hand, HEARTS, FEDERATION)
+    assert sorted(p.kind.value for p in chosen) == ["fifty", "hundred"]
+    # SEEDS: four Kings + Fifty keep the Baloot (170); the run would lose it. Same projects.
+    assert sorted(p.kind.value for p in best_projects(hand, HEARTS, SEEDS)) == ["fifty", "hundred"]
+    # Without the other Kings: the run Hundred, whose Baloot FEDERATION still scores.
+    run = cards("7S 8D 7C QH JH 10H 9H KH")
+    (only,) = best_projects(run, HEARTS, FEDERATION)
+    assert only.sequence
+    assert only.kind is ProjectKind.HUNDRED

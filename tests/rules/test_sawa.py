@@ -185,7 +185,7 @@ def test_a_valid_sawa_takes_every_remaining_trick() -> None:
     state = hokm(L6, rules_with(sawa=True))  # seat 1 holds all eight trumps
     state = act(state, 1, ClaimSawa())
     assert state.phase is Phase.ROUND_OVER
-    assert state.abnat == (0, 152)
+    assert state.abnat == (0, 162)  # the claim takes the 10 for the last trick too (R33)
 
 
 def test_a_false_sawa_is_refused() -> None:

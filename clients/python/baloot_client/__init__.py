@@ -8,6 +8,7 @@ from baloot_client.client import (
     Match,
     PermissionDeniedError,
 )
+from baloot_client.records import RecordBuilder, read_record, write_record
 from baloot_client.retry import SERVICE_CONFIG
 
 __all__ = [
@@ -18,4 +19,7 @@ __all__ = [
     "InvalidRequestError",
     "Match",
     "PermissionDeniedError",
+    "RecordBuilder",
+    "read_record",
+    "write_record",
 ]

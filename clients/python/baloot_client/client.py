@@ -18,7 +18,8 @@ from grpc_status import rpc_status
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
-from baloot.v1 import rules_pb2, types_pb2
+from baloot.v1 import records_pb2, rules_pb2, types_pb2
+from baloot_client.records import RecordBuilder
 from baloot_client.retry import channel_options
 
 _Response = TypeVar("_Response")
@@ -126,9 +127,10 @@ class EngineClient:
         *,
         first_dealer: int | None = None,
         starting_scores: Sequence[int] = (),
+        board_set: str = "",
     ) -> Match:
-        """Create a match and return its handle."""
-        request = pb.CreateMatchRequest(starting_scores=list(starting_scores))
+        """Create a match and return its handle (``board_set``: duplicate boards)."""
+        request = pb.CreateMatchRequest(starting_scores=list(starting_scores), board_set=board_set)
         if rules is not None:
             request.rules.CopyFrom(rules)
         if first_dealer is not None:
@@ -142,7 +144,17 @@ class EngineClient:
             state=response.state,
             version=response.state_version,
             views=list(response.views),
+            spectator_credential=response.spectator_credential,
+            recorder=RecordBuilder(response.match_id, response.views[0], board_set),
         )
+
+    def verify_record(self, record: records_pb2.MatchRecord) -> pb.VerifyRecordResponse:
+        """Replay a record through the rules: valid, or its first divergence."""
+        return self.call(self.stub.VerifyRecord, pb.VerifyRecordRequest(record=record))
+
+    def replay_record(self, record: records_pb2.MatchRecord, step: int) -> pb.ReplayRecordResponse:
+        """The views and events of a record after its first ``step`` actions."""
+        return self.call(self.stub.ReplayRecord, pb.ReplayRecordRequest(record=record, step=step))
 
     def score_round(self, request: pb.ScoreRoundRequest) -> pb.ScoreRoundResponse:
         """The stateless round-score calculator."""
@@ -154,7 +166,9 @@ class Match:
     """One match: the latest token and version, and the credentials handed out for it.
 
     Actions use the host credential unless ``credential`` is given. Each accepted action
-    replaces ``state``, ``version`` and ``views`` and returns the events it caused.
+    replaces ``state``, ``version`` and ``views`` and returns the events it caused, and is
+    added to :attr:`record` (complete with each hand's deck when the host credential acts,
+    since only the host receives the ``ROUND_REVEALED`` events without the reveal rule flag).
     """
 
     client: EngineClient
@@ -164,8 +178,23 @@ class Match:
     state: bytes
     version: int
     views: list[types_pb2.View] = field(default_factory=list)
+    spectator_credential: str = ""
+    recorder: RecordBuilder | None = None
 
-    def _send(self, method: Callable[..., Any], request: Any, credential: str | None) -> Any:
+    @property
+    def record(self) -> records_pb2.MatchRecord:
+        """The match's record so far (see :mod:`baloot_client.records` to write it)."""
+        if self.recorder is None:
+            raise ValueError("this match was not created by this client: it has no record")
+        return self.recorder.record
+
+    def _send(
+        self,
+        method: Callable[..., Any],
+        request: Any,
+        credential: str | None,
+        action: types_pb2.Action | None = None,
+    ) -> Any:
         request.state = self.state
         request.match_id = self.match_id
         request.credential = credential or self.host_credential
@@ -173,38 +202,61 @@ class Match:
         response = self.client.call(method, request)
         self.state, self.version = response.state, response.state_version
         self.views = list(response.views)
+        if self.recorder is not None:
+            applied = response.action if action is None else action
+            self.recorder.add(request.seat, applied, response.events)
         return response
 
     def deal(self, seat: int, deck: Iterable[int] = (), credential: str | None = None) -> Any:
         """Deal the next round (``deck``: a preset order, if the server allows it)."""
         request = pb.DealRoundRequest(seat=seat, deck_order=list(deck))
-        return self._send(self.client.stub.DealRound, request, credential).events
+        action = types_pb2.Action(deal=types_pb2.DealAction(deck_order=request.deck_order))
+        return self._send(self.client.stub.DealRound, request, credential, action).events
 
     def bid(self, seat: int, bid: types_pb2.Bid, credential: str | None = None) -> Any:
         """Place a bid."""
         request = pb.PlaceBidRequest(seat=seat, bid=bid)
-        return self._send(self.client.stub.PlaceBid, request, credential).events
+        action = types_pb2.Action(bid=bid)
+        return self._send(self.client.stub.PlaceBid, request, credential, action).events
 
     def double(self, seat: int, call: types_pb2.Doubling, credential: str | None = None) -> Any:
         """Make a doubling call."""
         request = pb.CallDoubleRequest(seat=seat, doubling=call)
-        return self._send(self.client.stub.CallDouble, request, credential).events
+        action = types_pb2.Action(doubling=call)
+        return self._send(self.client.stub.CallDouble, request, credential, action).events
 
     def declare(
         self, seat: int, declaration: types_pb2.Declaration, credential: str | None = None
     ) -> Any:
         """Declare projects."""
         request = pb.DeclareProjectsRequest(seat=seat, declaration=declaration)
-        return self._send(self.client.stub.DeclareProjects, request, credential).events
+        action = types_pb2.Action(declaration=declaration)
+        return self._send(self.client.stub.DeclareProjects, request, credential, action).events
 
     def play(self, seat: int, play: types_pb2.CardPlay, credential: str | None = None) -> Any:
         """Play a card (or claim Sawa)."""
         request = pb.PlayCardRequest(seat=seat, play=play)
-        return self._send(self.client.stub.PlayCard, request, credential).events
+        action = types_pb2.Action(play=play)
+        return self._send(self.client.stub.PlayCard, request, credential, action).events
+
+    def bot_act(
+        self, seat: int, level: pb.BotLevel.ValueType = pb.BOT_LEVEL_BASIC, seed: int | None = None
+    ) -> pb.ApplyBotActionResponse:
+        """Apply a bot's action for the seat on turn in one call (host credential): for
+        timeouts and disconnected players. The response names the action applied."""
+        request = pb.ApplyBotActionRequest(seat=seat, level=level)
+        if seed is not None:
+            request.seed = seed
+        response: pb.ApplyBotActionResponse = self._send(
+            self.client.stub.ApplyBotAction, request, None
+        )
+        return response
 
     def act(self, seat: int, action: types_pb2.Action, credential: str | None = None) -> Any:
-        """Apply any action of a legal-action list."""
+        """Apply any action of a legal-action list (the dealer's deal included)."""
         which = action.WhichOneof("action")
+        if which == "deal":
+            return self.deal(seat, action.deal.deck_order, credential)
         if which == "bid":
             return self.bid(seat, action.bid, credential)
         if which == "doubling":

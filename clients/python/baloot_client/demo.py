@@ -1,6 +1,7 @@
 """Play complete matches against a running server and print the score sheet.
 
-    baloot-demo [--target localhost:50051] [--matches 1] [--preset seats|kammelna] [--seed N]
+    baloot-demo [--target localhost:50051] [--matches 1]
+                [--preset seeds|kammelna|federation] [--seed N]
 
 Every seat takes a random action from the legal actions its view lists (declarations and
 Sawa claims aside), so the rules, the tokens and the views are exercised end to end.
@@ -38,17 +39,14 @@ def play_match(match: Match, rng: random.Random, out: list[str]) -> types_pb2.Vi
     """Play ``match`` to its end with random legal actions; append score-sheet lines."""
     view = match.views[0]
     while view.phase != types_pb2.PHASE_MATCH_OVER:
-        if view.phase in _BETWEEN:
-            match.deal(view.dealer)
-        else:
-            seat = view.turn
-            seat_view = match.views[seat]
-            events = match.act(seat, choose(seat_view, rng))
-            for event in events:
-                if event.kind == types_pb2.EVENT_KIND_ROUND_SCORED:
-                    out.append(score_line(event.round_score, match.views[0]))
-                elif event.kind == types_pb2.EVENT_KIND_REDEAL:
-                    out.append(f"  round {match.views[0].round_number:>2}: all passed, redeal")
+        # Every step is one of the legal actions of the seat on turn, the dealer's deal too.
+        seat = view.dealer if view.phase in _BETWEEN else view.turn
+        events = match.act(seat, choose(match.views[seat], rng))
+        for event in events:
+            if event.kind == types_pb2.EVENT_KIND_ROUND_SCORED:
+                out.append(score_line(event.round_score, match.views[0]))
+            elif event.kind == types_pb2.EVENT_KIND_REDEAL:
+                out.append(f"  round {match.views[0].round_number:>2}: all passed, redeal")
         view = match.views[0]
     return view
 
@@ -79,16 +77,23 @@ def score_line(score: types_pb2.RoundScore, view: types_pb2.View) -> str:
     )
 
 
+PRESETS = {
+    "seeds": rules_pb2.PRESET_SEEDS,
+    "kammelna": rules_pb2.PRESET_KAMMELNA,
+    "federation": rules_pb2.PRESET_FEDERATION,
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the demo; returns the exit code."""
     parser = argparse.ArgumentParser(description="Play Baloot matches against a server.")
     parser.add_argument("--target", default="localhost:50051")
     parser.add_argument("--matches", type=int, default=1)
-    parser.add_argument("--preset", choices=("seeds", "kammelna"), default="seeds")
+    parser.add_argument("--preset", choices=tuple(PRESETS), default="seeds")
     parser.add_argument("--seed", type=int, default=None, help="seed of the random players")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    preset = rules_pb2.PRESET_KAMMELNA if args.preset == "kammelna" else rules_pb2.PRESET_SEEDS
+    preset = PRESETS[args.preset]
     client = EngineClient.connect(args.target)
     try:
         for number in range(1, args.matches + 1):

@@ -9,7 +9,10 @@ import { createClient, type CallOptions, type Client, type Transport } from "@co
 import {
   BalootEngineService,
   BotLevel,
+  type ApplyBotActionResponse,
   type GetScoreResponse,
+  type ReplayRecordResponse,
+  type VerifyRecordResponse,
   type ScoreRoundRequestSchema,
   type ScoreRoundResponse,
 } from "./gen/baloot/v1/engine_service_pb.js";
@@ -25,6 +28,8 @@ import type {
   View,
 } from "./gen/baloot/v1/types_pb.js";
 import { EngineError } from "./errors.js";
+import type { MatchRecord as MatchRecordMessage } from "./gen/baloot/v1/records_pb.js";
+import { RecordBuilder } from "./records.js";
 
 /** The generated client of the service, for calls the wrappers below do not cover. */
 export type EngineRpc = Client<typeof BalootEngineService>;
@@ -45,6 +50,8 @@ export interface CreateMatchOptions {
   firstDealer?: number;
   /** The match score to start from, one entry per team. */
   startingScores?: number[];
+  /** Duplicate boards: an organiser's board set (1 to 64 printable ASCII characters). */
+  boardSet?: string;
 }
 
 /** The service over one transport, with typed errors. */
@@ -75,18 +82,35 @@ export class EngineClient {
           ...(options.rules !== undefined && { rules: options.rules }),
           ...(options.firstDealer !== undefined && { firstDealer: options.firstDealer }),
           startingScores: options.startingScores ?? [],
+          boardSet: options.boardSet ?? "",
         },
         call,
       ),
     );
-    return new Match(this, {
+    const match = new Match(this, {
       matchId: response.matchId,
       state: response.state,
       version: response.stateVersion,
       credential: response.hostCredential,
       seatCredentials: response.seatCredentials,
+      spectatorCredential: response.spectatorCredential,
       views: response.views,
     });
+    const first = response.views[0];
+    if (first !== undefined) {
+      match.recorder = new RecordBuilder(response.matchId, first, options.boardSet ?? "");
+    }
+    return match;
+  }
+
+  /** Replay a match record through the rules: valid, or its first divergence (VerifyRecord). */
+  verifyRecord(record: MatchRecordMessage): Promise<VerifyRecordResponse> {
+    return this.call((rpc, call) => rpc.verifyRecord({ record }, call));
+  }
+
+  /** The views and events of a record after its first `step` actions (ReplayRecord). */
+  replayRecord(record: MatchRecordMessage, step: number): Promise<ReplayRecordResponse> {
+    return this.call((rpc, call) => rpc.replayRecord({ record, step }, call));
   }
 
   /** A handle on a stored match (see Match.record()), to act with `record.credential`. */
@@ -114,6 +138,8 @@ export interface MatchRecord {
   seat?: number | undefined;
   /** The seat credentials CreateMatch handed out (only the host has them), seat 0 first. */
   seatCredentials?: readonly string[];
+  /** The spectator credential CreateMatch handed out (public view only). */
+  spectatorCredential?: string;
   /** The latest views, seat 0 first (not needed to go on). */
   views?: readonly View[];
 }
@@ -177,6 +203,13 @@ export class Match {
   readonly seat: number | undefined;
   /** The seat credentials, seat 0 first (empty when resumed without them). */
   readonly seatCredentials: readonly string[];
+  /** The spectator credential (public view only; empty when resumed without it). */
+  readonly spectatorCredential: string;
+  /**
+   * Builds the match's MatchRecord message from the responses (set by createMatch; a resumed
+   * match has none). Complete with each hand's deck when the host credential acts.
+   */
+  recorder: RecordBuilder | undefined;
   /** The latest sealed state token. */
   state: Uint8Array;
   /** The version of `state`: the number of actions accepted so far. */
@@ -190,6 +223,8 @@ export class Match {
     this.credential = record.credential;
     this.seat = record.seat;
     this.seatCredentials = [...(record.seatCredentials ?? [])];
+    this.spectatorCredential = record.spectatorCredential ?? "";
+    this.recorder = undefined;
     this.state = record.state;
     this.version = record.version;
     this.views = [...(record.views ?? [])];
@@ -248,10 +283,29 @@ export class Match {
     return view;
   }
 
+  /** The match's record so far (built from the responses; see records.ts to write it). */
+  matchRecord(): MatchRecordMessage {
+    if (this.recorder === undefined) {
+      throw new Error("this match was not created by this client: it has no record");
+    }
+    return this.recorder.record;
+  }
+
   async #send(
     invoke: (rpc: EngineRpc, common: Common, options: CallOptions) => Promise<ActionResponse>,
     credential: string | undefined,
+    seat?: number,
+    action?: MessageInitShape<typeof ActionSchema>,
   ): Promise<Event[]> {
+    return (await this.#sendFor(invoke, credential, seat, action)).events;
+  }
+
+  async #sendFor<R extends ActionResponse>(
+    invoke: (rpc: EngineRpc, common: Common, options: CallOptions) => Promise<R>,
+    credential: string | undefined,
+    seat?: number,
+    action?: MessageInitShape<typeof ActionSchema>,
+  ): Promise<R> {
     const common: Common = {
       state: this.state,
       matchId: this.matchId,
@@ -262,25 +316,42 @@ export class Match {
     this.state = response.state;
     this.version = response.stateVersion;
     this.views = response.views;
-    return response.events;
+    if (this.recorder !== undefined && seat !== undefined && action !== undefined) {
+      this.recorder.add(seat, action, response.events);
+    }
+    return response;
   }
 
   /** Deal the next round as `seat` (the dealer); `deck`: a preset order, if the server allows it. */
   deal(seat: number, options: { deck?: number[]; credential?: string } = {}): Promise<Event[]> {
+    return this.#deal(seat, options);
+  }
+
+  #deal(
+    seat: number,
+    options: { deck?: number[] | readonly number[]; credential?: string | undefined },
+  ): Promise<Event[]> {
+    const deckOrder = [...(options.deck ?? [])];
     return this.#send(
-      (rpc, common, call) => rpc.dealRound({ ...common, seat, deckOrder: options.deck ?? [] }, call),
+      (rpc, common, call) => rpc.dealRound({ ...common, seat, deckOrder }, call),
       options.credential,
+      seat,
+      { action: { case: "deal", value: { deckOrder } } },
     );
   }
 
   /** Place a bid. */
   bid(seat: number, bid: MessageInitShape<typeof BidSchema>, credential?: string): Promise<Event[]> {
-    return this.#send((rpc, common, call) => rpc.placeBid({ ...common, seat, bid }, call), credential);
+    return this.#send((rpc, common, call) => rpc.placeBid({ ...common, seat, bid }, call), credential, seat, {
+      action: { case: "bid", value: bid },
+    });
   }
 
   /** Make a doubling call. */
   double(seat: number, doubling: MessageInitShape<typeof DoublingSchema>, credential?: string): Promise<Event[]> {
-    return this.#send((rpc, common, call) => rpc.callDouble({ ...common, seat, doubling }, call), credential);
+    return this.#send((rpc, common, call) => rpc.callDouble({ ...common, seat, doubling }, call), credential, seat, {
+      action: { case: "doubling", value: doubling },
+    });
   }
 
   /** Declare projects during the first trick. */
@@ -289,18 +360,47 @@ export class Match {
     declaration: MessageInitShape<typeof DeclarationSchema>,
     credential?: string,
   ): Promise<Event[]> {
-    return this.#send((rpc, common, call) => rpc.declareProjects({ ...common, seat, declaration }, call), credential);
+    return this.#send(
+      (rpc, common, call) => rpc.declareProjects({ ...common, seat, declaration }, call),
+      credential,
+      seat,
+      { action: { case: "declaration", value: declaration } },
+    );
   }
 
   /** Play a card (with an optional Akka call or Sawa claim). */
   play(seat: number, play: MessageInitShape<typeof CardPlaySchema>, credential?: string): Promise<Event[]> {
-    return this.#send((rpc, common, call) => rpc.playCard({ ...common, seat, play }, call), credential);
+    return this.#send((rpc, common, call) => rpc.playCard({ ...common, seat, play }, call), credential, seat, {
+      action: { case: "play", value: play },
+    });
   }
 
-  /** Apply any action, e.g. one of a view's `legalActions`. */
+  /**
+   * Apply, in one call, the action a bot of `level` chooses for the seat whose turn it is (the
+   * dealer's deal too): ApplyBotAction, host credential only, for timeouts and disconnects.
+   */
+  async botAct(
+    seat: number,
+    level: BotLevel = BotLevel.BASIC,
+    options: { seed?: bigint } = {},
+  ): Promise<ApplyBotActionResponse> {
+    const response = await this.#sendFor(
+      (rpc, common, call) =>
+        rpc.applyBotAction({ ...common, seat, level, ...(options.seed !== undefined && { seed: options.seed }) }, call),
+      undefined,
+    );
+    if (this.recorder !== undefined && response.action !== undefined) {
+      this.recorder.add(seat, response.action, response.events);
+    }
+    return response;
+  }
+
+  /** Apply any action, e.g. one of a view's `legalActions` (the dealer's deal included). */
   act(seat: number, action: Action | MessageInitShape<typeof ActionSchema>, credential?: string): Promise<Event[]> {
     const chosen = action.action;
     switch (chosen?.case) {
+      case "deal":
+        return this.#deal(seat, { deck: chosen.value.deckOrder ?? [], credential });
       case "bid":
         return this.bid(seat, chosen.value, credential);
       case "doubling":
@@ -310,7 +410,7 @@ export class Match {
       case "play":
         return this.play(seat, chosen.value, credential);
       default:
-        return Promise.reject(new TypeError("not an action: no bid, doubling, declaration or play is set"));
+        return Promise.reject(new TypeError("not an action: no deal, bid, doubling, declaration or play is set"));
     }
   }
 

@@ -1,7 +1,7 @@
 // `npm run demo`: play complete matches against a running server and print the score sheet.
 //
 //   npm run demo -- [--target localhost:50051] [--grpc-web URL] [--matches 1]
-//                   [--preset seeds|kammelna] [--seed N] [--bots random|basic|strong]
+//                   [--preset seeds|kammelna|federation] [--seed N] [--bots random|basic|strong]
 //
 // Every seat takes a random action from the legal actions its view lists (declarations and
 // Sawa claims aside), so the rules, the tokens and the views are exercised end to end; with
@@ -18,7 +18,7 @@ import { playMatch, scoreLine, seededRandom } from "./random-play.js";
 import { connectGrpcWeb } from "./web.js";
 
 const USAGE =
-  "usage: npm run demo -- [--target host:port] [--grpc-web URL] [--matches N] [--preset seeds|kammelna] [--seed N]" +
+  "usage: npm run demo -- [--target host:port] [--grpc-web URL] [--matches N] [--preset seeds|kammelna|federation] [--seed N]" +
   " [--bots random|basic|strong]";
 
 const BOT_LEVELS: Record<string, BotLevel> = {
@@ -51,7 +51,12 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const matches = Number(args.matches);
-  const preset = args.preset === "kammelna" ? Preset.KAMMELNA : args.preset === "seeds" ? Preset.SEEDS : undefined;
+  const presets: Record<string, Preset> = {
+    seeds: Preset.SEEDS,
+    kammelna: Preset.KAMMELNA,
+    federation: Preset.FEDERATION,
+  };
+  const preset = presets[args.preset as string];
   const seed = args.seed === undefined ? Math.floor(Math.random() * 2 ** 32) : Number(args.seed);
   const bots = args.bots === undefined ? undefined : BOT_LEVELS[args.bots];
   if (

@@ -47,28 +47,27 @@ export interface PlayReport {
 }
 
 /**
- * Play a match (created with the host credential) to its end, dealing between rounds and
- * letting the seat to act choose; resolves to the final view.
+ * Play a match (created with the host credential) to its end: between rounds the dealer takes
+ * its one legal action, the deal; otherwise the seat to act chooses. Resolves to the final view.
  */
 export async function playMatch(match: Match, random: Random, report: PlayReport = {}): Promise<View> {
   let view = match.latestView;
   while (view.phase !== Phase.MATCH_OVER) {
-    if (view.phase === Phase.AWAITING_DEAL || view.phase === Phase.ROUND_OVER) {
-      await match.deal(view.dealer);
-    } else {
-      const seat = view.turn;
-      const seatView = seat === undefined ? undefined : match.viewOf(seat);
-      if (seat === undefined || seatView === undefined) {
-        throw new Error(`no seat to act in phase ${Phase[view.phase]}`);
-      }
-      const action = report.choose ? await report.choose(match, seat, seatView) : chooseAction(seatView, random);
-      const events = await match.act(seat, action);
-      for (const event of events) {
-        if (event.kind === EventKind.ROUND_SCORED && event.detail.case === "roundScore") {
-          report.onRound?.(event.detail.value, match.latestView);
-        } else if (event.kind === EventKind.REDEAL) {
-          report.onRedeal?.(match.latestView);
-        }
+    // Every step is one of the legal actions of the seat to act: between rounds, the dealer's deal.
+    const between = view.phase === Phase.AWAITING_DEAL || view.phase === Phase.ROUND_OVER;
+    const seat = between ? view.dealer : view.turn;
+    const seatView = seat === undefined ? undefined : match.viewOf(seat);
+    if (seat === undefined || seatView === undefined) {
+      throw new Error(`no seat to act in phase ${Phase[view.phase]}`);
+    }
+    const action =
+      report.choose && !between ? await report.choose(match, seat, seatView) : chooseAction(seatView, random);
+    const events = await match.act(seat, action);
+    for (const event of events) {
+      if (event.kind === EventKind.ROUND_SCORED && event.detail.case === "roundScore") {
+        report.onRound?.(event.detail.value, match.latestView);
+      } else if (event.kind === EventKind.REDEAL) {
+        report.onRedeal?.(match.latestView);
       }
     }
     view = match.latestView;

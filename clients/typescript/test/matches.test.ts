@@ -38,6 +38,7 @@ describe("matches over gRPC", () => {
   for (const [name, preset, seed] of [
     ["SEEDS", Preset.SEEDS, 1],
     ["KAMMELNA", Preset.KAMMELNA, 2],
+    ["FEDERATION", Preset.FEDERATION, 3],
   ] as const) {
     it(`plays a complete match with the ${name} preset`, async () => {
       const match = await client.createMatch({ rules: { preset }, firstDealer: 0 });

@@ -22,11 +22,12 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from baloot.v1 import records_pb2 as baloot_dot_v1_dot_records__pb2
 from baloot.v1 import rules_pb2 as baloot_dot_v1_dot_rules__pb2
 from baloot.v1 import types_pb2 as baloot_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1e\x62\x61loot/v1/engine_service.proto\x12\tbaloot.v1\x1a\x15\x62\x61loot/v1/rules.proto\x1a\x15\x62\x61loot/v1/types.proto\"|\n\x12\x43reateMatchRequest\x12!\n\x05rules\x18\x01 \x01(\x0b\x32\x12.baloot.v1.RuleSet\x12\x19\n\x0c\x66irst_dealer\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x17\n\x0fstarting_scores\x18\x03 \x03(\rB\x0f\n\r_first_dealer\"\xa0\x01\n\x13\x43reateMatchResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12\x10\n\x08match_id\x18\x03 \x01(\t\x12\x17\n\x0fhost_credential\x18\x04 \x01(\t\x12\x18\n\x10seat_credentials\x18\x05 \x03(\t\x12\x1e\n\x05views\x18\x06 \x03(\x0b\x32\x0f.baloot.v1.View\"\x9d\x01\n\x10\x44\x65\x61lRoundRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x12\n\ndeck_order\x18\x04 \x03(\r\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\tB\x13\n\x11_expected_version\"{\n\x11\x44\x65\x61lRoundResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\"\xa5\x01\n\x0fPlaceBidRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x1b\n\x03\x62id\x18\x04 \x01(\x0b\x32\x0e.baloot.v1.Bid\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\tB\x13\n\x11_expected_version\"z\n\x10PlaceBidResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\"\xb1\x01\n\x11\x43\x61llDoubleRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12%\n\x08\x64oubling\x18\x04 \x01(\x0b\x32\x13.baloot.v1.Doubling\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\tB\x13\n\x11_expected_version\"|\n\x12\x43\x61llDoubleResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\"\xbc\x01\n\x16\x44\x65\x63lareProjectsRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12+\n\x0b\x64\x65\x63laration\x18\x04 \x01(\x0b\x32\x16.baloot.v1.Declaration\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\tB\x13\n\x11_expected_version\"\x81\x01\n\x17\x44\x65\x63lareProjectsResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\"\xab\x01\n\x0fPlayCardRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12!\n\x04play\x18\x04 \x01(\x0b\x32\x13.baloot.v1.CardPlay\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\tB\x13\n\x11_expected_version\"z\n\x10PlayCardResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\"F\n\x0fGetScoreRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x10\n\x08match_id\x18\x03 \x01(\t\"z\n\x10GetScoreResponse\x12\x15\n\rstate_version\x18\x01 \x01(\x04\x12)\n\nlast_round\x18\x02 \x01(\x0b\x32\x15.baloot.v1.RoundScore\x12$\n\x05match\x18\x03 \x01(\x0b\x32\x15.baloot.v1.MatchScore\"a\n\x0eGetViewRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x04 \x01(\tB\x07\n\x05_seat\"0\n\x0fGetViewResponse\x12\x1d\n\x04view\x18\x01 \x01(\x0b\x32\x0f.baloot.v1.View\"\\\n\x17ListLegalActionsRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x10\n\x08match_id\x18\x04 \x01(\t\"U\n\x18ListLegalActionsResponse\x12\x15\n\rstate_version\x18\x01 \x01(\x04\x12\"\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x11.baloot.v1.Action\"D\n\x0e\x41wardedProject\x12\x0c\n\x04team\x18\x01 \x01(\r\x12$\n\x04kind\x18\x02 \x01(\x0e\x32\x16.baloot.v1.ProjectKind\"\xa1\x03\n\x11ScoreRoundRequest\x12!\n\x05rules\x18\x01 \x01(\x0b\x32\x12.baloot.v1.RuleSet\x12.\n\rcontract_type\x18\x02 \x01(\x0e\x32\x17.baloot.v1.ContractType\x12\x1e\n\x05trump\x18\x03 \x01(\x0e\x32\x0f.baloot.v1.Suit\x12\x14\n\nbuyer_seat\x18\x04 \x01(\rH\x00\x12\x14\n\nbuyer_team\x18\x05 \x01(\rH\x00\x12\x12\n\ncard_abnat\x18\x06 \x03(\r\x12\x12\n\ntricks_won\x18\x07 \x03(\r\x12 \n\x06tricks\x18\x08 \x03(\x0b\x32\x10.baloot.v1.Trick\x12\x33\n\x10\x61warded_projects\x18\t \x03(\x0b\x32\x19.baloot.v1.AwardedProject\x12\x14\n\x0c\x62\x61loot_teams\x18\n \x03(\r\x12\x12\n\nmultiplier\x18\x0b \x01(\r\x12\r\n\x05gahwa\x18\x0c \x01(\x08\x12\x14\n\x0cmatch_scores\x18\r \x03(\r\x12\x16\n\x0ereverse_kaboot\x18\x0e \x01(\x08\x42\x07\n\x05\x62uyer\"`\n\x12ScoreRoundResponse\x12$\n\x05score\x18\x01 \x01(\x0b\x32\x15.baloot.v1.RoundScore\x12$\n\x05match\x18\x02 \x01(\x0b\x32\x15.baloot.v1.MatchScore\"\x99\x01\n\x14SuggestActionRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x10\n\x08match_id\x18\x04 \x01(\t\x12\"\n\x05level\x18\x05 \x01(\x0e\x32\x13.baloot.v1.BotLevel\x12\x11\n\x04seed\x18\x06 \x01(\x04H\x00\x88\x01\x01\x42\x07\n\x05_seed\"u\n\x15SuggestActionResponse\x12\x15\n\rstate_version\x18\x01 \x01(\x04\x12!\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x11.baloot.v1.Action\x12\"\n\x05level\x18\x03 \x01(\x0e\x32\x13.baloot.v1.BotLevel*f\n\x08\x42otLevel\x12\x19\n\x15\x42OT_LEVEL_UNSPECIFIED\x10\x00\x12\x14\n\x10\x42OT_LEVEL_RANDOM\x10\x01\x12\x13\n\x0f\x42OT_LEVEL_BASIC\x10\x02\x12\x14\n\x10\x42OT_LEVEL_STRONG\x10\x03\x32\x94\x07\n\x13\x42\x61lootEngineService\x12Q\n\x0b\x43reateMatch\x12\x1d.baloot.v1.CreateMatchRequest\x1a\x1e.baloot.v1.CreateMatchResponse\"\x03\x90\x02\x02\x12K\n\tDealRound\x12\x1b.baloot.v1.DealRoundRequest\x1a\x1c.baloot.v1.DealRoundResponse\"\x03\x90\x02\x02\x12H\n\x08PlaceBid\x12\x1a.baloot.v1.PlaceBidRequest\x1a\x1b.baloot.v1.PlaceBidResponse\"\x03\x90\x02\x02\x12N\n\nCallDouble\x12\x1c.baloot.v1.CallDoubleRequest\x1a\x1d.baloot.v1.CallDoubleResponse\"\x03\x90\x02\x02\x12]\n\x0f\x44\x65\x63lareProjects\x12!.baloot.v1.DeclareProjectsRequest\x1a\".baloot.v1.DeclareProjectsResponse\"\x03\x90\x02\x02\x12H\n\x08PlayCard\x12\x1a.baloot.v1.PlayCardRequest\x1a\x1b.baloot.v1.PlayCardResponse\"\x03\x90\x02\x02\x12H\n\x08GetScore\x12\x1a.baloot.v1.GetScoreRequest\x1a\x1b.baloot.v1.GetScoreResponse\"\x03\x90\x02\x01\x12\x45\n\x07GetView\x12\x19.baloot.v1.GetViewRequest\x1a\x1a.baloot.v1.GetViewResponse\"\x03\x90\x02\x01\x12`\n\x10ListLegalActions\x12\".baloot.v1.ListLegalActionsRequest\x1a#.baloot.v1.ListLegalActionsResponse\"\x03\x90\x02\x01\x12N\n\nScoreRound\x12\x1c.baloot.v1.ScoreRoundRequest\x1a\x1d.baloot.v1.ScoreRoundResponse\"\x03\x90\x02\x01\x12W\n\rSuggestAction\x12\x1f.baloot.v1.SuggestActionRequest\x1a .baloot.v1.SuggestActionResponse\"\x03\x90\x02\x01\x42\xad\x01\n\x13org.balootengine.v1B\x12\x45ngineServiceProtoP\x01ZHgithub.com/baloot-engine/baloot-engine/clients/go/gen/baloot/v1;balootv1\xa2\x02\x03\x42LT\xaa\x02\tBaloot.V1\xba\x02\nBaloot_V1_\xca\x02\tBaloot\\V1\xea\x02\nBaloot::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1e\x62\x61loot/v1/engine_service.proto\x12\tbaloot.v1\x1a\x17\x62\x61loot/v1/records.proto\x1a\x15\x62\x61loot/v1/rules.proto\x1a\x15\x62\x61loot/v1/types.proto\"\x8f\x01\n\x12\x43reateMatchRequest\x12!\n\x05rules\x18\x01 \x01(\x0b\x32\x12.baloot.v1.RuleSet\x12\x19\n\x0c\x66irst_dealer\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x17\n\x0fstarting_scores\x18\x03 \x03(\r\x12\x11\n\tboard_set\x18\x14 \x01(\tB\x0f\n\r_first_dealer\"\xbe\x01\n\x13\x43reateMatchResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12\x10\n\x08match_id\x18\x03 \x01(\t\x12\x17\n\x0fhost_credential\x18\x04 \x01(\t\x12\x18\n\x10seat_credentials\x18\x05 \x03(\t\x12\x1e\n\x05views\x18\x06 \x03(\x0b\x32\x0f.baloot.v1.View\x12\x1c\n\x14spectator_credential\x18\x14 \x01(\t\"\x9d\x01\n\x10\x44\x65\x61lRoundRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x12\n\ndeck_order\x18\x04 \x03(\r\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\tB\x13\n\x11_expected_version\"{\n\x11\x44\x65\x61lRoundResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\"\xa5\x01\n\x0fPlaceBidRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x1b\n\x03\x62id\x18\x04 \x01(\x0b\x32\x0e.baloot.v1.Bid\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\tB\x13\n\x11_expected_version\"z\n\x10PlaceBidResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\"\xb1\x01\n\x11\x43\x61llDoubleRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12%\n\x08\x64oubling\x18\x04 \x01(\x0b\x32\x13.baloot.v1.Doubling\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\tB\x13\n\x11_expected_version\"|\n\x12\x43\x61llDoubleResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\"\xbc\x01\n\x16\x44\x65\x63lareProjectsRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12+\n\x0b\x64\x65\x63laration\x18\x04 \x01(\x0b\x32\x16.baloot.v1.Declaration\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\tB\x13\n\x11_expected_version\"\x81\x01\n\x17\x44\x65\x63lareProjectsResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\"\xab\x01\n\x0fPlayCardRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12!\n\x04play\x18\x04 \x01(\x0b\x32\x13.baloot.v1.CardPlay\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\tB\x13\n\x11_expected_version\"z\n\x10PlayCardResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\"F\n\x0fGetScoreRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x10\n\x08match_id\x18\x03 \x01(\t\"z\n\x10GetScoreResponse\x12\x15\n\rstate_version\x18\x01 \x01(\x04\x12)\n\nlast_round\x18\x02 \x01(\x0b\x32\x15.baloot.v1.RoundScore\x12$\n\x05match\x18\x03 \x01(\x0b\x32\x15.baloot.v1.MatchScore\"a\n\x0eGetViewRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x04 \x01(\tB\x07\n\x05_seat\"0\n\x0fGetViewResponse\x12\x1d\n\x04view\x18\x01 \x01(\x0b\x32\x0f.baloot.v1.View\"\\\n\x17ListLegalActionsRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x10\n\x08match_id\x18\x04 \x01(\t\"U\n\x18ListLegalActionsResponse\x12\x15\n\rstate_version\x18\x01 \x01(\x04\x12\"\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x11.baloot.v1.Action\"D\n\x0e\x41wardedProject\x12\x0c\n\x04team\x18\x01 \x01(\r\x12$\n\x04kind\x18\x02 \x01(\x0e\x32\x16.baloot.v1.ProjectKind\"\xa1\x03\n\x11ScoreRoundRequest\x12!\n\x05rules\x18\x01 \x01(\x0b\x32\x12.baloot.v1.RuleSet\x12.\n\rcontract_type\x18\x02 \x01(\x0e\x32\x17.baloot.v1.ContractType\x12\x1e\n\x05trump\x18\x03 \x01(\x0e\x32\x0f.baloot.v1.Suit\x12\x14\n\nbuyer_seat\x18\x04 \x01(\rH\x00\x12\x14\n\nbuyer_team\x18\x05 \x01(\rH\x00\x12\x12\n\ncard_abnat\x18\x06 \x03(\r\x12\x12\n\ntricks_won\x18\x07 \x03(\r\x12 \n\x06tricks\x18\x08 \x03(\x0b\x32\x10.baloot.v1.Trick\x12\x33\n\x10\x61warded_projects\x18\t \x03(\x0b\x32\x19.baloot.v1.AwardedProject\x12\x14\n\x0c\x62\x61loot_teams\x18\n \x03(\r\x12\x12\n\nmultiplier\x18\x0b \x01(\r\x12\r\n\x05gahwa\x18\x0c \x01(\x08\x12\x14\n\x0cmatch_scores\x18\r \x03(\r\x12\x16\n\x0ereverse_kaboot\x18\x0e \x01(\x08\x42\x07\n\x05\x62uyer\"`\n\x12ScoreRoundResponse\x12$\n\x05score\x18\x01 \x01(\x0b\x32\x15.baloot.v1.RoundScore\x12$\n\x05match\x18\x02 \x01(\x0b\x32\x15.baloot.v1.MatchScore\"\x99\x01\n\x14SuggestActionRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x10\n\x08match_id\x18\x04 \x01(\t\x12\"\n\x05level\x18\x05 \x01(\x0e\x32\x13.baloot.v1.BotLevel\x12\x11\n\x04seed\x18\x06 \x01(\x04H\x00\x88\x01\x01\x42\x07\n\x05_seed\"u\n\x15SuggestActionResponse\x12\x15\n\rstate_version\x18\x01 \x01(\x04\x12!\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x11.baloot.v1.Action\x12\"\n\x05level\x18\x03 \x01(\x0e\x32\x13.baloot.v1.BotLevel\"\xd4\x01\n\x15\x41pplyBotActionRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\t\x12\"\n\x05level\x18\x07 \x01(\x0e\x32\x13.baloot.v1.BotLevel\x12\x11\n\x04seed\x18\x08 \x01(\x04H\x01\x88\x01\x01\x42\x13\n\x11_expected_versionB\x07\n\x05_seedJ\x04\x08\x04\x10\x05\"\xd5\x01\n\x16\x41pplyBotActionResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\x12\x0c\n\x04seat\x18\x14 \x01(\r\x12!\n\x06\x61\x63tion\x18\x15 \x01(\x0b\x32\x11.baloot.v1.Action\x12\"\n\x05level\x18\x16 \x01(\x0e\x32\x13.baloot.v1.BotLevel\"=\n\x13VerifyRecordRequest\x12&\n\x06record\x18\x01 \x01(\x0b\x32\x16.baloot.v1.MatchRecord\"\xbc\x01\n\x14VerifyRecordResponse\x12\r\n\x05valid\x18\x01 \x01(\x08\x12$\n\x05match\x18\x02 \x01(\x0b\x32\x15.baloot.v1.MatchScore\x12$\n\x05sheet\x18\x03 \x03(\x0b\x32\x15.baloot.v1.RoundScore\x12/\n\ndivergence\x18\x04 \x01(\x0b\x32\x1b.baloot.v1.RecordDivergence\x12\x18\n\x10\x61\x63tions_replayed\x18\x05 \x01(\r\"K\n\x13ReplayRecordRequest\x12&\n\x06record\x18\x01 \x01(\x0b\x32\x16.baloot.v1.MatchRecord\x12\x0c\n\x04step\x18\x02 \x01(\r\"\xe9\x01\n\x14ReplayRecordResponse\x12\x1e\n\x05views\x18\x01 \x03(\x0b\x32\x0f.baloot.v1.View\x12$\n\x0bpublic_view\x18\x02 \x01(\x0b\x32\x0f.baloot.v1.View\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12)\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x19.baloot.v1.RecordedAction\x12\x13\n\x0bround_index\x18\x05 \x01(\r\x12\x14\n\x0c\x61\x63tion_index\x18\x06 \x01(\r\x12\x13\n\x0btotal_steps\x18\x07 \x01(\r*f\n\x08\x42otLevel\x12\x19\n\x15\x42OT_LEVEL_UNSPECIFIED\x10\x00\x12\x14\n\x10\x42OT_LEVEL_RANDOM\x10\x01\x12\x13\n\x0f\x42OT_LEVEL_BASIC\x10\x02\x12\x14\n\x10\x42OT_LEVEL_STRONG\x10\x03\x32\x9c\t\n\x13\x42\x61lootEngineService\x12Q\n\x0b\x43reateMatch\x12\x1d.baloot.v1.CreateMatchRequest\x1a\x1e.baloot.v1.CreateMatchResponse\"\x03\x90\x02\x02\x12K\n\tDealRound\x12\x1b.baloot.v1.DealRoundRequest\x1a\x1c.baloot.v1.DealRoundResponse\"\x03\x90\x02\x02\x12H\n\x08PlaceBid\x12\x1a.baloot.v1.PlaceBidRequest\x1a\x1b.baloot.v1.PlaceBidResponse\"\x03\x90\x02\x02\x12N\n\nCallDouble\x12\x1c.baloot.v1.CallDoubleRequest\x1a\x1d.baloot.v1.CallDoubleResponse\"\x03\x90\x02\x02\x12]\n\x0f\x44\x65\x63lareProjects\x12!.baloot.v1.DeclareProjectsRequest\x1a\".baloot.v1.DeclareProjectsResponse\"\x03\x90\x02\x02\x12H\n\x08PlayCard\x12\x1a.baloot.v1.PlayCardRequest\x1a\x1b.baloot.v1.PlayCardResponse\"\x03\x90\x02\x02\x12H\n\x08GetScore\x12\x1a.baloot.v1.GetScoreRequest\x1a\x1b.baloot.v1.GetScoreResponse\"\x03\x90\x02\x01\x12\x45\n\x07GetView\x12\x19.baloot.v1.GetViewRequest\x1a\x1a.baloot.v1.GetViewResponse\"\x03\x90\x02\x01\x12`\n\x10ListLegalActions\x12\".baloot.v1.ListLegalActionsRequest\x1a#.baloot.v1.ListLegalActionsResponse\"\x03\x90\x02\x01\x12N\n\nScoreRound\x12\x1c.baloot.v1.ScoreRoundRequest\x1a\x1d.baloot.v1.ScoreRoundResponse\"\x03\x90\x02\x01\x12W\n\rSuggestAction\x12\x1f.baloot.v1.SuggestActionRequest\x1a .baloot.v1.SuggestActionResponse\"\x03\x90\x02\x01\x12Z\n\x0e\x41pplyBotAction\x12 .baloot.v1.ApplyBotActionRequest\x1a!.baloot.v1.ApplyBotActionResponse\"\x03\x90\x02\x02\x12T\n\x0cVerifyRecord\x12\x1e.baloot.v1.VerifyRecordRequest\x1a\x1f.baloot.v1.VerifyRecordResponse\"\x03\x90\x02\x01\x12T\n\x0cReplayRecord\x12\x1e.baloot.v1.ReplayRecordRequest\x1a\x1f.baloot.v1.ReplayRecordResponse\"\x03\x90\x02\x01\x42\xad\x01\n\x13org.balootengine.v1B\x12\x45ngineServiceProtoP\x01ZHgithub.com/baloot-engine/baloot-engine/clients/go/gen/baloot/v1;balootv1\xa2\x02\x03\x42LT\xaa\x02\tBaloot.V1\xba\x02\nBaloot_V1_\xca\x02\tBaloot\\V1\xea\x02\nBaloot::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -56,54 +57,72 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_BALOOTENGINESERVICE'].methods_by_name['ScoreRound']._serialized_options = b'\220\002\001'
   _globals['_BALOOTENGINESERVICE'].methods_by_name['SuggestAction']._loaded_options = None
   _globals['_BALOOTENGINESERVICE'].methods_by_name['SuggestAction']._serialized_options = b'\220\002\001'
-  _globals['_BOTLEVEL']._serialized_start=3273
-  _globals['_BOTLEVEL']._serialized_end=3375
-  _globals['_CREATEMATCHREQUEST']._serialized_start=91
-  _globals['_CREATEMATCHREQUEST']._serialized_end=215
-  _globals['_CREATEMATCHRESPONSE']._serialized_start=218
-  _globals['_CREATEMATCHRESPONSE']._serialized_end=378
-  _globals['_DEALROUNDREQUEST']._serialized_start=381
-  _globals['_DEALROUNDREQUEST']._serialized_end=538
-  _globals['_DEALROUNDRESPONSE']._serialized_start=540
-  _globals['_DEALROUNDRESPONSE']._serialized_end=663
-  _globals['_PLACEBIDREQUEST']._serialized_start=666
-  _globals['_PLACEBIDREQUEST']._serialized_end=831
-  _globals['_PLACEBIDRESPONSE']._serialized_start=833
-  _globals['_PLACEBIDRESPONSE']._serialized_end=955
-  _globals['_CALLDOUBLEREQUEST']._serialized_start=958
-  _globals['_CALLDOUBLEREQUEST']._serialized_end=1135
-  _globals['_CALLDOUBLERESPONSE']._serialized_start=1137
-  _globals['_CALLDOUBLERESPONSE']._serialized_end=1261
-  _globals['_DECLAREPROJECTSREQUEST']._serialized_start=1264
-  _globals['_DECLAREPROJECTSREQUEST']._serialized_end=1452
-  _globals['_DECLAREPROJECTSRESPONSE']._serialized_start=1455
-  _globals['_DECLAREPROJECTSRESPONSE']._serialized_end=1584
-  _globals['_PLAYCARDREQUEST']._serialized_start=1587
-  _globals['_PLAYCARDREQUEST']._serialized_end=1758
-  _globals['_PLAYCARDRESPONSE']._serialized_start=1760
-  _globals['_PLAYCARDRESPONSE']._serialized_end=1882
-  _globals['_GETSCOREREQUEST']._serialized_start=1884
-  _globals['_GETSCOREREQUEST']._serialized_end=1954
-  _globals['_GETSCORERESPONSE']._serialized_start=1956
-  _globals['_GETSCORERESPONSE']._serialized_end=2078
-  _globals['_GETVIEWREQUEST']._serialized_start=2080
-  _globals['_GETVIEWREQUEST']._serialized_end=2177
-  _globals['_GETVIEWRESPONSE']._serialized_start=2179
-  _globals['_GETVIEWRESPONSE']._serialized_end=2227
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=2229
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=2321
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=2323
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=2408
-  _globals['_AWARDEDPROJECT']._serialized_start=2410
-  _globals['_AWARDEDPROJECT']._serialized_end=2478
-  _globals['_SCOREROUNDREQUEST']._serialized_start=2481
-  _globals['_SCOREROUNDREQUEST']._serialized_end=2898
-  _globals['_SCOREROUNDRESPONSE']._serialized_start=2900
-  _globals['_SCOREROUNDRESPONSE']._serialized_end=2996
-  _globals['_SUGGESTACTIONREQUEST']._serialized_start=2999
-  _globals['_SUGGESTACTIONREQUEST']._serialized_end=3152
-  _globals['_SUGGESTACTIONRESPONSE']._serialized_start=3154
-  _globals['_SUGGESTACTIONRESPONSE']._serialized_end=3271
-  _globals['_BALOOTENGINESERVICE']._serialized_start=3378
-  _globals['_BALOOTENGINESERVICE']._serialized_end=4294
+  _globals['_BALOOTENGINESERVICE'].methods_by_name['ApplyBotAction']._loaded_options = None
+  _globals['_BALOOTENGINESERVICE'].methods_by_name['ApplyBotAction']._serialized_options = b'\220\002\002'
+  _globals['_BALOOTENGINESERVICE'].methods_by_name['VerifyRecord']._loaded_options = None
+  _globals['_BALOOTENGINESERVICE'].methods_by_name['VerifyRecord']._serialized_options = b'\220\002\001'
+  _globals['_BALOOTENGINESERVICE'].methods_by_name['ReplayRecord']._loaded_options = None
+  _globals['_BALOOTENGINESERVICE'].methods_by_name['ReplayRecord']._serialized_options = b'\220\002\001'
+  _globals['_BOTLEVEL']._serialized_start=4346
+  _globals['_BOTLEVEL']._serialized_end=4448
+  _globals['_CREATEMATCHREQUEST']._serialized_start=117
+  _globals['_CREATEMATCHREQUEST']._serialized_end=260
+  _globals['_CREATEMATCHRESPONSE']._serialized_start=263
+  _globals['_CREATEMATCHRESPONSE']._serialized_end=453
+  _globals['_DEALROUNDREQUEST']._serialized_start=456
+  _globals['_DEALROUNDREQUEST']._serialized_end=613
+  _globals['_DEALROUNDRESPONSE']._serialized_start=615
+  _globals['_DEALROUNDRESPONSE']._serialized_end=738
+  _globals['_PLACEBIDREQUEST']._serialized_start=741
+  _globals['_PLACEBIDREQUEST']._serialized_end=906
+  _globals['_PLACEBIDRESPONSE']._serialized_start=908
+  _globals['_PLACEBIDRESPONSE']._serialized_end=1030
+  _globals['_CALLDOUBLEREQUEST']._serialized_start=1033
+  _globals['_CALLDOUBLEREQUEST']._serialized_end=1210
+  _globals['_CALLDOUBLERESPONSE']._serialized_start=1212
+  _globals['_CALLDOUBLERESPONSE']._serialized_end=1336
+  _globals['_DECLAREPROJECTSREQUEST']._serialized_start=1339
+  _globals['_DECLAREPROJECTSREQUEST']._serialized_end=1527
+  _globals['_DECLAREPROJECTSRESPONSE']._serialized_start=1530
+  _globals['_DECLAREPROJECTSRESPONSE']._serialized_end=1659
+  _globals['_PLAYCARDREQUEST']._serialized_start=1662
+  _globals['_PLAYCARDREQUEST']._serialized_end=1833
+  _globals['_PLAYCARDRESPONSE']._serialized_start=1835
+  _globals['_PLAYCARDRESPONSE']._serialized_end=1957
+  _globals['_GETSCOREREQUEST']._serialized_start=1959
+  _globals['_GETSCOREREQUEST']._serialized_end=2029
+  _globals['_GETSCORERESPONSE']._serialized_start=2031
+  _globals['_GETSCORERESPONSE']._serialized_end=2153
+  _globals['_GETVIEWREQUEST']._serialized_start=2155
+  _globals['_GETVIEWREQUEST']._serialized_end=2252
+  _globals['_GETVIEWRESPONSE']._serialized_start=2254
+  _globals['_GETVIEWRESPONSE']._serialized_end=2302
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=2304
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=2396
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=2398
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=2483
+  _globals['_AWARDEDPROJECT']._serialized_start=2485
+  _globals['_AWARDEDPROJECT']._serialized_end=2553
+  _globals['_SCOREROUNDREQUEST']._serialized_start=2556
+  _globals['_SCOREROUNDREQUEST']._serialized_end=2973
+  _globals['_SCOREROUNDRESPONSE']._serialized_start=2975
+  _globals['_SCOREROUNDRESPONSE']._serialized_end=3071
+  _globals['_SUGGESTACTIONREQUEST']._serialized_start=3074
+  _globals['_SUGGESTACTIONREQUEST']._serialized_end=3227
+  _globals['_SUGGESTACTIONRESPONSE']._serialized_start=3229
+  _globals['_SUGGESTACTIONRESPONSE']._serialized_end=3346
+  _globals['_APPLYBOTACTIONREQUEST']._serialized_start=3349
+  _globals['_APPLYBOTACTIONREQUEST']._serialized_end=3561
+  _globals['_APPLYBOTACTIONRESPONSE']._serialized_start=3564
+  _globals['_APPLYBOTACTIONRESPONSE']._serialized_end=3777
+  _globals['_VERIFYRECORDREQUEST']._serialized_start=3779
+  _globals['_VERIFYRECORDREQUEST']._serialized_end=3840
+  _globals['_VERIFYRECORDRESPONSE']._serialized_start=3843
+  _globals['_VERIFYRECORDRESPONSE']._serialized_end=4031
+  _globals['_REPLAYRECORDREQUEST']._serialized_start=4033
+  _globals['_REPLAYRECORDREQUEST']._serialized_end=4108
+  _globals['_REPLAYRECORDRESPONSE']._serialized_start=4111
+  _globals['_REPLAYRECORDRESPONSE']._serialized_end=4344
+  _globals['_BALOOTENGINESERVICE']._serialized_start=4451
+  _globals['_BALOOTENGINESERVICE']._serialized_end=5631
 # @@protoc_insertion_point(module_scope)

@@ -6,6 +6,7 @@ game. The card encoding, seats and teams are described at the top of types.proto
 variants in rules.proto and the error reasons in errors.proto.
 """
 
+from baloot.v1 import records_pb2 as _records_pb2
 from baloot.v1 import rules_pb2 as _rules_pb2
 from baloot.v1 import types_pb2 as _types_pb2
 from collections import abc as _abc
@@ -73,8 +74,17 @@ class CreateMatchRequest(_message.Message):
     RULES_FIELD_NUMBER: _builtins.int
     FIRST_DEALER_FIELD_NUMBER: _builtins.int
     STARTING_SCORES_FIELD_NUMBER: _builtins.int
+    BOARD_SET_FIELD_NUMBER: _builtins.int
     first_dealer: _builtins.int
     """The seat that deals the first round; absent means a seat drawn at random."""
+    board_set: _builtins.str
+    """Duplicate boards: an organiser's board set, 1 to 64 printable ASCII characters. Every
+    round's deck is then derived from the server's key, the board set, the round's number
+    (rounds scored before it, plus one) and the number of redeals since the last scored round,
+    so matches created with the same board set on servers sharing their keys get the same cards
+    round by round, and nobody can choose them: DealRound refuses a preset deck with
+    PERMISSION_DENIED and reason PRESET_DECK_DISABLED. Empty means the match's own shuffle.
+    """
     @_builtins.property
     def rules(self) -> _rules_pb2.RuleSet:
         """The rule set of the match, including its target score (`match_target`); absent means the
@@ -93,10 +103,11 @@ class CreateMatchRequest(_message.Message):
         rules: _rules_pb2.RuleSet | None = ...,
         first_dealer: _builtins.int | None = ...,
         starting_scores: _abc.Iterable[_builtins.int] | None = ...,
+        board_set: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer", "rules", b"rules", "starting_scores", b"starting_scores"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "board_set", b"board_set", "first_dealer", b"first_dealer", "rules", b"rules", "starting_scores", b"starting_scores"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__first_dealer: _TypeAlias = _typing.Literal["first_dealer"]  # noqa: Y015
     _WhichOneofArgType__first_dealer: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer"]  # noqa: Y015
@@ -116,6 +127,7 @@ class CreateMatchResponse(_message.Message):
     HOST_CREDENTIAL_FIELD_NUMBER: _builtins.int
     SEAT_CREDENTIALS_FIELD_NUMBER: _builtins.int
     VIEWS_FIELD_NUMBER: _builtins.int
+    SPECTATOR_CREDENTIAL_FIELD_NUMBER: _builtins.int
     state: _builtins.bytes
     """The sealed state token of the new match."""
     state_version: _builtins.int
@@ -124,6 +136,10 @@ class CreateMatchResponse(_message.Message):
     """The match's public identifier, safe to log and show."""
     host_credential: _builtins.str
     """The host credential: it may act for any seat and see every view. Keep it on the backend."""
+    spectator_credential: _builtins.str
+    """The spectator credential: it sees the public view only (GetView with no seat, GetScore)
+    and may act for no seat. Give it to watchers.
+    """
     @_builtins.property
     def seat_credentials(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """One credential per seat, seat 0 first: each may act for and see only its own seat."""
@@ -141,10 +157,11 @@ class CreateMatchResponse(_message.Message):
         host_credential: _builtins.str = ...,
         seat_credentials: _abc.Iterable[_builtins.str] | None = ...,
         views: _abc.Iterable[_types_pb2.View] | None = ...,
+        spectator_credential: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["host_credential", b"host_credential", "match_id", b"match_id", "seat_credentials", b"seat_credentials", "state", b"state", "state_version", b"state_version", "views", b"views"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["host_credential", b"host_credential", "match_id", b"match_id", "seat_credentials", b"seat_credentials", "spectator_credential", b"spectator_credential", "state", b"state", "state_version", b"state_version", "views", b"views"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1030,3 +1047,280 @@ class SuggestActionResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SuggestActionResponse: _TypeAlias = SuggestActionResponse  # noqa: Y015
+
+@_typing.final
+class ApplyBotActionRequest(_message.Message):
+    """The request of ApplyBotAction."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    CREDENTIAL_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    LEVEL_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    state: _builtins.bytes
+    """The sealed state token the action applies to."""
+    credential: _builtins.str
+    """The host credential (PERMISSION_DENIED with reason CREDENTIAL_INVALID otherwise)."""
+    seat: _builtins.int
+    """The seat to act for. It must be the seat whose turn it is (in the awaiting-deal phase, the
+    dealer), otherwise FAILED_PRECONDITION with reason NOT_YOUR_TURN (or MATCH_OVER).
+    """
+    expected_version: _builtins.int
+    """The state version the caller expects; refused with FAILED_PRECONDITION and reason
+    STALE_STATE if it differs, so a timeout that races the player's own action is harmless.
+    """
+    match_id: _builtins.str
+    """The id of the match the token belongs to, as CreateMatch returned it."""
+    level: Global___BotLevel.ValueType
+    """The level of play; unspecified is refused with INVALID_ARGUMENT and reason REQUEST_INVALID."""
+    seed: _builtins.int
+    """A seed that makes the choice repeatable. Absent means a seed derived from the match's secret
+    seed and the state's version, so repeating the request (two timeouts firing at once) gives
+    the same action, state version, events and views.
+    """
+    def __init__(
+        self,
+        *,
+        state: _builtins.bytes = ...,
+        credential: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        expected_version: _builtins.int | None = ...,
+        match_id: _builtins.str = ...,
+        level: Global___BotLevel.ValueType = ...,
+        seed: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "_seed", b"_seed", "expected_version", b"expected_version", "seed", b"seed"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "_seed", b"_seed", "credential", b"credential", "expected_version", b"expected_version", "level", b"level", "match_id", b"match_id", "seat", b"seat", "seed", b"seed", "state", b"state"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
+    _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
+    _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
+    _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__expected_version) -> _WhichOneofReturnType__expected_version | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seed) -> _WhichOneofReturnType__seed | None: ...
+
+Global___ApplyBotActionRequest: _TypeAlias = ApplyBotActionRequest  # noqa: Y015
+
+@_typing.final
+class ApplyBotActionResponse(_message.Message):
+    """The response of ApplyBotAction: the shared action response, plus the action applied."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    STATE_VERSION_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    VIEWS_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    ACTION_FIELD_NUMBER: _builtins.int
+    LEVEL_FIELD_NUMBER: _builtins.int
+    state: _builtins.bytes
+    """The sealed state token after the action."""
+    state_version: _builtins.int
+    """The version of that state."""
+    seat: _builtins.int
+    """The seat that acted."""
+    level: Global___BotLevel.ValueType
+    """The level that chose it."""
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.Event]:
+        """The events the action caused, in order."""
+
+    @_builtins.property
+    def views(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.View]:
+        """The views of the four seats, seat 0 first."""
+
+    @_builtins.property
+    def action(self) -> _types_pb2.Action:
+        """The action the bot chose and the engine applied (a deal, a bid, a doubling call, a
+        declaration or a card); during the first trick a bot's declaration is one action and its
+        card the next.
+        """
+
+    def __init__(
+        self,
+        *,
+        state: _builtins.bytes = ...,
+        state_version: _builtins.int = ...,
+        events: _abc.Iterable[_types_pb2.Event] | None = ...,
+        views: _abc.Iterable[_types_pb2.View] | None = ...,
+        seat: _builtins.int = ...,
+        action: _types_pb2.Action | None = ...,
+        level: Global___BotLevel.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "events", b"events", "level", b"level", "seat", b"seat", "state", b"state", "state_version", b"state_version", "views", b"views"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ApplyBotActionResponse: _TypeAlias = ApplyBotActionResponse  # noqa: Y015
+
+@_typing.final
+class VerifyRecordRequest(_message.Message):
+    """The request of VerifyRecord."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECORD_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def record(self) -> _records_pb2.MatchRecord:
+        """The record to check: at most 1000 rounds of at most 256 actions each, and at most 1 MiB
+        encoded; a larger record is refused with INVALID_ARGUMENT and reason RECORD_TOO_LARGE. A
+        record whose rule set is invalid is refused with INVALID_ARGUMENT and reason INVALID_RULES.
+        """
+
+    def __init__(
+        self,
+        *,
+        record: _records_pb2.MatchRecord | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["record", b"record"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["record", b"record"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VerifyRecordRequest: _TypeAlias = VerifyRecordRequest  # noqa: Y015
+
+@_typing.final
+class VerifyRecordResponse(_message.Message):
+    """The response of VerifyRecord."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VALID_FIELD_NUMBER: _builtins.int
+    MATCH_FIELD_NUMBER: _builtins.int
+    SHEET_FIELD_NUMBER: _builtins.int
+    DIVERGENCE_FIELD_NUMBER: _builtins.int
+    ACTIONS_REPLAYED_FIELD_NUMBER: _builtins.int
+    valid: _builtins.bool
+    """True when every action was legal when it was made, every deal used its round's deck, every
+    round ended where the record says and every recorded score is the engine's.
+    """
+    actions_replayed: _builtins.int
+    """The number of actions replayed without divergence."""
+    @_builtins.property
+    def match(self) -> _types_pb2.MatchScore:
+        """The match score after the last round replayed (up to the divergence when invalid)."""
+
+    @_builtins.property
+    def sheet(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.RoundScore]:
+        """The score of each scored round, in order, as the engine computes it (up to the divergence)."""
+
+    @_builtins.property
+    def divergence(self) -> _records_pb2.RecordDivergence:
+        """The first divergence, when the record is not valid."""
+
+    def __init__(
+        self,
+        *,
+        valid: _builtins.bool = ...,
+        match: _types_pb2.MatchScore | None = ...,
+        sheet: _abc.Iterable[_types_pb2.RoundScore] | None = ...,
+        divergence: _records_pb2.RecordDivergence | None = ...,
+        actions_replayed: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["divergence", b"divergence", "match", b"match"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["actions_replayed", b"actions_replayed", "divergence", b"divergence", "match", b"match", "sheet", b"sheet", "valid", b"valid"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VerifyRecordResponse: _TypeAlias = VerifyRecordResponse  # noqa: Y015
+
+@_typing.final
+class ReplayRecordRequest(_message.Message):
+    """The request of ReplayRecord."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECORD_FIELD_NUMBER: _builtins.int
+    STEP_FIELD_NUMBER: _builtins.int
+    step: _builtins.int
+    """The step to show: 0 is the match before its first action, n the match after the record's
+    first n actions (counted over every round). A step past the end is refused with
+    INVALID_ARGUMENT and reason REQUEST_INVALID; a record that diverges before the step with
+    FAILED_PRECONDITION and reason RECORD_DIVERGES (the divergence is in the message and the
+    metadata "round_index", "action_index" and "divergence").
+    """
+    @_builtins.property
+    def record(self) -> _records_pb2.MatchRecord:
+        """The record, bounded as in VerifyRecordRequest."""
+
+    def __init__(
+        self,
+        *,
+        record: _records_pb2.MatchRecord | None = ...,
+        step: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["record", b"record"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["record", b"record", "step", b"step"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReplayRecordRequest: _TypeAlias = ReplayRecordRequest  # noqa: Y015
+
+@_typing.final
+class ReplayRecordResponse(_message.Message):
+    """The response of ReplayRecord."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VIEWS_FIELD_NUMBER: _builtins.int
+    PUBLIC_VIEW_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    ACTION_FIELD_NUMBER: _builtins.int
+    ROUND_INDEX_FIELD_NUMBER: _builtins.int
+    ACTION_INDEX_FIELD_NUMBER: _builtins.int
+    TOTAL_STEPS_FIELD_NUMBER: _builtins.int
+    round_index: _builtins.int
+    """The round of the step's action, as an index into the record's rounds."""
+    action_index: _builtins.int
+    """The index of the step's action in its round."""
+    total_steps: _builtins.int
+    """The number of actions in the whole record."""
+    @_builtins.property
+    def views(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.View]:
+        """The four seat views at the step, seat 0 first (their `state_version` is the step)."""
+
+    @_builtins.property
+    def public_view(self) -> _types_pb2.View:
+        """The public view at the step, with the rule set."""
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.Event]:
+        """The events the step's action caused (none at step 0), a ROUND_REVEALED event included when
+        it ended a round.
+        """
+
+    @_builtins.property
+    def action(self) -> _records_pb2.RecordedAction:
+        """The action of the step (unset at step 0)."""
+
+    def __init__(
+        self,
+        *,
+        views: _abc.Iterable[_types_pb2.View] | None = ...,
+        public_view: _types_pb2.View | None = ...,
+        events: _abc.Iterable[_types_pb2.Event] | None = ...,
+        action: _records_pb2.RecordedAction | None = ...,
+        round_index: _builtins.int = ...,
+        action_index: _builtins.int = ...,
+        total_steps: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "public_view", b"public_view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "action_index", b"action_index", "events", b"events", "public_view", b"public_view", "round_index", b"round_index", "total_steps", b"total_steps", "views", b"views"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReplayRecordResponse: _TypeAlias = ReplayRecordResponse  # noqa: Y015

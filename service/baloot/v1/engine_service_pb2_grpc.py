@@ -50,8 +50,9 @@ class BalootEngineServiceStub:
     and GetScore read a state without changing it. ScoreRound needs no match at all.
 
     RETRIES. Every RPC is safe to retry, and each declares so in its `idempotency_level`. The
-    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction) have no side effects.
-    An action (DealRound, PlaceBid, CallDouble, DeclareProjects, PlayCard) is IDEMPOTENT: the
+    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction, VerifyRecord,
+    ReplayRecord) have no side effects. An action (DealRound, PlaceBid, CallDouble,
+    DeclareProjects, PlayCard, and ApplyBotAction, whose bot draws from the token) is IDEMPOTENT: the
     service stores nothing, and the same token and request give the same state and events, so a
     retry after a lost response returns what the first attempt returned. CreateMatch is IDEMPOTENT
     too: a retry returns another match, and the one whose response was lost was never stored
@@ -120,6 +121,21 @@ class BalootEngineServiceStub:
                 request_serializer=baloot_dot_v1_dot_engine__service__pb2.SuggestActionRequest.SerializeToString,
                 response_deserializer=baloot_dot_v1_dot_engine__service__pb2.SuggestActionResponse.FromString,
                 _registered_method=True)
+        self.ApplyBotAction = channel.unary_unary(
+                '/baloot.v1.BalootEngineService/ApplyBotAction',
+                request_serializer=baloot_dot_v1_dot_engine__service__pb2.ApplyBotActionRequest.SerializeToString,
+                response_deserializer=baloot_dot_v1_dot_engine__service__pb2.ApplyBotActionResponse.FromString,
+                _registered_method=True)
+        self.VerifyRecord = channel.unary_unary(
+                '/baloot.v1.BalootEngineService/VerifyRecord',
+                request_serializer=baloot_dot_v1_dot_engine__service__pb2.VerifyRecordRequest.SerializeToString,
+                response_deserializer=baloot_dot_v1_dot_engine__service__pb2.VerifyRecordResponse.FromString,
+                _registered_method=True)
+        self.ReplayRecord = channel.unary_unary(
+                '/baloot.v1.BalootEngineService/ReplayRecord',
+                request_serializer=baloot_dot_v1_dot_engine__service__pb2.ReplayRecordRequest.SerializeToString,
+                response_deserializer=baloot_dot_v1_dot_engine__service__pb2.ReplayRecordResponse.FromString,
+                _registered_method=True)
 
 
 class BalootEngineServiceServicer:
@@ -147,8 +163,9 @@ class BalootEngineServiceServicer:
     and GetScore read a state without changing it. ScoreRound needs no match at all.
 
     RETRIES. Every RPC is safe to retry, and each declares so in its `idempotency_level`. The
-    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction) have no side effects.
-    An action (DealRound, PlaceBid, CallDouble, DeclareProjects, PlayCard) is IDEMPOTENT: the
+    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction, VerifyRecord,
+    ReplayRecord) have no side effects. An action (DealRound, PlaceBid, CallDouble,
+    DeclareProjects, PlayCard, and ApplyBotAction, whose bot draws from the token) is IDEMPOTENT: the
     service stores nothing, and the same token and request give the same state and events, so a
     retry after a lost response returns what the first attempt returned. CreateMatch is IDEMPOTENT
     too: a retry returns another match, and the one whose response was lost was never stored
@@ -241,6 +258,31 @@ class BalootEngineServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ApplyBotAction(self, request, context):
+        """Applies, in one call, the action a bot of the requested level chooses for the seat whose
+        turn it is (the dealer's deal too), as the normal action RPC would: for turn timeouts and
+        disconnected players. Host credential only.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def VerifyRecord(self, request, context):
+        """Replays a match record from scratch through the rules (no token, no key) and says whether
+        every action was legal and every recorded score right, or where the record first diverges.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReplayRecord(self, request, context):
+        """Returns the views (four seats and the public one) and the events at one step of a record,
+        for replay viewers and dispute review.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_BalootEngineServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -299,6 +341,21 @@ def add_BalootEngineServiceServicer_to_server(servicer, server):
                     request_deserializer=baloot_dot_v1_dot_engine__service__pb2.SuggestActionRequest.FromString,
                     response_serializer=baloot_dot_v1_dot_engine__service__pb2.SuggestActionResponse.SerializeToString,
             ),
+            'ApplyBotAction': grpc.unary_unary_rpc_method_handler(
+                    servicer.ApplyBotAction,
+                    request_deserializer=baloot_dot_v1_dot_engine__service__pb2.ApplyBotActionRequest.FromString,
+                    response_serializer=baloot_dot_v1_dot_engine__service__pb2.ApplyBotActionResponse.SerializeToString,
+            ),
+            'VerifyRecord': grpc.unary_unary_rpc_method_handler(
+                    servicer.VerifyRecord,
+                    request_deserializer=baloot_dot_v1_dot_engine__service__pb2.VerifyRecordRequest.FromString,
+                    response_serializer=baloot_dot_v1_dot_engine__service__pb2.VerifyRecordResponse.SerializeToString,
+            ),
+            'ReplayRecord': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReplayRecord,
+                    request_deserializer=baloot_dot_v1_dot_engine__service__pb2.ReplayRecordRequest.FromString,
+                    response_serializer=baloot_dot_v1_dot_engine__service__pb2.ReplayRecordResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'baloot.v1.BalootEngineService', rpc_method_handlers)
@@ -332,8 +389,9 @@ class BalootEngineService:
     and GetScore read a state without changing it. ScoreRound needs no match at all.
 
     RETRIES. Every RPC is safe to retry, and each declares so in its `idempotency_level`. The
-    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction) have no side effects.
-    An action (DealRound, PlaceBid, CallDouble, DeclareProjects, PlayCard) is IDEMPOTENT: the
+    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction, VerifyRecord,
+    ReplayRecord) have no side effects. An action (DealRound, PlaceBid, CallDouble,
+    DeclareProjects, PlayCard, and ApplyBotAction, whose bot draws from the token) is IDEMPOTENT: the
     service stores nothing, and the same token and request give the same state and events, so a
     retry after a lost response returns what the first attempt returned. CreateMatch is IDEMPOTENT
     too: a retry returns another match, and the one whose response was lost was never stored
@@ -628,6 +686,87 @@ class BalootEngineService:
             '/baloot.v1.BalootEngineService/SuggestAction',
             baloot_dot_v1_dot_engine__service__pb2.SuggestActionRequest.SerializeToString,
             baloot_dot_v1_dot_engine__service__pb2.SuggestActionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ApplyBotAction(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/baloot.v1.BalootEngineService/ApplyBotAction',
+            baloot_dot_v1_dot_engine__service__pb2.ApplyBotActionRequest.SerializeToString,
+            baloot_dot_v1_dot_engine__service__pb2.ApplyBotActionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def VerifyRecord(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/baloot.v1.BalootEngineService/VerifyRecord',
+            baloot_dot_v1_dot_engine__service__pb2.VerifyRecordRequest.SerializeToString,
+            baloot_dot_v1_dot_engine__service__pb2.VerifyRecordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReplayRecord(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/baloot.v1.BalootEngineService/ReplayRecord',
+            baloot_dot_v1_dot_engine__service__pb2.ReplayRecordRequest.SerializeToString,
+            baloot_dot_v1_dot_engine__service__pb2.ReplayRecordResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -54,8 +54,9 @@ class BalootEngineServiceStub:
     and GetScore read a state without changing it. ScoreRound needs no match at all.
 
     RETRIES. Every RPC is safe to retry, and each declares so in its `idempotency_level`. The
-    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction) have no side effects.
-    An action (DealRound, PlaceBid, CallDouble, DeclareProjects, PlayCard) is IDEMPOTENT: the
+    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction, VerifyRecord,
+    ReplayRecord) have no side effects. An action (DealRound, PlaceBid, CallDouble,
+    DeclareProjects, PlayCard, and ApplyBotAction, whose bot draws from the token) is IDEMPOTENT: the
     service stores nothing, and the same token and request give the same state and events, so a
     retry after a lost response returns what the first attempt returned. CreateMatch is IDEMPOTENT
     too: a retry returns another match, and the one whose response was lost was never stored
@@ -102,6 +103,19 @@ class BalootEngineServiceStub:
     with the normal RPC (PlaceBid, CallDouble, DeclareProjects or PlayCard), so every rule check
     stays in one place. Use it for empty seats, disconnected players and turn timeouts.
     """
+    ApplyBotAction: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ApplyBotActionRequest, _engine_service_pb2.ApplyBotActionResponse]
+    """Applies, in one call, the action a bot of the requested level chooses for the seat whose
+    turn it is (the dealer's deal too), as the normal action RPC would: for turn timeouts and
+    disconnected players. Host credential only.
+    """
+    VerifyRecord: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.VerifyRecordRequest, _engine_service_pb2.VerifyRecordResponse]
+    """Replays a match record from scratch through the rules (no token, no key) and says whether
+    every action was legal and every recorded score right, or where the record first diverges.
+    """
+    ReplayRecord: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ReplayRecordRequest, _engine_service_pb2.ReplayRecordResponse]
+    """Returns the views (four seats and the public one) and the events at one step of a record,
+    for replay viewers and dispute review.
+    """
 
 @_typing.type_check_only
 class BalootEngineServiceAsyncStub(BalootEngineServiceStub):
@@ -129,8 +143,9 @@ class BalootEngineServiceAsyncStub(BalootEngineServiceStub):
     and GetScore read a state without changing it. ScoreRound needs no match at all.
 
     RETRIES. Every RPC is safe to retry, and each declares so in its `idempotency_level`. The
-    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction) have no side effects.
-    An action (DealRound, PlaceBid, CallDouble, DeclareProjects, PlayCard) is IDEMPOTENT: the
+    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction, VerifyRecord,
+    ReplayRecord) have no side effects. An action (DealRound, PlaceBid, CallDouble,
+    DeclareProjects, PlayCard, and ApplyBotAction, whose bot draws from the token) is IDEMPOTENT: the
     service stores nothing, and the same token and request give the same state and events, so a
     retry after a lost response returns what the first attempt returned. CreateMatch is IDEMPOTENT
     too: a retry returns another match, and the one whose response was lost was never stored
@@ -174,6 +189,19 @@ class BalootEngineServiceAsyncStub(BalootEngineServiceStub):
     with the normal RPC (PlaceBid, CallDouble, DeclareProjects or PlayCard), so every rule check
     stays in one place. Use it for empty seats, disconnected players and turn timeouts.
     """
+    ApplyBotAction: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ApplyBotActionRequest, _engine_service_pb2.ApplyBotActionResponse]  # type: ignore[assignment]
+    """Applies, in one call, the action a bot of the requested level chooses for the seat whose
+    turn it is (the dealer's deal too), as the normal action RPC would: for turn timeouts and
+    disconnected players. Host credential only.
+    """
+    VerifyRecord: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.VerifyRecordRequest, _engine_service_pb2.VerifyRecordResponse]  # type: ignore[assignment]
+    """Replays a match record from scratch through the rules (no token, no key) and says whether
+    every action was legal and every recorded score right, or where the record first diverges.
+    """
+    ReplayRecord: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ReplayRecordRequest, _engine_service_pb2.ReplayRecordResponse]  # type: ignore[assignment]
+    """Returns the views (four seats and the public one) and the events at one step of a record,
+    for replay viewers and dispute review.
+    """
 
 class BalootEngineServiceServicer(metaclass=_abc_1.ABCMeta):
     """BalootEngineService decides every rule question of a Baloot match and keeps nothing in memory.
@@ -200,8 +228,9 @@ class BalootEngineServiceServicer(metaclass=_abc_1.ABCMeta):
     and GetScore read a state without changing it. ScoreRound needs no match at all.
 
     RETRIES. Every RPC is safe to retry, and each declares so in its `idempotency_level`. The
-    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction) have no side effects.
-    An action (DealRound, PlaceBid, CallDouble, DeclareProjects, PlayCard) is IDEMPOTENT: the
+    reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction, VerifyRecord,
+    ReplayRecord) have no side effects. An action (DealRound, PlaceBid, CallDouble,
+    DeclareProjects, PlayCard, and ApplyBotAction, whose bot draws from the token) is IDEMPOTENT: the
     service stores nothing, and the same token and request give the same state and events, so a
     retry after a lost response returns what the first attempt returned. CreateMatch is IDEMPOTENT
     too: a retry returns another match, and the one whose response was lost was never stored
@@ -308,6 +337,37 @@ class BalootEngineServiceServicer(metaclass=_abc_1.ABCMeta):
         another hand or the undealt cards). It changes nothing: the backend applies the suggestion
         with the normal RPC (PlaceBid, CallDouble, DeclareProjects or PlayCard), so every rule check
         stays in one place. Use it for empty seats, disconnected players and turn timeouts.
+        """
+
+    @_abc_1.abstractmethod
+    def ApplyBotAction(
+        self,
+        request: _engine_service_pb2.ApplyBotActionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.ApplyBotActionResponse, _abc.Awaitable[_engine_service_pb2.ApplyBotActionResponse]]:
+        """Applies, in one call, the action a bot of the requested level chooses for the seat whose
+        turn it is (the dealer's deal too), as the normal action RPC would: for turn timeouts and
+        disconnected players. Host credential only.
+        """
+
+    @_abc_1.abstractmethod
+    def VerifyRecord(
+        self,
+        request: _engine_service_pb2.VerifyRecordRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.VerifyRecordResponse, _abc.Awaitable[_engine_service_pb2.VerifyRecordResponse]]:
+        """Replays a match record from scratch through the rules (no token, no key) and says whether
+        every action was legal and every recorded score right, or where the record first diverges.
+        """
+
+    @_abc_1.abstractmethod
+    def ReplayRecord(
+        self,
+        request: _engine_service_pb2.ReplayRecordRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.ReplayRecordResponse, _abc.Awaitable[_engine_service_pb2.ReplayRecordResponse]]:
+        """Returns the views (four seats and the public one) and the events at one step of a record,
+        for replay viewers and dispute review.
         """
 
 def add_BalootEngineServiceServicer_to_server(servicer: BalootEngineServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -118,7 +118,7 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """FAILED_PRECONDITION: in a closed game a trump may not be led while holding another suit."""
     ERROR_REASON_AKKA_NOT_ALLOWED: _ErrorReason.ValueType  # 14
     """FAILED_PRECONDITION: the card cannot be called an Akka (it is not led, or not the highest
-    unplayed card of its suit).
+    unplayed card of its suit), or the rules do not use the call (akka_requires_declaration off).
     """
     ERROR_REASON_PROJECT_NOT_HELD: _ErrorReason.ValueType  # 15
     """FAILED_PRECONDITION: the seat declared a project kind that its hand does not hold."""
@@ -186,6 +186,17 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     before the ledger was turned on, or on a server with another ledger. The match cannot go on
     from its tokens on this server.
     """
+    ERROR_REASON_RECORD_TOO_LARGE: _ErrorReason.ValueType  # 60
+    """INVALID_ARGUMENT: a match record is larger than VerifyRecord and ReplayRecord accept (rounds,
+    actions per round or bytes).
+    """
+    ERROR_REASON_RECORD_MISMATCH: _ErrorReason.ValueType  # 61
+    """A record divergence (VerifyRecord): a round ends otherwise than the record says (its
+    recorded score is not the engine's, a round stops before its end, or a round holds a second
+    deal).
+    """
+    ERROR_REASON_RECORD_DIVERGES: _ErrorReason.ValueType  # 62
+    """FAILED_PRECONDITION: ReplayRecord was asked for a step after the record's first divergence."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every reason a request can be refused for, as carried in `google.rpc.ErrorInfo.reason`."""
@@ -227,7 +238,7 @@ ERROR_REASON_TRUMP_LEAD_LOCKED: ErrorReason.ValueType  # 13
 """FAILED_PRECONDITION: in a closed game a trump may not be led while holding another suit."""
 ERROR_REASON_AKKA_NOT_ALLOWED: ErrorReason.ValueType  # 14
 """FAILED_PRECONDITION: the card cannot be called an Akka (it is not led, or not the highest
-unplayed card of its suit).
+unplayed card of its suit), or the rules do not use the call (akka_requires_declaration off).
 """
 ERROR_REASON_PROJECT_NOT_HELD: ErrorReason.ValueType  # 15
 """FAILED_PRECONDITION: the seat declared a project kind that its hand does not hold."""
@@ -295,4 +306,15 @@ record expired (no action for longer than the ledger's time to live), the match 
 before the ledger was turned on, or on a server with another ledger. The match cannot go on
 from its tokens on this server.
 """
+ERROR_REASON_RECORD_TOO_LARGE: ErrorReason.ValueType  # 60
+"""INVALID_ARGUMENT: a match record is larger than VerifyRecord and ReplayRecord accept (rounds,
+actions per round or bytes).
+"""
+ERROR_REASON_RECORD_MISMATCH: ErrorReason.ValueType  # 61
+"""A record divergence (VerifyRecord): a round ends otherwise than the record says (its
+recorded score is not the engine's, a round stops before its end, or a round holds a second
+deal).
+"""
+ERROR_REASON_RECORD_DIVERGES: ErrorReason.ValueType  # 62
+"""FAILED_PRECONDITION: ReplayRecord was asked for a step after the record's first divergence."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

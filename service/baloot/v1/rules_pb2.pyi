@@ -36,6 +36,15 @@ class _PresetEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Preset.ValueTy
     off, baloot_on_failure = TO_WINNER, hokm_rounding = PAIR_SUM_16, exact_tie_rule = KAMMELNA and
     kaboot_projects = ALL_AWARDED.
     """
+    PRESET_FEDERATION: _Preset.ValueType  # 3
+    """The rules of the Saudi Mind Sports Federation's championships, as a public clause-by-clause
+    summary of its regulation gives them (docs/rules.md lists the clause of every value): SEEDS
+    with success_metric = RAW_HALF, baloot_in_success_test, card_conversion =
+    DEFENDERS_COUNTED, project_multiplier = DOUBLE_ONLY, doubled_tie_rule = LAST_RAISER_LOSES,
+    sun_double_defender_max = INCLUSIVE, buyer_steps_by_buyer_only, four_by_doubler_only,
+    triple_opens, baloot_absorption = FOUR_OF_A_KIND_KQ (so baloot_absorbed_by_hundred off),
+    ashkal_requires_pending_hokm, ashkal_in_round2 and ace_switch_dealer_right_only.
+    """
 
 class Preset(_Preset, metaclass=_PresetEnumTypeWrapper):
     """A named bundle of flag values that a rule set starts from."""
@@ -49,6 +58,15 @@ PRESET_KAMMELNA: Preset.ValueType  # 2
 second_hokm_suit_at_confirm, partner_winning_rule = ANY_PARTNER_WINNING, overtrump_partner
 off, baloot_on_failure = TO_WINNER, hokm_rounding = PAIR_SUM_16, exact_tie_rule = KAMMELNA and
 kaboot_projects = ALL_AWARDED.
+"""
+PRESET_FEDERATION: Preset.ValueType  # 3
+"""The rules of the Saudi Mind Sports Federation's championships, as a public clause-by-clause
+summary of its regulation gives them (docs/rules.md lists the clause of every value): SEEDS
+with success_metric = RAW_HALF, baloot_in_success_test, card_conversion =
+DEFENDERS_COUNTED, project_multiplier = DOUBLE_ONLY, doubled_tie_rule = LAST_RAISER_LOSES,
+sun_double_defender_max = INCLUSIVE, buyer_steps_by_buyer_only, four_by_doubler_only,
+triple_opens, baloot_absorption = FOUR_OF_A_KIND_KQ (so baloot_absorbed_by_hundred off),
+ashkal_requires_pending_hokm, ashkal_in_round2 and ace_switch_dealer_right_only.
 """
 Global___Preset: _TypeAlias = Preset  # noqa: Y015
 
@@ -254,6 +272,8 @@ class _ProjectMultiplierEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Pro
     """Projects are multiplied like the cards (default)."""
     PROJECT_MULTIPLIER_CAP_AT_2: _ProjectMultiplier.ValueType  # 2
     """Projects are multiplied by at most 2."""
+    PROJECT_MULTIPLIER_DOUBLE_ONLY: _ProjectMultiplier.ValueType  # 3
+    """Projects are multiplied by 2 at Double and not at all at Triple and Four."""
 
 class ProjectMultiplier(_ProjectMultiplier, metaclass=_ProjectMultiplierEnumTypeWrapper):
     """How the doubling multiplier applies to projects, R30."""
@@ -264,6 +284,8 @@ PROJECT_MULTIPLIER_FULL: ProjectMultiplier.ValueType  # 1
 """Projects are multiplied like the cards (default)."""
 PROJECT_MULTIPLIER_CAP_AT_2: ProjectMultiplier.ValueType  # 2
 """Projects are multiplied by at most 2."""
+PROJECT_MULTIPLIER_DOUBLE_ONLY: ProjectMultiplier.ValueType  # 3
+"""Projects are multiplied by 2 at Double and not at all at Triple and Four."""
 Global___ProjectMultiplier: _TypeAlias = ProjectMultiplier  # noqa: Y015
 
 class _BalootOnFailure:
@@ -375,7 +397,11 @@ class _DoubledTieRuleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Double
     DOUBLED_TIE_RULE_UNSPECIFIED: _DoubledTieRule.ValueType  # 0
     """Not set: the preset's value applies."""
     DOUBLED_TIE_RULE_DOUBLER_LOSES: _DoubledTieRule.ValueType  # 1
-    """The team that doubled loses, so the buyer succeeds (default and only value)."""
+    """The team that doubled loses, so the buyer succeeds (default)."""
+    DOUBLED_TIE_RULE_LAST_RAISER_LOSES: _DoubledTieRule.ValueType  # 2
+    """The team that made the last raise loses: the defenders at Double and Four, the buyer at
+    Triple and Gahwa.
+    """
 
 class DoubledTieRule(_DoubledTieRule, metaclass=_DoubledTieRuleEnumTypeWrapper):
     """The outcome of a tie in a doubled round, R37."""
@@ -383,7 +409,11 @@ class DoubledTieRule(_DoubledTieRule, metaclass=_DoubledTieRuleEnumTypeWrapper):
 DOUBLED_TIE_RULE_UNSPECIFIED: DoubledTieRule.ValueType  # 0
 """Not set: the preset's value applies."""
 DOUBLED_TIE_RULE_DOUBLER_LOSES: DoubledTieRule.ValueType  # 1
-"""The team that doubled loses, so the buyer succeeds (default and only value)."""
+"""The team that doubled loses, so the buyer succeeds (default)."""
+DOUBLED_TIE_RULE_LAST_RAISER_LOSES: DoubledTieRule.ValueType  # 2
+"""The team that made the last raise loses: the defenders at Double and Four, the buyer at
+Triple and Gahwa.
+"""
 Global___DoubledTieRule: _TypeAlias = DoubledTieRule  # noqa: Y015
 
 class _DoubledAllocation:
@@ -482,6 +512,74 @@ BOTH_CROSS_RULE_BUYER_TEAM: BothCrossRule.ValueType  # 2
 """The buying team of that round wins."""
 Global___BothCrossRule: _TypeAlias = BothCrossRule  # noqa: Y015
 
+class _CardConversion:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _CardConversionEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_CardConversion.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    CARD_CONVERSION_UNSPECIFIED: _CardConversion.ValueType  # 0
+    """Not set: the preset's value applies."""
+    CARD_CONVERSION_EACH_TEAM: _CardConversion.ValueType  # 1
+    """Each team's abnat are converted on their own, R35 in Sun and R36 with hokm_rounding in Hokm
+    (default).
+    """
+    CARD_CONVERSION_DEFENDERS_COUNTED: _CardConversion.ValueType  # 2
+    """Only the defenders' abnat are converted and the buyer takes the rest of 26 (Sun) or 16
+    (Hokm): in Hokm abnat / 10 with a remainder of 1-5 rounded down and 6-9 up; in Sun abnat /
+    10 with a remainder of 5 or more rounded up, then doubled.
+    """
+
+class CardConversion(_CardConversion, metaclass=_CardConversionEnumTypeWrapper):
+    """How the card abnat of a round become card game points, R35/R36."""
+
+CARD_CONVERSION_UNSPECIFIED: CardConversion.ValueType  # 0
+"""Not set: the preset's value applies."""
+CARD_CONVERSION_EACH_TEAM: CardConversion.ValueType  # 1
+"""Each team's abnat are converted on their own, R35 in Sun and R36 with hokm_rounding in Hokm
+(default).
+"""
+CARD_CONVERSION_DEFENDERS_COUNTED: CardConversion.ValueType  # 2
+"""Only the defenders' abnat are converted and the buyer takes the rest of 26 (Sun) or 16
+(Hokm): in Hokm abnat / 10 with a remainder of 1-5 rounded down and 6-9 up; in Sun abnat /
+10 with a remainder of 5 or more rounded up, then doubled.
+"""
+Global___CardConversion: _TypeAlias = CardConversion  # noqa: Y015
+
+class _BalootAbsorption:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _BalootAbsorptionEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BalootAbsorption.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    BALOOT_ABSORPTION_UNSPECIFIED: _BalootAbsorption.ValueType  # 0
+    """Not set: the preset's value applies (or baloot_absorbed_by_hundred, when only that is set)."""
+    BALOOT_ABSORPTION_RUN_HUNDRED: _BalootAbsorption.ValueType  # 1
+    """A run Hundred holding the king and queen of trump (default; baloot_absorbed_by_hundred on)."""
+    BALOOT_ABSORPTION_NONE: _BalootAbsorption.ValueType  # 2
+    """None: the Baloot always scores apart (baloot_absorbed_by_hundred off)."""
+    BALOOT_ABSORPTION_FOUR_OF_A_KIND_KQ: _BalootAbsorption.ValueType  # 3
+    """A four-of-a-kind Hundred of kings or queens (it holds the king or the queen of trump); the
+    Baloot still scores inside any run.
+    """
+
+class BalootAbsorption(_BalootAbsorption, metaclass=_BalootAbsorptionEnumTypeWrapper):
+    """Which of the holder's scored projects take his Baloot in, so that it does not score apart,
+    R31.
+    """
+
+BALOOT_ABSORPTION_UNSPECIFIED: BalootAbsorption.ValueType  # 0
+"""Not set: the preset's value applies (or baloot_absorbed_by_hundred, when only that is set)."""
+BALOOT_ABSORPTION_RUN_HUNDRED: BalootAbsorption.ValueType  # 1
+"""A run Hundred holding the king and queen of trump (default; baloot_absorbed_by_hundred on)."""
+BALOOT_ABSORPTION_NONE: BalootAbsorption.ValueType  # 2
+"""None: the Baloot always scores apart (baloot_absorbed_by_hundred off)."""
+BALOOT_ABSORPTION_FOUR_OF_A_KIND_KQ: BalootAbsorption.ValueType  # 3
+"""A four-of-a-kind Hundred of kings or queens (it holds the king or the queen of trump); the
+Baloot still scores inside any run.
+"""
+Global___BalootAbsorption: _TypeAlias = BalootAbsorption  # noqa: Y015
+
 @_typing.final
 class RuleSet(_message.Message):
     """The rule variants of a match. Start from `preset`; every flag that is set overrides the
@@ -528,6 +626,13 @@ class RuleSet(_message.Message):
     BOTH_CROSS_RULE_FIELD_NUMBER: _builtins.int
     ILLEGAL_MOVES_ALLOWED_FIELD_NUMBER: _builtins.int
     SAWA_FIELD_NUMBER: _builtins.int
+    CARD_CONVERSION_FIELD_NUMBER: _builtins.int
+    BALOOT_ABSORPTION_FIELD_NUMBER: _builtins.int
+    FOUR_BY_DOUBLER_ONLY_FIELD_NUMBER: _builtins.int
+    TRIPLE_OPENS_FIELD_NUMBER: _builtins.int
+    ASHKAL_REQUIRES_PENDING_HOKM_FIELD_NUMBER: _builtins.int
+    ACE_SWITCH_DEALER_RIGHT_ONLY_FIELD_NUMBER: _builtins.int
+    REVEAL_HANDS_AFTER_ROUND_FIELD_NUMBER: _builtins.int
     preset: Global___Preset.ValueType
     """The preset the flags start from; unspecified means SEEDS."""
     kawesh_keeps_dealer: _builtins.bool
@@ -569,7 +674,10 @@ class RuleSet(_message.Message):
     partner_winning_rule: Global___PartnerWinningRule.ValueType
     """R20: when a partner's lead frees a void player from trumping (default AKKA_ONLY)."""
     akka_requires_declaration: _builtins.bool
-    """R20: a non-ace Akka frees the partner only when the leader calls it (default false)."""
+    """R20: a non-ace Akka frees the partner only when the leader calls it (default false). With it
+    off the engine recognises the boss card by itself, and a play with an Akka call is refused
+    with AKKA_NOT_ALLOWED.
+    """
     overtrump_partner: _builtins.bool
     """R20/R21: a player who must trump must beat his partner's trump too when he can
     (default true).
@@ -583,7 +691,10 @@ class RuleSet(_message.Message):
     baloot_on_failure: Global___BalootOnFailure.ValueType
     """R31: who scores a Baloot when the contract fails (default KEPT_BY_OWNER)."""
     baloot_absorbed_by_hundred: _builtins.bool
-    """R31: a Baloot inside the holder's scored sequence Hundred is not scored apart (default true)."""
+    """R31: a Baloot inside the holder's scored sequence Hundred is not scored apart (default true).
+    It reads baloot_absorption: true is RUN_HUNDRED; false is NONE, or FOUR_OF_A_KIND_KQ when
+    that is in force. Setting it alone sets baloot_absorption; setting both, they must agree.
+    """
     baloot_in_success_test: _builtins.bool
     """R31/R37: the Baloot counts in the buyer's success test (default false)."""
     hokm_rounding: Global___HokmRounding.ValueType
@@ -612,6 +723,27 @@ class RuleSet(_message.Message):
     """
     sawa: _builtins.bool
     """R46: a player may claim all remaining tricks (سوا) (default false)."""
+    card_conversion: Global___CardConversion.ValueType
+    """R35/R36: how card abnat become card game points (default EACH_TEAM)."""
+    baloot_absorption: Global___BalootAbsorption.ValueType
+    """R31: which scored project of the Baloot's holder takes the Baloot in (default RUN_HUNDRED)."""
+    four_by_doubler_only: _builtins.bool
+    """R13: Four is offered only to the player who called Double, not to his partner (default
+    false).
+    """
+    triple_opens: _builtins.bool
+    """R14: a Triple makes the game open; a Four may close it again (default false)."""
+    ashkal_requires_pending_hokm: _builtins.bool
+    """R7: Ashkal may be said only while a Hokm bid in the same lap is standing (default false)."""
+    ace_switch_dealer_right_only: _builtins.bool
+    """R6: when the revealed card is an ace, a first-round Hokm may be switched to Sun only by the
+    dealer's right (default false).
+    """
+    reveal_hands_after_round: _builtins.bool
+    """Records: every view (and every credential's response) shows the deck order of a round once
+    it is over (scored or redealt), for recap screens; otherwise only the host credential gets
+    it, in the ROUND_REVEALED event (default false).
+    """
     def __init__(
         self,
         *,
@@ -652,21 +784,34 @@ class RuleSet(_message.Message):
         both_cross_rule: Global___BothCrossRule.ValueType | None = ...,
         illegal_moves_allowed: _builtins.bool | None = ...,
         sawa: _builtins.bool | None = ...,
+        card_conversion: Global___CardConversion.ValueType | None = ...,
+        baloot_absorption: Global___BalootAbsorption.ValueType | None = ...,
+        four_by_doubler_only: _builtins.bool | None = ...,
+        triple_opens: _builtins.bool | None = ...,
+        ashkal_requires_pending_hokm: _builtins.bool | None = ...,
+        ace_switch_dealer_right_only: _builtins.bool | None = ...,
+        reveal_hands_after_round: _builtins.bool | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_akka_requires_declaration", b"_akka_requires_declaration", "_ashkal_forbidden_on_ace", b"_ashkal_forbidden_on_ace", "_ashkal_in_round2", b"_ashkal_in_round2", "_auto_declare_projects", b"_auto_declare_projects", "_baloot_absorbed_by_hundred", b"_baloot_absorbed_by_hundred", "_baloot_in_success_test", b"_baloot_in_success_test", "_baloot_on_failure", b"_baloot_on_failure", "_both_cross_rule", b"_both_cross_rule", "_buyer_steps_by_buyer_only", b"_buyer_steps_by_buyer_only", "_closed_chooser", b"_closed_chooser", "_doubled_allocation", b"_doubled_allocation", "_doubled_tie_rule", b"_doubled_tie_rule", "_doubling_window", b"_doubling_window", "_exact_tie_rule", b"_exact_tie_rule", "_first_leader", b"_first_leader", "_gahwa_forces_open", b"_gahwa_forces_open", "_hokm_rounding", b"_hokm_rounding", "_illegal_moves_allowed", b"_illegal_moves_allowed", "_kaboot_doubling", b"_kaboot_doubling", "_kaboot_projects", b"_kaboot_projects", "_kawesh", b"_kawesh", "_kawesh_keeps_dealer", b"_kawesh_keeps_dealer", "_match_target", b"_match_target", "_overtrump_partner", b"_overtrump_partner", "_partner_winning_rule", b"_partner_winning_rule", "_project_multiplier", b"_project_multiplier", "_reverse_kaboot", b"_reverse_kaboot", "_round1_hokm_reopens_to_all", b"_round1_hokm_reopens_to_all", "_sawa", b"_sawa", "_second_hokm_suit_at_confirm", b"_second_hokm_suit_at_confirm", "_split_long_runs", b"_split_long_runs", "_success_metric", b"_success_metric", "_sun_double_buyer_min", b"_sun_double_buyer_min", "_sun_double_defender_max", b"_sun_double_defender_max", "_sun_priority_claim", b"_sun_priority_claim", "_undertrump_required", b"_undertrump_required", "akka_requires_declaration", b"akka_requires_declaration", "ashkal_forbidden_on_ace", b"ashkal_forbidden_on_ace", "ashkal_in_round2", b"ashkal_in_round2", "auto_declare_projects", b"auto_declare_projects", "baloot_absorbed_by_hundred", b"baloot_absorbed_by_hundred", "baloot_in_success_test", b"baloot_in_success_test", "baloot_on_failure", b"baloot_on_failure", "both_cross_rule", b"both_cross_rule", "buyer_steps_by_buyer_only", b"buyer_steps_by_buyer_only", "closed_chooser", b"closed_chooser", "doubled_allocation", b"doubled_allocation", "doubled_tie_rule", b"doubled_tie_rule", "doubling_window", b"doubling_window", "exact_tie_rule", b"exact_tie_rule", "first_leader", b"first_leader", "gahwa_forces_open", b"gahwa_forces_open", "hokm_rounding", b"hokm_rounding", "illegal_moves_allowed", b"illegal_moves_allowed", "kaboot_doubling", b"kaboot_doubling", "kaboot_projects", b"kaboot_projects", "kawesh", b"kawesh", "kawesh_keeps_dealer", b"kawesh_keeps_dealer", "match_target", b"match_target", "overtrump_partner", b"overtrump_partner", "partner_winning_rule", b"partner_winning_rule", "project_multiplier", b"project_multiplier", "reverse_kaboot", b"reverse_kaboot", "round1_hokm_reopens_to_all", b"round1_hokm_reopens_to_all", "sawa", b"sawa", "second_hokm_suit_at_confirm", b"second_hokm_suit_at_confirm", "split_long_runs", b"split_long_runs", "success_metric", b"success_metric", "sun_double_buyer_min", b"sun_double_buyer_min", "sun_double_defender_max", b"sun_double_defender_max", "sun_priority_claim", b"sun_priority_claim", "undertrump_required", b"undertrump_required"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_ace_switch_dealer_right_only", b"_ace_switch_dealer_right_only", "_akka_requires_declaration", b"_akka_requires_declaration", "_ashkal_forbidden_on_ace", b"_ashkal_forbidden_on_ace", "_ashkal_in_round2", b"_ashkal_in_round2", "_ashkal_requires_pending_hokm", b"_ashkal_requires_pending_hokm", "_auto_declare_projects", b"_auto_declare_projects", "_baloot_absorbed_by_hundred", b"_baloot_absorbed_by_hundred", "_baloot_absorption", b"_baloot_absorption", "_baloot_in_success_test", b"_baloot_in_success_test", "_baloot_on_failure", b"_baloot_on_failure", "_both_cross_rule", b"_both_cross_rule", "_buyer_steps_by_buyer_only", b"_buyer_steps_by_buyer_only", "_card_conversion", b"_card_conversion", "_closed_chooser", b"_closed_chooser", "_doubled_allocation", b"_doubled_allocation", "_doubled_tie_rule", b"_doubled_tie_rule", "_doubling_window", b"_doubling_window", "_exact_tie_rule", b"_exact_tie_rule", "_first_leader", b"_first_leader", "_four_by_doubler_only", b"_four_by_doubler_only", "_gahwa_forces_open", b"_gahwa_forces_open", "_hokm_rounding", b"_hokm_rounding", "_illegal_moves_allowed", b"_illegal_moves_allowed", "_kaboot_doubling", b"_kaboot_doubling", "_kaboot_projects", b"_kaboot_projects", "_kawesh", b"_kawesh", "_kawesh_keeps_dealer", b"_kawesh_keeps_dealer", "_match_target", b"_match_target", "_overtrump_partner", b"_overtrump_partner", "_partner_winning_rule", b"_partner_winning_rule", "_project_multiplier", b"_project_multiplier", "_reveal_hands_after_round", b"_reveal_hands_after_round", "_reverse_kaboot", b"_reverse_kaboot", "_round1_hokm_reopens_to_all", b"_round1_hokm_reopens_to_all", "_sawa", b"_sawa", "_second_hokm_suit_at_confirm", b"_second_hokm_suit_at_confirm", "_split_long_runs", b"_split_long_runs", "_success_metric", b"_success_metric", "_sun_double_buyer_min", b"_sun_double_buyer_min", "_sun_double_defender_max", b"_sun_double_defender_max", "_sun_priority_claim", b"_sun_priority_claim", "_triple_opens", b"_triple_opens", "_undertrump_required", b"_undertrump_required", "ace_switch_dealer_right_only", b"ace_switch_dealer_right_only", "akka_requires_declaration", b"akka_requires_declaration", "ashkal_forbidden_on_ace", b"ashkal_forbidden_on_ace", "ashkal_in_round2", b"ashkal_in_round2", "ashkal_requires_pending_hokm", b"ashkal_requires_pending_hokm", "auto_declare_projects", b"auto_declare_projects", "baloot_absorbed_by_hundred", b"baloot_absorbed_by_hundred", "baloot_absorption", b"baloot_absorption", "baloot_in_success_test", b"baloot_in_success_test", "baloot_on_failure", b"baloot_on_failure", "both_cross_rule", b"both_cross_rule", "buyer_steps_by_buyer_only", b"buyer_steps_by_buyer_only", "card_conversion", b"card_conversion", "closed_chooser", b"closed_chooser", "doubled_allocation", b"doubled_allocation", "doubled_tie_rule", b"doubled_tie_rule", "doubling_window", b"doubling_window", "exact_tie_rule", b"exact_tie_rule", "first_leader", b"first_leader", "four_by_doubler_only", b"four_by_doubler_only", "gahwa_forces_open", b"gahwa_forces_open", "hokm_rounding", b"hokm_rounding", "illegal_moves_allowed", b"illegal_moves_allowed", "kaboot_doubling", b"kaboot_doubling", "kaboot_projects", b"kaboot_projects", "kawesh", b"kawesh", "kawesh_keeps_dealer", b"kawesh_keeps_dealer", "match_target", b"match_target", "overtrump_partner", b"overtrump_partner", "partner_winning_rule", b"partner_winning_rule", "project_multiplier", b"project_multiplier", "reveal_hands_after_round", b"reveal_hands_after_round", "reverse_kaboot", b"reverse_kaboot", "round1_hokm_reopens_to_all", b"round1_hokm_reopens_to_all", "sawa", b"sawa", "second_hokm_suit_at_confirm", b"second_hokm_suit_at_confirm", "split_long_runs", b"split_long_runs", "success_metric", b"success_metric", "sun_double_buyer_min", b"sun_double_buyer_min", "sun_double_defender_max", b"sun_double_defender_max", "sun_priority_claim", b"sun_priority_claim", "triple_opens", b"triple_opens", "undertrump_required", b"undertrump_required"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_akka_requires_declaration", b"_akka_requires_declaration", "_ashkal_forbidden_on_ace", b"_ashkal_forbidden_on_ace", "_ashkal_in_round2", b"_ashkal_in_round2", "_auto_declare_projects", b"_auto_declare_projects", "_baloot_absorbed_by_hundred", b"_baloot_absorbed_by_hundred", "_baloot_in_success_test", b"_baloot_in_success_test", "_baloot_on_failure", b"_baloot_on_failure", "_both_cross_rule", b"_both_cross_rule", "_buyer_steps_by_buyer_only", b"_buyer_steps_by_buyer_only", "_closed_chooser", b"_closed_chooser", "_doubled_allocation", b"_doubled_allocation", "_doubled_tie_rule", b"_doubled_tie_rule", "_doubling_window", b"_doubling_window", "_exact_tie_rule", b"_exact_tie_rule", "_first_leader", b"_first_leader", "_gahwa_forces_open", b"_gahwa_forces_open", "_hokm_rounding", b"_hokm_rounding", "_illegal_moves_allowed", b"_illegal_moves_allowed", "_kaboot_doubling", b"_kaboot_doubling", "_kaboot_projects", b"_kaboot_projects", "_kawesh", b"_kawesh", "_kawesh_keeps_dealer", b"_kawesh_keeps_dealer", "_match_target", b"_match_target", "_overtrump_partner", b"_overtrump_partner", "_partner_winning_rule", b"_partner_winning_rule", "_project_multiplier", b"_project_multiplier", "_reverse_kaboot", b"_reverse_kaboot", "_round1_hokm_reopens_to_all", b"_round1_hokm_reopens_to_all", "_sawa", b"_sawa", "_second_hokm_suit_at_confirm", b"_second_hokm_suit_at_confirm", "_split_long_runs", b"_split_long_runs", "_success_metric", b"_success_metric", "_sun_double_buyer_min", b"_sun_double_buyer_min", "_sun_double_defender_max", b"_sun_double_defender_max", "_sun_priority_claim", b"_sun_priority_claim", "_undertrump_required", b"_undertrump_required", "akka_requires_declaration", b"akka_requires_declaration", "ashkal_forbidden_on_ace", b"ashkal_forbidden_on_ace", "ashkal_in_round2", b"ashkal_in_round2", "auto_declare_projects", b"auto_declare_projects", "baloot_absorbed_by_hundred", b"baloot_absorbed_by_hundred", "baloot_in_success_test", b"baloot_in_success_test", "baloot_on_failure", b"baloot_on_failure", "both_cross_rule", b"both_cross_rule", "buyer_steps_by_buyer_only", b"buyer_steps_by_buyer_only", "closed_chooser", b"closed_chooser", "doubled_allocation", b"doubled_allocation", "doubled_tie_rule", b"doubled_tie_rule", "doubling_window", b"doubling_window", "exact_tie_rule", b"exact_tie_rule", "first_leader", b"first_leader", "gahwa_forces_open", b"gahwa_forces_open", "hokm_rounding", b"hokm_rounding", "illegal_moves_allowed", b"illegal_moves_allowed", "kaboot_doubling", b"kaboot_doubling", "kaboot_projects", b"kaboot_projects", "kawesh", b"kawesh", "kawesh_keeps_dealer", b"kawesh_keeps_dealer", "match_target", b"match_target", "overtrump_partner", b"overtrump_partner", "partner_winning_rule", b"partner_winning_rule", "preset", b"preset", "project_multiplier", b"project_multiplier", "reverse_kaboot", b"reverse_kaboot", "round1_hokm_reopens_to_all", b"round1_hokm_reopens_to_all", "sawa", b"sawa", "second_hokm_suit_at_confirm", b"second_hokm_suit_at_confirm", "split_long_runs", b"split_long_runs", "success_metric", b"success_metric", "sun_double_buyer_min", b"sun_double_buyer_min", "sun_double_defender_max", b"sun_double_defender_max", "sun_priority_claim", b"sun_priority_claim", "undertrump_required", b"undertrump_required"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_ace_switch_dealer_right_only", b"_ace_switch_dealer_right_only", "_akka_requires_declaration", b"_akka_requires_declaration", "_ashkal_forbidden_on_ace", b"_ashkal_forbidden_on_ace", "_ashkal_in_round2", b"_ashkal_in_round2", "_ashkal_requires_pending_hokm", b"_ashkal_requires_pending_hokm", "_auto_declare_projects", b"_auto_declare_projects", "_baloot_absorbed_by_hundred", b"_baloot_absorbed_by_hundred", "_baloot_absorption", b"_baloot_absorption", "_baloot_in_success_test", b"_baloot_in_success_test", "_baloot_on_failure", b"_baloot_on_failure", "_both_cross_rule", b"_both_cross_rule", "_buyer_steps_by_buyer_only", b"_buyer_steps_by_buyer_only", "_card_conversion", b"_card_conversion", "_closed_chooser", b"_closed_chooser", "_doubled_allocation", b"_doubled_allocation", "_doubled_tie_rule", b"_doubled_tie_rule", "_doubling_window", b"_doubling_window", "_exact_tie_rule", b"_exact_tie_rule", "_first_leader", b"_first_leader", "_four_by_doubler_only", b"_four_by_doubler_only", "_gahwa_forces_open", b"_gahwa_forces_open", "_hokm_rounding", b"_hokm_rounding", "_illegal_moves_allowed", b"_illegal_moves_allowed", "_kaboot_doubling", b"_kaboot_doubling", "_kaboot_projects", b"_kaboot_projects", "_kawesh", b"_kawesh", "_kawesh_keeps_dealer", b"_kawesh_keeps_dealer", "_match_target", b"_match_target", "_overtrump_partner", b"_overtrump_partner", "_partner_winning_rule", b"_partner_winning_rule", "_project_multiplier", b"_project_multiplier", "_reveal_hands_after_round", b"_reveal_hands_after_round", "_reverse_kaboot", b"_reverse_kaboot", "_round1_hokm_reopens_to_all", b"_round1_hokm_reopens_to_all", "_sawa", b"_sawa", "_second_hokm_suit_at_confirm", b"_second_hokm_suit_at_confirm", "_split_long_runs", b"_split_long_runs", "_success_metric", b"_success_metric", "_sun_double_buyer_min", b"_sun_double_buyer_min", "_sun_double_defender_max", b"_sun_double_defender_max", "_sun_priority_claim", b"_sun_priority_claim", "_triple_opens", b"_triple_opens", "_undertrump_required", b"_undertrump_required", "ace_switch_dealer_right_only", b"ace_switch_dealer_right_only", "akka_requires_declaration", b"akka_requires_declaration", "ashkal_forbidden_on_ace", b"ashkal_forbidden_on_ace", "ashkal_in_round2", b"ashkal_in_round2", "ashkal_requires_pending_hokm", b"ashkal_requires_pending_hokm", "auto_declare_projects", b"auto_declare_projects", "baloot_absorbed_by_hundred", b"baloot_absorbed_by_hundred", "baloot_absorption", b"baloot_absorption", "baloot_in_success_test", b"baloot_in_success_test", "baloot_on_failure", b"baloot_on_failure", "both_cross_rule", b"both_cross_rule", "buyer_steps_by_buyer_only", b"buyer_steps_by_buyer_only", "card_conversion", b"card_conversion", "closed_chooser", b"closed_chooser", "doubled_allocation", b"doubled_allocation", "doubled_tie_rule", b"doubled_tie_rule", "doubling_window", b"doubling_window", "exact_tie_rule", b"exact_tie_rule", "first_leader", b"first_leader", "four_by_doubler_only", b"four_by_doubler_only", "gahwa_forces_open", b"gahwa_forces_open", "hokm_rounding", b"hokm_rounding", "illegal_moves_allowed", b"illegal_moves_allowed", "kaboot_doubling", b"kaboot_doubling", "kaboot_projects", b"kaboot_projects", "kawesh", b"kawesh", "kawesh_keeps_dealer", b"kawesh_keeps_dealer", "match_target", b"match_target", "overtrump_partner", b"overtrump_partner", "partner_winning_rule", b"partner_winning_rule", "preset", b"preset", "project_multiplier", b"project_multiplier", "reveal_hands_after_round", b"reveal_hands_after_round", "reverse_kaboot", b"reverse_kaboot", "round1_hokm_reopens_to_all", b"round1_hokm_reopens_to_all", "sawa", b"sawa", "second_hokm_suit_at_confirm", b"second_hokm_suit_at_confirm", "split_long_runs", b"split_long_runs", "success_metric", b"success_metric", "sun_double_buyer_min", b"sun_double_buyer_min", "sun_double_defender_max", b"sun_double_defender_max", "sun_priority_claim", b"sun_priority_claim", "triple_opens", b"triple_opens", "undertrump_required", b"undertrump_required"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__ace_switch_dealer_right_only: _TypeAlias = _typing.Literal["ace_switch_dealer_right_only"]  # noqa: Y015
+    _WhichOneofArgType__ace_switch_dealer_right_only: _TypeAlias = _typing.Literal["_ace_switch_dealer_right_only", b"_ace_switch_dealer_right_only"]  # noqa: Y015
     _WhichOneofReturnType__akka_requires_declaration: _TypeAlias = _typing.Literal["akka_requires_declaration"]  # noqa: Y015
     _WhichOneofArgType__akka_requires_declaration: _TypeAlias = _typing.Literal["_akka_requires_declaration", b"_akka_requires_declaration"]  # noqa: Y015
     _WhichOneofReturnType__ashkal_forbidden_on_ace: _TypeAlias = _typing.Literal["ashkal_forbidden_on_ace"]  # noqa: Y015
     _WhichOneofArgType__ashkal_forbidden_on_ace: _TypeAlias = _typing.Literal["_ashkal_forbidden_on_ace", b"_ashkal_forbidden_on_ace"]  # noqa: Y015
     _WhichOneofReturnType__ashkal_in_round2: _TypeAlias = _typing.Literal["ashkal_in_round2"]  # noqa: Y015
     _WhichOneofArgType__ashkal_in_round2: _TypeAlias = _typing.Literal["_ashkal_in_round2", b"_ashkal_in_round2"]  # noqa: Y015
+    _WhichOneofReturnType__ashkal_requires_pending_hokm: _TypeAlias = _typing.Literal["ashkal_requires_pending_hokm"]  # noqa: Y015
+    _WhichOneofArgType__ashkal_requires_pending_hokm: _TypeAlias = _typing.Literal["_ashkal_requires_pending_hokm", b"_ashkal_requires_pending_hokm"]  # noqa: Y015
     _WhichOneofReturnType__auto_declare_projects: _TypeAlias = _typing.Literal["auto_declare_projects"]  # noqa: Y015
     _WhichOneofArgType__auto_declare_projects: _TypeAlias = _typing.Literal["_auto_declare_projects", b"_auto_declare_projects"]  # noqa: Y015
     _WhichOneofReturnType__baloot_absorbed_by_hundred: _TypeAlias = _typing.Literal["baloot_absorbed_by_hundred"]  # noqa: Y015
     _WhichOneofArgType__baloot_absorbed_by_hundred: _TypeAlias = _typing.Literal["_baloot_absorbed_by_hundred", b"_baloot_absorbed_by_hundred"]  # noqa: Y015
+    _WhichOneofReturnType__baloot_absorption: _TypeAlias = _typing.Literal["baloot_absorption"]  # noqa: Y015
+    _WhichOneofArgType__baloot_absorption: _TypeAlias = _typing.Literal["_baloot_absorption", b"_baloot_absorption"]  # noqa: Y015
     _WhichOneofReturnType__baloot_in_success_test: _TypeAlias = _typing.Literal["baloot_in_success_test"]  # noqa: Y015
     _WhichOneofArgType__baloot_in_success_test: _TypeAlias = _typing.Literal["_baloot_in_success_test", b"_baloot_in_success_test"]  # noqa: Y015
     _WhichOneofReturnType__baloot_on_failure: _TypeAlias = _typing.Literal["baloot_on_failure"]  # noqa: Y015
@@ -675,6 +820,8 @@ class RuleSet(_message.Message):
     _WhichOneofArgType__both_cross_rule: _TypeAlias = _typing.Literal["_both_cross_rule", b"_both_cross_rule"]  # noqa: Y015
     _WhichOneofReturnType__buyer_steps_by_buyer_only: _TypeAlias = _typing.Literal["buyer_steps_by_buyer_only"]  # noqa: Y015
     _WhichOneofArgType__buyer_steps_by_buyer_only: _TypeAlias = _typing.Literal["_buyer_steps_by_buyer_only", b"_buyer_steps_by_buyer_only"]  # noqa: Y015
+    _WhichOneofReturnType__card_conversion: _TypeAlias = _typing.Literal["card_conversion"]  # noqa: Y015
+    _WhichOneofArgType__card_conversion: _TypeAlias = _typing.Literal["_card_conversion", b"_card_conversion"]  # noqa: Y015
     _WhichOneofReturnType__closed_chooser: _TypeAlias = _typing.Literal["closed_chooser"]  # noqa: Y015
     _WhichOneofArgType__closed_chooser: _TypeAlias = _typing.Literal["_closed_chooser", b"_closed_chooser"]  # noqa: Y015
     _WhichOneofReturnType__doubled_allocation: _TypeAlias = _typing.Literal["doubled_allocation"]  # noqa: Y015
@@ -687,6 +834,8 @@ class RuleSet(_message.Message):
     _WhichOneofArgType__exact_tie_rule: _TypeAlias = _typing.Literal["_exact_tie_rule", b"_exact_tie_rule"]  # noqa: Y015
     _WhichOneofReturnType__first_leader: _TypeAlias = _typing.Literal["first_leader"]  # noqa: Y015
     _WhichOneofArgType__first_leader: _TypeAlias = _typing.Literal["_first_leader", b"_first_leader"]  # noqa: Y015
+    _WhichOneofReturnType__four_by_doubler_only: _TypeAlias = _typing.Literal["four_by_doubler_only"]  # noqa: Y015
+    _WhichOneofArgType__four_by_doubler_only: _TypeAlias = _typing.Literal["_four_by_doubler_only", b"_four_by_doubler_only"]  # noqa: Y015
     _WhichOneofReturnType__gahwa_forces_open: _TypeAlias = _typing.Literal["gahwa_forces_open"]  # noqa: Y015
     _WhichOneofArgType__gahwa_forces_open: _TypeAlias = _typing.Literal["_gahwa_forces_open", b"_gahwa_forces_open"]  # noqa: Y015
     _WhichOneofReturnType__hokm_rounding: _TypeAlias = _typing.Literal["hokm_rounding"]  # noqa: Y015
@@ -709,6 +858,8 @@ class RuleSet(_message.Message):
     _WhichOneofArgType__partner_winning_rule: _TypeAlias = _typing.Literal["_partner_winning_rule", b"_partner_winning_rule"]  # noqa: Y015
     _WhichOneofReturnType__project_multiplier: _TypeAlias = _typing.Literal["project_multiplier"]  # noqa: Y015
     _WhichOneofArgType__project_multiplier: _TypeAlias = _typing.Literal["_project_multiplier", b"_project_multiplier"]  # noqa: Y015
+    _WhichOneofReturnType__reveal_hands_after_round: _TypeAlias = _typing.Literal["reveal_hands_after_round"]  # noqa: Y015
+    _WhichOneofArgType__reveal_hands_after_round: _TypeAlias = _typing.Literal["_reveal_hands_after_round", b"_reveal_hands_after_round"]  # noqa: Y015
     _WhichOneofReturnType__reverse_kaboot: _TypeAlias = _typing.Literal["reverse_kaboot"]  # noqa: Y015
     _WhichOneofArgType__reverse_kaboot: _TypeAlias = _typing.Literal["_reverse_kaboot", b"_reverse_kaboot"]  # noqa: Y015
     _WhichOneofReturnType__round1_hokm_reopens_to_all: _TypeAlias = _typing.Literal["round1_hokm_reopens_to_all"]  # noqa: Y015
@@ -727,8 +878,12 @@ class RuleSet(_message.Message):
     _WhichOneofArgType__sun_double_defender_max: _TypeAlias = _typing.Literal["_sun_double_defender_max", b"_sun_double_defender_max"]  # noqa: Y015
     _WhichOneofReturnType__sun_priority_claim: _TypeAlias = _typing.Literal["sun_priority_claim"]  # noqa: Y015
     _WhichOneofArgType__sun_priority_claim: _TypeAlias = _typing.Literal["_sun_priority_claim", b"_sun_priority_claim"]  # noqa: Y015
+    _WhichOneofReturnType__triple_opens: _TypeAlias = _typing.Literal["triple_opens"]  # noqa: Y015
+    _WhichOneofArgType__triple_opens: _TypeAlias = _typing.Literal["_triple_opens", b"_triple_opens"]  # noqa: Y015
     _WhichOneofReturnType__undertrump_required: _TypeAlias = _typing.Literal["undertrump_required"]  # noqa: Y015
     _WhichOneofArgType__undertrump_required: _TypeAlias = _typing.Literal["_undertrump_required", b"_undertrump_required"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__ace_switch_dealer_right_only) -> _WhichOneofReturnType__ace_switch_dealer_right_only | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__akka_requires_declaration) -> _WhichOneofReturnType__akka_requires_declaration | None: ...
     @_typing.overload
@@ -736,9 +891,13 @@ class RuleSet(_message.Message):
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__ashkal_in_round2) -> _WhichOneofReturnType__ashkal_in_round2 | None: ...
     @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__ashkal_requires_pending_hokm) -> _WhichOneofReturnType__ashkal_requires_pending_hokm | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__auto_declare_projects) -> _WhichOneofReturnType__auto_declare_projects | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__baloot_absorbed_by_hundred) -> _WhichOneofReturnType__baloot_absorbed_by_hundred | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__baloot_absorption) -> _WhichOneofReturnType__baloot_absorption | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__baloot_in_success_test) -> _WhichOneofReturnType__baloot_in_success_test | None: ...
     @_typing.overload
@@ -747,6 +906,8 @@ class RuleSet(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__both_cross_rule) -> _WhichOneofReturnType__both_cross_rule | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__buyer_steps_by_buyer_only) -> _WhichOneofReturnType__buyer_steps_by_buyer_only | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__card_conversion) -> _WhichOneofReturnType__card_conversion | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__closed_chooser) -> _WhichOneofReturnType__closed_chooser | None: ...
     @_typing.overload
@@ -759,6 +920,8 @@ class RuleSet(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__exact_tie_rule) -> _WhichOneofReturnType__exact_tie_rule | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__first_leader) -> _WhichOneofReturnType__first_leader | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__four_by_doubler_only) -> _WhichOneofReturnType__four_by_doubler_only | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__gahwa_forces_open) -> _WhichOneofReturnType__gahwa_forces_open | None: ...
     @_typing.overload
@@ -782,6 +945,8 @@ class RuleSet(_message.Message):
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__project_multiplier) -> _WhichOneofReturnType__project_multiplier | None: ...
     @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__reveal_hands_after_round) -> _WhichOneofReturnType__reveal_hands_after_round | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__reverse_kaboot) -> _WhichOneofReturnType__reverse_kaboot | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__round1_hokm_reopens_to_all) -> _WhichOneofReturnType__round1_hokm_reopens_to_all | None: ...
@@ -799,6 +964,8 @@ class RuleSet(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__sun_double_defender_max) -> _WhichOneofReturnType__sun_double_defender_max | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__sun_priority_claim) -> _WhichOneofReturnType__sun_priority_claim | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__triple_opens) -> _WhichOneofReturnType__triple_opens | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__undertrump_required) -> _WhichOneofReturnType__undertrump_required | None: ...
 

@@ -493,6 +493,11 @@ class _EventKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EventKind.V
     """The round was scored; `round_score` holds the breakdown."""
     EVENT_KIND_MATCH_WON: _EventKind.ValueType  # 15
     """A team won the match; `match_score` holds the final score."""
+    EVENT_KIND_ROUND_REVEALED: _EventKind.ValueType  # 20
+    """A round is over (scored or redealt) and its deck order is shown, hence every hand;
+    `reveal` holds it. Sent to the host credential only, or to every credential under the
+    rule flag `reveal_hands_after_round`.
+    """
 
 class EventKind(_EventKind, metaclass=_EventKindEnumTypeWrapper):
     """The kinds of event that an accepted action can cause."""
@@ -529,6 +534,11 @@ EVENT_KIND_ROUND_SCORED: EventKind.ValueType  # 14
 """The round was scored; `round_score` holds the breakdown."""
 EVENT_KIND_MATCH_WON: EventKind.ValueType  # 15
 """A team won the match; `match_score` holds the final score."""
+EVENT_KIND_ROUND_REVEALED: EventKind.ValueType  # 20
+"""A round is over (scored or redealt) and its deck order is shown, hence every hand;
+`reveal` holds it. Sent to the host credential only, or to every credential under the
+rule flag `reveal_hands_after_round`.
+"""
 Global___EventKind: _TypeAlias = EventKind  # noqa: Y015
 
 @_typing.final
@@ -653,6 +663,7 @@ class Action(_message.Message):
     DOUBLING_FIELD_NUMBER: _builtins.int
     DECLARATION_FIELD_NUMBER: _builtins.int
     PLAY_FIELD_NUMBER: _builtins.int
+    DEAL_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def bid(self) -> Global___Bid:
         """A bid during bidding."""
@@ -669,6 +680,12 @@ class Action(_message.Message):
     def play(self) -> Global___CardPlay:
         """A card played to the current trick."""
 
+    @_builtins.property
+    def deal(self) -> Global___DealAction:
+        """The dealer's deal of the next round (listed in the dealer's legal actions while the
+        match awaits a deal; applied with DealRound, or by ApplyBotAction).
+        """
+
     def __init__(
         self,
         *,
@@ -676,16 +693,44 @@ class Action(_message.Message):
         doubling: Global___Doubling | None = ...,
         declaration: Global___Declaration | None = ...,
         play: Global___CardPlay | None = ...,
+        deal: Global___DealAction | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bid", b"bid", "declaration", b"declaration", "doubling", b"doubling", "play", b"play"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bid", b"bid", "deal", b"deal", "declaration", b"declaration", "doubling", b"doubling", "play", b"play"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bid", b"bid", "declaration", b"declaration", "doubling", b"doubling", "play", b"play"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bid", b"bid", "deal", b"deal", "declaration", b"declaration", "doubling", b"doubling", "play", b"play"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_action: _TypeAlias = _typing.Literal["bid", "doubling", "declaration", "play"]  # noqa: Y015
+    _WhichOneofReturnType_action: _TypeAlias = _typing.Literal["bid", "doubling", "declaration", "play", "deal"]  # noqa: Y015
     _WhichOneofArgType_action: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_action) -> _WhichOneofReturnType_action | None: ...
 
 Global___Action: _TypeAlias = Action  # noqa: Y015
+
+@_typing.final
+class DealAction(_message.Message):
+    """The dealer's deal of a round."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECK_ORDER_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def deck_order(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """A preset order of all 32 cards, as in DealRoundRequest.deck_order; empty means the match's
+        own deck (its shuffle, or its board set's deck). Legal-action lists and records leave it
+        empty: a record keeps each round's deck order in `RecordedRound.deck_order`.
+        """
+
+    def __init__(
+        self,
+        *,
+        deck_order: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deck_order", b"deck_order"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DealAction: _TypeAlias = DealAction  # noqa: Y015
 
 @_typing.final
 class Contract(_message.Message):
@@ -1139,6 +1184,76 @@ class DealInfo(_message.Message):
 Global___DealInfo: _TypeAlias = DealInfo  # noqa: Y015
 
 @_typing.final
+class RoundReveal(_message.Message):
+    """The deck order of a finished round, shown once it is over (scored or redealt)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROUND_NUMBER_FIELD_NUMBER: _builtins.int
+    DEALER_FIELD_NUMBER: _builtins.int
+    DECK_ORDER_FIELD_NUMBER: _builtins.int
+    HANDS_FIELD_NUMBER: _builtins.int
+    round_number: _builtins.int
+    """The round's number in the match (hands dealt so far, redeals included)."""
+    dealer: _builtins.int
+    """The dealer of the round."""
+    @_builtins.property
+    def deck_order(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The 32 cards in the order they were dealt (see DealRoundRequest.deck_order for how the
+        order maps to the seats), hence every hand.
+        """
+
+    @_builtins.property
+    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
+        """The eight cards each seat held after the deal was completed, one entry per seat, seat 0
+        first; empty for a hand redealt before the contract was fixed.
+        """
+
+    def __init__(
+        self,
+        *,
+        round_number: _builtins.int = ...,
+        dealer: _builtins.int = ...,
+        deck_order: _abc.Iterable[_builtins.int] | None = ...,
+        hands: _abc.Iterable[Global___SeatCards] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dealer", b"dealer", "deck_order", b"deck_order", "hands", b"hands", "round_number", b"round_number"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RoundReveal: _TypeAlias = RoundReveal  # noqa: Y015
+
+@_typing.final
+class SeatCards(_message.Message):
+    """The cards of one seat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Its cards, ascending."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        cards: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatCards: _TypeAlias = SeatCards  # noqa: Y015
+
+@_typing.final
 class RedealInfo(_message.Message):
     """Why a hand was cancelled, and who deals next."""
 
@@ -1207,6 +1322,7 @@ class Event(_message.Message):
     MATCH_SCORE_FIELD_NUMBER: _builtins.int
     DEAL_FIELD_NUMBER: _builtins.int
     REDEAL_FIELD_NUMBER: _builtins.int
+    REVEAL_FIELD_NUMBER: _builtins.int
     kind: Global___EventKind.ValueType
     """What happened."""
     seat: _builtins.int
@@ -1255,6 +1371,10 @@ class Event(_message.Message):
     def redeal(self) -> Global___RedealInfo:
         """The reason of a REDEAL event."""
 
+    @_builtins.property
+    def reveal(self) -> Global___RoundReveal:
+        """The deck of a ROUND_REVEALED event."""
+
     def __init__(
         self,
         *,
@@ -1271,14 +1391,15 @@ class Event(_message.Message):
         match_score: Global___MatchScore | None = ...,
         deal: Global___DealInfo | None = ...,
         redeal: Global___RedealInfo | None = ...,
+        reveal: Global___RoundReveal | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "bid", b"bid", "contract", b"contract", "deal", b"deal", "declaration", b"declaration", "detail", b"detail", "doubling", b"doubling", "match_score", b"match_score", "play", b"play", "projects", b"projects", "redeal", b"redeal", "round_score", b"round_score", "seat", b"seat", "trick", b"trick"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "bid", b"bid", "contract", b"contract", "deal", b"deal", "declaration", b"declaration", "detail", b"detail", "doubling", b"doubling", "match_score", b"match_score", "play", b"play", "projects", b"projects", "redeal", b"redeal", "reveal", b"reveal", "round_score", b"round_score", "seat", b"seat", "trick", b"trick"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "bid", b"bid", "contract", b"contract", "deal", b"deal", "declaration", b"declaration", "detail", b"detail", "doubling", b"doubling", "kind", b"kind", "match_score", b"match_score", "play", b"play", "projects", b"projects", "redeal", b"redeal", "round_score", b"round_score", "seat", b"seat", "trick", b"trick"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "bid", b"bid", "contract", b"contract", "deal", b"deal", "declaration", b"declaration", "detail", b"detail", "doubling", b"doubling", "kind", b"kind", "match_score", b"match_score", "play", b"play", "projects", b"projects", "redeal", b"redeal", "reveal", b"reveal", "round_score", b"round_score", "seat", b"seat", "trick", b"trick"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
-    _WhichOneofReturnType_detail: _TypeAlias = _typing.Literal["bid", "contract", "doubling", "declaration", "projects", "play", "trick", "round_score", "match_score", "deal", "redeal"]  # noqa: Y015
+    _WhichOneofReturnType_detail: _TypeAlias = _typing.Literal["bid", "contract", "doubling", "declaration", "projects", "play", "trick", "round_score", "match_score", "deal", "redeal", "reveal"]  # noqa: Y015
     _WhichOneofArgType_detail: _TypeAlias = _typing.Literal["detail", b"detail"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
@@ -1318,6 +1439,7 @@ class View(_message.Message):
     HAND_SIZES_FIELD_NUMBER: _builtins.int
     HAND_FIELD_NUMBER: _builtins.int
     LEGAL_ACTIONS_FIELD_NUMBER: _builtins.int
+    LAST_ROUND_REVEAL_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat this private view belongs to; absent in the public view."""
     match_id: _builtins.str
@@ -1400,6 +1522,12 @@ class View(_message.Message):
         turn.
         """
 
+    @_builtins.property
+    def last_round_reveal(self) -> Global___RoundReveal:
+        """The deck order of the last finished round, while the match waits for the next deal and
+        once it is over; set only under the rule flag `reveal_hands_after_round`.
+        """
+
     def __init__(
         self,
         *,
@@ -1426,10 +1554,11 @@ class View(_message.Message):
         hand_sizes: _abc.Iterable[_builtins.int] | None = ...,
         hand: _abc.Iterable[_builtins.int] | None = ...,
         legal_actions: _abc.Iterable[Global___Action] | None = ...,
+        last_round_reveal: Global___RoundReveal | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_revealed_card", b"_revealed_card", "_seat", b"_seat", "_turn", b"_turn", "contract", b"contract", "current_trick", b"current_trick", "last_trick", b"last_trick", "match_score", b"match_score", "revealed_card", b"revealed_card", "round_score", b"round_score", "rules", b"rules", "seat", b"seat", "turn", b"turn"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_revealed_card", b"_revealed_card", "_seat", b"_seat", "_turn", b"_turn", "contract", b"contract", "current_trick", b"current_trick", "last_round_reveal", b"last_round_reveal", "last_trick", b"last_trick", "match_score", b"match_score", "revealed_card", b"revealed_card", "round_score", b"round_score", "rules", b"rules", "seat", b"seat", "turn", b"turn"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_revealed_card", b"_revealed_card", "_seat", b"_seat", "_turn", b"_turn", "abnat_won", b"abnat_won", "bids", b"bids", "contract", b"contract", "current_trick", b"current_trick", "dealer", b"dealer", "declared_projects", b"declared_projects", "doubling_calls", b"doubling_calls", "hand", b"hand", "hand_sizes", b"hand_sizes", "last_trick", b"last_trick", "legal_actions", b"legal_actions", "match_id", b"match_id", "match_score", b"match_score", "phase", b"phase", "revealed_card", b"revealed_card", "revealed_projects", b"revealed_projects", "round_number", b"round_number", "round_score", b"round_score", "rules", b"rules", "seat", b"seat", "state_version", b"state_version", "tricks_won", b"tricks_won", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_revealed_card", b"_revealed_card", "_seat", b"_seat", "_turn", b"_turn", "abnat_won", b"abnat_won", "bids", b"bids", "contract", b"contract", "current_trick", b"current_trick", "dealer", b"dealer", "declared_projects", b"declared_projects", "doubling_calls", b"doubling_calls", "hand", b"hand", "hand_sizes", b"hand_sizes", "last_round_reveal", b"last_round_reveal", "last_trick", b"last_trick", "legal_actions", b"legal_actions", "match_id", b"match_id", "match_score", b"match_score", "phase", b"phase", "revealed_card", b"revealed_card", "revealed_projects", b"revealed_projects", "round_number", b"round_number", "round_score", b"round_score", "rules", b"rules", "seat", b"seat", "state_version", b"state_version", "tricks_won", b"tricks_won", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__revealed_card: _TypeAlias = _typing.Literal["revealed_card"]  # noqa: Y015
     _WhichOneofArgType__revealed_card: _TypeAlias = _typing.Literal["_revealed_card", b"_revealed_card"]  # noqa: Y015

@@ -23,9 +23,11 @@ from baloot_engine.api.enums import RULE_FLAGS, enum_prefix, to_core
 from baloot_engine.bots import Level
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import (
+    Action,
     Bid,
     BidKind,
     ClaimSawa,
+    Deal,
     Declare,
     Doubling,
     DoublingCall,
@@ -35,7 +37,7 @@ from baloot_engine.rules.contract import ContractType, PlayMode
 from baloot_engine.rules.errors import RuleError, malformed
 from baloot_engine.rules.facts import AwardedProject, RoundFacts
 from baloot_engine.rules.projects import ProjectKind
-from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet, RuleSetError
+from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet, RuleSetError
 
 # Proto enum number -> core member; a number that is missing (zero, unknown) pairs with none.
 BID_KINDS: Final = to_core(types_pb2.BidKind, BidKind)
@@ -66,6 +68,10 @@ REPEATED_LIMITS: Final[dict[tuple[str, str], tuple[int, str]]] = {
     ("ScoreRoundRequest", "awarded_projects"): (16, errors.INVALID_ROUND_FACTS),
     ("ScoreRoundRequest", "baloot_teams"): (8, errors.INVALID_ROUND_FACTS),
     ("ScoreRoundRequest", "match_scores"): (8, _REQUEST_INVALID),
+    # VerifyRecord, ReplayRecord: twice the 1000 rounds records.check_size accepts (which then
+    # refuses with its own message, and checks what the rounds hold).
+    ("MatchRecord", "rounds"): (2000, _REQUEST_INVALID),
+    ("MatchRecord", "starting_scores"): (8, _REQUEST_INVALID),
 }
 _UNLISTED: Final = (0, _REQUEST_INVALID)
 
@@ -92,13 +98,16 @@ def _check_message(message: Any, path: str) -> None:
             limit, reason = REPEATED_LIMITS.get((name, field.name), _UNLISTED)
             if len(value) > limit:
                 raise too_long(f"{path}{field.name}", len(value), limit, reason)
-            if field.message_type is not None:
+            if field.message_type is not None and name not in _CHECKED_BY_RECORDS:
                 for index, entry in enumerate(value):
                     _check_message(entry, f"{path}{field.name}[{index}].")
         elif field.message_type is not None and field.message_type.name not in _OPAQUE:
             _check_message(value, f"{path}{field.name}.")
 
 
+# A record's rounds and actions are checked by ``records.check_size`` (with its byte size, in
+# C++), not entry by entry here: only the record's own lists are.
+_CHECKED_BY_RECORDS: Final = frozenset({"MatchRecord"})
 # Messages with no repeated field anywhere inside (skipped for speed).
 _OPAQUE: Final = frozenset({"RuleSet", "Bid", "Doubling", "CardPlay"})
 
@@ -162,6 +171,8 @@ def rules_in(proto: rules_pb2.RuleSet | None) -> RuleSet:
         base = SEEDS
     elif preset == rules_pb2.PRESET_KAMMELNA:
         base = KAMMELNA
+    elif preset == rules_pb2.PRESET_FEDERATION:
+        base = FEDERATION
     else:
         raise _bad(errors.INVALID_RULES, f"unknown preset value {preset}")
     changes: dict[str, object] = {}
@@ -222,6 +233,27 @@ def play_in(message: types_pb2.CardPlay) -> Play | ClaimSawa:
     if message.sawa:
         return ClaimSawa()
     return Play(card_in(message.card), message.akka)
+
+
+def deal_in(message: types_pb2.DealAction) -> Deal:
+    """A core deal from a proto ``DealAction`` (its deck is checked when it is dealt)."""
+    return Deal(tuple(message.deck_order))
+
+
+def action_in(message: types_pb2.Action) -> Action:
+    """Any core action from a proto ``Action`` (a record's, or a legal-action list's)."""
+    which = message.WhichOneof("action")
+    if which == "play":
+        return play_in(message.play)
+    if which == "bid":
+        return bid_in(message.bid)
+    if which == "doubling":
+        return doubling_in(message.doubling)
+    if which == "declaration":
+        return declaration_in(message.declaration)
+    if which == "deal":
+        return deal_in(message.deal)
+    raise _bad(errors.INVALID_ACTION, f"the action has no kind this server knows ({which})")
 
 
 # ---------------------------------------------------------------------------------------

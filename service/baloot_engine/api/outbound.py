@@ -33,9 +33,9 @@ from baloot_engine.rules.actions import (
     EventKind,
     Play,
 )
-from baloot_engine.rules.cards import POINTS
+from baloot_engine.rules.cards import LAST_TRICK_BONUS, POINTS
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
-from baloot_engine.rules.facts import AwardedProject
+from baloot_engine.rules.facts import TRICKS_PER_ROUND, AwardedProject
 from baloot_engine.rules.projects import Project, ProjectKind, baloot_project
 from baloot_engine.rules.ruleset import RuleSet
 from baloot_engine.rules.scoring import Outcome, RoundScore
@@ -61,13 +61,19 @@ def suit_out(suit: int) -> types_pb2.Suit.ValueType:
 # Rule sets
 
 
+# The token's preset numbers (state_codec.PRESETS) as proto presets.
+_PRESET_NUMBERS: Final = (
+    rules_pb2.PRESET_SEEDS,
+    rules_pb2.PRESET_KAMMELNA,
+    rules_pb2.PRESET_FEDERATION,
+)
+
+
 @lru_cache(maxsize=256)
 def rules_out(rules: RuleSet) -> rules_pb2.RuleSet:
     """The full proto ``RuleSet`` of a core rule set: the nearer preset and every flag set."""
     preset, _, _ = encode_rules(rules)
-    message = rules_pb2.RuleSet(
-        preset=rules_pb2.PRESET_KAMMELNA if preset == 1 else rules_pb2.PRESET_SEEDS
-    )
+    message = rules_pb2.RuleSet(preset=_PRESET_NUMBERS[preset])
     for name in RULE_FLAGS:
         value = getattr(rules, name)
         if isinstance(value, Enum):
@@ -121,7 +127,7 @@ def action_out(action: Action) -> types_pb2.Action:
     if isinstance(action, ClaimSawa):
         return types_pb2.Action(play=types_pb2.CardPlay(sawa=True))
     assert isinstance(action, Deal)
-    return types_pb2.Action()
+    return types_pb2.Action(deal=types_pb2.DealAction(deck_order=action.deck))
 
 
 def project_out(seat: int | None, project: Project, trump: int) -> types_pb2.Project:
@@ -179,7 +185,10 @@ def trick_out(
     akka: bool = False,
     into: types_pb2.Trick | None = None,
 ) -> types_pb2.Trick:
-    """A proto ``Trick``: played cards in order, the winner once complete, its abnat."""
+    """A proto ``Trick``: played cards in order, the winner once complete, its abnat.
+
+    The abnat of the completed 8th trick include the 10 for the last trick (R33).
+    """
     table = POINTS[trump + 1]
     message = types_pb2.Trick() if into is None else into
     message.number = number
@@ -190,9 +199,12 @@ def trick_out(
         played.card = card
         if akka and position == 0:
             played.akka = True
-    message.abnat = sum(table[c] for c in cards)
+    abnat = sum(table[c] for c in cards)
     if winner is not None:
         message.winner = winner
+        if number == TRICKS_PER_ROUND:
+            abnat += LAST_TRICK_BONUS
+    message.abnat = abnat
     return message
 
 
@@ -429,5 +441,7 @@ def add_action(actions: Any, action: Action) -> None:
         play.card = action.card
         if action.akka:
             play.akka = True
-    elif not isinstance(action, Deal):
+    elif isinstance(action, Deal) and not action.deck:
+        actions.add().deal.SetInParent()  # the dealer's deal of the match's own deck
+    else:
         actions.append(action_out(action))

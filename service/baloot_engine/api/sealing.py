@@ -24,9 +24,10 @@ are issued. A later release drops both (see ``docs/security.md``).
 
 Keys rotate by putting the new key first: the first seals and issues credentials, every one
 opens and verifies. Credentials are HMAC-SHA256 of the match id and a role (``host``,
-``seat0`` … ``seat3``), truncated to 128 bits, base64url encoded, compared in constant time.
-Match ids are 16 random bytes from the operating system and the deck shuffle is keyed by a
-per-match seed inside the token, so neither uses a server key.
+``seat0`` … ``seat3``, ``spectator``), truncated to 128 bits, base64url encoded, compared in
+constant time. Match ids are 16 random bytes from the operating system and the deck shuffle is
+keyed by a per-match seed inside the token, so neither uses a server key; the decks of
+duplicate boards are keyed by their own key (``board_key``), derived for that purpose only.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ MATCH_ID_SIZE: Final = 16
 FINGERPRINT_SIZE: Final = 4
 HOST_ROLE: Final = "host"
 ROLES: Final = (HOST_ROLE, "seat0", "seat1", "seat2", "seat3")
+SPECTATOR_ROLE: Final = "spectator"  # sees the public view only, acts for no seat
+ALL_ROLES: Final = (*ROLES, SPECTATOR_ROLE)  # every role a credential may prove
 _RECENT_MATCHES: Final = 4096  # credentials remembered (bytes of public match ids -> MACs)
 
 # The HKDF labels: one per purpose. Changing one changes what it derives (and breaks every
@@ -63,6 +66,7 @@ _RECENT_MATCHES: Final = 4096  # credentials remembered (bytes of public match i
 SEAL_LABEL: Final = b"baloot-engine/v2/token-seal"
 CREDENTIAL_LABEL: Final = b"baloot-engine/v2/credentials"
 FINGERPRINT_LABEL: Final = b"baloot-engine/v2/key-fingerprint"
+BOARD_LABEL: Final = b"baloot-engine/v2/board-decks"
 
 
 class StateKeyError(ValueError):
@@ -134,6 +138,7 @@ class KeyRing:
     """The state keys: seal with the first, open with any."""
 
     __slots__ = (
+        "_board_key",
         "_ids",
         "_legacy",
         "_mac_keys",
@@ -166,6 +171,7 @@ class KeyRing:
         )
         self._legacy = _LegacyTokens(self.keys)
         self._recent: dict[bytes, tuple[tuple[bytes, ...], ...]] = {}
+        self._board_key = derive(self.keys[0], BOARD_LABEL)
 
     @classmethod
     def from_texts(cls, texts: Sequence[str]) -> KeyRing:
@@ -212,6 +218,11 @@ class KeyRing:
             "not_authentic", "the token does not authenticate (tampered, or another match)"
         )
 
+    def board_key(self) -> bytes:
+        """The key of duplicate-board decks, derived from the first key for that purpose only:
+        servers sharing their first key deal the same boards."""
+        return self._board_key
+
     # -- credentials ----------------------------------------------------------------
 
     def credential(self, match_id: bytes, role: str) -> str:
@@ -223,17 +234,17 @@ class KeyRing:
         found = None
         given = credential.encode("ascii", "replace")
         for expected_by_role in self._credentials(match_id):
-            for role, expected in zip(ROLES, expected_by_role, strict=True):
+            for role, expected in zip(ALL_ROLES, expected_by_role, strict=True):
                 if hmac.compare_digest(expected, given):
                     found = role
         return found
 
     def _credentials(self, match_id: bytes) -> tuple[tuple[bytes, ...], ...]:
-        """The five credentials of a match under each key, remembered for recent matches."""
+        """The six credentials of a match under each key, remembered for recent matches."""
         cached = self._recent.get(match_id)
         if cached is None:
             cached = tuple(
-                tuple(_credential(mac_key, match_id, role).encode("ascii") for role in ROLES)
+                tuple(_credential(mac_key, match_id, role).encode("ascii") for role in ALL_ROLES)
                 for mac_key in self._mac_keys
             )
             if len(self._recent) >= _RECENT_MATCHES:

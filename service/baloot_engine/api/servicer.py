@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
+import hmac
 import inspect
 import multiprocessing
 import re
@@ -33,11 +35,12 @@ from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot.v1 import types_pb2
-from baloot_engine.api import inbound, outbound
+from baloot_engine.api import inbound, outbound, records
 from baloot_engine.api.ledger import Answer, Entry, LedgerUnavailableError, MatchLedger, Verdict
 from baloot_engine.api.sealing import (
     HOST_ROLE,
     MATCH_ID_SIZE,
+    SPECTATOR_ROLE,
     KeyRing,
     TokenRefusedError,
     seat_role,
@@ -53,6 +56,8 @@ from baloot_engine.api.status import (
     LEDGER_UNAVAILABLE,
     MATCH_UNKNOWN,
     PRESET_DECK_DISABLED,
+    RECORD_DIVERGES,
+    RECORD_TOO_LARGE,
     STALE_STATE,
     ApiError,
     credential_invalid,
@@ -62,13 +67,14 @@ from baloot_engine.api.status import (
 from baloot_engine.api.views import add_views, build_view, last_round_out
 from baloot_engine.bots import Level, suggest
 from baloot_engine.rules import game
-from baloot_engine.rules.actions import Action, Deal, Event
-from baloot_engine.rules.dealing import deck_from_seed
-from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.actions import Action, Deal, Event, EventKind
+from baloot_engine.rules.dealing import board_deck, deck_from_seed
+from baloot_engine.rules.errors import NOT_YOUR_TURN, RuleError
 from baloot_engine.rules.match import winner_after
+from baloot_engine.rules.record import DivergenceError
 from baloot_engine.rules.ruleset import RuleSet
 from baloot_engine.rules.scoring import RoundScore, score_round
-from baloot_engine.rules.state import State
+from baloot_engine.rules.state import Phase, State
 from baloot_engine.telemetry.logs import bind_call_fields, get_logger
 from baloot_engine.telemetry.metrics import Metrics
 
@@ -139,6 +145,8 @@ class _Opened:
         """The seats whose private views the caller may see."""
         if self.role == HOST_ROLE:
             return (0, 1, 2, 3)
+        if self.role == SPECTATOR_ROLE:
+            return ()
         return (int(self.role[-1]),)
 
 
@@ -296,9 +304,10 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             claim.presented = Entry.of(decoded.version, plaintext)
         return _Opened(match_id, match_key, role, decoded)
 
-    def _seal(self, opened: _Opened, state: State, version: int) -> bytes:
-        """Seal the state that follows the opened one (encoded from the opened message)."""
-        plaintext = encode(state, opened.seed, version, previous=opened.decoded)
+    def _seal(self, opened: _Opened, state: State, version: int, extra: bytes = b"") -> bytes:
+        """Seal the state that follows the opened one (encoded from the opened message);
+        ``extra`` is an encoded ``MatchState`` part of the records' fields."""
+        plaintext = encode(state, opened.seed, version, previous=opened.decoded) + extra
         claim = _claims.get()
         if claim is not None:
             claim.following = Entry.of(version, plaintext)
@@ -343,11 +352,83 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             self._metrics.observe_events(events)
         else:
             claim.events = events  # counted only if the ledger accepts the action
-        response.state = self._seal(opened, new_state, version)
+        extra, reveal = self._records_step(opened, state, action, new_state, events)
+        response.state = self._seal(opened, new_state, version, extra)
         response.state_version = version
-        outbound.add_events(response.events, events, new_state)
-        add_views(response.views, new_state, opened.visible_seats(), opened.match_id, version)
+        reveal_part = b""
+        if reveal is None:
+            outbound.add_events(response.events, events, new_state)
+        else:
+            # The reveal follows the event that ended the hand (before a MATCH_WON).
+            flag = new_state.rules.reveal_hands_after_round
+            end = records.hand_end_index(events) + 1
+            outbound.add_events(response.events, events[:end], new_state)
+            if flag or opened.role == HOST_ROLE:
+                response.events.append(reveal)
+            outbound.add_events(response.events, events[end:], new_state)
+            if flag:
+                reveal_part = records.reveal_view_part(new_state, reveal.reveal.deck_order)
+        add_views(
+            response.views,
+            new_state,
+            opened.visible_seats(),
+            opened.match_id,
+            version,
+            extra=reveal_part,
+        )
         return response
+
+    # -- records: the hand's deck, board sets, reveals -------------------------------------
+
+    def _deal_of(self, request: pb.DealRoundRequest, opened: _Opened) -> Action:
+        """The deck of the next hand: a preset order, or the match's own deck."""
+        if request.deck_order:
+            if records.token_fields(opened.decoded.message).board_set:
+                raise ApiError(
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    PRESET_DECK_DISABLED,
+                    "a board-set match is dealt its board set's decks only",
+                )
+            return Deal(tuple(inbound.card_in(c) for c in request.deck_order))
+        return Deal(self._match_deck(opened))
+
+    def _hand_deck(self, opened: _Opened, hand_number: int) -> tuple[int, ...]:
+        """The deck hand ``hand_number`` of the opened match was (or is) dealt from."""
+        kept = records.kept_deck(records.token_fields(opened.decoded.message), hand_number)
+        return kept if kept is not None else deck_from_seed(opened.seed, hand_number)
+
+    def _match_deck(self, opened: _Opened) -> tuple[int, ...]:
+        """The deck of the next hand: the board set's, or the match's own keyed shuffle."""
+        fields = records.token_fields(opened.decoded.message)
+        state = opened.state
+        if fields.board_set:
+            redeals = state.hand_number - fields.scored_at_hand
+            return board_deck(
+                self._keys.board_key(), fields.board_set, fields.rounds_scored + 1, redeals
+            )
+        return deck_from_seed(opened.seed, state.hand_number + 1)
+
+    def _records_step(
+        self,
+        opened: _Opened,
+        before: State,
+        action: Action,
+        after: State,
+        events: Sequence[Event],
+    ) -> tuple[bytes, types_pb2.Event | None]:
+        """The records' token fields an action changes, and the reveal of a hand it ended."""
+        extra = b""
+        fields = records.token_fields(opened.decoded.message)
+        if type(action) is Deal and (fields.board_set or action.deck != _seed_deck(opened)):
+            extra += records.fields_part(deck=action.deck, deck_hand=after.hand_number)
+        if not records.ends_hand(events):
+            return extra, None
+        deck = self._hand_deck(opened, before.hand_number)
+        if any(e.kind is EventKind.ROUND_SCORED for e in events):
+            extra += records.fields_part(
+                rounds_scored=fields.rounds_scored + 1, scored_at_hand=after.hand_number
+            )
+        return extra, records.reveal_event(before, deck)
 
     # -- RPCs ---------------------------------------------------------------------------
 
@@ -366,12 +447,15 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             raise request_invalid(
                 f"starting_scores must be below the match target {rules.match_target}"
             )
+        board_set = records.board_set_in(request.board_set)
         state = game.new_match(rules, dealer, (scores[0], scores[1]) if scores else (0, 0))
         match_key = secrets.token_bytes(MATCH_ID_SIZE)
         match_id = match_key.hex()
         bind_call_fields(match_id=match_id, state_version=0)
         seed = secrets.token_bytes(SEED_SIZE)
         plaintext = encode(state, seed, 0)
+        if board_set:
+            plaintext += records.fields_part(board_set=board_set)
         claim = _claims.get()
         if claim is not None:
             claim.match_id = match_id
@@ -384,6 +468,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             match_id=match_id,
             host_credential=self._keys.credential(match_key, HOST_ROLE),
             seat_credentials=[self._keys.credential(match_key, seat_role(s)) for s in range(4)],
+            spectator_credential=self._keys.credential(match_key, SPECTATOR_ROLE),
         )
         add_views(response.views, state, (0, 1, 2, 3), match_id, 0, with_rules=True)
         return response
@@ -397,7 +482,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
                 PRESET_DECK_DISABLED,
                 "this server does not accept preset decks (BALOOT_ALLOW_PRESET_DECK)",
             )
-        return self._act(request, _deal_of, pb.DealRoundResponse())
+        return self._act(request, self._deal_of, pb.DealRoundResponse())
 
     @_rpc
     def PlaceBid(self, request: pb.PlaceBidRequest) -> pb.PlaceBidResponse:
@@ -447,6 +532,10 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             if not opened.may_act_for(seat):
                 raise credential_invalid(f"the credential may not see seat {seat}'s hand")
         view = build_view(opened.state, seat, opened.match_id, opened.version, with_rules=True)
+        state = opened.state
+        if state.rules.reveal_hands_after_round and state.last_score is not None:
+            deck = self._hand_deck(opened, state.hand_number)
+            view.MergeFromString(records.reveal_view_part(state, deck))
         return pb.GetViewResponse(view=view)
 
     @_rpc
@@ -516,6 +605,72 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             )
         return _suggestion(opened, level, action)
 
+    @_rpc
+    def ApplyBotAction(self, request: pb.ApplyBotActionRequest) -> pb.ApplyBotActionResponse:
+        """Apply, in one call, the action a bot chooses for the seat whose turn it is."""
+        chosen: list[Action] = []
+
+        def bot_action(r: pb.ApplyBotActionRequest, opened: _Opened) -> Action:
+            if opened.role != HOST_ROLE:
+                raise credential_invalid("only the host credential may apply a bot's action")
+            level = inbound.bot_level_in(r.level)
+            state = opened.state
+            between = state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER)
+            on_turn = state.dealer if between else state.turn
+            if state.phase is not Phase.MATCH_OVER and r.seat != on_turn:
+                raise RuleError(
+                    NOT_YOUR_TURN,
+                    f"seat {on_turn} is to act, not seat {r.seat}",
+                    details={"turn": str(on_turn)},
+                )
+            if between:
+                action: Action = Deal(self._match_deck(opened))
+                chosen.append(Deal(()))
+                return action
+            seed = r.seed if r.HasField("seed") else _bot_seed(opened)
+            action = suggest(state, r.seat, level, seed)
+            chosen.append(action)
+            return action
+
+        response = self._act(request, bot_action, pb.ApplyBotActionResponse())
+        response.seat = request.seat
+        response.action.CopyFrom(outbound.action_out(chosen[0]))
+        response.level = request.level
+        return response
+
+    @_rpc
+    def VerifyRecord(self, request: pb.VerifyRecordRequest) -> pb.VerifyRecordResponse:
+        """Replay a record from scratch through the rules: valid, or its first divergence."""
+        _check_record(request.record)
+        bind_call_fields(record_rounds=len(request.record.rounds))
+        response = records.verify(request.record)
+        if not response.valid:
+            bind_call_fields(divergence=response.divergence.reason)
+        return response
+
+    @_rpc
+    def ReplayRecord(self, request: pb.ReplayRecordRequest) -> pb.ReplayRecordResponse:
+        """The views and events of a record at one step."""
+        record = request.record
+        _check_record(record)
+        total = records.total_steps(record)
+        if request.step > total:
+            raise request_invalid(f"step {request.step} is past the record's {total} actions")
+        try:
+            replayed = records.replay_to(record, request.step)
+        except DivergenceError as divergence:
+            raise ApiError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                RECORD_DIVERGES,
+                f"the record diverges before step {request.step}: {divergence}",
+                {
+                    "round_index": str(divergence.round_index),
+                    "action_index": str(divergence.action_index),
+                    "divergence": divergence.reason,
+                },
+            ) from None
+        return records.replay_response(record, replayed, request.step)
+
 
 def _suggestion(opened: _Opened, level: Level, action: Action) -> pb.SuggestActionResponse:
     return pb.SuggestActionResponse(
@@ -523,6 +678,24 @@ def _suggestion(opened: _Opened, level: Level, action: Action) -> pb.SuggestActi
         action=outbound.action_out(action),
         level=outbound.BOT_LEVEL_NUMBERS[level],
     )
+
+
+def _check_record(record: Any) -> None:
+    """Refuse a record larger than VerifyRecord and ReplayRecord accept."""
+    why = records.check_size(record)
+    if why is not None:
+        raise ApiError(grpc.StatusCode.INVALID_ARGUMENT, RECORD_TOO_LARGE, why)
+
+
+def _bot_seed(opened: _Opened) -> int:
+    """A bot's seed derived from the match's secret seed and the state's version: the same
+    request gives the same action, and nobody can predict it without the seed."""
+    label = b"baloot-bot" + opened.version.to_bytes(8, "big")
+    return int.from_bytes(hmac.new(opened.seed, label, hashlib.sha256).digest()[:8], "big")
+
+
+def _seed_deck(opened: _Opened) -> tuple[int, ...]:
+    return deck_from_seed(opened.seed, opened.state.hand_number + 1)
 
 
 def _ledger_refusal(answer: Answer, presented: Entry) -> ApiError:
@@ -540,13 +713,6 @@ def _ledger_refusal(answer: Answer, presented: Entry) -> ApiError:
         f"this token is not the latest of its match (the latest is at version {latest or '?'})",
         {"state_version": str(presented.version), "latest_version": latest},
     )
-
-
-def _deal_of(request: pb.DealRoundRequest, opened: _Opened) -> Action:
-    """The deck of the next hand: a preset order, or the match's own keyed shuffle."""
-    if request.deck_order:
-        return Deal(tuple(inbound.card_in(c) for c in request.deck_order))
-    return Deal(deck_from_seed(opened.seed, opened.state.hand_number + 1))
 
 
 def _match_after(before: Sequence[int], score: RoundScore, rules: RuleSet) -> types_pb2.MatchScore:

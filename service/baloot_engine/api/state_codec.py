@@ -26,7 +26,7 @@ from baloot_engine.rules.contract import Contract, ContractType, PlayMode
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.facts import AwardedProject, RoundFacts
 from baloot_engine.rules.projects import ProjectKind, has_baloot, projects_for_declaration
-from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
+from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.scoring import RoundScore, score_round
 from baloot_engine.rules.state import (
     EMPTY_DECLARATIONS,
@@ -136,7 +136,8 @@ def _flag_values(name: str) -> tuple[object, ...]:
     return tuple(type(default))
 
 
-PRESETS: Final = (SEEDS, KAMMELNA)
+# By number in the token: append only.
+PRESETS: Final = (SEEDS, KAMMELNA, FEDERATION)
 
 
 def _overrides(rules: RuleSet, base: RuleSet) -> bytes:
@@ -390,16 +391,26 @@ class Decoded:
     """A decoded token: the core state plus the deck seed and the state version.
 
     ``data`` keeps the ``MatchState`` bytes the state was decoded from, from which
-    :func:`encode` starts the next state's message.
+    :func:`encode` starts the next state's message; so fields that only the API writes (the
+    records' deck and board fields, appended as encoded parts) are carried to the next token.
     """
 
-    __slots__ = ("data", "seed", "state", "version")
+    __slots__ = ("data", "message", "seed", "state", "version")
 
-    def __init__(self, state: State, seed: bytes, version: int, data: bytes) -> None:
+    def __init__(
+        self,
+        state: State,
+        seed: bytes,
+        version: int,
+        data: bytes,
+        message: pb.MatchState | None = None,
+    ) -> None:
         self.state = state
         self.seed = seed
         self.version = version
         self.data = data
+        # The parsed message, for the fields the API keeps beside the state (the records').
+        self.message = pb.MatchState() if message is None else message
 
 
 def decode(data: bytes) -> Decoded:
@@ -603,7 +614,7 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
             m.winner,  # winner
         )
     )
-    return Decoded(state, bytes(m.seed), m.version, data)
+    return Decoded(state, bytes(m.seed), m.version, data, m)
 
 
 # The parts of a state that stay the same over many calls (the bids and doubling calls for a

@@ -151,13 +151,15 @@ def add_views(
     version: int,
     *,
     with_rules: bool = False,
+    extra: bytes = b"",
 ) -> None:
     """Append the view of each of ``seats`` to a response's repeated ``views`` field.
 
     The public part is encoded once for all the seats; each view is parsed in place from it
-    and the seat's own part, with no intermediate message to copy.
+    and the seat's own part, with no intermediate message to copy. ``extra`` is an encoded
+    ``View`` part every view also gets (a finished round's reveal, see ``api/records.py``).
     """
-    public = public_view_bytes(state, match_id, version, with_rules=with_rules)
+    public = public_view_bytes(state, match_id, version, with_rules=with_rules) + extra
     for seat in seats:
         into.add().MergeFromString(public + seat_view_bytes(state, seat))
 

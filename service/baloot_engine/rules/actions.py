@@ -154,6 +154,9 @@ class EventKind(Enum):
     SAWA_CLAIMED = "sawa_claimed"
     ROUND_SCORED = "round_scored"
     MATCH_WON = "match_won"
+    # A finished hand's deck shown (records); the API adds it, since the deck order is
+    # not part of the state: the core never emits it.
+    ROUND_REVEALED = "round_revealed"
 
 
 class Event(NamedTuple):
@@ -169,7 +172,8 @@ class Event(NamedTuple):
     * PROJECTS_REVEALED: ``team`` = the team whose projects score, ``projects`` (seat, project).
     * CARD_PLAYED: ``seat``, ``card``.  AKKA_CALLED: ``seat``, ``card``.
     * BALOOT_ANNOUNCED: ``seat``, ``team``.  TRICK_WON: ``seat`` = winner, ``team``,
-      ``cards`` = the four cards in play order, ``points`` = abnat of the trick.
+      ``cards`` = the four cards in play order, ``points`` = abnat of the trick (the
+      8th trick's include the 10 for the last trick, R33).
     * SAWA_CLAIMED: ``seat``, ``team``.  ROUND_SCORED: ``score``.  MATCH_WON: ``team``.
     """
 

@@ -81,7 +81,17 @@ def _ashkal_allowed(state: State, seat: int) -> bool:
         return False
     if state.bidding_round == 2 and not rules.ashkal_in_round2:
         return False
+    if rules.ashkal_requires_pending_hokm and state.pending_seat < 0:
+        return False  # §A.14 F13: only over a Hokm bid in this lap
     return not (rules.ashkal_forbidden_on_ace and state.revealed & 7 == ACE)
+
+
+def _switch_allowed(state: State, seat: int) -> bool:
+    """R6: may the Hokm bidder switch to Sun? With ``ace_switch_dealer_right_only`` (§A.14
+    F14) a first-round Hokm on a revealed Ace only when he is the dealer's right."""
+    if not state.rules.ace_switch_dealer_right_only or state.bidding_round != 1:
+        return True
+    return state.revealed & 7 != ACE or seat == (state.dealer + 1) & 3
 
 
 def kawesh_allowed(state: State, seat: int) -> bool:
@@ -119,7 +129,7 @@ def _bids_on_turn(state: State, seat: int) -> list[Bid]:
             confirm = [_CONFIRM_IN[state.pending_suit]]
         else:
             confirm = [_CONFIRM_IN[s] for s in SUITS if s != revealed_suit]
-        return [*confirm, _SWITCH_TO_SUN]
+        return [*confirm, _SWITCH_TO_SUN] if _switch_allowed(state, seat) else confirm
     if stage is _PRIORITY:
         return [_PASS, _CLAIM_SUN]
     if stage is _REOPEN:
@@ -204,10 +214,15 @@ def _refusal(state: State, seat: int, bid: Bid, legal: list[Bid]) -> RuleError:
             why = "Ashkal is not allowed in the second round"
         elif state.rules.ashkal_forbidden_on_ace and state.revealed & 7 == ACE:
             why = "Ashkal is not allowed when the revealed card is an Ace"
+        elif state.rules.ashkal_requires_pending_hokm and state.pending_seat < 0:
+            why = "Ashkal is said only over a Hokm bid in this lap"
     elif bid.kind in (BidKind.HOKM, BidKind.CONFIRM_HOKM) and any(
         b.kind is bid.kind for b in legal
     ):
         reason, why = errors.SUIT_NOT_ALLOWED, f"Hokm in that suit is not allowed: {bid}"
+    elif bid.kind is BidKind.SWITCH_TO_SUN and state.bid_stage is _CONFIRM:
+        reason = errors.BID_NOT_ALLOWED
+        why = "on a revealed Ace only the dealer's right may switch his Hokm to Sun"
     else:
         reason, why = errors.BID_NOT_ALLOWED, f"'{bid}' is not allowed now"
     return RuleError(reason, why, allowed=allowed, details={"seat": str(seat)})

@@ -79,6 +79,20 @@ def deck_from_seed(seed: bytes, hand_number: int) -> tuple[int, ...]:
     return tuple(deck)
 
 
+def board_deck(
+    board_key: bytes, board_set: str, round_number: int, redeals: int
+) -> tuple[int, ...]:
+    """The deck of a duplicate board: round ``round_number`` (from 1) of ``board_set``, after
+    ``redeals`` redeals of that round.
+
+    Derived from a dedicated secret key, so every table of a board set (on servers sharing the
+    key) gets the same cards round by round, and no caller can choose or predict them.
+    """
+    label = b"baloot-board/%d/%d/" % (round_number, redeals) + board_set.encode("utf-8")
+    seed = hmac.new(board_key, label, hashlib.sha256).digest()
+    return deck_from_seed(seed, round_number)
+
+
 def _prf_stream(seed: bytes, hand_number: int):  # type: ignore[no-untyped-def]
     counter = 0
     label = b"baloot-deck" + hand_number.to_bytes(8, "big")

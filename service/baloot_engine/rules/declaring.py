@@ -20,8 +20,9 @@ from baloot_engine.rules.projects import (
     ProjectKind,
     best_projects,
     compare_declarations,
+    declaration_candidates,
+    pairable,
     projects_for_declaration,
-    usable_candidates,
 )
 from baloot_engine.rules.ruleset import RuleSet
 from baloot_engine.rules.state import Declaration, Phase, State
@@ -49,7 +50,8 @@ def declare_automatically(state: State, events: list[Event]) -> State:
 def declarable(hand: int, trump: int, rules: RuleSet) -> tuple[tuple[ProjectKind, ...], ...]:
     """Every combination of one or two project types the hand can declare (R27-R28).
 
-    One type per usable project, two types per pair of disjoint usable projects; this is
+    One type per project it may declare (a shorter run inside a longer one included), two
+    types per pair of them that may go together; this is
     exactly what :func:`projects_for_declaration` accepts, without trying each combination.
     """
     return _declarable(hand, trump, rules.split_long_runs)
@@ -59,14 +61,14 @@ def declarable(hand: int, trump: int, rules: RuleSet) -> tuple[tuple[ProjectKind
 def _declarable(
     hand: int, trump: int, split_long_runs: bool
 ) -> tuple[tuple[ProjectKind, ...], ...]:
-    candidates = usable_candidates(hand, trump, split_long_runs)
+    candidates, long_runs = declaration_candidates(hand, trump, split_long_runs)
     if not candidates:
         return ()
     found: set[tuple[ProjectKind, ...]] = set()
     for i, first in enumerate(candidates):
         found.add((first.kind,))
         for second in candidates[i + 1 :]:
-            if not first.cards & second.cards:
+            if pairable(first, second, long_runs, split_long_runs):
                 found.add(tuple(sorted((first.kind, second.kind), key=_DECLARABLE.index)))
     return tuple(sorted(found, key=_kinds_order))
 

@@ -3,7 +3,9 @@
 Hokm: Double (defenders, open/closed) → Triple (buyers) → Four (defenders, open/closed)
 → Gahwa (buyers). Each step belongs to a team whose players are asked in turn order
 starting after the last caller; the first to accept raises, the step ends the chain only
-when both decline. Sun and Ashkal: a single Double, only at the match scores of R15.
+when both decline (with ``four_by_doubler_only`` Four is offered to the doubler alone; with
+``triple_opens`` a Triple makes the game open). Sun and Ashkal: a single Double, only at the
+match scores of R15.
 When the chain is over the doubling step is ``NONE``; :mod:`baloot_engine.rules.game` then
 starts the play.
 """
@@ -145,8 +147,17 @@ def apply_call(state: State, seat: int, call: Doubling) -> tuple[State, list[Eve
             return _end_chain(state._replace(contract=contract), events)
         nxt, team = DoublingStep.TRIPLE, contract.buyer_team
     elif kind is DoublingCall.TRIPLE:
-        contract = replace(contract, multiplier=3)
+        # §A.14 F8: with triple_opens a Triple lifts a closed Double's lead restriction (R22).
+        opened = PlayMode.OPEN if state.rules.triple_opens else contract.mode
+        contract = replace(contract, multiplier=3, mode=opened)
         nxt, team = DoublingStep.FOUR, 1 - contract.buyer_team
+        if state.rules.four_by_doubler_only:
+            # §A.14 F8: Four only by the player who doubled; his partner is not asked.
+            doubler = next(
+                r.seat for r in state.doubling_calls if r.call.call is DoublingCall.DOUBLE
+            )
+            state = state._replace(contract=contract)
+            return state._replace(doubling_step=nxt, to_ask=(doubler,), turn=doubler), events
     elif kind is DoublingCall.FOUR:
         contract = replace(contract, multiplier=4, mode=mode)
         nxt, team = DoublingStep.GAHWA, contract.buyer_team

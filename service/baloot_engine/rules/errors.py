@@ -38,6 +38,7 @@ DECLARATION_CLOSED: Final = "DECLARATION_CLOSED"
 SAWA_INVALID: Final = "SAWA_INVALID"
 SAWA_NOT_ALLOWED: Final = "SAWA_NOT_ALLOWED"
 MATCH_OVER: Final = "MATCH_OVER"
+RECORD_MISMATCH: Final = "RECORD_MISMATCH"  # a replayed record ends a round otherwise
 
 # Reasons for malformed or impossible input.
 INVALID_CARD: Final = "INVALID_CARD"

@@ -34,7 +34,7 @@ from baloot_engine.rules.projects import (
     project_points_of,
     winning_seat,
 )
-from baloot_engine.rules.ruleset import RuleSet
+from baloot_engine.rules.ruleset import BalootAbsorption, RuleSet
 
 SUN_TOTAL: Final = 130
 """Card abnat of a Sun round, last-trick bonus included (R34)."""
@@ -104,8 +104,9 @@ def baloot_teams_for(
 ) -> tuple[int, ...]:
     """Return ``RoundFacts.baloot_teams`` for the 8-card hands held at the start of play (R31).
 
-    The holder of the K and Q of trump scores a Baloot unless both cards are inside a sequence
-    Hundred that he scores (``awarded`` with his seat) and ``baloot_absorbed_by_hundred`` is on.
+    The holder of the K and Q of trump scores a Baloot unless a project he scores (``awarded``
+    with his seat) takes it in under ``baloot_absorption``: a run Hundred holding both cards
+    (``run_hundred``), four Kings or four Queens (``four_of_a_kind_kq``), or nothing.
     """
     mask = baloot_mask(trump)
     if not mask:
@@ -113,11 +114,17 @@ def baloot_teams_for(
     for seat, hand in enumerate(hands):
         if hand & mask != mask:
             continue
-        absorbed = rules.baloot_absorbed_by_hundred and any(
+        absorption = rules.baloot_absorption
+        absorbed = any(
             p.seat == seat
             and p.kind is ProjectKind.HUNDRED
-            and p.cards & mask == mask
-            and _run_length(p.cards) >= 5
+            and (
+                p.cards & mask == mask and _run_length(p.cards) >= 5
+                if absorption is BalootAbsorption.RUN_HUNDRED
+                else absorption is BalootAbsorption.FOUR_OF_A_KIND_KQ
+                and p.cards & mask != 0
+                and _run_length(p.cards) == 0
+            )
             for p in awarded
         )
         return () if absorbed else (seat & 1,)

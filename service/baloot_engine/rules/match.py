@@ -7,7 +7,7 @@ score-keeping apps call, so a played round and a recorded one can never disagree
 from __future__ import annotations
 
 from baloot_engine.rules.actions import Event, EventKind
-from baloot_engine.rules.cards import ACES, LAST_TRICK_BONUS
+from baloot_engine.rules.cards import ACES
 from baloot_engine.rules.contract import Contract, next_seat, team_of
 from baloot_engine.rules.facts import AwardedProject, RoundFacts
 from baloot_engine.rules.projects import baloot_absorbed
@@ -24,12 +24,10 @@ def round_facts(state: State, sawa_tricks: int = 0) -> RoundFacts:
     for record in state.tricks:
         tricks_won[record.winner & 1] += 1
     if sawa_tricks:
-        last_team = team_of(state.sawa_seat)
-        tricks_won[last_team] += sawa_tricks
-    else:
-        last_team = state.tricks[-1].winner & 1
-    abnat = list(state.abnat)
-    abnat[last_team] += LAST_TRICK_BONUS
+        tricks_won[team_of(state.sawa_seat)] += sawa_tricks
+    # The running abnat already hold the 10 of the last trick (R33): the winner of the 8th
+    # trick, or the Sawa claimer's team, took it.
+    abnat = state.abnat
     awarded: list[AwardedProject] = []
     if state.project_team >= 0:
         for seat in range(4):

@@ -17,6 +17,7 @@ from baloot_engine.rules.cards import (
     ACE,
     HIGHER,
     KING_QUEEN,
+    LAST_TRICK_BONUS,
     POINTS,
     SUIT_MASKS,
     format_card,
@@ -156,9 +157,18 @@ def _partner_exempts(
 
 
 def akka_allowed(state: State, card: int) -> bool:
-    """An Akka call fits a non-trump, non-Ace lead that is the boss of its suit (R20)."""
+    """An Akka call fits a non-trump, non-Ace lead that is the boss of its suit (R20).
+
+    Only under ``akka_requires_declaration``: without it the engine recognises the boss card
+    by itself, the call has no meaning, and it is neither offered nor accepted (§A.14).
+    """
     contract = state.contract
-    if contract is None or contract.trump < 0 or state.trick:
+    if (
+        contract is None
+        or contract.trump < 0
+        or state.trick
+        or not state.rules.akka_requires_declaration
+    ):
         return False
     return card >> 3 != contract.trump and card & 7 != ACE and is_boss(card, state.played)
 
@@ -263,7 +273,9 @@ def apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]]
     if akka and not akka_allowed(state, card):
         raise RuleError(
             errors.AKKA_NOT_ALLOWED,
-            "Akka is called only when leading the boss card of a non-trump suit in Hokm",
+            "Akka is called only when leading the boss card of a non-trump suit in Hokm"
+            if state.rules.akka_requires_declaration
+            else "Akka is not called under these rules: the boss card is recognised by itself",
             details={"seat": str(seat), "card": format_card(card)},
         )
     events = [_CARD_PLAYED[seat][card]]
@@ -331,6 +343,8 @@ def _complete_trick(
     first, second, third, fourth = trick
     table = POINTS[trump + 1]
     points = table[first] + table[second] + table[third] + table[fourth]
+    if len(state.tricks) == 7:  # R33: the 10 for the last trick belongs to the 8th trick
+        points += LAST_TRICK_BONUS
     team = winner & 1
     won, lost = state.abnat
     abnat = (won + points, lost) if team == 0 else (won, lost + points)

@@ -6,7 +6,7 @@ This module owns R24-R31 up to the point where projects become points:
   ``split_long_runs``, §A.13 item 6),
 * what a declaration of project types assigns and when it is refused (R28, ``PROJECT_NOT_HELD``),
 * the ordering of projects and the comparison between the two teams after trick 1 (R29),
-* Baloot detection and its absorption by a sequence Hundred (R31).
+* Baloot detection and its absorption by a project of its holder (R31, ``baloot_absorption``).
 
 Runs use the sequence order A-K-Q-J-10-9-8-7, which is the rank index order of
 :mod:`baloot_engine.rules.cards`, so a run is a block of adjacent bits inside a suit's byte and
@@ -28,7 +28,7 @@ from baloot_engine.rules.errors import (
     ErrorKind,
     RuleError,
 )
-from baloot_engine.rules.ruleset import RuleSet
+from baloot_engine.rules.ruleset import BalootAbsorption, RuleSet
 
 
 class ProjectKind(Enum):
@@ -208,6 +208,46 @@ def usable_candidates(hand: int, trump: int, split_long_runs: bool) -> list[Proj
     return found
 
 
+def declaration_candidates(
+    hand: int, trump: int, split_long_runs: bool
+) -> tuple[list[Project], tuple[int, ...]]:
+    """The projects a player may *declare*, and the masks of his runs of six to eight cards.
+
+    :func:`usable_candidates` plus every Sira, Fifty and five-card Hundred inside a run of six
+    to eight cards: a player may declare any project his hand holds, a shorter run inside a
+    longer one included, since declaring less than one holds is always allowed (the ruling on
+    R27 of §A.14). Two projects taken from one such run are a split of it, allowed only with
+    ``split_long_runs`` (see :func:`pairable`).
+    """
+    found = usable_candidates(hand, trump, split_long_runs)
+    long_runs: list[int] = []
+    for suit, low, length in _maximal_runs(hand):
+        if length <= 5:
+            continue
+        long_runs.append(((1 << length) - 1) << (suit * 8 + low))
+        for size in (5, 4, 3):
+            for start in range(low + length - size, low - 1, -1):
+                project = _run_project(suit, start, size)
+                if project not in found:
+                    found.append(project)
+    return found, tuple(long_runs)
+
+
+def pairable(
+    first: Project, second: Project, long_runs: tuple[int, ...], split_long_runs: bool
+) -> bool:
+    """May a player score ``first`` and ``second`` together (R27)?
+
+    They never share a card; without ``split_long_runs`` they are not two parts of one run of
+    six to eight cards.
+    """
+    if first.cards & second.cards:
+        return False
+    if split_long_runs:
+        return True
+    return not any(first.cards & run and second.cards & run for run in long_runs)
+
+
 def baloot_mask(trump: int) -> int:
     """Return the mask of the K and Q of trump (0 in Sun)."""
     return KING_QUEEN[trump] if trump >= 0 else 0
@@ -226,18 +266,32 @@ def baloot_project(trump: int) -> Project:
     return Project(ProjectKind.BALOOT, baloot_mask(trump), False)
 
 
-def baloot_absorbed(projects: Sequence[Project], trump: int, rules: RuleSet) -> bool:
-    """True when a scored sequence Hundred holds both K and Q of trump (R31).
+def absorbs_baloot(project: Project, baloot: int, absorption: BalootAbsorption) -> bool:
+    """Does ``project``, scored by the Baloot's holder, take in the Baloot ``baloot`` (R31)?
 
-    ``projects`` are the holder's *scored* projects; with ``baloot_absorbed_by_hundred`` off
-    nothing absorbs a Baloot. A Sira, a Fifty or a four-of-a-kind never absorbs it.
+    ``run_hundred``: a run Hundred holding both the K and Q of trump. ``four_of_a_kind_kq``
+    (§A.14 F11): four Kings or four Queens, which hold one of the two; a run never does.
+    ``none``: nothing. A Sira or a Fifty never absorbs it.
     """
-    if not rules.baloot_absorbed_by_hundred or trump < 0:
+    if project.kind is not ProjectKind.HUNDRED or not baloot:
+        return False
+    if absorption is BalootAbsorption.RUN_HUNDRED:
+        return project.sequence and project.cards & baloot == baloot
+    if absorption is BalootAbsorption.FOUR_OF_A_KIND_KQ:
+        return not project.sequence and project.cards & baloot != 0
+    return False
+
+
+def baloot_absorbed(projects: Sequence[Project], trump: int, rules: RuleSet) -> bool:
+    """True when one of the holder's scored projects takes his Baloot in (R31).
+
+    ``projects`` are the holder's *scored* projects; ``baloot_absorption`` says which project
+    absorbs it (:func:`absorbs_baloot`).
+    """
+    if trump < 0:
         return False
     mask = baloot_mask(trump)
-    return any(
-        p.kind is ProjectKind.HUNDRED and p.sequence and p.cards & mask == mask for p in projects
-    )
+    return any(absorbs_baloot(p, mask, rules.baloot_absorption) for p in projects)
 
 
 def project_rank(project: Project) -> tuple[int, int]:
@@ -263,7 +317,7 @@ def project_rank(project: Project) -> tuple[int, int]:
 
 
 def _choice_key(
-    chosen: tuple[Project, ...], baloot: int, absorbing: bool
+    chosen: tuple[Project, ...], baloot: int, absorption: BalootAbsorption
 ) -> tuple[int, tuple[tuple[int, int], ...], tuple[int, ...]]:
     """Order the candidate sets of §A.13 item 6; the largest key is the player's choice.
 
@@ -271,13 +325,7 @@ def _choice_key(
     the projects best first (R29), then the card masks so that the choice is deterministic.
     """
     total = sum(RAW_VALUES[p.kind] for p in chosen)
-    if baloot and not (
-        absorbing
-        and any(
-            p.kind is ProjectKind.HUNDRED and p.sequence and p.cards & baloot == baloot
-            for p in chosen
-        )
-    ):
+    if baloot and not any(absorbs_baloot(p, baloot, absorption) for p in chosen):
         total += RAW_VALUES[ProjectKind.BALOOT]
     ranks = tuple(sorted((project_rank(p) for p in chosen), reverse=True))
     masks = tuple(sorted((p.cards for p in chosen), reverse=True))
@@ -290,10 +338,15 @@ def _best_choice(
     trump: int,
     rules: RuleSet,
     kinds: list[ProjectKind] | None,
+    long_runs: tuple[int, ...] = (),
 ) -> tuple[Project, ...] | None:
-    """Best set of at most two disjoint candidates, optionally of exactly the given kinds."""
+    """Best set of at most two candidates that may go together, optionally of the given kinds.
+
+    ``long_runs`` are the player's runs of six to eight cards when ``candidates`` hold parts
+    of them (a declaration), for :func:`pairable`.
+    """
     baloot = baloot_mask(trump) if has_baloot(hand, trump) else 0
-    absorbing = rules.baloot_absorbed_by_hundred
+    absorption = rules.baloot_absorption
     best: tuple[Project, ...] | None = None
     best_key: tuple[int, tuple[tuple[int, int], ...], tuple[int, ...]] | None = None
 
@@ -301,7 +354,7 @@ def _best_choice(
         nonlocal best, best_key
         if kinds is not None and sorted(p.kind.value for p in chosen) != [k.value for k in kinds]:
             return
-        key = _choice_key(chosen, baloot, absorbing)
+        key = _choice_key(chosen, baloot, absorption)
         if best_key is None or key > best_key:
             best, best_key = chosen, key
 
@@ -309,7 +362,7 @@ def _best_choice(
     for i, first in enumerate(candidates):
         consider((first,))
         for second in candidates[i + 1 :]:
-            if first.cards & second.cards == 0:
+            if pairable(first, second, long_runs, rules.split_long_runs):
                 consider((first, second))
     if best is None:
         return None
@@ -335,10 +388,12 @@ def projects_for_declaration(
 ) -> tuple[Project, ...]:
     """Assign a declaration of project types to the player's best matching cards (R28).
 
-    A player names types, not cards; the engine picks, among the disjoint sets of usable
-    projects of exactly those types, the one :func:`best_projects` would prefer. A player may
-    declare less than he holds (any subset, even a Fifty out of a five-card run). Baloot is never
-    declared (it is scored automatically) and more than two projects are never allowed.
+    A player names types, not cards; the engine picks, among the sets of projects of exactly
+    those types that he may declare together (:func:`declaration_candidates`,
+    :func:`pairable`), the one :func:`best_projects` would prefer. A player may declare less
+    than he holds (any subset, even a Fifty out of a five-card run or a Sira out of a
+    seven-card run). Baloot is never declared (it is scored automatically) and more than two
+    projects are never allowed.
 
     Raises :class:`RuleError` ``PROJECT_NOT_HELD`` with ``allowed`` = the types of his best
     projects when he does not hold the declaration; ``INVALID_ACTION`` for a declared Baloot.
@@ -356,8 +411,8 @@ def projects_for_declaration(
     wanted = sorted(kinds, key=lambda k: k.value)
     chosen = None
     if len(wanted) <= 2:
-        candidates = usable_candidates(hand, trump, rules.split_long_runs)
-        chosen = _best_choice(candidates, hand, trump, rules, wanted)
+        candidates, long_runs = declaration_candidates(hand, trump, rules.split_long_runs)
+        chosen = _best_choice(candidates, hand, trump, rules, wanted, long_runs)
     if chosen is None:
         declared = " + ".join(k.value for k in kinds)
         holding = " + ".join(p.kind.value for p in held) or "no project"

@@ -1,8 +1,8 @@
 """The rule variants of a match: one immutable ``RuleSet``, its presets and validation.
 
-Every flag of the rules reference (§A.12) is a field here. Defaults are the ``SEEDS``
-preset; ``KAMMELNA`` changes exactly the flags listed in §A.13 item 13. Each flag is
-consulted only where the rule it names differs.
+Every flag of the rules reference (§A.12, §A.14) is a field here. Defaults are the ``SEEDS``
+preset; ``KAMMELNA`` changes exactly the flags listed in §A.13 item 13, ``FEDERATION`` those of
+the table of §A.14. Each flag is consulted only where the rule it names differs.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ class Preset(Enum):
 
     SEEDS = "seeds"
     KAMMELNA = "kammelna"
+    FEDERATION = "federation"
 
 
 class SunPriorityClaim(Enum):
@@ -78,6 +79,7 @@ class ProjectMultiplier(Enum):
 
     FULL = "full"
     CAP_AT_2 = "cap_at_2"
+    DOUBLE_ONLY = "double_only"  # x2 at Double, x1 at Triple and Four
 
 
 class BalootOnFailure(Enum):
@@ -113,6 +115,7 @@ class DoubledTieRule(Enum):
     """Outcome of a tie in a doubled round (R37)."""
 
     DOUBLER_LOSES = "doubler_loses"
+    LAST_RAISER_LOSES = "last_raiser_loses"  # defenders at x2 and x4, the buyer at x3 and Gahwa
 
 
 class DoubledAllocation(Enum):
@@ -141,6 +144,21 @@ class BothCrossRule(Enum):
 
     HIGHER_TOTAL = "higher_total"
     BUYER_TEAM = "buyer_team"
+
+
+class CardConversion(Enum):
+    """How card abnat become card game points (R35/R36)."""
+
+    EACH_TEAM = "each_team"  # each team on its own: R35, R36 with hokm_rounding
+    DEFENDERS_COUNTED = "defenders_counted"  # the defenders' only; the buyer takes the rest
+
+
+class BalootAbsorption(Enum):
+    """Which scored project of the Baloot's holder takes the Baloot in (R31)."""
+
+    RUN_HUNDRED = "run_hundred"  # a run Hundred holding the K and Q of trump
+    NONE = "none"
+    FOUR_OF_A_KIND_KQ = "four_of_a_kind_kq"  # four Kings or four Queens; never a run
 
 
 class RuleSetError(ValueError):
@@ -187,12 +205,21 @@ class RuleSet:
     both_cross_rule: BothCrossRule = BothCrossRule.HIGHER_TOTAL
     illegal_moves_allowed: bool = False
     sawa: bool = False
+    card_conversion: CardConversion = CardConversion.EACH_TEAM
+    # baloot_absorbed_by_hundred is kept for old callers: it reads this flag (RUN_HUNDRED or
+    # not), ``replace`` keeps the two in step, and ``problems`` refuses them apart.
+    baloot_absorption: BalootAbsorption = BalootAbsorption.RUN_HUNDRED
+    four_by_doubler_only: bool = False
+    triple_opens: bool = False
+    ashkal_requires_pending_hokm: bool = False
+    ace_switch_dealer_right_only: bool = False
+    reveal_hands_after_round: bool = False
 
     def __post_init__(self) -> None:
         problems = self.problems()
         if problems:
             raise RuleSetError("; ".join(problems))
-        # Rule sets key caches on every request: hash the 36 flags once, not per lookup
+        # Rule sets key caches on every request: hash the flags once, not per lookup
         # (which is why this dataclass has a __dict__ and no __slots__).
         values = tuple(getattr(self, f.name) for f in dataclasses.fields(self))
         object.__setattr__(self, "_cached_hash", hash(values))
@@ -218,6 +245,22 @@ class RuleSet:
         target: object = self.match_target
         if isinstance(target, int) and not 1 <= target <= 10_000:
             found.append(f"match_target: must be between 1 and 10000, got {self.match_target}")
+        absorption: object = self.baloot_absorption
+        absorbed: object = self.baloot_absorbed_by_hundred
+        if (
+            isinstance(absorption, BalootAbsorption)
+            and isinstance(absorbed, bool)
+            and absorbed != (absorption is BalootAbsorption.RUN_HUNDRED)
+        ):
+            found.append(
+                "baloot_absorbed_by_hundred: must be true exactly when baloot_absorption "
+                f"is run_hundred, got {absorbed} with {absorption.value}"
+            )
+        if self.triple_opens is True and self.closed_chooser is ClosedChooser.BUYER:
+            found.append(
+                "triple_opens: a Triple opens a game whose mode the doubler names; it cannot "
+                "go with closed_chooser = buyer"
+            )
         if self.illegal_moves_allowed is True:
             found.append(
                 "illegal_moves_allowed: not supported; the engine refuses illegal cards, "
@@ -243,16 +286,29 @@ class RuleSet:
         return buyer_ok and defender_ok
 
     def replace(self, **changes: Any) -> RuleSet:
-        """Return a copy with some flags changed; unknown names are refused."""
+        """Return a copy with some flags changed; unknown names are refused.
+
+        ``baloot_absorbed_by_hundred`` and ``baloot_absorption`` say one thing twice: changing
+        one alone changes the other to agree (true is ``run_hundred``; false turns
+        ``run_hundred`` into ``none`` and keeps any other value).
+        """
         unknown = sorted(set(changes) - set(_FIELD_TYPES))
         if unknown:
             raise RuleSetError(f"unknown rule flag(s): {', '.join(unknown)}")
+        old_flag, new_flag = "baloot_absorbed_by_hundred", "baloot_absorption"
+        if old_flag in changes and new_flag not in changes:
+            if changes[old_flag] is True:
+                changes[new_flag] = BalootAbsorption.RUN_HUNDRED
+            elif self.baloot_absorption is BalootAbsorption.RUN_HUNDRED:
+                changes[new_flag] = BalootAbsorption.NONE
+        elif new_flag in changes and old_flag not in changes:
+            changes[old_flag] = changes[new_flag] is BalootAbsorption.RUN_HUNDRED
         return dataclasses.replace(self, **changes)
 
     @classmethod
     def preset(cls, preset: Preset, **overrides: Any) -> RuleSet:
         """Return a preset, optionally with single flags overridden."""
-        base = SEEDS if preset is Preset.SEEDS else KAMMELNA
+        base = PRESETS[preset]
         return base.replace(**overrides) if overrides else base
 
     def to_dict(self) -> dict[str, object]:
@@ -322,6 +378,13 @@ _FIELD_TYPES: Final[dict[str, type]] = {
     "both_cross_rule": BothCrossRule,
     "illegal_moves_allowed": bool,
     "sawa": bool,
+    "card_conversion": CardConversion,
+    "baloot_absorption": BalootAbsorption,
+    "four_by_doubler_only": bool,
+    "triple_opens": bool,
+    "ashkal_requires_pending_hokm": bool,
+    "ace_switch_dealer_right_only": bool,
+    "reveal_hands_after_round": bool,
 }
 
 SEEDS: Final = RuleSet()
@@ -335,3 +398,22 @@ KAMMELNA: Final = RuleSet(
     exact_tie_rule=ExactTieRule.KAMMELNA,
     kaboot_projects=KabootProjects.ALL_AWARDED,
 )
+# §A.14: the federation's regulation as its public clause-by-clause summary gives it (the
+# clause of each value is in docs/rules.md, section 12); where it is silent, SEEDS.
+FEDERATION: Final = RuleSet(
+    success_metric=SuccessMetric.RAW_HALF,  # F1, 4-2…4-9
+    baloot_in_success_test=True,  # F1
+    card_conversion=CardConversion.DEFENDERS_COUNTED,  # F3, 4-10, 4-11
+    project_multiplier=ProjectMultiplier.DOUBLE_ONLY,  # F5, 5-4, 5-5
+    doubled_tie_rule=DoubledTieRule.LAST_RAISER_LOSES,  # F6, 7-6
+    sun_double_defender_max=ScoreBoundary.INCLUSIVE,  # F7, 7-1, 7-2
+    buyer_steps_by_buyer_only=True,  # F8, 7-5
+    four_by_doubler_only=True,  # F8
+    triple_opens=True,  # F8
+    baloot_absorption=BalootAbsorption.FOUR_OF_A_KIND_KQ,  # F11, 5-6, 5-8
+    baloot_absorbed_by_hundred=False,  # F11: a run no longer takes the Baloot in
+    ashkal_requires_pending_hokm=True,  # F13, 8-1, 8-2, 9
+    ashkal_in_round2=True,  # F13
+    ace_switch_dealer_right_only=True,  # F14, 4-1
+)
+PRESETS: Final = {Preset.SEEDS: SEEDS, Preset.KAMMELNA: KAMMELNA, Preset.FEDERATION: FEDERATION}

@@ -3,14 +3,14 @@
 This module owns when a claim may be made (``sawa_possible``), the proof that it holds
 (``claim_holds``: the plain case of cashing the top cards, else an exact AND-OR search over
 every play of the others), and what an accepted claim does to the hand: the remaining
-cards' abnat go to the claiming team.
+cards' abnat and the 10 for the last trick go to the claiming team.
 
 The search is exact (no budget: a true claim is never refused for being hard to prove) and
 kept cheap by five things, none of which changes a verdict: touching cards of one hand are
 tried once; positions between tricks are remembered up to what cannot change a trick's
 winner (the ranks of the cards still in play, the interchangeable side suits); the plain
 proof closes every position where the claimer can cash his cards; a claim is first tried
-against one fixed way of playing of the others (a search over the claimer's choices alone,
+against two fixed ways of playing of the others (a search over the claimer's choices alone,
 which refutes most false claims at once); and the others try the likeliest refutations
 first (an opponent the cards that take the trick, then his weakest; the partner his
 weakest). ``bench/bench_worst_case.py`` measures its worst case. Scoring the
@@ -28,6 +28,7 @@ from baloot_engine.rules.cards import (
     ACE,
     FULL_DECK,
     HIGHER,
+    LAST_TRICK_BONUS,
     POINTS,
     STRENGTHS,
     SUIT_MASKS,
@@ -84,7 +85,8 @@ def apply_sawa(state: State, seat: int, _claim: ClaimSawa) -> tuple[State, list[
     team = team_of(seat)
     rest = state.hands[0] | state.hands[1] | state.hands[2] | state.hands[3]
     table = POINTS[contract.trump + 1]
-    points = sum(table[c] for c in range(32) if rest >> c & 1)
+    # The remaining cards and the 10 for the last trick, which the claim takes (R33).
+    points = sum(table[c] for c in range(32) if rest >> c & 1) + LAST_TRICK_BONUS
     abnat = list(state.abnat)
     abnat[team] += points
     events = [Event(EventKind.SAWA_CLAIMED, seat=seat, team=team, points=points)]

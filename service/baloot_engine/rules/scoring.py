@@ -31,7 +31,9 @@ from baloot_engine.rules.projects import (
 )
 from baloot_engine.rules.ruleset import (
     BalootOnFailure,
+    CardConversion,
     DoubledAllocation,
+    DoubledTieRule,
     ExactTieRule,
     HokmRounding,
     KabootDoubling,
@@ -88,6 +90,34 @@ def hokm_points(a: int, b: int, rounding: HokmRounding) -> tuple[int, int]:
     return pa, pb
 
 
+def defenders_counted_points(defender_abnat: int, sun: bool) -> tuple[int, int]:
+    """Convert under ``card_conversion = defenders_counted`` (§A.14 F3): (defenders, buyer).
+
+    Only the defenders' abnat are converted; the buyer takes the rest of the card pot (26 in
+    Sun, 16 in Hokm). Hokm: abnat / 10, a remainder of 1-5 rounds down, 6-9 up. Sun: abnat /
+    10, a remainder of 5 or more rounds up, then doubled, so the defenders' Sun points are
+    always even.
+    """
+    tens, rest = divmod(defender_abnat, 10)
+    if sun:
+        defenders = (tens + (1 if rest >= 5 else 0)) * 2
+        return defenders, SUN_POT - defenders
+    defenders = tens + (1 if rest > 5 else 0)
+    return defenders, HOKM_POT - defenders
+
+
+def convert_card_points(
+    abnat: tuple[int, int], sun: bool, buyer_team: int, rules: RuleSet
+) -> tuple[int, int]:
+    """Each team's card game points from the two teams' abnat (R35/R36, ``card_conversion``)."""
+    if rules.card_conversion is CardConversion.DEFENDERS_COUNTED:
+        defenders, buyer = defenders_counted_points(abnat[1 - buyer_team], sun)
+        return (buyer, defenders) if buyer_team == 0 else (defenders, buyer)
+    if sun:
+        return sun_points(abnat[0]), sun_points(abnat[1])
+    return hokm_points(abnat[0], abnat[1], rules.hokm_rounding)
+
+
 class Outcome(Enum):
     """How the round ended for the buying team."""
 
@@ -106,7 +136,7 @@ class Decision(Enum):
     GAME_POINTS = "game_points"  # unequal game points
     RAW_POINTS = "raw_points"  # unequal raw points: after equal game points, or under raw_half
     EXACT_TIE = "exact_tie"  # equal on every count: exact_tie_rule decided
-    DOUBLED_TIE = "doubled_tie"  # a tie in a doubled round: the doubling team loses
+    DOUBLED_TIE = "doubled_tie"  # a tie in a doubled round: doubled_tie_rule decided
     KABOOT = "kaboot"  # one team took all eight tricks
 
 
@@ -174,7 +204,8 @@ class _Tally:
 def score_round(facts: RoundFacts, rules: RuleSet) -> RoundScore:
     """Score a finished round by the normative procedure of §A.10 with the given flags.
 
-    Validates the facts first (:func:`validate_facts`). Steps: card points (R35/R36); kaboot and
+    Validates the facts first (:func:`validate_facts`). Steps: card points (R35/R36,
+    ``card_conversion``, ``hokm_rounding``); kaboot and
     reverse kaboot (R42/R43, ``kaboot_doubling``, ``kaboot_projects``); the success test (R37:
     ``success_metric``, ``exact_tie_rule``, ``doubled_tie_rule``, ``baloot_in_success_test``);
     Gahwa (R41); allocation (R38-R40: ``doubled_allocation``, ``project_multiplier``, the fixed
@@ -192,10 +223,7 @@ def score_checked_round(facts: RoundFacts, rules: RuleSet) -> RoundScore:
     """
     sun = facts.contract is ContractType.SUN
     abnat = facts.card_abnat
-    if sun:
-        converted = (sun_points(abnat[0]), sun_points(abnat[1]))
-    else:
-        converted = hokm_points(abnat[0], abnat[1], rules.hokm_rounding)
+    converted = convert_card_points(abnat, sun, facts.buyer_team, rules)
     project_gp = [0, 0]
     project_raw = [0, 0]
     for project in facts.projects:
@@ -283,7 +311,14 @@ def score_checked_round(facts: RoundFacts, rules: RuleSet) -> RoundScore:
 
 
 def _project_multiplier(rules: RuleSet, m: int) -> int:
-    return min(m, 2) if rules.project_multiplier is ProjectMultiplier.CAP_AT_2 else m
+    """R30: ``cap_at_2`` multiplies projects by at most 2; ``double_only`` (§A.14 F5) by 2 at
+    Double and by 1 at Triple and Four."""
+    rule = rules.project_multiplier
+    if rule is ProjectMultiplier.CAP_AT_2:
+        return min(m, 2)
+    if rule is ProjectMultiplier.DOUBLE_ONLY:
+        return 2 if m == 2 else 1
+    return m
 
 
 def _score_kaboot(
@@ -429,6 +464,17 @@ def _success_test(
         else:
             tie = f"{gb} game points and {rb} raw points each"
     if doubled:
+        if rules.doubled_tie_rule is DoubledTieRule.LAST_RAISER_LOSES:
+            # §A.14 F6: the side that made the last raise loses the tie: the defenders raised
+            # last at Double and Four, the buyer at Triple and Gahwa.
+            buyer_raised_last = facts.gahwa or facts.multiplier == 3
+            level = "Gahwa" if facts.gahwa else f"x{facts.multiplier}"
+            raiser = "the buying team" if buyer_raised_last else "the doubling team"
+            return (
+                not buyer_raised_last,
+                Decision.DOUBLED_TIE,
+                f"{tie} at {level}, and {raiser}, which made the last raise, loses",
+            )
         # The doubling team (the defenders) loses a tie at every level (§A.13 item 3).
         return True, Decision.DOUBLED_TIE, f"{tie} in a doubled round, and the doubling team loses"
     rule = rules.exact_tie_rule

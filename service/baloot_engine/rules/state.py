@@ -170,7 +170,7 @@ class State(NamedTuple):
     akka: bool = False  # the leader of the trick in progress called Akka
     tricks: tuple[TrickRecord, ...] = ()
     played: int = 0  # mask of the cards of completed tricks
-    abnat: tuple[int, int] = (0, 0)  # card abnat won per team so far
+    abnat: tuple[int, int] = (0, 0)  # card abnat won per team so far (R33: the last 10 too)
     declarations: tuple[Declaration | None, ...] = EMPTY_DECLARATIONS
     project_team: int = -1  # team whose projects score, once compared (-1: none or not yet)
     baloot_seat: int = -1  # seat holding K+Q of trump, -1 if none

@@ -77,6 +77,10 @@ func (m *match) act(ctx context.Context, seat uint32, action *balootv1.Action) (
 	case *balootv1.Action_Play:
 		return m.client.PlayCard(ctx, &balootv1.PlayCardRequest{State: m.state, MatchId: m.id,
 			Credential: m.host, Seat: seat, Play: a.Play, ExpectedVersion: version})
+	case *balootv1.Action_Deal:
+		return m.client.DealRound(ctx, &balootv1.DealRoundRequest{State: m.state, MatchId: m.id,
+			Credential: m.host, Seat: seat, DeckOrder: a.Deal.GetDeckOrder(),
+			ExpectedVersion: version})
 	default:
 		return nil, fmt.Errorf("an action this client does not know: %v", action)
 	}
@@ -249,7 +253,7 @@ func main() {
 	}
 	target := flag.String("target", defaultTarget, "the engine's host:port")
 	seed := flag.Int64("seed", 1, "the seed of the random choices")
-	presetName := flag.String("preset", "kammelna", "the rule preset: seeds or kammelna")
+	presetName := flag.String("preset", "kammelna", "the rule preset: seeds, kammelna or federation")
 	flag.Parse()
 	preset, ok := balootv1.Preset_value["PRESET_"+strings.ToUpper(*presetName)]
 	if !ok {

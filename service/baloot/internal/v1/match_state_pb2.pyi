@@ -67,6 +67,11 @@ class MatchState(_message.Message):
     SAWA_SEAT_FIELD_NUMBER: _builtins.int
     WINNER_FIELD_NUMBER: _builtins.int
     LAST_ROUND_FIELD_NUMBER: _builtins.int
+    ROUND_DECK_FIELD_NUMBER: _builtins.int
+    BOARD_SET_FIELD_NUMBER: _builtins.int
+    ROUNDS_SCORED_FIELD_NUMBER: _builtins.int
+    SCORED_AT_HAND_FIELD_NUMBER: _builtins.int
+    ROUND_DECK_HAND_FIELD_NUMBER: _builtins.int
     layout: _builtins.int
     """The layout version of this message; a token of another layout is refused."""
     seed: _builtins.bytes
@@ -138,6 +143,20 @@ class MatchState(_message.Message):
     """The seat whose Sawa claim ended the hand, -1 for none."""
     winner: _builtins.int
     """The team that won the match, -1 while it goes on."""
+    round_deck: _builtins.bytes
+    """Records: the deck order of hand `round_deck_hand` (32 bytes) when it was not derived from
+    `seed` (a preset deck, or a board-set deck); stale once another hand is dealt.
+    """
+    board_set: _builtins.str
+    """Duplicate boards: the organiser's board set, empty for none."""
+    rounds_scored: _builtins.int
+    """Duplicate boards: the rounds scored so far (the next round's number minus one)."""
+    scored_at_hand: _builtins.int
+    """Duplicate boards: the hand number of the last scored hand (0 before), so the redeals since
+    are the hands dealt after it.
+    """
+    round_deck_hand: _builtins.int
+    """Records: the hand number `round_deck` belongs to."""
     @_builtins.property
     def match_scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The match scores of team 0 (seats 0 and 2) and team 1 (seats 1 and 3)."""
@@ -190,10 +209,15 @@ class MatchState(_message.Message):
         sawa_seat: _builtins.int = ...,
         winner: _builtins.int = ...,
         last_round: Global___LastRound | None = ...,
+        round_deck: _builtins.bytes = ...,
+        board_set: _builtins.str = ...,
+        rounds_scored: _builtins.int = ...,
+        scored_at_hand: _builtins.int = ...,
+        round_deck_hand: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["last_round", b"last_round"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["abnat", b"abnat", "akka", b"akka", "baloot_announced", b"baloot_announced", "bid_stage", b"bid_stage", "bidding_round", b"bidding_round", "bids", b"bids", "buy_card", b"buy_card", "buyer_waiting", b"buyer_waiting", "card_owners", b"card_owners", "contract", b"contract", "dealer", b"dealer", "declarations", b"declarations", "doubling_calls", b"doubling_calls", "doubling_step", b"doubling_step", "hand_number", b"hand_number", "last_round", b"last_round", "layout", b"layout", "leader", b"leader", "match_scores", b"match_scores", "match_target", b"match_target", "pending_ashkal", b"pending_ashkal", "pending_seat", b"pending_seat", "pending_suit", b"pending_suit", "phase", b"phase", "project_team", b"project_team", "revealed", b"revealed", "rule_overrides", b"rule_overrides", "rule_preset", b"rule_preset", "sawa_seat", b"sawa_seat", "seed", b"seed", "stock", b"stock", "to_ask", b"to_ask", "trick", b"trick", "tricks", b"tricks", "turn", b"turn", "version", b"version", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abnat", b"abnat", "akka", b"akka", "baloot_announced", b"baloot_announced", "bid_stage", b"bid_stage", "bidding_round", b"bidding_round", "bids", b"bids", "board_set", b"board_set", "buy_card", b"buy_card", "buyer_waiting", b"buyer_waiting", "card_owners", b"card_owners", "contract", b"contract", "dealer", b"dealer", "declarations", b"declarations", "doubling_calls", b"doubling_calls", "doubling_step", b"doubling_step", "hand_number", b"hand_number", "last_round", b"last_round", "layout", b"layout", "leader", b"leader", "match_scores", b"match_scores", "match_target", b"match_target", "pending_ashkal", b"pending_ashkal", "pending_seat", b"pending_seat", "pending_suit", b"pending_suit", "phase", b"phase", "project_team", b"project_team", "revealed", b"revealed", "round_deck", b"round_deck", "round_deck_hand", b"round_deck_hand", "rounds_scored", b"rounds_scored", "rule_overrides", b"rule_overrides", "rule_preset", b"rule_preset", "sawa_seat", b"sawa_seat", "scored_at_hand", b"scored_at_hand", "seed", b"seed", "stock", b"stock", "to_ask", b"to_ask", "trick", b"trick", "tricks", b"tricks", "turn", b"turn", "version", b"version", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -47,6 +47,16 @@ type BalootEngineServiceClient interface {
 	// with the normal RPC (PlaceBid, CallDouble, DeclareProjects or PlayCard), so every rule check
 	// stays in one place. Use it for empty seats, disconnected players and turn timeouts.
 	SuggestAction(ctx context.Context, in *SuggestActionRequest, opts ...grpc.CallOption) (*SuggestActionResponse, error)
+	// Applies, in one call, the action a bot of the requested level chooses for the seat whose
+	// turn it is (the dealer's deal too), as the normal action RPC would: for turn timeouts and
+	// disconnected players. Host credential only.
+	ApplyBotAction(ctx context.Context, in *ApplyBotActionRequest, opts ...grpc.CallOption) (*ApplyBotActionResponse, error)
+	// Replays a match record from scratch through the rules (no token, no key) and says whether
+	// every action was legal and every recorded score right, or where the record first diverges.
+	VerifyRecord(ctx context.Context, in *VerifyRecordRequest, opts ...grpc.CallOption) (*VerifyRecordResponse, error)
+	// Returns the views (four seats and the public one) and the events at one step of a record,
+	// for replay viewers and dispute review.
+	ReplayRecord(ctx context.Context, in *ReplayRecordRequest, opts ...grpc.CallOption) (*ReplayRecordResponse, error)
 }
 
 type balootEngineServiceClient struct {
@@ -156,6 +166,33 @@ func (c *balootEngineServiceClient) SuggestAction(ctx context.Context, in *Sugge
 	return out, nil
 }
 
+func (c *balootEngineServiceClient) ApplyBotAction(ctx context.Context, in *ApplyBotActionRequest, opts ...grpc.CallOption) (*ApplyBotActionResponse, error) {
+	out := new(ApplyBotActionResponse)
+	err := c.cc.Invoke(ctx, "/baloot.v1.BalootEngineService/ApplyBotAction", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *balootEngineServiceClient) VerifyRecord(ctx context.Context, in *VerifyRecordRequest, opts ...grpc.CallOption) (*VerifyRecordResponse, error) {
+	out := new(VerifyRecordResponse)
+	err := c.cc.Invoke(ctx, "/baloot.v1.BalootEngineService/VerifyRecord", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *balootEngineServiceClient) ReplayRecord(ctx context.Context, in *ReplayRecordRequest, opts ...grpc.CallOption) (*ReplayRecordResponse, error) {
+	out := new(ReplayRecordResponse)
+	err := c.cc.Invoke(ctx, "/baloot.v1.BalootEngineService/ReplayRecord", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // BalootEngineServiceServer is the server API for BalootEngineService service.
 // All implementations must embed UnimplementedBalootEngineServiceServer
 // for forward compatibility
@@ -190,6 +227,16 @@ type BalootEngineServiceServer interface {
 	// with the normal RPC (PlaceBid, CallDouble, DeclareProjects or PlayCard), so every rule check
 	// stays in one place. Use it for empty seats, disconnected players and turn timeouts.
 	SuggestAction(context.Context, *SuggestActionRequest) (*SuggestActionResponse, error)
+	// Applies, in one call, the action a bot of the requested level chooses for the seat whose
+	// turn it is (the dealer's deal too), as the normal action RPC would: for turn timeouts and
+	// disconnected players. Host credential only.
+	ApplyBotAction(context.Context, *ApplyBotActionRequest) (*ApplyBotActionResponse, error)
+	// Replays a match record from scratch through the rules (no token, no key) and says whether
+	// every action was legal and every recorded score right, or where the record first diverges.
+	VerifyRecord(context.Context, *VerifyRecordRequest) (*VerifyRecordResponse, error)
+	// Returns the views (four seats and the public one) and the events at one step of a record,
+	// for replay viewers and dispute review.
+	ReplayRecord(context.Context, *ReplayRecordRequest) (*ReplayRecordResponse, error)
 	mustEmbedUnimplementedBalootEngineServiceServer()
 }
 
@@ -229,6 +276,15 @@ func (UnimplementedBalootEngineServiceServer) ScoreRound(context.Context, *Score
 }
 func (UnimplementedBalootEngineServiceServer) SuggestAction(context.Context, *SuggestActionRequest) (*SuggestActionResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method SuggestAction not implemented")
+}
+func (UnimplementedBalootEngineServiceServer) ApplyBotAction(context.Context, *ApplyBotActionRequest) (*ApplyBotActionResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ApplyBotAction not implemented")
+}
+func (UnimplementedBalootEngineServiceServer) VerifyRecord(context.Context, *VerifyRecordRequest) (*VerifyRecordResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method VerifyRecord not implemented")
+}
+func (UnimplementedBalootEngineServiceServer) ReplayRecord(context.Context, *ReplayRecordRequest) (*ReplayRecordResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ReplayRecord not implemented")
 }
 func (UnimplementedBalootEngineServiceServer) mustEmbedUnimplementedBalootEngineServiceServer() {}
 
@@ -441,6 +497,60 @@ func _BalootEngineService_SuggestAction_Handler(srv interface{}, ctx context.Con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _BalootEngineService_ApplyBotAction_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ApplyBotActionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BalootEngineServiceServer).ApplyBotAction(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/baloot.v1.BalootEngineService/ApplyBotAction",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BalootEngineServiceServer).ApplyBotAction(ctx, req.(*ApplyBotActionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BalootEngineService_VerifyRecord_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(VerifyRecordRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BalootEngineServiceServer).VerifyRecord(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/baloot.v1.BalootEngineService/VerifyRecord",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BalootEngineServiceServer).VerifyRecord(ctx, req.(*VerifyRecordRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BalootEngineService_ReplayRecord_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReplayRecordRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BalootEngineServiceServer).ReplayRecord(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/baloot.v1.BalootEngineService/ReplayRecord",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BalootEngineServiceServer).ReplayRecord(ctx, req.(*ReplayRecordRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 var _BalootEngineService_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "baloot.v1.BalootEngineService",
 	HandlerType: (*BalootEngineServiceServer)(nil),
@@ -488,6 +598,18 @@ var _BalootEngineService_serviceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SuggestAction",
 			Handler:    _BalootEngineService_SuggestAction_Handler,
+		},
+		{
+			MethodName: "ApplyBotAction",
+			Handler:    _BalootEngineService_ApplyBotAction_Handler,
+		},
+		{
+			MethodName: "VerifyRecord",
+			Handler:    _BalootEngineService_VerifyRecord_Handler,
+		},
+		{
+			MethodName: "ReplayRecord",
+			Handler:    _BalootEngineService_ReplayRecord_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

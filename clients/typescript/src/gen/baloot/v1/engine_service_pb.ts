@@ -8,6 +8,8 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { MatchRecord, RecordDivergence, RecordedAction } from "./records_pb.js";
+import { file_baloot_v1_records } from "./records_pb.js";
 import type { RuleSet } from "./rules_pb.js";
 import { file_baloot_v1_rules } from "./rules_pb.js";
 import type { Action, Bid, CardPlay, ContractType, Declaration, Doubling, Event, MatchScore, ProjectKind, RoundScore, Suit, Trick, View } from "./types_pb.js";
@@ -18,7 +20,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baloot/v1/engine_service.proto.
  */
 export const file_baloot_v1_engine_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch5iYWxvb3QvdjEvZW5naW5lX3NlcnZpY2UucHJvdG8SCWJhbG9vdC52MSJ8ChJDcmVhdGVNYXRjaFJlcXVlc3QSIQoFcnVsZXMYASABKAsyEi5iYWxvb3QudjEuUnVsZVNldBIZCgxmaXJzdF9kZWFsZXIYAiABKA1IAIgBARIXCg9zdGFydGluZ19zY29yZXMYAyADKA1CDwoNX2ZpcnN0X2RlYWxlciKgAQoTQ3JlYXRlTWF0Y2hSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEhAKCG1hdGNoX2lkGAMgASgJEhcKD2hvc3RfY3JlZGVudGlhbBgEIAEoCRIYChBzZWF0X2NyZWRlbnRpYWxzGAUgAygJEh4KBXZpZXdzGAYgAygLMg8uYmFsb290LnYxLlZpZXcinQEKEERlYWxSb3VuZFJlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEhIKCmRlY2tfb3JkZXIYBCADKA0SHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoBEgAiAEBEhAKCG1hdGNoX2lkGAYgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uInsKEURlYWxSb3VuZFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXcipQEKD1BsYWNlQmlkUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SGwoDYmlkGAQgASgLMg4uYmFsb290LnYxLkJpZBIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iegoQUGxhY2VCaWRSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3IrEBChFDYWxsRG91YmxlUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SJQoIZG91YmxpbmcYBCABKAsyEy5iYWxvb3QudjEuRG91YmxpbmcSHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoBEgAiAEBEhAKCG1hdGNoX2lkGAYgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uInwKEkNhbGxEb3VibGVSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3IrwBChZEZWNsYXJlUHJvamVjdHNSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIrCgtkZWNsYXJhdGlvbhgEIAEoCzIWLmJhbG9vdC52MS5EZWNsYXJhdGlvbhIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24igQEKF0RlY2xhcmVQcm9qZWN0c1Jlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXciqwEKD1BsYXlDYXJkUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SIQoEcGxheRgEIAEoCzITLmJhbG9vdC52MS5DYXJkUGxheRIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iegoQUGxheUNhcmRSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3IkYKD0dldFNjb3JlUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEhAKCG1hdGNoX2lkGAMgASgJInoKEEdldFNjb3JlUmVzcG9uc2USFQoNc3RhdGVfdmVyc2lvbhgBIAEoBBIpCgpsYXN0X3JvdW5kGAIgASgLMhUuYmFsb290LnYxLlJvdW5kU2NvcmUSJAoFbWF0Y2gYAyABKAsyFS5iYWxvb3QudjEuTWF0Y2hTY29yZSJhCg5HZXRWaWV3UmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEhEKBHNlYXQYAyABKA1IAIgBARIQCghtYXRjaF9pZBgEIAEoCUIHCgVfc2VhdCIwCg9HZXRWaWV3UmVzcG9uc2USHQoEdmlldxgBIAEoCzIPLmJhbG9vdC52MS5WaWV3IlwKF0xpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIQCghtYXRjaF9pZBgEIAEoCSJVChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USFQoNc3RhdGVfdmVyc2lvbhgBIAEoBBIiCgdhY3Rpb25zGAIgAygLMhEuYmFsb290LnYxLkFjdGlvbiJECg5Bd2FyZGVkUHJvamVjdBIMCgR0ZWFtGAEgASgNEiQKBGtpbmQYAiABKA4yFi5iYWxvb3QudjEuUHJvamVjdEtpbmQioQMKEVNjb3JlUm91bmRSZXF1ZXN0EiEKBXJ1bGVzGAEgASgLMhIuYmFsb290LnYxLlJ1bGVTZXQSLgoNY29udHJhY3RfdHlwZRgCIAEoDjIXLmJhbG9vdC52MS5Db250cmFjdFR5cGUSHgoFdHJ1bXAYAyABKA4yDy5iYWxvb3QudjEuU3VpdBIUCgpidXllcl9zZWF0GAQgASgNSAASFAoKYnV5ZXJfdGVhbRgFIAEoDUgAEhIKCmNhcmRfYWJuYXQYBiADKA0SEgoKdHJpY2tzX3dvbhgHIAMoDRIgCgZ0cmlja3MYCCADKAsyEC5iYWxvb3QudjEuVHJpY2sSMwoQYXdhcmRlZF9wcm9qZWN0cxgJIAMoCzIZLmJhbG9vdC52MS5Bd2FyZGVkUHJvamVjdBIUCgxiYWxvb3RfdGVhbXMYCiADKA0SEgoKbXVsdGlwbGllchgLIAEoDRINCgVnYWh3YRgMIAEoCBIUCgxtYXRjaF9zY29yZXMYDSADKA0SFgoOcmV2ZXJzZV9rYWJvb3QYDiABKAhCBwoFYnV5ZXIiYAoSU2NvcmVSb3VuZFJlc3BvbnNlEiQKBXNjb3JlGAEgASgLMhUuYmFsb290LnYxLlJvdW5kU2NvcmUSJAoFbWF0Y2gYAiABKAsyFS5iYWxvb3QudjEuTWF0Y2hTY29yZSKZAQoUU3VnZ2VzdEFjdGlvblJlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEhAKCG1hdGNoX2lkGAQgASgJEiIKBWxldmVsGAUgASgOMhMuYmFsb290LnYxLkJvdExldmVsEhEKBHNlZWQYBiABKARIAIgBAUIHCgVfc2VlZCJ1ChVTdWdnZXN0QWN0aW9uUmVzcG9uc2USFQoNc3RhdGVfdmVyc2lvbhgBIAEoBBIhCgZhY3Rpb24YAiABKAsyES5iYWxvb3QudjEuQWN0aW9uEiIKBWxldmVsGAMgASgOMhMuYmFsb290LnYxLkJvdExldmVsKmYKCEJvdExldmVsEhkKFUJPVF9MRVZFTF9VTlNQRUNJRklFRBAAEhQKEEJPVF9MRVZFTF9SQU5ET00QARITCg9CT1RfTEVWRUxfQkFTSUMQAhIUChBCT1RfTEVWRUxfU1RST05HEAMylAcKE0JhbG9vdEVuZ2luZVNlcnZpY2USUQoLQ3JlYXRlTWF0Y2gSHS5iYWxvb3QudjEuQ3JlYXRlTWF0Y2hSZXF1ZXN0Gh4uYmFsb290LnYxLkNyZWF0ZU1hdGNoUmVzcG9uc2UiA5ACAhJLCglEZWFsUm91bmQSGy5iYWxvb3QudjEuRGVhbFJvdW5kUmVxdWVzdBocLmJhbG9vdC52MS5EZWFsUm91bmRSZXNwb25zZSIDkAICEkgKCFBsYWNlQmlkEhouYmFsb290LnYxLlBsYWNlQmlkUmVxdWVzdBobLmJhbG9vdC52MS5QbGFjZUJpZFJlc3BvbnNlIgOQAgISTgoKQ2FsbERvdWJsZRIcLmJhbG9vdC52MS5DYWxsRG91YmxlUmVxdWVzdBodLmJhbG9vdC52MS5DYWxsRG91YmxlUmVzcG9uc2UiA5ACAhJdCg9EZWNsYXJlUHJvamVjdHMSIS5iYWxvb3QudjEuRGVjbGFyZVByb2plY3RzUmVxdWVzdBoiLmJhbG9vdC52MS5EZWNsYXJlUHJvamVjdHNSZXNwb25zZSIDkAICEkgKCFBsYXlDYXJkEhouYmFsb290LnYxLlBsYXlDYXJkUmVxdWVzdBobLmJhbG9vdC52MS5QbGF5Q2FyZFJlc3BvbnNlIgOQAgISSAoIR2V0U2NvcmUSGi5iYWxvb3QudjEuR2V0U2NvcmVSZXF1ZXN0GhsuYmFsb290LnYxLkdldFNjb3JlUmVzcG9uc2UiA5ACARJFCgdHZXRWaWV3EhkuYmFsb290LnYxLkdldFZpZXdSZXF1ZXN0GhouYmFsb290LnYxLkdldFZpZXdSZXNwb25zZSIDkAIBEmAKEExpc3RMZWdhbEFjdGlvbnMSIi5iYWxvb3QudjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaIy5iYWxvb3QudjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlIgOQAgESTgoKU2NvcmVSb3VuZBIcLmJhbG9vdC52MS5TY29yZVJvdW5kUmVxdWVzdBodLmJhbG9vdC52MS5TY29yZVJvdW5kUmVzcG9uc2UiA5ACARJXCg1TdWdnZXN0QWN0aW9uEh8uYmFsb290LnYxLlN1Z2dlc3RBY3Rpb25SZXF1ZXN0GiAuYmFsb290LnYxLlN1Z2dlc3RBY3Rpb25SZXNwb25zZSIDkAIBQq0BChNvcmcuYmFsb290ZW5naW5lLnYxQhJFbmdpbmVTZXJ2aWNlUHJvdG9QAVpIZ2l0aHViLmNvbS9iYWxvb3QtZW5naW5lL2JhbG9vdC1lbmdpbmUvY2xpZW50cy9nby9nZW4vYmFsb290L3YxO2JhbG9vdHYxogIDQkxUqgIJQmFsb290LlYxugIKQmFsb290X1YxX8oCCUJhbG9vdFxWMeoCCkJhbG9vdDo6VjFiBnByb3RvMw", [file_baloot_v1_rules, file_baloot_v1_types]);
+  fileDesc("Ch5iYWxvb3QvdjEvZW5naW5lX3NlcnZpY2UucHJvdG8SCWJhbG9vdC52MSKPAQoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EiEKBXJ1bGVzGAEgASgLMhIuYmFsb290LnYxLlJ1bGVTZXQSGQoMZmlyc3RfZGVhbGVyGAIgASgNSACIAQESFwoPc3RhcnRpbmdfc2NvcmVzGAMgAygNEhEKCWJvYXJkX3NldBgUIAEoCUIPCg1fZmlyc3RfZGVhbGVyIr4BChNDcmVhdGVNYXRjaFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSEAoIbWF0Y2hfaWQYAyABKAkSFwoPaG9zdF9jcmVkZW50aWFsGAQgASgJEhgKEHNlYXRfY3JlZGVudGlhbHMYBSADKAkSHgoFdmlld3MYBiADKAsyDy5iYWxvb3QudjEuVmlldxIcChRzcGVjdGF0b3JfY3JlZGVudGlhbBgUIAEoCSKdAQoQRGVhbFJvdW5kUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SEgoKZGVja19vcmRlchgEIAMoDRIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iewoRRGVhbFJvdW5kUmVzcG9uc2USDQoFc3RhdGUYASABKAwSFQoNc3RhdGVfdmVyc2lvbhgCIAEoBBIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSHgoFdmlld3MYBCADKAsyDy5iYWxvb3QudjEuVmlldyKlAQoPUGxhY2VCaWRSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIbCgNiaWQYBCABKAsyDi5iYWxvb3QudjEuQmlkEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJ6ChBQbGFjZUJpZFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXcisQEKEUNhbGxEb3VibGVSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIlCghkb3VibGluZxgEIAEoCzITLmJhbG9vdC52MS5Eb3VibGluZxIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24ifAoSQ2FsbERvdWJsZVJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXcivAEKFkRlY2xhcmVQcm9qZWN0c1JlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEisKC2RlY2xhcmF0aW9uGAQgASgLMhYuYmFsb290LnYxLkRlY2xhcmF0aW9uEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiKBAQoXRGVjbGFyZVByb2plY3RzUmVzcG9uc2USDQoFc3RhdGUYASABKAwSFQoNc3RhdGVfdmVyc2lvbhgCIAEoBBIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSHgoFdmlld3MYBCADKAsyDy5iYWxvb3QudjEuVmlldyKrAQoPUGxheUNhcmRSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIhCgRwbGF5GAQgASgLMhMuYmFsb290LnYxLkNhcmRQbGF5Eh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJ6ChBQbGF5Q2FyZFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXciRgoPR2V0U2NvcmVSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSEAoIbWF0Y2hfaWQYAyABKAkiegoQR2V0U2NvcmVSZXNwb25zZRIVCg1zdGF0ZV92ZXJzaW9uGAEgASgEEikKCmxhc3Rfcm91bmQYAiABKAsyFS5iYWxvb3QudjEuUm91bmRTY29yZRIkCgVtYXRjaBgDIAEoCzIVLmJhbG9vdC52MS5NYXRjaFNjb3JlImEKDkdldFZpZXdSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSEQoEc2VhdBgDIAEoDUgAiAEBEhAKCG1hdGNoX2lkGAQgASgJQgcKBV9zZWF0IjAKD0dldFZpZXdSZXNwb25zZRIdCgR2aWV3GAEgASgLMg8uYmFsb290LnYxLlZpZXciXAoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEhAKCG1hdGNoX2lkGAQgASgJIlUKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIVCg1zdGF0ZV92ZXJzaW9uGAEgASgEEiIKB2FjdGlvbnMYAiADKAsyES5iYWxvb3QudjEuQWN0aW9uIkQKDkF3YXJkZWRQcm9qZWN0EgwKBHRlYW0YASABKA0SJAoEa2luZBgCIAEoDjIWLmJhbG9vdC52MS5Qcm9qZWN0S2luZCKhAwoRU2NvcmVSb3VuZFJlcXVlc3QSIQoFcnVsZXMYASABKAsyEi5iYWxvb3QudjEuUnVsZVNldBIuCg1jb250cmFjdF90eXBlGAIgASgOMhcuYmFsb290LnYxLkNvbnRyYWN0VHlwZRIeCgV0cnVtcBgDIAEoDjIPLmJhbG9vdC52MS5TdWl0EhQKCmJ1eWVyX3NlYXQYBCABKA1IABIUCgpidXllcl90ZWFtGAUgASgNSAASEgoKY2FyZF9hYm5hdBgGIAMoDRISCgp0cmlja3Nfd29uGAcgAygNEiAKBnRyaWNrcxgIIAMoCzIQLmJhbG9vdC52MS5UcmljaxIzChBhd2FyZGVkX3Byb2plY3RzGAkgAygLMhkuYmFsb290LnYxLkF3YXJkZWRQcm9qZWN0EhQKDGJhbG9vdF90ZWFtcxgKIAMoDRISCgptdWx0aXBsaWVyGAsgASgNEg0KBWdhaHdhGAwgASgIEhQKDG1hdGNoX3Njb3JlcxgNIAMoDRIWCg5yZXZlcnNlX2thYm9vdBgOIAEoCEIHCgVidXllciJgChJTY29yZVJvdW5kUmVzcG9uc2USJAoFc2NvcmUYASABKAsyFS5iYWxvb3QudjEuUm91bmRTY29yZRIkCgVtYXRjaBgCIAEoCzIVLmJhbG9vdC52MS5NYXRjaFNjb3JlIpkBChRTdWdnZXN0QWN0aW9uUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SEAoIbWF0Y2hfaWQYBCABKAkSIgoFbGV2ZWwYBSABKA4yEy5iYWxvb3QudjEuQm90TGV2ZWwSEQoEc2VlZBgGIAEoBEgAiAEBQgcKBV9zZWVkInUKFVN1Z2dlc3RBY3Rpb25SZXNwb25zZRIVCg1zdGF0ZV92ZXJzaW9uGAEgASgEEiEKBmFjdGlvbhgCIAEoCzIRLmJhbG9vdC52MS5BY3Rpb24SIgoFbGV2ZWwYAyABKA4yEy5iYWxvb3QudjEuQm90TGV2ZWwi1AEKFUFwcGx5Qm90QWN0aW9uUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoBEgAiAEBEhAKCG1hdGNoX2lkGAYgASgJEiIKBWxldmVsGAcgASgOMhMuYmFsb290LnYxLkJvdExldmVsEhEKBHNlZWQYCCABKARIAYgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbkIHCgVfc2VlZEoECAQQBSLVAQoWQXBwbHlCb3RBY3Rpb25SZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3EgwKBHNlYXQYFCABKA0SIQoGYWN0aW9uGBUgASgLMhEuYmFsb290LnYxLkFjdGlvbhIiCgVsZXZlbBgWIAEoDjITLmJhbG9vdC52MS5Cb3RMZXZlbCI9ChNWZXJpZnlSZWNvcmRSZXF1ZXN0EiYKBnJlY29yZBgBIAEoCzIWLmJhbG9vdC52MS5NYXRjaFJlY29yZCK8AQoUVmVyaWZ5UmVjb3JkUmVzcG9uc2USDQoFdmFsaWQYASABKAgSJAoFbWF0Y2gYAiABKAsyFS5iYWxvb3QudjEuTWF0Y2hTY29yZRIkCgVzaGVldBgDIAMoCzIVLmJhbG9vdC52MS5Sb3VuZFNjb3JlEi8KCmRpdmVyZ2VuY2UYBCABKAsyGy5iYWxvb3QudjEuUmVjb3JkRGl2ZXJnZW5jZRIYChBhY3Rpb25zX3JlcGxheWVkGAUgASgNIksKE1JlcGxheVJlY29yZFJlcXVlc3QSJgoGcmVjb3JkGAEgASgLMhYuYmFsb290LnYxLk1hdGNoUmVjb3JkEgwKBHN0ZXAYAiABKA0i6QEKFFJlcGxheVJlY29yZFJlc3BvbnNlEh4KBXZpZXdzGAEgAygLMg8uYmFsb290LnYxLlZpZXcSJAoLcHVibGljX3ZpZXcYAiABKAsyDy5iYWxvb3QudjEuVmlldxIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSKQoGYWN0aW9uGAQgASgLMhkuYmFsb290LnYxLlJlY29yZGVkQWN0aW9uEhMKC3JvdW5kX2luZGV4GAUgASgNEhQKDGFjdGlvbl9pbmRleBgGIAEoDRITCgt0b3RhbF9zdGVwcxgHIAEoDSpmCghCb3RMZXZlbBIZChVCT1RfTEVWRUxfVU5TUEVDSUZJRUQQABIUChBCT1RfTEVWRUxfUkFORE9NEAESEwoPQk9UX0xFVkVMX0JBU0lDEAISFAoQQk9UX0xFVkVMX1NUUk9ORxADMpwJChNCYWxvb3RFbmdpbmVTZXJ2aWNlElEKC0NyZWF0ZU1hdGNoEh0uYmFsb290LnYxLkNyZWF0ZU1hdGNoUmVxdWVzdBoeLmJhbG9vdC52MS5DcmVhdGVNYXRjaFJlc3BvbnNlIgOQAgISSwoJRGVhbFJvdW5kEhsuYmFsb290LnYxLkRlYWxSb3VuZFJlcXVlc3QaHC5iYWxvb3QudjEuRGVhbFJvdW5kUmVzcG9uc2UiA5ACAhJICghQbGFjZUJpZBIaLmJhbG9vdC52MS5QbGFjZUJpZFJlcXVlc3QaGy5iYWxvb3QudjEuUGxhY2VCaWRSZXNwb25zZSIDkAICEk4KCkNhbGxEb3VibGUSHC5iYWxvb3QudjEuQ2FsbERvdWJsZVJlcXVlc3QaHS5iYWxvb3QudjEuQ2FsbERvdWJsZVJlc3BvbnNlIgOQAgISXQoPRGVjbGFyZVByb2plY3RzEiEuYmFsb290LnYxLkRlY2xhcmVQcm9qZWN0c1JlcXVlc3QaIi5iYWxvb3QudjEuRGVjbGFyZVByb2plY3RzUmVzcG9uc2UiA5ACAhJICghQbGF5Q2FyZBIaLmJhbG9vdC52MS5QbGF5Q2FyZFJlcXVlc3QaGy5iYWxvb3QudjEuUGxheUNhcmRSZXNwb25zZSIDkAICEkgKCEdldFNjb3JlEhouYmFsb290LnYxLkdldFNjb3JlUmVxdWVzdBobLmJhbG9vdC52MS5HZXRTY29yZVJlc3BvbnNlIgOQAgESRQoHR2V0VmlldxIZLmJhbG9vdC52MS5HZXRWaWV3UmVxdWVzdBoaLmJhbG9vdC52MS5HZXRWaWV3UmVzcG9uc2UiA5ACARJgChBMaXN0TGVnYWxBY3Rpb25zEiIuYmFsb290LnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0GiMuYmFsb290LnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZSIDkAIBEk4KClNjb3JlUm91bmQSHC5iYWxvb3QudjEuU2NvcmVSb3VuZFJlcXVlc3QaHS5iYWxvb3QudjEuU2NvcmVSb3VuZFJlc3BvbnNlIgOQAgESVwoNU3VnZ2VzdEFjdGlvbhIfLmJhbG9vdC52MS5TdWdnZXN0QWN0aW9uUmVxdWVzdBogLmJhbG9vdC52MS5TdWdnZXN0QWN0aW9uUmVzcG9uc2UiA5ACARJaCg5BcHBseUJvdEFjdGlvbhIgLmJhbG9vdC52MS5BcHBseUJvdEFjdGlvblJlcXVlc3QaIS5iYWxvb3QudjEuQXBwbHlCb3RBY3Rpb25SZXNwb25zZSIDkAICElQKDFZlcmlmeVJlY29yZBIeLmJhbG9vdC52MS5WZXJpZnlSZWNvcmRSZXF1ZXN0Gh8uYmFsb290LnYxLlZlcmlmeVJlY29yZFJlc3BvbnNlIgOQAgESVAoMUmVwbGF5UmVjb3JkEh4uYmFsb290LnYxLlJlcGxheVJlY29yZFJlcXVlc3QaHy5iYWxvb3QudjEuUmVwbGF5UmVjb3JkUmVzcG9uc2UiA5ACAUKtAQoTb3JnLmJhbG9vdGVuZ2luZS52MUISRW5naW5lU2VydmljZVByb3RvUAFaSGdpdGh1Yi5jb20vYmFsb290LWVuZ2luZS9iYWxvb3QtZW5naW5lL2NsaWVudHMvZ28vZ2VuL2JhbG9vdC92MTtiYWxvb3R2MaICA0JMVKoCCUJhbG9vdC5WMboCCkJhbG9vdF9WMV/KAglCYWxvb3RcVjHqAgpCYWxvb3Q6OlYxYgZwcm90bzM", [file_baloot_v1_records, file_baloot_v1_rules, file_baloot_v1_types]);
 
 /**
  * The request of CreateMatch.
@@ -48,6 +50,18 @@ export type CreateMatchRequest = Message<"baloot.v1.CreateMatchRequest"> & {
    * @generated from field: repeated uint32 starting_scores = 3;
    */
   startingScores: number[];
+
+  /**
+   * Duplicate boards: an organiser's board set, 1 to 64 printable ASCII characters. Every
+   * round's deck is then derived from the server's key, the board set, the round's number
+   * (rounds scored before it, plus one) and the number of redeals since the last scored round,
+   * so matches created with the same board set on servers sharing their keys get the same cards
+   * round by round, and nobody can choose them: DealRound refuses a preset deck with
+   * PERMISSION_DENIED and reason PRESET_DECK_DISABLED. Empty means the match's own shuffle.
+   *
+   * @generated from field: string board_set = 20;
+   */
+  boardSet: string;
 };
 
 /**
@@ -104,6 +118,14 @@ export type CreateMatchResponse = Message<"baloot.v1.CreateMatchResponse"> & {
    * @generated from field: repeated baloot.v1.View views = 6;
    */
   views: View[];
+
+  /**
+   * The spectator credential: it sees the public view only (GetView with no seat, GetScore)
+   * and may act for no seat. Give it to watchers.
+   *
+   * @generated from field: string spectator_credential = 20;
+   */
+  spectatorCredential: string;
 };
 
 /**
@@ -1106,6 +1128,307 @@ export const SuggestActionResponseSchema: GenMessage<SuggestActionResponse> = /*
   messageDesc(file_baloot_v1_engine_service, 22);
 
 /**
+ * The request of ApplyBotAction.
+ *
+ * @generated from message baloot.v1.ApplyBotActionRequest
+ */
+export type ApplyBotActionRequest = Message<"baloot.v1.ApplyBotActionRequest"> & {
+  /**
+   * The sealed state token the action applies to.
+   *
+   * @generated from field: bytes state = 1;
+   */
+  state: Uint8Array;
+
+  /**
+   * The host credential (PERMISSION_DENIED with reason CREDENTIAL_INVALID otherwise).
+   *
+   * @generated from field: string credential = 2;
+   */
+  credential: string;
+
+  /**
+   * The seat to act for. It must be the seat whose turn it is (in the awaiting-deal phase, the
+   * dealer), otherwise FAILED_PRECONDITION with reason NOT_YOUR_TURN (or MATCH_OVER).
+   *
+   * @generated from field: uint32 seat = 3;
+   */
+  seat: number;
+
+  /**
+   * The state version the caller expects; refused with FAILED_PRECONDITION and reason
+   * STALE_STATE if it differs, so a timeout that races the player's own action is harmless.
+   *
+   * @generated from field: optional uint64 expected_version = 5;
+   */
+  expectedVersion?: bigint | undefined;
+
+  /**
+   * The id of the match the token belongs to, as CreateMatch returned it.
+   *
+   * @generated from field: string match_id = 6;
+   */
+  matchId: string;
+
+  /**
+   * The level of play; unspecified is refused with INVALID_ARGUMENT and reason REQUEST_INVALID.
+   *
+   * @generated from field: baloot.v1.BotLevel level = 7;
+   */
+  level: BotLevel;
+
+  /**
+   * A seed that makes the choice repeatable. Absent means a seed derived from the match's secret
+   * seed and the state's version, so repeating the request (two timeouts firing at once) gives
+   * the same action, state version, events and views.
+   *
+   * @generated from field: optional uint64 seed = 8;
+   */
+  seed?: bigint | undefined;
+};
+
+/**
+ * Describes the message baloot.v1.ApplyBotActionRequest.
+ * Use `create(ApplyBotActionRequestSchema)` to create a new message.
+ */
+export const ApplyBotActionRequestSchema: GenMessage<ApplyBotActionRequest> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 23);
+
+/**
+ * The response of ApplyBotAction: the shared action response, plus the action applied.
+ *
+ * @generated from message baloot.v1.ApplyBotActionResponse
+ */
+export type ApplyBotActionResponse = Message<"baloot.v1.ApplyBotActionResponse"> & {
+  /**
+   * The sealed state token after the action.
+   *
+   * @generated from field: bytes state = 1;
+   */
+  state: Uint8Array;
+
+  /**
+   * The version of that state.
+   *
+   * @generated from field: uint64 state_version = 2;
+   */
+  stateVersion: bigint;
+
+  /**
+   * The events the action caused, in order.
+   *
+   * @generated from field: repeated baloot.v1.Event events = 3;
+   */
+  events: Event[];
+
+  /**
+   * The views of the four seats, seat 0 first.
+   *
+   * @generated from field: repeated baloot.v1.View views = 4;
+   */
+  views: View[];
+
+  /**
+   * The seat that acted.
+   *
+   * @generated from field: uint32 seat = 20;
+   */
+  seat: number;
+
+  /**
+   * The action the bot chose and the engine applied (a deal, a bid, a doubling call, a
+   * declaration or a card); during the first trick a bot's declaration is one action and its
+   * card the next.
+   *
+   * @generated from field: baloot.v1.Action action = 21;
+   */
+  action?: Action | undefined;
+
+  /**
+   * The level that chose it.
+   *
+   * @generated from field: baloot.v1.BotLevel level = 22;
+   */
+  level: BotLevel;
+};
+
+/**
+ * Describes the message baloot.v1.ApplyBotActionResponse.
+ * Use `create(ApplyBotActionResponseSchema)` to create a new message.
+ */
+export const ApplyBotActionResponseSchema: GenMessage<ApplyBotActionResponse> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 24);
+
+/**
+ * The request of VerifyRecord.
+ *
+ * @generated from message baloot.v1.VerifyRecordRequest
+ */
+export type VerifyRecordRequest = Message<"baloot.v1.VerifyRecordRequest"> & {
+  /**
+   * The record to check: at most 1000 rounds of at most 256 actions each, and at most 1 MiB
+   * encoded; a larger record is refused with INVALID_ARGUMENT and reason RECORD_TOO_LARGE. A
+   * record whose rule set is invalid is refused with INVALID_ARGUMENT and reason INVALID_RULES.
+   *
+   * @generated from field: baloot.v1.MatchRecord record = 1;
+   */
+  record?: MatchRecord | undefined;
+};
+
+/**
+ * Describes the message baloot.v1.VerifyRecordRequest.
+ * Use `create(VerifyRecordRequestSchema)` to create a new message.
+ */
+export const VerifyRecordRequestSchema: GenMessage<VerifyRecordRequest> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 25);
+
+/**
+ * The response of VerifyRecord.
+ *
+ * @generated from message baloot.v1.VerifyRecordResponse
+ */
+export type VerifyRecordResponse = Message<"baloot.v1.VerifyRecordResponse"> & {
+  /**
+   * True when every action was legal when it was made, every deal used its round's deck, every
+   * round ended where the record says and every recorded score is the engine's.
+   *
+   * @generated from field: bool valid = 1;
+   */
+  valid: boolean;
+
+  /**
+   * The match score after the last round replayed (up to the divergence when invalid).
+   *
+   * @generated from field: baloot.v1.MatchScore match = 2;
+   */
+  match?: MatchScore | undefined;
+
+  /**
+   * The score of each scored round, in order, as the engine computes it (up to the divergence).
+   *
+   * @generated from field: repeated baloot.v1.RoundScore sheet = 3;
+   */
+  sheet: RoundScore[];
+
+  /**
+   * The first divergence, when the record is not valid.
+   *
+   * @generated from field: baloot.v1.RecordDivergence divergence = 4;
+   */
+  divergence?: RecordDivergence | undefined;
+
+  /**
+   * The number of actions replayed without divergence.
+   *
+   * @generated from field: uint32 actions_replayed = 5;
+   */
+  actionsReplayed: number;
+};
+
+/**
+ * Describes the message baloot.v1.VerifyRecordResponse.
+ * Use `create(VerifyRecordResponseSchema)` to create a new message.
+ */
+export const VerifyRecordResponseSchema: GenMessage<VerifyRecordResponse> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 26);
+
+/**
+ * The request of ReplayRecord.
+ *
+ * @generated from message baloot.v1.ReplayRecordRequest
+ */
+export type ReplayRecordRequest = Message<"baloot.v1.ReplayRecordRequest"> & {
+  /**
+   * The record, bounded as in VerifyRecordRequest.
+   *
+   * @generated from field: baloot.v1.MatchRecord record = 1;
+   */
+  record?: MatchRecord | undefined;
+
+  /**
+   * The step to show: 0 is the match before its first action, n the match after the record's
+   * first n actions (counted over every round). A step past the end is refused with
+   * INVALID_ARGUMENT and reason REQUEST_INVALID; a record that diverges before the step with
+   * FAILED_PRECONDITION and reason RECORD_DIVERGES (the divergence is in the message and the
+   * metadata "round_index", "action_index" and "divergence").
+   *
+   * @generated from field: uint32 step = 2;
+   */
+  step: number;
+};
+
+/**
+ * Describes the message baloot.v1.ReplayRecordRequest.
+ * Use `create(ReplayRecordRequestSchema)` to create a new message.
+ */
+export const ReplayRecordRequestSchema: GenMessage<ReplayRecordRequest> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 27);
+
+/**
+ * The response of ReplayRecord.
+ *
+ * @generated from message baloot.v1.ReplayRecordResponse
+ */
+export type ReplayRecordResponse = Message<"baloot.v1.ReplayRecordResponse"> & {
+  /**
+   * The four seat views at the step, seat 0 first (their `state_version` is the step).
+   *
+   * @generated from field: repeated baloot.v1.View views = 1;
+   */
+  views: View[];
+
+  /**
+   * The public view at the step, with the rule set.
+   *
+   * @generated from field: baloot.v1.View public_view = 2;
+   */
+  publicView?: View | undefined;
+
+  /**
+   * The events the step's action caused (none at step 0), a ROUND_REVEALED event included when
+   * it ended a round.
+   *
+   * @generated from field: repeated baloot.v1.Event events = 3;
+   */
+  events: Event[];
+
+  /**
+   * The action of the step (unset at step 0).
+   *
+   * @generated from field: baloot.v1.RecordedAction action = 4;
+   */
+  action?: RecordedAction | undefined;
+
+  /**
+   * The round of the step's action, as an index into the record's rounds.
+   *
+   * @generated from field: uint32 round_index = 5;
+   */
+  roundIndex: number;
+
+  /**
+   * The index of the step's action in its round.
+   *
+   * @generated from field: uint32 action_index = 6;
+   */
+  actionIndex: number;
+
+  /**
+   * The number of actions in the whole record.
+   *
+   * @generated from field: uint32 total_steps = 7;
+   */
+  totalSteps: number;
+};
+
+/**
+ * Describes the message baloot.v1.ReplayRecordResponse.
+ * Use `create(ReplayRecordResponseSchema)` to create a new message.
+ */
+export const ReplayRecordResponseSchema: GenMessage<ReplayRecordResponse> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 28);
+
+/**
  * How well a suggesting bot plays.
  *
  * @generated from enum baloot.v1.BotLevel
@@ -1175,8 +1498,9 @@ export const BotLevelSchema: GenEnum<BotLevel> = /*@__PURE__*/
  * and GetScore read a state without changing it. ScoreRound needs no match at all.
  *
  * RETRIES. Every RPC is safe to retry, and each declares so in its `idempotency_level`. The
- * reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction) have no side effects.
- * An action (DealRound, PlaceBid, CallDouble, DeclareProjects, PlayCard) is IDEMPOTENT: the
+ * reads (GetScore, GetView, ListLegalActions, ScoreRound, SuggestAction, VerifyRecord,
+ * ReplayRecord) have no side effects. An action (DealRound, PlaceBid, CallDouble,
+ * DeclareProjects, PlayCard, and ApplyBotAction, whose bot draws from the token) is IDEMPOTENT: the
  * service stores nothing, and the same token and request give the same state and events, so a
  * retry after a lost response returns what the first attempt returned. CreateMatch is IDEMPOTENT
  * too: a retry returns another match, and the one whose response was lost was never stored
@@ -1303,6 +1627,40 @@ export const BalootEngineService: GenService<{
     methodKind: "unary";
     input: typeof SuggestActionRequestSchema;
     output: typeof SuggestActionResponseSchema;
+  },
+  /**
+   * Applies, in one call, the action a bot of the requested level chooses for the seat whose
+   * turn it is (the dealer's deal too), as the normal action RPC would: for turn timeouts and
+   * disconnected players. Host credential only.
+   *
+   * @generated from rpc baloot.v1.BalootEngineService.ApplyBotAction
+   */
+  applyBotAction: {
+    methodKind: "unary";
+    input: typeof ApplyBotActionRequestSchema;
+    output: typeof ApplyBotActionResponseSchema;
+  },
+  /**
+   * Replays a match record from scratch through the rules (no token, no key) and says whether
+   * every action was legal and every recorded score right, or where the record first diverges.
+   *
+   * @generated from rpc baloot.v1.BalootEngineService.VerifyRecord
+   */
+  verifyRecord: {
+    methodKind: "unary";
+    input: typeof VerifyRecordRequestSchema;
+    output: typeof VerifyRecordResponseSchema;
+  },
+  /**
+   * Returns the views (four seats and the public one) and the events at one step of a record,
+   * for replay viewers and dispute review.
+   *
+   * @generated from rpc baloot.v1.BalootEngineService.ReplayRecord
+   */
+  replayRecord: {
+    methodKind: "unary";
+    input: typeof ReplayRecordRequestSchema;
+    output: typeof ReplayRecordResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_baloot_v1_engine_service, 0);

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baloot/v1/rules.proto.
  */
 export const file_baloot_v1_rules: GenFile = /*@__PURE__*/
-  fileDesc("ChViYWxvb3QvdjEvcnVsZXMucHJvdG8SCWJhbG9vdC52MSLLEwoHUnVsZVNldBIhCgZwcmVzZXQYASABKA4yES5iYWxvb3QudjEuUHJlc2V0EiAKE2thd2VzaF9rZWVwc19kZWFsZXIYAiABKAhIAIgBARInChpyb3VuZDFfaG9rbV9yZW9wZW5zX3RvX2FsbBgDIAEoCEgBiAEBEjwKEnN1bl9wcmlvcml0eV9jbGFpbRgEIAEoDjIbLmJhbG9vdC52MS5TdW5Qcmlvcml0eUNsYWltSAKIAQESHQoQYXNoa2FsX2luX3JvdW5kMhgFIAEoCEgDiAEBEiQKF2FzaGthbF9mb3JiaWRkZW5fb25fYWNlGAYgASgISASIAQESKAobc2Vjb25kX2hva21fc3VpdF9hdF9jb25maXJtGAcgASgISAWIAQESJgoGa2F3ZXNoGAggASgOMhEuYmFsb290LnYxLkthd2VzaEgGiAEBEiYKGWJ1eWVyX3N0ZXBzX2J5X2J1eWVyX29ubHkYCSABKAhIB4gBARI1Cg5jbG9zZWRfY2hvb3NlchgKIAEoDjIYLmJhbG9vdC52MS5DbG9zZWRDaG9vc2VySAiIAQESHgoRZ2Fod2FfZm9yY2VzX29wZW4YCyABKAhICYgBARI7ChRzdW5fZG91YmxlX2J1eWVyX21pbhgMIAEoDjIYLmJhbG9vdC52MS5TY29yZUJvdW5kYXJ5SAqIAQESPgoXc3VuX2RvdWJsZV9kZWZlbmRlcl9tYXgYDSABKA4yGC5iYWxvb3QudjEuU2NvcmVCb3VuZGFyeUgLiAEBEjcKD2RvdWJsaW5nX3dpbmRvdxgOIAEoDjIZLmJhbG9vdC52MS5Eb3VibGluZ1dpbmRvd0gMiAEBEjEKDGZpcnN0X2xlYWRlchgPIAEoDjIWLmJhbG9vdC52MS5GaXJzdExlYWRlckgNiAEBEiAKE3VuZGVydHJ1bXBfcmVxdWlyZWQYECABKAhIDogBARJAChRwYXJ0bmVyX3dpbm5pbmdfcnVsZRgRIAEoDjIdLmJhbG9vdC52MS5QYXJ0bmVyV2lubmluZ1J1bGVID4gBARImChlha2thX3JlcXVpcmVzX2RlY2xhcmF0aW9uGBIgASgISBCIAQESHgoRb3ZlcnRydW1wX3BhcnRuZXIYEyABKAhIEYgBARIcCg9zcGxpdF9sb25nX3J1bnMYFCABKAhIEogBARIiChVhdXRvX2RlY2xhcmVfcHJvamVjdHMYFSABKAhIE4gBARI9ChJwcm9qZWN0X211bHRpcGxpZXIYFiABKA4yHC5iYWxvb3QudjEuUHJvamVjdE11bHRpcGxpZXJIFIgBARI6ChFiYWxvb3Rfb25fZmFpbHVyZRgXIAEoDjIaLmJhbG9vdC52MS5CYWxvb3RPbkZhaWx1cmVIFYgBARInChpiYWxvb3RfYWJzb3JiZWRfYnlfaHVuZHJlZBgYIAEoCEgWiAEBEiMKFmJhbG9vdF9pbl9zdWNjZXNzX3Rlc3QYGSABKAhIF4gBARIzCg1ob2ttX3JvdW5kaW5nGBogASgOMhcuYmFsb290LnYxLkhva21Sb3VuZGluZ0gYiAEBEjQKDmV4YWN0X3RpZV9ydWxlGBsgASgOMhcuYmFsb290LnYxLkV4YWN0VGllUnVsZUgZiAEBEjUKDnN1Y2Nlc3NfbWV0cmljGBwgASgOMhguYmFsb290LnYxLlN1Y2Nlc3NNZXRyaWNIGogBARI4ChBkb3VibGVkX3RpZV9ydWxlGB0gASgOMhkuYmFsb290LnYxLkRvdWJsZWRUaWVSdWxlSBuIAQESPQoSZG91YmxlZF9hbGxvY2F0aW9uGB4gASgOMhwuYmFsb290LnYxLkRvdWJsZWRBbGxvY2F0aW9uSByIAQESNwoPa2Fib290X2RvdWJsaW5nGB8gASgOMhkuYmFsb290LnYxLkthYm9vdERvdWJsaW5nSB2IAQESNwoPa2Fib290X3Byb2plY3RzGCAgASgOMhkuYmFsb290LnYxLkthYm9vdFByb2plY3RzSB6IAQESGwoOcmV2ZXJzZV9rYWJvb3QYISABKAhIH4gBARIZCgxtYXRjaF90YXJnZXQYIiABKA1IIIgBARI2Cg9ib3RoX2Nyb3NzX3J1bGUYIyABKA4yGC5iYWxvb3QudjEuQm90aENyb3NzUnVsZUghiAEBEiIKFWlsbGVnYWxfbW92ZXNfYWxsb3dlZBgkIAEoCEgiiAEBEhEKBHNhd2EYJSABKAhII4gBAUIWChRfa2F3ZXNoX2tlZXBzX2RlYWxlckIdChtfcm91bmQxX2hva21fcmVvcGVuc190b19hbGxCFQoTX3N1bl9wcmlvcml0eV9jbGFpbUITChFfYXNoa2FsX2luX3JvdW5kMkIaChhfYXNoa2FsX2ZvcmJpZGRlbl9vbl9hY2VCHgocX3NlY29uZF9ob2ttX3N1aXRfYXRfY29uZmlybUIJCgdfa2F3ZXNoQhwKGl9idXllcl9zdGVwc19ieV9idXllcl9vbmx5QhEKD19jbG9zZWRfY2hvb3NlckIUChJfZ2Fod2FfZm9yY2VzX29wZW5CFwoVX3N1bl9kb3VibGVfYnV5ZXJfbWluQhoKGF9zdW5fZG91YmxlX2RlZmVuZGVyX21heEISChBfZG91Ymxpbmdfd2luZG93Qg8KDV9maXJzdF9sZWFkZXJCFgoUX3VuZGVydHJ1bXBfcmVxdWlyZWRCFwoVX3BhcnRuZXJfd2lubmluZ19ydWxlQhwKGl9ha2thX3JlcXVpcmVzX2RlY2xhcmF0aW9uQhQKEl9vdmVydHJ1bXBfcGFydG5lckISChBfc3BsaXRfbG9uZ19ydW5zQhgKFl9hdXRvX2RlY2xhcmVfcHJvamVjdHNCFQoTX3Byb2plY3RfbXVsdGlwbGllckIUChJfYmFsb290X29uX2ZhaWx1cmVCHQobX2JhbG9vdF9hYnNvcmJlZF9ieV9odW5kcmVkQhkKF19iYWxvb3RfaW5fc3VjY2Vzc190ZXN0QhAKDl9ob2ttX3JvdW5kaW5nQhEKD19leGFjdF90aWVfcnVsZUIRCg9fc3VjY2Vzc19tZXRyaWNCEwoRX2RvdWJsZWRfdGllX3J1bGVCFQoTX2RvdWJsZWRfYWxsb2NhdGlvbkISChBfa2Fib290X2RvdWJsaW5nQhIKEF9rYWJvb3RfcHJvamVjdHNCEQoPX3JldmVyc2Vfa2Fib290Qg8KDV9tYXRjaF90YXJnZXRCEgoQX2JvdGhfY3Jvc3NfcnVsZUIYChZfaWxsZWdhbF9tb3Zlc19hbGxvd2VkQgcKBV9zYXdhKkcKBlByZXNldBIWChJQUkVTRVRfVU5TUEVDSUZJRUQQABIQCgxQUkVTRVRfU0VFRFMQARITCg9QUkVTRVRfS0FNTUVMTkEQAiqnAQoQU3VuUHJpb3JpdHlDbGFpbRIiCh5TVU5fUFJJT1JJVFlfQ0xBSU1fVU5TUEVDSUZJRUQQABIaChZTVU5fUFJJT1JJVFlfQ0xBSU1fT0ZGEAESKwonU1VOX1BSSU9SSVRZX0NMQUlNX09QUE9ORU5UU19XSE9fUEFTU0VEEAISJgoiU1VOX1BSSU9SSVRZX0NMQUlNX0hJR0hFUl9QUklPUklUWRADKmsKBkthd2VzaBIWChJLQVdFU0hfVU5TUEVDSUZJRUQQABIOCgpLQVdFU0hfT0ZGEAESHgoaS0FXRVNIX0lOSVRJQUxfRklWRV9PRl83ODkQAhIZChVLQVdFU0hfTk9fQ09VUlRfQ0FSRFMQAyplCg1DbG9zZWRDaG9vc2VyEh4KGkNMT1NFRF9DSE9PU0VSX1VOU1BFQ0lGSUVEEAASGgoWQ0xPU0VEX0NIT09TRVJfRE9VQkxFUhABEhgKFENMT1NFRF9DSE9PU0VSX0JVWUVSEAIqaAoNU2NvcmVCb3VuZGFyeRIeChpTQ09SRV9CT1VOREFSWV9VTlNQRUNJRklFRBAAEhkKFVNDT1JFX0JPVU5EQVJZX1NUUklDVBABEhwKGFNDT1JFX0JPVU5EQVJZX0lOQ0xVU0lWRRACKn4KDkRvdWJsaW5nV2luZG93Eh8KG0RPVUJMSU5HX1dJTkRPV19VTlNQRUNJRklFRBAAEh4KGkRPVUJMSU5HX1dJTkRPV19BRlRFUl9ERUFMEAESKwonRE9VQkxJTkdfV0lORE9XX0JFRk9SRV9CVVlFUl9DT01QTEVUSU9OEAIqYgoLRmlyc3RMZWFkZXISHAoYRklSU1RfTEVBREVSX1VOU1BFQ0lGSUVEEAASHQoZRklSU1RfTEVBREVSX0RFQUxFUl9SSUdIVBABEhYKEkZJUlNUX0xFQURFUl9CVVlFUhACKtEBChJQYXJ0bmVyV2lubmluZ1J1bGUSJAogUEFSVE5FUl9XSU5OSU5HX1JVTEVfVU5TUEVDSUZJRUQQABIiCh5QQVJUTkVSX1dJTk5JTkdfUlVMRV9BS0tBX09OTFkQARIjCh9QQVJUTkVSX1dJTk5JTkdfUlVMRV9QT1NJVElPTkFMEAISLAooUEFSVE5FUl9XSU5OSU5HX1JVTEVfQU5ZX1BBUlRORVJfV0lOTklORxADEh4KGlBBUlRORVJfV0lOTklOR19SVUxFX05FVkVSEAQqdQoRUHJvamVjdE11bHRpcGxpZXISIgoeUFJPSkVDVF9NVUxUSVBMSUVSX1VOU1BFQ0lGSUVEEAASGwoXUFJPSkVDVF9NVUxUSVBMSUVSX0ZVTEwQARIfChtQUk9KRUNUX01VTFRJUExJRVJfQ0FQX0FUXzIQAip6Cg9CYWxvb3RPbkZhaWx1cmUSIQodQkFMT09UX09OX0ZBSUxVUkVfVU5TUEVDSUZJRUQQABIjCh9CQUxPT1RfT05fRkFJTFVSRV9LRVBUX0JZX09XTkVSEAESHwobQkFMT09UX09OX0ZBSUxVUkVfVE9fV0lOTkVSEAIqawoMSG9rbVJvdW5kaW5nEh0KGUhPS01fUk9VTkRJTkdfVU5TUEVDSUZJRUQQABIdChlIT0tNX1JPVU5ESU5HX0lOREVQRU5ERU5UEAESHQoZSE9LTV9ST1VORElOR19QQUlSX1NVTV8xNhACKooBCgxFeGFjdFRpZVJ1bGUSHgoaRVhBQ1RfVElFX1JVTEVfVU5TUEVDSUZJRUQQABIdChlFWEFDVF9USUVfUlVMRV9CVVlFUl9XSU5TEAESGwoXRVhBQ1RfVElFX1JVTEVfS0FNTUVMTkEQAhIeChpFWEFDVF9USUVfUlVMRV9CVVlFUl9MT1NFUxADKmMKDVN1Y2Nlc3NNZXRyaWMSHgoaU1VDQ0VTU19NRVRSSUNfVU5TUEVDSUZJRUQQABIVChFTVUNDRVNTX01FVFJJQ19HUBABEhsKF1NVQ0NFU1NfTUVUUklDX1JBV19IQUxGEAIqVgoORG91YmxlZFRpZVJ1bGUSIAocRE9VQkxFRF9USUVfUlVMRV9VTlNQRUNJRklFRBAAEiIKHkRPVUJMRURfVElFX1JVTEVfRE9VQkxFUl9MT1NFUxABKoMBChFEb3VibGVkQWxsb2NhdGlvbhIiCh5ET1VCTEVEX0FMTE9DQVRJT05fVU5TUEVDSUZJRUQQABInCiNET1VCTEVEX0FMTE9DQVRJT05fV0lOTkVSX1RBS0VTX0FMTBABEiEKHURPVUJMRURfQUxMT0NBVElPTl9PV05fU0hBUkVTEAIqawoOS2Fib290RG91YmxpbmcSHwobS0FCT09UX0RPVUJMSU5HX1VOU1BFQ0lGSUVEEAASGAoUS0FCT09UX0RPVUJMSU5HX0ZMQVQQARIeChpLQUJPT1RfRE9VQkxJTkdfTVVMVElQTElFRBACKm8KDkthYm9vdFByb2plY3RzEh8KG0tBQk9PVF9QUk9KRUNUU19VTlNQRUNJRklFRBAAEhsKF0tBQk9PVF9QUk9KRUNUU19TRUVEMDAwEAESHwobS0FCT09UX1BST0pFQ1RTX0FMTF9BV0FSREVEEAIqcgoNQm90aENyb3NzUnVsZRIfChtCT1RIX0NST1NTX1JVTEVfVU5TUEVDSUZJRUQQABIgChxCT1RIX0NST1NTX1JVTEVfSElHSEVSX1RPVEFMEAESHgoaQk9USF9DUk9TU19SVUxFX0JVWUVSX1RFQU0QAkKlAQoTb3JnLmJhbG9vdGVuZ2luZS52MUIKUnVsZXNQcm90b1ABWkhnaXRodWIuY29tL2JhbG9vdC1lbmdpbmUvYmFsb290LWVuZ2luZS9jbGllbnRzL2dvL2dlbi9iYWxvb3QvdjE7YmFsb290djGiAgNCTFSqAglCYWxvb3QuVjG6AgpCYWxvb3RfVjFfygIJQmFsb290XFYx6gIKQmFsb290OjpWMWIGcHJvdG8z");
+  fileDesc("ChViYWxvb3QvdjEvcnVsZXMucHJvdG8SCWJhbG9vdC52MSKvFwoHUnVsZVNldBIhCgZwcmVzZXQYASABKA4yES5iYWxvb3QudjEuUHJlc2V0EiAKE2thd2VzaF9rZWVwc19kZWFsZXIYAiABKAhIAIgBARInChpyb3VuZDFfaG9rbV9yZW9wZW5zX3RvX2FsbBgDIAEoCEgBiAEBEjwKEnN1bl9wcmlvcml0eV9jbGFpbRgEIAEoDjIbLmJhbG9vdC52MS5TdW5Qcmlvcml0eUNsYWltSAKIAQESHQoQYXNoa2FsX2luX3JvdW5kMhgFIAEoCEgDiAEBEiQKF2FzaGthbF9mb3JiaWRkZW5fb25fYWNlGAYgASgISASIAQESKAobc2Vjb25kX2hva21fc3VpdF9hdF9jb25maXJtGAcgASgISAWIAQESJgoGa2F3ZXNoGAggASgOMhEuYmFsb290LnYxLkthd2VzaEgGiAEBEiYKGWJ1eWVyX3N0ZXBzX2J5X2J1eWVyX29ubHkYCSABKAhIB4gBARI1Cg5jbG9zZWRfY2hvb3NlchgKIAEoDjIYLmJhbG9vdC52MS5DbG9zZWRDaG9vc2VySAiIAQESHgoRZ2Fod2FfZm9yY2VzX29wZW4YCyABKAhICYgBARI7ChRzdW5fZG91YmxlX2J1eWVyX21pbhgMIAEoDjIYLmJhbG9vdC52MS5TY29yZUJvdW5kYXJ5SAqIAQESPgoXc3VuX2RvdWJsZV9kZWZlbmRlcl9tYXgYDSABKA4yGC5iYWxvb3QudjEuU2NvcmVCb3VuZGFyeUgLiAEBEjcKD2RvdWJsaW5nX3dpbmRvdxgOIAEoDjIZLmJhbG9vdC52MS5Eb3VibGluZ1dpbmRvd0gMiAEBEjEKDGZpcnN0X2xlYWRlchgPIAEoDjIWLmJhbG9vdC52MS5GaXJzdExlYWRlckgNiAEBEiAKE3VuZGVydHJ1bXBfcmVxdWlyZWQYECABKAhIDogBARJAChRwYXJ0bmVyX3dpbm5pbmdfcnVsZRgRIAEoDjIdLmJhbG9vdC52MS5QYXJ0bmVyV2lubmluZ1J1bGVID4gBARImChlha2thX3JlcXVpcmVzX2RlY2xhcmF0aW9uGBIgASgISBCIAQESHgoRb3ZlcnRydW1wX3BhcnRuZXIYEyABKAhIEYgBARIcCg9zcGxpdF9sb25nX3J1bnMYFCABKAhIEogBARIiChVhdXRvX2RlY2xhcmVfcHJvamVjdHMYFSABKAhIE4gBARI9ChJwcm9qZWN0X211bHRpcGxpZXIYFiABKA4yHC5iYWxvb3QudjEuUHJvamVjdE11bHRpcGxpZXJIFIgBARI6ChFiYWxvb3Rfb25fZmFpbHVyZRgXIAEoDjIaLmJhbG9vdC52MS5CYWxvb3RPbkZhaWx1cmVIFYgBARInChpiYWxvb3RfYWJzb3JiZWRfYnlfaHVuZHJlZBgYIAEoCEgWiAEBEiMKFmJhbG9vdF9pbl9zdWNjZXNzX3Rlc3QYGSABKAhIF4gBARIzCg1ob2ttX3JvdW5kaW5nGBogASgOMhcuYmFsb290LnYxLkhva21Sb3VuZGluZ0gYiAEBEjQKDmV4YWN0X3RpZV9ydWxlGBsgASgOMhcuYmFsb290LnYxLkV4YWN0VGllUnVsZUgZiAEBEjUKDnN1Y2Nlc3NfbWV0cmljGBwgASgOMhguYmFsb290LnYxLlN1Y2Nlc3NNZXRyaWNIGogBARI4ChBkb3VibGVkX3RpZV9ydWxlGB0gASgOMhkuYmFsb290LnYxLkRvdWJsZWRUaWVSdWxlSBuIAQESPQoSZG91YmxlZF9hbGxvY2F0aW9uGB4gASgOMhwuYmFsb290LnYxLkRvdWJsZWRBbGxvY2F0aW9uSByIAQESNwoPa2Fib290X2RvdWJsaW5nGB8gASgOMhkuYmFsb290LnYxLkthYm9vdERvdWJsaW5nSB2IAQESNwoPa2Fib290X3Byb2plY3RzGCAgASgOMhkuYmFsb290LnYxLkthYm9vdFByb2plY3RzSB6IAQESGwoOcmV2ZXJzZV9rYWJvb3QYISABKAhIH4gBARIZCgxtYXRjaF90YXJnZXQYIiABKA1IIIgBARI2Cg9ib3RoX2Nyb3NzX3J1bGUYIyABKA4yGC5iYWxvb3QudjEuQm90aENyb3NzUnVsZUghiAEBEiIKFWlsbGVnYWxfbW92ZXNfYWxsb3dlZBgkIAEoCEgiiAEBEhEKBHNhd2EYJSABKAhII4gBARI3Cg9jYXJkX2NvbnZlcnNpb24YJiABKA4yGS5iYWxvb3QudjEuQ2FyZENvbnZlcnNpb25IJIgBARI7ChFiYWxvb3RfYWJzb3JwdGlvbhgnIAEoDjIbLmJhbG9vdC52MS5CYWxvb3RBYnNvcnB0aW9uSCWIAQESIQoUZm91cl9ieV9kb3VibGVyX29ubHkYKCABKAhIJogBARIZCgx0cmlwbGVfb3BlbnMYKSABKAhIJ4gBARIpChxhc2hrYWxfcmVxdWlyZXNfcGVuZGluZ19ob2ttGCogASgISCiIAQESKQocYWNlX3N3aXRjaF9kZWFsZXJfcmlnaHRfb25seRgrIAEoCEgpiAEBEiUKGHJldmVhbF9oYW5kc19hZnRlcl9yb3VuZBg8IAEoCEgqiAEBQhYKFF9rYXdlc2hfa2VlcHNfZGVhbGVyQh0KG19yb3VuZDFfaG9rbV9yZW9wZW5zX3RvX2FsbEIVChNfc3VuX3ByaW9yaXR5X2NsYWltQhMKEV9hc2hrYWxfaW5fcm91bmQyQhoKGF9hc2hrYWxfZm9yYmlkZGVuX29uX2FjZUIeChxfc2Vjb25kX2hva21fc3VpdF9hdF9jb25maXJtQgkKB19rYXdlc2hCHAoaX2J1eWVyX3N0ZXBzX2J5X2J1eWVyX29ubHlCEQoPX2Nsb3NlZF9jaG9vc2VyQhQKEl9nYWh3YV9mb3JjZXNfb3BlbkIXChVfc3VuX2RvdWJsZV9idXllcl9taW5CGgoYX3N1bl9kb3VibGVfZGVmZW5kZXJfbWF4QhIKEF9kb3VibGluZ193aW5kb3dCDwoNX2ZpcnN0X2xlYWRlckIWChRfdW5kZXJ0cnVtcF9yZXF1aXJlZEIXChVfcGFydG5lcl93aW5uaW5nX3J1bGVCHAoaX2Fra2FfcmVxdWlyZXNfZGVjbGFyYXRpb25CFAoSX292ZXJ0cnVtcF9wYXJ0bmVyQhIKEF9zcGxpdF9sb25nX3J1bnNCGAoWX2F1dG9fZGVjbGFyZV9wcm9qZWN0c0IVChNfcHJvamVjdF9tdWx0aXBsaWVyQhQKEl9iYWxvb3Rfb25fZmFpbHVyZUIdChtfYmFsb290X2Fic29yYmVkX2J5X2h1bmRyZWRCGQoXX2JhbG9vdF9pbl9zdWNjZXNzX3Rlc3RCEAoOX2hva21fcm91bmRpbmdCEQoPX2V4YWN0X3RpZV9ydWxlQhEKD19zdWNjZXNzX21ldHJpY0ITChFfZG91YmxlZF90aWVfcnVsZUIVChNfZG91YmxlZF9hbGxvY2F0aW9uQhIKEF9rYWJvb3RfZG91YmxpbmdCEgoQX2thYm9vdF9wcm9qZWN0c0IRCg9fcmV2ZXJzZV9rYWJvb3RCDwoNX21hdGNoX3RhcmdldEISChBfYm90aF9jcm9zc19ydWxlQhgKFl9pbGxlZ2FsX21vdmVzX2FsbG93ZWRCBwoFX3Nhd2FCEgoQX2NhcmRfY29udmVyc2lvbkIUChJfYmFsb290X2Fic29ycHRpb25CFwoVX2ZvdXJfYnlfZG91Ymxlcl9vbmx5Qg8KDV90cmlwbGVfb3BlbnNCHwodX2FzaGthbF9yZXF1aXJlc19wZW5kaW5nX2hva21CHwodX2FjZV9zd2l0Y2hfZGVhbGVyX3JpZ2h0X29ubHlCGwoZX3JldmVhbF9oYW5kc19hZnRlcl9yb3VuZCpeCgZQcmVzZXQSFgoSUFJFU0VUX1VOU1BFQ0lGSUVEEAASEAoMUFJFU0VUX1NFRURTEAESEwoPUFJFU0VUX0tBTU1FTE5BEAISFQoRUFJFU0VUX0ZFREVSQVRJT04QAyqnAQoQU3VuUHJpb3JpdHlDbGFpbRIiCh5TVU5fUFJJT1JJVFlfQ0xBSU1fVU5TUEVDSUZJRUQQABIaChZTVU5fUFJJT1JJVFlfQ0xBSU1fT0ZGEAESKwonU1VOX1BSSU9SSVRZX0NMQUlNX09QUE9ORU5UU19XSE9fUEFTU0VEEAISJgoiU1VOX1BSSU9SSVRZX0NMQUlNX0hJR0hFUl9QUklPUklUWRADKmsKBkthd2VzaBIWChJLQVdFU0hfVU5TUEVDSUZJRUQQABIOCgpLQVdFU0hfT0ZGEAESHgoaS0FXRVNIX0lOSVRJQUxfRklWRV9PRl83ODkQAhIZChVLQVdFU0hfTk9fQ09VUlRfQ0FSRFMQAyplCg1DbG9zZWRDaG9vc2VyEh4KGkNMT1NFRF9DSE9PU0VSX1VOU1BFQ0lGSUVEEAASGgoWQ0xPU0VEX0NIT09TRVJfRE9VQkxFUhABEhgKFENMT1NFRF9DSE9PU0VSX0JVWUVSEAIqaAoNU2NvcmVCb3VuZGFyeRIeChpTQ09SRV9CT1VOREFSWV9VTlNQRUNJRklFRBAAEhkKFVNDT1JFX0JPVU5EQVJZX1NUUklDVBABEhwKGFNDT1JFX0JPVU5EQVJZX0lOQ0xVU0lWRRACKn4KDkRvdWJsaW5nV2luZG93Eh8KG0RPVUJMSU5HX1dJTkRPV19VTlNQRUNJRklFRBAAEh4KGkRPVUJMSU5HX1dJTkRPV19BRlRFUl9ERUFMEAESKwonRE9VQkxJTkdfV0lORE9XX0JFRk9SRV9CVVlFUl9DT01QTEVUSU9OEAIqYgoLRmlyc3RMZWFkZXISHAoYRklSU1RfTEVBREVSX1VOU1BFQ0lGSUVEEAASHQoZRklSU1RfTEVBREVSX0RFQUxFUl9SSUdIVBABEhYKEkZJUlNUX0xFQURFUl9CVVlFUhACKtEBChJQYXJ0bmVyV2lubmluZ1J1bGUSJAogUEFSVE5FUl9XSU5OSU5HX1JVTEVfVU5TUEVDSUZJRUQQABIiCh5QQVJUTkVSX1dJTk5JTkdfUlVMRV9BS0tBX09OTFkQARIjCh9QQVJUTkVSX1dJTk5JTkdfUlVMRV9QT1NJVElPTkFMEAISLAooUEFSVE5FUl9XSU5OSU5HX1JVTEVfQU5ZX1BBUlRORVJfV0lOTklORxADEh4KGlBBUlRORVJfV0lOTklOR19SVUxFX05FVkVSEAQqmQEKEVByb2plY3RNdWx0aXBsaWVyEiIKHlBST0pFQ1RfTVVMVElQTElFUl9VTlNQRUNJRklFRBAAEhsKF1BST0pFQ1RfTVVMVElQTElFUl9GVUxMEAESHwobUFJPSkVDVF9NVUxUSVBMSUVSX0NBUF9BVF8yEAISIgoeUFJPSkVDVF9NVUxUSVBMSUVSX0RPVUJMRV9PTkxZEAMqegoPQmFsb290T25GYWlsdXJlEiEKHUJBTE9PVF9PTl9GQUlMVVJFX1VOU1BFQ0lGSUVEEAASIwofQkFMT09UX09OX0ZBSUxVUkVfS0VQVF9CWV9PV05FUhABEh8KG0JBTE9PVF9PTl9GQUlMVVJFX1RPX1dJTk5FUhACKmsKDEhva21Sb3VuZGluZxIdChlIT0tNX1JPVU5ESU5HX1VOU1BFQ0lGSUVEEAASHQoZSE9LTV9ST1VORElOR19JTkRFUEVOREVOVBABEh0KGUhPS01fUk9VTkRJTkdfUEFJUl9TVU1fMTYQAiqKAQoMRXhhY3RUaWVSdWxlEh4KGkVYQUNUX1RJRV9SVUxFX1VOU1BFQ0lGSUVEEAASHQoZRVhBQ1RfVElFX1JVTEVfQlVZRVJfV0lOUxABEhsKF0VYQUNUX1RJRV9SVUxFX0tBTU1FTE5BEAISHgoaRVhBQ1RfVElFX1JVTEVfQlVZRVJfTE9TRVMQAypjCg1TdWNjZXNzTWV0cmljEh4KGlNVQ0NFU1NfTUVUUklDX1VOU1BFQ0lGSUVEEAASFQoRU1VDQ0VTU19NRVRSSUNfR1AQARIbChdTVUNDRVNTX01FVFJJQ19SQVdfSEFMRhACKn4KDkRvdWJsZWRUaWVSdWxlEiAKHERPVUJMRURfVElFX1JVTEVfVU5TUEVDSUZJRUQQABIiCh5ET1VCTEVEX1RJRV9SVUxFX0RPVUJMRVJfTE9TRVMQARImCiJET1VCTEVEX1RJRV9SVUxFX0xBU1RfUkFJU0VSX0xPU0VTEAIqgwEKEURvdWJsZWRBbGxvY2F0aW9uEiIKHkRPVUJMRURfQUxMT0NBVElPTl9VTlNQRUNJRklFRBAAEicKI0RPVUJMRURfQUxMT0NBVElPTl9XSU5ORVJfVEFLRVNfQUxMEAESIQodRE9VQkxFRF9BTExPQ0FUSU9OX09XTl9TSEFSRVMQAiprCg5LYWJvb3REb3VibGluZxIfChtLQUJPT1RfRE9VQkxJTkdfVU5TUEVDSUZJRUQQABIYChRLQUJPT1RfRE9VQkxJTkdfRkxBVBABEh4KGktBQk9PVF9ET1VCTElOR19NVUxUSVBMSUVEEAIqbwoOS2Fib290UHJvamVjdHMSHwobS0FCT09UX1BST0pFQ1RTX1VOU1BFQ0lGSUVEEAASGwoXS0FCT09UX1BST0pFQ1RTX1NFRUQwMDAQARIfChtLQUJPT1RfUFJPSkVDVFNfQUxMX0FXQVJERUQQAipyCg1Cb3RoQ3Jvc3NSdWxlEh8KG0JPVEhfQ1JPU1NfUlVMRV9VTlNQRUNJRklFRBAAEiAKHEJPVEhfQ1JPU1NfUlVMRV9ISUdIRVJfVE9UQUwQARIeChpCT1RIX0NST1NTX1JVTEVfQlVZRVJfVEVBTRACKncKDkNhcmRDb252ZXJzaW9uEh8KG0NBUkRfQ09OVkVSU0lPTl9VTlNQRUNJRklFRBAAEh0KGUNBUkRfQ09OVkVSU0lPTl9FQUNIX1RFQU0QARIlCiFDQVJEX0NPTlZFUlNJT05fREVGRU5ERVJTX0NPVU5URUQQAiqdAQoQQmFsb290QWJzb3JwdGlvbhIhCh1CQUxPT1RfQUJTT1JQVElPTl9VTlNQRUNJRklFRBAAEiEKHUJBTE9PVF9BQlNPUlBUSU9OX1JVTl9IVU5EUkVEEAESGgoWQkFMT09UX0FCU09SUFRJT05fTk9ORRACEicKI0JBTE9PVF9BQlNPUlBUSU9OX0ZPVVJfT0ZfQV9LSU5EX0tREANCpQEKE29yZy5iYWxvb3RlbmdpbmUudjFCClJ1bGVzUHJvdG9QAVpIZ2l0aHViLmNvbS9iYWxvb3QtZW5naW5lL2JhbG9vdC1lbmdpbmUvY2xpZW50cy9nby9nZW4vYmFsb290L3YxO2JhbG9vdHYxogIDQkxUqgIJQmFsb290LlYxugIKQmFsb290X1YxX8oCCUJhbG9vdFxWMeoCCkJhbG9vdDo6VjFiBnByb3RvMw");
 
 /**
  * The rule variants of a match. Start from `preset`; every flag that is set overrides the
@@ -147,7 +147,9 @@ export type RuleSet = Message<"baloot.v1.RuleSet"> & {
   partnerWinningRule?: PartnerWinningRule | undefined;
 
   /**
-   * R20: a non-ace Akka frees the partner only when the leader calls it (default false).
+   * R20: a non-ace Akka frees the partner only when the leader calls it (default false). With it
+   * off the engine recognises the boss card by itself, and a play with an Akka call is refused
+   * with AKKA_NOT_ALLOWED.
    *
    * @generated from field: optional bool akka_requires_declaration = 18;
    */
@@ -191,6 +193,8 @@ export type RuleSet = Message<"baloot.v1.RuleSet"> & {
 
   /**
    * R31: a Baloot inside the holder's scored sequence Hundred is not scored apart (default true).
+   * It reads baloot_absorption: true is RUN_HUNDRED; false is NONE, or FOUR_OF_A_KIND_KQ when
+   * that is in force. Setting it alone sets baloot_absorption; setting both, they must agree.
    *
    * @generated from field: optional bool baloot_absorbed_by_hundred = 24;
    */
@@ -287,6 +291,59 @@ export type RuleSet = Message<"baloot.v1.RuleSet"> & {
    * @generated from field: optional bool sawa = 37;
    */
   sawa?: boolean | undefined;
+
+  /**
+   * R35/R36: how card abnat become card game points (default EACH_TEAM).
+   *
+   * @generated from field: optional baloot.v1.CardConversion card_conversion = 38;
+   */
+  cardConversion?: CardConversion | undefined;
+
+  /**
+   * R31: which scored project of the Baloot's holder takes the Baloot in (default RUN_HUNDRED).
+   *
+   * @generated from field: optional baloot.v1.BalootAbsorption baloot_absorption = 39;
+   */
+  balootAbsorption?: BalootAbsorption | undefined;
+
+  /**
+   * R13: Four is offered only to the player who called Double, not to his partner (default
+   * false).
+   *
+   * @generated from field: optional bool four_by_doubler_only = 40;
+   */
+  fourByDoublerOnly?: boolean | undefined;
+
+  /**
+   * R14: a Triple makes the game open; a Four may close it again (default false).
+   *
+   * @generated from field: optional bool triple_opens = 41;
+   */
+  tripleOpens?: boolean | undefined;
+
+  /**
+   * R7: Ashkal may be said only while a Hokm bid in the same lap is standing (default false).
+   *
+   * @generated from field: optional bool ashkal_requires_pending_hokm = 42;
+   */
+  ashkalRequiresPendingHokm?: boolean | undefined;
+
+  /**
+   * R6: when the revealed card is an ace, a first-round Hokm may be switched to Sun only by the
+   * dealer's right (default false).
+   *
+   * @generated from field: optional bool ace_switch_dealer_right_only = 43;
+   */
+  aceSwitchDealerRightOnly?: boolean | undefined;
+
+  /**
+   * Records: every view (and every credential's response) shows the deck order of a round once
+   * it is over (scored or redealt), for recap screens; otherwise only the host credential gets
+   * it, in the ROUND_REVEALED event (default false).
+   *
+   * @generated from field: optional bool reveal_hands_after_round = 60;
+   */
+  revealHandsAfterRound?: boolean | undefined;
 };
 
 /**
@@ -325,6 +382,19 @@ export enum Preset {
    * @generated from enum value: PRESET_KAMMELNA = 2;
    */
   KAMMELNA = 2,
+
+  /**
+   * The rules of the Saudi Mind Sports Federation's championships, as a public clause-by-clause
+   * summary of its regulation gives them (docs/rules.md lists the clause of every value): SEEDS
+   * with success_metric = RAW_HALF, baloot_in_success_test, card_conversion =
+   * DEFENDERS_COUNTED, project_multiplier = DOUBLE_ONLY, doubled_tie_rule = LAST_RAISER_LOSES,
+   * sun_double_defender_max = INCLUSIVE, buyer_steps_by_buyer_only, four_by_doubler_only,
+   * triple_opens, baloot_absorption = FOUR_OF_A_KIND_KQ (so baloot_absorbed_by_hundred off),
+   * ashkal_requires_pending_hokm, ashkal_in_round2 and ace_switch_dealer_right_only.
+   *
+   * @generated from enum value: PRESET_FEDERATION = 3;
+   */
+  FEDERATION = 3,
 }
 
 /**
@@ -627,6 +697,13 @@ export enum ProjectMultiplier {
    * @generated from enum value: PROJECT_MULTIPLIER_CAP_AT_2 = 2;
    */
   CAP_AT_2 = 2,
+
+  /**
+   * Projects are multiplied by 2 at Double and not at all at Triple and Four.
+   *
+   * @generated from enum value: PROJECT_MULTIPLIER_DOUBLE_ONLY = 3;
+   */
+  DOUBLE_ONLY = 3,
 }
 
 /**
@@ -792,11 +869,19 @@ export enum DoubledTieRule {
   UNSPECIFIED = 0,
 
   /**
-   * The team that doubled loses, so the buyer succeeds (default and only value).
+   * The team that doubled loses, so the buyer succeeds (default).
    *
    * @generated from enum value: DOUBLED_TIE_RULE_DOUBLER_LOSES = 1;
    */
   DOUBLER_LOSES = 1,
+
+  /**
+   * The team that made the last raise loses: the defenders at Double and Four, the buyer at
+   * Triple and Gahwa.
+   *
+   * @generated from enum value: DOUBLED_TIE_RULE_LAST_RAISER_LOSES = 2;
+   */
+  LAST_RAISER_LOSES = 2,
 }
 
 /**
@@ -940,4 +1025,84 @@ export enum BothCrossRule {
  */
 export const BothCrossRuleSchema: GenEnum<BothCrossRule> = /*@__PURE__*/
   enumDesc(file_baloot_v1_rules, 17);
+
+/**
+ * How the card abnat of a round become card game points, R35/R36.
+ *
+ * @generated from enum baloot.v1.CardConversion
+ */
+export enum CardConversion {
+  /**
+   * Not set: the preset's value applies.
+   *
+   * @generated from enum value: CARD_CONVERSION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Each team's abnat are converted on their own, R35 in Sun and R36 with hokm_rounding in Hokm
+   * (default).
+   *
+   * @generated from enum value: CARD_CONVERSION_EACH_TEAM = 1;
+   */
+  EACH_TEAM = 1,
+
+  /**
+   * Only the defenders' abnat are converted and the buyer takes the rest of 26 (Sun) or 16
+   * (Hokm): in Hokm abnat / 10 with a remainder of 1-5 rounded down and 6-9 up; in Sun abnat /
+   * 10 with a remainder of 5 or more rounded up, then doubled.
+   *
+   * @generated from enum value: CARD_CONVERSION_DEFENDERS_COUNTED = 2;
+   */
+  DEFENDERS_COUNTED = 2,
+}
+
+/**
+ * Describes the enum baloot.v1.CardConversion.
+ */
+export const CardConversionSchema: GenEnum<CardConversion> = /*@__PURE__*/
+  enumDesc(file_baloot_v1_rules, 18);
+
+/**
+ * Which of the holder's scored projects take his Baloot in, so that it does not score apart,
+ * R31.
+ *
+ * @generated from enum baloot.v1.BalootAbsorption
+ */
+export enum BalootAbsorption {
+  /**
+   * Not set: the preset's value applies (or baloot_absorbed_by_hundred, when only that is set).
+   *
+   * @generated from enum value: BALOOT_ABSORPTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A run Hundred holding the king and queen of trump (default; baloot_absorbed_by_hundred on).
+   *
+   * @generated from enum value: BALOOT_ABSORPTION_RUN_HUNDRED = 1;
+   */
+  RUN_HUNDRED = 1,
+
+  /**
+   * None: the Baloot always scores apart (baloot_absorbed_by_hundred off).
+   *
+   * @generated from enum value: BALOOT_ABSORPTION_NONE = 2;
+   */
+  NONE = 2,
+
+  /**
+   * A four-of-a-kind Hundred of kings or queens (it holds the king or the queen of trump); the
+   * Baloot still scores inside any run.
+   *
+   * @generated from enum value: BALOOT_ABSORPTION_FOUR_OF_A_KIND_KQ = 3;
+   */
+  FOUR_OF_A_KIND_KQ = 3,
+}
+
+/**
+ * Describes the enum baloot.v1.BalootAbsorption.
+ */
+export const BalootAbsorptionSchema: GenEnum<BalootAbsorption> = /*@__PURE__*/
+  enumDesc(file_baloot_v1_rules, 19);
 

@@ -36,7 +36,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baloot/v1/types.proto.
  */
 export const file_baloot_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("ChViYWxvb3QvdjEvdHlwZXMucHJvdG8SCWJhbG9vdC52MSJGCgNCaWQSIAoEa2luZBgBIAEoDjISLmJhbG9vdC52MS5CaWRLaW5kEh0KBHN1aXQYAiABKA4yDy5iYWxvb3QudjEuU3VpdCJUCghEb3VibGluZxIlCgRjYWxsGAEgASgOMhcuYmFsb290LnYxLkRvdWJsaW5nQ2FsbBIhCgRtb2RlGAIgASgOMhMuYmFsb290LnYxLlBsYXlNb2RlIjQKC0RlY2xhcmF0aW9uEiUKBWtpbmRzGAEgAygOMhYuYmFsb290LnYxLlByb2plY3RLaW5kIjQKCENhcmRQbGF5EgwKBGNhcmQYASABKA0SDAoEYWtrYRgCIAEoCBIMCgRzYXdhGAMgASgIIq4BCgZBY3Rpb24SHQoDYmlkGAEgASgLMg4uYmFsb290LnYxLkJpZEgAEicKCGRvdWJsaW5nGAIgASgLMhMuYmFsb290LnYxLkRvdWJsaW5nSAASLQoLZGVjbGFyYXRpb24YAyABKAsyFi5iYWxvb3QudjEuRGVjbGFyYXRpb25IABIjCgRwbGF5GAQgASgLMhMuYmFsb290LnYxLkNhcmRQbGF5SABCCAoGYWN0aW9uIuEBCghDb250cmFjdBIlCgR0eXBlGAEgASgOMhcuYmFsb290LnYxLkNvbnRyYWN0VHlwZRIeCgV0cnVtcBgCIAEoDjIPLmJhbG9vdC52MS5TdWl0Eg0KBWJ1eWVyGAMgASgNEhIKCmJ1eWVyX3RlYW0YBCABKA0SEgoKbXVsdGlwbGllchgFIAEoDRINCgVnYWh3YRgGIAEoCBIhCgRtb2RlGAcgASgOMhMuYmFsb290LnYxLlBsYXlNb2RlEg4KBmFzaGthbBgIIAEoCBIVCg1iaWRkaW5nX3JvdW5kGAkgASgNIk0KCUJpZFJlY29yZBIMCgRzZWF0GAEgASgNEhsKA2JpZBgCIAEoCzIOLmJhbG9vdC52MS5CaWQSFQoNYmlkZGluZ19yb3VuZBgDIAEoDSJFCg5Eb3VibGluZ1JlY29yZBIMCgRzZWF0GAEgASgNEiUKCGRvdWJsaW5nGAIgASgLMhMuYmFsb290LnYxLkRvdWJsaW5nIjYKClBsYXllZENhcmQSDAoEc2VhdBgBIAEoDRIMCgRjYXJkGAIgASgNEgwKBGFra2EYAyABKAgifAoFVHJpY2sSDgoGbnVtYmVyGAEgASgNEg4KBmxlYWRlchgCIAEoDRIkCgVjYXJkcxgDIAMoCzIVLmJhbG9vdC52MS5QbGF5ZWRDYXJkEhMKBndpbm5lchgEIAEoDUgAiAEBEg0KBWFibmF0GAUgASgNQgkKB193aW5uZXIiSQoSUHJvamVjdERlY2xhcmF0aW9uEgwKBHNlYXQYASABKA0SJQoFa2luZHMYAiADKA4yFi5iYWxvb3QudjEuUHJvamVjdEtpbmQifgoHUHJvamVjdBIMCgRzZWF0GAEgASgNEgwKBHRlYW0YAiABKA0SJAoEa2luZBgDIAEoDjIWLmJhbG9vdC52MS5Qcm9qZWN0S2luZBINCgVjYXJkcxgEIAMoDRINCgVhYm5hdBgFIAEoDRITCgtnYW1lX3BvaW50cxgGIAEoDSLCAQoOVGVhbVJvdW5kU2NvcmUSDAoEdGVhbRgBIAEoDRIOCgZ0cmlja3MYAiABKA0SEgoKY2FyZF9hYm5hdBgDIAEoDRITCgtjYXJkX3BvaW50cxgEIAEoDRIWCg5wcm9qZWN0X3BvaW50cxgFIAEoDRIkCghwcm9qZWN0cxgGIAMoCzISLmJhbG9vdC52MS5Qcm9qZWN0EhUKDWJhbG9vdF9wb2ludHMYByABKA0SFAoMZmluYWxfcG9pbnRzGAggASgNIoACCgpSb3VuZFNjb3JlEhQKDHJvdW5kX251bWJlchgBIAEoDRIlCghjb250cmFjdBgCIAEoCzITLmJhbG9vdC52MS5Db250cmFjdBIoCgV0ZWFtcxgDIAMoCzIZLmJhbG9vdC52MS5UZWFtUm91bmRTY29yZRIMCgRtYWRlGAQgASgIEigKBnJlYXNvbhgFIAEoDjIYLmJhbG9vdC52MS5PdXRjb21lUmVhc29uEhgKC2thYm9vdF90ZWFtGAYgASgNSACIAQESFAoMd2lubmluZ190ZWFtGAcgASgNEhMKC2V4cGxhbmF0aW9uGAggASgJQg4KDF9rYWJvb3RfdGVhbSKcAQoKTWF0Y2hTY29yZRIOCgZwb2ludHMYASADKA0SDgoGdGFyZ2V0GAIgASgNEhUKDXJvdW5kc19wbGF5ZWQYAyABKA0SGAoLd2lubmVyX3RlYW0YBCABKA1IAIgBARItCgplbmRfcmVhc29uGAUgASgOMhkuYmFsb290LnYxLk1hdGNoRW5kUmVhc29uQg4KDF93aW5uZXJfdGVhbSJyCghEZWFsSW5mbxIUCgxyb3VuZF9udW1iZXIYASABKA0SDgoGZGVhbGVyGAIgASgNEhIKCmhhbmRfc2l6ZXMYAyADKA0SGgoNcmV2ZWFsZWRfY2FyZBgEIAEoDUgAiAEBQhAKDl9yZXZlYWxlZF9jYXJkIkoKClJlZGVhbEluZm8SJwoGcmVhc29uGAEgASgOMhcuYmFsb290LnYxLlJlZGVhbFJlYXNvbhITCgtuZXh0X2RlYWxlchgCIAEoDSIzCgtQcm9qZWN0TGlzdBIkCghwcm9qZWN0cxgBIAMoCzISLmJhbG9vdC52MS5Qcm9qZWN0IpgECgVFdmVudBIiCgRraW5kGAEgASgOMhQuYmFsb290LnYxLkV2ZW50S2luZBIRCgRzZWF0GAIgASgNSAGIAQESHQoDYmlkGAMgASgLMg4uYmFsb290LnYxLkJpZEgAEicKCGNvbnRyYWN0GAQgASgLMhMuYmFsb290LnYxLkNvbnRyYWN0SAASJwoIZG91YmxpbmcYBSABKAsyEy5iYWxvb3QudjEuRG91YmxpbmdIABI0CgtkZWNsYXJhdGlvbhgGIAEoCzIdLmJhbG9vdC52MS5Qcm9qZWN0RGVjbGFyYXRpb25IABIqCghwcm9qZWN0cxgHIAEoCzIWLmJhbG9vdC52MS5Qcm9qZWN0TGlzdEgAEiUKBHBsYXkYCCABKAsyFS5iYWxvb3QudjEuUGxheWVkQ2FyZEgAEiEKBXRyaWNrGAkgASgLMhAuYmFsb290LnYxLlRyaWNrSAASLAoLcm91bmRfc2NvcmUYCiABKAsyFS5iYWxvb3QudjEuUm91bmRTY29yZUgAEiwKC21hdGNoX3Njb3JlGAsgASgLMhUuYmFsb290LnYxLk1hdGNoU2NvcmVIABIjCgRkZWFsGAwgASgLMhMuYmFsb290LnYxLkRlYWxJbmZvSAASJwoGcmVkZWFsGA0gASgLMhUuYmFsb290LnYxLlJlZGVhbEluZm9IAEIICgZkZXRhaWxCBwoFX3NlYXQigAYKBFZpZXcSEQoEc2VhdBgBIAEoDUgAiAEBEhAKCG1hdGNoX2lkGAIgASgJEhUKDXN0YXRlX3ZlcnNpb24YAyABKAQSHwoFcGhhc2UYBCABKA4yEC5iYWxvb3QudjEuUGhhc2USFAoMcm91bmRfbnVtYmVyGAUgASgNEg4KBmRlYWxlchgGIAEoDRIRCgR0dXJuGAcgASgNSAGIAQESIQoFcnVsZXMYCCABKAsyEi5iYWxvb3QudjEuUnVsZVNldBIlCghjb250cmFjdBgJIAEoCzITLmJhbG9vdC52MS5Db250cmFjdBIaCg1yZXZlYWxlZF9jYXJkGAogASgNSAKIAQESIgoEYmlkcxgLIAMoCzIULmJhbG9vdC52MS5CaWRSZWNvcmQSMQoOZG91YmxpbmdfY2FsbHMYDCADKAsyGS5iYWxvb3QudjEuRG91YmxpbmdSZWNvcmQSJwoNY3VycmVudF90cmljaxgNIAEoCzIQLmJhbG9vdC52MS5UcmljaxIkCgpsYXN0X3RyaWNrGA4gASgLMhAuYmFsb290LnYxLlRyaWNrEhIKCnRyaWNrc193b24YDyADKA0SEQoJYWJuYXRfd29uGBAgAygNEjgKEWRlY2xhcmVkX3Byb2plY3RzGBEgAygLMh0uYmFsb290LnYxLlByb2plY3REZWNsYXJhdGlvbhItChFyZXZlYWxlZF9wcm9qZWN0cxgSIAMoCzISLmJhbG9vdC52MS5Qcm9qZWN0EioKC3JvdW5kX3Njb3JlGBMgASgLMhUuYmFsb290LnYxLlJvdW5kU2NvcmUSKgoLbWF0Y2hfc2NvcmUYFCABKAsyFS5iYWxvb3QudjEuTWF0Y2hTY29yZRISCgpoYW5kX3NpemVzGBUgAygNEgwKBGhhbmQYFiADKA0SKAoNbGVnYWxfYWN0aW9ucxgXIAMoCzIRLmJhbG9vdC52MS5BY3Rpb25CBwoFX3NlYXRCBwoFX3R1cm5CEAoOX3JldmVhbGVkX2NhcmQqYQoEU3VpdBIUChBTVUlUX1VOU1BFQ0lGSUVEEAASDwoLU1VJVF9TUEFERVMQARIPCgtTVUlUX0hFQVJUUxACEhEKDVNVSVRfRElBTU9ORFMQAxIOCgpTVUlUX0NMVUJTEAQqlQEKBFJhbmsSFAoQUkFOS19VTlNQRUNJRklFRBAAEg4KClJBTktfU0VWRU4QARIOCgpSQU5LX0VJR0hUEAISDQoJUkFOS19OSU5FEAMSDAoIUkFOS19URU4QBBINCglSQU5LX0pBQ0sQBRIOCgpSQU5LX1FVRUVOEAYSDQoJUkFOS19LSU5HEAcSDAoIUkFOS19BQ0UQCCpcCgxDb250cmFjdFR5cGUSHQoZQ09OVFJBQ1RfVFlQRV9VTlNQRUNJRklFRBAAEhUKEUNPTlRSQUNUX1RZUEVfU1VOEAESFgoSQ09OVFJBQ1RfVFlQRV9IT0tNEAIqnQEKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASFwoTUEhBU0VfQVdBSVRJTkdfREVBTBABEhEKDVBIQVNFX0JJRERJTkcQAhISCg5QSEFTRV9ET1VCTElORxADEhEKDVBIQVNFX1BMQVlJTkcQBBIUChBQSEFTRV9ST1VORF9PVkVSEAUSFAoQUEhBU0VfTUFUQ0hfT1ZFUhAGKtQBCgdCaWRLaW5kEhgKFEJJRF9LSU5EX1VOU1BFQ0lGSUVEEAASEQoNQklEX0tJTkRfUEFTUxABEhEKDUJJRF9LSU5EX0hPS00QAhIQCgxCSURfS0lORF9TVU4QAxITCg9CSURfS0lORF9BU0hLQUwQBBIZChVCSURfS0lORF9DT05GSVJNX0hPS00QBRIaChZCSURfS0lORF9TV0lUQ0hfVE9fU1VOEAYSFgoSQklEX0tJTkRfQ0xBSU1fU1VOEAcSEwoPQklEX0tJTkRfS0FXRVNIEAgqzAEKDERvdWJsaW5nQ2FsbBIdChlET1VCTElOR19DQUxMX1VOU1BFQ0lGSUVEEAASGAoURE9VQkxJTkdfQ0FMTF9ET1VCTEUQARIYChRET1VCTElOR19DQUxMX1RSSVBMRRACEhYKEkRPVUJMSU5HX0NBTExfRk9VUhADEhcKE0RPVUJMSU5HX0NBTExfR0FIV0EQBBIZChVET1VCTElOR19DQUxMX0RFQ0xJTkUQBRIdChlET1VCTElOR19DQUxMX0NIT09TRV9NT0RFEAYqTwoIUGxheU1vZGUSGQoVUExBWV9NT0RFX1VOU1BFQ0lGSUVEEAASEgoOUExBWV9NT0RFX09QRU4QARIUChBQTEFZX01PREVfQ0xPU0VEEAIqrAEKC1Byb2plY3RLaW5kEhwKGFBST0pFQ1RfS0lORF9VTlNQRUNJRklFRBAAEhUKEVBST0pFQ1RfS0lORF9TSVJBEAESFgoSUFJPSkVDVF9LSU5EX0ZJRlRZEAISGAoUUFJPSkVDVF9LSU5EX0hVTkRSRUQQAxIdChlQUk9KRUNUX0tJTkRfRk9VUl9IVU5EUkVEEAQSFwoTUFJPSkVDVF9LSU5EX0JBTE9PVBAFKmUKDFJlZGVhbFJlYXNvbhIdChlSRURFQUxfUkVBU09OX1VOU1BFQ0lGSUVEEAASHAoYUkVERUFMX1JFQVNPTl9BTExfUEFTU0VEEAESGAoUUkVERUFMX1JFQVNPTl9LQVdFU0gQAiqoAgoNT3V0Y29tZVJlYXNvbhIeChpPVVRDT01FX1JFQVNPTl9VTlNQRUNJRklFRBAAEh4KGk9VVENPTUVfUkVBU09OX01PUkVfUE9JTlRTEAESHwobT1VUQ09NRV9SRUFTT05fRkVXRVJfUE9JTlRTEAISHQoZT1VUQ09NRV9SRUFTT05fUkFXX1BPSU5UUxADEhwKGE9VVENPTUVfUkVBU09OX0VYQUNUX1RJRRAEEh4KGk9VVENPTUVfUkVBU09OX0RPVUJMRURfVElFEAUSGQoVT1VUQ09NRV9SRUFTT05fS0FCT09UEAYSIQodT1VUQ09NRV9SRUFTT05fUkVWRVJTRV9LQUJPT1QQBxIbChdPVVRDT01FX1JFQVNPTl9SQVdfSEFMRhAIKnMKDk1hdGNoRW5kUmVhc29uEiAKHE1BVENIX0VORF9SRUFTT05fVU5TUEVDSUZJRUQQABIjCh9NQVRDSF9FTkRfUkVBU09OX1RBUkdFVF9SRUFDSEVEEAESGgoWTUFUQ0hfRU5EX1JFQVNPTl9HQUhXQRACKt4DCglFdmVudEtpbmQSGgoWRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEhkKFUVWRU5UX0tJTkRfQklEX1BMQUNFRBABEh0KGUVWRU5UX0tJTkRfQ09OVFJBQ1RfRklYRUQQAhIaChZFVkVOVF9LSU5EX0NBUkRTX0RFQUxUEAMSFQoRRVZFTlRfS0lORF9SRURFQUwQBBIeChpFVkVOVF9LSU5EX0RPVUJMSU5HX0NBTExFRBAFEh0KGUVWRU5UX0tJTkRfRE9VQkxJTkdfRU5ERUQQBhIgChxFVkVOVF9LSU5EX1BST0pFQ1RTX0RFQ0xBUkVEEAcSIAocRVZFTlRfS0lORF9QUk9KRUNUU19SRVZFQUxFRBAIEhoKFkVWRU5UX0tJTkRfQ0FSRF9QTEFZRUQQCRIaChZFVkVOVF9LSU5EX0FLS0FfQ0FMTEVEEAoSHwobRVZFTlRfS0lORF9CQUxPT1RfQU5OT1VOQ0VEEAsSGAoURVZFTlRfS0lORF9UUklDS19XT04QDBIbChdFVkVOVF9LSU5EX1NBV0FfQ0xBSU1FRBANEhsKF0VWRU5UX0tJTkRfUk9VTkRfU0NPUkVEEA4SGAoURVZFTlRfS0lORF9NQVRDSF9XT04QD0KlAQoTb3JnLmJhbG9vdGVuZ2luZS52MUIKVHlwZXNQcm90b1ABWkhnaXRodWIuY29tL2JhbG9vdC1lbmdpbmUvYmFsb290LWVuZ2luZS9jbGllbnRzL2dvL2dlbi9iYWxvb3QvdjE7YmFsb290djGiAgNCTFSqAglCYWxvb3QuVjG6AgpCYWxvb3RfVjFfygIJQmFsb290XFYx6gIKQmFsb290OjpWMWIGcHJvdG8z", [file_baloot_v1_rules]);
+  fileDesc("ChViYWxvb3QvdjEvdHlwZXMucHJvdG8SCWJhbG9vdC52MSJGCgNCaWQSIAoEa2luZBgBIAEoDjISLmJhbG9vdC52MS5CaWRLaW5kEh0KBHN1aXQYAiABKA4yDy5iYWxvb3QudjEuU3VpdCJUCghEb3VibGluZxIlCgRjYWxsGAEgASgOMhcuYmFsb290LnYxLkRvdWJsaW5nQ2FsbBIhCgRtb2RlGAIgASgOMhMuYmFsb290LnYxLlBsYXlNb2RlIjQKC0RlY2xhcmF0aW9uEiUKBWtpbmRzGAEgAygOMhYuYmFsb290LnYxLlByb2plY3RLaW5kIjQKCENhcmRQbGF5EgwKBGNhcmQYASABKA0SDAoEYWtrYRgCIAEoCBIMCgRzYXdhGAMgASgIItUBCgZBY3Rpb24SHQoDYmlkGAEgASgLMg4uYmFsb290LnYxLkJpZEgAEicKCGRvdWJsaW5nGAIgASgLMhMuYmFsb290LnYxLkRvdWJsaW5nSAASLQoLZGVjbGFyYXRpb24YAyABKAsyFi5iYWxvb3QudjEuRGVjbGFyYXRpb25IABIjCgRwbGF5GAQgASgLMhMuYmFsb290LnYxLkNhcmRQbGF5SAASJQoEZGVhbBgFIAEoCzIVLmJhbG9vdC52MS5EZWFsQWN0aW9uSABCCAoGYWN0aW9uIiAKCkRlYWxBY3Rpb24SEgoKZGVja19vcmRlchgBIAMoDSLhAQoIQ29udHJhY3QSJQoEdHlwZRgBIAEoDjIXLmJhbG9vdC52MS5Db250cmFjdFR5cGUSHgoFdHJ1bXAYAiABKA4yDy5iYWxvb3QudjEuU3VpdBINCgVidXllchgDIAEoDRISCgpidXllcl90ZWFtGAQgASgNEhIKCm11bHRpcGxpZXIYBSABKA0SDQoFZ2Fod2EYBiABKAgSIQoEbW9kZRgHIAEoDjITLmJhbG9vdC52MS5QbGF5TW9kZRIOCgZhc2hrYWwYCCABKAgSFQoNYmlkZGluZ19yb3VuZBgJIAEoDSJNCglCaWRSZWNvcmQSDAoEc2VhdBgBIAEoDRIbCgNiaWQYAiABKAsyDi5iYWxvb3QudjEuQmlkEhUKDWJpZGRpbmdfcm91bmQYAyABKA0iRQoORG91YmxpbmdSZWNvcmQSDAoEc2VhdBgBIAEoDRIlCghkb3VibGluZxgCIAEoCzITLmJhbG9vdC52MS5Eb3VibGluZyI2CgpQbGF5ZWRDYXJkEgwKBHNlYXQYASABKA0SDAoEY2FyZBgCIAEoDRIMCgRha2thGAMgASgIInwKBVRyaWNrEg4KBm51bWJlchgBIAEoDRIOCgZsZWFkZXIYAiABKA0SJAoFY2FyZHMYAyADKAsyFS5iYWxvb3QudjEuUGxheWVkQ2FyZBITCgZ3aW5uZXIYBCABKA1IAIgBARINCgVhYm5hdBgFIAEoDUIJCgdfd2lubmVyIkkKElByb2plY3REZWNsYXJhdGlvbhIMCgRzZWF0GAEgASgNEiUKBWtpbmRzGAIgAygOMhYuYmFsb290LnYxLlByb2plY3RLaW5kIn4KB1Byb2plY3QSDAoEc2VhdBgBIAEoDRIMCgR0ZWFtGAIgASgNEiQKBGtpbmQYAyABKA4yFi5iYWxvb3QudjEuUHJvamVjdEtpbmQSDQoFY2FyZHMYBCADKA0SDQoFYWJuYXQYBSABKA0SEwoLZ2FtZV9wb2ludHMYBiABKA0iwgEKDlRlYW1Sb3VuZFNjb3JlEgwKBHRlYW0YASABKA0SDgoGdHJpY2tzGAIgASgNEhIKCmNhcmRfYWJuYXQYAyABKA0SEwoLY2FyZF9wb2ludHMYBCABKA0SFgoOcHJvamVjdF9wb2ludHMYBSABKA0SJAoIcHJvamVjdHMYBiADKAsyEi5iYWxvb3QudjEuUHJvamVjdBIVCg1iYWxvb3RfcG9pbnRzGAcgASgNEhQKDGZpbmFsX3BvaW50cxgIIAEoDSKAAgoKUm91bmRTY29yZRIUCgxyb3VuZF9udW1iZXIYASABKA0SJQoIY29udHJhY3QYAiABKAsyEy5iYWxvb3QudjEuQ29udHJhY3QSKAoFdGVhbXMYAyADKAsyGS5iYWxvb3QudjEuVGVhbVJvdW5kU2NvcmUSDAoEbWFkZRgEIAEoCBIoCgZyZWFzb24YBSABKA4yGC5iYWxvb3QudjEuT3V0Y29tZVJlYXNvbhIYCgtrYWJvb3RfdGVhbRgGIAEoDUgAiAEBEhQKDHdpbm5pbmdfdGVhbRgHIAEoDRITCgtleHBsYW5hdGlvbhgIIAEoCUIOCgxfa2Fib290X3RlYW0inAEKCk1hdGNoU2NvcmUSDgoGcG9pbnRzGAEgAygNEg4KBnRhcmdldBgCIAEoDRIVCg1yb3VuZHNfcGxheWVkGAMgASgNEhgKC3dpbm5lcl90ZWFtGAQgASgNSACIAQESLQoKZW5kX3JlYXNvbhgFIAEoDjIZLmJhbG9vdC52MS5NYXRjaEVuZFJlYXNvbkIOCgxfd2lubmVyX3RlYW0icgoIRGVhbEluZm8SFAoMcm91bmRfbnVtYmVyGAEgASgNEg4KBmRlYWxlchgCIAEoDRISCgpoYW5kX3NpemVzGAMgAygNEhoKDXJldmVhbGVkX2NhcmQYBCABKA1IAIgBAUIQCg5fcmV2ZWFsZWRfY2FyZCJsCgtSb3VuZFJldmVhbBIUCgxyb3VuZF9udW1iZXIYASABKA0SDgoGZGVhbGVyGAIgASgNEhIKCmRlY2tfb3JkZXIYAyADKA0SIwoFaGFuZHMYBCADKAsyFC5iYWxvb3QudjEuU2VhdENhcmRzIigKCVNlYXRDYXJkcxIMCgRzZWF0GAEgASgNEg0KBWNhcmRzGAIgAygNIkoKClJlZGVhbEluZm8SJwoGcmVhc29uGAEgASgOMhcuYmFsb290LnYxLlJlZGVhbFJlYXNvbhITCgtuZXh0X2RlYWxlchgCIAEoDSIzCgtQcm9qZWN0TGlzdBIkCghwcm9qZWN0cxgBIAMoCzISLmJhbG9vdC52MS5Qcm9qZWN0IsIECgVFdmVudBIiCgRraW5kGAEgASgOMhQuYmFsb290LnYxLkV2ZW50S2luZBIRCgRzZWF0GAIgASgNSAGIAQESHQoDYmlkGAMgASgLMg4uYmFsb290LnYxLkJpZEgAEicKCGNvbnRyYWN0GAQgASgLMhMuYmFsb290LnYxLkNvbnRyYWN0SAASJwoIZG91YmxpbmcYBSABKAsyEy5iYWxvb3QudjEuRG91YmxpbmdIABI0CgtkZWNsYXJhdGlvbhgGIAEoCzIdLmJhbG9vdC52MS5Qcm9qZWN0RGVjbGFyYXRpb25IABIqCghwcm9qZWN0cxgHIAEoCzIWLmJhbG9vdC52MS5Qcm9qZWN0TGlzdEgAEiUKBHBsYXkYCCABKAsyFS5iYWxvb3QudjEuUGxheWVkQ2FyZEgAEiEKBXRyaWNrGAkgASgLMhAuYmFsb290LnYxLlRyaWNrSAASLAoLcm91bmRfc2NvcmUYCiABKAsyFS5iYWxvb3QudjEuUm91bmRTY29yZUgAEiwKC21hdGNoX3Njb3JlGAsgASgLMhUuYmFsb290LnYxLk1hdGNoU2NvcmVIABIjCgRkZWFsGAwgASgLMhMuYmFsb290LnYxLkRlYWxJbmZvSAASJwoGcmVkZWFsGA0gASgLMhUuYmFsb290LnYxLlJlZGVhbEluZm9IABIoCgZyZXZlYWwYPCABKAsyFi5iYWxvb3QudjEuUm91bmRSZXZlYWxIAEIICgZkZXRhaWxCBwoFX3NlYXQiswYKBFZpZXcSEQoEc2VhdBgBIAEoDUgAiAEBEhAKCG1hdGNoX2lkGAIgASgJEhUKDXN0YXRlX3ZlcnNpb24YAyABKAQSHwoFcGhhc2UYBCABKA4yEC5iYWxvb3QudjEuUGhhc2USFAoMcm91bmRfbnVtYmVyGAUgASgNEg4KBmRlYWxlchgGIAEoDRIRCgR0dXJuGAcgASgNSAGIAQESIQoFcnVsZXMYCCABKAsyEi5iYWxvb3QudjEuUnVsZVNldBIlCghjb250cmFjdBgJIAEoCzITLmJhbG9vdC52MS5Db250cmFjdBIaCg1yZXZlYWxlZF9jYXJkGAogASgNSAKIAQESIgoEYmlkcxgLIAMoCzIULmJhbG9vdC52MS5CaWRSZWNvcmQSMQoOZG91YmxpbmdfY2FsbHMYDCADKAsyGS5iYWxvb3QudjEuRG91YmxpbmdSZWNvcmQSJwoNY3VycmVudF90cmljaxgNIAEoCzIQLmJhbG9vdC52MS5UcmljaxIkCgpsYXN0X3RyaWNrGA4gASgLMhAuYmFsb290LnYxLlRyaWNrEhIKCnRyaWNrc193b24YDyADKA0SEQoJYWJuYXRfd29uGBAgAygNEjgKEWRlY2xhcmVkX3Byb2plY3RzGBEgAygLMh0uYmFsb290LnYxLlByb2plY3REZWNsYXJhdGlvbhItChFyZXZlYWxlZF9wcm9qZWN0cxgSIAMoCzISLmJhbG9vdC52MS5Qcm9qZWN0EioKC3JvdW5kX3Njb3JlGBMgASgLMhUuYmFsb290LnYxLlJvdW5kU2NvcmUSKgoLbWF0Y2hfc2NvcmUYFCABKAsyFS5iYWxvb3QudjEuTWF0Y2hTY29yZRISCgpoYW5kX3NpemVzGBUgAygNEgwKBGhhbmQYFiADKA0SKAoNbGVnYWxfYWN0aW9ucxgXIAMoCzIRLmJhbG9vdC52MS5BY3Rpb24SMQoRbGFzdF9yb3VuZF9yZXZlYWwYPCABKAsyFi5iYWxvb3QudjEuUm91bmRSZXZlYWxCBwoFX3NlYXRCBwoFX3R1cm5CEAoOX3JldmVhbGVkX2NhcmQqYQoEU3VpdBIUChBTVUlUX1VOU1BFQ0lGSUVEEAASDwoLU1VJVF9TUEFERVMQARIPCgtTVUlUX0hFQVJUUxACEhEKDVNVSVRfRElBTU9ORFMQAxIOCgpTVUlUX0NMVUJTEAQqlQEKBFJhbmsSFAoQUkFOS19VTlNQRUNJRklFRBAAEg4KClJBTktfU0VWRU4QARIOCgpSQU5LX0VJR0hUEAISDQoJUkFOS19OSU5FEAMSDAoIUkFOS19URU4QBBINCglSQU5LX0pBQ0sQBRIOCgpSQU5LX1FVRUVOEAYSDQoJUkFOS19LSU5HEAcSDAoIUkFOS19BQ0UQCCpcCgxDb250cmFjdFR5cGUSHQoZQ09OVFJBQ1RfVFlQRV9VTlNQRUNJRklFRBAAEhUKEUNPTlRSQUNUX1RZUEVfU1VOEAESFgoSQ09OVFJBQ1RfVFlQRV9IT0tNEAIqnQEKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASFwoTUEhBU0VfQVdBSVRJTkdfREVBTBABEhEKDVBIQVNFX0JJRERJTkcQAhISCg5QSEFTRV9ET1VCTElORxADEhEKDVBIQVNFX1BMQVlJTkcQBBIUChBQSEFTRV9ST1VORF9PVkVSEAUSFAoQUEhBU0VfTUFUQ0hfT1ZFUhAGKtQBCgdCaWRLaW5kEhgKFEJJRF9LSU5EX1VOU1BFQ0lGSUVEEAASEQoNQklEX0tJTkRfUEFTUxABEhEKDUJJRF9LSU5EX0hPS00QAhIQCgxCSURfS0lORF9TVU4QAxITCg9CSURfS0lORF9BU0hLQUwQBBIZChVCSURfS0lORF9DT05GSVJNX0hPS00QBRIaChZCSURfS0lORF9TV0lUQ0hfVE9fU1VOEAYSFgoSQklEX0tJTkRfQ0xBSU1fU1VOEAcSEwoPQklEX0tJTkRfS0FXRVNIEAgqzAEKDERvdWJsaW5nQ2FsbBIdChlET1VCTElOR19DQUxMX1VOU1BFQ0lGSUVEEAASGAoURE9VQkxJTkdfQ0FMTF9ET1VCTEUQARIYChRET1VCTElOR19DQUxMX1RSSVBMRRACEhYKEkRPVUJMSU5HX0NBTExfRk9VUhADEhcKE0RPVUJMSU5HX0NBTExfR0FIV0EQBBIZChVET1VCTElOR19DQUxMX0RFQ0xJTkUQBRIdChlET1VCTElOR19DQUxMX0NIT09TRV9NT0RFEAYqTwoIUGxheU1vZGUSGQoVUExBWV9NT0RFX1VOU1BFQ0lGSUVEEAASEgoOUExBWV9NT0RFX09QRU4QARIUChBQTEFZX01PREVfQ0xPU0VEEAIqrAEKC1Byb2plY3RLaW5kEhwKGFBST0pFQ1RfS0lORF9VTlNQRUNJRklFRBAAEhUKEVBST0pFQ1RfS0lORF9TSVJBEAESFgoSUFJPSkVDVF9LSU5EX0ZJRlRZEAISGAoUUFJPSkVDVF9LSU5EX0hVTkRSRUQQAxIdChlQUk9KRUNUX0tJTkRfRk9VUl9IVU5EUkVEEAQSFwoTUFJPSkVDVF9LSU5EX0JBTE9PVBAFKmUKDFJlZGVhbFJlYXNvbhIdChlSRURFQUxfUkVBU09OX1VOU1BFQ0lGSUVEEAASHAoYUkVERUFMX1JFQVNPTl9BTExfUEFTU0VEEAESGAoUUkVERUFMX1JFQVNPTl9LQVdFU0gQAiqoAgoNT3V0Y29tZVJlYXNvbhIeChpPVVRDT01FX1JFQVNPTl9VTlNQRUNJRklFRBAAEh4KGk9VVENPTUVfUkVBU09OX01PUkVfUE9JTlRTEAESHwobT1VUQ09NRV9SRUFTT05fRkVXRVJfUE9JTlRTEAISHQoZT1VUQ09NRV9SRUFTT05fUkFXX1BPSU5UUxADEhwKGE9VVENPTUVfUkVBU09OX0VYQUNUX1RJRRAEEh4KGk9VVENPTUVfUkVBU09OX0RPVUJMRURfVElFEAUSGQoVT1VUQ09NRV9SRUFTT05fS0FCT09UEAYSIQodT1VUQ09NRV9SRUFTT05fUkVWRVJTRV9LQUJPT1QQBxIbChdPVVRDT01FX1JFQVNPTl9SQVdfSEFMRhAIKnMKDk1hdGNoRW5kUmVhc29uEiAKHE1BVENIX0VORF9SRUFTT05fVU5TUEVDSUZJRUQQABIjCh9NQVRDSF9FTkRfUkVBU09OX1RBUkdFVF9SRUFDSEVEEAESGgoWTUFUQ0hfRU5EX1JFQVNPTl9HQUhXQRACKv0DCglFdmVudEtpbmQSGgoWRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEhkKFUVWRU5UX0tJTkRfQklEX1BMQUNFRBABEh0KGUVWRU5UX0tJTkRfQ09OVFJBQ1RfRklYRUQQAhIaChZFVkVOVF9LSU5EX0NBUkRTX0RFQUxUEAMSFQoRRVZFTlRfS0lORF9SRURFQUwQBBIeChpFVkVOVF9LSU5EX0RPVUJMSU5HX0NBTExFRBAFEh0KGUVWRU5UX0tJTkRfRE9VQkxJTkdfRU5ERUQQBhIgChxFVkVOVF9LSU5EX1BST0pFQ1RTX0RFQ0xBUkVEEAcSIAocRVZFTlRfS0lORF9QUk9KRUNUU19SRVZFQUxFRBAIEhoKFkVWRU5UX0tJTkRfQ0FSRF9QTEFZRUQQCRIaChZFVkVOVF9LSU5EX0FLS0FfQ0FMTEVEEAoSHwobRVZFTlRfS0lORF9CQUxPT1RfQU5OT1VOQ0VEEAsSGAoURVZFTlRfS0lORF9UUklDS19XT04QDBIbChdFVkVOVF9LSU5EX1NBV0FfQ0xBSU1FRBANEhsKF0VWRU5UX0tJTkRfUk9VTkRfU0NPUkVEEA4SGAoURVZFTlRfS0lORF9NQVRDSF9XT04QDxIdChlFVkVOVF9LSU5EX1JPVU5EX1JFVkVBTEVEEBRCpQEKE29yZy5iYWxvb3RlbmdpbmUudjFCClR5cGVzUHJvdG9QAVpIZ2l0aHViLmNvbS9iYWxvb3QtZW5naW5lL2JhbG9vdC1lbmdpbmUvY2xpZW50cy9nby9nZW4vYmFsb290L3YxO2JhbG9vdHYxogIDQkxUqgIJQmFsb290LlYxugIKQmFsb290X1YxX8oCCUJhbG9vdFxWMeoCCkJhbG9vdDo6VjFiBnByb3RvMw", [file_baloot_v1_rules]);
 
 /**
  * A bid: what a seat says during bidding.
@@ -196,6 +196,15 @@ export type Action = Message<"baloot.v1.Action"> & {
      */
     value: CardPlay;
     case: "play";
+  } | {
+    /**
+     * The dealer's deal of the next round (listed in the dealer's legal actions while the
+     * match awaits a deal; applied with DealRound, or by ApplyBotAction).
+     *
+     * @generated from field: baloot.v1.DealAction deal = 5;
+     */
+    value: DealAction;
+    case: "deal";
   } | { case: undefined; value?: undefined };
 };
 
@@ -205,6 +214,29 @@ export type Action = Message<"baloot.v1.Action"> & {
  */
 export const ActionSchema: GenMessage<Action> = /*@__PURE__*/
   messageDesc(file_baloot_v1_types, 4);
+
+/**
+ * The dealer's deal of a round.
+ *
+ * @generated from message baloot.v1.DealAction
+ */
+export type DealAction = Message<"baloot.v1.DealAction"> & {
+  /**
+   * A preset order of all 32 cards, as in DealRoundRequest.deck_order; empty means the match's
+   * own deck (its shuffle, or its board set's deck). Legal-action lists and records leave it
+   * empty: a record keeps each round's deck order in `RecordedRound.deck_order`.
+   *
+   * @generated from field: repeated uint32 deck_order = 1;
+   */
+  deckOrder: number[];
+};
+
+/**
+ * Describes the message baloot.v1.DealAction.
+ * Use `create(DealActionSchema)` to create a new message.
+ */
+export const DealActionSchema: GenMessage<DealAction> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_types, 5);
 
 /**
  * The contract of a round and the doubling level it reached.
@@ -281,7 +313,7 @@ export type Contract = Message<"baloot.v1.Contract"> & {
  * Use `create(ContractSchema)` to create a new message.
  */
 export const ContractSchema: GenMessage<Contract> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 5);
+  messageDesc(file_baloot_v1_types, 6);
 
 /**
  * A bid as it was made, for the bidding history of a view.
@@ -316,7 +348,7 @@ export type BidRecord = Message<"baloot.v1.BidRecord"> & {
  * Use `create(BidRecordSchema)` to create a new message.
  */
 export const BidRecordSchema: GenMessage<BidRecord> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 6);
+  messageDesc(file_baloot_v1_types, 7);
 
 /**
  * A doubling call as it was made, for the doubling history of a view.
@@ -344,7 +376,7 @@ export type DoublingRecord = Message<"baloot.v1.DoublingRecord"> & {
  * Use `create(DoublingRecordSchema)` to create a new message.
  */
 export const DoublingRecordSchema: GenMessage<DoublingRecord> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 7);
+  messageDesc(file_baloot_v1_types, 8);
 
 /**
  * A card as it was played to a trick.
@@ -379,7 +411,7 @@ export type PlayedCard = Message<"baloot.v1.PlayedCard"> & {
  * Use `create(PlayedCardSchema)` to create a new message.
  */
 export const PlayedCardSchema: GenMessage<PlayedCard> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 8);
+  messageDesc(file_baloot_v1_types, 9);
 
 /**
  * A trick: up to four cards in the order they were played.
@@ -428,7 +460,7 @@ export type Trick = Message<"baloot.v1.Trick"> & {
  * Use `create(TrickSchema)` to create a new message.
  */
 export const TrickSchema: GenMessage<Trick> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 9);
+  messageDesc(file_baloot_v1_types, 10);
 
 /**
  * The project kinds a seat declared (the cards stay hidden until the reveal).
@@ -456,7 +488,7 @@ export type ProjectDeclaration = Message<"baloot.v1.ProjectDeclaration"> & {
  * Use `create(ProjectDeclarationSchema)` to create a new message.
  */
 export const ProjectDeclarationSchema: GenMessage<ProjectDeclaration> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 10);
+  messageDesc(file_baloot_v1_types, 11);
 
 /**
  * A project shown on the table or counted in a score.
@@ -512,7 +544,7 @@ export type Project = Message<"baloot.v1.Project"> & {
  * Use `create(ProjectSchema)` to create a new message.
  */
 export const ProjectSchema: GenMessage<Project> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 11);
+  messageDesc(file_baloot_v1_types, 12);
 
 /**
  * One team's part of a round's score breakdown.
@@ -584,7 +616,7 @@ export type TeamRoundScore = Message<"baloot.v1.TeamRoundScore"> & {
  * Use `create(TeamRoundScoreSchema)` to create a new message.
  */
 export const TeamRoundScoreSchema: GenMessage<TeamRoundScore> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 12);
+  messageDesc(file_baloot_v1_types, 13);
 
 /**
  * The full breakdown of a finished round's score, explaining how it was reached.
@@ -654,7 +686,7 @@ export type RoundScore = Message<"baloot.v1.RoundScore"> & {
  * Use `create(RoundScoreSchema)` to create a new message.
  */
 export const RoundScoreSchema: GenMessage<RoundScore> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 13);
+  messageDesc(file_baloot_v1_types, 14);
 
 /**
  * The score of a match.
@@ -704,7 +736,7 @@ export type MatchScore = Message<"baloot.v1.MatchScore"> & {
  * Use `create(MatchScoreSchema)` to create a new message.
  */
 export const MatchScoreSchema: GenMessage<MatchScore> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 14);
+  messageDesc(file_baloot_v1_types, 15);
 
 /**
  * What a deal handed out, without revealing anyone's cards.
@@ -746,7 +778,79 @@ export type DealInfo = Message<"baloot.v1.DealInfo"> & {
  * Use `create(DealInfoSchema)` to create a new message.
  */
 export const DealInfoSchema: GenMessage<DealInfo> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 15);
+  messageDesc(file_baloot_v1_types, 16);
+
+/**
+ * The deck order of a finished round, shown once it is over (scored or redealt).
+ *
+ * @generated from message baloot.v1.RoundReveal
+ */
+export type RoundReveal = Message<"baloot.v1.RoundReveal"> & {
+  /**
+   * The round's number in the match (hands dealt so far, redeals included).
+   *
+   * @generated from field: uint32 round_number = 1;
+   */
+  roundNumber: number;
+
+  /**
+   * The dealer of the round.
+   *
+   * @generated from field: uint32 dealer = 2;
+   */
+  dealer: number;
+
+  /**
+   * The 32 cards in the order they were dealt (see DealRoundRequest.deck_order for how the
+   * order maps to the seats), hence every hand.
+   *
+   * @generated from field: repeated uint32 deck_order = 3;
+   */
+  deckOrder: number[];
+
+  /**
+   * The eight cards each seat held after the deal was completed, one entry per seat, seat 0
+   * first; empty for a hand redealt before the contract was fixed.
+   *
+   * @generated from field: repeated baloot.v1.SeatCards hands = 4;
+   */
+  hands: SeatCards[];
+};
+
+/**
+ * Describes the message baloot.v1.RoundReveal.
+ * Use `create(RoundRevealSchema)` to create a new message.
+ */
+export const RoundRevealSchema: GenMessage<RoundReveal> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_types, 17);
+
+/**
+ * The cards of one seat.
+ *
+ * @generated from message baloot.v1.SeatCards
+ */
+export type SeatCards = Message<"baloot.v1.SeatCards"> & {
+  /**
+   * The seat.
+   *
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * Its cards, ascending.
+   *
+   * @generated from field: repeated uint32 cards = 2;
+   */
+  cards: number[];
+};
+
+/**
+ * Describes the message baloot.v1.SeatCards.
+ * Use `create(SeatCardsSchema)` to create a new message.
+ */
+export const SeatCardsSchema: GenMessage<SeatCards> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_types, 18);
 
 /**
  * Why a hand was cancelled, and who deals next.
@@ -774,7 +878,7 @@ export type RedealInfo = Message<"baloot.v1.RedealInfo"> & {
  * Use `create(RedealInfoSchema)` to create a new message.
  */
 export const RedealInfoSchema: GenMessage<RedealInfo> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 16);
+  messageDesc(file_baloot_v1_types, 19);
 
 /**
  * A list of projects, for the events that show several at once.
@@ -795,7 +899,7 @@ export type ProjectList = Message<"baloot.v1.ProjectList"> & {
  * Use `create(ProjectListSchema)` to create a new message.
  */
 export const ProjectListSchema: GenMessage<ProjectList> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 17);
+  messageDesc(file_baloot_v1_types, 20);
 
 /**
  * Something that happened as the result of an accepted action.
@@ -910,6 +1014,14 @@ export type Event = Message<"baloot.v1.Event"> & {
      */
     value: RedealInfo;
     case: "redeal";
+  } | {
+    /**
+     * The deck of a ROUND_REVEALED event.
+     *
+     * @generated from field: baloot.v1.RoundReveal reveal = 60;
+     */
+    value: RoundReveal;
+    case: "reveal";
   } | { case: undefined; value?: undefined };
 };
 
@@ -918,7 +1030,7 @@ export type Event = Message<"baloot.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 18);
+  messageDesc(file_baloot_v1_types, 21);
 
 /**
  * A readable picture of a match for one seat, or the public picture that everyone may see.
@@ -1090,6 +1202,14 @@ export type View = Message<"baloot.v1.View"> & {
    * @generated from field: repeated baloot.v1.Action legal_actions = 23;
    */
   legalActions: Action[];
+
+  /**
+   * The deck order of the last finished round, while the match waits for the next deal and
+   * once it is over; set only under the rule flag `reveal_hands_after_round`.
+   *
+   * @generated from field: baloot.v1.RoundReveal last_round_reveal = 60;
+   */
+  lastRoundReveal?: RoundReveal | undefined;
 };
 
 /**
@@ -1097,7 +1217,7 @@ export type View = Message<"baloot.v1.View"> & {
  * Use `create(ViewSchema)` to create a new message.
  */
 export const ViewSchema: GenMessage<View> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_types, 19);
+  messageDesc(file_baloot_v1_types, 22);
 
 /**
  * A suit of the 32-card deck; the enum value is the encoded suit index plus one.
@@ -1813,6 +1933,15 @@ export enum EventKind {
    * @generated from enum value: EVENT_KIND_MATCH_WON = 15;
    */
   MATCH_WON = 15,
+
+  /**
+   * A round is over (scored or redealt) and its deck order is shown, hence every hand;
+   * `reveal` holds it. Sent to the host credential only, or to every credential under the
+   * rule flag `reveal_hands_after_round`.
+   *
+   * @generated from enum value: EVENT_KIND_ROUND_REVEALED = 20;
+   */
+  ROUND_REVEALED = 20,
 }
 
 /**

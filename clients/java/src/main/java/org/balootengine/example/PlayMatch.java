@@ -131,6 +131,8 @@ public final class PlayMatch {
             .setExpectedVersion(version).build());
         return accept(played.getState(), played.getStateVersion(), played.getViewsList(),
             played.getEventsList());
+      case DEAL:
+        return deal(seat);
       default:
         throw new IllegalStateException("an action this client does not know: " + action);
     }

@@ -1,0 +1,89 @@
+"""Match records on the client side: built from the responses, written and read.
+
+A :class:`RecordBuilder` follows a match through the responses a host credential receives:
+each action the client sends (with its seat), the deck of each hand from its
+``ROUND_REVEALED`` event, and each round's score from its ``ROUND_SCORED`` event. Records are
+written as binary protobuf (``.pb``) or as proto3 JSON (``.json``, the documented form of
+``docs/records.md``); both read back to an equal message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from google.protobuf import json_format
+
+from baloot.v1 import records_pb2, types_pb2
+
+RECORD_FORMAT = 1
+
+
+class RecordBuilder:
+    """Builds the ``MatchRecord`` of one match from its creation and its responses."""
+
+    def __init__(self, match_id: str, view: types_pb2.View, board_set: str = "") -> None:
+        self.record = records_pb2.MatchRecord(
+            format=RECORD_FORMAT,
+            match_id=match_id,
+            starting_scores=list(view.match_score.points),
+            first_dealer=view.dealer,
+            board_set=board_set,
+        )
+        self.record.rules.CopyFrom(view.rules)
+
+    def add(self, seat: int, action: types_pb2.Action, events: Iterable[types_pb2.Event]) -> None:
+        """Record an applied action of ``seat`` and what its response said."""
+        entry = records_pb2.RecordedAction(seat=seat)
+        entry.action.CopyFrom(action)
+        if action.WhichOneof("action") == "deal":
+            current = self.record.rounds.add()
+            current.deck_order.extend(action.deal.deck_order)  # a preset deck, if one
+            del entry.action.deal.deck_order[:]
+        elif not self.record.rounds:
+            raise ValueError("a record starts with a deal")
+        current = self.record.rounds[-1]
+        current.actions.append(entry)
+        for event in events:
+            if event.kind == types_pb2.EVENT_KIND_ROUND_REVEALED:
+                del current.deck_order[:]
+                current.deck_order.extend(event.reveal.deck_order)
+            elif event.kind == types_pb2.EVENT_KIND_ROUND_SCORED:
+                current.score.CopyFrom(event.round_score)
+
+
+def to_json(record: records_pb2.MatchRecord) -> str:
+    """The proto3 JSON form of a record (field names in lowerCamelCase, enums by name)."""
+    return json_format.MessageToJson(record, indent=2) + "\n"
+
+
+def from_json(text: str) -> records_pb2.MatchRecord:
+    """A record from its proto3 JSON form (unknown fields are refused)."""
+    return json_format.Parse(text, records_pb2.MatchRecord())
+
+
+def to_bytes(record: records_pb2.MatchRecord) -> bytes:
+    """The binary protobuf form of a record."""
+    return record.SerializeToString()
+
+
+def from_bytes(data: bytes) -> records_pb2.MatchRecord:
+    """A record from its binary protobuf form."""
+    return records_pb2.MatchRecord.FromString(data)
+
+
+def write_record(path: str | Path, record: records_pb2.MatchRecord) -> None:
+    """Write a record: proto3 JSON when the name ends in ``.json``, binary otherwise."""
+    target = Path(path)
+    if target.suffix == ".json":
+        target.write_text(to_json(record), encoding="utf-8")
+    else:
+        target.write_bytes(to_bytes(record))
+
+
+def read_record(path: str | Path) -> records_pb2.MatchRecord:
+    """Read a record written by :func:`write_record` (or by the TypeScript client)."""
+    source = Path(path)
+    if source.suffix == ".json":
+        return from_json(source.read_text(encoding="utf-8"))
+    return from_bytes(source.read_bytes())

@@ -1,0 +1,366 @@
+"""Match records ↔ the rules core: round reveals, the records' token fields, VerifyRecord
+and ReplayRecord.
+
+* **Reveals.** When a hand is over (scored or redealt) its deck order is shown in a
+  ``ROUND_REVEALED`` event (to the host, or to everyone under ``reveal_hands_after_round``);
+  under that flag the views also carry it while the match waits for the next deal.
+* **Token fields.** The deck of a hand is derived from the match seed unless it was a preset
+  deck or a board-set deck; those are kept in the token (``round_deck`` for the hand
+  ``round_deck_hand``), with the board set and its round counters. They are written as encoded
+  ``MatchState`` parts appended to the encoded state (a parser merges them), and every one of
+  them only ever grows or is replaced by a non-default value, so an appended part always wins.
+* **Records.** :func:`verify` and :func:`replay_to` turn a ``MatchRecord`` into the rules
+  core's :class:`~baloot_engine.rules.record.RecordedRound` values and replay them with
+  :func:`baloot_engine.rules.record.replay`; the recorded scores are compared here, as the
+  messages the engine would have sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Final, NamedTuple
+
+from baloot.internal.v1 import match_state_pb2 as state_pb
+from baloot.v1 import engine_service_pb2 as pb
+from baloot.v1 import records_pb2, types_pb2
+from baloot_engine.api import inbound, outbound
+from baloot_engine.api.views import add_views, build_view
+from baloot_engine.rules import game
+from baloot_engine.rules.actions import Action, Deal, Event, EventKind
+from baloot_engine.rules.contract import partner_of
+from baloot_engine.rules.dealing import REVEALED_INDEX, completion_cards, initial_hands
+from baloot_engine.rules.errors import RECORD_MISMATCH, RuleError, malformed
+from baloot_engine.rules.record import DivergenceError, RecordedRound, Step, replay
+from baloot_engine.rules.state import Phase, State
+
+MAX_RECORD_ROUNDS: Final = 1000
+MAX_ROUND_ACTIONS: Final = 256
+MAX_RECORD_BYTES: Final = 1 << 20
+MAX_BOARD_SET: Final = 64
+RECORD_FORMAT: Final = 1
+REQUEST_INVALID: Final = "REQUEST_INVALID"
+
+_REVEAL_KIND: Final = types_pb2.EVENT_KIND_ROUND_REVEALED
+_SCORED: Final = EventKind.ROUND_SCORED
+_BETWEEN: Final = (Phase.ROUND_OVER, Phase.MATCH_OVER)
+
+
+# ---------------------------------------------------------------------------------------
+# Reveals
+
+
+def reveal_out(hand: State, deck: Sequence[int]) -> types_pb2.RoundReveal:
+    """The ``RoundReveal`` of a hand: ``hand`` is a state of that hand (its dealer, number and
+    contract), ``deck`` its deck order."""
+    message = types_pb2.RoundReveal(
+        round_number=hand.hand_number, dealer=hand.dealer, deck_order=deck
+    )
+    contract = hand.contract
+    if contract is not None and len(deck) == 32:
+        taker = partner_of(contract.buyer) if contract.ashkal else contract.buyer
+        first = initial_hands(deck, hand.dealer)
+        rest = completion_cards(
+            deck[REVEALED_INDEX + 1 :], hand.dealer, taker, deck[REVEALED_INDEX]
+        )
+        for seat in range(4):
+            cards = outbound.cards_of(first[seat] | rest[seat])
+            message.hands.add(seat=seat, cards=cards)
+    return message
+
+
+def reveal_event(hand: State, deck: Sequence[int]) -> types_pb2.Event:
+    """The ``ROUND_REVEALED`` event of a hand that just ended (see :func:`reveal_out`)."""
+    event = types_pb2.Event(kind=_REVEAL_KIND, seat=hand.dealer)
+    event.reveal.CopyFrom(reveal_out(hand, deck))
+    return event
+
+
+_HAND_ENDS: Final = (EventKind.ROUND_SCORED, EventKind.REDEAL)
+
+
+def ends_hand(events: Sequence[Event]) -> bool:
+    """Whether the events end a hand (it was scored, or cancelled for a redeal)."""
+    return any(e.kind in _HAND_ENDS for e in events)
+
+
+def hand_end_index(events: Sequence[Event]) -> int:
+    """The index of the event that ended the hand (see :func:`ends_hand`)."""
+    return next(i for i, e in enumerate(events) if e.kind in _HAND_ENDS)
+
+
+def scored_hand(state: State) -> State:
+    """A state of the hand a between-hands state last scored (its dealer and contract)."""
+    return state._replace(dealer=(state.dealer - 1) & 3)
+
+
+def reveal_view_part(state: State, deck: Sequence[int]) -> bytes:
+    """The encoded ``View`` part of the last scored hand's reveal, under the rule flag, while
+    the match waits for the next deal (or is over); empty otherwise."""
+    if (
+        not state.rules.reveal_hands_after_round
+        or state.phase not in _BETWEEN
+        or state.last_score is None
+    ):
+        return b""
+    view = types_pb2.View()
+    view.last_round_reveal.CopyFrom(reveal_out(scored_hand(state), deck))
+    return view.SerializeToString()
+
+
+# ---------------------------------------------------------------------------------------
+# The records' fields of the token
+
+
+class TokenFields(NamedTuple):
+    """What the token keeps beside the state for records and board sets."""
+
+    round_deck: bytes  # the preset or board deck of hand ``round_deck_hand``
+    round_deck_hand: int
+    board_set: str
+    rounds_scored: int
+    scored_at_hand: int  # the hand number of the last scored hand (0 before)
+
+
+def token_fields(message: state_pb.MatchState) -> TokenFields:
+    """The records' fields of a decoded token."""
+    return TokenFields(
+        bytes(message.round_deck),
+        message.round_deck_hand,
+        message.board_set,
+        message.rounds_scored,
+        message.scored_at_hand,
+    )
+
+
+def kept_deck(fields: TokenFields, hand_number: int) -> tuple[int, ...] | None:
+    """The deck the token keeps for hand ``hand_number``, if it keeps one."""
+    if fields.round_deck and fields.round_deck_hand == hand_number:
+        return tuple(fields.round_deck)
+    return None
+
+
+def fields_part(
+    *,
+    board_set: str = "",
+    deck: Sequence[int] = (),
+    deck_hand: int = 0,
+    rounds_scored: int = 0,
+    scored_at_hand: int = 0,
+) -> bytes:
+    """An encoded ``MatchState`` part setting some records' fields (the others unset)."""
+    message = state_pb.MatchState(
+        board_set=board_set,
+        round_deck=bytes(deck),
+        round_deck_hand=deck_hand,
+        rounds_scored=rounds_scored,
+        scored_at_hand=scored_at_hand,
+    )
+    return message.SerializeToString()
+
+
+def board_set_in(text: str) -> str:
+    """A CreateMatch board set, checked: 1-64 printable ASCII characters (or empty)."""
+    if len(text) > MAX_BOARD_SET or not all(" " <= c <= "~" for c in text):
+        raise malformed(
+            REQUEST_INVALID, f"board_set must be at most {MAX_BOARD_SET} printable ASCII characters"
+        )
+    return text
+
+
+# ---------------------------------------------------------------------------------------
+# Records
+
+
+def check_size(record: records_pb2.MatchRecord) -> str | None:
+    """Why a record is too large for VerifyRecord and ReplayRecord, or None."""
+    if len(record.rounds) > MAX_RECORD_ROUNDS:
+        return f"a record holds at most {MAX_RECORD_ROUNDS} rounds, got {len(record.rounds)}"
+    for index, recorded in enumerate(record.rounds):
+        if len(recorded.actions) > MAX_ROUND_ACTIONS:
+            return f"round {index} holds more than {MAX_ROUND_ACTIONS} actions"
+        if len(recorded.deck_order) > 32:
+            return f"round {index}'s deck holds more than 32 cards"
+    size = record.ByteSize()
+    if size > MAX_RECORD_BYTES:
+        return f"a record is at most {MAX_RECORD_BYTES} bytes, got {size}"
+    return None
+
+
+def start_of(record: records_pb2.MatchRecord) -> State:
+    """The state a record starts from (its rules, first dealer and starting scores).
+
+    A malformed start raises a MALFORMED :class:`RuleError` (INVALID_ARGUMENT).
+    """
+    rules = inbound.rules_in(record.rules if record.HasField("rules") else None)
+    scores = tuple(record.starting_scores)
+    if scores and len(scores) != 2:
+        raise malformed(REQUEST_INVALID, "starting_scores needs one entry per team, or none")
+    dealer = inbound.seat_in(record.first_dealer)
+    return game.new_match(rules, dealer, (scores[0], scores[1]) if scores else (0, 0))
+
+
+def _rounds_in(record: records_pb2.MatchRecord) -> list[RecordedRound]:
+    """The record's rounds as core values (an unreadable action as the error reading it)."""
+    rounds: list[RecordedRound] = []
+    action_in = inbound.action_in
+    for recorded in record.rounds:
+        actions: list[tuple[int, Action | RuleError]] = []
+        for entry in recorded.actions:
+            try:
+                actions.append((entry.seat, action_in(entry.action)))
+            except RuleError as error:
+                actions.append((entry.seat, error))
+        rounds.append(RecordedRound(tuple(recorded.deck_order), tuple(actions)))
+    return rounds
+
+
+def _steps(record: records_pb2.MatchRecord, start: State) -> Iterator[Step]:
+    """Every step of a record, each round's recorded score compared at its end; raises
+    :class:`DivergenceError` at the first disagreement."""
+    rounds = _rounds_in(record)
+    last_ended = -1
+    for step in replay(start, rounds):
+        if step.ends_round:
+            _check_score(record.rounds[step.round_index], step)
+            last_ended = step.round_index
+        yield step
+    final = len(rounds) - 1
+    if final >= 0 and last_ended != final and record.rounds[final].HasField("score"):
+        raise DivergenceError(
+            final,
+            len(rounds[final].actions),
+            RECORD_MISMATCH,
+            "the round has a recorded score but is not over",
+        )
+
+
+def _check_score(recorded: records_pb2.RecordedRound, step: Step) -> None:
+    """Compare a round's recorded score with the score the step gave it."""
+    scored = next((e for e in step.events if e.kind is _SCORED), None)
+    at = step.action_index + 1
+    if scored is None:
+        if recorded.HasField("score"):
+            raise DivergenceError(
+                step.round_index, at, RECORD_MISMATCH, "the hand was redealt, not scored"
+            )
+        return
+    assert scored.score is not None
+    state = step.state
+    replayed = outbound.round_score_out(scored.score, state.hand_number, state.contract)
+    if not recorded.HasField("score"):
+        raise DivergenceError(step.round_index, at, RECORD_MISMATCH, "the round's score is missing")
+    if recorded.score != replayed:
+        raise DivergenceError(
+            step.round_index,
+            at,
+            RECORD_MISMATCH,
+            "the recorded score is not the engine's: "
+            f"{[t.final_points for t in recorded.score.teams]} recorded, "
+            f"{[t.final_points for t in replayed.teams]} by the rules",
+        )
+
+
+def verify(record: records_pb2.MatchRecord) -> pb.VerifyRecordResponse:
+    """Replay a record and report whether it holds, or its first divergence."""
+    state = start_of(record)
+    response = pb.VerifyRecordResponse(valid=True)
+    replayed = 0
+    try:
+        for step in _steps(record, state):
+            state = step.state
+            replayed += 1
+            for event in step.events:
+                if event.kind is _SCORED and event.score is not None:
+                    response.sheet.append(
+                        outbound.round_score_out(event.score, state.hand_number, state.contract)
+                    )
+    except DivergenceError as divergence:
+        response.valid = False
+        response.divergence.CopyFrom(
+            records_pb2.RecordDivergence(
+                round_index=divergence.round_index,
+                action_index=divergence.action_index,
+                reason=divergence.reason,
+                message=divergence.message,
+            )
+        )
+    response.actions_replayed = replayed
+    response.match.CopyFrom(outbound.match_score_out(state))
+    return response
+
+
+class Replayed(NamedTuple):
+    """A record replayed to a step."""
+
+    state: State
+    step: Step | None  # the step's action (None at step 0)
+    deck: tuple[int, ...]  # the deck of the step's hand (empty before the first deal)
+
+
+def total_steps(record: records_pb2.MatchRecord) -> int:
+    """The number of actions in a record."""
+    return sum(len(r.actions) for r in record.rounds)
+
+
+def replay_to(record: records_pb2.MatchRecord, step_number: int) -> Replayed:
+    """The state after the record's first ``step_number`` actions; raises :class:`DivergenceError`
+    when the record diverges before."""
+    state = start_of(record)
+    if step_number == 0:
+        return Replayed(state, None, ())
+    for count, step in enumerate(_steps(record, state), start=1):
+        if count == step_number:
+            deck = tuple(record.rounds[step.round_index].deck_order)
+            return Replayed(step.state, step, deck)
+    raise AssertionError("the step is within the record")  # pragma: no cover
+
+
+def replay_response(
+    record: records_pb2.MatchRecord, replayed: Replayed, step_number: int
+) -> pb.ReplayRecordResponse:
+    """The views and events of a record at a step."""
+    state = replayed.state
+    response = pb.ReplayRecordResponse(total_steps=total_steps(record))
+    extra = reveal_view_part(state, replayed.deck) if replayed.deck else b""
+    match_id = record.match_id
+    add_views(response.views, state, (0, 1, 2, 3), match_id, step_number, extra=extra)
+    public = build_view(state, None, match_id, step_number, with_rules=True)
+    if extra:
+        public.MergeFromString(extra)
+    response.public_view.CopyFrom(public)
+    step = replayed.step
+    if step is not None:
+        events = step.events
+        if step.ends_round:
+            end = hand_end_index(events) + 1
+            outbound.add_events(response.events, events[:end], state)
+            response.events.append(reveal_event(step.before, replayed.deck))
+            outbound.add_events(response.events, events[end:], state)
+        else:
+            outbound.add_events(response.events, events, state)
+        response.round_index = step.round_index
+        response.action_index = step.action_index
+        action = step.action
+        if type(action) is Deal:
+            action = Deal(())  # as recorded: the round's deck is in the round
+        response.action.seat = step.seat
+        response.action.action.CopyFrom(outbound.action_out(action))
+    return response
+
+
+__all__ = [
+    "MAX_RECORD_BYTES",
+    "MAX_RECORD_ROUNDS",
+    "MAX_ROUND_ACTIONS",
+    "TokenFields",
+    "check_size",
+    "ends_hand",
+    "fields_part",
+    "kept_deck",
+    "replay_response",
+    "replay_to",
+    "reveal_event",
+    "reveal_view_part",
+    "token_fields",
+    "verify",
+]
