@@ -55,6 +55,9 @@ KEY_FORMATS = {
     "limit": r"[0-9]+",
     "state_version": r"[0-9]+",
     "latest_version": r"[0-9]*",
+    "round_index": r"[0-9]+",
+    "action_index": r"[0-9]+",
+    "divergence": r"[A-Z_]+",
 }
 # The reasons that refuse one card a seat played: each names it.
 CARD_REFUSALS = {

@@ -70,7 +70,7 @@ REPEATED_LIMITS: Final[dict[tuple[str, str], tuple[int, str]]] = {
     ("ScoreRoundRequest", "match_scores"): (8, _REQUEST_INVALID),
     # VerifyRecord, ReplayRecord: twice the 1000 rounds records.check_size accepts (which then
     # refuses with its own message, and checks what the rounds hold).
-    ("MatchRecord", "rounds"): (2000, _REQUEST_INVALID),
+    ("MatchRecord", "rounds"): (2000, "RECORD_TOO_LARGE"),
     ("MatchRecord", "starting_scores"): (8, _REQUEST_INVALID),
 }
 _UNLISTED: Final = (0, _REQUEST_INVALID)

@@ -27,7 +27,11 @@
 //                   length of that field gets, such as INVALID_DECK or INVALID_ROUND_FACTS);
 //   "state_version" the version of the state sent, in decimal (STALE_STATE, MATCH_UNKNOWN);
 //   "latest_version" the version of the latest state of the match the ledger holds, in decimal,
-//                   "" when it is not known (STALE_STATE from a server with a match ledger).
+//                   "" when it is not known (STALE_STATE from a server with a match ledger);
+//   "round_index"   a round of a match record, from 0, in decimal (RECORD_DIVERGES);
+//   "action_index"  an action of that round, from 0, in decimal (RECORD_DIVERGES);
+//   "divergence"    the reason the record diverges there, one of the reasons above
+//                   (RECORD_DIVERGES).
 // A client must ignore keys it does not know: a newer server may add some.
 //
 // Every repeated field of a request has a length limit checked before anything else is read
