@@ -120,6 +120,8 @@ def _values(field: FieldDescriptor) -> st.SearchStrategy[Any]:
         return st.binary(max_size=48) | st.sampled_from([b"\xff" * 4096, b"\x00" * 100])
     if kind == FieldDescriptor.TYPE_MESSAGE:
         return st.just(None)
+    if kind == FieldDescriptor.TYPE_STRING:
+        return st.text(max_size=80) | st.just("x" * 5000)
     if kind in (FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_INT32):
         low, high = -(2**31), 2**31 - 1
     elif kind == FieldDescriptor.TYPE_UINT64:
@@ -135,8 +137,10 @@ def forgeries(draw: st.DrawFn, count: int) -> tuple[int, str, Any]:
     index = draw(st.integers(0, count - 1))
     name = draw(st.sampled_from(FORGED_FIELDS))
     field = MESSAGE.fields_by_name[name]
-    if field.is_repeated:
-        value: Any = draw(st.lists(_values(field), max_size=5) | st.just([7] * 1000))
+    if field.is_repeated and field.message_type is not None:
+        value: Any = draw(st.integers(0, 5) | st.just(1000))  # that many empty entries
+    elif field.is_repeated:
+        value = draw(st.lists(_values(field), max_size=5) | st.just([7] * 1000))
     else:
         value = draw(_values(field))
     return index, name, value
@@ -144,7 +148,11 @@ def forgeries(draw: st.DrawFn, count: int) -> tuple[int, str, Any]:
 
 def _forge(message: match_state_pb2.MatchState, name: str, value: Any) -> bytes:
     field = MESSAGE.fields_by_name[name]
-    if field.is_repeated:
+    if field.is_repeated and field.message_type is not None:
+        del getattr(message, name)[:]
+        for _ in range(value):
+            getattr(message, name).add()
+    elif field.is_repeated:
         del getattr(message, name)[:]
         getattr(message, name).extend(value)
     elif field.type == FieldDescriptor.TYPE_MESSAGE:
