@@ -76,7 +76,7 @@ def test_table_states_round_trip_through_the_token() -> None:
     sizes = []
     for seed in range(12):
         previous = None
-        for version, (state, _) in enumerate(table_round(seed)):
+        for version, (state, _) in enumerate(table_round(seed), start=1):
             data = encode(state, SEED, version, previous=previous)
             decoded = decode(data)
             assert decoded.state == state

@@ -18,8 +18,8 @@ from baloot_engine.rules.cards import parse_cards
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.game import apply, legal_actions, new_match
 from baloot_engine.rules.projects import ProjectKind
-from baloot_engine.rules.ruleset import SEEDS
-from baloot_engine.rules.sawa import SawaSearch, _sawa_plainly_holds
+from baloot_engine.rules.ruleset import KAMMELNA, SEEDS
+from baloot_engine.rules.sawa import SawaSearch, _sawa_plainly_holds, cashes, claim_holds
 from baloot_engine.rules.scoring import Outcome
 from baloot_engine.rules.state import Phase, State
 
@@ -103,9 +103,9 @@ def test_a_claim_in_the_first_trick_still_compares_the_declared_projects() -> No
     assert score.points == (44 + 8, 0)
 
 
-def _late_states(count: int) -> list[State]:
-    """Random positions with four or fewer cards per hand, Sawa allowed, on a lead."""
-    rng = random.Random(77)
+def _late_states(count: int, tricks: int = 4, seed: int = 77) -> list[State]:
+    """Random positions with ``8 - tricks`` or fewer cards per hand, Sawa allowed, on a lead."""
+    rng = random.Random(seed)
     found: list[State] = []
     while len(found) < count:
         state = new_match(SAWA, dealer=rng.randrange(4))
@@ -113,7 +113,7 @@ def _late_states(count: int) -> list[State]:
         rng.shuffle(deck)
         state, _ = apply(state, state.dealer, Deal(tuple(deck)))
         while state.phase in (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING):
-            if state.phase is Phase.PLAYING and not state.trick and len(state.tricks) >= 4:
+            if state.phase is Phase.PLAYING and not state.trick and len(state.tricks) >= tricks:
                 found.append(state)
                 break
             seat, action = choose(rng, state)
@@ -134,6 +134,32 @@ def test_merging_equivalent_cards_never_changes_the_verdict() -> None:
         agreed[exact] += 1
     assert agreed[True], agreed
     assert agreed[False], agreed
+
+
+def _plain_search(state: State) -> bool:
+    """The verdict of the search with every shortcut off: every card, every position."""
+    seat = state.turn
+    search = SawaSearch(state, seat & 1, merge_equivalent=False, canonical=False, shortcut=False)
+    return search.holds(state.hands, seat)
+
+
+@pytest.mark.parametrize("tricks", [3, 4, 5])
+def test_the_shortcuts_of_the_search_never_change_the_verdict(tricks: int) -> None:
+    """Positions up to what cannot change a winner, cashing, ordering: the same verdicts."""
+    verdicts = {True: 0, False: 0}
+    rules = [SAWA, KAMMELNA.replace(sawa=True)]
+    for index, state in enumerate(_late_states(60, tricks, seed=tricks)):
+        state = state._replace(rules=rules[index % 2])
+        exact = _plain_search(state)
+        assert claim_holds(state.hands, state.turn, state.contract, state.rules) == exact
+        if cashes(state.hands, state.turn, state.trump, state.contract.closed):
+            assert exact, "cashing proved a claim the full search refutes"
+        fixed = SawaSearch(state, state.turn & 1).beats_fixed_defence(state.hands, state.turn)
+        if not fixed:
+            assert not exact, "the fixed defence refuted a claim the full search proves"
+        verdicts[exact] += 1
+    assert verdicts[True], verdicts
+    assert verdicts[False], verdicts
 
 
 # --- Sawa (R46): a flag that changes what the leader may do ---------------------------------------

@@ -11,7 +11,7 @@ import pytest
 
 from baloot_engine.rules.contract import ContractType, PlayMode
 from baloot_engine.rules.ruleset import SEEDS
-from baloot_engine.rules.state import Phase, State, validate
+from baloot_engine.rules.state import BidStage, DoublingStep, Phase, State, validate
 
 from .strategies import play_match
 
@@ -103,3 +103,114 @@ def test_phases_behave_like_enum_members() -> None:
         assert repr(phase) == f"Phase.{phase.name}"
     state = State()
     assert copy.deepcopy(state).phase is Phase.AWAITING_DEAL
+
+
+def _states_of_every_phase() -> dict[Phase, list[State]]:
+    """Real states of a few random matches, by phase."""
+    found: dict[Phase, list[State]] = {phase: [] for phase in Phase}
+    rng = random.Random(5)
+    hokm: set[bool] = set()  # Hokm hands in play seen with and without a Baloot holder
+    for _ in range(200):
+        for state in play_match(rng, SEEDS):
+            found[state.phase].append(state)
+            if state.phase is Phase.PLAYING and state.trump >= 0:
+                hokm.add(state.baloot_seat >= 0)
+        if len(hokm) == 2:
+            break
+    return found
+
+
+_EVERY_PHASE = _states_of_every_phase()
+
+
+def _one_with(phase: Phase, condition: object = None) -> State:
+    for state in _EVERY_PHASE[phase]:
+        if condition is None or condition(state):  # type: ignore[operator]
+            return state
+    raise AssertionError(f"no {phase} state found")
+
+
+def _mid_play() -> State:
+    return _one_with(Phase.PLAYING, lambda s: len(s.tricks) >= 2 and s.trick)
+
+
+def test_field_ranges_are_checked_before_anything_else() -> None:
+    state = _mid_play()
+    forged = {
+        "hand_number": state._replace(hand_number=2**31),
+        "revealed": state._replace(revealed=2**31 - 1),
+        "buy card": state._replace(buy_card=32),
+        "buy card -2": state._replace(buy_card=-2),
+        "match scores": state._replace(match_scores=(0, 10**9)),
+        "bidding_round": state._replace(bidding_round=7),
+        "seats to ask": state._replace(to_ask=(1, 1)),
+        "pending_suit": state._replace(pending_suit=4),
+        "leader": state._replace(leader=4),
+        "project_team": state._replace(project_team=2),
+        "sawa_seat": state._replace(sawa_seat=9),
+        "winner": state._replace(winner=5),
+        "abnat": state._replace(abnat=(100, 100)),
+    }
+    for name, broken in forged.items():
+        assert validate(broken), name
+
+
+def test_each_phase_leaves_the_other_phases_fields_empty() -> None:
+    bidding = _one_with(Phase.BIDDING)
+    playing = _mid_play()
+    over = _one_with(Phase.ROUND_OVER)
+    awaiting = _one_with(Phase.AWAITING_DEAL)
+    for state in (bidding, playing, over, awaiting):
+        assert validate(state) == []
+    cases = {
+        "a face-up card in play": playing._replace(revealed=playing.buy_card),
+        "a doubling step in play": playing._replace(doubling_step=DoublingStep.DOUBLE),
+        "a stage while playing": playing._replace(bid_stage=BidStage.LAP),
+        "a pending bid in play": playing._replace(pending_seat=1),
+        "a Sawa seat in play": playing._replace(sawa_seat=0),
+        "a leader while bidding": bidding._replace(leader=0),
+        "a contract while bidding": bidding._replace(contract=playing.contract),
+        "another face-up card": bidding._replace(revealed=(bidding.revealed + 1) % 32),
+        "no turn when a hand is over": over._replace(turn=-1),
+        "bids kept after the hand": over._replace(bids=playing.bids),
+        "a hand before any deal": awaiting._replace(hand_number=0, phase=Phase.BIDDING),
+        "a buy card while awaiting": awaiting._replace(buy_card=3),
+        "a winner in the match": over._replace(winner=0),
+    }
+    for name, broken in cases.items():
+        assert validate(broken), name
+
+
+def test_the_tricks_must_be_the_tricks_that_were_played() -> None:
+    state = _mid_play()
+    first, second, *rest = state.tricks
+    wrong_winner = first._replace(winner=(first.winner + 1) & 3)
+    wrong_leader = second._replace(leader=(second.leader + 1) & 3)
+    cases = {
+        "a wrong winner": state._replace(tricks=(wrong_winner, second, *rest)),
+        "a wrong leader": state._replace(tricks=(first, wrong_leader, *rest)),
+        "abnat not won": state._replace(abnat=(state.abnat[1], state.abnat[0] + 1)),
+        "an Akka with no led card": state._replace(trick=(), akka=True),
+    }
+    for name, broken in cases.items():
+        assert validate(broken), name
+
+
+def test_baloot_is_announced_only_by_its_holder_once_both_cards_are_played() -> None:
+    playing = [s for s in _EVERY_PHASE[Phase.PLAYING] if s.tricks]
+    sun = next(s for s in playing if s.trump < 0)
+    assert validate(sun._replace(baloot_announced=True))
+    no_holder = next(s for s in playing if s.trump >= 0 and s.baloot_seat < 0)
+    assert validate(no_holder._replace(baloot_announced=True))
+    held = [s for s in playing if s.baloot_seat >= 0]
+    assert held
+    for state in held:
+        # The flag must say exactly whether the holder has played both cards.
+        assert validate(state._replace(baloot_announced=not state.baloot_announced))
+
+
+def test_the_match_score_decides_the_match() -> None:
+    over = _one_with(Phase.ROUND_OVER)
+    target = over.rules.match_target
+    assert validate(over._replace(match_scores=(target, 0)))
+    assert validate(over._replace(match_scores=(target + 5, target + 1)))

@@ -37,6 +37,21 @@ class EngineError(Exception):
         self.message = message
         self.metadata = metadata
 
+    def metadata_list(self, key: str) -> list[str]:
+        """A list-valued metadata key (``allowed``, ``declared``, ``held``) as its entries."""
+        value = self.metadata.get(key, "")
+        return value.split(",") if value else []
+
+    @property
+    def allowed(self) -> list[str]:
+        """The legal alternatives, one code each (``10S``, ``hokm:S``, ``sira``); [] if none."""
+        return self.metadata_list("allowed")
+
+    @property
+    def card(self) -> str | None:
+        """The card the refusal names, as its code (``KH``), or None."""
+        return self.metadata.get("card")
+
     @classmethod
     def from_rpc_error(cls, error: grpc.RpcError) -> EngineError:
         """Read the ``ErrorInfo`` out of a failed call."""

@@ -36,7 +36,10 @@ export class EngineError extends Error {
   readonly reason: Reason;
   /** The readable English message of the status, for people and logs, not for code. */
   readonly rawMessage: string;
-  /** ErrorInfo.metadata: facts such as "seat", "card" or "allowed" (comma-separated codes). */
+  /**
+   * ErrorInfo.metadata: facts such as "seat", "card" or "allowed", one format per key (see the
+   * header of errors.proto); read lists with {@link EngineError.allowed} and {@link metadataList}.
+   */
   readonly metadata: Readonly<Record<string, string>>;
 
   constructor(
@@ -52,6 +55,20 @@ export class EngineError extends Error {
     this.reason = reason;
     this.rawMessage = rawMessage;
     this.metadata = metadata;
+  }
+
+  /**
+   * The legal alternatives of the refusal ("allowed"), one code each: card codes such as "10S",
+   * action names with their suit or mode after a colon such as "hokm:S" or "double:open", or
+   * project kinds such as "sira". Empty when the refusal lists none.
+   */
+  get allowed(): string[] {
+    return metadataList(this.metadata, "allowed");
+  }
+
+  /** The card the refusal names ("card"), as its code such as "KH"; undefined when none. */
+  get card(): string | undefined {
+    return this.metadata["card"];
   }
 
   /** The canonical name of the status code, e.g. "FAILED_PRECONDITION". */
@@ -84,6 +101,15 @@ export class EngineError extends Error {
       cause: error,
     });
   }
+}
+
+/**
+ * A list-valued metadata key ("allowed", "declared", "held"): its comma-separated entries, [] when
+ * the key is absent or empty.
+ */
+export function metadataList(metadata: Readonly<Record<string, string>>, key: string): string[] {
+  const value = metadata[key] ?? "";
+  return value === "" ? [] : value.split(",");
 }
 
 /** FAILED_PRECONDITION: the rules forbid the action now (not your turn, must follow suit, stale state...). */

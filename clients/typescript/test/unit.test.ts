@@ -22,6 +22,7 @@ import {
   codeName,
   matchRecordFromJson,
   matchRecordToJson,
+  metadataList,
   parseCard,
   rankOf,
   retryInterceptor,
@@ -65,9 +66,23 @@ describe("errors", () => {
     assert.ok(error instanceof IllegalActionError);
     assert.equal(error.reason, "MUST_FOLLOW_SUIT");
     assert.deepEqual(error.metadata, { seat: "2", allowed: "7H,KH" });
+    assert.deepEqual(error.allowed, ["7H", "KH"]);
+    assert.equal(error.card, undefined);
     assert.equal(error.rawMessage, "seat 2 must follow hearts");
     assert.equal(error.message, "FAILED_PRECONDITION MUST_FOLLOW_SUIT: seat 2 must follow hearts");
     assert.equal(error.cause, wire);
+  });
+
+  it("reads the list-valued metadata keys", () => {
+    const error = new IllegalActionError(Code.FailedPrecondition, "PROJECT_NOT_HELD", "no", {
+      declared: "sira,fifty",
+      held: "",
+      card: "KH",
+    });
+    assert.deepEqual(metadataList(error.metadata, "declared"), ["sira", "fifty"]);
+    assert.deepEqual(metadataList(error.metadata, "held"), []);
+    assert.deepEqual(error.allowed, []);
+    assert.equal(error.card, "KH");
   });
 
   it("keeps a reason this client does not know yet", () => {

@@ -7,8 +7,40 @@ A refused request ends with a canonical gRPC status code and, in the status deta
 `google.rpc.ErrorInfo` whose `domain` is "baloot.v1" and whose `reason` is one of the names
 below WITHOUT the "ERROR_REASON_" prefix (for example "MUST_FOLLOW_SUIT"). Reasons are stable:
 a client may branch on them. The status message is a readable English sentence for people, not
-for code. `ErrorInfo.metadata` may add facts as strings, such as "seat", "card" or "allowed"
-(the legal alternatives, comma-separated codes).
+for code. `ErrorInfo.metadata` may add facts as strings. Each key has one format, whatever
+the reason that carries it:
+  "seat"          the seat the refusal is about, "0" to "3";
+  "turn"          the seat expected to act instead, "0" to "3";
+  "card"          the card refused (or found twice), as its code: rank then suit letter, such
+                  as "7H", "10S", "AD"; every refusal of a card names it;
+  "value"         a number of the request outside its range, in decimal (e.g. a card code of
+                  40 with INVALID_CARD);
+  "allowed"       the legal alternatives, one comma-separated list of codes without spaces: card
+                  codes ("10S,JS"), or action names with their suit or mode after a colon
+                  ("pass,hokm:S,sun", "double:open,double:closed"), or project kinds ("sira");
+  "declared"      the project kinds declared, a comma-separated list ("sira,fifty");
+  "held"          the project kinds the hand holds, the same list form ("" for none);
+  "project"       one project kind ("hundred");
+  "team"          a team, "0" or "1";
+  "trick"         a trick's number in the round, "1" to "8";
+  "field"         the request field at fault, by its proto name ("deck_order", "tricks",
+                  "tricks[3].cards", "card_abnat");
+  "limit"         the most entries that field accepts, in decimal (with "field" when a repeated
+                  field is longer than any real request: the reason is then the one a wrong
+                  length of that field gets, such as INVALID_DECK or INVALID_ROUND_FACTS);
+  "state_version" the version of the state sent, in decimal (STALE_STATE, MATCH_UNKNOWN);
+  "latest_version" the version of the latest state of the match the ledger holds, in decimal,
+                  "" when it is not known (STALE_STATE from a server with a match ledger);
+  "round_index"   a round of a match record, from 0, in decimal (RECORD_DIVERGES);
+  "action_index"  an action of that round, from 0, in decimal (RECORD_DIVERGES);
+  "divergence"    the reason the record diverges there, one of the reasons above
+                  (RECORD_DIVERGES).
+A client must ignore keys it does not know: a newer server may add some.
+
+Every repeated field of a request has a length limit checked before anything else is read
+(32 cards leave room up to 64 in `deck_order`, 8 tricks up to 16, …), and a state token is
+refused with STATE_INVALID when any field of the state it holds is out of range or contradicts
+another, so the cost of a refusal does not grow with the size of what was sent.
 
 The status code tells what kind of mistake it was:
   INVALID_ARGUMENT    the request is malformed or impossible (a card index of 40, a deck with a

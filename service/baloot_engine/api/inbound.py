@@ -6,6 +6,11 @@ check what protobuf cannot (enum values out of range, counts, card codes) and ra
 :class:`RuleError` with a MALFORMED kind, so the servicer maps them to ``INVALID_ARGUMENT``.
 The opposite direction is :mod:`baloot_engine.api.outbound`; the enum naming rule both
 follow is :mod:`baloot_engine.api.enums`.
+
+Every repeated field a request may carry has a limit (:data:`REPEATED_LIMITS`), checked by
+:func:`check_sizes` before anything else reads the request: a field longer than any real
+request can be is refused (with the reason a wrong length of that field gets, and the
+``field`` and ``limit`` metadata) at the cost of one ``len`` per field, however long it is.
 """
 
 from __future__ import annotations
@@ -45,6 +50,79 @@ CONTRACT_TYPES: Final = to_core(types_pb2.ContractType, ContractType)
 BOT_LEVELS: Final = to_core(service_pb.BotLevel, Level)
 QAYD_CATEGORIES: Final = to_core(types_pb2.QaydCategory, QaydCategory)
 
+_REQUEST_INVALID: Final = "REQUEST_INVALID"
+
+# The longest each repeated field of a request may be, by (message name, field name), and the
+# reason a field of the wrong length already gets. A real request is far shorter (a deck has
+# 32 cards, a round 8 tricks of 4 cards, a team at most four scoring projects, a round at
+# most one Baloot, a declaration one or two kinds, a pair of scores two numbers); each limit
+# leaves room above it so that a near miss (a deck of 33 cards) is refused by the conversion
+# with its precise message, while anything longer is refused before it is read.
+# ``tests/api/test_inbound_limits.py`` checks that every repeated field of every request
+# message is listed.
+REPEATED_LIMITS: Final[dict[tuple[str, str], tuple[int, str]]] = {
+    ("CreateMatchRequest", "starting_scores"): (8, _REQUEST_INVALID),
+    ("DealRoundRequest", "deck_order"): (64, errors.INVALID_DECK),
+    ("Declaration", "kinds"): (8, errors.INVALID_ACTION),
+    ("ScoreRoundRequest", "card_abnat"): (8, errors.INVALID_ROUND_FACTS),
+    ("ScoreRoundRequest", "tricks_won"): (8, errors.INVALID_ROUND_FACTS),
+    ("ScoreRoundRequest", "tricks"): (16, errors.INVALID_ROUND_FACTS),
+    ("Trick", "cards"): (8, errors.INVALID_ROUND_FACTS),
+    ("ScoreRoundRequest", "awarded_projects"): (16, errors.INVALID_ROUND_FACTS),
+    ("ScoreRoundRequest", "baloot_teams"): (8, errors.INVALID_ROUND_FACTS),
+    ("ScoreRoundRequest", "match_scores"): (8, _REQUEST_INVALID),
+    # VerifyRecord, ReplayRecord: twice the 1000 rounds records.check_size accepts (which then
+    # refuses with its own message, and checks what the rounds hold).
+    ("MatchRecord", "rounds"): (2000, "RECORD_TOO_LARGE"),
+    ("MatchRecord", "starting_scores"): (8, _REQUEST_INVALID),
+}
+_UNLISTED: Final = (0, _REQUEST_INVALID)
+
+
+def too_long(field: str, size: int, limit: int, reason: str) -> RuleError:
+    """The refusal of a repeated field longer than its limit."""
+    return malformed(
+        reason,
+        f"{field} holds {size} entries; at most {limit} are accepted",
+        field=field,
+        limit=str(limit),
+    )
+
+
+def _check_message(message: Any, path: str) -> None:
+    """Check the repeated fields of ``message`` and of the messages inside it, recursively.
+
+    Only fields that are set are visited, and a repeated message field is checked for its
+    length before any of its entries is, so the work is bounded by the limits themselves.
+    """
+    name = message.DESCRIPTOR.name
+    for field, value in message.ListFields():
+        if field.is_repeated:
+            limit, reason = REPEATED_LIMITS.get((name, field.name), _UNLISTED)
+            if len(value) > limit:
+                raise too_long(f"{path}{field.name}", len(value), limit, reason)
+            if field.message_type is not None and name not in _CHECKED_BY_RECORDS:
+                for index, entry in enumerate(value):
+                    _check_message(entry, f"{path}{field.name}[{index}].")
+        elif field.message_type is not None and field.message_type.name not in _OPAQUE:
+            _check_message(value, f"{path}{field.name}.")
+
+
+# A record's rounds and actions are checked by ``records.check_size`` (with its byte size, in
+# C++), not entry by entry here: only the record's own lists are.
+_CHECKED_BY_RECORDS: Final = frozenset({"MatchRecord"})
+# Messages with no repeated field anywhere inside (skipped for speed).
+_OPAQUE: Final = frozenset({"RuleSet", "Bid", "Doubling", "CardPlay"})
+
+
+def check_sizes(request: Any) -> None:
+    """Refuse a request with a repeated field longer than :data:`REPEATED_LIMITS` allows.
+
+    A repeated field that no limit names may not be used at all (limit 0, REQUEST_INVALID):
+    a new one must be given its limit here.
+    """
+    _check_message(request, "")
+
 
 def _bad(reason: str, message: str) -> RuleError:
     return malformed(reason, message)
@@ -64,7 +142,7 @@ def suit_in(value: int, *, required: bool) -> int:
 def card_in(card: int) -> int:
     """A card code from a request, checked."""
     if not 0 <= card < 32:
-        raise _bad(errors.INVALID_CARD, f"a card code is 0-31, got {card}")
+        raise malformed(errors.INVALID_CARD, f"a card code is 0-31, got {card}", value=str(card))
     return card
 
 
@@ -269,5 +347,5 @@ def bot_level_in(value: int) -> Level:
     """The bot level of a SuggestAction request; unspecified or unknown is refused."""
     level: Level | None = BOT_LEVELS.get(value)
     if level is None:
-        raise _bad("REQUEST_INVALID", f"the bot level is missing or unknown (value {value})")
+        raise _bad(_REQUEST_INVALID, f"the bot level is missing or unknown (value {value})")
     return level

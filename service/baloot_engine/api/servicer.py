@@ -14,12 +14,17 @@ otherwise tell something about a stale state (a false Sawa claim, a forbidden ca
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 import hmac
+import inspect
+import multiprocessing
 import re
 import secrets
-from collections.abc import Callable, Coroutine, Sequence
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from contextvars import ContextVar
 from typing import Any, Final, NoReturn, Protocol, TypeVar
 
@@ -60,7 +65,7 @@ from baloot_engine.api.status import (
     state_invalid,
 )
 from baloot_engine.api.views import add_views, build_view, last_round_out
-from baloot_engine.bots import suggest
+from baloot_engine.bots import Level, suggest
 from baloot_engine.rules import game
 from baloot_engine.rules.actions import Action, Deal, Event, EventKind
 from baloot_engine.rules.dealing import board_deck, deck_from_seed
@@ -76,9 +81,29 @@ from baloot_engine.telemetry.metrics import Metrics
 SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["BalootEngineService"].full_name
 _MATCH_ID: Final = re.compile(r"[0-9a-f]{32}")
 _SCORE_LIMIT: Final = 10_000
+BOT_PROCESSES: Final = 1
+"""Processes of the pool the STRONG bot decides in, shared by the servicers of a process (one:
+each server process, or worker, adds one process, not one per core)."""
+BOT_QUEUE: Final = 8
+"""STRONG decisions a servicer lets into the pool at once; the next ones wait their turn."""
 _log = get_logger("baloot_engine.api")
 
 _Context = grpc.aio.ServicerContext[Any, Any]
+
+_pool: ProcessPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def bot_pool() -> ProcessPoolExecutor:
+    """The process pool of the STRONG bot, started on first use (spawned, not forked: a fork
+    of a process running grpc is unsafe). Its processes end with this one."""
+    global _pool  # noqa: PLW0603 - one pool per process, shared by its servicers
+    with _pool_lock:
+        if _pool is None:
+            _pool = ProcessPoolExecutor(
+                BOT_PROCESSES, mp_context=multiprocessing.get_context("spawn")
+            )
+        return _pool
 
 
 class _Claim:
@@ -141,14 +166,16 @@ class _ActionResponse(Protocol):
 _ActionResponseT = TypeVar("_ActionResponseT", bound=_ActionResponse)
 _Request = TypeVar("_Request")
 _Response = TypeVar("_Response")
-_Body = Callable[["BalootEngineServicer", _Request], _Response]
+_Body = Callable[["BalootEngineServicer", _Request], _Response | Awaitable[_Response]]
 _Handler = Callable[["BalootEngineServicer", _Request, _Context], Coroutine[Any, Any, _Response]]
 
 
 def _rpc(body: _Body[_Request, _Response]) -> _Handler[_Request, _Response]:
     """Turn a synchronous RPC body into the servicer's coroutine; refusals become statuses.
 
-    The bodies are pure computation (no I/O), so they run inline on the event loop.
+    The bodies are pure computation (no I/O), so they run inline on the event loop; a body
+    may instead return an awaitable of its response (SuggestAction's STRONG bot, computed in
+    the bot pool), which is awaited here.
     """
 
     @functools.wraps(body)
@@ -156,23 +183,32 @@ def _rpc(body: _Body[_Request, _Response]) -> _Handler[_Request, _Response]:
         self: BalootEngineServicer, request: _Request, context: _Context
     ) -> _Response:
         try:
+            inbound.check_sizes(request)
             if self._ledger is None:
-                return body(self, request)
-            return await _with_ledger(self, body, request)
+                result = body(self, request)
+            else:
+                result = await _with_ledger(self, body, request)
+            if inspect.isawaitable(result):  # a body that hands its work to a pool
+                result = await result
         except (ApiError, RuleError) as error:
             await _abort(context, error)
         except Exception:  # noqa: BLE001 - the last line of defence of every RPC
             # A defect, never the caller's input: log it whole, answer without internals.
             _log.exception("unexpected error", method=body.__name__)
             await context.abort(grpc.StatusCode.INTERNAL, "internal error; see the server log")
+        return result
 
     return handler
 
 
 async def _with_ledger(
     servicer: BalootEngineServicer, body: _Body[_Request, _Response], request: _Request
-) -> _Response:
-    """Run a call's body, then settle its claim with the ledger before anything leaves."""
+) -> _Response | Awaitable[_Response]:
+    """Run a call's body, then settle its claim with the ledger before anything leaves.
+
+    A body's awaitable result (a bot decision in the pool) is awaited by the caller, once
+    the claim is settled.
+    """
     claim = _Claim()
     _claims.set(claim)
     try:
@@ -197,12 +233,18 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         *,
         allow_preset_deck: bool,
         ledger: MatchLedger | None = None,
+        bots_in_processes: bool = True,
     ) -> None:
         self._keys = keys
         self._metrics = metrics
         self._allow_preset_deck = allow_preset_deck
         self._ledger = ledger
         self._sealed = metrics.tokens_sealed.labels(key_id=keys.sealing_fingerprint)
+        # A STRONG decision is a long computation: in the pool's processes it never holds the
+        # event loop (nor this process's GIL) while other calls wait. False: inline, as the
+        # other levels, whose decisions take well under a millisecond.
+        self._bots_in_processes = bots_in_processes
+        self._bot_slots: asyncio.Semaphore | None = None
 
     # -- the shared path ----------------------------------------------------------------
 
@@ -530,8 +572,24 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         return response
 
     @_rpc
-    def SuggestAction(self, request: pb.SuggestActionRequest) -> pb.SuggestActionResponse:
-        """One legal action for a seat, chosen by a bot that sees only what that seat may know."""
+    def SuggestAction(
+        self, request: pb.SuggestActionRequest
+    ) -> pb.SuggestActionResponse | Awaitable[pb.SuggestActionResponse]:
+        """One legal action for a seat, chosen by a bot that sees only what that seat may know.
+
+        The checks run inline; a STRONG decision is awaited from the bot pool (at most
+        ``BOT_QUEUE`` of this servicer's at once), so it never stalls the calls this process
+        is serving.
+        """
+        opened, seat, level, seed = self._suggest_inputs(request)
+        if level is Level.STRONG and self._bots_in_processes:
+            return self._suggest_in_pool(opened, seat, level, seed)
+        return _suggestion(opened, level, suggest(opened.state, seat, level, seed))
+
+    def _suggest_inputs(
+        self, request: pb.SuggestActionRequest
+    ) -> tuple[_Opened, int, Level, int | None]:
+        inbound.check_sizes(request)
         opened = self._open(request.state, request.match_id, request.credential)
         seat = inbound.seat_in(request.seat)
         bind_call_fields(seat=seat)
@@ -539,12 +597,19 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             raise credential_invalid("only the host credential may ask for a bot's action")
         level = inbound.bot_level_in(request.level)
         seed = request.seed if request.HasField("seed") else None
-        action = suggest(opened.state, seat, level, seed)
-        return pb.SuggestActionResponse(
-            state_version=opened.version,
-            action=outbound.action_out(action),
-            level=outbound.BOT_LEVEL_NUMBERS[level],
-        )
+        return opened, seat, level, seed
+
+    async def _suggest_in_pool(
+        self, opened: _Opened, seat: int, level: Level, seed: int | None
+    ) -> pb.SuggestActionResponse:
+        if self._bot_slots is None:
+            self._bot_slots = asyncio.Semaphore(BOT_QUEUE)
+        async with self._bot_slots:
+            loop = asyncio.get_running_loop()
+            action: Action = await loop.run_in_executor(
+                bot_pool(), suggest, opened.state, seat, level, seed
+            )
+        return _suggestion(opened, level, action)
 
     @_rpc
     def CallQayd(self, request: pb.CallQaydRequest) -> pb.CallQaydResponse:
@@ -642,6 +707,14 @@ def _check_version(request: Any, opened: _Opened) -> None:
             f"the state is at version {opened.version}, not {request.expected_version}",
             {"state_version": str(opened.version)},
         )
+
+
+def _suggestion(opened: _Opened, level: Level, action: Action) -> pb.SuggestActionResponse:
+    return pb.SuggestActionResponse(
+        state_version=opened.version,
+        action=outbound.action_out(action),
+        level=outbound.BOT_LEVEL_NUMBERS[level],
+    )
 
 
 def _check_record(record: Any) -> None:

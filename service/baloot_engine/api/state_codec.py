@@ -38,6 +38,8 @@ from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.scoring import RoundScore, score_round
 from baloot_engine.rules.state import (
     EMPTY_DECLARATIONS,
+    MAX_BIDS,
+    MAX_DOUBLING_CALLS,
     BidRecord,
     BidStage,
     Declaration,
@@ -52,6 +54,23 @@ from baloot_engine.rules.state import (
 
 LAYOUT: Final = 1
 SEED_SIZE: Final = 16
+MAX_VERSION: Final = 2**62
+"""The highest state version a token may carry; its successor still fits the uint64 field."""
+
+# The longest each bytes field of a MatchState can be, checked before any of them is read:
+# nothing is allocated in proportion to a forged length or value.
+_BYTES_LIMITS: Final = {
+    "rule_overrides": 2 * 64,
+    "card_owners": 8,
+    "stock": 32,
+    "to_ask": 4,
+    "bids": 3 * MAX_BIDS,
+    "doubling_calls": 2 * MAX_DOUBLING_CALLS,
+    "trick": 3,
+    "tricks": 5 * 8,
+    "declarations": 4 * 4,
+}
+_LAST_ROUND_LIMITS: Final = {"projects": 3 * 8, "baloot_teams": 2}
 
 PHASES: Final = (
     Phase.AWAITING_DEAL,
@@ -481,6 +500,9 @@ def decode(data: bytes) -> Decoded:
         raise StateInvalidError(["the state does not parse"]) from error
     if message.layout != LAYOUT:
         raise StateInvalidError([f"unsupported state layout {message.layout}"])
+    problems = _size_problems(message)
+    if problems:
+        raise StateInvalidError(problems)
     try:
         decoded = _decode(message, data)
     except StateInvalidError:
@@ -494,6 +516,44 @@ def decode(data: bytes) -> Decoded:
     if problems:
         raise StateInvalidError(problems)
     return decoded
+
+
+def _size_problems(m: pb.MatchState) -> list[str]:
+    """The ranges :func:`_decode` relies on before it builds anything from the message.
+
+    Every bytes and repeated field has a length limit and every number that becomes a shift
+    or an index its range, so a forged value is refused here at a constant cost.
+    """
+    problems = [
+        f"{name} is too long"
+        for name, limit in _BYTES_LIMITS.items()
+        if len(getattr(m, name)) > limit
+    ]
+    if len(m.match_scores) > 2 or len(m.abnat) > 2:
+        problems.append("match scores and abnat hold two numbers")
+    if m.version > MAX_VERSION:
+        problems.append(f"the state version is above {MAX_VERSION}")
+    if m.hand_number > m.version:
+        problems.append("every hand dealt took at least one action: hand_number <= version")
+    for name in ("revealed", "buy_card"):
+        if not -1 <= getattr(m, name) < 32:
+            problems.append(f"{name} must be a card 0-31 or -1")
+    if m.phase >= len(PHASES) or m.bid_stage >= len(BID_STAGES):
+        problems.append("the phase or bidding stage is out of range")
+    if m.doubling_step >= len(DOUBLING_STEPS):
+        problems.append("the doubling step is out of range")
+    if m.HasField("last_round"):
+        last = m.last_round
+        problems += [
+            f"the last round's {name} is too long"
+            for name, limit in _LAST_ROUND_LIMITS.items()
+            if len(getattr(last, name)) > limit
+        ]
+        if len(last.project_cards) > 8 or len(last.card_abnat) > 2 or len(last.tricks_won) > 2:
+            problems.append("the last round's lists are too long")
+        if last.contract_type not in (1, 2):
+            problems.append("the last round's contract type is out of range")
+    return problems
 
 
 def _seat_tuple(data: bytes, name: str) -> tuple[int, ...]:

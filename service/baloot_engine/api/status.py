@@ -59,7 +59,7 @@ class ApiError(Exception):
         )
         metadata = dict(error.details)
         if error.allowed:
-            metadata["allowed"] = ",".join(error.allowed)
+            metadata["allowed"] = allowed_codes(error.allowed)
         return cls(code, error.reason, error.message, metadata)
 
     def to_status(self) -> grpc.Status:
@@ -71,6 +71,16 @@ class ApiError(Exception):
         detail.Pack(info)
         status = status_pb2.Status(code=_CODES[self.code], message=self.message, details=[detail])
         return rpc_status.to_status(status)
+
+
+def allowed_codes(allowed: tuple[str, ...]) -> str:
+    """The ``allowed`` metadata: the legal alternatives as one comma-separated list of codes.
+
+    Every entry is one code without spaces, whatever the action: a card code (``7H``), or an
+    action's name with its suit or mode after a colon (``pass``, ``hokm:S``, ``double:open``),
+    or a project kind (``sira``). The rules core writes a qualifier after a space.
+    """
+    return ",".join(code.replace(" ", ":") for code in allowed)
 
 
 def state_invalid(why: str) -> ApiError:

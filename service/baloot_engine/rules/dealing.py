@@ -43,7 +43,8 @@ def check_deck(deck: Sequence[int]) -> tuple[int, ...]:
         if type(card) is not int or not 0 <= card < DECK_SIZE:
             raise malformed(errors.INVALID_DECK, f"not a card index: {card!r}")
         if mask >> card & 1:
-            raise malformed(errors.INVALID_DECK, f"card {format_card(card)} appears twice")
+            name = format_card(card)
+            raise malformed(errors.INVALID_DECK, f"card {name} appears twice", card=name)
         mask |= 1 << card
     if mask != FULL_DECK:  # pragma: no cover - implied by the two checks above
         raise malformed(errors.INVALID_DECK, "the deck is incomplete")

@@ -79,6 +79,20 @@ class RuleError(Exception):
     def __repr__(self) -> str:
         return f"RuleError({self.reason!r}, {self.message!r})"
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Whole across processes (a bot's refusal comes back from its worker process).
+        return (_rebuild, (self.reason, self.message, self.kind, self.allowed, self.details))
+
+
+def _rebuild(
+    reason: str,
+    message: str,
+    kind: ErrorKind,
+    allowed: tuple[str, ...],
+    details: dict[str, str],
+) -> RuleError:
+    return RuleError(reason, message, kind=kind, allowed=allowed, details=details)
+
 
 def malformed(reason: str, message: str, **details: str) -> RuleError:
     """Return a :class:`RuleError` for impossible or inconsistent input."""

@@ -21,6 +21,7 @@ from baloot_engine.rules.cards import (
     SORTED_HOKM_POINTS,
     SORTED_SUN_POINTS,
     TEN,
+    format_card,
     format_mask,
 )
 from baloot_engine.rules.contract import ContractType
@@ -176,11 +177,13 @@ class RoundFacts:
         """
         if contract is ContractType.SUN:
             if trump != -1:
-                raise _invalid(f"a Sun contract has no trump suit, got trump {trump}", trump=trump)
+                raise _invalid(
+                    f"a Sun contract has no trump suit, got trump {trump}", field="trump"
+                )
         elif not (_int(trump) and 0 <= trump <= 3):
-            raise _invalid(f"a Hokm contract needs a trump suit 0-3, got {trump!r}", trump=trump)
+            raise _invalid(f"a Hokm contract needs a trump suit 0-3, got {trump!r}", field="trump")
         if len(tricks) != TRICKS_PER_ROUND:
-            raise _invalid(f"a round has 8 tricks, got {len(tricks)}", tricks=str(len(tricks)))
+            raise _invalid(f"a round has 8 tricks, got {len(tricks)}", field="tricks")
         table = POINTS[trump + 1]
         abnat = [0, 0]
         won = [0, 0]
@@ -195,7 +198,10 @@ class RoundFacts:
                 if not (_int(card) and 0 <= card < 32):
                     raise _invalid(f"trick {number} holds an invalid card {card!r}", trick=number)
                 if seen >> card & 1:
-                    raise _invalid(f"card {card} appears twice (trick {number})", trick=number)
+                    name = format_card(card)
+                    raise _invalid(
+                        f"card {name} appears twice (trick {number})", trick=number, card=name
+                    )
                 seen |= 1 << card
                 abnat[team] += table[card]
             won[team] += 1
@@ -259,7 +265,7 @@ def validate_facts(facts: RoundFacts, rules: RuleSet) -> None:
     del rules  # every flag accepts the same facts; kept for symmetry with score_round
     contract = facts.contract
     if not isinstance(contract, ContractType):
-        raise _invalid(f"unknown contract {contract!r}", contract=contract)
+        raise _invalid(f"unknown contract {contract!r}", field="contract")
     sun = contract is ContractType.SUN
     if not (_int(facts.buyer_team) and facts.buyer_team in (0, 1)):
         raise _invalid(f"buyer team must be 0 or 1, got {facts.buyer_team!r}")

@@ -306,11 +306,12 @@ def apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]]
     broken: Violation | None = None
     if not (0 <= card < 32 and legal >> card & 1):
         if not 0 <= card < 32 or not hand >> card & 1:
-            shown = format_card(card) if 0 <= card < 32 else repr(card)
+            known = 0 <= card < 32
+            shown = format_card(card) if known else repr(card)
             raise RuleError(
                 errors.CARD_NOT_IN_HAND,
                 f"seat {seat} does not hold {shown}",
-                details={"seat": str(seat)},
+                details={"seat": str(seat), "card": shown} if known else {"seat": str(seat)},
             )
         if not state.rules.illegal_moves_allowed:
             raise _card_refusal(state, seat, card, legal)

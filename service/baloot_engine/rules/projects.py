@@ -421,7 +421,10 @@ def projects_for_declaration(
             PROJECT_NOT_HELD,
             f"Declared {declared}{limit}, but the hand holds {holding}.",
             allowed=tuple(p.kind.value for p in held),
-            details={"declared": declared, "held": holding},
+            details={
+                "declared": ",".join(k.value for k in kinds),
+                "held": ",".join(p.kind.value for p in held),
+            },
         )
     return chosen
 

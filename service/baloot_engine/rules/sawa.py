@@ -1,29 +1,44 @@
 """Sawa (سوا, R46): the player on lead claims every remaining trick for his team.
 
 This module owns when a claim may be made (``sawa_possible``), the proof that it holds
-(the plain case of the top cards, else an AND-OR search over every play of the others,
-bounded by ``SAWA_NODE_BUDGET``), and what an accepted claim does to the hand: the
-remaining cards' abnat and the 10 for the last trick go to the claiming team. Scoring the
+(``claim_holds``: the plain case of cashing the top cards, else an exact AND-OR search over
+every play of the others), and what an accepted claim does to the hand: the remaining
+cards' abnat and the 10 for the last trick go to the claiming team.
+
+The search is exact (no budget: a true claim is never refused for being hard to prove) and
+kept cheap by five things, none of which changes a verdict: touching cards of one hand are
+tried once; positions between tricks are remembered up to what cannot change a trick's
+winner (the ranks of the cards still in play, the interchangeable side suits); the plain
+proof closes every position where the claimer can cash his cards; a claim is first tried
+against two fixed ways of playing of the others (a search over the claimer's choices alone,
+which refutes most false claims at once); and the others try the likeliest refutations
+first (an opponent the cards that take the trick, then his weakest; the partner his
+weakest). ``bench/bench_worst_case.py`` measures its worst case. Scoring the
 hand that the claim ended is :mod:`baloot_engine.rules.game`'s next step.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+from typing import Any
+
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import ClaimSawa, Event, EventKind, QaydCategory
 from baloot_engine.rules.cards import (
     ACE,
+    FULL_DECK,
+    HIGHER,
     LAST_TRICK_BONUS,
     POINTS,
+    STRENGTHS,
     SUIT_MASKS,
     cards_in,
-    higher_in_suit,
     trick_winner_index,
 )
-from baloot_engine.rules.contract import team_of
+from baloot_engine.rules.contract import Contract, team_of
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.play import allowed_cards, is_boss
-from baloot_engine.rules.ruleset import FalseSawa
+from baloot_engine.rules.ruleset import FalseSawa, RuleSet
 from baloot_engine.rules.state import Phase, State, Violation
 
 
@@ -34,9 +49,16 @@ def sawa_possible(state: State, seat: int) -> bool:
     )
 
 
-SAWA_NODE_BUDGET = 200_000
 _PLAIN_DESCENDING = (7, 3, 6, 5, 4, 2, 1, 0)  # A 10 K Q J 9 8 7
 _TRUMP_DESCENDING = (4, 2, 7, 3, 6, 5, 1, 0)  # J 9 A 10 K Q 8 7
+# The cards of each suit strongest first, for each trump (-1: Sun): ``_ORDERS[trump][suit]``.
+_ORDERS = {
+    trump: tuple(
+        tuple(suit * 8 + r for r in (_TRUMP_DESCENDING if suit == trump else _PLAIN_DESCENDING))
+        for suit in range(4)
+    )
+    for trump in range(-1, 4)
+}
 
 
 def apply_sawa(state: State, seat: int, _claim: ClaimSawa) -> tuple[State, list[Event]]:
@@ -54,20 +76,16 @@ def apply_sawa(state: State, seat: int, _claim: ClaimSawa) -> tuple[State, list[
         )
     contract = state.contract
     assert contract is not None
-    search = SawaSearch(state, team_of(seat))
-    holds = _sawa_plainly_holds(state, seat) or search.holds(state.hands, seat)
+    holds = claim_holds(state.hands, seat, contract, state.rules)
     rules = state.rules
     table_play = rules.illegal_moves_allowed
     false_claim: Violation | None = None
     if not holds:
         if not table_play and rules.false_sawa is not FalseSawa.LOSES_HAND:
-            why = (
-                "the claim could not be proven within the search budget"
-                if search.exhausted
-                else "the other players can win a trick"
-            )
             raise RuleError(
-                errors.SAWA_INVALID, f"Sawa refused: {why}", details={"seat": str(seat)}
+                errors.SAWA_INVALID,
+                "Sawa refused: the other players can win a trick",
+                details={"seat": str(seat)},
             )
         # §A.14: a false claim is accepted (table play: callable as سوا خطأ) or loses the hand;
         # the evidence is the opponents' cards, which could take a trick.
@@ -99,61 +117,180 @@ def false_claim_of(state: State) -> Violation | None:
     return last if last.rule is QaydCategory.FALSE_SAWA else None
 
 
-def _sawa_plainly_holds(state: State, seat: int) -> bool:
-    """The usual proof of a Sawa, without a search: the claimer holds the top cards.
+@lru_cache(maxsize=4096)
+def claim_holds(
+    hands: tuple[int, int, int, int], seat: int, contract: Contract, rules: RuleSet
+) -> bool:
+    """Does the claim of ``seat``, on lead with these hands, hold against every play (R46)?
 
-    Every card he holds outranks every card of its suit in the three other hands (so not
-    even his partner takes the lead from him), and in Hokm nobody else holds a trump, or
-    he holds at least as many trumps as each of them and draws them first. Then he wins
-    every trick whatever the others play. A claim this cannot prove goes to the search.
+    Exact: the plain proof (:func:`cashes`), else a quick refutation by one fixed defence
+    (:meth:`SawaSearch.beats_fixed_defence`), else the search. The verdict depends on nothing
+    else, so it is kept for the next time the same claim is made (a refused claim changes
+    nothing and may be sent again at once).
+    """
+    if cashes(hands, seat, contract.trump, contract.closed):
+        return True
+    in_play = hands[0] | hands[1] | hands[2] | hands[3]
+    position = State(
+        rules=rules, contract=contract, turn=seat, hands=hands, played=FULL_DECK ^ in_play
+    )
+    search = SawaSearch(position, team_of(seat))
+    for partner_takes in (False, True):
+        if not search.beats_fixed_defence(hands, seat, partner_takes=partner_takes):
+            return False
+    return search.holds(hands, seat)
+
+
+def _sawa_plainly_holds(state: State, seat: int) -> bool:
+    """The usual proof of a Sawa, without a search: the claimer cashes his cards from the top.
+
+    See :func:`cashes`; a claim this cannot prove goes to the search.
     """
     contract = state.contract
     assert contract is not None
-    trump = contract.trump
-    mine = state.hands[seat]
-    others = [state.hands[(seat + i) & 3] for i in (1, 2, 3)]
-    every_other = others[0] | others[1] | others[2]
-    for card in cards_in(mine):
-        if higher_in_suit(card, trump) & every_other:
+    return cashes(state.hands, seat, contract.trump, contract.closed)
+
+
+def _suit_cashes(mine: int, others: list[int], order: tuple[int, ...]) -> bool:
+    """Leading his cards of one suit from the top, does the claimer win every one of them?
+
+    Each other player follows with his lowest cards while he can, keeping his best: the
+    claimer's ``i``-th card must beat the best card of every player who still has one of the
+    suit at that lead (who held at least ``i`` of them).
+    """
+    suit = SUIT_MASKS[order[0] >> 3]
+    left = (mine & suit).bit_count()
+    count = 0
+    for card in order:
+        if not left:
+            return True
+        if mine >> card & 1:
+            count += 1
+            left -= 1
+            continue
+        for hand in others:
+            # ``card`` beats his next card, and its holder still has it at that lead.
+            if hand >> card & 1 and (hand & suit).bit_count() > count:
+                return False
+    return True
+
+
+def cashes(hands: tuple[int, ...], seat: int, trump: int, closed: bool) -> bool:
+    """Can ``seat``, on lead, win every remaining trick by leading his cards from the top?
+
+    He leads his trumps first (in Hokm), then each other suit, each from its best card. That
+    wins every trick, whatever the others play, when in each suit his ``i``-th card beats the
+    best card of every other player (partner included, who must not take the lead) still
+    holding ``i`` or more cards of the suit, and in Hokm nobody holds a trump once his are
+    led. A false answer proves nothing: the search decides.
+    """
+    mine = hands[seat]
+    others = [hands[(seat + i) & 3] for i in (1, 2, 3)]
+    if trump >= 0:
+        trumps = SUIT_MASKS[trump]
+        theirs = [hand & trumps for hand in others]
+        if any(theirs):
+            if closed and mine & ~trumps:
+                return False  # R22: no trump lead while he holds another suit
+            if max(t.bit_count() for t in theirs) > (mine & trumps).bit_count():
+                return False
+            if not _suit_cashes(mine, others, _ORDERS[trump][trump]):
+                return False
+    for suit in range(4):
+        if (
+            suit != trump
+            and mine & SUIT_MASKS[suit]
+            and not _suit_cashes(mine, others, _ORDERS[trump][suit])
+        ):
             return False
-    if trump < 0:
-        return True
-    trumps = SUIT_MASKS[trump]
-    most = max((hand & trumps).bit_count() for hand in others)
-    if most == 0:
-        return True
-    # A closed game forbids leading a trump while he holds another suit (R22).
-    if contract.closed and mine & ~trumps:
-        return False
-    return (mine & trumps).bit_count() >= most
+    return True
 
 
 class SawaSearch:
     """AND-OR search: the claimer picks his cards, everyone else may play anything legal."""
 
-    def __init__(self, state: State, team: int, *, merge_equivalent: bool = True) -> None:
+    def __init__(
+        self,
+        state: State,
+        team: int,
+        *,
+        merge_equivalent: bool = True,
+        canonical: bool = True,
+        shortcut: bool = True,
+    ) -> None:
         contract = state.contract
         assert contract is not None
         self.merge_equivalent = merge_equivalent
+        self.canonical = canonical
+        self.shortcut = shortcut
+        trump = contract.trump
+        self.orders = _ORDERS[trump]
+        self.ace_matters = trump >= 0
         self.contract = contract
         self.rules = state.rules
         self.team = team
         self.claimer = state.turn
+        self.partner = (state.turn + 2) & 3
         self.played = state.played
         self.nodes = 0
-        self.exhausted = False
-        self.memo: dict[tuple[tuple[int, ...], int], bool] = {}
+        self.fixed_memo: dict[tuple[tuple[int, ...], int, bool], bool] = {}
+        self.partner_takes = False
+        self.memo: dict[object, bool] = {}
 
     def holds(self, hands: tuple[int, ...], leader: int) -> bool:
         if not any(hands):
             return True
-        key = (hands, leader)
-        cached = self.memo.get(key)
+        raw = (hands, leader)
+        cached = self.memo.get(raw)
         if cached is not None:
             return cached
-        result = self._trick(list(hands), leader, leader, ())
-        self.memo[key] = result
+        key: Any = self._key(hands, leader) if self.canonical else raw
+        cached = self.memo.get(key)
+        if cached is not None:
+            self.memo[raw] = cached
+            return cached
+        contract = self.contract
+        result = (
+            self.shortcut
+            and leader == self.claimer
+            and cashes(hands, leader, contract.trump, contract.closed)
+        ) or self._trick(list(hands), leader, leader, ())
+        self.memo[key] = self.memo[raw] = result
         return result
+
+    def _key(self, hands: tuple[int, ...], leader: int) -> tuple[object, ...]:
+        """The position up to what cannot change a trick's winner.
+
+        Only the order of the cards still in play matters, not their ranks: each suit becomes
+        the sequence of its holders (relative to the claimer), strongest card first. The
+        non-trump suits are interchangeable, so they are sorted. In Hokm whether a suit's Ace
+        is still out is kept too (an Akka is a boss card that is not an Ace, R20).
+        """
+        claimer = self.claimer
+        mine = hands[claimer]
+        left = hands[(claimer + 1) & 3]
+        partner = hands[(claimer + 2) & 3]
+        right = hands[(claimer + 3) & 3]
+        suits = []
+        for order in self.orders:
+            holders = []
+            for card in order:
+                if mine >> card & 1:
+                    holders.append(0)
+                elif left >> card & 1:
+                    holders.append(1)
+                elif partner >> card & 1:
+                    holders.append(2)
+                elif right >> card & 1:
+                    holders.append(3)
+            if self.ace_matters:
+                holders.append(4 + ((mine | left | partner | right) >> (order[0] & ~7 | ACE) & 1))
+            suits.append(tuple(holders))
+        trump = self.contract.trump
+        if trump >= 0:
+            rest = sorted(suits[s] for s in range(4) if s != trump)
+            return ((leader - claimer) & 3, suits[trump], *rest)
+        return ((leader - claimer) & 3, *sorted(suits))
 
     def _distinct(self, options: int, hands: list[int], trick: tuple[int, ...]) -> list[int]:
         """One card of each group of equivalent options, strongest first.
@@ -185,11 +322,91 @@ class SawaSearch:
                 grouped = not is_boss(card, self.played)
         return chosen
 
+    def beats_fixed_defence(
+        self, hands: tuple[int, ...], leader: int, *, partner_takes: bool = False
+    ) -> bool:
+        """Can the claimer win every trick against one fixed way of playing of the others?
+
+        Each opponent takes the trick with his best card when he can, else plays his weakest.
+        The partner plays his weakest, or (``partner_takes``) takes the trick when he can and
+        then leads his weakest card of a suit in which an opponent holds a better one. Only
+        the claimer's choices branch, so this costs a few hundred positions at most. False
+        refutes the claim: that is a way the others may play. True proves nothing: the full
+        search decides.
+        """
+        self.partner_takes = partner_takes
+        return self._fixed(hands, leader)
+
+    def _fixed(self, hands: tuple[int, ...], leader: int) -> bool:
+        if not any(hands):
+            return True
+        key = (hands, leader, self.partner_takes)
+        cached = self.fixed_memo.get(key)
+        if cached is None:
+            cached = self._fixed_trick(list(hands), leader, leader, ())
+            self.fixed_memo[key] = cached
+        return cached
+
+    def _fixed_trick(
+        self, hands: list[int], leader: int, seat: int, trick: tuple[int, ...]
+    ) -> bool:
+        self.nodes += 1
+        trump = self.contract.trump
+        if len(trick) == 4:
+            winner = (leader + trick_winner_index(trick, trump)) & 3
+            if team_of(winner) != self.team:
+                return False
+            played = self.played
+            self.played = played | sum(1 << c for c in trick)
+            try:
+                return self._fixed(tuple(hands), winner)
+            finally:
+                self.played = played
+        akka = bool(trick) and trick[0] & 7 != ACE and is_boss(trick[0], self.played)
+        options = allowed_cards(
+            hands[seat], trick, leader, seat, self.played, akka, self.contract, self.rules
+        )
+        if seat == self.claimer:
+            for card in self._distinct(options, hands, trick):
+                hands[seat] ^= 1 << card
+                ok = self._fixed_trick(hands, leader, (seat + 1) & 3, (*trick, card))
+                hands[seat] ^= 1 << card
+                if ok:
+                    return True
+            return False
+        strengths = STRENGTHS[trump + 1]
+        cards = list(cards_in(options))
+        card = min(cards, key=strengths.__getitem__)
+        takes = seat != self.partner or self.partner_takes
+        if takes and trick:
+            position = len(trick)
+            taking = [c for c in cards if trick_winner_index((*trick, c), trump) == position]
+            if taking:
+                card = max(taking, key=strengths.__getitem__)
+        elif takes:  # the partner leads: into a suit where an opponent holds a better card
+            rivals = hands[(seat + 1) & 3] | hands[(seat + 3) & 3]
+            beaten = [c for c in cards if HIGHER[trump + 1][c] & rivals]
+            if beaten:
+                card = min(beaten, key=strengths.__getitem__)
+        hands[seat] ^= 1 << card
+        ok = self._fixed_trick(hands, leader, (seat + 1) & 3, (*trick, card))
+        hands[seat] ^= 1 << card
+        return ok
+
+    def _opponent_order(self, choices: list[int], trick: tuple[int, ...]) -> list[int]:
+        """An opponent tries first the cards that take the trick now, then his weakest cards
+        (keeping his best for a later trick): the likeliest refutations come first."""
+        if not trick:
+            return choices
+        trump = self.contract.trump
+        position = len(trick)
+        taking = [c for c in choices if trick_winner_index((*trick, c), trump) == position]
+        if not taking:
+            return choices[::-1]
+        return taking + [c for c in reversed(choices) if c not in taking]
+
     def _trick(self, hands: list[int], leader: int, seat: int, trick: tuple[int, ...]) -> bool:
         self.nodes += 1
-        if self.nodes > SAWA_NODE_BUDGET:
-            self.exhausted = True
-            return False
         if len(trick) == 4:
             winner = (leader + trick_winner_index(trick, self.contract.trump)) & 3
             if team_of(winner) != self.team:
@@ -205,7 +422,12 @@ class SawaSearch:
             hands[seat], trick, leader, seat, self.played, akka, self.contract, self.rules
         )
         mine = seat == self.claimer
-        for card in self._distinct(options, hands, trick):
+        choices = self._distinct(options, hands, trick)
+        if seat == self.partner:
+            choices.reverse()  # his weakest cards first: the likeliest to give a trick away
+        elif not mine:
+            choices = self._opponent_order(choices, trick)
+        for card in choices:
             low = 1 << card
             hands[seat] ^= low
             ok = self._trick(hands, leader, (seat + 1) & 3, (*trick, card))

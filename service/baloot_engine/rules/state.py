@@ -7,16 +7,16 @@ API layer seals it in the token and the views expose only what a seat may see.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, Final, NamedTuple
 
 from baloot_engine.rules.actions import Bid, Doubling, QaydCategory, QaydVerdict
-from baloot_engine.rules.cards import FULL_DECK, KING_QUEEN, format_card
+from baloot_engine.rules.cards import FULL_DECK, KING_QUEEN, POINTS, format_card, trick_winner_index
 from baloot_engine.rules.contract import Contract, ContractType
 from baloot_engine.rules.projects import Project, ProjectKind
-from baloot_engine.rules.ruleset import SEEDS, RuleSet
+from baloot_engine.rules.ruleset import SEEDS, BothCrossRule, RuleSet
 from baloot_engine.rules.scoring import RoundScore
 
 
@@ -310,22 +310,217 @@ def _seat_problems(name: str, seat: int, allow_none: bool) -> list[str]:
 _SUN = ContractType.SUN
 _HOKM = ContractType.HOKM
 
+MAX_HAND_NUMBER: Final = 2**31 - 1
+"""The most hands a match can have dealt (a bound far beyond any real match)."""
+
+MAX_MATCH_SCORE: Final = 100_000
+"""The highest match score a team can hold: a target is at most 10 000 and a hand adds a few
+hundred points at most."""
+
+MAX_BIDS: Final = 32
+"""The most bids a hand can hold (two laps of four, a confirmation, the «قبلك» questions)."""
+
+MAX_DOUBLING_CALLS: Final = 16
+"""The most doubling calls a hand can hold (Double, Triple, Four, Gahwa, declines, the mode)."""
+
+_AT_REST = (Phase.AWAITING_DEAL, Phase.ROUND_OVER, Phase.MATCH_OVER)
+_LIVE = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
+
 
 def validate(state: State) -> list[str]:
     """List every way ``state`` is impossible (empty when it is consistent).
 
     Like python-chess's ``status()``, every violation is reported at once so that a
-    corrupted or forged state can be refused with a complete explanation.
+    corrupted or forged state can be refused with a complete explanation. The checks are
+    the functions of :data:`CHECKS`, one concern each: the range of every field first, then
+    what each phase leaves empty or requires, then the cards, the contract and the play. A
+    new field gets its range in :func:`_field_problems` and its place in
+    :func:`_phase_problems`.
     """
+    problems = _field_problems(state)
+    if problems:
+        # The other checks index tables with these fields: out of range, they stop here.
+        return problems
+    for check in CHECKS:
+        problems += check(state)
+    return problems
+
+
+def _field_problems(state: State) -> list[str]:
+    """The range of every field on its own, whatever the phase."""
     problems: list[str] = []
-    if not 0 <= state.dealer <= 3:
-        problems += _seat_problems("dealer", state.dealer, False)
-    if not -1 <= state.turn <= 3:
-        problems += _seat_problems("turn", state.turn, True)
-    if state.hand_number < 0:
-        problems.append("hand_number must not be negative")
-    if min(state.match_scores, default=0) < 0:
+    if not isinstance(state.phase, Phase):
+        return [f"unknown phase {state.phase!r}"]
+    problems += _seat_problems("dealer", state.dealer, False)
+    problems += _seat_problems("turn", state.turn, True)
+    if not 0 <= state.hand_number <= MAX_HAND_NUMBER:
+        problems.append(f"hand_number must be 0-{MAX_HAND_NUMBER}, got {state.hand_number}")
+    if len(state.match_scores) != 2:
+        problems.append("match scores must be two numbers")
+    elif min(state.match_scores) < 0:
         problems.append("match scores must not be negative")
+    elif max(state.match_scores) > MAX_MATCH_SCORE:
+        problems.append(f"match scores must be at most {MAX_MATCH_SCORE}")
+    if len(state.hands) != 4 or not all(0 <= hand <= FULL_DECK for hand in state.hands):
+        problems.append("hands must be four card masks")
+    if len(state.stock) > 32 or not all(0 <= card < 32 for card in state.stock):
+        problems.append("the stock holds a card out of range")
+    if not -1 <= state.revealed < 32:
+        problems.append(f"revealed card out of range: {state.revealed}")
+    if not -1 <= state.buy_card < 32:
+        problems.append(f"buy card out of range: {state.buy_card}")
+    if state.bidding_round not in (0, 1, 2):
+        problems.append(f"bidding_round must be 0-2, got {state.bidding_round}")
+    if len(state.to_ask) > 4 or len(set(state.to_ask)) != len(state.to_ask):
+        problems.append("the seats to ask must be distinct, four at most")
+    elif not all(0 <= seat <= 3 for seat in state.to_ask):
+        problems.append("the seats to ask must be seats 0-3")
+    if len(state.bids) > MAX_BIDS:
+        problems.append(f"a hand holds at most {MAX_BIDS} bids")
+    for record in state.bids:
+        if not (0 <= record.seat <= 3 and record.bidding_round in (1, 2)):
+            problems.append("a bid has a seat or bidding round out of range")
+        if not -1 <= record.bid.suit <= 3:
+            problems.append("a bid names a suit out of range")
+    problems += _seat_problems("pending_seat", state.pending_seat, True)
+    if not -1 <= state.pending_suit <= 3:
+        problems.append(f"pending_suit must be -1-3, got {state.pending_suit}")
+    if len(state.doubling_calls) > MAX_DOUBLING_CALLS:
+        problems.append(f"a hand holds at most {MAX_DOUBLING_CALLS} doubling calls")
+    for call in state.doubling_calls:
+        problems += _seat_problems("a doubling call's seat", call.seat, False)
+    if len(state.full_hands) != 4 or not all(0 <= hand <= FULL_DECK for hand in state.full_hands):
+        problems.append("full hands must be four card masks")
+    problems += _seat_problems("leader", state.leader, True)
+    if len(state.trick) > 3:
+        problems.append("a trick in progress holds at most 3 cards")
+    if not all(0 <= card < 32 for card in state.trick):
+        problems.append("the trick holds a card out of range")
+    if len(state.tricks) > 8:
+        problems.append("a round has at most 8 tricks")
+    for trick in state.tricks:
+        if not 0 <= trick.leader <= 3 or not 0 <= trick.winner <= 3:
+            problems.append("a completed trick has a seat out of range")
+        if len(trick.cards) != 4 or not all(0 <= card < 32 for card in trick.cards):
+            problems.append("a completed trick needs four cards 0-31")
+    if not 0 <= state.played <= FULL_DECK:
+        problems.append("the played cards are not a card mask")
+    if len(state.abnat) != 2 or min(state.abnat) < 0 or sum(state.abnat) > 162:
+        problems.append("abnat must be two numbers within the deck's 162")
+    if len(state.declarations) != 4:
+        problems.append("declarations must have one entry per seat")
+    if state.project_team not in (-1, 0, 1):
+        problems.append(f"project_team must be -1, 0 or 1, got {state.project_team}")
+    problems += _seat_problems("baloot_seat", state.baloot_seat, True)
+    problems += _seat_problems("sawa_seat", state.sawa_seat, True)
+    if state.winner not in (-1, 0, 1):
+        problems.append(f"winner must be -1, 0 or 1, got {state.winner}")
+    return problems
+
+
+def _phase_problems(state: State) -> list[str]:
+    """What each phase requires, and the fields it leaves at their empty values."""
+    problems: list[str] = []
+    phase = state.phase
+    live = phase in _LIVE
+    if phase is not Phase.AWAITING_DEAL and state.hand_number < 1:
+        problems.append(f"phase {phase.value} needs a dealt hand")
+    if phase is not Phase.BIDDING:
+        # The buyer's last cards wait while doubling (R16 variant): the buy card with them.
+        if state.revealed != -1 and (phase is not Phase.DOUBLING or state.buyer_completed):
+            problems.append(f"no card lies face up in phase {phase.value}")
+        if state.bid_stage is not BidStage.NONE:
+            problems.append(f"no bidding stage in phase {phase.value}")
+        if state.pending_seat != -1 or state.pending_suit != -1 or state.pending_ashkal:
+            problems.append(f"no pending bid in phase {phase.value}")
+    elif state.revealed != state.buy_card or state.revealed < 0:
+        problems.append("the face-up card is the hand's buy card while bidding")
+    elif state.bid_stage is BidStage.NONE:
+        problems.append("bidding needs a stage")
+    if phase is not Phase.DOUBLING and state.doubling_step is not DoublingStep.NONE:
+        problems.append(f"no doubling step in phase {phase.value}")
+    if phase is Phase.DOUBLING:
+        if state.doubling_step is DoublingStep.NONE:
+            problems.append("doubling needs a step")
+        if not state.to_ask or state.turn != state.to_ask[0]:
+            problems.append("the seat on turn must be the first seat to ask")
+    elif phase is not Phase.BIDDING and state.to_ask:
+        problems.append(f"no seat is asked in phase {phase.value}")
+    review = phase is Phase.ROUND_REVIEW
+    if phase is not Phase.PLAYING and not review:
+        if state.leader != -1 or state.trick or state.akka:
+            problems.append(f"no trick is in progress in phase {phase.value}")
+        if state.declarations != EMPTY_DECLARATIONS or state.project_team != -1:
+            problems.append(f"no projects are declared in phase {phase.value}")
+        if state.baloot_announced or state.baloot_seat != -1:
+            problems.append(f"no Baloot is held in phase {phase.value}")
+        if state.full_hands != (0, 0, 0, 0):
+            problems.append(f"no hands are in play in phase {phase.value}")
+    elif phase is Phase.PLAYING and state.sawa_seat != -1:
+        problems.append("a Sawa claim ends the hand")
+    if review:
+        # The hand's bids and cards stay for the review; _review_problems checks the rest.
+        if state.bidding_round not in (1, 2) or state.buy_card < 0 or not state.buyer_completed:
+            problems.append("a round under review keeps its bidding round and buy card")
+    elif live:
+        if state.bidding_round not in (1, 2):
+            problems.append(f"bidding_round must be 1 or 2 in phase {phase.value}")
+        if state.buy_card < 0:
+            problems.append(f"phase {phase.value} needs the hand's buy card")
+        if state.turn == -1:
+            problems.append(f"a seat is on turn in phase {phase.value}")
+        if not state.buyer_completed and phase is not Phase.DOUBLING:
+            problems.append("the buyer waits for his last cards only while doubling")
+    else:
+        if state.bidding_round != 0 or state.bids or state.doubling_calls:
+            problems.append(f"no bids or doubling calls are kept in phase {phase.value}")
+        if not state.buyer_completed:
+            problems.append(f"no buyer waits for cards in phase {phase.value}")
+        expected_turn = -1 if phase is Phase.MATCH_OVER else state.dealer
+        if state.turn != expected_turn:
+            problems.append(f"the seat on turn must be {expected_turn} in phase {phase.value}")
+    if (phase is Phase.AWAITING_DEAL or phase is Phase.BIDDING or phase is Phase.DOUBLING) and (
+        state.tricks or state.played or state.abnat != (0, 0)
+    ):
+        problems.append(f"no trick has been played in phase {phase.value}")
+    if phase is Phase.AWAITING_DEAL:
+        if state.contract is not None or state.buy_card != -1 or state.sawa_seat != -1:
+            problems.append("nothing of a hand is kept while awaiting the deal")
+    elif phase is Phase.ROUND_OVER or phase is Phase.MATCH_OVER:
+        if state.contract is None or state.last_score is None:
+            problems.append(f"phase {phase.value} keeps the contract and score of the hand")
+        played = 0
+        for record in state.tricks:
+            for card in record.cards:
+                played |= 1 << card
+        if played != state.played:
+            problems.append("the played cards are not the cards of the tricks")
+    elif phase is Phase.BIDDING and state.contract is not None:
+        problems.append("no contract is fixed while bidding")
+    if phase is Phase.MATCH_OVER:
+        if state.winner not in (0, 1):
+            problems.append("a finished match needs a winning team")
+    elif state.winner != -1:
+        problems.append("only a finished match has a winner")
+    return problems
+
+
+def _score_problems(state: State) -> list[str]:
+    """The match score against the target: a match goes on only while nobody has won."""
+    if state.phase is Phase.MATCH_OVER:
+        return []
+    target = state.rules.match_target
+    first, second = state.match_scores
+    over = (first >= target, second >= target)
+    if over[0] != over[1]:
+        return ["a team at or over the target has won the match"]
+    if over[0] and (first != second or state.rules.both_cross_rule is BothCrossRule.BUYER_TEAM):
+        return ["both teams at or over the target: the match is decided"]
+    return []
+
+
+def _cards_and_contract_problems(state: State) -> list[str]:
+    problems: list[str] = []
     phase = state.phase
     hands = state.hands
     contract = state.contract
@@ -348,8 +543,6 @@ def validate(state: State) -> list[str]:
     elif phase is Phase.BIDDING:
         if any(h.bit_count() != 5 for h in hands):
             problems.append("every hand holds 5 cards while bidding")
-        if state.bidding_round not in (1, 2):
-            problems.append("bidding_round must be 1 or 2 while bidding")
         if not state.to_ask:
             problems.append("bidding needs a seat to ask")
         elif state.turn != state.to_ask[0]:
@@ -358,11 +551,6 @@ def validate(state: State) -> list[str]:
         sizes = sorted(h.bit_count() for h in hands)
         if sizes != ([5, 8, 8, 8] if not state.buyer_completed else [8, 8, 8, 8]):
             problems.append("every hand holds 8 cards while doubling (the buyer 5 if waiting)")
-    if phase is Phase.MATCH_OVER:
-        if state.winner not in (0, 1):
-            problems.append("a finished match needs a winning team")
-    elif state.winner != -1:
-        problems.append("only a finished match has a winner")
     if state.violations and not state.rules.illegal_moves_allowed:
         problems.append("only table play records violations")
     return problems
@@ -378,6 +566,14 @@ def _review_problems(state: State) -> list[str]:
     if state.sawa_seat < 0 and (len(state.tricks) != 8 or any(state.hands)):
         problems.append("a round under review has eight tricks or a Sawa claim")
     return problems
+
+
+CHECKS: Final[tuple[Callable[[State], list[str]], ...]] = (
+    _phase_problems,
+    _score_problems,
+    _cards_and_contract_problems,
+)
+"""The checks of :func:`validate` after the field ranges, in order."""
 
 
 def _card_problems(state: State) -> list[str]:
@@ -462,32 +658,69 @@ def _play_problems(state: State) -> list[str]:
     leader = state.leader
     if n_tricks > 7:
         problems.append("a round has at most 8 tricks")
-    if in_trick > 3:
-        problems.append("a trick in progress holds at most 3 cards")
     if not 0 <= leader <= 3:
         problems.append("play needs a leader")
         return problems
     if state.turn != (leader + in_trick) & 3:
         problems.append("the seat on turn does not follow the trick order")
+    if state.stock:
+        problems.append("no card is left in the stock during play")
     if state.buyer_completed:
         for seat, hand in enumerate(state.hands):
             size = hand.bit_count()
             expected = 8 - n_tricks - ((seat - leader) & 3 < in_trick)
             if size != expected:
                 problems.append(f"seat {seat} holds {size} cards, expected {expected}")
-    if sum(state.abnat) > 162:
-        problems.append("more abnat than the deck holds")
+    contract = state.contract
+    trump = -1 if contract is None else contract.trump
+    table = POINTS[trump + 1]
+    abnat = [0, 0]
+    played = 0
+    follows = tricks[0].leader if tricks else leader
     for record in tricks:
         if len(set(record.cards)) != 4:
             problems.append("a completed trick needs four distinct cards")
-    contract = state.contract
-    trump = -1 if contract is None else contract.trump
+            continue
+        if record.leader != follows:
+            problems.append("each trick is led by the winner of the one before")
+        winner = (record.leader + trick_winner_index(record.cards, trump)) & 3
+        if record.winner != winner:
+            problems.append("a completed trick names the wrong winner")
+        follows = winner
+        for card in record.cards:
+            played |= 1 << card
+            abnat[winner & 1] += table[card]
+    if tricks and leader != follows:
+        problems.append("the winner of the last trick leads the next")
+    if played != state.played:
+        problems.append("the played cards are not the cards of the tricks")
+    if (abnat[0], abnat[1]) != state.abnat:
+        problems.append("the abnat won are not the points of the tricks won")
+    if state.akka and not state.trick:
+        problems.append("an Akka is called on a led card")
+    if state.project_team >= 0:
+        if not tricks:
+            problems.append("projects are compared at the end of the first trick")
+        elif all(
+            declaration is None
+            for seat, declaration in enumerate(state.declarations)
+            if seat & 1 == state.project_team
+        ):
+            problems.append("the team whose projects score declared none")
+    holder = -1
     if trump >= 0 and state.full_hands[0]:
-        holder = -1
         for seat in range(4):
             kq = KING_QUEEN[trump] & state.full_hands[seat]
             if kq.bit_count() == 2:
                 holder = seat
         if holder != state.baloot_seat:
             problems.append("the Baloot holder does not match the hands")
+    elif state.baloot_seat != -1:
+        problems.append("a Baloot is held only in Hokm, by the seat with the trump K and Q")
+    if holder >= 0:
+        announced = not state.hands[holder] & KING_QUEEN[trump]
+        if state.baloot_announced != announced:
+            problems.append("Baloot is announced when its holder has played both its cards")
+    elif state.baloot_announced:
+        problems.append("Baloot is announced only by the holder of the trump K and Q")
     return problems
