@@ -29,7 +29,7 @@ EXTRA_TESTS :=
 .PHONY: help install gen gen-check run test lint format typecheck proto-lint breaking pytest clean demo bench fuzz
 
 help: ## List the targets.
-	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-23s %s\n", $$1, $$2}'
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)

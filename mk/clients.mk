@@ -9,6 +9,8 @@
 #   make clients-go-gen   regenerate clients/go/gen after a change in proto/ (commit it)
 #   make clients          the three runs (`make test` runs them too)
 # SEED=7 changes the random choices of the Go and Java players.
+# CLIENTS_TARGET=host:port plays against a server already running there (e.g. the one of
+# `make run BALOOT_PORT=...`) instead of one started on a free port.
 
 CLIENTS := scripts/clients.sh
 

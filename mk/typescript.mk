@@ -30,8 +30,9 @@ ts-test: ts-gen-check $(STAMP) ## TypeScript client: format check, strict tsc, t
 	cd $(TS_DIR) && $(NPM) run --silent format:check
 	cd $(TS_DIR) && $(NPM) test
 
+# Like `make demo`: the server of `make run` on BALOOT_PORT (DEMO_TARGET), options in DEMO_ARGS.
 ts-demo: $(TS_STAMP) ## TypeScript client: play a match against the server `make run` started.
-	cd $(TS_DIR) && $(NPM) run --silent demo -- $(DEMO_ARGS)
+	cd $(TS_DIR) && $(NPM) run --silent demo -- --target $(DEMO_TARGET) $(DEMO_ARGS)
 
 # `make test` runs ts-test after pytest (the Makefile reads mk/*.mk before its test rule).
 EXTRA_TESTS += ts-test

@@ -40,7 +40,14 @@ install() { # install PACKAGE...: apt-get only what dpkg does not report install
     "${missing[@]}"
 }
 
-with_server() { "$PY" scripts/with_server.py -- "$@"; }
+# CLIENTS_TARGET=host:port plays against a server already running there (`make run`) instead.
+with_server() {
+  if [[ -n ${CLIENTS_TARGET:-} ]]; then
+    BALOOT_TARGET=$CLIENTS_TARGET "$@"
+  else
+    "$PY" scripts/with_server.py -- "$@"
+  fi
+}
 
 run_go() {
   local dir=clients/go build=clients/go/build
