@@ -435,6 +435,23 @@ def test_nobody_declared_and_baloot_ignored() -> None:
     assert compare_declarations(declared, first_seat=0) == 1
 
 
+@pytest.mark.parametrize("trump", [0, NO_TRUMP])
+def test_a_hundred_declared_out_of_a_long_run_is_its_five_highest_cards(trump: int) -> None:
+    # All eight spades, 7 to A (cards 0-7): with split_long_runs the Hundred is 10-J-Q-K-A
+    # (0xF8) and the Sira 7-8-9 (0x07), never 7-8-9-10-J with Q-K-A; in Hokm spades the K and
+    # Q stay in the Hundred, which takes the Baloot in (R31). Without split_long_runs the
+    # whole run is the one Hundred (§A.13 item 6).
+    hand = 0xFF
+    split = projects_for_declaration(hand, [ProjectKind.HUNDRED, ProjectKind.SIRA], trump, SEEDS)
+    assert [(p.kind, p.cards) for p in split] == [
+        (ProjectKind.HUNDRED, 0xF8),
+        (ProjectKind.SIRA, 0x07),
+    ]
+    whole = projects_for_declaration(hand, [ProjectKind.HUNDRED], trump, NO_SPLIT)
+    assert [(p.kind, p.cards) for p in whole] == [(ProjectKind.HUNDRED, 0xFF)]
+    assert projects_for_declaration(hand, [ProjectKind.HUNDRED], trump, SEEDS)[0].cards == 0xF8
+
+
 # --- properties -------------------------------------------------------------------------------
 
 

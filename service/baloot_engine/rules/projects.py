@@ -213,10 +213,12 @@ def declaration_candidates(
 ) -> tuple[list[Project], tuple[int, ...]]:
     """The projects a player may *declare*, and the masks of his runs of six to eight cards.
 
-    :func:`usable_candidates` plus every Sira, Fifty and five-card Hundred inside a run of six
-    to eight cards: a player may declare any project his hand holds, a shorter run inside a
-    longer one included, since declaring less than one holds is always allowed (the ruling on
-    R27 of §A.14). Two projects taken from one such run are a split of it, allowed only with
+    :func:`usable_candidates` plus every Sira and Fifty inside a run of six to eight cards: a
+    player may declare a shorter run inside a longer one, since declaring less than one holds
+    is always allowed (the ruling on R27 of §A.14). A Hundred out of such a run stays what
+    §A.13 item 6 makes it, the run's five highest cards (or the whole run without
+    ``split_long_runs``), so no lower five cards can be declared to keep the K and Q of trump
+    out of it. Two projects taken from one such run are a split of it, allowed only with
     ``split_long_runs`` (see :func:`pairable`).
     """
     found = usable_candidates(hand, trump, split_long_runs)
@@ -225,7 +227,7 @@ def declaration_candidates(
         if length <= 5:
             continue
         long_runs.append(((1 << length) - 1) << (suit * 8 + low))
-        for size in (5, 4, 3):
+        for size in (4, 3):
             for start in range(low + length - size, low - 1, -1):
                 project = _run_project(suit, start, size)
                 if project not in found:
