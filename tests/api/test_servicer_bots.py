@@ -1,5 +1,5 @@
-"""SuggestAction's STRONG decisions run in the bot pool, off the event loop; the other levels
-inline. A refusal from the pool comes back whole."""
+"""SuggestAction's and ApplyBotAction's STRONG decisions run in the bot pool, off the event
+loop; the other levels inline. A refusal from the pool comes back whole."""
 
 from __future__ import annotations
 
@@ -89,6 +89,59 @@ def test_only_strong_decisions_go_to_the_pool(
         assert response.level == level
         assert response.action.WhichOneof("action") == "bid"
     assert [level.name for level in pool.levels] == ["STRONG"]
+
+
+def test_apply_bot_action_decides_strong_in_the_pool_and_applies_that_action(
+    stub: pb_grpc.BalootEngineServiceStub, pool: RecordingPool
+) -> None:
+    created, state, turn = _dealt(stub)
+    suggested = stub.SuggestAction(
+        pb.SuggestActionRequest(
+            state=state,
+            match_id=created.match_id,
+            credential=created.host_credential,
+            seat=turn,
+            level=pb.BOT_LEVEL_STRONG,
+            seed=11,
+        )
+    )
+    applied = stub.ApplyBotAction(
+        pb.ApplyBotActionRequest(
+            state=state,
+            match_id=created.match_id,
+            credential=created.host_credential,
+            seat=turn,
+            level=pb.BOT_LEVEL_STRONG,
+            seed=11,
+        )
+    )
+    # The same seed gives the same decision, and the call applied it: one version on.
+    assert applied.action == suggested.action
+    assert applied.state_version == suggested.state_version + 1
+    assert [level.name for level in pool.levels] == ["STRONG", "STRONG"]
+    # BASIC stays inline.
+    stub.ApplyBotAction(
+        pb.ApplyBotActionRequest(
+            state=state,
+            match_id=created.match_id,
+            credential=created.host_credential,
+            seat=turn,
+            level=pb.BOT_LEVEL_BASIC,
+        )
+    )
+    assert len(pool.levels) == 2
+    refused = refusal(
+        stub.ApplyBotAction,
+        pb.ApplyBotActionRequest(
+            state=state,
+            match_id=created.match_id,
+            credential=created.host_credential,
+            seat=(turn + 1) & 3,
+            level=pb.BOT_LEVEL_STRONG,
+        ),
+    )
+    assert refused.reason == "NOT_YOUR_TURN"
+    assert len(pool.levels) == 2  # refused before any decision
 
 
 def test_a_refusal_from_the_pool_keeps_its_reason_and_facts(

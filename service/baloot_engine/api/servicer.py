@@ -206,13 +206,15 @@ async def _with_ledger(
 ) -> _Response | Awaitable[_Response]:
     """Run a call's body, then settle its claim with the ledger before anything leaves.
 
-    A body's awaitable result (a bot decision in the pool) is awaited by the caller, once
-    the claim is settled.
+    A body's awaitable result (a bot decision in the pool, and for ApplyBotAction the action
+    it chose) is awaited first, in the call's own context, so its claim is settled with it.
     """
     claim = _Claim()
     _claims.set(claim)
     try:
         response = body(servicer, request)
+        if inspect.isawaitable(response):  # a bot decision in the pool, then its action
+            response = await response
     except (ApiError, RuleError):
         if claim.presented is not None:
             await servicer._settle(claim, refused=True)
@@ -632,37 +634,70 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         return self._respond(opened, None, new_state, events, pb.CallQaydResponse())
 
     @_rpc
-    def ApplyBotAction(self, request: pb.ApplyBotActionRequest) -> pb.ApplyBotActionResponse:
-        """Apply, in one call, the action a bot chooses for the seat whose turn it is."""
+    def ApplyBotAction(
+        self, request: pb.ApplyBotActionRequest
+    ) -> pb.ApplyBotActionResponse | Awaitable[pb.ApplyBotActionResponse]:
+        """Apply, in one call, the action a bot chooses for the seat whose turn it is.
+
+        As for SuggestAction, a STRONG decision is computed in the bot pool, so it never
+        stalls the calls this process is serving; the action is then applied inline.
+        """
+        level = inbound.bot_level_in(request.level)
+        if level is Level.STRONG and self._bots_in_processes:
+            return self._apply_bot_in_pool(request, level)
         chosen: list[Action] = []
 
         def bot_action(r: pb.ApplyBotActionRequest, opened: _Opened) -> Action:
-            if opened.role != HOST_ROLE:
-                raise credential_invalid("only the host credential may apply a bot's action")
-            level = inbound.bot_level_in(r.level)
-            state = opened.state
-            between = state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER)
-            on_turn = state.dealer if between else state.turn
-            if state.phase is not Phase.MATCH_OVER and r.seat != on_turn:
-                raise RuleError(
-                    NOT_YOUR_TURN,
-                    f"seat {on_turn} is to act, not seat {r.seat}",
-                    details={"turn": str(on_turn)},
-                )
+            between = self._bot_turn(r, opened)
             if between:
-                action: Action = Deal(self._match_deck(opened))
                 chosen.append(Deal(()))
-                return action
-            seed = r.seed if r.HasField("seed") else _bot_seed(opened)
-            action = suggest(state, r.seat, level, seed)
+                return Deal(self._match_deck(opened))
+            action = suggest(opened.state, r.seat, level, _request_bot_seed(r, opened))
             chosen.append(action)
             return action
 
         response = self._act(request, bot_action, pb.ApplyBotActionResponse())
-        response.seat = request.seat
-        response.action.CopyFrom(outbound.action_out(chosen[0]))
-        response.level = request.level
-        return response
+        return _bot_applied(response, request, chosen[0])
+
+    async def _apply_bot_in_pool(
+        self, request: pb.ApplyBotActionRequest, level: Level
+    ) -> pb.ApplyBotActionResponse:
+        opened = self._open(request.state, request.match_id, request.credential)
+        if not self._bot_turn(request, opened):
+            if self._bot_slots is None:
+                self._bot_slots = asyncio.Semaphore(BOT_QUEUE)
+            async with self._bot_slots:
+                loop = asyncio.get_running_loop()
+                action: Action = await loop.run_in_executor(
+                    bot_pool(),
+                    suggest,
+                    opened.state,
+                    request.seat,
+                    level,
+                    _request_bot_seed(request, opened),
+                )
+            shown = action
+        else:
+            action, shown = Deal(self._match_deck(opened)), Deal(())
+        # Applied on the token the decision was made for: _act opens it again and checks the
+        # credential and the version as for every action.
+        response = self._act(request, lambda _r, _o: action, pb.ApplyBotActionResponse())
+        return _bot_applied(response, request, shown)
+
+    def _bot_turn(self, request: pb.ApplyBotActionRequest, opened: _Opened) -> bool:
+        """Check that the host asks for the seat on turn; True between hands (the dealer deals)."""
+        if opened.role != HOST_ROLE:
+            raise credential_invalid("only the host credential may apply a bot's action")
+        state = opened.state
+        between = state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER)
+        on_turn = state.dealer if between else state.turn
+        if state.phase is not Phase.MATCH_OVER and request.seat != on_turn:
+            raise RuleError(
+                NOT_YOUR_TURN,
+                f"seat {on_turn} is to act, not seat {request.seat}",
+                details={"turn": str(on_turn)},
+            )
+        return between
 
     @_rpc
     def VerifyRecord(self, request: pb.VerifyRecordRequest) -> pb.VerifyRecordResponse:
@@ -722,6 +757,19 @@ def _check_record(record: Any) -> None:
     why = records.check_size(record)
     if why is not None:
         raise ApiError(grpc.StatusCode.INVALID_ARGUMENT, RECORD_TOO_LARGE, why)
+
+
+def _bot_applied(
+    response: pb.ApplyBotActionResponse, request: pb.ApplyBotActionRequest, action: Action
+) -> pb.ApplyBotActionResponse:
+    response.seat = request.seat
+    response.action.CopyFrom(outbound.action_out(action))
+    response.level = request.level
+    return response
+
+
+def _request_bot_seed(request: pb.ApplyBotActionRequest, opened: _Opened) -> int:
+    return request.seed if request.HasField("seed") else _bot_seed(opened)
 
 
 def _bot_seed(opened: _Opened) -> int:
