@@ -1172,7 +1172,7 @@ class VerifyRecordRequest(_message.Message):
     RECORD_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def record(self) -> _records_pb2.MatchRecord:
-        """The record to check: at most 1000 rounds of at most 256 actions each, and at most 1 MiB
+        """The record to check: at most 200 rounds of at most 128 actions each, and at most 256 KiB
         encoded; a larger record is refused with INVALID_ARGUMENT and reason RECORD_TOO_LARGE. A
         record whose rule set is invalid is refused with INVALID_ARGUMENT and reason INVALID_RULES.
         """

@@ -71,7 +71,7 @@ REPEATED_LIMITS: Final[dict[tuple[str, str], tuple[int, str]]] = {
     ("ScoreRoundRequest", "awarded_projects"): (16, errors.INVALID_ROUND_FACTS),
     ("ScoreRoundRequest", "baloot_teams"): (8, errors.INVALID_ROUND_FACTS),
     ("ScoreRoundRequest", "match_scores"): (8, _REQUEST_INVALID),
-    # VerifyRecord, ReplayRecord: twice the 1000 rounds records.check_size accepts (which then
+    # VerifyRecord, ReplayRecord: ten times the 200 rounds records.check_size accepts (which then
     # refuses with its own message, and checks what the rounds hold).
     ("MatchRecord", "rounds"): (2000, "RECORD_TOO_LARGE"),
     ("MatchRecord", "starting_scores"): (8, _REQUEST_INVALID),

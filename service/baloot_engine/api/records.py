@@ -33,9 +33,12 @@ from baloot_engine.rules.errors import RECORD_MISMATCH, RuleError, malformed
 from baloot_engine.rules.record import DivergenceError, RecordedRound, Step, replay
 from baloot_engine.rules.state import Phase, State
 
-MAX_RECORD_ROUNDS: Final = 1000
-MAX_ROUND_ACTIONS: Final = 256
-MAX_RECORD_BYTES: Final = 1 << 20
+# A match to 152 plays at most about 25 scored hands (each adds at least 16 points) plus its
+# redeals; a legal hand has under 64 actions. The bounds keep VerifyRecord's worst case (the
+# replay stops at the first illegal action) to tens of milliseconds of CPU.
+MAX_RECORD_ROUNDS: Final = 200
+MAX_ROUND_ACTIONS: Final = 128
+MAX_RECORD_BYTES: Final = 1 << 18
 MAX_BOARD_SET: Final = 64
 RECORD_FORMAT: Final = 1
 REQUEST_INVALID: Final = "REQUEST_INVALID"

@@ -1266,7 +1266,7 @@ export const ApplyBotActionResponseSchema: GenMessage<ApplyBotActionResponse> = 
  */
 export type VerifyRecordRequest = Message<"baloot.v1.VerifyRecordRequest"> & {
   /**
-   * The record to check: at most 1000 rounds of at most 256 actions each, and at most 1 MiB
+   * The record to check: at most 200 rounds of at most 128 actions each, and at most 256 KiB
    * encoded; a larger record is refused with INVALID_ARGUMENT and reason RECORD_TOO_LARGE. A
    * record whose rule set is invalid is refused with INVALID_ARGUMENT and reason INVALID_RULES.
    *
