@@ -8,7 +8,15 @@ import urllib.request
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from baloot_engine.rules.actions import Doubling, DoublingCall, Event, EventKind, PlayMode
+from baloot_engine.rules.actions import (
+    Doubling,
+    DoublingCall,
+    Event,
+    EventKind,
+    PlayMode,
+    QaydCategory,
+    QaydVerdict,
+)
 from baloot_engine.rules.contract import Contract, ContractType
 from baloot_engine.rules.ruleset import SEEDS
 from baloot_engine.rules.scoring import RoundFacts, score_round
@@ -90,6 +98,21 @@ def test_scored_rounds_kaboots_gahwas_and_won_matches_are_counted() -> None:
     assert _value(metrics, "baloot_matches_finished_total") == 1
 
 
+def test_qayd_verdicts_are_counted_right_and_wrong() -> None:
+    metrics = Metrics()
+    right = QaydVerdict(1, 0, 2, 5, QaydCategory.REVOKE, True, 0b1100, 1)
+    wrong = QaydVerdict(2, 1, 3, 9, None, False, 0, 0)
+    metrics.observe_events(
+        [
+            Event(EventKind.QAYD_JUDGED, seat=1, team=1, qayd=right),
+            Event(EventKind.QAYD_JUDGED, seat=2, team=0, qayd=wrong),
+            Event(EventKind.QAYD_JUDGED, seat=2, team=0, qayd=wrong),
+        ]
+    )
+    assert _value(metrics, "baloot_qayd_verdicts_total", verdict="correct") == 1
+    assert _value(metrics, "baloot_qayd_verdicts_total", verdict="wrong") == 2
+
+
 COUNTED = {
     EventKind.CARDS_DEALT,
     EventKind.CONTRACT_FIXED,
@@ -97,6 +120,7 @@ COUNTED = {
     EventKind.DOUBLING_CALLED,
     EventKind.ROUND_SCORED,
     EventKind.MATCH_WON,
+    EventKind.QAYD_JUDGED,
 }
 
 

@@ -64,6 +64,7 @@ _COUNTED: Final = (
     EventKind.DOUBLING_CALLED,
     EventKind.ROUND_SCORED,
     EventKind.MATCH_WON,
+    EventKind.QAYD_JUDGED,
 )
 
 
@@ -155,6 +156,11 @@ class Metrics:
         self.gahwas = counter("baloot_gahwa_rounds", "Rounds played as a Gahwa.")
         self.rounds_scored = counter("baloot_rounds_scored", "Rounds played to the end and scored.")
         self.matches_finished = counter("baloot_matches_finished", "Matches won by a team.")
+        self.qayd_verdicts = counter(
+            "baloot_qayd_verdicts",
+            "Judged Qayd calls of table play (and false Sawa claims judged at once), by verdict.",
+            ("verdict",),
+        )
         self.rejected = counter(
             "baloot_rejected_actions", "Actions refused by the rules, by reason.", ("reason",)
         )
@@ -209,6 +215,10 @@ class Metrics:
                     self.gahwas.inc()
             elif kind is EventKind.MATCH_WON:
                 self.matches_finished.inc()
+            elif kind is EventKind.QAYD_JUDGED and event.qayd is not None:
+                self.qayd_verdicts.labels(
+                    verdict="correct" if event.qayd.correct else "wrong"
+                ).inc()
 
 
 @dataclass(slots=True)
