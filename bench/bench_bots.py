@@ -12,11 +12,14 @@ took there and then).
 
     python bench/bench_bots.py [--pairs basic:random,strong:basic] [--deals 500] [--workers 2]
                                [--rules seeds|kammelna] [--timing-matches 20] [--json out.json]
+                               [--expert-worlds 32] [--expert-solve-at 3] [--expert-ms 500]
 
 ``--deals N`` plays 2N matches per pair. ``--timing-matches M`` then plays M matches per pair
 with unseeded decisions in this one process, as a production call makes them (a STRONG search
-then also stops at its wall-clock budget), and prints their decision times. Prints numbers;
-exits 1 if a bot made an illegal move.
+then also stops at its wall-clock budget), and prints their decision times. A seeded EXPERT
+decision samples exactly ``--expert-worlds`` worlds and solves the last ``--expert-solve-at``
+cards of each hand exactly; an unseeded one (the timing pass) searches for ``--expert-ms``.
+Prints numbers; exits 1 if a bot made an illegal move.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from baloot_engine.bots import Level, suggest
+from baloot_engine.bots import ExpertBudget, Level, suggest
 from baloot_engine.rules.actions import Deal
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.game import apply, legal_actions, new_match
@@ -64,13 +67,19 @@ class MatchResult:
 
 
 def play_match(
-    levels: tuple[Level, Level], seed: int, rules: RuleSet, *, seeded: bool = True
+    levels: tuple[Level, Level],
+    seed: int,
+    rules: RuleSet,
+    *,
+    seeded: bool = True,
+    expert: ExpertBudget | None = None,
 ) -> MatchResult:
     """Play one match: ``levels[t]`` plays for team ``t``.
 
     Decisions are seeded (repeatable, no wall-clock cut-off), or with ``seeded=False`` drawn
     from the OS generator as an unseeded SuggestAction is, with STRONG's deadline in force.
     """
+    expert = expert or ExpertBudget()
     state: State = new_match(rules, dealer=0)
     result = MatchResult(winner=-1, scores=(0, 0), hands=0)
     for level in levels:
@@ -89,7 +98,7 @@ def play_match(
         wall0 = time.perf_counter()
         cpu0 = time.thread_time()
         bot_seed = seed * 1_000_003 + decision if seeded else None
-        action = suggest(state, seat, level, seed=bot_seed)
+        action = suggest(state, seat, level, seed=bot_seed, expert=expert)
         cpu = time.thread_time() - cpu0
         wall = time.perf_counter() - wall0
         decision += 1
@@ -111,11 +120,15 @@ def play_match(
     return result
 
 
-def _task(args: tuple[str, str, int, bool, str]) -> tuple[str, int, bool, MatchResult]:
-    a, b, seed, swapped, rules_name = args
+_Task = tuple[str, str, int, bool, str, ExpertBudget]
+
+
+def _task(args: _Task) -> tuple[str, int, bool, MatchResult]:
+    a, b, seed, swapped, rules_name, expert = args
     level_a, level_b = Level(a), Level(b)
     levels = (level_b, level_a) if swapped else (level_a, level_b)
-    return f"{a}:{b}", seed, swapped, play_match(levels, seed, RULES[rules_name])
+    result = play_match(levels, seed, RULES[rules_name], expert=expert)
+    return f"{a}:{b}", seed, swapped, result
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -218,7 +231,9 @@ def summarise(pair: str, results: Iterable[tuple[int, bool, MatchResult]]) -> di
     }
 
 
-def timing_pass(pairs: Sequence[str], matches: int, rules: RuleSet) -> dict[str, object]:
+def timing_pass(
+    pairs: Sequence[str], matches: int, rules: RuleSet, expert: ExpertBudget
+) -> dict[str, object]:
     """Unseeded decisions, as a production SuggestAction makes them, timed in one process."""
     wall: dict[str, list[float]] = {}
     cpu: dict[str, list[float]] = {}
@@ -228,7 +243,7 @@ def timing_pass(pairs: Sequence[str], matches: int, rules: RuleSet) -> dict[str,
         a, b = (Level(name) for name in pair.split(":"))
         for n in range(matches):
             levels = (a, b) if n % 2 == 0 else (b, a)
-            result = play_match(levels, 900_000 + n, rules, seeded=False)
+            result = play_match(levels, 900_000 + n, rules, seeded=False, expert=expert)
             illegal += len(result.illegal)
             for level, values in result.wall.items():
                 wall.setdefault(level, []).extend(values)
@@ -265,15 +280,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=0,
         help="then play this many unseeded matches per pair in one process, timing each decision",
     )
+    parser.add_argument(
+        "--expert-worlds", type=int, default=32, help="worlds of a seeded EXPERT decision"
+    )
+    parser.add_argument(
+        "--expert-solve-at",
+        type=int,
+        default=3,
+        help="EXPERT play-outs are solved exactly once this many cards are left in each hand",
+    )
+    parser.add_argument(
+        "--expert-ms", type=float, default=500, help="time budget of an unseeded EXPERT decision"
+    )
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args(argv)
+    expert = ExpertBudget(
+        worlds=args.expert_worlds, solve_at=args.expert_solve_at, seconds=args.expert_ms / 1000
+    )
+    if any("expert" in p for p in args.pairs.split(",")):
+        print(f"[EXPERT: {expert}]")
     pairs = [p.strip() for p in args.pairs.split(",") if p.strip()]
     report = []
     illegal = 0
     for pair in pairs if args.deals > 0 else ():
         a, b = pair.split(":")
         tasks = [
-            (a, b, seed, swapped, args.rules)
+            (a, b, seed, swapped, args.rules, expert)
             for seed in range(args.first_seed, args.first_seed + args.deals)
             for swapped in (False, True)
         ]
@@ -291,7 +323,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         report.append(figures)
         print()
     if args.timing_matches:
-        report.append({"timing": timing_pass(pairs, args.timing_matches, RULES[args.rules])})
+        timing = timing_pass(pairs, args.timing_matches, RULES[args.rules], expert)
+        report.append({"timing": timing})
     if args.json:
         with open(args.json, "w", encoding="utf-8") as out:  # noqa: PTH123
             json.dump({"rules": args.rules, "pairs": report}, out, indent=2)

@@ -18,6 +18,7 @@ import random
 from enum import Enum
 
 from baloot_engine.bots.cardplay import choose_card
+from baloot_engine.bots.expert import DEFAULT_EXPERT_BUDGET, ExpertBudget, expert_card
 from baloot_engine.bots.handeval import BASIC_STYLE, Style, hokm_value, sun_value
 from baloot_engine.bots.search import (
     DEFAULT_BUDGET,
@@ -48,10 +49,12 @@ class Level(Enum):
     RANDOM = "random"
     BASIC = "basic"
     STRONG = "strong"
+    EXPERT = "expert"
 
 
 STRONG_STYLE = BASIC_STYLE
 DOUBLING_SAMPLES = 24
+EXPERT_DOUBLING_SAMPLES = 64
 DOUBLING_MARGIN = 1.0
 
 
@@ -62,8 +65,13 @@ def decide(
     *,
     budget: Budget = DEFAULT_BUDGET,
     deadline: float | None = None,
+    expert: ExpertBudget = DEFAULT_EXPERT_BUDGET,
 ) -> Action:
-    """One legal action for the seat of ``obs`` (which must have at least one)."""
+    """One legal action for the seat of ``obs`` (which must have at least one).
+
+    ``budget`` bounds a STRONG search, ``expert`` an EXPERT one; ``deadline`` (a
+    ``time.perf_counter`` value) also stops either search when the decision is not seeded.
+    """
     legal = obs.legal_actions
     if not legal:
         raise ValueError("the seat has no legal action")
@@ -78,8 +86,11 @@ def decide(
         return choose_bid(obs, [a for a in legal if isinstance(a, Bid)], style)
     if phase is Phase.DOUBLING:
         calls = [a for a in legal if isinstance(a, Doubling)]
-        if level is Level.STRONG and obs.doubling_step is not DoublingStep.CHOOSE_MODE:
-            return search_doubling(obs, calls, rng, DOUBLING_SAMPLES, DOUBLING_MARGIN)
+        if obs.doubling_step is not DoublingStep.CHOOSE_MODE:
+            if level is Level.STRONG:
+                return search_doubling(obs, calls, rng, DOUBLING_SAMPLES, DOUBLING_MARGIN)
+            if level is Level.EXPERT:
+                return search_doubling(obs, calls, rng, EXPERT_DOUBLING_SAMPLES, DOUBLING_MARGIN)
         return choose_call(obs, calls, style)
     declarations = [a for a in legal if isinstance(a, Declare)]
     if declarations:
@@ -96,6 +107,8 @@ def decide(
     assert contract is not None
     if level is Level.STRONG:
         card = search_card(obs, options, rng, budget, deadline=deadline)
+    elif level is Level.EXPERT:
+        card = expert_card(obs, options, rng, expert, deadline=deadline)
     else:
         gone = obs.played
         for played in obs.trick:
