@@ -25,6 +25,7 @@ Prints numbers; exits 1 if a bot made an illegal move.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import multiprocessing
@@ -33,7 +34,7 @@ import statistics
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from baloot_engine.bots import ExpertBudget, Level, suggest
 from baloot_engine.rules.actions import Deal
@@ -64,6 +65,7 @@ class MatchResult:
     wall: dict[str, list[float]] = field(default_factory=dict)
     cpu: dict[str, list[float]] = field(default_factory=dict)
     choice_cpu: dict[str, list[float]] = field(default_factory=dict)
+    round_points: list[int] = field(default_factory=list)  # team 0 minus team 1, per round
 
 
 def play_match(
@@ -109,11 +111,14 @@ def play_match(
         if action not in legal:
             result.illegal.append(f"{level.value} seat {seat}: {action} not in {legal}")
             action = legal[0]
+        scored = state.last_score
         try:
             state, _ = apply(state, seat, action)
         except RuleError as error:
             result.illegal.append(f"{level.value} seat {seat}: {action} refused: {error}")
             state, _ = apply(state, seat, legal[0])
+        if state.last_score is not None and state.last_score is not scored:
+            result.round_points.append(state.last_score.points[0] - state.last_score.points[1])
     result.winner = state.winner
     result.scores = state.match_scores
     result.hands = state.hand_number
@@ -160,10 +165,29 @@ def _times_line(name: str, values: list[float]) -> str:
     )
 
 
+def clustered(groups: Sequence[Sequence[float]]) -> tuple[float, float]:
+    """The mean of every value of ``groups`` and its standard error, counting each group (the
+    matches or rounds of one deal sequence, which share their cards) as one sample."""
+    values = [v for group in groups for v in group]
+    if not values:
+        return (math.nan, math.nan)
+    mean = statistics.fmean(values)
+    sizes = [len(g) for g in groups if g]
+    if len(sizes) < 2:
+        return (mean, math.nan)
+    # The ratio estimator's standard error: residual totals per group.
+    residuals = [sum(v - mean for v in g) for g in groups if g]
+    k = len(residuals)
+    average = statistics.fmean(sizes)
+    se = math.sqrt(k / (k - 1) * sum(r * r for r in residuals)) / (average * k)
+    return (mean, se)
+
+
 def summarise(pair: str, results: Iterable[tuple[int, bool, MatchResult]]) -> dict[str, object]:
     """Print and return the figures of one pair of levels."""
     a, b = pair.split(":")
     by_seed: dict[int, list[bool | None]] = {}
+    points_by_seed: dict[int, list[float]] = {}
     wall: dict[str, list[float]] = {a: [], b: []}
     cpu: dict[str, list[float]] = {a: [], b: []}
     choice: dict[str, list[float]] = {a: [], b: []}
@@ -182,6 +206,8 @@ def summarise(pair: str, results: Iterable[tuple[int, bool, MatchResult]]) -> di
         elif won:
             wins += 1
         by_seed.setdefault(seed, []).append(won)
+        sign = -1 if swapped else 1
+        points_by_seed.setdefault(seed, []).extend(sign * p for p in result.round_points)
         illegal.extend(result.illegal)
         for level in (a, b):
             wall[level] += result.wall.get(level, [])
@@ -190,6 +216,11 @@ def summarise(pair: str, results: Iterable[tuple[int, bool, MatchResult]]) -> di
     low, high = wilson(wins, matches)
     both = sum(1 for v in by_seed.values() if v == [True, True])
     none = sum(1 for v in by_seed.values() if v == [False, False])
+    scores = [[0.5 if w is None else float(w) for w in v] for v in by_seed.values()]
+    rate, rate_se = clustered(scores)
+    plain_se = math.sqrt(rate * (1 - rate) / matches) if matches else math.nan
+    per_round, per_round_se = clustered(list(points_by_seed.values()))
+    rounds = sum(len(v) for v in points_by_seed.values())
     print(f"{a.upper()} vs {b.upper()}: {matches} matches ({len(by_seed)} deal sequences x 2)")
     print(
         f"  {a.upper()} won {wins}/{matches} = {100 * wins / matches:.1f} % "
@@ -198,6 +229,15 @@ def summarise(pair: str, results: Iterable[tuple[int, bool, MatchResult]]) -> di
     print(
         f"  per deal sequence: {a.upper()} won both {both}, split {len(by_seed) - both - none}, "
         f"lost both {none}; {hands / matches:.1f} hands per match"
+    )
+    print(
+        f"  win rate {100 * rate:.1f} % +- {100 * rate_se:.1f} (standard error over deal "
+        f"sequences; {100 * plain_se:.1f} over independent matches), 95 % interval "
+        f"{100 * (rate - 1.96 * rate_se):.1f}-{100 * (rate + 1.96 * rate_se):.1f} %"
+    )
+    print(
+        f"  game points per round, {a.upper()} minus {b.upper()}: {per_round:+.2f} "
+        f"+- {per_round_se:.2f} (standard error over deal sequences; {rounds} rounds)"
     )
     print(f"  illegal decisions: {len(illegal)}")
     for line in illegal[:10]:
@@ -226,6 +266,10 @@ def summarise(pair: str, results: Iterable[tuple[int, bool, MatchResult]]) -> di
         "stopped": draws,
         "win_rate": wins / matches,
         "wilson95": [low, high],
+        "win_rate_se": rate_se,
+        "points_per_round": per_round,
+        "points_per_round_se": per_round_se,
+        "rounds": rounds,
         "illegal": len(illegal),
         "decision_times": decisions,
     }
@@ -267,6 +311,34 @@ def timing_pass(
     return figures
 
 
+def _raw_line(pair: str, seed: int, swapped: bool, result: MatchResult) -> str:
+    return json.dumps({"pair": pair, "seed": seed, "swapped": swapped, **asdict(result)})
+
+
+def merge(paths: Sequence[str]) -> int:
+    """Summarise the matches of ``--raw`` files, pair by pair (a match counted once)."""
+    by_pair: dict[str, dict[tuple[int, bool], MatchResult]] = {}
+    for path in paths:
+        with open(path, encoding="utf-8") as lines:  # noqa: PTH123
+            for line in lines:
+                record = json.loads(line)
+                pair, seed, swapped = record.pop("pair"), record.pop("seed"), record.pop("swapped")
+                record["scores"] = tuple(record["scores"])
+                by_pair.setdefault(pair, {})[(seed, swapped)] = MatchResult(**record)
+    illegal = 0
+    for pair, matches in by_pair.items():
+        # Only deal sequences whose two matches are both there.
+        complete = [
+            (seed, swapped, result)
+            for (seed, swapped), result in sorted(matches.items())
+            if (seed, not swapped) in matches
+        ]
+        figures = summarise(pair, complete)
+        illegal += int(figures["illegal"])  # type: ignore[call-overload]
+        print()
+    return 1 if illegal else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", default="basic:random,strong:basic")
@@ -293,12 +365,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--expert-ms", type=float, default=500, help="time budget of an unseeded EXPERT decision"
     )
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument(
+        "--raw", help="append every match to this file as it ends (one JSON object a line)"
+    )
+    parser.add_argument(
+        "--merge",
+        nargs="+",
+        metavar="RAW",
+        help="print the figures of the matches in these --raw files (of runs in parts) and exit",
+    )
     args = parser.parse_args(argv)
     expert = ExpertBudget(
         worlds=args.expert_worlds, solve_at=args.expert_solve_at, seconds=args.expert_ms / 1000
     )
     if any("expert" in p for p in args.pairs.split(",")):
         print(f"[EXPERT: {expert}]")
+    if args.merge:
+        return merge(args.merge)
     pairs = [p.strip() for p in args.pairs.split(",") if p.strip()]
     report = []
     illegal = 0
@@ -310,11 +393,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             for swapped in (False, True)
         ]
         start = time.perf_counter()
-        if args.workers > 1:
-            with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
-                done = list(pool.imap_unordered(_task, tasks, chunksize=1))
-        else:
-            done = [_task(t) for t in tasks]
+        done = []
+        with contextlib.ExitStack() as stack:
+            if args.workers > 1:
+                pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(args.workers))
+                finished: Iterable[tuple[str, int, bool, MatchResult]] = pool.imap_unordered(
+                    _task, tasks, chunksize=1
+                )
+            else:
+                finished = map(_task, tasks)
+            raw = None
+            if args.raw:
+                raw = stack.enter_context(open(args.raw, "a", encoding="utf-8"))  # noqa: PTH123
+            for item in finished:
+                done.append(item)
+                if raw is not None:
+                    raw.write(_raw_line(*item) + "\n")
+                    raw.flush()
         elapsed = time.perf_counter() - start
         print(f"[{pair}: {len(tasks)} matches in {elapsed:.0f} s, {args.workers} workers]")
         figures = summarise(pair, [(seed, swapped, r) for _, seed, swapped, r in done])
