@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,6 +14,8 @@ from grpc_status import rpc_status
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot.v1 import types_pb2
+from baloot_engine.api import servicer
+from baloot_engine.bots import suggest
 from tests.bots.games import deck
 from tests.server.conftest import InProcessServer, make_settings
 
@@ -98,7 +101,9 @@ class Table:
 
 
 @pytest.mark.parametrize(
-    "level", [pb.BOT_LEVEL_RANDOM, pb.BOT_LEVEL_BASIC, pb.BOT_LEVEL_STRONG], ids=str
+    "level",
+    [pb.BOT_LEVEL_RANDOM, pb.BOT_LEVEL_BASIC, pb.BOT_LEVEL_STRONG, pb.BOT_LEVEL_EXPERT],
+    ids=str,
 )
 def test_a_round_played_by_suggestions_alone(
     stub: pb_grpc.BalootEngineServiceStub, level: int
@@ -118,6 +123,35 @@ def test_a_round_played_by_suggestions_alone(
             break
     assert table.view.phase in (types_pb2.PHASE_ROUND_OVER, types_pb2.PHASE_MATCH_OVER)
     assert {"bid", "play"} <= kinds
+
+
+def test_expert_searches_in_its_pool_with_the_configured_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[tuple[str, str, float]] = []
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        expert = kwargs.get("expert")
+        seconds = -1.0 if expert is None else expert.seconds
+        calls.append((args[2].value, threading.current_thread().name, seconds))
+        return suggest(*args, **kwargs)
+
+    monkeypatch.setattr(servicer, "suggest", recording)
+    settings = make_settings(allow_preset_deck=True, bot_expert_budget_ms=40)
+    with (
+        InProcessServer(settings) as server,
+        grpc.insecure_channel(server.target) as channel,
+    ):
+        table = Table(pb_grpc.BalootEngineServiceStub(channel), seed=8)
+        table.deal()
+        seat = table.view.turn
+        for level in (pb.BOT_LEVEL_EXPERT, pb.BOT_LEVEL_BASIC, pb.BOT_LEVEL_EXPERT):
+            response = table.suggest(seat, level, seed=None)
+            assert response.action in table.legal(seat)
+    expert = [c for c in calls if c[0] == "expert"]
+    assert len(expert) == 2
+    assert all(name.startswith("bot-expert") and seconds == 0.04 for _, name, seconds in expert)
+    assert not any(name.startswith("bot-expert") for level, name, _ in calls if level != "expert")
 
 
 def test_a_seed_repeats_the_suggestion(stub: pb_grpc.BalootEngineServiceStub) -> None:

@@ -8,10 +8,12 @@ refusal leaves through :class:`ApiError`, the one place that maps it to a status
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import re
 import secrets
 from collections.abc import Callable, Coroutine, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final, NoReturn, Protocol, TypeVar
 
 import grpc
@@ -45,7 +47,8 @@ from baloot_engine.api.status import (
     state_invalid,
 )
 from baloot_engine.api.views import add_views, build_view, last_round_out
-from baloot_engine.bots import suggest
+from baloot_engine.bots import Level, suggest
+from baloot_engine.bots.expert import DEFAULT_EXPERT_BUDGET, with_seconds
 from baloot_engine.rules import game
 from baloot_engine.rules.actions import Action, Deal
 from baloot_engine.rules.dealing import deck_from_seed
@@ -61,6 +64,8 @@ SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["BalootEngineService"].full
 _MATCH_ID: Final = re.compile(r"[0-9a-f]{32}")
 _SCORE_LIMIT: Final = 10_000
 _log = get_logger("baloot_engine.api")
+EXPERT_THREADS: Final = 2
+"""EXPERT suggestions searching at once per process (the others wait for a thread)."""
 
 _Context = grpc.aio.ServicerContext[Any, Any]
 
@@ -107,6 +112,7 @@ _Request = TypeVar("_Request")
 _Response = TypeVar("_Response")
 _Body = Callable[["BalootEngineServicer", _Request], _Response]
 _Handler = Callable[["BalootEngineServicer", _Request, _Context], Coroutine[Any, Any, _Response]]
+_AsyncBody = Callable[["BalootEngineServicer", _Request], Coroutine[Any, Any, _Response]]
 
 
 def _rpc(body: _Body[_Request, _Response]) -> _Handler[_Request, _Response]:
@@ -131,13 +137,40 @@ def _rpc(body: _Body[_Request, _Response]) -> _Handler[_Request, _Response]:
     return handler
 
 
+def _async_rpc(body: _AsyncBody[_Request, _Response]) -> _Handler[_Request, _Response]:
+    """:func:`_rpc` for a body that awaits work it runs off the event loop."""
+
+    @functools.wraps(body)
+    async def handler(
+        self: BalootEngineServicer, request: _Request, context: _Context
+    ) -> _Response:
+        try:
+            return await body(self, request)
+        except (ApiError, RuleError) as error:
+            await _abort(context, error)
+        except Exception:  # noqa: BLE001 - the last line of defence of every RPC
+            _log.exception("unexpected error", method=body.__name__)
+            await context.abort(grpc.StatusCode.INTERNAL, "internal error; see the server log")
+
+    return handler
+
+
 class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     """Answers every RPC of the contract."""
 
-    def __init__(self, keys: KeyRing, metrics: Metrics, *, allow_preset_deck: bool) -> None:
+    def __init__(
+        self,
+        keys: KeyRing,
+        metrics: Metrics,
+        *,
+        allow_preset_deck: bool,
+        expert_budget_ms: int = 500,
+    ) -> None:
         self._keys = keys
         self._metrics = metrics
         self._allow_preset_deck = allow_preset_deck
+        self._expert = with_seconds(DEFAULT_EXPERT_BUDGET, expert_budget_ms / 1000)
+        self._expert_pool = ThreadPoolExecutor(EXPERT_THREADS, thread_name_prefix="bot-expert")
 
     # -- the shared path ----------------------------------------------------------------
 
@@ -328,9 +361,12 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             response.match.CopyFrom(_match_after(request.match_scores, score, rules))
         return response
 
-    @_rpc
-    def SuggestAction(self, request: pb.SuggestActionRequest) -> pb.SuggestActionResponse:
-        """One legal action for a seat, chosen by a bot that sees only what that seat may know."""
+    @_async_rpc
+    async def SuggestAction(self, request: pb.SuggestActionRequest) -> pb.SuggestActionResponse:
+        """One legal action for a seat, chosen by a bot that sees only what that seat may know.
+
+        An EXPERT search (up to its time budget) runs in a small thread pool, off the event loop.
+        """
         opened = self._open(request.state, request.match_id, request.credential)
         seat = inbound.seat_in(request.seat)
         bind_call_fields(seat=seat)
@@ -338,7 +374,12 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             raise credential_invalid("only the host credential may ask for a bot's action")
         level = inbound.bot_level_in(request.level)
         seed = request.seed if request.HasField("seed") else None
-        action = suggest(opened.state, seat, level, seed)
+        if level is Level.EXPERT:
+            call = functools.partial(suggest, opened.state, seat, level, seed, expert=self._expert)
+            loop = asyncio.get_running_loop()
+            action = await loop.run_in_executor(self._expert_pool, call)
+        else:
+            action = suggest(opened.state, seat, level, seed)
         return pb.SuggestActionResponse(
             state_version=opened.version,
             action=outbound.action_out(action),

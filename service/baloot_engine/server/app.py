@@ -159,7 +159,12 @@ async def create_server(
         options=server_options(settings, reuse_port=reuse_port),
     )
     keys = keys if keys is not None else load_keys(settings)
-    servicer = BalootEngineServicer(keys, metrics, allow_preset_deck=settings.allow_preset_deck)
+    servicer = BalootEngineServicer(
+        keys,
+        metrics,
+        allow_preset_deck=settings.allow_preset_deck,
+        expert_budget_ms=settings.bot_expert_budget_ms,
+    )
     engine_service_pb2_grpc.add_BalootEngineServiceServicer_to_server(servicer, server)
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     if settings.reflection:

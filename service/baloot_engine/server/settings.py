@@ -52,6 +52,7 @@ class Settings:
     state_keys: tuple[str, ...] = field(default=(), repr=False)
     state_key_file: Path = Path("var/state.key")
     workers: int = 1
+    bot_expert_budget_ms: int = 500
 
     @property
     def address(self) -> str:
@@ -153,6 +154,7 @@ def _path(text: str) -> Path:
 
 
 MAX_WORKERS: Final = 64
+MAX_EXPERT_BUDGET_MS: Final = 5000
 
 
 def cpu_count() -> int:
@@ -263,6 +265,11 @@ SETTINGS: Final[tuple[SettingSpec, ...]] = (
         "workers",
         _workers,
         "Server processes sharing the port (auto: one per CPU); the parent serves their metrics.",
+    ),
+    SettingSpec(
+        "bot_expert_budget_ms",
+        _int_in(1, MAX_EXPERT_BUDGET_MS),
+        "Time an unseeded EXPERT SuggestAction may search, in milliseconds (at most 5000).",
     ),
 )
 
