@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 from enum import Enum
 
+from baloot_engine.bots.bidding_eval import SURE_MARGIN, evaluate_bids
 from baloot_engine.bots.cardplay import choose_card
 from baloot_engine.bots.expert import DEFAULT_EXPERT_BUDGET, ExpertBudget, expert_card
 from baloot_engine.bots.handeval import BASIC_STYLE, Style, hokm_value, sun_value
@@ -55,6 +56,9 @@ class Level(Enum):
 STRONG_STYLE = BASIC_STYLE
 DOUBLING_SAMPLES = 24
 EXPERT_DOUBLING_SAMPLES = 64
+EVALUATED_BIDDING: frozenset[Level] = frozenset()
+"""The levels that choose their contract by simulated play-outs (bots/bidding_eval.py)."""
+BIDDING_SAMPLES = {Level.STRONG: 16, Level.EXPERT: 48}
 DOUBLING_MARGIN = 1.0
 
 
@@ -83,7 +87,10 @@ def decide(
     phase = obs.phase
     style = BASIC_STYLE if level is Level.BASIC else STRONG_STYLE
     if phase is Phase.BIDDING:
-        return choose_bid(obs, [a for a in legal if isinstance(a, Bid)], style)
+        bids = [a for a in legal if isinstance(a, Bid)]
+        if level in EVALUATED_BIDDING:
+            return choose_bid_evaluated(obs, bids, style, rng, BIDDING_SAMPLES[level])
+        return choose_bid(obs, bids, style)
     if phase is Phase.DOUBLING:
         calls = [a for a in legal if isinstance(a, Doubling)]
         if obs.doubling_step is not DoublingStep.CHOOSE_MODE:
@@ -163,6 +170,23 @@ def choose_bid(obs: Observation, bids: list[Bid], style: Style) -> Bid:
             named = [b for b in hokms if b.suit == suit]
             return named[0] if named else hokms[0]
     return passing if passing in bids else bids[0]
+
+
+def choose_bid_evaluated(
+    obs: Observation, bids: list[Bid], style: Style, rng: random.Random, samples: int
+) -> Bid:
+    """A bid by simulation: when the thresholds buy (or a contract must be kept), the contract
+    with the best played-out result; a contract they would not buy when it clearly wins."""
+    base = choose_bid(obs, bids, style)
+    if base.kind is BidKind.KAWESH:
+        return base
+    values = evaluate_bids(obs, bids, rng, samples)
+    if not values:
+        return base
+    best = max(values, key=lambda b: values[b])
+    if base.kind is not BidKind.PASS and base.kind in {b.kind for b in values}:
+        return best
+    return best if values[best] >= SURE_MARGIN else base
 
 
 def choose_call(obs: Observation, calls: list[Doubling], style: Style) -> Doubling:
