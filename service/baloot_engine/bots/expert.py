@@ -24,6 +24,7 @@ from typing import Final, NamedTuple
 from baloot_engine.bots.cardplay import choose_card
 from baloot_engine.bots.endgame import Solver
 from baloot_engine.bots.search import (
+    Sampler,
     _declared_projects,
     _equivalence_groups,
     _known_baloot,
@@ -179,6 +180,7 @@ def expert_card(
     budget: ExpertBudget,
     *,
     deadline: float | None,
+    sampler: Sampler = sample_hands,
 ) -> int:
     """The card of ``options`` with the best average result over sampled, solved worlds."""
     contract = obs.contract
@@ -202,7 +204,7 @@ def expert_card(
     for done in range(limit):
         if deadline is not None and done >= budget.min_worlds and time.perf_counter() > deadline:
             break
-        world = sample_hands(obs, tracker, rng)
+        world = sampler(obs, tracker, rng)
         solver = Solver(contract, obs.rules, obs.team)
         for i, card in enumerate(candidates):
             hands = list(world)
