@@ -7,7 +7,8 @@ seat's observation and tries every candidate card in every world. Two things dif
   rest of the hand is then solved exactly in that world (:mod:`baloot_engine.bots.endgame`),
   and once few enough cards are left at the decision itself the whole remainder is solved;
 * the work is bounded by a wall-clock budget (500 ms by default) rather than a count of card
-  plays, so it samples many more worlds than STRONG does.
+  plays, so it samples many more worlds than STRONG does. It stops before a world that would,
+  at the pace of the worlds so far, end after the deadline.
 
 A seeded decision samples exactly ``ExpertBudget.worlds`` worlds and has no deadline, so it
 repeats exactly; an unseeded one samples until its deadline (at least ``min_worlds``, at most
@@ -201,9 +202,13 @@ def expert_card(
     won = obs.tricks_won
     totals = [0] * len(candidates)
     limit = budget.worlds if deadline is None else budget.max_worlds
+    started = time.perf_counter()
     for done in range(limit):
-        if deadline is not None and done >= budget.min_worlds and time.perf_counter() > deadline:
-            break
+        if deadline is not None and done >= max(1, budget.min_worlds):
+            # Stop when another world, at the pace so far, would end after the deadline.
+            now = time.perf_counter()
+            if now + (now - started) / done > deadline:
+                break
         world = sampler(obs, tracker, rng)
         solver = Solver(contract, obs.rules, obs.team)
         for i, card in enumerate(candidates):
