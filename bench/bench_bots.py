@@ -283,18 +283,24 @@ def timing_pass(
     cpu: dict[str, list[float]] = {}
     illegal = 0
     start = time.perf_counter()
+    tallies = []
     for pair in pairs:
         a, b = (Level(name) for name in pair.split(":"))
+        won = 0
         for n in range(matches):
+            # Mirrored too: matches 2k and 2k + 1 play the same deal sequence, teams swapped.
             levels = (a, b) if n % 2 == 0 else (b, a)
-            result = play_match(levels, 900_000 + n, rules, seeded=False, expert=expert)
+            result = play_match(levels, 900_000 + n // 2, rules, seeded=False, expert=expert)
+            won += result.winner == n % 2
             illegal += len(result.illegal)
             for level, values in result.wall.items():
                 wall.setdefault(level, []).extend(values)
             for level, values in result.cpu.items():
                 cpu.setdefault(level, []).extend(values)
+        tallies.append(f"  {a.value.upper()} won {won} of {matches} against {b.value.upper()}")
     elapsed = time.perf_counter() - start
     print(f"[timing: {matches} unseeded matches per pair in one process, {elapsed:.0f} s]")
+    print("\n".join(tallies))
     print(f"  illegal decisions: {illegal}")
     figures: dict[str, object] = {"illegal": illegal}
     for level, walls in wall.items():
