@@ -10,7 +10,8 @@
 #                     samples BOTS_EXPERT_WORLDS worlds and solves the last BOTS_EXPERT_SOLVE_AT
 #                     cards of each hand exactly; BOTS_TIMING=M adds M unseeded matches per pair
 #                     timed in one process, where EXPERT searches for BOTS_EXPERT_MS. BOTS_RAW=f
-#                     appends every match to f; bench/bench_bots.py --merge f ... sums runs in parts.
+#                     appends every match to f; BOTS_FIRST_SEED=n starts at deal sequence n, and
+#                     bench/bench_bots.py --merge f ... sums runs in parts.
 
 BOTS_LEVELS ?= strong:basic
 BOTS_MATCHES ?= 2
@@ -23,6 +24,7 @@ BOTS_EXPERT_SOLVE_AT ?= 3
 BOTS_EXPERT_MS ?= 500
 BOTS_TIMING ?= 0
 BOTS_RAW ?=
+BOTS_FIRST_SEED ?= 0
 
 .PHONY: bots-demo bots-bench
 
@@ -30,6 +32,7 @@ bots-demo: $(STAMP) ## Bots play matches between levels (BOTS_LEVELS=strong:basi
 	$(PY) -m baloot_engine.bots.demo --levels $(BOTS_LEVELS) --matches $(BOTS_MATCHES) --seed $(BOTS_SEED)
 
 bots-bench: $(STAMP) ## Bot win rates, decision times and legality (BOTS_DEALS=500 deal sequences per pair).
-	$(PY) bench/bench_bots.py --deals $(BOTS_DEALS) --workers $(BOTS_WORKERS) --pairs $(BOTS_PAIRS) \
+	$(PY) bench/bench_bots.py --deals $(BOTS_DEALS) --first-seed $(BOTS_FIRST_SEED) \
+		--workers $(BOTS_WORKERS) --pairs $(BOTS_PAIRS) \
 		--expert-worlds $(BOTS_EXPERT_WORLDS) --expert-solve-at $(BOTS_EXPERT_SOLVE_AT) \
 		--expert-ms $(BOTS_EXPERT_MS) --timing-matches $(BOTS_TIMING) $(if $(BOTS_RAW),--raw $(BOTS_RAW))
