@@ -5,10 +5,10 @@
 #   make bots-bench   The measured figures of docs/bots.md: BOTS_DEALS deal sequences per pair
 #                     (each played twice, teams swapped), win rates with 95 % intervals, decision
 #                     times, legality of every decision. The full run (500) takes about an hour
-#                     on 2 shared cores; BOTS_DEALS=50 gives a quick look. BOTS_PAIRS chooses the
-#                     pairs (expert:strong,strong:basic for the EXPERT figures); a seeded EXPERT
-#                     samples BOTS_EXPERT_WORLDS worlds and solves the last BOTS_EXPERT_SOLVE_AT
-#                     cards of each hand exactly; BOTS_TIMING=M adds M unseeded matches per pair
+#                     on 2 shared cores, an EXPERT pair far longer; BOTS_DEALS=50 is a quick look.
+#                     BOTS_PAIRS chooses the pairs (expert:strong,strong:basic for the EXPERT
+#                     figures); a seeded EXPERT samples BOTS_EXPERT_WORLDS worlds and solves the
+#                     last BOTS_EXPERT_SOLVE_AT cards of each hand exactly; BOTS_TIMING=M adds M unseeded matches per pair
 #                     timed in one process, where EXPERT searches for BOTS_EXPERT_MS. BOTS_RAW=f
 #                     appends every match to f; BOTS_FIRST_SEED=n starts at deal sequence n, and
 #                     bench/bench_bots.py --merge f ... sums runs in parts.
