@@ -1,4 +1,4 @@
-"""The three levels of play, each a function of a seat's observation and a random generator.
+"""The four levels of play, each a function of a seat's observation and a random generator.
 
 * RANDOM plays any legal action (never a Sawa claim, which could be false).
 * BASIC evaluates its hand to buy (Sun with aces and tens, Hokm with the jack and nine of a
@@ -7,6 +7,9 @@
   the rules of thumb of :mod:`baloot_engine.bots.cardplay`.
 * STRONG bids like BASIC with its own thresholds, decides doubling calls by played-out sampled
   worlds, and chooses its cards by the determinized search of :mod:`baloot_engine.bots.search`.
+* EXPERT bids like STRONG, doubles with more sampled worlds, and chooses its cards by the deeper
+  search of :mod:`baloot_engine.bots.expert` (many more worlds within a time budget, the last
+  tricks of each world solved exactly).
 
 No function here sees a match state: they receive the seat's
 :class:`~baloot_engine.rules.observation.Observation`.
