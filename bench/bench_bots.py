@@ -12,16 +12,20 @@ took there and then).
 
     python bench/bench_bots.py [--pairs basic:random,strong:basic] [--deals 500] [--workers 2]
                                [--rules seeds|kammelna] [--timing-matches 20] [--json out.json]
+                               [--expert-worlds 48] [--expert-solve-at 3] [--expert-ms 500]
 
 ``--deals N`` plays 2N matches per pair. ``--timing-matches M`` then plays M matches per pair
 with unseeded decisions in this one process, as a production call makes them (a STRONG search
-then also stops at its wall-clock budget), and prints their decision times. Prints numbers;
-exits 1 if a bot made an illegal move.
+then also stops at its wall-clock budget), and prints their decision times. A seeded EXPERT
+decision samples exactly ``--expert-worlds`` worlds and solves the last ``--expert-solve-at``
+cards of each hand exactly; an unseeded one (the timing pass) searches for ``--expert-ms``.
+Prints numbers; exits 1 if a bot made an illegal move.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import multiprocessing
@@ -30,9 +34,9 @@ import statistics
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
-from baloot_engine.bots import Level, suggest
+from baloot_engine.bots import ExpertBudget, Level, suggest
 from baloot_engine.rules.actions import Deal
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.game import apply, legal_actions, new_match
@@ -61,16 +65,23 @@ class MatchResult:
     wall: dict[str, list[float]] = field(default_factory=dict)
     cpu: dict[str, list[float]] = field(default_factory=dict)
     choice_cpu: dict[str, list[float]] = field(default_factory=dict)
+    round_points: list[int] = field(default_factory=list)  # team 0 minus team 1, per round
 
 
 def play_match(
-    levels: tuple[Level, Level], seed: int, rules: RuleSet, *, seeded: bool = True
+    levels: tuple[Level, Level],
+    seed: int,
+    rules: RuleSet,
+    *,
+    seeded: bool = True,
+    expert: ExpertBudget | None = None,
 ) -> MatchResult:
     """Play one match: ``levels[t]`` plays for team ``t``.
 
     Decisions are seeded (repeatable, no wall-clock cut-off), or with ``seeded=False`` drawn
     from the OS generator as an unseeded SuggestAction is, with STRONG's deadline in force.
     """
+    expert = expert or ExpertBudget()
     state: State = new_match(rules, dealer=0)
     result = MatchResult(winner=-1, scores=(0, 0), hands=0)
     for level in levels:
@@ -89,7 +100,7 @@ def play_match(
         wall0 = time.perf_counter()
         cpu0 = time.thread_time()
         bot_seed = seed * 1_000_003 + decision if seeded else None
-        action = suggest(state, seat, level, seed=bot_seed)
+        action = suggest(state, seat, level, seed=bot_seed, expert=expert)
         cpu = time.thread_time() - cpu0
         wall = time.perf_counter() - wall0
         decision += 1
@@ -100,22 +111,29 @@ def play_match(
         if action not in legal:
             result.illegal.append(f"{level.value} seat {seat}: {action} not in {legal}")
             action = legal[0]
+        scored = state.last_score
         try:
             state, _ = apply(state, seat, action)
         except RuleError as error:
             result.illegal.append(f"{level.value} seat {seat}: {action} refused: {error}")
             state, _ = apply(state, seat, legal[0])
+        if state.last_score is not None and state.last_score is not scored:
+            result.round_points.append(state.last_score.points[0] - state.last_score.points[1])
     result.winner = state.winner
     result.scores = state.match_scores
     result.hands = state.hand_number
     return result
 
 
-def _task(args: tuple[str, str, int, bool, str]) -> tuple[str, int, bool, MatchResult]:
-    a, b, seed, swapped, rules_name = args
+_Task = tuple[str, str, int, bool, str, ExpertBudget]
+
+
+def _task(args: _Task) -> tuple[str, int, bool, MatchResult]:
+    a, b, seed, swapped, rules_name, expert = args
     level_a, level_b = Level(a), Level(b)
     levels = (level_b, level_a) if swapped else (level_a, level_b)
-    return f"{a}:{b}", seed, swapped, play_match(levels, seed, RULES[rules_name])
+    result = play_match(levels, seed, RULES[rules_name], expert=expert)
+    return f"{a}:{b}", seed, swapped, result
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -147,10 +165,29 @@ def _times_line(name: str, values: list[float]) -> str:
     )
 
 
+def clustered(groups: Sequence[Sequence[float]]) -> tuple[float, float]:
+    """The mean of every value of ``groups`` and its standard error, counting each group (the
+    matches or rounds of one deal sequence, which share their cards) as one sample."""
+    values = [v for group in groups for v in group]
+    if not values:
+        return (math.nan, math.nan)
+    mean = statistics.fmean(values)
+    sizes = [len(g) for g in groups if g]
+    if len(sizes) < 2:
+        return (mean, math.nan)
+    # The ratio estimator's standard error: residual totals per group.
+    residuals = [sum(v - mean for v in g) for g in groups if g]
+    k = len(residuals)
+    average = statistics.fmean(sizes)
+    se = math.sqrt(k / (k - 1) * sum(r * r for r in residuals)) / (average * k)
+    return (mean, se)
+
+
 def summarise(pair: str, results: Iterable[tuple[int, bool, MatchResult]]) -> dict[str, object]:
     """Print and return the figures of one pair of levels."""
     a, b = pair.split(":")
     by_seed: dict[int, list[bool | None]] = {}
+    points_by_seed: dict[int, list[float]] = {}
     wall: dict[str, list[float]] = {a: [], b: []}
     cpu: dict[str, list[float]] = {a: [], b: []}
     choice: dict[str, list[float]] = {a: [], b: []}
@@ -169,6 +206,8 @@ def summarise(pair: str, results: Iterable[tuple[int, bool, MatchResult]]) -> di
         elif won:
             wins += 1
         by_seed.setdefault(seed, []).append(won)
+        sign = -1 if swapped else 1
+        points_by_seed.setdefault(seed, []).extend(sign * p for p in result.round_points)
         illegal.extend(result.illegal)
         for level in (a, b):
             wall[level] += result.wall.get(level, [])
@@ -177,6 +216,11 @@ def summarise(pair: str, results: Iterable[tuple[int, bool, MatchResult]]) -> di
     low, high = wilson(wins, matches)
     both = sum(1 for v in by_seed.values() if v == [True, True])
     none = sum(1 for v in by_seed.values() if v == [False, False])
+    scores = [[0.5 if w is None else float(w) for w in v] for v in by_seed.values()]
+    rate, rate_se = clustered(scores)
+    plain_se = math.sqrt(rate * (1 - rate) / matches) if matches else math.nan
+    per_round, per_round_se = clustered(list(points_by_seed.values()))
+    rounds = sum(len(v) for v in points_by_seed.values())
     print(f"{a.upper()} vs {b.upper()}: {matches} matches ({len(by_seed)} deal sequences x 2)")
     print(
         f"  {a.upper()} won {wins}/{matches} = {100 * wins / matches:.1f} % "
@@ -185,6 +229,15 @@ def summarise(pair: str, results: Iterable[tuple[int, bool, MatchResult]]) -> di
     print(
         f"  per deal sequence: {a.upper()} won both {both}, split {len(by_seed) - both - none}, "
         f"lost both {none}; {hands / matches:.1f} hands per match"
+    )
+    print(
+        f"  win rate {100 * rate:.1f} % +- {100 * rate_se:.1f} (standard error over deal "
+        f"sequences; {100 * plain_se:.1f} over independent matches), 95 % interval "
+        f"{100 * (rate - 1.96 * rate_se):.1f}-{100 * (rate + 1.96 * rate_se):.1f} %"
+    )
+    print(
+        f"  game points per round, {a.upper()} minus {b.upper()}: {per_round:+.2f} "
+        f"+- {per_round_se:.2f} (standard error over deal sequences; {rounds} rounds)"
     )
     print(f"  illegal decisions: {len(illegal)}")
     for line in illegal[:10]:
@@ -213,29 +266,41 @@ def summarise(pair: str, results: Iterable[tuple[int, bool, MatchResult]]) -> di
         "stopped": draws,
         "win_rate": wins / matches,
         "wilson95": [low, high],
+        "win_rate_se": rate_se,
+        "points_per_round": per_round,
+        "points_per_round_se": per_round_se,
+        "rounds": rounds,
         "illegal": len(illegal),
         "decision_times": decisions,
     }
 
 
-def timing_pass(pairs: Sequence[str], matches: int, rules: RuleSet) -> dict[str, object]:
+def timing_pass(
+    pairs: Sequence[str], matches: int, rules: RuleSet, expert: ExpertBudget
+) -> dict[str, object]:
     """Unseeded decisions, as a production SuggestAction makes them, timed in one process."""
     wall: dict[str, list[float]] = {}
     cpu: dict[str, list[float]] = {}
     illegal = 0
     start = time.perf_counter()
+    tallies = []
     for pair in pairs:
         a, b = (Level(name) for name in pair.split(":"))
+        won = 0
         for n in range(matches):
+            # Mirrored too: matches 2k and 2k + 1 play the same deal sequence, teams swapped.
             levels = (a, b) if n % 2 == 0 else (b, a)
-            result = play_match(levels, 900_000 + n, rules, seeded=False)
+            result = play_match(levels, 900_000 + n // 2, rules, seeded=False, expert=expert)
+            won += result.winner == n % 2
             illegal += len(result.illegal)
             for level, values in result.wall.items():
                 wall.setdefault(level, []).extend(values)
             for level, values in result.cpu.items():
                 cpu.setdefault(level, []).extend(values)
+        tallies.append(f"  {a.value.upper()} won {won} of {matches} against {b.value.upper()}")
     elapsed = time.perf_counter() - start
     print(f"[timing: {matches} unseeded matches per pair in one process, {elapsed:.0f} s]")
+    print("\n".join(tallies))
     print(f"  illegal decisions: {illegal}")
     figures: dict[str, object] = {"illegal": illegal}
     for level, walls in wall.items():
@@ -252,6 +317,34 @@ def timing_pass(pairs: Sequence[str], matches: int, rules: RuleSet) -> dict[str,
     return figures
 
 
+def _raw_line(pair: str, seed: int, swapped: bool, result: MatchResult) -> str:
+    return json.dumps({"pair": pair, "seed": seed, "swapped": swapped, **asdict(result)})
+
+
+def merge(paths: Sequence[str]) -> int:
+    """Summarise the matches of ``--raw`` files, pair by pair (a match counted once)."""
+    by_pair: dict[str, dict[tuple[int, bool], MatchResult]] = {}
+    for path in paths:
+        with open(path, encoding="utf-8") as lines:  # noqa: PTH123
+            for line in lines:
+                record = json.loads(line)
+                pair, seed, swapped = record.pop("pair"), record.pop("seed"), record.pop("swapped")
+                record["scores"] = tuple(record["scores"])
+                by_pair.setdefault(pair, {})[(seed, swapped)] = MatchResult(**record)
+    illegal = 0
+    for pair, matches in by_pair.items():
+        # Only deal sequences whose two matches are both there.
+        complete = [
+            (seed, swapped, result)
+            for (seed, swapped), result in sorted(matches.items())
+            if (seed, not swapped) in matches
+        ]
+        figures = summarise(pair, complete)
+        illegal += int(figures["illegal"])  # type: ignore[call-overload]
+        print()
+    return 1 if illegal else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", default="basic:random,strong:basic")
@@ -265,24 +358,64 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=0,
         help="then play this many unseeded matches per pair in one process, timing each decision",
     )
+    parser.add_argument(
+        "--expert-worlds", type=int, default=48, help="worlds of a seeded EXPERT decision"
+    )
+    parser.add_argument(
+        "--expert-solve-at",
+        type=int,
+        default=3,
+        help="EXPERT play-outs are solved exactly once this many cards are left in each hand",
+    )
+    parser.add_argument(
+        "--expert-ms", type=float, default=500, help="time budget of an unseeded EXPERT decision"
+    )
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument(
+        "--raw", help="append every match to this file as it ends (one JSON object a line)"
+    )
+    parser.add_argument(
+        "--merge",
+        nargs="+",
+        metavar="RAW",
+        help="print the figures of the matches in these --raw files (of runs in parts) and exit",
+    )
     args = parser.parse_args(argv)
+    expert = ExpertBudget(
+        worlds=args.expert_worlds, solve_at=args.expert_solve_at, seconds=args.expert_ms / 1000
+    )
+    if any("expert" in p for p in args.pairs.split(",")):
+        print(f"[EXPERT: {expert}]")
+    if args.merge:
+        return merge(args.merge)
     pairs = [p.strip() for p in args.pairs.split(",") if p.strip()]
     report = []
     illegal = 0
     for pair in pairs if args.deals > 0 else ():
         a, b = pair.split(":")
         tasks = [
-            (a, b, seed, swapped, args.rules)
+            (a, b, seed, swapped, args.rules, expert)
             for seed in range(args.first_seed, args.first_seed + args.deals)
             for swapped in (False, True)
         ]
         start = time.perf_counter()
-        if args.workers > 1:
-            with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
-                done = list(pool.imap_unordered(_task, tasks, chunksize=1))
-        else:
-            done = [_task(t) for t in tasks]
+        done = []
+        with contextlib.ExitStack() as stack:
+            if args.workers > 1:
+                pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(args.workers))
+                finished: Iterable[tuple[str, int, bool, MatchResult]] = pool.imap_unordered(
+                    _task, tasks, chunksize=1
+                )
+            else:
+                finished = map(_task, tasks)
+            raw = None
+            if args.raw:
+                raw = stack.enter_context(open(args.raw, "a", encoding="utf-8"))  # noqa: PTH123
+            for item in finished:
+                done.append(item)
+                if raw is not None:
+                    raw.write(_raw_line(*item) + "\n")
+                    raw.flush()
         elapsed = time.perf_counter() - start
         print(f"[{pair}: {len(tasks)} matches in {elapsed:.0f} s, {args.workers} workers]")
         figures = summarise(pair, [(seed, swapped, r) for _, seed, swapped, r in done])
@@ -291,7 +424,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         report.append(figures)
         print()
     if args.timing_matches:
-        report.append({"timing": timing_pass(pairs, args.timing_matches, RULES[args.rules])})
+        timing = timing_pass(pairs, args.timing_matches, RULES[args.rules], expert)
+        report.append({"timing": timing})
     if args.json:
         with open(args.json, "w", encoding="utf-8") as out:  # noqa: PTH123
             json.dump({"rules": args.rules, "pairs": report}, out, indent=2)

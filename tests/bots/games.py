@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 
-from baloot_engine.bots import Level, suggest
+from baloot_engine.bots import ExpertBudget, Level, suggest
 from baloot_engine.bots.search import Budget
 from baloot_engine.rules.actions import Action, Deal
 from baloot_engine.rules.game import apply, legal_actions, new_match
@@ -40,6 +40,8 @@ CUSTOM = SEEDS.replace(
 RULE_SETS = {"seeds": SEEDS, "kammelna": KAMMELNA, "custom": CUSTOM}
 # A small search keeps the STRONG tests quick; the search itself is the same.
 SMALL = Budget(steps=300, min_samples=2, max_samples=4, seconds=0.05)
+# A few worlds and a solved last two tricks keep the EXPERT tests quick.
+TINY_EXPERT = ExpertBudget(worlds=3, min_worlds=2, max_worlds=6, seconds=0.05, solve_at=2)
 
 
 def deck(seed: int, hand_number: int) -> tuple[int, ...]:
@@ -49,11 +51,13 @@ def deck(seed: int, hand_number: int) -> tuple[int, ...]:
     return tuple(cards)
 
 
-def bot(level: Level, budget: Budget = SMALL) -> Callable[[State, int, int], Action]:
+def bot(
+    level: Level, budget: Budget = SMALL, expert: ExpertBudget = TINY_EXPERT
+) -> Callable[[State, int, int], Action]:
     """A chooser ``(state, seat, seed) -> action`` of one level."""
 
     def choose(state: State, seat: int, seed: int) -> Action:
-        return suggest(state, seat, level, seed, budget=budget)
+        return suggest(state, seat, level, seed, budget=budget, expert=expert)
 
     return choose
 

@@ -16,7 +16,7 @@ from tests.bots.games import RULE_SETS, SMALL, bot, walk
 @pytest.mark.parametrize("rules_name", sorted(RULE_SETS))
 @pytest.mark.parametrize("level", list(Level), ids=lambda level: level.value)
 def test_every_suggestion_is_legal_over_seeded_games(level: Level, rules_name: str) -> None:
-    seeds = range(6) if level is Level.STRONG else range(25)
+    seeds = range(6) if level in (Level.STRONG, Level.EXPERT) else range(25)
     decisions = 0
     for seed in seeds:
         for _ in walk(RULE_SETS[rules_name], seed, bot(level), max_hands=2 if seed % 2 else 4):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future
 from typing import Any
 
 import grpc
@@ -13,6 +15,7 @@ from grpc_status import rpc_status
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot.v1 import types_pb2
+from baloot_engine.api import servicer
 from tests.bots.games import deck
 from tests.server.conftest import InProcessServer, make_settings
 
@@ -98,7 +101,9 @@ class Table:
 
 
 @pytest.mark.parametrize(
-    "level", [pb.BOT_LEVEL_RANDOM, pb.BOT_LEVEL_BASIC, pb.BOT_LEVEL_STRONG], ids=str
+    "level",
+    [pb.BOT_LEVEL_RANDOM, pb.BOT_LEVEL_BASIC, pb.BOT_LEVEL_STRONG, pb.BOT_LEVEL_EXPERT],
+    ids=str,
 )
 def test_a_round_played_by_suggestions_alone(
     stub: pb_grpc.BalootEngineServiceStub, level: int
@@ -118,6 +123,40 @@ def test_a_round_played_by_suggestions_alone(
             break
     assert table.view.phase in (types_pb2.PHASE_ROUND_OVER, types_pb2.PHASE_MATCH_OVER)
     assert {"bid", "play"} <= kinds
+
+
+class _RecordingPool(Executor):
+    """Runs each job at once, remembering its level and the EXPERT budget it was given."""
+
+    def __init__(self) -> None:
+        self.jobs: list[tuple[str, float | None]] = []
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        expert = fn.keywords.get("expert") if isinstance(fn, functools.partial) else None
+        self.jobs.append((args[2].value, None if expert is None else expert.seconds))
+        future: Future[Any] = Future()
+        future.set_result(fn(*args, **kwargs))
+        return future
+
+
+def test_expert_searches_in_the_bot_pool_with_the_configured_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pool = _RecordingPool()
+    monkeypatch.setattr(servicer, "bot_pool", lambda: pool)
+    settings = make_settings(allow_preset_deck=True, bot_expert_budget_ms=40)
+    with (
+        InProcessServer(settings) as server,
+        grpc.insecure_channel(server.target) as channel,
+    ):
+        table = Table(pb_grpc.BalootEngineServiceStub(channel), seed=8)
+        table.deal()
+        seat = table.view.turn
+        for level in (pb.BOT_LEVEL_EXPERT, pb.BOT_LEVEL_BASIC, pb.BOT_LEVEL_EXPERT):
+            response = table.suggest(seat, level, seed=None)
+            assert response.action in table.legal(seat)
+    # Both EXPERT searches went to the pool with the server's 40 ms budget; BASIC stayed inline.
+    assert pool.jobs == [("expert", 0.04), ("expert", 0.04)]
 
 
 def test_a_seed_repeats_the_suggestion(stub: pb_grpc.BalootEngineServiceStub) -> None:

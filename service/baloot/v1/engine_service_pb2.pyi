@@ -45,6 +45,12 @@ class _BotLevelEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BotLevel.Val
     the seat knows, plays each candidate out in every sample and keeps the best. Answers within
     a few tens of milliseconds.
     """
+    BOT_LEVEL_EXPERT: _BotLevel.ValueType  # 4
+    """STRONG's search with many more sampled worlds, the last tricks of every sampled world
+    solved exactly, and a time budget (the server's BALOOT_BOT_EXPERT_BUDGET_MS, 500 ms by
+    default). Runs off the server's event loop. With a seed it samples a fixed number of
+    worlds instead, so the suggestion repeats.
+    """
 
 class BotLevel(_BotLevel, metaclass=_BotLevelEnumTypeWrapper):
     """How well a suggesting bot plays."""
@@ -62,6 +68,12 @@ BOT_LEVEL_STRONG: BotLevel.ValueType  # 3
 """BASIC plus card tracking and a search: it samples the unseen cards consistently with what
 the seat knows, plays each candidate out in every sample and keeps the best. Answers within
 a few tens of milliseconds.
+"""
+BOT_LEVEL_EXPERT: BotLevel.ValueType  # 4
+"""STRONG's search with many more sampled worlds, the last tricks of every sampled world
+solved exactly, and a time budget (the server's BALOOT_BOT_EXPERT_BUDGET_MS, 500 ms by
+default). Runs off the server's event loop. With a seed it samples a fixed number of
+worlds instead, so the suggestion repeats.
 """
 Global___BotLevel: _TypeAlias = BotLevel  # noqa: Y015
 

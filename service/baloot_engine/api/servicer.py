@@ -66,6 +66,7 @@ from baloot_engine.api.status import (
 )
 from baloot_engine.api.views import add_views, build_view, last_round_out
 from baloot_engine.bots import Level, suggest
+from baloot_engine.bots.expert import DEFAULT_EXPERT_BUDGET, with_seconds
 from baloot_engine.rules import game
 from baloot_engine.rules.actions import Action, Deal, Event, EventKind
 from baloot_engine.rules.dealing import board_deck, deck_from_seed
@@ -82,10 +83,12 @@ SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["BalootEngineService"].full
 _MATCH_ID: Final = re.compile(r"[0-9a-f]{32}")
 _SCORE_LIMIT: Final = 10_000
 BOT_PROCESSES: Final = 1
-"""Processes of the pool the STRONG bot decides in, shared by the servicers of a process (one:
-each server process, or worker, adds one process, not one per core)."""
+"""Processes of the pool the STRONG and EXPERT bots decide in, shared by the servicers of a
+process (one: each server process, or worker, adds one process, not one per core)."""
 BOT_QUEUE: Final = 8
-"""STRONG decisions a servicer lets into the pool at once; the next ones wait their turn."""
+"""STRONG and EXPERT decisions a servicer lets into the pool at once; the next ones wait."""
+_POOLED: Final = (Level.STRONG, Level.EXPERT)
+"""The levels whose decisions run in the bot pool (the searching ones)."""
 _log = get_logger("baloot_engine.api")
 
 _Context = grpc.aio.ServicerContext[Any, Any]
@@ -95,8 +98,8 @@ _pool_lock = threading.Lock()
 
 
 def bot_pool() -> ProcessPoolExecutor:
-    """The process pool of the STRONG bot, started on first use (spawned, not forked: a fork
-    of a process running grpc is unsafe). Its processes end with this one."""
+    """The process pool of the STRONG and EXPERT bots, started on first use (spawned, not
+    forked: a fork of a process running grpc is unsafe). Its processes end with this one."""
     global _pool  # noqa: PLW0603 - one pool per process, shared by its servicers
     with _pool_lock:
         if _pool is None:
@@ -174,7 +177,7 @@ def _rpc(body: _Body[_Request, _Response]) -> _Handler[_Request, _Response]:
     """Turn a synchronous RPC body into the servicer's coroutine; refusals become statuses.
 
     The bodies are pure computation (no I/O), so they run inline on the event loop; a body
-    may instead return an awaitable of its response (SuggestAction's STRONG bot, computed in
+    may instead return an awaitable of its response (a STRONG or EXPERT bot, computed in
     the bot pool), which is awaited here.
     """
 
@@ -236,17 +239,21 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         allow_preset_deck: bool,
         ledger: MatchLedger | None = None,
         bots_in_processes: bool = True,
+        expert_budget_ms: int = 500,
     ) -> None:
         self._keys = keys
         self._metrics = metrics
         self._allow_preset_deck = allow_preset_deck
         self._ledger = ledger
         self._sealed = metrics.tokens_sealed.labels(key_id=keys.sealing_fingerprint)
-        # A STRONG decision is a long computation: in the pool's processes it never holds the
-        # event loop (nor this process's GIL) while other calls wait. False: inline, as the
-        # other levels, whose decisions take well under a millisecond.
+        # A STRONG or EXPERT decision is a long computation: in the pool's processes it never
+        # holds the event loop (nor this process's GIL) while other calls wait. False: inline,
+        # as the other levels, whose decisions take well under a millisecond.
         self._bots_in_processes = bots_in_processes
         self._bot_slots: asyncio.Semaphore | None = None
+        # An unseeded EXPERT decision searches until this budget (BALOOT_BOT_EXPERT_BUDGET_MS).
+        self._expert = with_seconds(DEFAULT_EXPERT_BUDGET, expert_budget_ms / 1000)
+        self._decide = functools.partial(suggest, expert=self._expert)
 
     # -- the shared path ----------------------------------------------------------------
 
@@ -579,14 +586,14 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     ) -> pb.SuggestActionResponse | Awaitable[pb.SuggestActionResponse]:
         """One legal action for a seat, chosen by a bot that sees only what that seat may know.
 
-        The checks run inline; a STRONG decision is awaited from the bot pool (at most
+        The checks run inline; a STRONG or EXPERT decision is awaited from the bot pool (at most
         ``BOT_QUEUE`` of this servicer's at once), so it never stalls the calls this process
         is serving.
         """
         opened, seat, level, seed = self._suggest_inputs(request)
-        if level is Level.STRONG and self._bots_in_processes:
+        if level in _POOLED and self._bots_in_processes:
             return self._suggest_in_pool(opened, seat, level, seed)
-        return _suggestion(opened, level, suggest(opened.state, seat, level, seed))
+        return _suggestion(opened, level, self._decide(opened.state, seat, level, seed))
 
     def _suggest_inputs(
         self, request: pb.SuggestActionRequest
@@ -609,7 +616,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         async with self._bot_slots:
             loop = asyncio.get_running_loop()
             action: Action = await loop.run_in_executor(
-                bot_pool(), suggest, opened.state, seat, level, seed
+                bot_pool(), self._decide, opened.state, seat, level, seed
             )
         return _suggestion(opened, level, action)
 
@@ -639,11 +646,11 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     ) -> pb.ApplyBotActionResponse | Awaitable[pb.ApplyBotActionResponse]:
         """Apply, in one call, the action a bot chooses for the seat whose turn it is.
 
-        As for SuggestAction, a STRONG decision is computed in the bot pool, so it never
+        As for SuggestAction, a STRONG or EXPERT decision is computed in the bot pool, so it never
         stalls the calls this process is serving; the action is then applied inline.
         """
         level = inbound.bot_level_in(request.level)
-        if level is Level.STRONG and self._bots_in_processes:
+        if level in _POOLED and self._bots_in_processes:
             return self._apply_bot_in_pool(request, level)
         chosen: list[Action] = []
 
@@ -652,7 +659,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             if between:
                 chosen.append(Deal(()))
                 return Deal(self._match_deck(opened))
-            action = suggest(opened.state, r.seat, level, _request_bot_seed(r, opened))
+            action = self._decide(opened.state, r.seat, level, _request_bot_seed(r, opened))
             chosen.append(action)
             return action
 
@@ -670,7 +677,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
                 loop = asyncio.get_running_loop()
                 action: Action = await loop.run_in_executor(
                     bot_pool(),
-                    suggest,
+                    self._decide,
                     opened.state,
                     request.seat,
                     level,

@@ -1,4 +1,4 @@
-"""Bots: a fair player for any seat, at three levels (RANDOM, BASIC, STRONG).
+"""Bots: a fair player for any seat, at four levels (RANDOM, BASIC, STRONG, EXPERT).
 
 :func:`suggest` is the entry point: it takes the seat's observation of a match state (what the
 seat may know, :func:`baloot_engine.rules.observation.observe`, the same definition the views
@@ -14,6 +14,7 @@ import random
 import secrets
 import time
 
+from baloot_engine.bots.expert import DEFAULT_EXPERT_BUDGET, ExpertBudget
 from baloot_engine.bots.policies import Level, decide
 from baloot_engine.bots.qayd import proven_call
 from baloot_engine.bots.search import DEFAULT_BUDGET, Budget
@@ -31,13 +32,16 @@ def suggest(
     seed: int | None = None,
     *,
     budget: Budget = DEFAULT_BUDGET,
+    expert: ExpertBudget = DEFAULT_EXPERT_BUDGET,
 ) -> Action:
     """One legal action (or a proven Qayd call) for ``seat``, by a bot that sees only that seat.
 
     With a ``seed`` the choice is a pure function of (what the seat knows, level, seed);
-    without one the bot draws from the operating system's random generator and a STRONG bot
-    also stops searching at its wall-clock budget. A seat with nothing to do now is refused
-    with a :class:`RuleError` whose reason says why (MATCH_OVER, WRONG_PHASE, NOT_YOUR_TURN).
+    without one the bot draws from the operating system's random generator and a STRONG or
+    EXPERT bot also stops searching at its wall-clock budget (``budget.seconds``,
+    ``expert.seconds``). A seeded EXPERT decision samples exactly ``expert.worlds`` worlds.
+    A seat with nothing to do now is refused with a :class:`RuleError` whose reason says why
+    (MATCH_OVER, WRONG_PHASE, NOT_YOUR_TURN).
     """
     if not 0 <= seat <= 3:
         raise errors.malformed(errors.INVALID_SEAT, f"a seat is 0-3, got {seat}")
@@ -51,11 +55,12 @@ def suggest(
         raise _nothing_to_do(state, seat)
     if seed is None:
         rng = random.Random(secrets.randbits(128))
-        deadline = time.perf_counter() + budget.seconds
+        seconds = expert.seconds if level is Level.EXPERT else budget.seconds
+        deadline = time.perf_counter() + seconds
     else:
         rng = random.Random(seed)
         deadline = None
-    return decide(observation, level, rng, budget=budget, deadline=deadline)
+    return decide(observation, level, rng, budget=budget, deadline=deadline, expert=expert)
 
 
 def _nothing_to_do(state: State, seat: int) -> RuleError:
@@ -80,4 +85,4 @@ def _nothing_to_do(state: State, seat: int) -> RuleError:
     )
 
 
-__all__ = ["Budget", "Level", "suggest"]
+__all__ = ["Budget", "ExpertBudget", "Level", "suggest"]

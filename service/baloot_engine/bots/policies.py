@@ -1,4 +1,4 @@
-"""The three levels of play, each a function of a seat's observation and a random generator.
+"""The four levels of play, each a function of a seat's observation and a random generator.
 
 * RANDOM plays any legal action (never a Sawa claim, which could be false).
 * BASIC evaluates its hand to buy (Sun with aces and tens, Hokm with the jack and nine of a
@@ -7,6 +7,9 @@
   the rules of thumb of :mod:`baloot_engine.bots.cardplay`.
 * STRONG bids like BASIC with its own thresholds, decides doubling calls by played-out sampled
   worlds, and chooses its cards by the determinized search of :mod:`baloot_engine.bots.search`.
+* EXPERT bids like STRONG, doubles with more sampled worlds, and chooses its cards by the deeper
+  search of :mod:`baloot_engine.bots.expert` (many more worlds within a time budget, the last
+  tricks of each world solved exactly).
 
 No function here sees a match state: they receive the seat's
 :class:`~baloot_engine.rules.observation.Observation`.
@@ -17,7 +20,9 @@ from __future__ import annotations
 import random
 from enum import Enum
 
+from baloot_engine.bots.bidding_eval import SURE_MARGIN, evaluate_bids
 from baloot_engine.bots.cardplay import choose_card
+from baloot_engine.bots.expert import DEFAULT_EXPERT_BUDGET, ExpertBudget, expert_card
 from baloot_engine.bots.handeval import BASIC_STYLE, Style, hokm_value, sun_value
 from baloot_engine.bots.search import (
     DEFAULT_BUDGET,
@@ -48,10 +53,15 @@ class Level(Enum):
     RANDOM = "random"
     BASIC = "basic"
     STRONG = "strong"
+    EXPERT = "expert"
 
 
 STRONG_STYLE = BASIC_STYLE
 DOUBLING_SAMPLES = 24
+EXPERT_DOUBLING_SAMPLES = 64
+EVALUATED_BIDDING: frozenset[Level] = frozenset()
+"""The levels that choose their contract by simulated play-outs (bots/bidding_eval.py)."""
+BIDDING_SAMPLES = {Level.STRONG: 16, Level.EXPERT: 48}
 DOUBLING_MARGIN = 1.0
 
 
@@ -62,8 +72,13 @@ def decide(
     *,
     budget: Budget = DEFAULT_BUDGET,
     deadline: float | None = None,
+    expert: ExpertBudget = DEFAULT_EXPERT_BUDGET,
 ) -> Action:
-    """One legal action for the seat of ``obs`` (which must have at least one)."""
+    """One legal action for the seat of ``obs`` (which must have at least one).
+
+    ``budget`` bounds a STRONG search, ``expert`` an EXPERT one; ``deadline`` (a
+    ``time.perf_counter`` value) also stops either search when the decision is not seeded.
+    """
     legal = obs.legal_actions
     if not legal:
         raise ValueError("the seat has no legal action")
@@ -75,11 +90,17 @@ def decide(
     phase = obs.phase
     style = BASIC_STYLE if level is Level.BASIC else STRONG_STYLE
     if phase is Phase.BIDDING:
-        return choose_bid(obs, [a for a in legal if isinstance(a, Bid)], style)
+        bids = [a for a in legal if isinstance(a, Bid)]
+        if level in EVALUATED_BIDDING:
+            return choose_bid_evaluated(obs, bids, style, rng, BIDDING_SAMPLES[level])
+        return choose_bid(obs, bids, style)
     if phase is Phase.DOUBLING:
         calls = [a for a in legal if isinstance(a, Doubling)]
-        if level is Level.STRONG and obs.doubling_step is not DoublingStep.CHOOSE_MODE:
-            return search_doubling(obs, calls, rng, DOUBLING_SAMPLES, DOUBLING_MARGIN)
+        if obs.doubling_step is not DoublingStep.CHOOSE_MODE:
+            if level is Level.STRONG:
+                return search_doubling(obs, calls, rng, DOUBLING_SAMPLES, DOUBLING_MARGIN)
+            if level is Level.EXPERT:
+                return search_doubling(obs, calls, rng, EXPERT_DOUBLING_SAMPLES, DOUBLING_MARGIN)
         return choose_call(obs, calls, style)
     declarations = [a for a in legal if isinstance(a, Declare)]
     if declarations:
@@ -96,6 +117,8 @@ def decide(
     assert contract is not None
     if level is Level.STRONG:
         card = search_card(obs, options, rng, budget, deadline=deadline)
+    elif level is Level.EXPERT:
+        card = expert_card(obs, options, rng, expert, deadline=deadline)
     else:
         gone = obs.played
         for played in obs.trick:
@@ -150,6 +173,23 @@ def choose_bid(obs: Observation, bids: list[Bid], style: Style) -> Bid:
             named = [b for b in hokms if b.suit == suit]
             return named[0] if named else hokms[0]
     return passing if passing in bids else bids[0]
+
+
+def choose_bid_evaluated(
+    obs: Observation, bids: list[Bid], style: Style, rng: random.Random, samples: int
+) -> Bid:
+    """A bid by simulation: when the thresholds buy (or a contract must be kept), the contract
+    with the best played-out result; a contract they would not buy when it clearly wins."""
+    base = choose_bid(obs, bids, style)
+    if base.kind is BidKind.KAWESH:
+        return base
+    values = evaluate_bids(obs, bids, rng, samples)
+    if not values:
+        return base
+    best = max(values, key=lambda b: values[b])
+    if base.kind is not BidKind.PASS and base.kind in {b.kind for b in values}:
+        return best
+    return best if values[best] >= SURE_MARGIN else base
 
 
 def choose_call(obs: Observation, calls: list[Doubling], style: Style) -> Doubling:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Final, NamedTuple
 
@@ -43,6 +44,10 @@ _CLASS: Final = {
     ProjectKind.FOUR_HUNDRED: 5.0,
     ProjectKind.BALOOT: 0.0,
 }
+
+
+Sampler = Callable[[Observation, Tracker, random.Random], tuple[int, int, int, int]]
+"""Deals the unseen cards of one world (:func:`sample_hands` or a weighted variant)."""
 
 
 class Budget(NamedTuple):
@@ -244,6 +249,7 @@ def search_card(
     budget: Budget,
     *,
     deadline: float | None,
+    sampler: Sampler = sample_hands,
 ) -> int:
     """The card of ``options`` with the best average result over sampled worlds."""
     contract = obs.contract
@@ -273,7 +279,7 @@ def search_card(
     for done in range(samples):
         if deadline is not None and done >= 2 and time.perf_counter() > deadline:
             break
-        world = sample_hands(obs, tracker, rng)
+        world = sampler(obs, tracker, rng)
         for i, card in enumerate(candidates):
             hands = list(world)
             hands[obs.seat] ^= 1 << card
@@ -331,6 +337,7 @@ def search_doubling(
     rng: random.Random,
     samples: int,
     margin: float,
+    sampler: Sampler = sample_hands,
 ) -> Doubling:
     """The doubling call with the best average result over sampled, played-out worlds.
 
@@ -347,7 +354,7 @@ def search_doubling(
     leader = _first_leader(obs, contract)
     first_seat = (obs.dealer + 1) & 3
     for _ in range(samples):
-        world = sample_hands(obs, tracker, rng)
+        world = sampler(obs, tracker, rng)
         declared = [best_projects(world[s], contract.trump, obs.rules) for s in range(4)]
         awarded = award_projects(declared, first_seat)
         baloot: tuple[int, ...] = ()
@@ -381,6 +388,7 @@ def search_doubling(
 __all__ = [
     "DEFAULT_BUDGET",
     "Budget",
+    "Sampler",
     "play_out",
     "search_card",
     "search_doubling",

@@ -169,7 +169,11 @@ async def create_server(
     )
     keys = keys if keys is not None else load_keys(settings)
     servicer = BalootEngineServicer(
-        keys, metrics, allow_preset_deck=settings.allow_preset_deck, ledger=ledger
+        keys,
+        metrics,
+        allow_preset_deck=settings.allow_preset_deck,
+        ledger=ledger,
+        expert_budget_ms=settings.bot_expert_budget_ms,
     )
     engine_service_pb2_grpc.add_BalootEngineServiceServicer_to_server(servicer, server)
     health_pb2_grpc.add_HealthServicer_to_server(health, server)

@@ -56,6 +56,7 @@ class Settings:
     ledger: str = ""
     ledger_ttl_seconds: int = 7 * 24 * 3600
     ledger_timeout_seconds: float = 1.0
+    bot_expert_budget_ms: int = 500
 
     @property
     def address(self) -> str:
@@ -159,6 +160,7 @@ def _path(text: str) -> Path:
 
 
 MAX_WORKERS: Final = 64
+MAX_EXPERT_BUDGET_MS: Final = 5000
 
 
 def cpu_count() -> int:
@@ -298,6 +300,11 @@ SETTINGS: Final[tuple[SettingSpec, ...]] = (
         "ledger_timeout_seconds",
         _positive_seconds,
         "Bound on each connection attempt and reply of the ledger.",
+    ),
+    SettingSpec(
+        "bot_expert_budget_ms",
+        _int_in(1, MAX_EXPERT_BUDGET_MS),
+        "Time an unseeded EXPERT SuggestAction may search, in milliseconds (at most 5000).",
     ),
 )
 

@@ -1,0 +1,241 @@
+"""EXPERT: a deeper determinized search, finished by the exact endgame solver.
+
+Like STRONG (:mod:`baloot_engine.bots.search`), the bot samples worlds consistent with its
+seat's observation and tries every candidate card in every world. Two things differ:
+
+* each play-out runs the heuristic card policy only until few cards are left in each hand; the
+  rest of the hand is then solved exactly in that world (:mod:`baloot_engine.bots.endgame`),
+  and once few enough cards are left at the decision itself the whole remainder is solved;
+* the work is bounded by a wall-clock budget (500 ms by default) rather than a count of card
+  plays, so it samples many more worlds than STRONG does. It stops before a world that would,
+  at the pace of the worlds so far, end after the deadline.
+
+A seeded decision samples exactly ``ExpertBudget.worlds`` worlds and has no deadline, so it
+repeats exactly; an unseeded one samples until its deadline (at least ``min_worlds``, at most
+``max_worlds``), which makes the number of worlds, and possibly the choice, vary with the
+machine's speed.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Final, NamedTuple
+
+from baloot_engine.bots.cardplay import choose_card
+from baloot_engine.bots.endgame import Solver
+from baloot_engine.bots.search import (
+    Sampler,
+    _declared_projects,
+    _equivalence_groups,
+    _known_baloot,
+    _Scorer,
+)
+from baloot_engine.bots.tracking import sample_hands, track
+from baloot_engine.rules.cards import ACE, HIGHER, LAST_TRICK_BONUS, POINTS, STRENGTHS
+from baloot_engine.rules.contract import Contract
+from baloot_engine.rules.observation import Observation
+from baloot_engine.rules.play import allowed_cards
+from baloot_engine.rules.ruleset import RuleSet
+
+MAX_SECONDS: Final = 5.0
+"""The largest time budget an EXPERT decision may be given."""
+
+
+class ExpertBudget(NamedTuple):
+    """How much work one EXPERT decision may do.
+
+    ``worlds`` sampled worlds for a seeded decision (no deadline, so it repeats exactly); an
+    unseeded one samples until ``seconds`` of wall-clock time have passed, at least
+    ``min_worlds`` and at most ``max_worlds``. Play-outs hand over to the exact solver once
+    ``solve_at`` cards are left in each hand (0: heuristic play-outs to the end).
+    """
+
+    worlds: int = 48
+    min_worlds: int = 4
+    max_worlds: int = 2000
+    seconds: float = 0.5
+    solve_at: int = 3
+
+
+DEFAULT_EXPERT_BUDGET: Final = ExpertBudget()
+
+
+def with_seconds(budget: ExpertBudget, seconds: float) -> ExpertBudget:
+    """``budget`` with its time budget set to ``seconds`` (capped at :data:`MAX_SECONDS`)."""
+    return budget._replace(seconds=max(0.0, min(MAX_SECONDS, seconds)))
+
+
+def _play_out_then_solve(
+    hands: list[int],
+    trick: list[int],
+    leader: int,
+    played: int,
+    abnat: tuple[int, int],
+    won: tuple[int, int],
+    akka: bool,
+    contract: Contract,
+    rules: RuleSet,
+    solver: Solver,
+    solve_at: int,
+) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Finish the hand: heuristic cards until ``solve_at`` cards are left in each hand, then the
+    exact solver; return (abnat with the last-trick bonus, tricks won)."""
+    trump = contract.trump
+    points = POINTS[trump + 1]
+    strength = STRENGTHS[trump + 1]
+    higher = HIGHER[trump + 1]
+    buyer = contract.buyer_team
+    a0, a1 = abnat
+    w0, w1 = won
+    gone = played
+    for card in trick:
+        gone |= 1 << card
+    while True:
+        n = len(trick)
+        left = 8 - w0 - w1  # cards in the hand of a seat that has not played to this trick
+        if left <= solve_at:
+            return _solved(hands, tuple(trick), leader, played, akka, (a0, a1), (w0, w1), solver)
+        if n == 4:
+            led = trick[0] >> 3
+            best = 0
+            for i in (1, 2, 3):
+                card = trick[i]
+                if card >> 3 in (led, trump) and strength[card] > strength[trick[best]]:
+                    best = i
+            winner = (leader + best) & 3
+            p = points[trick[0]] + points[trick[1]] + points[trick[2]] + points[trick[3]]
+            if winner & 1:
+                a1 += p
+                w1 += 1
+            else:
+                a0 += p
+                w0 += 1
+            played = gone
+            if w0 + w1 == 8:
+                if winner & 1:
+                    a1 += LAST_TRICK_BONUS
+                else:
+                    a0 += LAST_TRICK_BONUS
+                return (a0, a1), (w0, w1)
+            trick.clear()
+            leader = winner
+            akka = False
+            continue
+        seat = (leader + n) & 3
+        hand = hands[seat]
+        options = allowed_cards(hand, tuple(trick), leader, seat, played, akka, contract, rules)
+        card = choose_card(options, hand, trick, gone, trump, seat & 1 == buyer)
+        if n == 0 and trump >= 0 and card >> 3 != trump and card & 7 != ACE:
+            akka = higher[card] & ~played == 0
+        hands[seat] = hand ^ (1 << card)
+        gone |= 1 << card
+        trick.append(card)
+
+
+def _solved(
+    hands: list[int],
+    trick: tuple[int, ...],
+    leader: int,
+    played: int,
+    akka: bool,
+    abnat: tuple[int, int],
+    won: tuple[int, int],
+    solver: Solver,
+) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The end of the hand by exact play: the abnat and (estimated) tricks of both teams.
+
+    The solver counts card points only; the tricks are estimated from them (a team that wins
+    no point in the rest wins no trick, else each team wins at least one), which is what the
+    scoring needs for a kaboot.
+    """
+    team = solver.team
+    points = solver.points
+    rest = LAST_TRICK_BONUS
+    for card in trick:
+        rest += points[card]
+    still = hands[0] | hands[1] | hands[2] | hands[3]
+    m = still
+    while m:
+        low = m & -m
+        rest += points[low.bit_length() - 1]
+        m ^= low
+    ours = solver.solve((hands[0], hands[1], hands[2], hands[3]), trick, leader, played, akka)
+    theirs = rest - ours
+    left = 8 - won[0] - won[1]
+    if theirs == 0:
+        mine_tricks, their_tricks = left, 0
+    elif ours == 0:
+        mine_tricks, their_tricks = 0, left
+    else:
+        mine_tricks, their_tricks = left - 1, 1
+    if team == 0:
+        return (abnat[0] + ours, abnat[1] + theirs), (won[0] + mine_tricks, won[1] + their_tricks)
+    return (abnat[0] + theirs, abnat[1] + ours), (won[0] + their_tricks, won[1] + mine_tricks)
+
+
+def expert_card(
+    obs: Observation,
+    options: int,
+    rng: random.Random,
+    budget: ExpertBudget,
+    *,
+    deadline: float | None,
+    sampler: Sampler = sample_hands,
+) -> int:
+    """The card of ``options`` with the best average result over sampled, solved worlds."""
+    contract = obs.contract
+    assert contract is not None
+    trump = contract.trump
+    gone = obs.played
+    for card in obs.trick:
+        gone |= 1 << card
+    first = choose_card(options, obs.hand, obs.trick, gone, trump, obs.team == contract.buyer_team)
+    candidates = _equivalence_groups(obs, options, trump)
+    if len(candidates) <= 1:
+        return first
+    candidates.sort(key=lambda c: c != first)  # ties keep the heuristic's card
+    tracker = track(obs)
+    scorer = _Scorer(contract, obs.rules, obs.team)
+    projects = _declared_projects(obs)
+    baloot = _known_baloot(obs)
+    won = obs.tricks_won
+    totals = [0] * len(candidates)
+    limit = budget.worlds if deadline is None else budget.max_worlds
+    started = time.perf_counter()
+    for done in range(limit):
+        if deadline is not None and done >= max(1, budget.min_worlds):
+            # Stop when another world, at the pace so far, would end after the deadline.
+            now = time.perf_counter()
+            if now + (now - started) / done > deadline:
+                break
+        world = sampler(obs, tracker, rng)
+        solver = Solver(contract, obs.rules, obs.team)
+        for i, card in enumerate(candidates):
+            hands = list(world)
+            hands[obs.seat] ^= 1 << card
+            akka = obs.akka
+            if not obs.trick and trump >= 0 and card >> 3 != trump and card & 7 != ACE:
+                akka = HIGHER[trump + 1][card] & ~obs.played == 0
+            abnat, tricks = _play_out_then_solve(
+                hands,
+                [*obs.trick, card],
+                obs.leader,
+                obs.played,
+                obs.abnat,
+                won,
+                akka,
+                contract,
+                obs.rules,
+                solver,
+                budget.solve_at,
+            )
+            totals[i] += scorer.value(abnat, tricks, projects, baloot)
+    best = 0
+    for i in range(1, len(candidates)):
+        if totals[i] > totals[best]:
+            best = i
+    return candidates[best]
+
+
+__all__ = ["DEFAULT_EXPERT_BUDGET", "MAX_SECONDS", "ExpertBudget", "expert_card", "with_seconds"]
