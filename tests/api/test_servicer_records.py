@@ -39,7 +39,16 @@ RULE_SETS = {
     "kammelna-auto-declare": rules_pb2.RuleSet(
         preset=rules_pb2.PRESET_KAMMELNA, auto_declare_projects=True, match_target=80
     ),
+    "seeds-table": rules_pb2.RuleSet(
+        preset=rules_pb2.PRESET_SEEDS, illegal_moves_allowed=True, sawa=True, match_target=80
+    ),
 }
+TABLE_PRESETS = {
+    "seeds": rules_pb2.PRESET_SEEDS,
+    "kammelna": rules_pb2.PRESET_KAMMELNA,
+    "federation": rules_pb2.PRESET_FEDERATION,
+}
+REVIEW = types_pb2.PHASE_ROUND_REVIEW
 
 
 def random_action(view: types_pb2.View, rng: random.Random) -> types_pb2.Action:
@@ -52,19 +61,81 @@ def random_action(view: types_pb2.View, rng: random.Random) -> types_pb2.Action:
     return rng.choice(actions)
 
 
-def play_out(match: Match, rng: random.Random, *, max_steps: int = 5000) -> list[Any]:
-    """Play a match to its end with random legal actions; return every response's events."""
+class TablePlay:
+    """Random table play (``illegal_moves_allowed``): now and then the seat on turn plays any
+    card it holds, a seat calls Qayd on a card the other team played this round, and in the
+    review the host closes it (or a seat calls Qayd first)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.played: list[tuple[int, int, int]] = []  # this round's (seat, trick, card)
+        self.closes = 0
+        self.calls = 0
+
+    def seen(self, events: Any) -> None:
+        for event in events:
+            if event.kind == types_pb2.EVENT_KIND_CARDS_DEALT:
+                self.played = []
+            elif event.kind == types_pb2.EVENT_KIND_CARD_PLAYED:
+                trick = len(self.played) // 4 + 1
+                self.played.append((event.seat, trick, event.play.card))
+
+    def step(self, match: Match) -> list[Any] | None:
+        """A table-play step, applied; None to take an ordinary legal action."""
+        rng, phase = self.rng, match.views[0].phase
+        if phase == REVIEW or (phase == types_pb2.PHASE_PLAYING and rng.random() < 0.04):
+            if self.played and rng.random() < 0.3:
+                accused, trick, card = rng.choice(self.played)
+                call = types_pb2.QaydCall(accused=accused, trick=trick, card=card)
+                try:
+                    events = list(match.call_qayd((accused + rng.choice((1, 3))) & 3, call))
+                except EngineError:
+                    pass
+                else:
+                    self.calls += 1
+                    return events
+            if phase == REVIEW:
+                self.closes += 1
+                return list(match.close_review())
+        if phase == types_pb2.PHASE_PLAYING and rng.random() < 0.15:
+            seat = match.views[0].turn
+            card = rng.choice(list(match.views[seat].hand))
+            return list(match.play(seat, types_pb2.CardPlay(card=card)))
+        return None
+
+
+def play_out(
+    match: Match,
+    rng: random.Random,
+    *,
+    max_steps: int = 5000,
+    table: TablePlay | None = None,
+    views: list[list[types_pb2.View]] | None = None,
+) -> list[Any]:
+    """Play a match to its end with random legal actions (and random table play under
+    ``illegal_moves_allowed``); return every response's events (and add the views after each
+    response to ``views``)."""
     responses: list[Any] = []
+    if table is None and match.record.rules.illegal_moves_allowed:
+        table = TablePlay(rng)
     for _ in range(max_steps):
         view = match.views[0]
         if view.phase == types_pb2.PHASE_MATCH_OVER:
             return responses
-        seat = view.dealer if view.phase in BETWEEN else view.turn
-        action = random_action(match.views[seat], rng)
-        try:
-            responses.append(list(match.act(seat, action)))
-        except EngineError as error:
-            assert error.reason == "SAWA_INVALID", error  # a claim is offered, then checked
+        events = table.step(match) if table is not None else None
+        if events is None:
+            seat = view.dealer if view.phase in BETWEEN else view.turn
+            action = random_action(match.views[seat], rng)
+            try:
+                events = list(match.act(seat, action))
+            except EngineError as error:
+                assert error.reason == "SAWA_INVALID", error  # a claim is offered, then checked
+                continue
+        if table is not None:
+            table.seen(events)
+        responses.append(events)
+        if views is not None:
+            views.append(list(match.views))
     raise AssertionError("the match did not end")
 
 
@@ -329,6 +400,133 @@ def test_a_changed_card_of_a_deck_or_a_score_is_the_exact_first_divergence(
     changed.CopyFrom(record)
     changed.rounds[1].actions[1].action.Clear()
     assert _divergence(client, changed) == (1, 1, "INVALID_ACTION")
+
+
+# ---------------------------------------------------------------------------------------
+# Table play: the Qayd calls and the host's close of each review are in the record
+
+
+class TableMatch:
+    def __init__(self, match: Match, table: TablePlay, responses: list[Any], views: Any) -> None:
+        self.match, self.table, self.responses, self.views = match, table, responses, views
+
+
+@pytest.fixture(scope="module")
+def table_played(client: EngineClient) -> dict[str, TableMatch]:
+    """One table-play match per preset, seats sometimes playing illegal cards and calling Qayd."""
+    matches = {}
+    for number, (name, preset) in enumerate(TABLE_PRESETS.items()):
+        rules = rules_pb2.RuleSet(preset=preset, illegal_moves_allowed=True, sawa=True)
+        match = client.create_match(rules, first_dealer=number)
+        rng = random.Random(100 + number)
+        table = TablePlay(rng)
+        views: list[list[types_pb2.View]] = [list(match.views)]
+        responses = play_out(match, rng, table=table, views=views)
+        assert table.closes, name
+        assert table.calls, name
+        matches[name] = TableMatch(match, table, responses, views)
+    return matches
+
+
+def _close_positions(record: records_pb2.MatchRecord) -> list[tuple[int, int, int]]:
+    """The (round, action, step) of every close of a review in a record."""
+    found, step = [], 0
+    for r, recorded in enumerate(record.rounds):
+        for i, entry in enumerate(recorded.actions):
+            step += 1
+            if entry.close_review:
+                found.append((r, i, step))
+    return found
+
+
+@pytest.mark.parametrize("name", list(TABLE_PRESETS))
+def test_the_record_of_a_table_play_match_verifies(
+    client: EngineClient, table_played: dict[str, TableMatch], name: str
+) -> None:
+    match = table_played[name].match
+    record = match.record
+    closes = _close_positions(record)
+    assert len(closes) == table_played[name].table.closes
+    for r, i, _ in closes:
+        entry = record.rounds[r].actions[i]
+        assert (entry.seat, entry.HasField("action")) == (0, False)
+        assert i == len(record.rounds[r].actions) - 1  # the close scores the round
+        assert record.rounds[r].HasField("score")
+    assert any(a.action.HasField("qayd") for rnd in record.rounds for a in rnd.actions)
+    verified = verify(client, record)
+    assert verified.valid, verified.divergence
+    assert verified.actions_replayed == match.version
+    assert verified.match == match.views[0].match_score
+    assert match.views[0].phase == types_pb2.PHASE_MATCH_OVER
+    assert list(verified.sheet) == [r.score for r in record.rounds if r.HasField("score")]
+    final = client.replay_record(record, verified.actions_replayed)
+    assert list(final.views) == match.views
+    # The JSON form names the close, and reads back to a record that verifies.
+    text = to_json(record)
+    assert '"closeReview": true' in text
+    assert from_json(text) == record
+    assert verify(client, from_json(text)).valid
+
+
+def test_replay_inside_a_review_and_at_its_close(
+    client: EngineClient, table_played: dict[str, TableMatch]
+) -> None:
+    played = table_played["kammelna"]
+    record = played.match.record
+    for _, _, step in _close_positions(record)[:3]:
+        # Inside the review: the views the host had before closing it.
+        inside = client.replay_record(record, step - 1)
+        assert inside.views[0].phase == REVIEW
+        assert list(inside.views) == played.views[step - 1]
+        # The close: its events (the score, the reveal) and the views after it.
+        closed = client.replay_record(record, step)
+        assert closed.action == records_pb2.RecordedAction(close_review=True)
+        assert list(closed.events) == played.responses[step - 1]
+        kinds = [e.kind for e in closed.events]
+        assert SCORED in kinds
+        assert REVEALED in kinds
+        assert list(closed.views) == played.views[step]
+        assert closed.views[0].phase != REVIEW
+
+
+def test_a_close_removed_misplaced_or_malformed_is_the_exact_first_divergence(
+    client: EngineClient, table_played: dict[str, TableMatch]
+) -> None:
+    record = table_played["seeds"].match.record
+    closes = [c for c in _close_positions(record) if c[0] < len(record.rounds) - 1]
+    r, i, _ = closes[0]
+    # Removed: the round stops in its review, yet the next round follows.
+    removed = records_pb2.MatchRecord()
+    removed.CopyFrom(record)
+    del removed.rounds[r].actions[i]
+    assert _divergence(client, removed) == (r, i, "RECORD_MISMATCH")
+    # Misplaced: moved into the play (before the last card), or to the next round's bidding.
+    early = records_pb2.MatchRecord()
+    early.CopyFrom(record)
+    del early.rounds[r].actions[i]
+    early.rounds[r].actions.insert(i - 2, records_pb2.RecordedAction(close_review=True))
+    assert _divergence(client, early) == (r, i - 2, "REVIEW_NOT_OPEN")
+    late = records_pb2.MatchRecord()
+    late.CopyFrom(record)
+    del late.rounds[r].actions[i]
+    late.rounds[r + 1].actions.insert(1, records_pb2.RecordedAction(close_review=True))
+    assert _divergence(client, late) == (r, i, "RECORD_MISMATCH")
+    # Doubled: the round is over after the first.
+    doubled = records_pb2.MatchRecord()
+    doubled.CopyFrom(record)
+    doubled.rounds[r].actions.insert(i + 1, records_pb2.RecordedAction(close_review=True))
+    assert _divergence(client, doubled) == (r, i + 1, "RECORD_MISMATCH")
+    # A close that also names an action.
+    both = records_pb2.MatchRecord()
+    both.CopyFrom(record)
+    both.rounds[r].actions[i].action.play.card = 3
+    assert _divergence(client, both) == (r, i, "REQUEST_INVALID")
+    # ReplayRecord shows up to the divergence and refuses a step past it.
+    steps_before = sum(len(x.actions) for x in record.rounds[:r]) + i - 2
+    assert client.replay_record(early, steps_before).views[0].phase == types_pb2.PHASE_PLAYING
+    with pytest.raises(EngineError) as refused:
+        client.replay_record(early, steps_before + 1)
+    assert refused.value.reason == "RECORD_DIVERGES"
 
 
 def test_replay_shows_the_views_and_events_of_every_step(client: EngineClient) -> None:

@@ -13,7 +13,7 @@ from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.facts import AwardedProject, RoundFacts
 from baloot_engine.rules.game import apply, close_review, legal_actions, new_match
 from baloot_engine.rules.projects import ProjectKind
-from baloot_engine.rules.record import RecordedRound
+from baloot_engine.rules.record import CLOSE_REVIEW, Entry, RecordedRound
 from baloot_engine.rules.ruleset import (
     FEDERATION,
     KAMMELNA,
@@ -324,3 +324,32 @@ def play_table_match(
                 state, events = apply(state, *step)
         steps.append((state, events))
     return steps
+
+
+def recorded_table_match(
+    rng: random.Random, rules: RuleSet, max_hands: int = 200
+) -> tuple[State, list[RecordedRound], State]:
+    """A whole table-play match of random steps (see :func:`table_step`), as a record: its
+    start, its rounds (the closes of reviews included) and its last state."""
+    start = new_match(rules, dealer=rng.randrange(4))
+    state = start
+    rounds: list[RecordedRound] = []
+    deck: tuple[int, ...] = ()
+    actions: list[tuple[int, Entry | RuleError]] = []
+    while state.phase is not Phase.MATCH_OVER:
+        assert len(rounds) <= max_hands, "the match does not end"
+        if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
+            if actions:
+                rounds.append(RecordedRound(deck, tuple(actions)))
+            deck, actions = random_deck(rng), [(state.dealer, Deal(()))]
+            state, _ = apply(state, state.dealer, Deal(deck))
+            continue
+        step = table_step(rng, state)
+        if step is None:
+            state, _ = close_review(state)
+            actions.append((0, CLOSE_REVIEW))
+        else:
+            state, _ = apply(state, *step)
+            actions.append(step)
+    rounds.append(RecordedRound(deck, tuple(actions)))
+    return start, rounds, state

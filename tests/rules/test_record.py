@@ -4,15 +4,30 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.rules.strategies import recorded_match, rule_sets
+from tests.rules.strategies import (
+    TABLE_PRESET_NAMES,
+    TABLE_PRESETS,
+    recorded_match,
+    recorded_table_match,
+    rule_sets,
+    table_rules,
+)
 
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import Deal, Play
 from baloot_engine.rules.game import legal_actions
-from baloot_engine.rules.record import DivergenceError, RecordedRound, replay
+from baloot_engine.rules.record import (
+    CLOSE_REVIEW,
+    CloseReview,
+    DivergenceError,
+    RecordedRound,
+    replay,
+)
 from baloot_engine.rules.ruleset import RuleSet
+from baloot_engine.rules.state import Phase
 
 sawa_rule_sets = st.builds(lambda rules, sawa: rules.replace(sawa=sawa), rule_sets, st.booleans())
 
@@ -105,3 +120,75 @@ def test_the_structure_of_a_record_is_checked(rules: RuleSet, seed: int) -> None
     unreadable = [RecordedRound(first.deck, (first.actions[0], (0, broken)))]
     divergence = _divergence(start, unreadable)
     assert (divergence.action_index, divergence.reason) == (1, errors.INVALID_ACTION)
+
+
+# ---------------------------------------------------------------------------------------
+# Table play: Qayd calls and the host's close of each review
+
+
+def _closes(rounds: list[RecordedRound]) -> list[tuple[int, int]]:
+    return [
+        (r, a)
+        for r, recorded in enumerate(rounds)
+        for a, (_, action) in enumerate(recorded.actions)
+        if isinstance(action, CloseReview)
+    ]
+
+
+@pytest.mark.parametrize("base", TABLE_PRESETS, ids=TABLE_PRESET_NAMES)
+def test_a_table_play_match_replays_with_its_closes_of_reviews(base: RuleSet) -> None:
+    closed = 0
+    for seed in range(4):
+        start, rounds, final = recorded_table_match(random.Random(seed), table_rules(base))
+        steps = list(replay(start, rounds))
+        assert steps[-1].state == final
+        assert len(steps) == sum(len(r.actions) for r in rounds)
+        assert [s.ends_round for s in steps].count(True) == len(rounds)
+        for step in steps:
+            if isinstance(step.action, CloseReview):
+                closed += 1
+                assert step.before.phase is Phase.ROUND_REVIEW
+                assert step.ends_round
+                assert step.action_index == len(rounds[step.round_index].actions) - 1
+    assert closed, "no review was closed"
+
+
+@pytest.mark.parametrize("base", TABLE_PRESETS, ids=TABLE_PRESET_NAMES)
+def test_a_close_removed_or_misplaced_is_the_first_divergence(base: RuleSet) -> None:
+    rng = random.Random(11)
+    start, rounds, _ = recorded_table_match(rng, table_rules(base))
+    closes = _closes(rounds)
+    assert closes
+    round_index, action_index = closes[0]
+    original = rounds[round_index]
+    # Removed: the round stops in its review, yet another round follows (or the record ends).
+    removed = list(rounds)
+    removed[round_index] = RecordedRound(original.deck, original.actions[:action_index])
+    if round_index < len(rounds) - 1:
+        divergence = _divergence(start, removed)
+        assert (divergence.round_index, divergence.action_index, divergence.reason) == (
+            round_index,
+            action_index,
+            errors.RECORD_MISMATCH,
+        )
+    # Misplaced: a close during the play, before the round is under review.
+    at = rng.randrange(1, action_index)
+    early = list(rounds)
+    early[round_index] = RecordedRound(
+        original.deck, (*original.actions[:at], (0, CLOSE_REVIEW), *original.actions[at:])
+    )
+    divergence = _divergence(start, early)
+    assert (divergence.round_index, divergence.action_index, divergence.reason) == (
+        round_index,
+        at,
+        errors.REVIEW_NOT_OPEN,
+    )
+    # Doubled: the first close scored the round, the second goes on after its end.
+    doubled = list(rounds)
+    doubled[round_index] = RecordedRound(original.deck, (*original.actions, (0, CLOSE_REVIEW)))
+    divergence = _divergence(start, doubled)
+    assert (divergence.round_index, divergence.action_index, divergence.reason) == (
+        round_index,
+        action_index + 1,
+        errors.RECORD_MISMATCH,
+    )

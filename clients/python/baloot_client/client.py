@@ -263,11 +263,14 @@ class Match:
     def close_review(self) -> Any:
         """Close the review of a table-play round and score it (host credential).
 
-        The close is no seat's action, so the match record does not hold it (a record of a
-        table-play match cannot be verified yet); the round's reveal still completes it.
+        The record holds the close as an entry of its own (``close_review``, no seat), so the
+        record of a table-play match replays and verifies.
         """
         request = pb.CallQaydRequest(close_review=True)
-        return self._send(self.client.stub.CallQayd, request, None, record=False).events
+        response = self._send(self.client.stub.CallQayd, request, None, record=False)
+        if self.recorder is not None:
+            self.recorder.add_close_review(response.events)
+        return response.events
 
     def act(self, seat: int, action: types_pb2.Action, credential: str | None = None) -> Any:
         """Apply any action of a legal-action list (the dealer's deal included), or a Qayd call."""

@@ -1,7 +1,8 @@
 """Match records on the client side: built from the responses, written and read.
 
 A :class:`RecordBuilder` follows a match through the responses a host credential receives:
-each action the client sends (with its seat), the deck of each hand from its
+each action the client sends (with its seat) and, in table play, each close of a round's
+review by the host, the deck of each hand from its
 ``ROUND_REVEALED`` event, and each round's score from its ``ROUND_SCORED`` event. Records are
 written as binary protobuf (``.pb``) or as proto3 JSON (``.json``, the documented form of
 ``docs/records.md``); both read back to an equal message.
@@ -42,6 +43,15 @@ class RecordBuilder:
             del entry.action.deal.deck_order[:]
         elif not self.record.rounds:
             raise ValueError("a record starts with a deal")
+        self._append(entry, events)
+
+    def add_close_review(self, events: Iterable[types_pb2.Event]) -> None:
+        """Record the host's close of a table-play round's review and what its response said."""
+        if not self.record.rounds:
+            raise ValueError("a record starts with a deal")
+        self._append(records_pb2.RecordedAction(close_review=True), events)
+
+    def _append(self, entry: records_pb2.RecordedAction, events: Iterable[types_pb2.Event]) -> None:
         current = self.record.rounds[-1]
         current.actions.append(entry)
         for event in events:

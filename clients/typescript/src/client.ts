@@ -384,11 +384,16 @@ export class Match {
   }
 
   /**
-   * Close the review of a table-play round and score it (host credential only). The close is no
-   * seat's action, so the match record does not hold it.
+   * Close the review of a table-play round and score it (host credential only). The record holds
+   * the close as an entry of its own (`closeReview`, no seat), so a table-play record verifies.
    */
-  closeReview(): Promise<Event[]> {
-    return this.#send((rpc, common, call) => rpc.callQayd({ ...common, closeReview: true }, call), undefined);
+  async closeReview(): Promise<Event[]> {
+    const events = await this.#send(
+      (rpc, common, call) => rpc.callQayd({ ...common, closeReview: true }, call),
+      undefined,
+    );
+    this.recorder?.addCloseReview(events);
+    return events;
   }
 
   /**

@@ -16,6 +16,7 @@ import {
   RecordedActionSchema,
   RecordedRoundSchema,
   type MatchRecord as MatchRecordMessage,
+  type RecordedAction,
 } from "./gen/baloot/v1/records_pb.js";
 import { RuleSetSchema } from "./gen/baloot/v1/rules_pb.js";
 import {
@@ -43,7 +44,7 @@ export const RECORD_FORMAT = 1;
 
 /**
  * Builds the MatchRecord message of one match from its creation and its responses: each action
- * sent (with its seat), the deck of each hand from its ROUND_REVEALED event (which only the host
+ * sent (with its seat) and, in table play, each close of a round's review by the host, the deck of each hand from its ROUND_REVEALED event (which only the host
  * credential receives, unless the rule flag reveal_hands_after_round is on), and each round's
  * score from its ROUND_SCORED event.
  */
@@ -70,6 +71,15 @@ export class RecordBuilder {
       this.record.rounds.push(create(RecordedRoundSchema, { deckOrder: [...applied.action.value.deckOrder] }));
       applied.action.value.deckOrder = [];
     }
+    this.#append(entry, events);
+  }
+
+  /** Record the host's close of a table-play round's review and the events its response carried. */
+  addCloseReview(events: readonly Event[]): void {
+    this.#append(create(RecordedActionSchema, { closeReview: true }), events);
+  }
+
+  #append(entry: RecordedAction, events: readonly Event[]): void {
     const current = this.record.rounds.at(-1);
     if (current === undefined) {
       throw new Error("a record starts with a deal");

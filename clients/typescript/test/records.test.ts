@@ -12,10 +12,12 @@ import { equals } from "@bufbuild/protobuf";
 
 import {
   BotLevel,
+  EngineError,
   EventKind,
   MatchRecordSchema,
   Phase,
   Preset,
+  chooseAction,
   playMatch,
   recordFromBinary,
   recordFromJson,
@@ -23,9 +25,57 @@ import {
   recordToJson,
   seededRandom,
   type EngineClient,
+  type Match,
+  type Random,
 } from "../src/index.js";
 import { connectGrpc } from "../src/node.js";
 import { PYTHON_BIN, REPO_ROOT, startServer, type RunningServer } from "./server.js";
+
+/**
+ * Random table play to the end of the match: now and then the seat on turn plays any card it
+ * holds, a seat calls Qayd on a card of the other team in the current or the last trick, and in
+ * the review the host closes it (or a seat calls Qayd first).
+ */
+async function playTable(match: Match, random: Random): Promise<{ closes: number; calls: number }> {
+  let closes = 0;
+  let calls = 0;
+  for (let steps = 0; match.latestView.phase !== Phase.MATCH_OVER; steps++) {
+    assert.ok(steps < 5000, "the match does not end");
+    const view = match.latestView;
+    const review = view.phase === Phase.ROUND_REVIEW;
+    if ((review && random() < 0.3) || (view.phase === Phase.PLAYING && random() < 0.04)) {
+      const played = [view.currentTrick, view.lastTrick].flatMap((trick) =>
+        trick === undefined ? [] : trick.cards.map((card) => ({ trick: trick.number, ...card })),
+      );
+      const target = played[Math.floor(random() * played.length)];
+      if (target !== undefined) {
+        try {
+          await match.callQayd((target.seat + 1) % 4, { accused: target.seat, trick: target.trick, card: target.card });
+          calls++;
+          continue;
+        } catch (error) {
+          if (!(error instanceof EngineError)) {
+            throw error;
+          }
+        }
+      }
+    }
+    if (review) {
+      await match.closeReview();
+      closes++;
+      continue;
+    }
+    const between = view.phase === Phase.AWAITING_DEAL || view.phase === Phase.ROUND_OVER;
+    const seat = between ? view.dealer : view.turn!;
+    const seatView = match.viewOf(seat)!;
+    if (view.phase === Phase.PLAYING && random() < 0.15 && seatView.hand.length > 0) {
+      await match.play(seat, { card: seatView.hand[Math.floor(random() * seatView.hand.length)]! });
+      continue;
+    }
+    await match.act(seat, chooseAction(seatView, random));
+  }
+  return { closes, calls };
+}
 
 describe("match records", () => {
   let server: RunningServer;
@@ -81,6 +131,52 @@ describe("match records", () => {
     });
     assert.equal(out.trim(), `True ${match.version}`);
   });
+
+  for (const [name, preset] of [
+    ["Seeds", Preset.SEEDS],
+    ["Kammelna", Preset.KAMMELNA],
+    ["Federation", Preset.FEDERATION],
+  ] as const) {
+    it(`records a table-play match (${name}) with its Qayd calls and closes of reviews`, async () => {
+      const match = await client.createMatch({
+        rules: { preset, illegalMovesAllowed: true, sawa: true },
+        firstDealer: 2,
+      });
+      const { closes } = await playTable(match, seededRandom(21));
+      assert.ok(closes > 0, "no review was closed");
+      const record = match.matchRecord();
+      const closed = record.rounds.flatMap((round) => round.actions.filter((entry) => entry.closeReview));
+      assert.equal(closed.length, closes);
+      for (const entry of closed) {
+        assert.equal(entry.seat, 0);
+        assert.equal(entry.action, undefined);
+      }
+      const verified = await client.verifyRecord(record);
+      assert.ok(verified.valid, JSON.stringify(verified.divergence));
+      assert.equal(BigInt(verified.actionsReplayed), match.version);
+      assert.deepEqual(verified.match?.points, match.latestView.matchScore?.points);
+      // The JSON form names each close and reads back to the same record.
+      const json = recordToJson(record);
+      assert.ok(json.includes('"closeReview": true'));
+      assert.ok(equals(MatchRecordSchema, recordFromJson(json), record));
+      // ReplayRecord at the first close: the review closed, the round scored and revealed.
+      let step = 0;
+      for (const round of record.rounds) {
+        const index = round.actions.findIndex((entry) => entry.closeReview);
+        if (index >= 0) {
+          step += index + 1;
+          break;
+        }
+        step += round.actions.length;
+      }
+      const inside = await client.replayRecord(record, step - 1);
+      assert.equal(inside.views[0]?.phase, Phase.ROUND_REVIEW);
+      const replayed = await client.replayRecord(record, step);
+      assert.equal(replayed.action?.closeReview, true);
+      assert.ok(replayed.events.some((event) => event.kind === EventKind.ROUND_SCORED));
+      assert.ok(replayed.events.some((event) => event.kind === EventKind.ROUND_REVEALED));
+    });
+  }
 
   it("lists the deal for the dealer only, and lets bots act in one call", async () => {
     const match = await client.createMatch({ rules: { preset: Preset.SEEDS, matchTarget: 40 }, firstDealer: 3 });

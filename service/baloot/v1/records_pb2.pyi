@@ -99,7 +99,8 @@ class RecordedRound(_message.Message):
     @_builtins.property
     def actions(self) -> _containers.RepeatedCompositeFieldContainer[Global___RecordedAction]:
         """The actions of the hand in the order they were applied, the deal first: the dealer's
-        `deal`, the bids, the doubling calls, the declarations, the cards and any Sawa claim.
+        `deal`, the bids, the doubling calls, the declarations, the cards, any Sawa claim and, in
+        table play, the Qayd calls and the host's close of the review.
         """
 
     @_builtins.property
@@ -125,18 +126,29 @@ Global___RecordedRound: _TypeAlias = RecordedRound  # noqa: Y015
 
 @_typing.final
 class RecordedAction(_message.Message):
-    """One action of a record: who acted, and what they did."""
+    """One action of a record: who acted, and what they did; or, in table play, the host closing
+    the review of the round (`close_review`).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     SEAT_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
+    CLOSE_REVIEW_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
-    """The acting seat."""
+    """The acting seat (0, and ignored, for the close of a review)."""
+    close_review: _builtins.bool
+    """True for the host closing the review of a table-play round (CallQayd with `close_review`,
+    in PHASE_ROUND_REVIEW): it scores the round, so it is the round's last entry. `action` is
+    then unset and `seat` is 0; in JSON the entry reads `{"closeReview": true}`. An entry with
+    both `close_review` and `action` is refused (REQUEST_INVALID), and a close while no round
+    is under review diverges with REVIEW_NOT_OPEN.
+    """
     @_builtins.property
     def action(self) -> _types_pb2.Action:
         """The action, as a legal-action list gives it (a deal leaves its deck order empty: the
-        round's `deck_order` is used).
+        round's `deck_order` is used); a Qayd call is an action too. Unset for the close of a
+        review.
         """
 
     def __init__(
@@ -144,10 +156,11 @@ class RecordedAction(_message.Message):
         *,
         seat: _builtins.int = ...,
         action: _types_pb2.Action | None = ...,
+        close_review: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "close_review", b"close_review", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

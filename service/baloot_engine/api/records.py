@@ -26,11 +26,19 @@ from baloot.v1 import records_pb2, types_pb2
 from baloot_engine.api import inbound, outbound
 from baloot_engine.api.views import add_views, build_view
 from baloot_engine.rules import game
-from baloot_engine.rules.actions import Action, Deal, Event, EventKind
+from baloot_engine.rules.actions import Deal, Event, EventKind
 from baloot_engine.rules.contract import partner_of
 from baloot_engine.rules.dealing import REVEALED_INDEX, completion_cards, initial_hands
 from baloot_engine.rules.errors import RECORD_MISMATCH, RuleError, malformed
-from baloot_engine.rules.record import DivergenceError, RecordedRound, Step, replay
+from baloot_engine.rules.record import (
+    CLOSE_REVIEW,
+    CloseReview,
+    DivergenceError,
+    Entry,
+    RecordedRound,
+    Step,
+    replay,
+)
 from baloot_engine.rules.state import Phase, State
 
 # A match to 152 plays at most about 25 scored hands (each adds at least 16 points) plus its
@@ -207,8 +215,18 @@ def _rounds_in(record: records_pb2.MatchRecord) -> list[RecordedRound]:
     rounds: list[RecordedRound] = []
     action_in = inbound.action_in
     for recorded in record.rounds:
-        actions: list[tuple[int, Action | RuleError]] = []
+        actions: list[tuple[int, Entry | RuleError]] = []
         for entry in recorded.actions:
+            if entry.close_review:
+                if entry.HasField("action"):
+                    refused = malformed(
+                        REQUEST_INVALID,
+                        "the close of a review is no seat's action: `action` must be unset",
+                    )
+                    actions.append((entry.seat, refused))
+                else:
+                    actions.append((entry.seat, CLOSE_REVIEW))
+                continue
             try:
                 actions.append((entry.seat, action_in(entry.action)))
             except RuleError as error:
@@ -344,6 +362,9 @@ def replay_response(
         response.round_index = step.round_index
         response.action_index = step.action_index
         action = step.action
+        if isinstance(action, CloseReview):
+            response.action.close_review = True
+            return response
         if type(action) is Deal:
             action = Deal(())  # as recorded: the round's deck is in the round
         response.action.seat = step.seat

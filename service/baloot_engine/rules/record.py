@@ -8,7 +8,9 @@ rules refuse, or a round that ends otherwise than the record's rounds do, stops 
 :class:`DivergenceError` that names the round, the action and the rules' reason.
 
 The deal of a record carries no deck (``Deal(())``): the round's deck is dealt. A deal that
-names a deck must name the round's.
+names a deck must name the round's. In table play the host's close of a round's review is an
+entry of its own, :data:`CLOSE_REVIEW` (its seat is ignored), replayed through
+:func:`game.close_review`.
 """
 
 from __future__ import annotations
@@ -24,6 +26,17 @@ from baloot_engine.rules.state import State
 _ROUND_ENDS = (EventKind.ROUND_SCORED, EventKind.REDEAL)
 
 
+class CloseReview(NamedTuple):
+    """The host closing the review of a table-play round (no seat's action)."""
+
+
+CLOSE_REVIEW = CloseReview()
+"""The entry of a record for the close of a review."""
+
+Entry = Action | CloseReview
+"""What a record's entry applies: a seat's action, or the close of a review."""
+
+
 class RecordedRound(NamedTuple):
     """One dealt hand of a record: its deck order and its actions in order.
 
@@ -32,7 +45,7 @@ class RecordedRound(NamedTuple):
     """
 
     deck: tuple[int, ...]
-    actions: tuple[tuple[int, Action | RuleError], ...]
+    actions: tuple[tuple[int, Entry | RuleError], ...]
 
 
 class Step(NamedTuple):
@@ -41,7 +54,7 @@ class Step(NamedTuple):
     round_index: int
     action_index: int
     seat: int
-    action: Action  # as applied (a deal with the round's deck)
+    action: Entry  # as applied (a deal with the round's deck)
     before: State
     state: State
     events: tuple[Event, ...]
@@ -94,7 +107,11 @@ def replay(start: State, rounds: Sequence[RecordedRound]) -> Iterator[Step]:
                     )
                 action = Deal(recorded.deck)
             try:
-                new, events = game.apply(state, seat, action)
+                if isinstance(action, CloseReview):
+                    new, closed = game.close_review(state)
+                    events = tuple(closed)
+                else:
+                    new, events = game.apply(state, seat, action)
             except RuleError as error:
                 raise DivergenceError(
                     round_index, action_index, error.reason, error.message
@@ -111,4 +128,12 @@ def replay(start: State, rounds: Sequence[RecordedRound]) -> Iterator[Step]:
             )
 
 
-__all__ = ["DivergenceError", "RecordedRound", "Step", "replay"]
+__all__ = [
+    "CLOSE_REVIEW",
+    "CloseReview",
+    "DivergenceError",
+    "Entry",
+    "RecordedRound",
+    "Step",
+    "replay",
+]

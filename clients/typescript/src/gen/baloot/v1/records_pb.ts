@@ -24,7 +24,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baloot/v1/records.proto.
  */
 export const file_baloot_v1_records: GenFile = /*@__PURE__*/
-  fileDesc("ChdiYWxvb3QvdjEvcmVjb3Jkcy5wcm90bxIJYmFsb290LnYxIr4BCgtNYXRjaFJlY29yZBIOCgZmb3JtYXQYASABKA0SEAoIbWF0Y2hfaWQYAiABKAkSIQoFcnVsZXMYAyABKAsyEi5iYWxvb3QudjEuUnVsZVNldBIXCg9zdGFydGluZ19zY29yZXMYBCADKA0SFAoMZmlyc3RfZGVhbGVyGAUgASgNEhEKCWJvYXJkX3NldBgGIAEoCRIoCgZyb3VuZHMYByADKAsyGC5iYWxvb3QudjEuUmVjb3JkZWRSb3VuZCJ1Cg1SZWNvcmRlZFJvdW5kEhIKCmRlY2tfb3JkZXIYASADKA0SKgoHYWN0aW9ucxgCIAMoCzIZLmJhbG9vdC52MS5SZWNvcmRlZEFjdGlvbhIkCgVzY29yZRgDIAEoCzIVLmJhbG9vdC52MS5Sb3VuZFNjb3JlIkEKDlJlY29yZGVkQWN0aW9uEgwKBHNlYXQYASABKA0SIQoGYWN0aW9uGAIgASgLMhEuYmFsb290LnYxLkFjdGlvbiJeChBSZWNvcmREaXZlcmdlbmNlEhMKC3JvdW5kX2luZGV4GAEgASgNEhQKDGFjdGlvbl9pbmRleBgCIAEoDRIOCgZyZWFzb24YAyABKAkSDwoHbWVzc2FnZRgEIAEoCUKnAQoTb3JnLmJhbG9vdGVuZ2luZS52MUIMUmVjb3Jkc1Byb3RvUAFaSGdpdGh1Yi5jb20vYmFsb290LWVuZ2luZS9iYWxvb3QtZW5naW5lL2NsaWVudHMvZ28vZ2VuL2JhbG9vdC92MTtiYWxvb3R2MaICA0JMVKoCCUJhbG9vdC5WMboCCkJhbG9vdF9WMV/KAglCYWxvb3RcVjHqAgpCYWxvb3Q6OlYxYgZwcm90bzM", [file_baloot_v1_rules, file_baloot_v1_types]);
+  fileDesc("ChdiYWxvb3QvdjEvcmVjb3Jkcy5wcm90bxIJYmFsb290LnYxIr4BCgtNYXRjaFJlY29yZBIOCgZmb3JtYXQYASABKA0SEAoIbWF0Y2hfaWQYAiABKAkSIQoFcnVsZXMYAyABKAsyEi5iYWxvb3QudjEuUnVsZVNldBIXCg9zdGFydGluZ19zY29yZXMYBCADKA0SFAoMZmlyc3RfZGVhbGVyGAUgASgNEhEKCWJvYXJkX3NldBgGIAEoCRIoCgZyb3VuZHMYByADKAsyGC5iYWxvb3QudjEuUmVjb3JkZWRSb3VuZCJ1Cg1SZWNvcmRlZFJvdW5kEhIKCmRlY2tfb3JkZXIYASADKA0SKgoHYWN0aW9ucxgCIAMoCzIZLmJhbG9vdC52MS5SZWNvcmRlZEFjdGlvbhIkCgVzY29yZRgDIAEoCzIVLmJhbG9vdC52MS5Sb3VuZFNjb3JlIlcKDlJlY29yZGVkQWN0aW9uEgwKBHNlYXQYASABKA0SIQoGYWN0aW9uGAIgASgLMhEuYmFsb290LnYxLkFjdGlvbhIUCgxjbG9zZV9yZXZpZXcYAyABKAgiXgoQUmVjb3JkRGl2ZXJnZW5jZRITCgtyb3VuZF9pbmRleBgBIAEoDRIUCgxhY3Rpb25faW5kZXgYAiABKA0SDgoGcmVhc29uGAMgASgJEg8KB21lc3NhZ2UYBCABKAlCpwEKE29yZy5iYWxvb3RlbmdpbmUudjFCDFJlY29yZHNQcm90b1ABWkhnaXRodWIuY29tL2JhbG9vdC1lbmdpbmUvYmFsb290LWVuZ2luZS9jbGllbnRzL2dvL2dlbi9iYWxvb3QvdjE7YmFsb290djGiAgNCTFSqAglCYWxvb3QuVjG6AgpCYWxvb3RfVjFfygIJQmFsb290XFYx6gIKQmFsb290OjpWMWIGcHJvdG8z", [file_baloot_v1_rules, file_baloot_v1_types]);
 
 /**
  * A whole match (or its beginning), as played.
@@ -105,7 +105,8 @@ export type RecordedRound = Message<"baloot.v1.RecordedRound"> & {
 
   /**
    * The actions of the hand in the order they were applied, the deal first: the dealer's
-   * `deal`, the bids, the doubling calls, the declarations, the cards and any Sawa claim.
+   * `deal`, the bids, the doubling calls, the declarations, the cards, any Sawa claim and, in
+   * table play, the Qayd calls and the host's close of the review.
    *
    * @generated from field: repeated baloot.v1.RecordedAction actions = 2;
    */
@@ -128,13 +129,14 @@ export const RecordedRoundSchema: GenMessage<RecordedRound> = /*@__PURE__*/
   messageDesc(file_baloot_v1_records, 1);
 
 /**
- * One action of a record: who acted, and what they did.
+ * One action of a record: who acted, and what they did; or, in table play, the host closing
+ * the review of the round (`close_review`).
  *
  * @generated from message baloot.v1.RecordedAction
  */
 export type RecordedAction = Message<"baloot.v1.RecordedAction"> & {
   /**
-   * The acting seat.
+   * The acting seat (0, and ignored, for the close of a review).
    *
    * @generated from field: uint32 seat = 1;
    */
@@ -142,11 +144,23 @@ export type RecordedAction = Message<"baloot.v1.RecordedAction"> & {
 
   /**
    * The action, as a legal-action list gives it (a deal leaves its deck order empty: the
-   * round's `deck_order` is used).
+   * round's `deck_order` is used); a Qayd call is an action too. Unset for the close of a
+   * review.
    *
    * @generated from field: baloot.v1.Action action = 2;
    */
   action?: Action | undefined;
+
+  /**
+   * True for the host closing the review of a table-play round (CallQayd with `close_review`,
+   * in PHASE_ROUND_REVIEW): it scores the round, so it is the round's last entry. `action` is
+   * then unset and `seat` is 0; in JSON the entry reads `{"closeReview": true}`. An entry with
+   * both `close_review` and `action` is refused (REQUEST_INVALID), and a close while no round
+   * is under review diverges with REVIEW_NOT_OPEN.
+   *
+   * @generated from field: bool close_review = 3;
+   */
+  closeReview: boolean;
 };
 
 /**
