@@ -27,9 +27,9 @@ from baloot_engine.bots.endgame import Solver
 from baloot_engine.bots.search import (
     Sampler,
     _declared_projects,
-    _equivalence_groups,
     _known_baloot,
     _Scorer,
+    card_candidates,
 )
 from baloot_engine.bots.tracking import sample_hands, track
 from baloot_engine.rules.cards import ACE, HIGHER, LAST_TRICK_BONUS, POINTS, STRENGTHS
@@ -187,14 +187,9 @@ def expert_card(
     contract = obs.contract
     assert contract is not None
     trump = contract.trump
-    gone = obs.played
-    for card in obs.trick:
-        gone |= 1 << card
-    first = choose_card(options, obs.hand, obs.trick, gone, trump, obs.team == contract.buyer_team)
-    candidates = _equivalence_groups(obs, options, trump)
+    first, candidates = card_candidates(obs, options)
     if len(candidates) <= 1:
         return first
-    candidates.sort(key=lambda c: c != first)  # ties keep the heuristic's card
     tracker = track(obs)
     scorer = _Scorer(contract, obs.rules, obs.team)
     projects = _declared_projects(obs)

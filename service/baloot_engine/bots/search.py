@@ -242,6 +242,21 @@ def _known_baloot(obs: Observation) -> tuple[int, ...]:
     return (obs.baloot_seat & 1,) if obs.baloot_seat >= 0 else ()
 
 
+def card_candidates(obs: Observation, options: int) -> tuple[int, list[int]]:
+    """The heuristic's card, and one card of each group of ``options`` that win and lose the
+    same tricks, the heuristic's own first (so that a tie keeps it): what a search compares."""
+    contract = obs.contract
+    assert contract is not None
+    gone = obs.played
+    for card in obs.trick:
+        gone |= 1 << card
+    buyer = obs.team == contract.buyer_team
+    first = choose_card(options, obs.hand, obs.trick, gone, contract.trump, buyer)
+    candidates = _equivalence_groups(obs, options, contract.trump)
+    candidates.sort(key=lambda c: c != first)
+    return first, candidates
+
+
 def search_card(
     obs: Observation,
     options: int,
@@ -255,15 +270,9 @@ def search_card(
     contract = obs.contract
     assert contract is not None
     trump = contract.trump
-    gone = obs.played
-    for card in obs.trick:
-        gone |= 1 << card
-    first = choose_card(options, obs.hand, obs.trick, gone, trump, obs.team == contract.buyer_team)
-    candidates = _equivalence_groups(obs, options, trump)
+    first, candidates = card_candidates(obs, options)
     if len(candidates) <= 1:
         return first
-    # The heuristic's own choice first: ties keep it.
-    candidates.sort(key=lambda c: c != first)
     tracker = track(obs)
     remaining = 32 - obs.played.bit_count() - len(obs.trick)
     per_sample = len(candidates) * remaining
