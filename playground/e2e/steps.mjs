@@ -17,15 +17,16 @@ export async function waitForProgress(page, state) {
 }
 
 /**
- * Take one step as the user (seat 0) if the page waits for the user: next round, deal, a legal
- * card, or the last action button (Sun in bidding, which ends it quickly). Returns what it did.
+ * Take one step as the user (seat 0) if the page waits for the user: next round, deal, close a
+ * table-play review, a legal card, or the last action button (Sun in bidding, which ends it
+ * quickly). Returns what it did.
  */
 export async function userStep(page) {
   const state = await bodyState(page);
   if (state.phase === "MATCH_OVER") {
     return "over";
   }
-  for (const id of ["#next-round", "#deal"]) {
+  for (const id of ["#next-round", "#deal", "#close-review"]) {
     const button = page.locator(id);
     if ((await button.count()) > 0) {
       await button.click();
@@ -47,7 +48,7 @@ export async function userStep(page) {
     await waitForProgress(page, state);
     return "card";
   }
-  const actions = page.locator("#actions button.action");
+  const actions = page.locator("#actions button.action[data-action]");
   if ((await actions.count()) > 0) {
     await actions.last().click();
     await waitForProgress(page, state);

@@ -609,6 +609,7 @@ function drawVerdict(lang: Lang, table: Table, round: RoundRecord | undefined): 
       "data-correct": String(verdict.correct),
       "data-caller": verdict.caller === undefined ? "" : String(verdict.caller),
       "data-accused": String(verdict.accused),
+      "data-card": verdict.card === undefined ? "" : cardCode(verdict.card),
       "data-category": QaydCategory[verdict.category] ?? String(verdict.category),
       "data-evidence": verdict.evidence.map(cardCode).join(" "),
     },
