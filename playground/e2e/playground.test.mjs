@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import { launch } from "./browser.mjs";
-import { bodyState, userStep } from "./steps.mjs";
+import { bodyState, clickUntil, userStep } from "./steps.mjs";
 
 const PAGE_URL = process.env["PLAYGROUND_URL"];
 const GATEWAY = process.env["PLAYGROUND_GATEWAY"];
@@ -259,8 +259,12 @@ describe("the playground in Chromium", () => {
         ) {
           assert.equal(await page.locator("#table-note").count(), 1, "no note that table play accepts any card");
           tried = await illegal.first().getAttribute("data-card");
-          await illegal.first().click();
-          await page.waitForFunction((old) => document.body.dataset["version"] !== old, state.version);
+          await clickUntil(
+            page,
+            `#hand .card-button[data-card="${tried}"]`,
+            (old) => document.body.dataset["version"] !== old,
+            state.version,
+          );
           // Accepted, and shown as any other card: no refusal, the card left the hand.
           assert.equal(await page.locator("#refusal").count(), 0, "the illegal card was refused");
           assert.equal((await bodyState(page)).refusals, state.refusals);
@@ -312,18 +316,20 @@ describe("the playground in Chromium", () => {
       }
       assert.equal(await page.locator("#review-note").count(), 1);
       const before = await bodyState(page);
-      await page.locator("#qayd").click();
-      await page.waitForSelector("#qayd-picker");
+      await clickUntil(page, "#qayd", () => document.querySelector("#qayd-picker") !== null);
       assert.equal(await page.locator("#qayd-send").isDisabled(), true, "a call can be sent before a card is picked");
       // Every trick is offered, with the two cards of the other team.
       assert.equal(await page.locator("#qayd-picker .qayd-trick").count(), 8);
       const card = page.locator("#qayd-picker .qayd-card").last();
       const [code, accused] = [await card.getAttribute("data-card"), await card.getAttribute("data-seat")];
       assert.ok(["1", "3"].includes(accused));
-      await card.click();
+      await clickUntil(
+        page,
+        "#qayd-picker .qayd-card >> nth=-1",
+        () => document.querySelector(".qayd-card.picked") !== null,
+      );
       await page.locator("#qayd-category").selectOption({ label: "revoke (did not follow suit)" });
-      await page.locator("#qayd-send").click();
-      await page.waitForFunction((old) => document.body.dataset["version"] !== old, before.version);
+      await clickUntil(page, "#qayd-send", (old) => document.body.dataset["version"] !== old, before.version);
       // Bots never break a rule: the call is wrong and the hand goes to the other team.
       const verdict = page.locator("#verdict");
       await verdict.waitFor();
