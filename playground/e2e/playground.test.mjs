@@ -1,6 +1,8 @@
 // The playground end to end, in headless Chromium: a complete match played by clicking, an
 // illegal card refused with its reason, the API panel, Arabic laid out right to left, four bots
-// watched to the end, and a screenshot kept as an artifact. Any console error, page error,
+// watched to the end, table play (an illegal card accepted and judged by a Qayd call, the
+// user's own Qayd call, the review closed), the dealt hands from the round reveal, and a
+// screenshot kept as an artifact. Any console error, page error,
 // failed request or HTTP error fails the run.
 //
 // Run by `make playground-test` (scripts/playground.py test), which starts the service, the
@@ -13,7 +15,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import { launch } from "./browser.mjs";
-import { bodyState, userStep } from "./steps.mjs";
+import { bodyState, clickUntil, userStep } from "./steps.mjs";
 
 const PAGE_URL = process.env["PLAYGROUND_URL"];
 const GATEWAY = process.env["PLAYGROUND_GATEWAY"];
@@ -219,6 +221,150 @@ describe("the playground in Chromium", () => {
       const tableEn = await page.locator(".play-area").boundingBox();
       const sideEn = await page.locator(".side").boundingBox();
       assert.ok(sideEn.x > tableEn.x, "the side panel is not on the right in English");
+    });
+  });
+
+  describe("table play", () => {
+    let page;
+
+    before(async () => {
+      page = await newPage();
+      await page.goto(pageUrl({ seat: "0", level: "basic", delay: "0", start: "0:0", lang: "en", table: "1" }));
+      await page.waitForSelector("#table");
+    });
+
+    after(async () => {
+      await page?.close();
+    });
+
+    test("an illegal card is accepted, a Qayd call judges it, and the hands come from the reveal", async () => {
+      assert.equal(await page.locator("#table-play").isChecked(), true, "the table-play box is not ticked");
+      const deadline = Date.now() + 60_000;
+      let tried;
+      for (;;) {
+        assert.ok(Date.now() < deadline, `no Qayd verdict within 60 s (illegal card: ${tried ?? "none yet"})`);
+        const state = await bodyState(page);
+        assert.notEqual(state.phase, "MATCH_OVER", "the match ended first");
+        if (tried !== undefined && (await page.locator("#verdict").count()) > 0) {
+          break;
+        }
+        const trickCards = await page.locator("#trick:not(.last) .slot .card").count();
+        const illegal = page.locator("#hand .card-button.dim");
+        if (
+          tried === undefined &&
+          state.phase === "PLAYING" &&
+          state.turn === "0" &&
+          trickCards > 0 &&
+          (await illegal.count()) > 0
+        ) {
+          assert.equal(await page.locator("#table-note").count(), 1, "no note that table play accepts any card");
+          tried = await illegal.first().getAttribute("data-card");
+          await clickUntil(
+            page,
+            `#hand .card-button[data-card="${tried}"]`,
+            (old) => document.body.dataset["version"] !== old,
+            state.version,
+          );
+          // Accepted, and shown as any other card: no refusal, the card left the hand.
+          assert.equal(await page.locator("#refusal").count(), 0, "the illegal card was refused");
+          assert.equal((await bodyState(page)).refusals, state.refusals);
+          assert.equal(await page.locator(`#hand .card-button[data-card="${tried}"]`).count(), 0);
+          const call = page.locator('#api details.call[data-method="PlayCard"]').first();
+          assert.doesNotMatch(await call.getAttribute("class"), /refused/, "the PlayCard call was refused");
+          continue;
+        }
+        await userStep(page);
+      }
+      // A bot of the other team proved the breach (bots call only what they can prove): a right
+      // call against seat 0, with its evidence, and the hand scored by the verdict.
+      const verdict = page.locator("#verdict");
+      assert.equal(await verdict.getAttribute("data-correct"), "true");
+      assert.equal(await verdict.getAttribute("data-accused"), "0");
+      assert.ok(
+        ["1", "3"].includes(await verdict.getAttribute("data-caller")),
+        "the caller is not a bot of the other team",
+      );
+      assert.ok((await verdict.getAttribute("data-evidence")).length > 0, "the verdict shows no evidence");
+      assert.match(await page.locator("#verdict-result").textContent(), /right call/);
+      await page.waitForSelector("#verdict-score");
+      assert.ok((await page.locator("#log li.qayd").count()) >= 1, "the verdict is not in the table log");
+      assert.match(await page.locator("#round-summary .outcome").textContent(), /Qayd/);
+      // The dealt hands of the round: the reveal's, eight cards a seat, the illegal card in seat 0's.
+      const dealt = page.locator("#dealt-hands");
+      assert.equal(await dealt.getAttribute("data-source"), "reveal");
+      const hands = await dealt
+        .locator(".dealt-row")
+        .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll(".card")].map((card) => card.dataset.card)));
+      assert.deepEqual(
+        hands.map((hand) => hand.length),
+        [8, 8, 8, 8],
+      );
+      assert.equal(new Set(hands.flat()).size, 32);
+      assert.ok(hands[0].includes(tried), `${tried} is not in seat 0's dealt hand`);
+    });
+
+    test("the user calls Qayd on a card of the other team in the review, and it is judged", async () => {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        assert.ok(Date.now() < deadline, "no review within 60 s");
+        const state = await bodyState(page);
+        assert.notEqual(state.phase, "MATCH_OVER", "the match ended first");
+        if (state.phase === "ROUND_REVIEW" && (await page.locator("#close-review").count()) > 0) {
+          break;
+        }
+        await userStep(page);
+      }
+      assert.equal(await page.locator("#review-note").count(), 1);
+      const before = await bodyState(page);
+      await clickUntil(page, "#qayd", () => document.querySelector("#qayd-picker") !== null);
+      assert.equal(await page.locator("#qayd-send").isDisabled(), true, "a call can be sent before a card is picked");
+      // Every trick is offered, with the two cards of the other team.
+      assert.equal(await page.locator("#qayd-picker .qayd-trick").count(), 8);
+      const card = page.locator("#qayd-picker .qayd-card").last();
+      const [code, accused] = [await card.getAttribute("data-card"), await card.getAttribute("data-seat")];
+      assert.ok(["1", "3"].includes(accused));
+      await clickUntil(
+        page,
+        "#qayd-picker .qayd-card >> nth=-1",
+        () => document.querySelector(".qayd-card.picked") !== null,
+      );
+      await page.locator("#qayd-category").selectOption({ label: "revoke (did not follow suit)" });
+      await clickUntil(page, "#qayd-send", (old) => document.body.dataset["version"] !== old, before.version);
+      // Bots never break a rule: the call is wrong and the hand goes to the other team.
+      const verdict = page.locator("#verdict");
+      await verdict.waitFor();
+      assert.equal(await verdict.getAttribute("data-caller"), "0");
+      assert.equal(await verdict.getAttribute("data-accused"), accused);
+      assert.equal(await verdict.getAttribute("data-correct"), "false");
+      assert.equal(await verdict.getAttribute("data-category"), "REVOKE");
+      assert.match(await page.locator("#verdict-result").textContent(), /wrong call/);
+      assert.ok((await page.locator("#verdict").textContent()).includes("Trick 8"));
+      await page.waitForSelector("#verdict-score");
+      const lastCall = page.locator("#api details.call").first();
+      assert.equal(await lastCall.getAttribute("data-method"), "CallQayd");
+      assert.match(await lastCall.textContent(), new RegExp(`"accused": ${accused}`));
+      assert.equal(await verdict.getAttribute("data-card"), code);
+      await page.screenshot({ path: join(ARTIFACTS, "playground-qayd.png"), fullPage: true });
+    });
+
+    test("the review is closed and the round scored as usual", async () => {
+      const deadline = Date.now() + 60_000;
+      let closed = false;
+      for (;;) {
+        assert.ok(Date.now() < deadline, "no review closed within 60 s");
+        const state = await bodyState(page);
+        assert.notEqual(state.phase, "MATCH_OVER", "the match ended first");
+        if (closed && state.phase === "ROUND_OVER") {
+          break;
+        }
+        if ((await userStep(page)) === "close-review") {
+          closed = true;
+        }
+      }
+      await page.waitForSelector("#next-round");
+      assert.equal(await page.locator("#verdict").count(), 0, "a verdict is shown for a round without a call");
+      assert.equal(await page.locator("#dealt-hands").getAttribute("data-source"), "reveal");
+      assert.doesNotMatch(await page.locator("#round-summary .outcome").textContent(), /Qayd/);
     });
   });
 

@@ -6,6 +6,28 @@ export function bodyState(page) {
   return page.evaluate(() => ({ ...document.body.dataset }));
 }
 
+/**
+ * Click `selector` until `done` (a function run in the page, given `arg`) holds. The page is
+ * drawn again on every change, so a click that lands while a button is being replaced is lost;
+ * it is then made again on the new button (`done` is checked first, so nothing is done twice).
+ */
+export async function clickUntil(page, selector, done, arg, timeout = 15_000) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    if (await page.evaluate(done, arg)) {
+      return;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`clicking ${selector} changed nothing within ${timeout} ms`);
+    }
+    await page
+      .locator(selector)
+      .click({ timeout: 2_000 })
+      .catch(() => {});
+    await page.waitForFunction(done, arg, { timeout: 1_000 }).catch(() => {});
+  }
+}
+
 /** Wait until the state moves on from `state` (see bodyState) or a new refusal shows. */
 export async function waitForProgress(page, state) {
   await page.waitForFunction(
@@ -17,22 +39,23 @@ export async function waitForProgress(page, state) {
 }
 
 /**
- * Take one step as the user (seat 0) if the page waits for the user: next round, deal, a legal
- * card, or the last action button (Sun in bidding, which ends it quickly). Returns what it did.
+ * Take one step as the user (seat 0) if the page waits for the user: next round, deal, close a
+ * table-play review, a legal card, or the last action button (Sun in bidding, which ends it
+ * quickly). Returns what it did.
  */
 export async function userStep(page) {
   const state = await bodyState(page);
   if (state.phase === "MATCH_OVER") {
     return "over";
   }
-  for (const id of ["#next-round", "#deal"]) {
+  for (const id of ["#next-round", "#deal", "#close-review"]) {
     const button = page.locator(id);
     if ((await button.count()) > 0) {
-      await button.click();
-      await page.waitForFunction(
-        (old) => document.body.dataset["version"] !== old || document.querySelector("#next-round") === null,
-        state.version,
-        { timeout: 15_000 },
+      await clickUntil(
+        page,
+        id,
+        ([old, selector]) => document.body.dataset["version"] !== old || document.querySelector(selector) === null,
+        [state.version, id],
       );
       return id.slice(1);
     }
@@ -47,7 +70,7 @@ export async function userStep(page) {
     await waitForProgress(page, state);
     return "card";
   }
-  const actions = page.locator("#actions button.action");
+  const actions = page.locator("#actions button.action[data-action]");
   if ((await actions.count()) > 0) {
     await actions.last().click();
     await waitForProgress(page, state);

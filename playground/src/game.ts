@@ -1,6 +1,8 @@
 // The table's controller: one match over gRPC-Web, three bots (or four) moved by the engine's
-// SuggestAction, the user's seat acting with its own seat credential, and what the page keeps
-// of the round (every card played, the score breakdowns) for the score sheet and the summary.
+// ApplyBotAction, the user's seat acting with its own seat credential, and what the page keeps
+// of the round (every card played, the round reveal, the Qayd verdicts, the score breakdowns)
+// for the score sheet and the summary. In table play (the rule flag illegal_moves_allowed) any
+// card held is accepted, seats call Qayd, and the host closes each round's review.
 
 import {
   BotLevel,
@@ -13,7 +15,10 @@ import {
   type Event,
   type Match,
   type PlayedCard,
+  type QaydCategory,
+  type QaydVerdict,
   type RedealInfo,
+  type RoundReveal,
   type RoundScore,
   type View,
 } from "@baloot-engine/client";
@@ -36,6 +41,8 @@ export interface Settings {
   target: number | undefined;
   /** The rule preset. */
   preset: Preset;
+  /** Table play: any card held is accepted and Qayd calls judge the breaches (R45). */
+  table: boolean;
 }
 
 /** What the page keeps of one deal. */
@@ -46,6 +53,10 @@ export interface RoundRecord {
   dealer: number;
   /** Every card played in the round, in order. */
   plays: PlayedCard[];
+  /** The deck order and the dealt hands (ROUND_REVEALED), once the hand is over. */
+  reveal?: RoundReveal;
+  /** The Qayd verdicts of the round (QAYD_JUDGED), in order. */
+  verdicts: QaydVerdict[];
   /** The breakdown, once the round is scored. */
   score?: RoundScore;
   /** Why the hand was cancelled, if it was. */
@@ -69,22 +80,25 @@ export interface LogEntry {
   refusal?: Refusal;
 }
 
-/**
- * A bot seat's move. Today this is SuggestAction (host credential) and then the normal RPC for
- * the suggested action, so every rule check stays in the engine. When the service offers
- * ApplyBotAction (suggest and apply in one call), that call replaces the two here.
- */
+/** A bot seat's move: ApplyBotAction (host credential), the bot's choice applied in one call. */
 export async function botMove(match: Match, seat: number, level: BotLevel): Promise<Event[]> {
-  const action = await match.suggest(seat, level);
-  return match.act(seat, action);
+  return (await match.botAct(seat, level)).events;
 }
 
 /**
- * The dealt hands of a finished round, seat 0 first, ascending. Today they are read from the
- * cards each seat played (all eight, unless a Sawa claim ended the round early). When the
- * service sends the round reveal (the records issue), take the hands from that event here.
+ * The dealt hands of a finished round, seat 0 first, ascending: from the round reveal
+ * (ROUND_REVEALED) when it came, otherwise from the cards each seat played (all eight, unless
+ * a Sawa claim ended the round early).
  */
 export function dealtHands(round: RoundRecord): number[][] {
+  const revealed = round.reveal?.hands ?? [];
+  if (revealed.length === 4) {
+    const hands: number[][] = [[], [], [], []];
+    for (const entry of revealed) {
+      hands[entry.seat] = [...entry.cards].sort((a, b) => a - b);
+    }
+    return hands;
+  }
   const hands: number[][] = [[], [], [], []];
   for (const play of round.plays) {
     hands[play.seat]?.push(play.card);
@@ -92,14 +106,32 @@ export function dealtHands(round: RoundRecord): number[][] {
   return hands.map((hand) => hand.sort((a, b) => a - b));
 }
 
+/** The cards of the round so far by trick, trick 1 first (a trick in progress last). */
+export function tricksOf(round: RoundRecord | undefined): PlayedCard[][] {
+  const tricks: PlayedCard[][] = [];
+  (round?.plays ?? []).forEach((play, index) => {
+    (tricks[Math.floor(index / 4)] ??= []).push(play);
+  });
+  return tricks;
+}
+
 /**
- * Whether the user may call Qayd (a claim that another seat broke a rule) at this point. The
- * service has no table play or CallQayd yet (docs/rules.md R45), so it is always false; when
- * it exists, this reads the rule set's table-play flag and the view's legal actions, and the
- * button calls CallQayd with the user's seat credential.
+ * Whether the user may call Qayd (a claim that a seat of the other team broke a rule, R45) at
+ * this point: in table play, from the first card of the other team until the round is scored.
  */
-export function qaydAvailable(_view: View | undefined): boolean {
-  return false;
+export function qaydAvailable(
+  tablePlay: boolean,
+  userSeat: number | undefined,
+  view: View | undefined,
+  round: RoundRecord | undefined,
+): boolean {
+  if (!tablePlay || userSeat === undefined || view === undefined) {
+    return false;
+  }
+  if (view.phase !== Phase.PLAYING && view.phase !== Phase.ROUND_REVIEW) {
+    return false;
+  }
+  return (round?.plays ?? []).some((play) => play.seat % 2 !== userSeat % 2);
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -131,6 +163,8 @@ export class Table {
   /** One of the user's actions is on its way. */
   #acting = false;
   #stopped = false;
+  /** The state version at which the bots were last asked for a Qayd call in a review. */
+  #reviewAsked: bigint | undefined;
 
   constructor(client: EngineClient, settings: Settings) {
     this.client = client;
@@ -164,6 +198,11 @@ export class Table {
     return view?.phase === Phase.ROUND_OVER && (this.lastScoredRound?.number ?? 0) > this.acknowledgedRound;
   }
 
+  /** Whether the bots are moving (a review waits for them before the user may close it). */
+  get botsMoving(): boolean {
+    return this.#pumping;
+  }
+
   /** Stop moving bots (a new match replaces this one). */
   stop(): void {
     this.#stopped = true;
@@ -172,9 +211,16 @@ export class Table {
   /** Create the match and let the bots play until the user is to act. */
   async start(): Promise<void> {
     const { preset, target, start } = this.settings;
+    this.#reviewAsked = undefined;
     try {
       this.match = await this.client.createMatch({
-        rules: { preset, ...(target !== undefined && { matchTarget: target }) },
+        rules: {
+          preset,
+          ...(target !== undefined && { matchTarget: target }),
+          // The page shows every dealt hand after a round; table play takes any card held.
+          revealHandsAfterRound: true,
+          ...(this.settings.table && { illegalMovesAllowed: true }),
+        },
         startingScores: [...start],
       });
     } catch (error) {
@@ -200,6 +246,21 @@ export class Table {
     await this.#userCall(action, (match, seat, credential) => match.act(seat, action, credential));
   }
 
+  /**
+   * The user calls Qayd (table play) on `card`, played by `accused` in trick `trick`, naming
+   * `category` or no rule (QAYD_CATEGORY_UNSPECIFIED).
+   */
+  async userQayd(accused: number, trick: number, card: number, category: QaydCategory): Promise<void> {
+    const call = { $typeName: "baloot.v1.QaydCall", accused, trick, card, category } as const;
+    const action: Action = { $typeName: "baloot.v1.Action", action: { case: "qayd", value: call } };
+    await this.#userCall(action, (match, seat, credential) => match.callQayd(seat, call, credential));
+  }
+
+  /** Close the review of a table-play round and score it (the page holds the host credential). */
+  async closeReview(): Promise<void> {
+    await this.#userCall(undefined, (match) => match.closeReview());
+  }
+
   /** The user deals, when the user is the dealer. */
   async userDeal(): Promise<void> {
     await this.#userCall(undefined, (match, seat, credential) =>
@@ -213,12 +274,12 @@ export class Table {
   ): Promise<void> {
     const match = this.match;
     const seat = this.userSeat;
-    if (match === undefined || seat === undefined || this.#acting) {
+    if (match === undefined || (seat === undefined && action !== undefined) || this.#acting) {
       return;
     }
     this.#acting = true;
     try {
-      const events = await send(match, seat, this.#userCredential);
+      const events = await send(match, seat ?? 0, this.#userCredential);
       this.refusal = undefined;
       this.#absorb(events);
     } catch (error) {
@@ -262,6 +323,12 @@ export class Table {
           this.acknowledgedRound = this.lastScoredRound?.number ?? 0;
           continue;
         }
+        if (view.phase === Phase.ROUND_REVIEW) {
+          if (await this.#reviewStep(view)) {
+            continue;
+          }
+          break;
+        }
         const dealing = view.phase === Phase.AWAITING_DEAL || view.phase === Phase.ROUND_OVER;
         const seat = dealing ? view.dealer : view.turn;
         if (seat === undefined || seat === this.userSeat) {
@@ -278,9 +345,56 @@ export class Table {
       this.#fail(error);
     } finally {
       this.#pumping = false;
+      this.onChange();
     }
     if (this.#pumpAgain && !this.#stopped) {
       void this.pump();
+    }
+  }
+
+  /**
+   * A round under review (table play): the bots of the other team than the user's are asked
+   * once for a Qayd call they can prove (bots never break a rule, so only the user's cards can
+   * be called), and one is applied if made. With four bots the review is closed after the
+   * delay. Returns whether the pump should go on (false: the user calls or closes it).
+   */
+  async #reviewStep(view: View): Promise<boolean> {
+    const match = this.match;
+    if (match === undefined) {
+      return false;
+    }
+    const user = this.userSeat;
+    if (this.#reviewAsked !== view.stateVersion) {
+      this.#reviewAsked = view.stateVersion;
+      if (user !== undefined) {
+        for (const seat of [0, 1, 2, 3].filter((s) => s % 2 !== user % 2)) {
+          const action = await this.#proposedQayd(match, seat);
+          if (action !== undefined) {
+            await sleep(this.settings.delayMs);
+            this.#absorb(await match.act(seat, action));
+            return true;
+          }
+        }
+      }
+    }
+    if (user !== undefined) {
+      return false;
+    }
+    await sleep(this.settings.delayMs);
+    this.#absorb(await match.closeReview());
+    return true;
+  }
+
+  /** A Qayd call the bot of `seat` can prove now (SuggestAction), if it has one. */
+  async #proposedQayd(match: Match, seat: number): Promise<Action | undefined> {
+    try {
+      const action = await match.suggest(seat, this.settings.level);
+      return action.action.case === "qayd" ? action : undefined;
+    } catch (error) {
+      if (EngineError.from(error).reason === "WRONG_PHASE") {
+        return undefined; // nothing to call
+      }
+      throw error;
     }
   }
 
@@ -309,7 +423,12 @@ export class Table {
     switch (event.kind) {
       case EventKind.CARDS_DEALT:
         if (detail.case === "deal") {
-          this.rounds.push({ number: detail.value.roundNumber, dealer: detail.value.dealer, plays: [] });
+          this.rounds.push({
+            number: detail.value.roundNumber,
+            dealer: detail.value.dealer,
+            plays: [],
+            verdicts: [],
+          });
         }
         break;
       case EventKind.CARD_PLAYED:
@@ -320,6 +439,19 @@ export class Table {
       case EventKind.REDEAL:
         if (detail.case === "redeal" && this.currentRound !== undefined) {
           this.currentRound.redeal = detail.value;
+        }
+        break;
+      case EventKind.ROUND_REVEALED:
+        if (detail.case === "reveal") {
+          const round = this.rounds.findLast((r) => r.number === detail.value.roundNumber);
+          if (round !== undefined) {
+            round.reveal = detail.value;
+          }
+        }
+        break;
+      case EventKind.QAYD_JUDGED:
+        if (detail.case === "qayd") {
+          this.currentRound?.verdicts.push(detail.value);
         }
         break;
       case EventKind.ROUND_SCORED:

@@ -10,6 +10,7 @@ import {
   Phase,
   PlayMode,
   ProjectKind,
+  QaydCategory,
   RedealReason,
   SUIT_SYMBOLS,
   Suit,
@@ -94,6 +95,23 @@ const EN = {
   sawa: "Sawa (claim the rest)",
   declare: "Declare",
   qayd: "Qayd",
+  tablePlay: "Table play",
+  tablePlayHint: "Any card held is accepted, as at a real table; a broken rule is caught only by a Qayd call.",
+  tablePlayNote:
+    "Table play: any card you hold is accepted, even one that breaks a rule (the highlighted cards are the legal ones). The other team may call Qayd on it.",
+  reviewNote: "The round is under review: call Qayd on a card of the other team, or close the review to score it.",
+  closeReview: "Close review",
+  qaydPick: "Pick a card of the other team from the tricks played so far, and the rule it broke (optional).",
+  qaydRule: "Rule",
+  qaydAnyRule: "any rule",
+  qaydSend: "Call Qayd",
+  qaydRight: "right call",
+  qaydWrong: "wrong call",
+  qaydEvidence: "Evidence",
+  qaydWinner: "The hand goes to",
+  qaydEngine: "the engine",
+  roundScore: "Round score",
+  dealtRevealNote: "The eight cards each seat was dealt, from the round reveal of the engine.",
   open: "open",
   closed: "closed",
   gahwa: "Gahwa",
@@ -182,6 +200,23 @@ const AR: Words = {
   sawa: "سوا",
   declare: "أعلن",
   qayd: "قيد",
+  tablePlay: "لعب الطاولة",
+  tablePlayHint: "تُقبل أي ورقة في اليد كما على طاولة حقيقية؛ ولا يُكشف خرق القاعدة إلا بالقيد.",
+  tablePlayNote:
+    "لعب الطاولة: تُقبل أي ورقة في يدك حتى لو خالفت القاعدة (الأوراق المضيئة هي المسموحة). ويحق للفريق الآخر أن يقيّدها.",
+  reviewNote: "الجولة قيد المراجعة: قيّد ورقة للفريق الآخر، أو أغلق المراجعة لحساب الجولة.",
+  closeReview: "أغلق المراجعة",
+  qaydPick: "اختر ورقة للفريق الآخر من الأكلات الملعوبة، والقاعدة التي خالفتها (اختياري).",
+  qaydRule: "القاعدة",
+  qaydAnyRule: "أي قاعدة",
+  qaydSend: "قيّد",
+  qaydRight: "قيد صحيح",
+  qaydWrong: "قيد خاطئ",
+  qaydEvidence: "الدليل",
+  qaydWinner: "اليد لـ",
+  qaydEngine: "المحرك",
+  roundScore: "نتيجة الجولة",
+  dealtRevealNote: "الأوراق الثماني التي وُزعت لكل مقعد، من كشف المحرك بعد الجولة.",
   open: "مفتوح",
   closed: "مقفل",
   gahwa: "قهوة",
@@ -308,6 +343,7 @@ const PHASES: Record<Lang, Partial<Record<Phase, string>>> = {
     [Phase.PLAYING]: "playing",
     [Phase.ROUND_OVER]: "round over",
     [Phase.MATCH_OVER]: "match over",
+    [Phase.ROUND_REVIEW]: "round under review",
   },
   ar: {
     [Phase.AWAITING_DEAL]: "بانتظار التوزيع",
@@ -316,6 +352,7 @@ const PHASES: Record<Lang, Partial<Record<Phase, string>>> = {
     [Phase.PLAYING]: "اللعب",
     [Phase.ROUND_OVER]: "انتهت الجولة",
     [Phase.MATCH_OVER]: "انتهت الصكة",
+    [Phase.ROUND_REVIEW]: "الجولة قيد المراجعة",
   },
 };
 
@@ -334,6 +371,7 @@ const OUTCOMES: Record<Lang, Partial<Record<OutcomeReason, string>>> = {
     [OutcomeReason.KABOOT]: "kaboot",
     [OutcomeReason.REVERSE_KABOOT]: "reverse kaboot",
     [OutcomeReason.RAW_HALF]: "decided on half the raw abnat",
+    [OutcomeReason.QAYD]: "decided by a Qayd call",
   },
   ar: {
     [OutcomeReason.MORE_POINTS]: "المشتري أكثر نقاطاً",
@@ -344,6 +382,7 @@ const OUTCOMES: Record<Lang, Partial<Record<OutcomeReason, string>>> = {
     [OutcomeReason.KABOOT]: "كبوت",
     [OutcomeReason.REVERSE_KABOOT]: "كبوت مقلوب",
     [OutcomeReason.RAW_HALF]: "حسمت بنصف الأبناط",
+    [OutcomeReason.QAYD]: "حسمت بالقيد",
   },
 };
 
@@ -363,6 +402,39 @@ export function redealName(lang: Lang, reason: RedealReason): string {
 }
 
 /** The generated name of an event kind, for the table log ("CARD_PLAYED"). */
+/** The rules a Qayd call may name (a false Sawa is called on a claim, not a card). */
+export const QAYD_CATEGORIES: readonly QaydCategory[] = [
+  QaydCategory.REVOKE,
+  QaydCategory.NO_TRUMP,
+  QaydCategory.NO_OVERTRUMP,
+  QaydCategory.CLOSED_TRUMP_LEAD,
+  QaydCategory.FALSE_AKKA,
+];
+
+const QAYD_NAMES: Record<Lang, Partial<Record<QaydCategory, string>>> = {
+  en: {
+    [QaydCategory.REVOKE]: "revoke (did not follow suit)",
+    [QaydCategory.NO_TRUMP]: "did not trump",
+    [QaydCategory.NO_OVERTRUMP]: "did not over-trump",
+    [QaydCategory.CLOSED_TRUMP_LEAD]: "trump led in a closed game",
+    [QaydCategory.FALSE_AKKA]: "false Akka",
+    [QaydCategory.FALSE_SAWA]: "false Sawa",
+  },
+  ar: {
+    [QaydCategory.REVOKE]: "قاطع",
+    [QaydCategory.NO_TRUMP]: "ما دق بحكم",
+    [QaydCategory.NO_OVERTRUMP]: "ما كبر بحكم",
+    [QaydCategory.CLOSED_TRUMP_LEAD]: "ربع في الدبل",
+    [QaydCategory.FALSE_AKKA]: "إكة خاطئة",
+    [QaydCategory.FALSE_SAWA]: "سوا خطأ",
+  },
+};
+
+/** The name of a rule a Qayd call names. */
+export function qaydCategoryName(lang: Lang, category: QaydCategory): string {
+  return QAYD_NAMES[lang][category] ?? QaydCategory[category];
+}
+
 export function eventKindName(kind: EventKind): string {
   return EventKind[kind] ?? String(kind);
 }

@@ -10,9 +10,10 @@
 //   start=140:140                   the match score to start from (continuing a match)
 //   target=152                      the target score (default: the rule set's)
 //   preset=seeds|kammelna|federation  the rule preset (default seeds)
+//   table=1                         table play: any card held is accepted, Qayd calls judge it
 //   lang=en|ar                      the language (Arabic is laid out right to left)
 
-import { BotLevel, Preset } from "@baloot-engine/client";
+import { BotLevel, Preset, QaydCategory } from "@baloot-engine/client";
 import { connectGrpcWeb } from "@baloot-engine/client/web";
 
 import { ApiLog } from "./api-log.js";
@@ -52,6 +53,7 @@ export function settingsFromUrl(url: URL): Settings & { lang: Lang } {
     start: [us ?? 0, them ?? 0],
     target: intParam(params, "target", 1, 10_000),
     preset: PRESETS[params.get("preset") ?? ""] ?? Preset.SEEDS,
+    table: params.get("table") === "1",
     lang: params.get("lang") === "ar" ? "ar" : "en",
   };
 }
@@ -82,6 +84,8 @@ class App {
         this.page.akka = !this.page.akka;
         this.schedule();
       },
+      qayd: { open: false, category: QaydCategory.UNSPECIFIED },
+      redraw: () => this.schedule(),
     };
   }
 
@@ -93,6 +97,7 @@ class App {
     table.onChange = () => this.schedule();
     this.page.table = table;
     this.page.akka = false;
+    this.page.qayd = { open: false, category: QaydCategory.UNSPECIFIED };
     this.schedule();
     void table.start();
   }
@@ -219,6 +224,17 @@ class App {
             },
           }),
         ),
+        h(
+          "label",
+          { class: "toggle", title: w.tablePlayHint },
+          h("input", {
+            id: "table-play",
+            type: "checkbox",
+            checked: s.table,
+            onchange: (event: Event) => (s.table = (event.target as HTMLInputElement).checked),
+          }),
+          ` ${w.tablePlay}`,
+        ),
         h("button", { type: "submit", class: "primary", id: "new-match" }, w.newMatch),
       ),
       h(
@@ -239,6 +255,11 @@ class App {
     url.searchParams.set("delay", String(s.delayMs));
     url.searchParams.set("start", `${s.start[0]}:${s.start[1]}`);
     url.searchParams.set("lang", s.lang);
+    if (s.table) {
+      url.searchParams.set("table", "1");
+    } else {
+      url.searchParams.delete("table");
+    }
     window.history.replaceState(null, "", url);
   }
 }

@@ -12,6 +12,7 @@ import {
   Phase,
   PlayMode,
   ProjectKind,
+  QaydCategory,
   RANK_NAMES,
   SUIT_SYMBOLS,
   Suit,
@@ -23,13 +24,14 @@ import {
   type Contract,
   type Event,
   type Project,
+  type QaydVerdict,
   type Trick,
   type View,
 } from "@baloot-engine/client";
 
 import type { ApiLog, CallRecord } from "./api-log.js";
 import { h, replace, type Child } from "./dom.js";
-import { dealtHands, qaydAvailable, type LogEntry, type RoundRecord, type Table } from "./game.js";
+import { dealtHands, qaydAvailable, tricksOf, type LogEntry, type RoundRecord, type Table } from "./game.js";
 import {
   bidName,
   callName,
@@ -39,6 +41,8 @@ import {
   outcomeName,
   phaseName,
   projectName,
+  QAYD_CATEGORIES,
+  qaydCategoryName,
   redealName,
   suitName,
   words,
@@ -53,6 +57,19 @@ export interface Page {
   /** The user's Akka toggle for the next card led. */
   akka: boolean;
   onToggleAkka(): void;
+  /** The user's Qayd call being put together (table play). */
+  qayd: QaydPick;
+  /** Draw again after a change of the page's own state (the Qayd picker). */
+  redraw(): void;
+}
+
+/** The Qayd picker: open or not, the card picked (its trick and seat) and the rule named. */
+export interface QaydPick {
+  open: boolean;
+  trick?: number;
+  seat?: number;
+  card?: number;
+  category: QaydCategory;
 }
 
 const RED_SUITS = new Set([1, 2]);
@@ -407,8 +424,30 @@ function drawControls(page: Page, table: Table): HTMLElement {
       ),
     );
   }
-  if (qaydAvailable(view)) {
-    buttons.push(h("button", { class: "action", id: "qayd" }, w.qayd));
+  const tablePlay = table.settings.table;
+  const round = table.currentRound;
+  const canQayd = qaydAvailable(tablePlay, seat, table.latest, round);
+  if (canQayd) {
+    buttons.push(
+      h(
+        "button",
+        {
+          class: `action${page.qayd.open ? " active" : ""}`,
+          id: "qayd",
+          onclick: () => {
+            page.qayd.open = !page.qayd.open;
+            page.redraw();
+          },
+        },
+        w.qayd,
+      ),
+    );
+  }
+  const reviewing = phase === Phase.ROUND_REVIEW;
+  if (reviewing && seat !== undefined && !table.botsMoving) {
+    buttons.push(
+      h("button", { class: "primary", id: "close-review", onclick: () => void table.closeReview() }, w.closeReview),
+    );
   }
   const hand = view?.hand ?? [];
   const myTurn = view !== undefined && view.turn === seat && phase === Phase.PLAYING;
@@ -458,11 +497,147 @@ function drawControls(page: Page, table: Table): HTMLElement {
               ),
             ),
           ),
-          phase === Phase.PLAYING ? h("div", { class: "hint" }, w.legalHint) : null,
+          phase === Phase.PLAYING && !tablePlay ? h("div", { class: "hint" }, w.legalHint) : null,
+          phase === Phase.PLAYING && tablePlay ? h("div", { class: "hint", id: "table-note" }, w.tablePlayNote) : null,
+          reviewing ? h("div", { class: "hint", id: "review-note" }, w.reviewNote) : null,
         ),
     h("div", { class: "actions", id: "actions" }, buttons),
+    canQayd && page.qayd.open && seat !== undefined ? drawQaydPicker(page, table, seat) : null,
+    drawVerdict(lang, table, round),
     table.refusal === undefined ? null : drawRefusal(lang, table),
   );
+}
+
+/** The Qayd picker: the other team's cards of the tricks so far, the rule to name, and send. */
+function drawQaydPicker(page: Page, table: Table, seat: number): HTMLElement {
+  const lang = page.lang;
+  const w = words(lang);
+  const pick = page.qayd;
+  const tricks = tricksOf(table.currentRound);
+  const picked = pick.card !== undefined && pick.trick !== undefined && pick.seat !== undefined;
+  return h(
+    "div",
+    { class: "qayd-picker", id: "qayd-picker" },
+    h("div", { class: "hint" }, w.qaydPick),
+    h(
+      "div",
+      { class: "qayd-tricks" },
+      tricks.map((cards, index) =>
+        h(
+          "div",
+          { class: "qayd-trick", "data-trick": index + 1 },
+          h("span", { class: "who" }, `${w.trick} ${index + 1}`),
+          cards
+            .filter((played) => played.seat % 2 !== seat % 2)
+            .map((played) =>
+              h(
+                "button",
+                {
+                  class: `card-button qayd-card${pick.card === played.card ? " picked" : ""}`,
+                  "data-card": cardCode(played.card),
+                  "data-seat": played.seat,
+                  "data-trick": index + 1,
+                  title: seatLabel(lang, table, played.seat),
+                  onclick: () => {
+                    pick.trick = index + 1;
+                    pick.seat = played.seat;
+                    pick.card = played.card;
+                    page.redraw();
+                  },
+                },
+                cardFace(played.card, "small"),
+              ),
+            ),
+        ),
+      ),
+    ),
+    h(
+      "label",
+      {},
+      `${w.qaydRule} `,
+      h(
+        "select",
+        {
+          id: "qayd-category",
+          onchange: (change: globalThis.Event) => {
+            pick.category = Number((change.target as HTMLSelectElement).value) as QaydCategory;
+          },
+        },
+        [QaydCategory.UNSPECIFIED, ...QAYD_CATEGORIES].map((category) =>
+          h(
+            "option",
+            { value: category, selected: category === pick.category },
+            category === QaydCategory.UNSPECIFIED ? w.qaydAnyRule : qaydCategoryName(lang, category),
+          ),
+        ),
+      ),
+    ),
+    h(
+      "button",
+      {
+        class: "primary",
+        id: "qayd-send",
+        disabled: !picked,
+        onclick: () => {
+          if (pick.card !== undefined && pick.trick !== undefined && pick.seat !== undefined) {
+            const call = [pick.seat, pick.trick, pick.card, pick.category] as const;
+            page.qayd = { open: false, category: QaydCategory.UNSPECIFIED };
+            page.redraw();
+            void table.userQayd(...call);
+          }
+        },
+      },
+      w.qaydSend,
+    ),
+  );
+}
+
+/** The last Qayd verdict of the round: who called whom, the rule, the verdict, the evidence. */
+function drawVerdict(lang: Lang, table: Table, round: RoundRecord | undefined): HTMLElement | null {
+  const verdict = round?.verdicts.at(-1);
+  if (round === undefined || verdict === undefined) {
+    return null;
+  }
+  const w = words(lang);
+  const score = round.score;
+  return h(
+    "div",
+    {
+      class: `verdict ${verdict.correct ? "correct" : "wrong"}`,
+      id: "verdict",
+      role: "status",
+      "data-correct": String(verdict.correct),
+      "data-caller": verdict.caller === undefined ? "" : String(verdict.caller),
+      "data-accused": String(verdict.accused),
+      "data-card": verdict.card === undefined ? "" : cardCode(verdict.card),
+      "data-category": QaydCategory[verdict.category] ?? String(verdict.category),
+      "data-evidence": verdict.evidence.map(cardCode).join(" "),
+    },
+    h("strong", { id: "verdict-result" }, `${w.qayd}: ${verdict.correct ? w.qaydRight : w.qaydWrong}`),
+    h("div", {}, verdictLine(lang, table, verdict)),
+    verdict.evidence.length === 0
+      ? null
+      : h("div", { id: "verdict-evidence" }, `${w.qaydEvidence}: `, cardList(verdict.evidence)),
+    verdict.winningTeam === undefined
+      ? null
+      : h("div", {}, `${w.qaydWinner}: ${teamName(lang, table, verdict.winningTeam)}`),
+    score === undefined
+      ? null
+      : h(
+          "div",
+          { id: "verdict-score" },
+          `${w.roundScore}: ${teamName(lang, table, 0)} ${score.teams[0]?.finalPoints ?? 0} : ${teamName(lang, table, 1)} ${score.teams[1]?.finalPoints ?? 0}`,
+        ),
+  );
+}
+
+/** A verdict in one line: caller → accused, the trick, the card and the rule. */
+function verdictLine(lang: Lang, table: Table, verdict: QaydVerdict): string {
+  const w = words(lang);
+  const caller = verdict.caller === undefined ? w.qaydEngine : seatLabel(lang, table, verdict.caller);
+  const card = verdict.card === undefined ? "" : ` ${cardText(verdict.card)}`;
+  const rule = verdict.category === QaydCategory.UNSPECIFIED ? w.qaydAnyRule : qaydCategoryName(lang, verdict.category);
+  return `${caller} → ${seatLabel(lang, table, verdict.accused)} · ${w.trick} ${verdict.trick}${card} · ${rule}`;
 }
 
 function drawRefusal(lang: Lang, table: Table): HTMLElement | null {
@@ -645,8 +820,8 @@ function drawSheet(lang: Lang, table: Table): HTMLElement {
 }
 
 /**
- * The summary of the last scored round: the dealt hands (see dealtHands in game.ts, where the
- * round reveal will plug in) and the score breakdown per team.
+ * The summary of the last scored round: the dealt hands (from the round reveal, see dealtHands
+ * in game.ts), the Qayd verdicts and the score breakdown per team.
  */
 function drawRoundSummary(lang: Lang, table: Table): HTMLElement | null {
   const round: RoundRecord | undefined = table.lastScoredRound;
@@ -678,12 +853,19 @@ function drawRoundSummary(lang: Lang, table: Table): HTMLElement | null {
     h("h3", {}, w.dealtHands),
     h(
       "div",
-      { class: "dealt", id: "dealt-hands" },
+      { class: "dealt", id: "dealt-hands", "data-source": round.reveal === undefined ? "plays" : "reveal" },
       hands.map((hand, seat) =>
         h("div", { class: "dealt-row" }, h("span", { class: "who" }, seatLabel(lang, table, seat)), cardList(hand)),
       ),
     ),
-    h("div", { class: "muted" }, w.dealtNote),
+    h("div", { class: "muted" }, round.reveal === undefined ? w.dealtNote : w.dealtRevealNote),
+    round.verdicts.map((verdict) =>
+      h(
+        "div",
+        { class: `verdict-line ${verdict.correct ? "correct" : "wrong"}` },
+        `${w.qayd} (${verdict.correct ? w.qaydRight : w.qaydWrong}): ${verdictLine(lang, table, verdict)}`,
+      ),
+    ),
     h("h3", {}, w.breakdown),
     h(
       "table",
@@ -760,6 +942,18 @@ function drawLog(lang: Lang, table: Table): HTMLElement {
 }
 
 function drawEntry(lang: Lang, table: Table, entry: LogEntry): HTMLElement {
+  if (entry.event?.detail.case === "qayd") {
+    const verdict = entry.event.detail.value;
+    const evidence =
+      verdict.evidence.length === 0
+        ? ""
+        : ` · ${words(lang).qaydEvidence}: ${verdict.evidence.map(cardText).join(" ")}`;
+    return h(
+      "li",
+      { class: "qayd", dir: "auto", "data-correct": String(verdict.correct) },
+      `v${entry.version} ${eventKindName(entry.event.kind)}: ${verdict.correct ? words(lang).qaydRight : words(lang).qaydWrong} · ${verdictLine(lang, table, verdict)}${evidence}`,
+    );
+  }
   if (entry.refusal !== undefined) {
     const error = entry.refusal.error;
     return h("li", { class: "refused", dir: "auto" }, `v${entry.version} REFUSED ${error.reason}: ${error.rawMessage}`);
@@ -800,6 +994,8 @@ function eventDetail(lang: Lang, table: Table, event: Event): string {
       return detail.value.revealedCard === undefined ? "" : `: ${cardText(detail.value.revealedCard)}`;
     case "redeal":
       return `: ${redealName(lang, detail.value.reason)}`;
+    case "reveal":
+      return `: ${words(lang).round} ${detail.value.roundNumber}`;
     default:
       return event.kind === EventKind.UNSPECIFIED ? "?" : "";
   }
