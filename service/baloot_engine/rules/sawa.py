@@ -141,16 +141,6 @@ def claim_holds(
     return search.holds(hands, seat)
 
 
-def _sawa_plainly_holds(state: State, seat: int) -> bool:
-    """The usual proof of a Sawa, without a search: the claimer cashes his cards from the top.
-
-    See :func:`cashes`; a claim this cannot prove goes to the search.
-    """
-    contract = state.contract
-    assert contract is not None
-    return cashes(state.hands, seat, contract.trump, contract.closed)
-
-
 def _suit_cashes(mine: int, others: list[int], order: tuple[int, ...]) -> bool:
     """Leading his cards of one suit from the top, does the claimer win every one of them?
 
