@@ -611,14 +611,21 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     async def _suggest_in_pool(
         self, opened: _Opened, seat: int, level: Level, seed: int | None
     ) -> pb.SuggestActionResponse:
+        action = await self._decide_in_pool(opened.state, seat, level, seed)
+        return _suggestion(opened, level, action)
+
+    async def _decide_in_pool(
+        self, state: State, seat: int, level: Level, seed: int | None
+    ) -> Action:
+        """A bot's decision computed in the bot pool, at most ``BOT_QUEUE`` of them at once."""
         if self._bot_slots is None:
             self._bot_slots = asyncio.Semaphore(BOT_QUEUE)
         async with self._bot_slots:
             loop = asyncio.get_running_loop()
             action: Action = await loop.run_in_executor(
-                bot_pool(), self._decide, opened.state, seat, level, seed
+                bot_pool(), self._decide, state, seat, level, seed
             )
-        return _suggestion(opened, level, action)
+        return action
 
     @_rpc
     def CallQayd(self, request: pb.CallQaydRequest) -> pb.CallQaydResponse:
@@ -670,19 +677,10 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         self, request: pb.ApplyBotActionRequest, level: Level
     ) -> pb.ApplyBotActionResponse:
         opened = self._open(request.state, request.match_id, request.credential)
+        action: Action
         if not self._bot_turn(request, opened):
-            if self._bot_slots is None:
-                self._bot_slots = asyncio.Semaphore(BOT_QUEUE)
-            async with self._bot_slots:
-                loop = asyncio.get_running_loop()
-                action: Action = await loop.run_in_executor(
-                    bot_pool(),
-                    self._decide,
-                    opened.state,
-                    request.seat,
-                    level,
-                    _request_bot_seed(request, opened),
-                )
+            seed = _request_bot_seed(request, opened)
+            action = await self._decide_in_pool(opened.state, request.seat, level, seed)
             shown = action
         else:
             action, shown = Deal(self._match_deck(opened)), Deal(())
