@@ -62,12 +62,20 @@ function levelKey(level: BotLevel): string {
   return Object.entries(LEVELS).find(([, value]) => value === level)?.[0] ?? "basic";
 }
 
+/** The longest a held button keeps the page from being drawn again. */
+const HOLD_MS = 2_000;
+
 class App {
   readonly page: Page;
   settings: Settings & { lang: Lang };
   readonly #root: HTMLElement;
   readonly #bar: HTMLElement;
   #scheduled = false;
+  // A click is a press and a release on the same element. The page is drawn anew on every
+  // change (the bots' moves, every API call), which would replace the element under a pressed
+  // button and lose the click, so drawing waits while a button is held (up to HOLD_MS).
+  #pressedAt: number | undefined = undefined;
+  #deferred = false;
 
   constructor(root: HTMLElement, bar: HTMLElement, settings: Settings & { lang: Lang }) {
     this.#root = root;
@@ -75,6 +83,17 @@ class App {
     this.settings = settings;
     const api = new ApiLog();
     api.onChange = () => this.schedule();
+    window.addEventListener("pointerdown", () => (this.#pressedAt = performance.now()), { capture: true });
+    const release = (): void => {
+      this.#pressedAt = undefined;
+      if (this.#deferred) {
+        this.#deferred = false;
+        // After the click that the release makes, which is dispatched in this same task.
+        setTimeout(() => this.schedule(), 0);
+      }
+    };
+    window.addEventListener("pointerup", release, { capture: true });
+    window.addEventListener("pointercancel", release, { capture: true });
     this.page = {
       lang: settings.lang,
       table: undefined,
@@ -116,6 +135,15 @@ class App {
       this.#scheduled = true;
       requestAnimationFrame(() => {
         this.#scheduled = false;
+        const pressedAt = this.#pressedAt;
+        if (pressedAt !== undefined && performance.now() - pressedAt < HOLD_MS) {
+          if (!this.#deferred) {
+            this.#deferred = true;
+            setTimeout(() => this.schedule(), HOLD_MS - (performance.now() - pressedAt));
+          }
+          return;
+        }
+        this.#deferred = false;
         render(this.#root, this.page);
       });
     }
