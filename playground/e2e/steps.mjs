@@ -8,8 +8,9 @@ export function bodyState(page) {
 
 /**
  * Click `selector` until `done` (a function run in the page, given `arg`) holds. The page is
- * drawn again on every change, so a click that lands while a button is being replaced is lost;
- * it is then made again on the new button (`done` is checked first, so nothing is done twice).
+ * drawn again on every change, so the button found may be gone (or not yet there) when the
+ * click comes; the click is then made again on the new button (`done` is checked first, so
+ * nothing is done twice).
  */
 export async function clickUntil(page, selector, done, arg, timeout = 15_000) {
   const deadline = Date.now() + timeout;
