@@ -325,8 +325,10 @@ def test_a_changed_action_is_the_exact_first_divergence(
         changed = records_pb2.MatchRecord()
         changed.CopyFrom(record)
         target = changed.rounds[r].actions[i]
-        if rng.random() < 0.5:
-            # Another seat acts: it is not its turn (or not its deal).
+        # Another seat acts: it is not its turn (or not its deal). A declaration is left out:
+        # in the first trick any seat may declare before its turn, so another seat's
+        # declaration can be refused for its own reasons (DECLARATION_CLOSED) or even accepted.
+        if not entry.action.HasField("declaration") and rng.random() < 0.5:
             target.seat = (entry.seat + rng.randrange(1, 4)) % 4
             expected: tuple[str, ...] = ("NOT_YOUR_TURN",)
         # An action of another kind, or a card the seat may not play.
