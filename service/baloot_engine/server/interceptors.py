@@ -307,6 +307,8 @@ class _Call:
         if not self._log:
             return
         fault = code in _SERVER_FAULTS
+        if not fault and self._scope is None:
+            return  # a quiet call, whose debug line was found off when it started
         level = logging.ERROR if fault else logging.DEBUG if route.quiet else logging.INFO
         if not call_log_enabled(level):
             return
