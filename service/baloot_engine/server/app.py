@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 import os
 import signal
 import sys
@@ -377,6 +378,9 @@ async def serve(
         loop.add_signal_handler(signum, on_signal, signum)
     try:
         await app.start()
+        # What start-up made lives as long as the process: the garbage collector's full
+        # passes need not walk it again (the calls' own objects are collected as before).
+        gc.freeze()
         if on_started is not None:
             on_started()
         await stopping.wait()
