@@ -35,6 +35,7 @@ import os
 import resource
 import statistics
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,11 +45,15 @@ from loadtest.driver import LoadConfig, run_load
 from loadtest.stack import Gateway, new_state_key, start_gateway
 
 RPCS = ("health Check", "PlayCard seat", "PlayCard host", "DealRound", "PlaceBid", "GetView")
-FLOOR = "bare grpc.aio no-op"
-# The service runs on uvloop's event loop when it is installed; the same no-op server on that
-# loop is measured beside the floor (which stays on asyncio's loop, as first defined).
+ASYNCIO_FLOOR = "bare grpc.aio no-op"
+# The service runs on uvloop's event loop when it is installed: then the floor is the same
+# no-op server on that loop (the fair comparison), and the one on asyncio's loop is shown too.
 UVLOOP_FLOOR = "bare no-op on uvloop"
+# The same, parsing the health request and serializing its reply (noop_server.py --parse).
+PARSING_FLOOR = "no-op on uvloop, parsing"
 HAS_UVLOOP = importlib.util.find_spec("uvloop") is not None
+FLOOR = UVLOOP_FLOOR if HAS_UVLOOP else ASYNCIO_FLOOR
+FLOORS = (ASYNCIO_FLOOR, UVLOOP_FLOOR, PARSING_FLOOR)
 PARTS = ("cases", "mix", "scaling")
 SCALING = ("1 worker, one port", "2 workers, one port", "1 worker, Envoy", "2 workers, Envoy")
 
@@ -71,6 +76,8 @@ class Options:
     streams: int
     mix_seconds: float
     parts: tuple[str, ...]
+    scaling_connections: int = 16
+    scaling_streams: int = 2
 
 
 @dataclass
@@ -79,6 +86,8 @@ class Record:
 
     samples: list[h2.Sample] = field(default_factory=list)
     extra_us: list[float] = field(default_factory=list)  # the gateway's CPU per call
+    machine_us: list[float] = field(default_factory=list)  # every process's CPU per call
+    machine_cores: list[float] = field(default_factory=list)  # cores busy over the run
 
     def median(self, read: Callable[[h2.Sample], float]) -> float:
         """The median over the rounds of one figure."""
@@ -96,6 +105,16 @@ def _median_ratio(top: Record, bottom: Record) -> float:
         a.server_us_per_call / b.server_us_per_call
         for a, b in zip(top.samples, bottom.samples, strict=True)
     )
+
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy_seconds() -> float:
+    """CPU time the whole machine spent busy so far (every core, every process), /proc/stat."""
+    first = Path("/proc/stat").read_text(encoding="ascii").splitlines()[0]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, first.split()[1:9])
+    return (user + nice + system + irq + softirq + steal) / _TICKS
 
 
 def _verdict(value: float, target: float, *, at_most: bool) -> str:
@@ -125,6 +144,9 @@ class Bench:
         self.servers["floor"] = h2.start_floor(self.scratch)
         if HAS_UVLOOP:
             self.servers["floor-uvloop"] = h2.start_floor(self.scratch, "uvloop")
+            self.servers["floor-parsing"] = h2.start_floor(
+                self.scratch, "uvloop", extra=("--parse",)
+            )
         self.servers["default"] = h2.start_engine(self.scratch, "default", self.key)
         self.servers["quiet"] = h2.start_engine(self.scratch, "quiet", self.key, quiet=True)
         self.replays = {
@@ -135,7 +157,7 @@ class Bench:
             self.bodies[name] = replay.write_body(self.scratch)
             for server in ("default", "quiet"):
                 h2.check_replay(self.servers[server].target, replay)
-        for floor in ("floor", "floor-uvloop"):
+        for floor in ("floor", "floor-uvloop", "floor-parsing"):
             if floor in self.servers:
                 h2.check_replay(self.servers[floor].target, self.replays["health Check"])
         sizes = ", ".join(f"{name} {len(r.message)}" for name, r in self.replays.items())
@@ -151,10 +173,23 @@ class Bench:
     # -- one run ---------------------------------------------------------------------------------
 
     def run(
-        self, server: str, rpc: str, *, url: str | None = None, gateway: str | None = None
+        self,
+        server: str,
+        rpc: str,
+        *,
+        url: str | None = None,
+        gateway: str | None = None,
+        machine: Record | None = None,
+        load: tuple[int, int] | None = None,
     ) -> tuple[h2.Sample, float]:
-        """Replay ``rpc`` against ``server`` once (through ``url`` when a gateway is used)."""
+        """Replay ``rpc`` against ``server`` once (through ``url`` when a gateway is used).
+
+        ``load`` is h2load's (connections, streams) when not the options'; the machine's busy
+        CPU (every process) per call and in cores is added to ``machine`` when given.
+        """
         options = self.options
+        connections, streams = load or (options.connections, options.streams)
+        busy, wall = machine_busy_seconds(), time.monotonic()
         sample, extra = h2.measure(
             self.h2load,
             self.servers[server],
@@ -163,10 +198,14 @@ class Bench:
             url=url,
             seconds=options.seconds,
             requests=options.requests,
-            connections=options.connections,
-            streams=options.streams,
+            connections=connections,
+            streams=streams,
             also_cpu=self.gateways[gateway].child if gateway else None,
         )
+        if machine is not None:
+            busy, wall = machine_busy_seconds() - busy, time.monotonic() - wall
+            machine.machine_us.append(busy * 1e6 / max(sample.calls, 1))
+            machine.machine_cores.append(busy / wall)
         if not sample.verified:
             self.problems.append(
                 f"{rpc} on {server}: {sample.calls} calls, server counted OK "
@@ -174,24 +213,28 @@ class Bench:
             )
         return sample, extra
 
-    def warm_up(self, server: str, rpc: str, url: str | None = None) -> None:
+    def warm_up(
+        self, server: str, rpc: str, url: str | None = None, load: tuple[int, int] | None = None
+    ) -> None:
         """A short run first: connections, caches, the allocator's pools."""
+        connections, streams = load or (self.options.connections, self.options.streams)
         h2.run_h2load(
             self.h2load,
             url or self.servers[server].url(self.replays[rpc].method),
             self.bodies[rpc],
             requests=300,
-            connections=self.options.connections,
-            streams=self.options.streams,
+            connections=connections,
+            streams=streams,
         )
 
     # -- the three parts -------------------------------------------------------------------------
 
     def cases(self) -> None:
         """Every RPC at default and quiet settings, and the floor, alternated in each round."""
-        cases = {FLOOR: ("floor", "health Check")}
+        cases = {ASYNCIO_FLOOR: ("floor", "health Check")}
         if HAS_UVLOOP:
             cases[UVLOOP_FLOOR] = ("floor-uvloop", "health Check")
+            cases[PARSING_FLOOR] = ("floor-parsing", "health Check")
         for settings in ("default", "quiet"):
             for rpc in RPCS:
                 cases[f"{rpc} [{settings}]"] = (settings, rpc)
@@ -218,7 +261,7 @@ class Bench:
         )
         print(
             "  (x health: server CPU per call over the health check's at the same settings; "
-            "x floor: over the bare no-op server's)"
+            f"x floor: over the {FLOOR} server's, the service's event loop)"
         )
         header = (
             f"  {'case':<30}{'RPC/s':>9}{'server CPU':>12}{'x health':>10}{'x floor':>9}"
@@ -230,7 +273,7 @@ class Bench:
         for name, record in records.items():
             settings = "quiet" if name.endswith("[quiet]") else "default"
             health = records.get(f"health Check [{settings}]")
-            is_floor = name in (FLOOR, UVLOOP_FLOOR)
+            is_floor = name in FLOORS
             over_health = _median_ratio(record, health) if health and not is_floor else None
             over_floor = _median_ratio(record, floor)
             rate = record.median(lambda s: s.rate)
@@ -272,18 +315,17 @@ class Bench:
         playcard = _median_ratio(
             records["PlayCard seat [default]"], records["health Check [default]"]
         )
-        health_over_floor = _median_ratio(records["health Check [default]"], floor)
+        health = records["health Check [default]"]
         self.results["cases"] = table
         self.results["telemetry_share"] = shares
         targets = {
             "playcard_seat_over_health": playcard,
-            "health_over_floor": health_over_floor,
+            "health_over_floor": _median_ratio(health, floor),
             "telemetry_share_of_playcard": shares["PlayCard seat"],
+            "health_over_asyncio_floor": _median_ratio(health, records[ASYNCIO_FLOOR]),
         }
-        if UVLOOP_FLOOR in records:
-            targets["health_over_uvloop_floor"] = _median_ratio(
-                records["health Check [default]"], records[UVLOOP_FLOOR]
-            )
+        if PARSING_FLOOR in records:
+            targets["health_over_parsing_floor"] = _median_ratio(health, records[PARSING_FLOOR])
         self.results["targets"] = targets
 
     def mix(self) -> None:
@@ -345,6 +387,7 @@ class Bench:
             h2.check_replay(self.servers[name].target, self.replays["PlayCard seat"])
             h2.check_replay(self.gateways[name].target, self.replays["PlayCard seat"])
         method = self.replays["PlayCard seat"].method
+        load = (self.options.scaling_connections, self.options.scaling_streams)
         configs: dict[str, tuple[str, str | None, str | None]] = {}
         for workers in (1, 2):
             name = f"workers-{workers}"
@@ -353,24 +396,35 @@ class Bench:
             configs[f"{label}, one port"] = (name, None, None)
             configs[f"{label}, Envoy"] = (name, gateway_url, name)
         for server, url, _ in configs.values():
-            self.warm_up(server, "PlayCard seat", url)
+            self.warm_up(server, "PlayCard seat", url, load)
         records = {name: Record() for name in configs}
         for turn in range(self.options.rounds):
             for name in _rotated(list(configs), turn):
                 server, url, gateway = configs[name]
-                sample, extra = self.run(server, "PlayCard seat", url=url, gateway=gateway)
-                records[name].samples.append(sample)
-                records[name].extra_us.append(extra)
+                record = records[name]
+                sample, extra = self.run(
+                    server,
+                    "PlayCard seat",
+                    url=url,
+                    gateway=gateway,
+                    machine=record,
+                    load=load,
+                )
+                record.samples.append(sample)
+                record.extra_us.append(extra)
             print(f"scaling: round {turn + 1} of {self.options.rounds} done", flush=True)
+        self._report_scaling(records, load)
+
+    def _report_scaling(self, records: dict[str, Record], load: tuple[int, int]) -> None:
         print()
         print(
-            f"scaling, PlayCard (seat) at default settings, h2load -t 1 -c "
-            f"{self.options.connections} -m {self.options.streams} (h2load shares the 2 cores),"
-            f" median of {self.options.rounds} round(s):"
+            f"scaling, PlayCard (seat) at default settings, h2load -t 1 -c {load[0]} -m "
+            f"{load[1]} (h2load shares the {os.cpu_count()} cores), median of "
+            f"{self.options.rounds} round(s); CPU in µs per call:"
         )
         print(
-            f"  {'configuration':<22}{'RPC/s':>9}{'service CPU':>13}{'Envoy CPU':>11}"
-            f"{'h2load CPU':>12}  CPU split over the workers"
+            f"  {'configuration':<22}{'RPC/s':>8}{'service':>9}{'Envoy':>7}{'h2load':>8}"
+            f"{'other':>7}{'cores busy':>12}  split over the workers (each round)"
         )
         table = {}
         for name, record in records.items():
@@ -378,25 +432,58 @@ class Bench:
             cpu = record.median(lambda s: s.server_us_per_call)
             client = record.median(lambda s: s.client_us_per_call)
             envoy = statistics.median(record.extra_us)
-            split = ""
-            last = record.samples[-1].worker_cpu
-            if len(last) > 1:
-                split = " / ".join(f"{c / sum(last):.0%}" for c in last)
+            machine = statistics.median(record.machine_us)
+            # What the machine spent beside the service, Envoy and h2load: its other jobs.
+            other = max(0.0, machine - cpu - client - (envoy if "Envoy" in name else 0.0))
+            busy = statistics.median(record.machine_cores)
+            splits = [
+                "/".join(f"{c / sum(s.worker_cpu):.0%}" for c in s.worker_cpu)
+                for s in record.samples
+                if len(s.worker_cpu) > 1 and sum(s.worker_cpu) > 0
+            ]
             envoy_shown = f"{envoy:,.0f}" if "Envoy" in name else "—"
             print(
-                f"  {name:<22}{rate:>9,.0f}{cpu:>13,.0f}{envoy_shown:>11}{client:>12,.0f}  {split}"
+                f"  {name:<22}{rate:>8,.0f}{cpu:>9,.0f}{envoy_shown:>7}{client:>8,.0f}"
+                f"{other:>7,.0f}{busy:>12.2f}  {', '.join(splits)}"
             )
-            table[name] = {"rpc_per_second": rate, "service_us_per_call": cpu, "envoy_us": envoy}
-        gains = {}
+            table[name] = {
+                "rpc_per_second": rate,
+                "service_us_per_call": cpu,
+                "envoy_us": envoy,
+                "h2load_us": client,
+                "other_us": other,
+                "cores_busy": busy,
+                "worker_split": splits,
+            }
+        gains, normalized, ceilings = {}, {}, {}
+        cores = os.cpu_count() or 1
         for via in ("one port", "Envoy"):
             one, two = records[f"1 worker, {via}"], records[f"2 workers, {via}"]
-            per_round = statistics.median(
+            gains[via] = statistics.median(
                 b.rate / a.rate for a, b in zip(one.samples, two.samples, strict=True)
             )
-            gains[via] = per_round
-            print(f"  2 workers / 1 worker, {via}: {per_round:.2f}x RPC/s (median of rounds)")
+            # Two workers on two cores of their own: twice what one core gives at the CPU per
+            # call measured with two workers (a figure derived from CPU time, not a rate).
+            normalized[via] = statistics.median(
+                2 * a.server_us_per_call / b.server_us_per_call
+                for a, b in zip(one.samples, two.samples, strict=True)
+            )
+            # The most two workers could reach here: every core busy with the service, Envoy
+            # and h2load at their CPU per call, against one worker's measured rate.
+            ceilings[via] = statistics.median(
+                cores * 1e6 / (b.server_us_per_call + b.client_us_per_call + extra) / a.rate
+                for a, b, extra in zip(one.samples, two.samples, two.extra_us, strict=True)
+            )
+            print(
+                f"  2 workers / 1 worker, {via}: {gains[via]:.2f}x RPC/s (median of rounds); "
+                f"per service CPU: {normalized[via]:.2f}x (2 cores of their own); "
+                f"ceiling with h2load{' and Envoy' if via == 'Envoy' else ''} on these "
+                f"{cores} cores: {ceilings[via]:.2f}x"
+            )
         self.results["scaling"] = table
         self.results["workers_gain"] = gains
+        self.results["workers_gain_per_service_cpu"] = normalized
+        self.results["workers_gain_ceiling_here"] = ceilings
 
     # -- the summary -----------------------------------------------------------------------------
 
@@ -414,15 +501,15 @@ class Bench:
             )
             value = targets["health_over_floor"]
             print(
-                f"  health check / bare no-op server: {value:.2f}x "
+                f"  health check / {FLOOR} (the service's event loop): {value:.2f}x "
                 f"(target ≤ {TARGET_HEALTH_OVER_FLOOR}x: "
                 f"{_verdict(value, TARGET_HEALTH_OVER_FLOOR, at_most=True)})"
             )
-            if "health_over_uvloop_floor" in targets:
-                value = targets["health_over_uvloop_floor"]
+            if HAS_UVLOOP:
                 print(
-                    f"  health check / the same no-op server on uvloop (the service's loop): "
-                    f"{value:.2f}x"
+                    f"  health check / {ASYNCIO_FLOOR} (asyncio's loop): "
+                    f"{targets['health_over_asyncio_floor']:.2f}x; / {PARSING_FLOOR}: "
+                    f"{targets['health_over_parsing_floor']:.2f}x"
                 )
             value = targets["telemetry_share_of_playcard"]
             print(
@@ -439,12 +526,16 @@ class Bench:
                 f"{_verdict(value, TARGET_MIX_US, at_most=True)})"
             )
         gains = self.results.get("workers_gain")
-        if isinstance(gains, dict):
+        normalized = self.results.get("workers_gain_per_service_cpu")
+        ceilings = self.results.get("workers_gain_ceiling_here")
+        if isinstance(gains, dict) and isinstance(normalized, dict) and isinstance(ceilings, dict):
             for via, value in gains.items():
                 print(
                     f"  2 workers / 1 worker under h2load, {via}: {value:.2f}x "
                     f"(target ≥ {TARGET_WORKERS_GAIN}x: "
-                    f"{_verdict(value, TARGET_WORKERS_GAIN, at_most=False)})"
+                    f"{_verdict(value, TARGET_WORKERS_GAIN, at_most=False)}; per service CPU "
+                    f"{normalized[via]:.2f}x, the most these cores allow beside h2load: "
+                    f"{ceilings[via]:.2f}x)"
                 )
 
     def _length(self) -> str:
@@ -467,6 +558,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--streams", type=int, default=4, help="h2load -m (per connection)")
     group.add_argument("--mix-seconds", type=float, help="per match-mix run (default --seconds)")
     group.add_argument(
+        "--scaling-connections",
+        type=int,
+        default=16,
+        help="h2load -c for the scaling part (connections spread over the workers)",
+    )
+    group.add_argument("--scaling-streams", type=int, default=2, help="h2load -m for scaling")
+    group.add_argument(
         "--parts", default=",".join(PARTS), help=f"which parts, comma-separated: {','.join(PARTS)}"
     )
     group.add_argument("--json", type=Path, help="also write the figures here")
@@ -486,6 +584,8 @@ def main(args: argparse.Namespace, seconds: float) -> int:
         streams=args.streams,
         mix_seconds=args.mix_seconds or seconds,
         parts=parts,
+        scaling_connections=args.scaling_connections,
+        scaling_streams=args.scaling_streams,
     )
     h2load = h2.ensure_h2load()
     print(

@@ -34,6 +34,7 @@ import sys
 import time
 import urllib.request
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -367,7 +368,13 @@ class Server:
 
 
 def _spawn(
-    name: str, argv: list[str], env: dict[str, str], scratch: Path, port: int, metrics: int | None
+    name: str,
+    argv: list[str],
+    env: dict[str, str],
+    scratch: Path,
+    port: int,
+    metrics: int | None,
+    timeout: float = 60,
 ) -> Server:
     log_path = scratch / f"{name}.log"
     log = log_path.open("wb")
@@ -376,7 +383,7 @@ def _spawn(
     )
     server = Server(name, popen, port, metrics, log_path, log)
     check = health_replay()
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if popen.poll() is not None:
             break
@@ -387,16 +394,37 @@ def _spawn(
     raise BenchError(f"{name} did not start:\n{log_path.read_text(errors='replace')[-3000:]}")
 
 
-def start_floor(scratch: Path, loop: str = "asyncio") -> Server:
-    """The bare grpc.aio server of ``noop_server.py``, on asyncio's loop or on uvloop's."""
+def start_floor(
+    scratch: Path,
+    loop: str = "asyncio",
+    *,
+    prefix: Sequence[str] = (),
+    extra: Sequence[str] = (),
+    timeout: float = 60,
+) -> Server:
+    """The bare grpc.aio server of ``noop_server.py``, on asyncio's loop or on uvloop's.
+
+    ``extra`` adds options of ``noop_server.py`` (``--parse``); ``prefix`` runs the server
+    under another command (valgrind), which may need a longer start ``timeout``.
+    """
     port = free_port()
-    argv = [sys.executable, str(NOOP_SERVER), "--port", str(port), "--loop", loop]
+    argv = [*prefix, sys.executable, str(NOOP_SERVER), "--port", str(port), "--loop", loop]
+    argv += extra
     name = "floor" if loop == "asyncio" else f"floor-{loop}"
-    return _spawn(name, argv, dict(os.environ), scratch, port, None)
+    if extra:
+        name += "-" + "-".join(option.lstrip("-") for option in extra)
+    return _spawn(name, argv, dict(os.environ), scratch, port, None, timeout)
 
 
 def start_engine(
-    scratch: Path, name: str, key: str, *, quiet: bool = False, workers: int = 1
+    scratch: Path,
+    name: str,
+    key: str,
+    *,
+    quiet: bool = False,
+    workers: int = 1,
+    prefix: Sequence[str] = (),
+    timeout: float = 60,
 ) -> Server:
     """``baloot-server`` on free loopback ports.
 
@@ -424,8 +452,8 @@ def start_engine(
     )
     if metrics_port is not None:
         env["BALOOT_METRICS_PORT"] = str(metrics_port)
-    argv = [sys.executable, "-m", "baloot_engine"]
-    server = _spawn(name, argv, env, scratch, port, metrics_port)
+    argv = [*prefix, sys.executable, "-m", "baloot_engine"]
+    server = _spawn(name, argv, env, scratch, port, metrics_port, timeout)
     if workers > 1:
         deadline = time.monotonic() + 60
         while len(server.worker_pids()) < workers and time.monotonic() < deadline:

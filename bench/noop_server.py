@@ -6,7 +6,11 @@ interceptors, no servicer, no health or reflection service. What a call costs he
 grpc.aio itself costs on this machine, so every other figure of ``bench_service.py
 --mode h2load`` is read against it.
 
-    python bench/noop_server.py --port 51650     # serves until SIGTERM or SIGINT
+With ``--parse`` the handler does what any health check must do beside: it parses the request
+as a ``HealthCheckRequest`` and serializes a ``HealthCheckResponse`` (protobuf's C parser and
+serializer, as the service's generated handlers use), still without interceptors or servicer.
+
+    python bench/noop_server.py --port 51650 [--loop uvloop] [--parse]   # until SIGTERM
 """
 
 from __future__ import annotations
@@ -14,14 +18,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
+from typing import Any
 
 import grpc
 import grpc.aio
+from grpc_health.v1 import health_pb2
 
 from baloot_engine.server import eventloop
 
 # HealthCheckResponse{status: SERVING}: field 1, varint 1.
 REPLY = b"\x08\x01"
+SERVING = health_pb2.HealthCheckResponse(status=health_pb2.HealthCheckResponse.SERVING)
 
 
 async def _reply(request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
@@ -29,25 +36,39 @@ async def _reply(request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]
     return REPLY
 
 
-class NoopHandler(grpc.GenericRpcHandler):
-    """Answers any method: no (de)serializer, so the bytes go through untouched."""
+async def _parsed_reply(
+    request: health_pb2.HealthCheckRequest, context: grpc.aio.ServicerContext[Any, Any]
+) -> health_pb2.HealthCheckResponse:
+    del request, context
+    return SERVING
 
-    def __init__(self) -> None:
-        self._handler: grpc.RpcMethodHandler[bytes, bytes] = grpc.unary_unary_rpc_method_handler(
-            _reply
+
+class NoopHandler(grpc.GenericRpcHandler):
+    """Answers any method: no (de)serializer, so the bytes go through untouched; or, with
+    ``parse``, the health messages' parser and serializer."""
+
+    def __init__(self, *, parse: bool = False) -> None:
+        self._handler: grpc.RpcMethodHandler[Any, Any] = (
+            grpc.unary_unary_rpc_method_handler(
+                _parsed_reply,
+                request_deserializer=health_pb2.HealthCheckRequest.FromString,
+                response_serializer=health_pb2.HealthCheckResponse.SerializeToString,
+            )
+            if parse
+            else grpc.unary_unary_rpc_method_handler(_reply)
         )
 
     def service(
         self, handler_call_details: grpc.HandlerCallDetails
-    ) -> grpc.RpcMethodHandler[bytes, bytes]:
+    ) -> grpc.RpcMethodHandler[Any, Any]:
         del handler_call_details
         return self._handler
 
 
-async def serve(host: str, port: int) -> None:
+async def serve(host: str, port: int, *, parse: bool = False) -> None:
     """Serve until SIGTERM or SIGINT."""
     server = grpc.aio.server()
-    server.add_generic_rpc_handlers((NoopHandler(),))
+    server.add_generic_rpc_handlers((NoopHandler(parse=parse),))
     bound = server.add_insecure_port(f"{host}:{port}")
     await server.start()
     print(f"noop server on {host}:{bound}", flush=True)
@@ -69,10 +90,15 @@ def main() -> None:
         default="asyncio",
         help="the event loop (the service uses uvloop's when it is installed)",
     )
+    parser.add_argument(
+        "--parse",
+        action="store_true",
+        help="parse the request and serialize the reply with the health messages",
+    )
     args = parser.parse_args()
     factory = eventloop.loop_factory() if args.loop == "uvloop" else None
     with asyncio.Runner(loop_factory=factory) as runner:
-        runner.run(serve(args.host, args.port))
+        runner.run(serve(args.host, args.port, parse=args.parse))
 
 
 if __name__ == "__main__":

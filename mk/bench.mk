@@ -1,20 +1,30 @@
 # The service benchmark's h2load mode (bench/bench_service.py --mode h2load; `make bench` runs
 # it after the Python-client mode).
 #
-#   make bench-h2load   Server CPU per call under h2load: a bare grpc.aio no-op server, the
+#   make bench-h2load   Server CPU per call under h2load: the bare grpc.aio no-op server (on
+#                       uvloop, the service's loop: the floor; on asyncio's; parsing), the
 #                       health check, PlayCard (seat, host), DealRound, PlaceBid and GetView at
 #                       default settings and quiet (log level warning, metrics off), the load
 #                       test's match mix, and 1 against 2 workers (one port, Envoy), side by
 #                       side in BENCH_ROUNDS rounds of BENCH_SECONDS per run (about 7 minutes
 #                       with the defaults). Installs h2load (Debian's nghttp2-client) when it
 #                       is missing. BENCH_ARGS adds options, e.g. BENCH_ARGS="--parts cases".
+#   make bench-instructions
+#                       CPU instructions per call under h2load (valgrind's callgrind, which
+#                       the machine's load does not change): the no-op servers, the health
+#                       check and PlayCard (seat), default and quiet (about 6 minutes).
+#                       INSTRUCTIONS_ARGS adds options, e.g. INSTRUCTIONS_ARGS="--repeat 3".
 
 BENCH_SECONDS ?= 5
 BENCH_ROUNDS ?= 3
 BENCH_ARGS ?=
+INSTRUCTIONS_ARGS ?=
 
-.PHONY: bench-h2load
+.PHONY: bench-h2load bench-instructions
 
 bench-h2load: $(STAMP) ## Server CPU per call under h2load, side by side (BENCH_SECONDS=5, BENCH_ROUNDS=3).
 	$(PY) bench/bench_service.py --mode h2load --seconds $(BENCH_SECONDS) \
 	  --rounds $(BENCH_ROUNDS) $(BENCH_ARGS)
+
+bench-instructions: $(STAMP) ## CPU instructions per call under h2load (callgrind): floor, health, PlayCard.
+	$(PY) bench/instructions_telemetry.py $(INSTRUCTIONS_ARGS)

@@ -6,7 +6,9 @@ from __future__ import annotations
 import urllib.request
 
 import pytest
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
+from prometheus_client.utils import floatToGoString
 
 from baloot_engine.rules.actions import (
     Doubling,
@@ -20,7 +22,15 @@ from baloot_engine.rules.actions import (
 from baloot_engine.rules.contract import Contract, ContractType
 from baloot_engine.rules.ruleset import SEEDS
 from baloot_engine.rules.scoring import RoundFacts, score_round
-from baloot_engine.telemetry.metrics import Metrics, start_metrics_endpoint
+from baloot_engine.telemetry import metrics as metrics_module
+from baloot_engine.telemetry.metrics import (
+    BUCKET_LABELS,
+    LATENCY_BUCKETS,
+    CallChildren,
+    CallCounts,
+    Metrics,
+    start_metrics_endpoint,
+)
 
 
 def _value(metrics: Metrics, name: str, **labels: str) -> float:
@@ -153,7 +163,7 @@ def test_refusals_are_counted_by_reason_in_each_server_s_own_registry() -> None:
 
 def test_the_endpoint_serves_the_registry() -> None:
     metrics = Metrics()
-    metrics.started.labels("baloot.v1.BalootEngineService", "PlayCard", "unary").inc()
+    metrics.for_call(("baloot.v1.BalootEngineService", "PlayCard", "unary")).start()
     endpoint = start_metrics_endpoint(metrics, "127.0.0.1", 0)
     try:
         url = f"http://127.0.0.1:{endpoint.port}/metrics"
@@ -168,18 +178,105 @@ def test_the_endpoint_serves_the_registry() -> None:
     assert "process_cpu_seconds" in families
 
 
-def test_the_children_of_a_method_are_bound_once_and_count_in_the_families() -> None:
+# Calls of two methods, as (labels, status code, seconds): bounds, values between them, past
+# the last bound, and a code seen once.
+_OBSERVED = [
+    (("baloot.v1.BalootEngineService", "PlayCard", "unary"), "OK", 0.0005),
+    (("baloot.v1.BalootEngineService", "PlayCard", "unary"), "OK", 0.0007),
+    (("baloot.v1.BalootEngineService", "PlayCard", "unary"), "NOT_FOUND", 0.002),
+    (("baloot.v1.BalootEngineService", "PlayCard", "unary"), "OK", 10.0),
+    (("baloot.v1.BalootEngineService", "PlayCard", "unary"), "OK", 42.0),
+    (("grpc.health.v1.Health", "Check", "unary"), "OK", 0.0001),
+    (("grpc.health.v1.Health", "Watch", "server_stream"), "CANCELLED", 3.0),
+]
+
+
+def _families(registry: CollectorRegistry) -> dict[str, list[tuple[str, dict[str, str], float]]]:
+    """The gRPC families' samples; the ``_created`` ones by name and labels only."""
+    found = {}
+    for family in registry.collect():
+        if family.name.startswith("grpc_server_"):
+            found[f"{family.name} {family.type} {family.documentation}"] = [
+                (s.name, s.labels, -1.0 if s.name.endswith("_created") else s.value)
+                for s in family.samples
+            ]
+    return found
+
+
+def _reference() -> CollectorRegistry:
+    """prometheus-client's own Counter and Histogram, fed the same calls."""
+    registry = CollectorRegistry()
+    labels = ("grpc_service", "grpc_method", "grpc_type")
+    started = Counter(
+        "grpc_server_started",
+        "Total number of RPCs started on the server.",
+        labels,
+        registry=registry,
+    )
+    handled = Counter(
+        "grpc_server_handled",
+        "Total number of RPCs completed on the server, regardless of success or failure.",
+        (*labels, "grpc_code"),
+        registry=registry,
+    )
+    seconds = Histogram(
+        "grpc_server_handling_seconds",
+        "Histogram of response latency (seconds) of gRPC that had been application-level "
+        "handled by the server.",
+        labels,
+        buckets=LATENCY_BUCKETS,
+        registry=registry,
+    )
+    for call, code, elapsed in _OBSERVED:
+        started.labels(*call).inc()
+        handled.labels(*call, code).inc()
+        seconds.labels(*call).observe(elapsed)
+    return registry
+
+
+def test_the_plain_values_are_exported_as_prometheus_client_exports_its_own() -> None:
+    metrics = Metrics()
+    for call, code, elapsed in _OBSERVED:
+        counts = metrics.for_call(call)
+        counts.start()
+        counts.finish(code, elapsed)
+    assert isinstance(metrics.for_call(_OBSERVED[0][0]), CallCounts)
+    assert _families(metrics.registry) == _families(_reference())
+    text = generate_latest(metrics.registry).decode()
+    reference = generate_latest(_reference()).decode()
+    assert _without_created(text) == _without_created(reference)
+
+
+def test_the_families_are_there_before_any_call() -> None:
+    families = _families(Metrics().registry)
+    assert sorted(name.split()[0] for name in families) == [
+        "grpc_server_handled",
+        "grpc_server_handling_seconds",
+        "grpc_server_started",
+    ]
+    assert all(samples == [] for samples in families.values())
+
+
+def test_the_bucket_labels_are_prometheus_client_s() -> None:
+    assert (*(floatToGoString(b) for b in LATENCY_BUCKETS), "+Inf") == BUCKET_LABELS
+
+
+def test_in_multiprocess_mode_the_calls_go_through_the_families_children(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(metrics_module, "multiprocess_values", lambda: True)
     metrics = Metrics()
     labels = ("baloot.v1.BalootEngineService", "PlayCard", "unary")
     bound = metrics.for_call(labels)
+    assert isinstance(bound, CallChildren)
     assert metrics.for_call(labels) is bound
-    bound.started.inc()
-    bound.handled("OK").inc()
-    bound.handled("OK").inc()
-    bound.handled("NOT_FOUND").inc()
-    bound.handling_seconds.observe(0.002)
-    names = dict(zip(("grpc_service", "grpc_method", "grpc_type"), labels, strict=True))
-    assert _value(metrics, "grpc_server_started_total", **names) == 1
-    assert _value(metrics, "grpc_server_handled_total", **names, grpc_code="OK") == 2
-    assert _value(metrics, "grpc_server_handled_total", **names, grpc_code="NOT_FOUND") == 1
-    assert _value(metrics, "grpc_server_handling_seconds_count", **names) == 1
+    for call, code, elapsed in _OBSERVED:
+        counts = metrics.for_call(call)
+        counts.start()
+        counts.finish(code, elapsed)
+    assert _families(metrics.registry) == _families(_reference())
+
+
+def _without_created(text: str) -> list[str]:
+    """The exposition's lines of the gRPC families, but their ``_created`` timestamps."""
+    return [line for line in text.splitlines() if "grpc_server_" in line and "_created" not in line]

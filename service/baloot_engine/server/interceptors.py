@@ -1,5 +1,10 @@
-"""The telemetry interceptor: request id, metrics, one canonical log line per RPC, and the
+"""The telemetry handler: request id, metrics, one canonical log line per RPC, and the
 guards every call passes: a body that does not parse, and the bound on concurrent calls.
+
+:class:`TelemetryHandler` is the server's one generic handler: it finds each method among the
+services' own generic handlers and hands grpc that method's handler wrapped, built once per
+method. It does what a server interceptor would, at the same moment (when grpc has the call
+but not yet its body, in the call's own task), without the interceptor's coroutines per call.
 
 For every call it
 * takes the request id from the ``x-request-id`` metadata (or makes one) and echoes it back in
@@ -25,11 +30,10 @@ import asyncio
 import inspect
 import logging
 import math
-import os
+import random
 import re
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
-from functools import lru_cache
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Sequence
 from types import TracebackType
 from typing import Any, Final, NoReturn, TypeAlias
 
@@ -46,7 +50,7 @@ from baloot_engine.telemetry.logs import (
     log_call,
     open_call_fields,
 )
-from baloot_engine.telemetry.metrics import Metrics
+from baloot_engine.telemetry.metrics import CallMetrics, Metrics
 
 REQUEST_ID_HEADER: Final = "x-request-id"
 _REQUEST_ID_PATTERN: Final = re.compile(r"[A-Za-z0-9._:/+=-]{1,128}")
@@ -77,6 +81,13 @@ _SERVER_FAULTS: Final = (
 _OK: Final = grpc.StatusCode.OK
 _CANCELLED: Final = grpc.StatusCode.CANCELLED
 _UNKNOWN: Final = grpc.StatusCode.UNKNOWN
+# uuid4's version (4) and RFC 4122 variant bits, as uuid.UUID(version=4) sets them.
+_UUID4_CLEAR: Final = ~((0xC000 << 48) | (0xF000 << 64))
+_UUID4_SET: Final = (0x8000 << 48) | (4 << 76)
+# Methods whose wrapped handlers are kept, at most (a generic handler may answer any path).
+_MAX_ROUTES: Final = 1024
+# The log fields of a quiet call whose line will not be written: nothing reads them.
+_NO_FIELDS: Final[dict[str, object]] = {}
 
 _log = get_logger("baloot_engine.rpc")
 
@@ -95,24 +106,18 @@ def request_id_from(metadata: Iterable[tuple[str, str | bytes]] | None) -> str:
 
 
 def new_request_id() -> str:
-    """A random request id: what ``uuid.uuid4().hex`` gives, without building a UUID object."""
-    raw = bytearray(os.urandom(16))
-    raw[6] = raw[6] & 0x0F | 0x40  # version 4
-    raw[8] = raw[8] & 0x3F | 0x80  # the RFC 4122 variant
-    return raw.hex()
+    """A random request id in the form of ``uuid.uuid4().hex``.
+
+    It names a call in the logs and is no secret, so it comes from the process's
+    pseudo-random generator (reseeded in every forked worker) rather than from a system call.
+    """
+    return f"{random.getrandbits(128) & _UUID4_CLEAR | _UUID4_SET:032x}"
 
 
 def split_method(full_method: str) -> tuple[str, str]:
     """Split ``/package.Service/Method`` into ``("package.Service", "Method")``."""
     service, _, method = full_method.lstrip("/").rpartition("/")
     return service or "unknown", method or "unknown"
-
-
-@lru_cache(maxsize=1024)
-def _method_labels(full_method: str) -> tuple[str, str, bool]:
-    """The service and method of a method path, and whether its lines are quiet (debug)."""
-    service, method = split_method(full_method)
-    return service, method, service in _QUIET_SERVICES
 
 
 def _call_type(handler: _Handler) -> str:
@@ -224,44 +229,62 @@ class CallGate:
             await asyncio.sleep(min(0.05, deadline - now, self.last_arrival + quiet - now))
 
 
-class _Call:
-    """The bookkeeping of one RPC, from its start to its status."""
+class _Route:
+    """What every call of one method shares: its labels, counters and wrapped handlers."""
 
     __slots__ = (
-        "_context",
-        "_log",
-        "_scope",
-        "_start",
-        "counters",
-        "fields",
+        "bounded",
+        "call_type",
+        "counts",
+        "handler",
+        "labels",
         "method",
         "quiet",
-        "request_id",
+        "shed",
+        "wrapped",
     )
 
-    def __init__(self, metrics: Metrics, details: grpc.HandlerCallDetails, call_type: str) -> None:
-        self.method = details.method
-        service, method, self.quiet = _method_labels(details.method)
-        self.counters = metrics.for_call((service, method, call_type))
-        self.request_id = request_id_from(details.invocation_metadata)
-        self.fields: dict[str, object] = {}
-        self._start = time.perf_counter()
+    def __init__(self, metrics: Metrics, method: str, handler: _Handler) -> None:
+        service, name = split_method(method)
+        self.method = method
+        self.handler = handler
+        self.labels = (service, name)
+        self.call_type = _call_type(handler)
+        self.counts: CallMetrics = metrics.for_call((service, name, self.call_type))
+        self.quiet = service in _QUIET_SERVICES
+        self.bounded = service not in _UNBOUNDED_SERVICES
+        self.wrapped = _wrap(handler, self)
+        self.shed: _Handler | None = None
 
-    def observe(self, context: _Context, *, log: bool = True) -> _Call:
-        """Count, time and log (unless ``log`` is False) the call made inside the block.
 
-        ``_Call`` is its own context manager (a class's ``__enter__`` and ``__exit__`` cost
-        less than a generator's): the call's log fields are open inside the block, and the
-        call is counted and logged when it leaves, with the exception that ended it, if any.
-        """
+class _Call:
+    """The bookkeeping of one RPC, from its start to its status.
+
+    ``_Call`` is its own context manager (a class's ``__enter__`` and ``__exit__`` cost less
+    than a generator's): the call's log fields are open inside the block, and the call is
+    counted and logged (unless ``log`` is False) when it leaves, with the exception that ended
+    it, if any.
+    """
+
+    __slots__ = ("_context", "_log", "_route", "_scope", "_start", "fields", "request_id")
+
+    def __init__(self, route: _Route, context: _Context, *, log: bool = True) -> None:
+        self._route = route
         self._context = context
         self._log = log
-        return self
+        self.request_id = request_id_from(context.invocation_metadata())
+        self._start = time.perf_counter()
 
     def __enter__(self) -> None:
-        self.counters.started.inc()
+        route = self._route
+        route.counts.start()
         self._context.set_trailing_metadata(((REQUEST_ID_HEADER, self.request_id),))
-        self.fields, self._scope = open_call_fields()
+        if route.quiet and not call_log_enabled(logging.DEBUG):
+            # Nothing binds fields to these calls but a refusal's reason, which would only
+            # reach a line at debug level; with that line off, nothing would read them.
+            self.fields, self._scope = _NO_FIELDS, None
+        else:
+            self.fields, self._scope = open_call_fields()
 
     def __exit__(
         self,
@@ -270,26 +293,29 @@ class _Call:
         traceback: TracebackType | None,
     ) -> None:
         try:
-            self._finish(self._context, error, log=self._log)
+            self._finish(error)
         finally:
-            close_call_fields(self._scope)
+            if self._scope is not None:
+                close_call_fields(self._scope)
 
-    def _finish(self, context: _Context, error: BaseException | None, *, log: bool) -> None:
+    def _finish(self, error: BaseException | None) -> None:
         elapsed = time.perf_counter() - self._start
+        context, route = self._context, self._route
         code = _status_code(context, error)
         name: str = code._name_  # what code.name returns, without the descriptor's call
-        self.counters.handled(name).inc()
-        self.counters.handling_seconds.observe(elapsed)
-        if not log:
+        route.counts.finish(name, elapsed)
+        if not self._log:
             return
         fault = code in _SERVER_FAULTS
-        level = logging.ERROR if fault else logging.DEBUG if self.quiet else logging.INFO
+        if not fault and self._scope is None:
+            return  # a quiet call, whose debug line was found off when it started
+        level = logging.ERROR if fault else logging.DEBUG if route.quiet else logging.INFO
         if not call_log_enabled(level):
             return
         # grpc logs the traceback of a failing handler itself; this line names the error and
         # carries the request id that ties the two together.
         line: dict[str, object] = {
-            "method": self.method,
+            "method": route.method,
             "grpc_code": name,
             "duration_ms": round(elapsed * 1000, 3),
             "peer": context.peer(),
@@ -313,28 +339,40 @@ def _status_code(context: _Context, error: BaseException | None) -> grpc.StatusC
     return _UNKNOWN
 
 
-class TelemetryInterceptor(grpc.aio.ServerInterceptor):
-    """Wraps every handler of the server with the per-call telemetry and guards."""
+class TelemetryHandler(grpc.GenericRpcHandler):
+    """The server's generic handler: every method of ``handlers``, wrapped with the per-call
+    telemetry and guards. A method no handler knows is left to grpc (UNIMPLEMENTED)."""
 
-    def __init__(self, metrics: Metrics, gate: CallGate | None = None) -> None:
+    def __init__(
+        self,
+        handlers: Sequence[grpc.GenericRpcHandler],
+        metrics: Metrics,
+        gate: CallGate | None = None,
+    ) -> None:
+        self._handlers = tuple(handlers)
         self._metrics = metrics
         self._gate = gate
+        self._routes: dict[str, _Route] = {}
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[_Handler | None]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> _Handler | None:
-        """Return the next handler, wrapped; unknown methods pass through untouched."""
-        handler = await continuation(handler_call_details)
-        if handler is None:
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> _Handler | None:
+        """The wrapped handler of the call's method, the call admitted under the bound."""
+        handler = None
+        for generic in self._handlers:
+            handler = generic.service(handler_call_details)
+            if handler is not None:
+                break
+        else:
             return None
+        method = handler_call_details.method
+        route = self._routes.get(method)
+        if route is None or route.handler is not handler:
+            route = self._route(method, handler)
         gate = self._gate
-        if gate is not None and split_method(handler_call_details.method)[0] not in (
-            _UNBOUNDED_SERVICES
-        ):
+        if gate is not None and route.bounded:
             if not gate.admit():
-                return _shed(handler, self._metrics, handler_call_details, gate)
+                if route.shed is None:
+                    route.shed = _shed(route, self._metrics, gate)
+                return route.shed
             # This runs in the call's own task, which ends when the call ends, whether its
             # handler ran, failed, or never started (a client that left before its body came).
             task = asyncio.current_task()
@@ -342,7 +380,13 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):
                 gate.release()
             else:
                 task.add_done_callback(gate.release)
-        return _wrap(handler, self._metrics, handler_call_details)
+        return route.wrapped
+
+    def _route(self, method: str, handler: _Handler) -> _Route:
+        if len(self._routes) >= _MAX_ROUTES:
+            self._routes.clear()
+        route = self._routes[method] = _Route(self._metrics, method, handler)
+        return route
 
 
 async def refuse(context: _Context, refusal: ApiError) -> NoReturn:
@@ -362,17 +406,13 @@ async def _checked(requests: AsyncIterable[Any], context: _Context) -> AsyncIter
         yield request
 
 
-def _shed(
-    handler: _Handler, metrics: Metrics, details: grpc.HandlerCallDetails, gate: CallGate
-) -> _Handler:
+def _shed(route: _Route, metrics: Metrics, gate: CallGate) -> _Handler:
     """A handler of the same shape that refuses the call at once, without parsing its body."""
-    call_type = _call_type(handler)
-    labels = split_method(details.method)
 
     async def refused(_request: Any, context: _Context) -> None:
-        metrics.shed.labels(*labels).inc()
+        metrics.shed.labels(*route.labels).inc()
         gate.shed()
-        with _Call(metrics, details, call_type).observe(context, log=False):
+        with _Call(route, context, log=False):
             await refuse(
                 context,
                 overloaded(
@@ -386,13 +426,12 @@ def _shed(
         "client_stream": grpc.stream_unary_rpc_method_handler,
         "server_stream": grpc.unary_stream_rpc_method_handler,
         "bidi_stream": grpc.stream_stream_rpc_method_handler,
-    }[call_type]
-    return make(refused, None, handler.response_serializer)
+    }[route.call_type]
+    return make(refused, None, route.handler.response_serializer)
 
 
-def _wrap(handler: _Handler, metrics: Metrics, details: grpc.HandlerCallDetails) -> _Handler:
-    """Return a handler that runs ``handler``'s behaviour inside :meth:`_Call.observe`."""
-    call_type = _call_type(handler)
+def _wrap(handler: _Handler, route: _Route) -> _Handler:
+    """Return a handler that runs ``handler``'s behaviour inside a :class:`_Call`."""
     deserializer, serializer = tolerant(handler.request_deserializer), handler.response_serializer
     streaming_in, streaming_out = handler.request_streaming, handler.response_streaming
 
@@ -400,7 +439,7 @@ def _wrap(handler: _Handler, metrics: Metrics, details: grpc.HandlerCallDetails)
         unary_behavior: Any = handler.stream_unary if streaming_in else handler.unary_unary
 
         async def unary(request: Any, context: _Context) -> Any:
-            with _Call(metrics, details, call_type).observe(context):
+            with _Call(route, context):
                 if streaming_in:
                     return await unary_behavior(_checked(request, context), context)
                 if isinstance(request, MalformedRequest):
@@ -426,7 +465,7 @@ def _wrap(handler: _Handler, metrics: Metrics, details: grpc.HandlerCallDetails)
         # closed later by the garbage collector, outside the call, and its bookkeeping then
         # reads a call grpc has already freed (the process dies of a segmentation fault).
         async def driven(request: Any, context: _Context) -> None:
-            with _Call(metrics, details, call_type).observe(context):
+            with _Call(route, context):
                 if streaming_in:
                     request = _checked(request, context)
                 elif isinstance(request, MalformedRequest):
@@ -442,7 +481,7 @@ def _wrap(handler: _Handler, metrics: Metrics, details: grpc.HandlerCallDetails)
 
     # A streaming behaviour that writes with ``context.write`` and returns None.
     async def written(request: Any, context: _Context) -> None:
-        with _Call(metrics, details, call_type).observe(context):
+        with _Call(route, context):
             if streaming_in:
                 request = _checked(request, context)
             elif isinstance(request, MalformedRequest):

@@ -8,14 +8,25 @@ collectors add CPU, memory, file descriptors, garbage collection and the Python 
 
 Each :class:`Metrics` owns its registry, so several servers in one test process do not share
 counters; domain counters (rounds dealt, rejected actions…) are added to this class.
+
+The three gRPC families are touched on every call. In one process their values are plain
+numbers of :class:`CallCounts`, one per method, changed on the event loop's thread without a
+lock, and a collector turns them into the same families, names, labels and values at scrape
+time (prometheus-client's own children take a lock per increment and walk the buckets in
+Python). With worker processes (prometheus-client's multiprocess mode) the values must reach
+the files the supervisor sums, so each call goes through the families' children
+(:class:`CallChildren`), as any prometheus-client metric does.
 """
 
 from __future__ import annotations
 
+import os
 import threading
+import time
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol, TypeAlias
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import (
@@ -26,7 +37,10 @@ from prometheus_client import (
     PlatformCollector,
     ProcessCollector,
     start_http_server,
+    values,
 )
+from prometheus_client.metrics_core import CounterMetricFamily, HistogramMetricFamily, Metric
+from prometheus_client.registry import Collector
 
 from baloot_engine.rules.actions import DoublingCall, Event, EventKind
 
@@ -50,6 +64,21 @@ LATENCY_BUCKETS: Final = (
 )
 
 _CALL_LABELS: Final = ("grpc_service", "grpc_method", "grpc_type")
+_STARTED: Final = ("grpc_server_started", "Total number of RPCs started on the server.")
+_HANDLED: Final = (
+    "grpc_server_handled",
+    "Total number of RPCs completed on the server, regardless of success or failure.",
+)
+_HANDLING: Final = (
+    "grpc_server_handling_seconds",
+    (
+        "Histogram of response latency (seconds) of gRPC that had been application-level "
+        "handled by the server."
+    ),
+)
+# The bucket labels, as prometheus-client writes them ("0.0005", …, "10.0", "+Inf"): its
+# floatToGoString is repr for these values (a test checks that).
+BUCKET_LABELS: Final = (*(repr(float(bound)) for bound in LATENCY_BUCKETS), "+Inf")
 _RAISES: Final = frozenset(
     (DoublingCall.DOUBLE, DoublingCall.TRIPLE, DoublingCall.FOUR, DoublingCall.GAHWA)
 )
@@ -68,29 +97,137 @@ _COUNTED: Final = (
 )
 
 
-class CallMetrics:
-    """The children of the gRPC families for one method, looked up once per method.
+class CallMetrics(Protocol):
+    """The gRPC families' values of one method: what the interceptor changes per call."""
 
-    ``labels()`` takes the family's lock, checks and converts every label value and looks the
-    child up on each call; an RPC makes three such look-ups, so they are made once per
-    (service, method, type), and once per status code for ``grpc_server_handled_total``.
+    def start(self) -> None:
+        """Count a call that started (``grpc_server_started_total``)."""
+
+    def finish(self, code: str, seconds: float) -> None:
+        """Count a call that ended with ``code`` after ``seconds`` (``grpc_server_handled_total``
+        and ``grpc_server_handling_seconds``)."""
+
+
+def _use_created() -> bool:
+    """Whether ``_created`` samples are written, as prometheus-client decides it."""
+    setting = os.environ.get("PROMETHEUS_DISABLE_CREATED_SERIES", "False")
+    return setting.lower() not in ("true", "1", "t")
+
+
+class CallCounts:
+    """The gRPC families' values of one method as plain numbers, for :class:`_CallCollector`.
+
+    Changed only on the event loop's thread; the scrape (another thread) reads them as they
+    are, so a scrape during a call may see it counted in the buckets before the sum.
     """
 
-    __slots__ = ("_handled", "_labels", "_metrics", "handling_seconds", "started")
+    __slots__ = ("buckets", "created", "handled", "handled_created", "labels", "started", "sum")
 
-    def __init__(self, metrics: Metrics, labels: tuple[str, str, str]) -> None:
-        self._metrics = metrics
+    def __init__(self, labels: tuple[str, str, str]) -> None:
+        self.labels = labels
+        self.started = 0
+        self.handled: dict[str, int] = {}
+        self.handled_created: dict[str, float] = {}
+        self.buckets = [0] * (len(LATENCY_BUCKETS) + 1)  # the last one is +Inf
+        self.sum = 0.0
+        self.created = time.time()
+
+    def start(self) -> None:
+        """Count a call that started."""
+        self.started += 1
+
+    def finish(self, code: str, seconds: float) -> None:
+        """Count a call that ended with ``code`` after ``seconds``."""
+        try:
+            self.handled[code] += 1
+        except KeyError:
+            self.handled_created[code] = time.time()
+            self.handled[code] = 1
+        # A value equal to a bound belongs to that bucket (le), as bisect_left finds it.
+        self.buckets[bisect_left(LATENCY_BUCKETS, seconds)] += 1
+        self.sum += seconds
+
+
+class _CallCollector(Collector):
+    """Exports the :class:`CallCounts` of every method as prometheus-client's own
+    ``Counter`` and ``Histogram`` would: the same families, samples, labels and values."""
+
+    def __init__(self, calls: dict[tuple[str, str, str], CallMetrics]) -> None:
+        self._calls = calls
+
+    def describe(self) -> Iterable[Metric]:
+        """The families, empty (the registry checks their names)."""
+        return self._families(())
+
+    def collect(self) -> Iterable[Metric]:
+        """The families with every method's values, read now."""
+        counts = [c for c in list(self._calls.values()) if isinstance(c, CallCounts)]
+        return self._families(counts)
+
+    @staticmethod
+    def _families(counts: Iterable[CallCounts]) -> list[Metric]:
+        created = _use_created()
+        started = CounterMetricFamily(*_STARTED, labels=_CALL_LABELS)
+        handled = CounterMetricFamily(*_HANDLED, labels=(*_CALL_LABELS, "grpc_code"))
+        seconds = HistogramMetricFamily(*_HANDLING, labels=_CALL_LABELS)
+        for count in counts:
+            labels = count.labels
+            started.add_metric(
+                labels, float(count.started), created=count.created if created else None
+            )
+            codes = dict(count.handled)
+            for code, value in codes.items():
+                when = count.handled_created.get(code, count.created) if created else None
+                handled.add_metric((*labels, code), float(value), created=when)
+            total, cumulative = 0.0, []
+            for label, value in zip(BUCKET_LABELS, list(count.buckets), strict=True):
+                total += value
+                cumulative.append((label, total))
+            seconds.add_metric(labels, cumulative, count.sum)
+            if created:
+                named = dict(zip(_CALL_LABELS, labels, strict=True))
+                seconds.add_sample(f"{_HANDLING[0]}_created", named, count.created)
+        return [started, handled, seconds]
+
+
+# grpc_server_started, grpc_server_handled, grpc_server_handling_seconds.
+_Families: TypeAlias = tuple[Counter, Counter, Histogram]
+
+
+class CallChildren:
+    """The gRPC families' children of one method, looked up once per method: the path of
+    prometheus-client's multiprocess mode, whose values live in the workers' files.
+
+    ``labels()`` takes the family's lock, checks and converts every label value and looks the
+    child up on each call, so it is called once per (service, method, type), and once per
+    status code for ``grpc_server_handled_total``.
+    """
+
+    __slots__ = ("_family", "_handled", "_labels", "handling_seconds", "started")
+
+    def __init__(self, families: _Families, labels: tuple[str, str, str]) -> None:
+        started, self._family, handling_seconds = families
         self._labels = labels
-        self.started = metrics.started.labels(*labels)
-        self.handling_seconds = metrics.handling_seconds.labels(*labels)
+        self.started = started.labels(*labels)
+        self.handling_seconds = handling_seconds.labels(*labels)
         self._handled: dict[str, Counter] = {}
 
-    def handled(self, code: str) -> Counter:
-        """The ``grpc_server_handled_total`` child of this method for ``code``."""
+    def start(self) -> None:
+        """Count a call that started."""
+        self.started.inc()
+
+    def finish(self, code: str, seconds: float) -> None:
+        """Count a call that ended with ``code`` after ``seconds``."""
         child = self._handled.get(code)
         if child is None:
-            child = self._handled[code] = self._metrics.handled.labels(*self._labels, code)
-        return child
+            child = self._handled[code] = self._family.labels(*self._labels, code)
+        child.inc()
+        self.handling_seconds.observe(seconds)
+
+
+def multiprocess_values() -> bool:
+    """Whether prometheus-client writes its values to the files of multiprocess mode."""
+    return values.ValueClass is not values.MutexValue
 
 
 class Metrics:
@@ -101,27 +238,19 @@ class Metrics:
         ProcessCollector(registry=self.registry)
         PlatformCollector(registry=self.registry)
         GCCollector(registry=self.registry)
-        self.started = Counter(
-            "grpc_server_started",
-            "Total number of RPCs started on the server.",
-            _CALL_LABELS,
-            registry=self.registry,
-        )
-        self.handled = Counter(
-            "grpc_server_handled",
-            "Total number of RPCs completed on the server, regardless of success or failure.",
-            (*_CALL_LABELS, "grpc_code"),
-            registry=self.registry,
-        )
-        self.handling_seconds = Histogram(
-            "grpc_server_handling_seconds",
-            "Histogram of response latency (seconds) of gRPC that had been application-level "
-            "handled by the server.",
-            _CALL_LABELS,
-            buckets=LATENCY_BUCKETS,
-            registry=self.registry,
-        )
         self._calls: dict[tuple[str, str, str], CallMetrics] = {}
+        # The families themselves only in multiprocess mode; else the collector's values.
+        self._families: _Families | None = None
+        if multiprocess_values():
+            self._families = (
+                Counter(*_STARTED, _CALL_LABELS, registry=self.registry),
+                Counter(*_HANDLED, (*_CALL_LABELS, "grpc_code"), registry=self.registry),
+                Histogram(
+                    *_HANDLING, _CALL_LABELS, buckets=LATENCY_BUCKETS, registry=self.registry
+                ),
+            )
+        else:
+            self.registry.register(_CallCollector(self._calls))
         self.shed = Counter(
             "baloot_rpcs_shed",
             "RPCs refused with RESOURCE_EXHAUSTED because the process ran as many calls as it "
@@ -135,7 +264,9 @@ class Metrics:
         """The gRPC families' children for ``(grpc_service, grpc_method, grpc_type)``."""
         bound = self._calls.get(labels)
         if bound is None:
-            bound = self._calls[labels] = CallMetrics(self, labels)
+            families = self._families
+            bound = CallCounts(labels) if families is None else CallChildren(families, labels)
+            self._calls[labels] = bound
         return bound
 
     def _domain_counters(self) -> None:
