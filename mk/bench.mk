@@ -18,3 +18,15 @@ BENCH_ARGS ?=
 bench-h2load: $(STAMP) ## Server CPU per call under h2load, side by side (BENCH_SECONDS=5, BENCH_ROUNDS=3).
 	$(PY) bench/bench_service.py --mode h2load --seconds $(BENCH_SECONDS) \
 	  --rounds $(BENCH_ROUNDS) $(BENCH_ARGS)
+
+# Instructions per call, counted by valgrind's callgrind on the server under h2load
+# (bench/instructions.py): the health check, PlayCard (seat, host), DealRound and GetView, and
+# each one's ratio to the health check; the machine's load does not change them. About 2
+# minutes. INSTR_ARGS adds options, e.g. INSTR_ARGS="--quiet --calls 2000".
+
+INSTR_ARGS ?=
+
+.PHONY: bench-instructions
+
+bench-instructions: $(STAMP) ## Instructions per call under callgrind and h2load (INSTR_ARGS).
+	$(PY) bench/instructions.py $(INSTR_ARGS)
