@@ -108,7 +108,7 @@ def measure(key: str, replays: dict[str, tuple[str, bytes]], args: argparse.Name
             _loop(servicer, method, request, args.calls)
             profiler.disable()
             stats = pstats.Stats(profiler)
-            stats.sort_stats("tottime").print_stats(args.profile)
+            stats.sort_stats(args.sort).print_stats(args.profile)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--instructions", action="store_true", help="count with callgrind")
     parser.add_argument("--profile", type=int, default=0, help="cProfile's N costliest")
     parser.add_argument("--only", nargs="*", default=None, help="only these requests")
+    parser.add_argument("--sort", default="tottime", help="cProfile order (tottime, cumtime)")
     parser.add_argument("--counting", default="", help=argparse.SUPPRESS)
     parser.add_argument("--replays", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

@@ -414,10 +414,10 @@ def _field_problems(state: State) -> list[str]:
         problems.append("the trick holds a card out of range")
     if len(state.tricks) > 8:
         problems.append("a round has at most 8 tricks")
-    for record in state.tricks:
-        if not 0 <= record.leader <= 3 or not 0 <= record.winner <= 3:
+    for completed in state.tricks:
+        if not 0 <= completed.leader <= 3 or not 0 <= completed.winner <= 3:
             problems.append("a completed trick has a seat out of range")
-        cards = record.cards
+        cards = completed.cards
         if len(cards) != 4 or min(cards) < 0 or max(cards) >= 32:
             problems.append("a completed trick needs four cards 0-31")
     if not 0 <= state.played <= FULL_DECK:
