@@ -14,8 +14,8 @@ is instrumented (nor counted) until asked, and for each replayed request (health
 3. h2load sends ``--calls`` calls (default 1,000), by default over one connection, one
    stream at a time (``-c 1 -m 1``): each call is read, run and written on its own, so the
    count does not depend on how calls happen to be batched. ``--connections`` and
-   ``--streams`` load it as ``bench_service.py --mode h2load`` does (8 × 4): the loop then
-   reads and writes several calls per turn, and the transport costs less per call;
+   ``--streams`` load it as ``bench_service.py --mode h2load`` does (8 × 4), which moved the
+   figures by 2-4 % when tried;
 4. ``--instr=off`` stops counting and ``--dump`` writes the counters; the dump's ``totals``
    line is the instructions (``Ir``) executed by every thread of the process in between,
    which divided by the number of calls is the figure printed.
@@ -23,9 +23,13 @@ is instrumented (nor counted) until asked, and for each replayed request (health
 Only the server process is counted (no ``--trace-children``; the bot pool's processes are
 not used by these calls). The counters are switched on and off between h2load runs, while
 the server waits in ``epoll``: vgdb (which ``callgrind_control`` uses) interrupts that wait,
-so what is counted is the calls and the loop's idle turns between them, nothing of the
-start-up. A small idle share remains (the loop's timers while h2load starts and ends, some
-tens of thousands of instructions per run, under 0.1 % of 1,000 calls).
+so what is counted is the calls and the loop's idle turns between them (its timers while
+h2load starts and ends), nothing of the start-up.
+
+Each run plays a new match for its requests (the decks are random), so a replay is not the
+same position from run to run: the figures move by a few per cent between runs (up to 4 % for
+the health check, whose request is always the same; more for ``PlaceBid``, whose bid may be
+another). Compare two runs of each side, or more.
 
 The requests are those of ``h2load_replay.prepare_replays``: a real match is played against a
 server started normally (valgrind makes Python 20-50 times slower), and the callgrind server
@@ -34,7 +38,7 @@ end OK, and every h2load run must have every call succeed.
 
 The script prints numbers (and the ratios of each call to the health check); it is not a
 pass/fail test. ``--keep DIR`` keeps the callgrind dumps (one per case) for
-``callgrind_annotate``. Takes about 2 minutes with the defaults.
+``callgrind_annotate``. Takes 2-3 minutes with the defaults (``--place-bid``: PlaceBid too).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ bench-h2load: $(STAMP) ## Server CPU per call under h2load, side by side (BENCH_
 
 # Instructions per call, counted by valgrind's callgrind on the server under h2load
 # (bench/instructions.py): the health check, PlayCard (seat, host), DealRound and GetView, and
-# each one's ratio to the health check; the machine's load does not change them. About 2
+# each one's ratio to the health check; the machine's load does not change them. About 2-3
 # minutes. INSTR_ARGS adds options, e.g. INSTR_ARGS="--quiet --calls 2000".
 
 INSTR_ARGS ?=
