@@ -28,3 +28,6 @@ bench-h2load: $(STAMP) ## Server CPU per call under h2load, side by side (BENCH_
 
 bench-instructions: $(STAMP) ## CPU instructions per call under h2load (callgrind): floor, health, PlayCard.
 	$(PY) bench/instructions_telemetry.py $(INSTRUCTIONS_ARGS)
+
+bench-instructions-calls: $(STAMP) ## Instructions per call of the service's RPCs (callgrind, INSTR_ARGS).
+	$(PY) bench/instructions.py $(INSTR_ARGS)

@@ -139,11 +139,13 @@ class KeyRing:
 
     __slots__ = (
         "_board_key",
+        "_by_id",
         "_ids",
         "_legacy",
         "_mac_keys",
         "_recent",
         "_seal_aeads",
+        "_seal_header",
         "fingerprints",
         "keys",
     )
@@ -163,6 +165,12 @@ class KeyRing:
             raise StateKeyError(
                 "this build of the cryptography package has no AES-GCM-SIV (OpenSSL 3.2+ needed)"
             ) from None
+        # What seal and open look up on every call, worked out once: the header of new tokens,
+        # and the AEADs of each key id in ring order (two keys may share an id).
+        self._seal_header = bytes((TOKEN_FORMAT, self._ids[0]))
+        self._by_id: dict[int, list[AESGCMSIV]] = {}
+        for kid, aead in zip(self._ids, self._seal_aeads, strict=True):
+            self._by_id.setdefault(kid, []).append(aead)
         # Credentials are issued under the first key and accepted under any key of the ring,
         # so a rotation (new key first, old key second) keeps matches in progress playable.
         # The earlier derivation is accepted too, for matches begun before an upgrade.
@@ -187,8 +195,8 @@ class KeyRing:
 
     def seal(self, plaintext: bytes, match_id: bytes) -> bytes:
         """Encrypt and authenticate a serialized state for ``match_id`` (format 2)."""
-        header = bytes((TOKEN_FORMAT, self._ids[0]))
-        nonce = secrets.token_bytes(NONCE_SIZE)
+        header = self._seal_header
+        nonce = os.urandom(NONCE_SIZE)  # what secrets.token_bytes returns, without its frame
         return header + nonce + self._seal_aeads[0].encrypt(nonce, plaintext, header + match_id)
 
     def open(self, token: bytes, match_id: bytes) -> bytes:
@@ -197,11 +205,7 @@ class KeyRing:
             raise TokenRefusedError("truncated", "the token is too short")
         candidates: list[AESGCMSIV] | list[AESGCM]
         if token[0] == TOKEN_FORMAT:
-            candidates = [
-                aead
-                for kid, aead in zip(self._ids, self._seal_aeads, strict=True)
-                if kid == token[1]
-            ]
+            candidates = self._by_id.get(token[1], [])
         elif token[0] == LEGACY_TOKEN_FORMAT:
             candidates = self._legacy.candidates(token[1])
         else:

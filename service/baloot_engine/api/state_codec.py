@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from enum import Enum
 from functools import lru_cache
+from operator import attrgetter, gt
 from typing import Final
 
 from google.protobuf.message import DecodeError
@@ -32,7 +33,7 @@ from baloot_engine.rules.cards import trick_winner_index
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.facts import AwardedProject, RoundFacts
-from baloot_engine.rules.projects import ProjectKind, has_baloot, projects_for_declaration
+from baloot_engine.rules.projects import ProjectKind, baloot_mask, projects_for_declaration
 from baloot_engine.rules.qayd import penalty_score
 from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.scoring import RoundScore, score_round
@@ -71,6 +72,9 @@ _BYTES_LIMITS: Final = {
     "declarations": 4 * 4,
 }
 _LAST_ROUND_LIMITS: Final = {"projects": 3 * 8, "baloot_teams": 2}
+# The same limits as one C-level read of the fields (decode runs on every call).
+_BYTES_FIELDS: Final = attrgetter(*_BYTES_LIMITS)
+_BYTES_MAXIMA: Final = tuple(_BYTES_LIMITS.values())
 
 PHASES: Final = (
     Phase.AWAITING_DEAL,
@@ -524,20 +528,23 @@ def _size_problems(m: pb.MatchState) -> list[str]:
     Every bytes and repeated field has a length limit and every number that becomes a shift
     or an index its range, so a forged value is refused here at a constant cost.
     """
-    problems = [
-        f"{name} is too long"
-        for name, limit in _BYTES_LIMITS.items()
-        if len(getattr(m, name)) > limit
-    ]
+    problems = []
+    if any(map(gt, map(len, _BYTES_FIELDS(m)), _BYTES_MAXIMA)):
+        problems = [
+            f"{name} is too long"
+            for name, limit in _BYTES_LIMITS.items()
+            if len(getattr(m, name)) > limit
+        ]
     if len(m.match_scores) > 2 or len(m.abnat) > 2:
         problems.append("match scores and abnat hold two numbers")
     if m.version > MAX_VERSION:
         problems.append(f"the state version is above {MAX_VERSION}")
     if m.hand_number > m.version:
         problems.append("every hand dealt took at least one action: hand_number <= version")
-    for name in ("revealed", "buy_card"):
-        if not -1 <= getattr(m, name) < 32:
-            problems.append(f"{name} must be a card 0-31 or -1")
+    if not -1 <= m.revealed < 32:
+        problems.append("revealed must be a card 0-31 or -1")
+    if not -1 <= m.buy_card < 32:
+        problems.append("buy_card must be a card 0-31 or -1")
     if m.phase >= len(PHASES) or m.bid_stage >= len(BID_STAGES):
         problems.append("the phase or bidding stage is out of range")
     if m.doubling_step >= len(DOUBLING_STEPS):
@@ -644,8 +651,9 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
         declarations = _decode_declarations(m.declarations, full_hands, trump, rules)
     baloot_seat = -1
     if trump >= 0:
+        baloot = baloot_mask(trump)  # has_baloot, with the mask looked up once
         for seat in range(4):
-            if has_baloot(full_hands[seat], trump):
+            if full_hands[seat] & baloot == baloot:
                 baloot_seat = seat
     last_score = None
     last_qayd = _decode_verdict(m.last_qayd) if m.HasField("last_qayd") else None

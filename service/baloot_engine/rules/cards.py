@@ -226,17 +226,26 @@ ACES: Final = sum(1 << card_of(suit, ACE) for suit in SUITS)
 """The mask of the four Aces."""
 
 
+# What decides a trick, indexed ``[trump + 1][led suit][card]``: the card's strength when it
+# can win (the led suit or a trump), -1 otherwise. Those strengths are all different.
+_WINNING_KEYS: Final = tuple(
+    tuple(
+        tuple(STRENGTHS[trump + 1][card] if card >> 3 in (led, trump) else -1 for card in range(32))
+        for led in SUITS
+    )
+    for trump in range(-1, 4)
+)
+
+
 def trick_winner_index(cards: tuple[int, ...] | list[int], trump: int) -> int:
     """Return the position (0-3) in ``cards`` of the card that wins the trick, R23."""
-    led_suit = cards[0] >> 3
-    strengths = STRENGTHS[trump + 1]
+    keys = _WINNING_KEYS[trump + 1][cards[0] >> 3]
     best = 0
-    best_strength = strengths[cards[0]]
+    best_key = keys[cards[0]]
     for i in range(1, len(cards)):
-        card = cards[i]
-        suit = card >> 3
-        if suit in (led_suit, trump) and strengths[card] > best_strength:
-            best, best_strength = i, strengths[card]
+        key = keys[cards[i]]
+        if key > best_key:
+            best, best_key = i, key
     return best
 
 

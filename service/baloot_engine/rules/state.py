@@ -347,23 +347,33 @@ def validate(state: State) -> list[str]:
 
 
 def _field_problems(state: State) -> list[str]:
-    """The range of every field on its own, whatever the phase."""
+    """The range of every field on its own, whatever the phase.
+
+    ``validate`` runs on every call of the service, so the common case (every field in range)
+    is written to cost little: each seat is one chained comparison before its message is
+    built, and a tuple's values are bounded by its ``min`` and ``max`` rather than a generator.
+    """
     problems: list[str] = []
     if not isinstance(state.phase, Phase):
         return [f"unknown phase {state.phase!r}"]
-    problems += _seat_problems("dealer", state.dealer, False)
-    problems += _seat_problems("turn", state.turn, True)
+    if not 0 <= state.dealer <= 3:
+        problems += _seat_problems("dealer", state.dealer, False)
+    if not -1 <= state.turn <= 3:
+        problems += _seat_problems("turn", state.turn, True)
     if not 0 <= state.hand_number <= MAX_HAND_NUMBER:
         problems.append(f"hand_number must be 0-{MAX_HAND_NUMBER}, got {state.hand_number}")
-    if len(state.match_scores) != 2:
+    match_scores = state.match_scores
+    if len(match_scores) != 2:
         problems.append("match scores must be two numbers")
-    elif min(state.match_scores) < 0:
+    elif min(match_scores) < 0:
         problems.append("match scores must not be negative")
-    elif max(state.match_scores) > MAX_MATCH_SCORE:
+    elif max(match_scores) > MAX_MATCH_SCORE:
         problems.append(f"match scores must be at most {MAX_MATCH_SCORE}")
-    if len(state.hands) != 4 or not all(0 <= hand <= FULL_DECK for hand in state.hands):
+    hands = state.hands
+    if len(hands) != 4 or min(hands) < 0 or max(hands) > FULL_DECK:
         problems.append("hands must be four card masks")
-    if len(state.stock) > 32 or not all(0 <= card < 32 for card in state.stock):
+    stock = state.stock
+    if len(stock) > 32 or (stock and (min(stock) < 0 or max(stock) >= 32)):
         problems.append("the stock holds a card out of range")
     if not -1 <= state.revealed < 32:
         problems.append(f"revealed card out of range: {state.revealed}")
@@ -371,9 +381,10 @@ def _field_problems(state: State) -> list[str]:
         problems.append(f"buy card out of range: {state.buy_card}")
     if state.bidding_round not in (0, 1, 2):
         problems.append(f"bidding_round must be 0-2, got {state.bidding_round}")
-    if len(state.to_ask) > 4 or len(set(state.to_ask)) != len(state.to_ask):
+    to_ask = state.to_ask
+    if len(to_ask) > 4 or len(set(to_ask)) != len(to_ask):
         problems.append("the seats to ask must be distinct, four at most")
-    elif not all(0 <= seat <= 3 for seat in state.to_ask):
+    elif to_ask and (min(to_ask) < 0 or max(to_ask) > 3):
         problems.append("the seats to ask must be seats 0-3")
     if len(state.bids) > MAX_BIDS:
         problems.append(f"a hand holds at most {MAX_BIDS} bids")
@@ -382,37 +393,46 @@ def _field_problems(state: State) -> list[str]:
             problems.append("a bid has a seat or bidding round out of range")
         if not -1 <= record.bid.suit <= 3:
             problems.append("a bid names a suit out of range")
-    problems += _seat_problems("pending_seat", state.pending_seat, True)
+    if not -1 <= state.pending_seat <= 3:
+        problems += _seat_problems("pending_seat", state.pending_seat, True)
     if not -1 <= state.pending_suit <= 3:
         problems.append(f"pending_suit must be -1-3, got {state.pending_suit}")
     if len(state.doubling_calls) > MAX_DOUBLING_CALLS:
         problems.append(f"a hand holds at most {MAX_DOUBLING_CALLS} doubling calls")
     for call in state.doubling_calls:
-        problems += _seat_problems("a doubling call's seat", call.seat, False)
-    if len(state.full_hands) != 4 or not all(0 <= hand <= FULL_DECK for hand in state.full_hands):
+        if not 0 <= call.seat <= 3:
+            problems += _seat_problems("a doubling call's seat", call.seat, False)
+    full_hands = state.full_hands
+    if len(full_hands) != 4 or min(full_hands) < 0 or max(full_hands) > FULL_DECK:
         problems.append("full hands must be four card masks")
-    problems += _seat_problems("leader", state.leader, True)
-    if len(state.trick) > 3:
+    if not -1 <= state.leader <= 3:
+        problems += _seat_problems("leader", state.leader, True)
+    trick = state.trick
+    if len(trick) > 3:
         problems.append("a trick in progress holds at most 3 cards")
-    if not all(0 <= card < 32 for card in state.trick):
+    if trick and (min(trick) < 0 or max(trick) >= 32):
         problems.append("the trick holds a card out of range")
     if len(state.tricks) > 8:
         problems.append("a round has at most 8 tricks")
-    for trick in state.tricks:
-        if not 0 <= trick.leader <= 3 or not 0 <= trick.winner <= 3:
+    for completed in state.tricks:
+        if not 0 <= completed.leader <= 3 or not 0 <= completed.winner <= 3:
             problems.append("a completed trick has a seat out of range")
-        if len(trick.cards) != 4 or not all(0 <= card < 32 for card in trick.cards):
+        cards = completed.cards
+        if len(cards) != 4 or min(cards) < 0 or max(cards) >= 32:
             problems.append("a completed trick needs four cards 0-31")
     if not 0 <= state.played <= FULL_DECK:
         problems.append("the played cards are not a card mask")
-    if len(state.abnat) != 2 or min(state.abnat) < 0 or sum(state.abnat) > 162:
+    abnat = state.abnat
+    if len(abnat) != 2 or min(abnat) < 0 or sum(abnat) > 162:
         problems.append("abnat must be two numbers within the deck's 162")
     if len(state.declarations) != 4:
         problems.append("declarations must have one entry per seat")
     if state.project_team not in (-1, 0, 1):
         problems.append(f"project_team must be -1, 0 or 1, got {state.project_team}")
-    problems += _seat_problems("baloot_seat", state.baloot_seat, True)
-    problems += _seat_problems("sawa_seat", state.sawa_seat, True)
+    if not -1 <= state.baloot_seat <= 3:
+        problems += _seat_problems("baloot_seat", state.baloot_seat, True)
+    if not -1 <= state.sawa_seat <= 3:
+        problems += _seat_problems("sawa_seat", state.sawa_seat, True)
     if state.winner not in (-1, 0, 1):
         problems.append(f"winner must be -1, 0 or 1, got {state.winner}")
     return problems
@@ -678,18 +698,21 @@ def _play_problems(state: State) -> list[str]:
     played = 0
     follows = tricks[0].leader if tricks else leader
     for record in tricks:
-        if len(set(record.cards)) != 4:
+        # Four cards 0-31 (checked by _field_problems): distinct when their mask has 4 bits.
+        cards = record.cards
+        first, second, third, fourth = cards
+        mask = 1 << first | 1 << second | 1 << third | 1 << fourth
+        if mask.bit_count() != 4:
             problems.append("a completed trick needs four distinct cards")
             continue
         if record.leader != follows:
             problems.append("each trick is led by the winner of the one before")
-        winner = (record.leader + trick_winner_index(record.cards, trump)) & 3
+        winner = (record.leader + trick_winner_index(cards, trump)) & 3
         if record.winner != winner:
             problems.append("a completed trick names the wrong winner")
         follows = winner
-        for card in record.cards:
-            played |= 1 << card
-            abnat[winner & 1] += table[card]
+        played |= mask
+        abnat[winner & 1] += table[first] + table[second] + table[third] + table[fourth]
     if tricks and leader != follows:
         problems.append("the winner of the last trick leads the next")
     if played != state.played:
