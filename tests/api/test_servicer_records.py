@@ -419,11 +419,16 @@ def table_played(client: EngineClient) -> dict[str, TableMatch]:
     matches = {}
     for number, (name, preset) in enumerate(TABLE_PRESETS.items()):
         rules = rules_pb2.RuleSet(preset=preset, illegal_moves_allowed=True, sawa=True)
-        match = client.create_match(rules, first_dealer=number)
         rng = random.Random(100 + number)
-        table = TablePlay(rng)
-        views: list[list[types_pb2.View]] = [list(match.views)]
-        responses = play_out(match, rng, table=table, views=views)
+        # The decks are the server's (random): a short match (a Gahwa, every round ended by a
+        # Qayd call in the play) may have no review closed or no call; the next one will.
+        for _ in range(8):
+            match = client.create_match(rules, first_dealer=number)
+            table = TablePlay(rng)
+            views: list[list[types_pb2.View]] = [list(match.views)]
+            responses = play_out(match, rng, table=table, views=views)
+            if table.closes and table.calls:
+                break
         assert table.closes, name
         assert table.calls, name
         matches[name] = TableMatch(match, table, responses, views)
