@@ -11,9 +11,12 @@
 #                       is missing. BENCH_ARGS adds options, e.g. BENCH_ARGS="--parts cases".
 #   make bench-instructions
 #                       CPU instructions per call under h2load (valgrind's callgrind, which
-#                       the machine's load does not change): the no-op servers, the health
-#                       check and PlayCard (seat), default and quiet (about 6 minutes).
-#                       INSTRUCTIONS_ARGS adds options, e.g. INSTRUCTIONS_ARGS="--repeat 3".
+#                       the machine's load does not change): the no-op servers (the floor),
+#                       the health check and PlayCard (seat, host) at default settings and
+#                       quiet, DealRound and GetView, with the ratios health / floor and
+#                       PlayCard / health and the share of logging and metrics (about 8
+#                       minutes). INSTRUCTIONS_ARGS adds options, e.g.
+#                       INSTRUCTIONS_ARGS="--repeat 2 --place-bid" or --cases, --keep DIR.
 
 BENCH_SECONDS ?= 5
 BENCH_ROUNDS ?= 3
@@ -26,8 +29,5 @@ bench-h2load: $(STAMP) ## Server CPU per call under h2load, side by side (BENCH_
 	$(PY) bench/bench_service.py --mode h2load --seconds $(BENCH_SECONDS) \
 	  --rounds $(BENCH_ROUNDS) $(BENCH_ARGS)
 
-bench-instructions: $(STAMP) ## CPU instructions per call under h2load (callgrind): floor, health, PlayCard.
-	$(PY) bench/instructions_telemetry.py $(INSTRUCTIONS_ARGS)
-
-bench-instructions-calls: $(STAMP) ## Instructions per call of the service's RPCs (callgrind, INSTR_ARGS).
-	$(PY) bench/instructions.py $(INSTR_ARGS)
+bench-instructions: $(STAMP) ## CPU instructions per call under h2load (callgrind): floors, health, RPCs.
+	$(PY) bench/instructions.py $(INSTRUCTIONS_ARGS)
