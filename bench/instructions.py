@@ -51,8 +51,8 @@ The table gives each case's instructions per call (the median of its counts, and
 when there are several) and its ratio to the health check; below it, the health check against
 the floor, ``PlayCard`` (seat) against the health check, and the share of logging and metrics
 (default − quiet, as a share of default). It prints numbers; it is not a pass/fail test.
-``--keep DIR`` keeps the last dump of each case for ``callgrind_annotate``. Takes about 8
-minutes with the defaults on an idle machine (each further ``--repeat`` about 3 more).
+``--keep DIR`` keeps the last dump of each case for ``callgrind_annotate``. Takes about 4
+minutes with the defaults on the shared 2-core machine, 7 with ``--repeat 2 --place-bid``.
 
     python bench/instructions.py [--cases "health Check,PlayCard seat"] [--repeat 2]
 """

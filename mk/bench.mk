@@ -14,9 +14,9 @@
 #                       the machine's load does not change): the no-op servers (the floor),
 #                       the health check and PlayCard (seat, host) at default settings and
 #                       quiet, DealRound and GetView, with the ratios health / floor and
-#                       PlayCard / health and the share of logging and metrics (about 8
-#                       minutes). INSTRUCTIONS_ARGS adds options, e.g.
-#                       INSTRUCTIONS_ARGS="--repeat 2 --place-bid" or --cases, --keep DIR.
+#                       PlayCard / health and the share of logging and metrics (about 4
+#                       minutes; 7 with --repeat 2 --place-bid). INSTRUCTIONS_ARGS adds
+#                       options: INSTRUCTIONS_ARGS="--repeat 2 --place-bid", --cases, --keep.
 
 BENCH_SECONDS ?= 5
 BENCH_ROUNDS ?= 3
