@@ -194,6 +194,7 @@ def expert_card(
     scorer = _Scorer(contract, obs.rules, obs.team)
     projects = _declared_projects(obs)
     baloot = _known_baloot(obs)
+    table = scorer.table(projects, baloot)
     won = obs.tricks_won
     totals = [0] * len(candidates)
     limit = budget.worlds if deadline is None else budget.max_worlds
@@ -225,7 +226,10 @@ def expert_card(
                 solver,
                 budget.solve_at,
             )
-            totals[i] += scorer.value(abnat, tricks, projects, baloot)
+            value = table.get((abnat, tricks))
+            if value is None:
+                value = scorer.value(abnat, tricks, projects, baloot, table=table)
+            totals[i] += value
     best = 0
     for i in range(1, len(candidates)):
         if totals[i] > totals[best]:
