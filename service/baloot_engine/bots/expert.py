@@ -32,7 +32,14 @@ from baloot_engine.bots.search import (
     card_candidates,
 )
 from baloot_engine.bots.tracking import sample_hands, track
-from baloot_engine.rules.cards import ACE, HIGHER, LAST_TRICK_BONUS, POINTS, STRENGTHS
+from baloot_engine.rules.cards import (
+    ACE,
+    HIGHER,
+    LAST_TRICK_BONUS,
+    POINTS,
+    STRENGTHS,
+    SUIT_MASKS,
+)
 from baloot_engine.rules.contract import Contract
 from baloot_engine.rules.observation import Observation
 from baloot_engine.rules.play import allowed_cards
@@ -86,6 +93,7 @@ def _play_out_then_solve(
     strength = STRENGTHS[trump + 1]
     higher = HIGHER[trump + 1]
     buyer = contract.buyer_team
+    open_lead = trump < 0 or not contract.closed
     a0, a1 = abnat
     w0, w1 = won
     gone = played
@@ -124,8 +132,18 @@ def _play_out_then_solve(
             continue
         seat = (leader + n) & 3
         hand = hands[seat]
-        options = allowed_cards(hand, tuple(trick), leader, seat, played, akka, contract, rules)
-        card = choose_card(options, hand, trick, gone, trump, seat & 1 == buyer)
+        # allowed_cards, answered here in its two commonest cases (see search.play_out).
+        if n:
+            led = trick[0] >> 3
+            options = hand & SUIT_MASKS[led] if led != trump else 0
+        else:
+            options = hand if open_lead else 0
+        if not options:
+            options = allowed_cards(hand, tuple(trick), leader, seat, played, akka, contract, rules)
+        if options & (options - 1):
+            card = choose_card(options, hand, trick, gone, trump, seat & 1 == buyer)
+        else:
+            card = options.bit_length() - 1
         if n == 0 and trump >= 0 and card >> 3 != trump and card & 7 != ACE:
             akka = higher[card] & ~played == 0
         hands[seat] = hand ^ (1 << card)
