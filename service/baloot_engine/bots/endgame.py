@@ -93,7 +93,7 @@ class Solver:
             m ^= low
         if not trick and remaining.bit_count() == 4:
             return self._last_trick(list(hands), leader)
-        return self._search(list(hands), trick, leader, played, akka, -1, total + 1)
+        return self._search(list(hands), trick, leader, played, akka, -1, total + 1, total)
 
     def _options(
         self,
@@ -158,7 +158,15 @@ class Solver:
         akka: bool,
         alpha: int,
         beta: int,
+        rest: int,
     ) -> int:
+        """The points ``team`` wins from here, within (``alpha``, ``beta``) (fail-soft: a value
+        at or below ``alpha`` is an upper bound, one at or above ``beta`` a lower bound);
+        ``rest`` is every point still to be won (between 0 and ``rest`` whoever wins them)."""
+        if rest <= alpha:
+            return rest
+        if beta <= 0:
+            return 0
         n = len(trick)
         if n == 4:
             strength = self.strength
@@ -179,7 +187,9 @@ class Solver:
             mine = gained if winner & 1 == self.team else 0
             if (hands[0] | hands[1] | hands[2] | hands[3]).bit_count() == 4:
                 return mine + self._last_trick(hands, winner)
-            return mine + self._search(hands, (), winner, now, False, alpha - mine, beta - mine)
+            return mine + self._search(
+                hands, (), winner, now, False, alpha - mine, beta - mine, rest - gained
+            )
         key = 0
         if n == 0:
             key = (hands[0] | hands[1] | hands[2] | hands[3]) << 2 | leader
@@ -208,7 +218,7 @@ class Solver:
                     and self.higher[card] & ~played == 0
                 )
             hands[seat] ^= 1 << card
-            value = self._search(hands, (*trick, card), leader, played, call, low, high)
+            value = self._search(hands, (*trick, card), leader, played, call, low, high, rest)
             hands[seat] ^= 1 << card
             if maximising:
                 if value > best_value:
