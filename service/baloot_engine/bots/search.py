@@ -58,9 +58,9 @@ class Budget(NamedTuple):
     decision must repeat exactly, so only the step budget bounds it).
     """
 
-    steps: int = 2400
+    steps: int = 6000
     min_samples: int = 6
-    max_samples: int = 40
+    max_samples: int = 100
     seconds: float = 0.030
 
 
