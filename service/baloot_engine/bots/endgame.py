@@ -207,18 +207,56 @@ class Solver:
         low, high = alpha, beta
         best_value = -1 if maximising else 1 << 30
         trump = self.trump
+        if n == 3:
+            # The trick's last card is scored here rather than one call deeper.
+            team = self.team
+            strength = self.strength
+            points = self.points
+            led = trick[0] >> 3
+            top = 0
+            for i in (1, 2):
+                card = trick[i]
+                if card >> 3 in (led, trump) and strength[card] > strength[trick[top]]:
+                    top = i
+            top_strength = strength[trick[top]]
+            base = points[trick[0]] + points[trick[1]] + points[trick[2]]
+            before = played | 1 << trick[0] | 1 << trick[1] | 1 << trick[2]
         for card in self._options(hands, trick, leader, seat, played, akka):
             self.nodes += 1
-            call = akka
-            if n == 0:
-                call = (
-                    trump >= 0
-                    and card >> 3 != trump
-                    and card & 7 != ACE
-                    and self.higher[card] & ~played == 0
-                )
             hands[seat] ^= 1 << card
-            value = self._search(hands, (*trick, card), leader, played, call, low, high, rest)
+            if n == 3:
+                if card >> 3 in (led, trump) and strength[card] > top_strength:
+                    winner = seat
+                else:
+                    winner = (leader + top) & 3
+                gained = base + points[card]
+                still = hands[0] | hands[1] | hands[2] | hands[3]
+                mine = gained if winner & 1 == team else 0
+                if not still:
+                    value = gained + LAST_TRICK_BONUS if winner & 1 == team else 0
+                elif still.bit_count() == 4:
+                    value = mine + self._last_trick(hands, winner)
+                else:
+                    value = mine + self._search(
+                        hands,
+                        (),
+                        winner,
+                        before | 1 << card,
+                        False,
+                        low - mine,
+                        high - mine,
+                        rest - gained,
+                    )
+            else:
+                call = akka
+                if n == 0:
+                    call = (
+                        trump >= 0
+                        and card >> 3 != trump
+                        and card & 7 != ACE
+                        and self.higher[card] & ~played == 0
+                    )
+                value = self._search(hands, (*trick, card), leader, played, call, low, high, rest)
             hands[seat] ^= 1 << card
             if maximising:
                 if value > best_value:
