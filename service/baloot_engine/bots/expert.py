@@ -58,7 +58,7 @@ class ExpertBudget(NamedTuple):
     ``solve_at`` cards are left in each hand (0: heuristic play-outs to the end).
     """
 
-    worlds: int = 48
+    worlds: int = 96
     min_worlds: int = 4
     max_worlds: int = 2000
     seconds: float = 0.5
