@@ -12,7 +12,7 @@ took there and then).
 
     python bench/bench_bots.py [--pairs basic:random,strong:basic] [--deals 500] [--workers 2]
                                [--rules seeds|kammelna] [--timing-matches 20] [--json out.json]
-                               [--expert-worlds 48] [--expert-solve-at 3] [--expert-ms 500]
+                               [--expert-worlds 96] [--expert-solve-at 3] [--expert-ms 500]
 
 ``--deals N`` plays 2N matches per pair. ``--timing-matches M`` then plays M matches per pair
 with unseeded decisions in this one process, as a production call makes them (a STRONG search
@@ -359,7 +359,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="then play this many unseeded matches per pair in one process, timing each decision",
     )
     parser.add_argument(
-        "--expert-worlds", type=int, default=48, help="worlds of a seeded EXPERT decision"
+        "--expert-worlds", type=int, default=96, help="worlds of a seeded EXPERT decision"
     )
     parser.add_argument(
         "--expert-solve-at",

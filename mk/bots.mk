@@ -5,7 +5,8 @@
 #   make bots-bench   The measured figures of docs/bots.md: BOTS_DEALS deal sequences per pair
 #                     (each played twice, teams swapped), win rates with 95 % intervals, decision
 #                     times, legality of every decision. The full run (500) takes about an hour
-#                     on 2 shared cores, an EXPERT pair far longer; BOTS_DEALS=50 is a quick look.
+#                     on 2 shared cores, an EXPERT pair at 96 worlds about as long again on 2
+#                     worker processes; BOTS_DEALS=50 is a quick look.
 #                     BOTS_PAIRS chooses the pairs (expert:strong,strong:basic for the EXPERT
 #                     figures); a seeded EXPERT samples BOTS_EXPERT_WORLDS worlds and solves the
 #                     last BOTS_EXPERT_SOLVE_AT cards of each hand exactly; BOTS_TIMING=M adds M unseeded matches per pair
@@ -19,7 +20,7 @@ BOTS_SEED ?= 1
 BOTS_DEALS ?= 500
 BOTS_WORKERS ?= 2
 BOTS_PAIRS ?= basic:random,strong:basic
-BOTS_EXPERT_WORLDS ?= 48
+BOTS_EXPERT_WORLDS ?= 96
 BOTS_EXPERT_SOLVE_AT ?= 3
 BOTS_EXPERT_MS ?= 500
 BOTS_TIMING ?= 0

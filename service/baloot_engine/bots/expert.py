@@ -32,7 +32,14 @@ from baloot_engine.bots.search import (
     card_candidates,
 )
 from baloot_engine.bots.tracking import sample_hands, track
-from baloot_engine.rules.cards import ACE, HIGHER, LAST_TRICK_BONUS, POINTS, STRENGTHS
+from baloot_engine.rules.cards import (
+    ACE,
+    HIGHER,
+    LAST_TRICK_BONUS,
+    POINTS,
+    STRENGTHS,
+    SUIT_MASKS,
+)
 from baloot_engine.rules.contract import Contract
 from baloot_engine.rules.observation import Observation
 from baloot_engine.rules.play import allowed_cards
@@ -51,7 +58,7 @@ class ExpertBudget(NamedTuple):
     ``solve_at`` cards are left in each hand (0: heuristic play-outs to the end).
     """
 
-    worlds: int = 48
+    worlds: int = 96
     min_worlds: int = 4
     max_worlds: int = 2000
     seconds: float = 0.5
@@ -86,6 +93,7 @@ def _play_out_then_solve(
     strength = STRENGTHS[trump + 1]
     higher = HIGHER[trump + 1]
     buyer = contract.buyer_team
+    open_lead = trump < 0 or not contract.closed
     a0, a1 = abnat
     w0, w1 = won
     gone = played
@@ -124,8 +132,18 @@ def _play_out_then_solve(
             continue
         seat = (leader + n) & 3
         hand = hands[seat]
-        options = allowed_cards(hand, tuple(trick), leader, seat, played, akka, contract, rules)
-        card = choose_card(options, hand, trick, gone, trump, seat & 1 == buyer)
+        # allowed_cards, answered here in its two commonest cases (see search.play_out).
+        if n:
+            led = trick[0] >> 3
+            options = hand & SUIT_MASKS[led] if led != trump else 0
+        else:
+            options = hand if open_lead else 0
+        if not options:
+            options = allowed_cards(hand, tuple(trick), leader, seat, played, akka, contract, rules)
+        if options & (options - 1):
+            card = choose_card(options, hand, trick, gone, trump, seat & 1 == buyer)
+        else:
+            card = options.bit_length() - 1
         if n == 0 and trump >= 0 and card >> 3 != trump and card & 7 != ACE:
             akka = higher[card] & ~played == 0
         hands[seat] = hand ^ (1 << card)
@@ -194,6 +212,7 @@ def expert_card(
     scorer = _Scorer(contract, obs.rules, obs.team)
     projects = _declared_projects(obs)
     baloot = _known_baloot(obs)
+    table = scorer.table(projects, baloot)
     won = obs.tricks_won
     totals = [0] * len(candidates)
     limit = budget.worlds if deadline is None else budget.max_worlds
@@ -225,7 +244,10 @@ def expert_card(
                 solver,
                 budget.solve_at,
             )
-            totals[i] += scorer.value(abnat, tricks, projects, baloot)
+            value = table.get((abnat, tricks))
+            if value is None:
+                value = scorer.value(abnat, tricks, projects, baloot, table=table)
+            totals[i] += value
     best = 0
     for i in range(1, len(candidates)):
         if totals[i] > totals[best]:

@@ -24,7 +24,7 @@ from typing import Final, NamedTuple
 from baloot_engine.bots.cardplay import choose_card
 from baloot_engine.bots.tracking import Tracker, sample_hands, track
 from baloot_engine.rules.actions import Doubling, DoublingCall
-from baloot_engine.rules.cards import ACE, HIGHER, POINTS, STRENGTHS
+from baloot_engine.rules.cards import ACE, HIGHER, POINTS, STRENGTHS, SUIT_MASKS
 from baloot_engine.rules.contract import Contract, PlayMode
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.facts import AwardedProject, RoundFacts, award_projects
@@ -58,23 +58,58 @@ class Budget(NamedTuple):
     decision must repeat exactly, so only the step budget bounds it).
     """
 
-    steps: int = 2400
+    steps: int = 6000
     min_samples: int = 6
-    max_samples: int = 40
+    max_samples: int = 100
     seconds: float = 0.030
 
 
 DEFAULT_BUDGET: Final = Budget()
 
 
+_ScoreTable = dict[tuple[tuple[int, int], tuple[int, int]], int]
+"""Score differences by (abnat, tricks won) for one contract, rule set, projects and Baloot."""
+
+_TABLES: dict[tuple[object, ...], _ScoreTable] = {}
+_MAX_TABLES: Final = 256
+
+
 class _Scorer:
-    """Round results to score differences for one team, with the rules core's scoring (cached)."""
+    """Round results to score differences for one team, with the rules core's scoring.
+
+    The results are kept in tables shared by every decision of the process (by contract, rule
+    set, team, projects and Baloot): the scoring is a pure function of them.
+    """
 
     def __init__(self, contract: Contract, rules: RuleSet, team: int) -> None:
         self.contract = contract
         self.rules = rules
         self.team = team
-        self.cache: dict[tuple[object, ...], int] = {}
+
+    def table(
+        self,
+        projects: tuple[AwardedProject, ...],
+        baloot: tuple[int, ...],
+        contract: Contract | None = None,
+    ) -> _ScoreTable:
+        """The (shared) table of results already scored for these projects and Baloot."""
+        contract = contract or self.contract
+        key = (
+            self.rules,
+            self.team,
+            contract.type,
+            contract.buyer_team,
+            contract.multiplier,
+            contract.gahwa,
+            projects,
+            baloot,
+        )
+        table = _TABLES.get(key)
+        if table is None:
+            if len(_TABLES) >= _MAX_TABLES:
+                _TABLES.clear()
+            table = _TABLES[key] = {}
+        return table
 
     def value(
         self,
@@ -83,12 +118,14 @@ class _Scorer:
         projects: tuple[AwardedProject, ...],
         baloot: tuple[int, ...],
         contract: Contract | None = None,
+        table: _ScoreTable | None = None,
     ) -> int:
-        contract = contract or self.contract
-        key = (abnat, won, projects, baloot, contract.multiplier, contract.gahwa)
-        cached = self.cache.get(key)
+        if table is None:
+            table = self.table(projects, baloot, contract)
+        cached = table.get((abnat, won))
         if cached is not None:
             return cached
+        contract = contract or self.contract
         facts = RoundFacts(
             contract=contract.type,
             buyer_team=contract.buyer_team,
@@ -108,7 +145,7 @@ class _Scorer:
                 value = GAHWA_VALUE if score.gahwa_winner == self.team else -GAHWA_VALUE
             else:
                 value = score.points[self.team] - score.points[1 - self.team]
-        self.cache[key] = value
+        table[(abnat, won)] = value
         return value
 
 
@@ -132,6 +169,8 @@ def play_out(
     strength = STRENGTHS[trump + 1]
     higher = HIGHER[trump + 1]
     buyer = contract.buyer_team
+    suit_masks = SUIT_MASKS
+    open_lead = trump < 0 or not contract.closed
     a0, a1 = abnat
     w0, w1 = won
     gone = played
@@ -166,8 +205,25 @@ def play_out(
             continue
         seat = (leader + n) & 3
         hand = hands[seat]
-        options = allowed_cards(hand, tuple(trick), leader, seat, played, akka, contract, rules)
-        card = choose_card(options, hand, trick, gone, trump, seat & 1 == buyer)
+        if hand & (hand - 1) == 0:
+            card = hand.bit_length() - 1  # the last card of the hand: forced
+        else:
+            # allowed_cards, answered here in its two commonest cases, which are what it
+            # returns then: a lead in an open game or in Sun (any card), a plain suit led and
+            # held (that suit).
+            if n:
+                led = trick[0] >> 3
+                options = hand & suit_masks[led] if led != trump else 0
+            else:
+                options = hand if open_lead else 0
+            if not options:
+                options = allowed_cards(
+                    hand, tuple(trick), leader, seat, played, akka, contract, rules
+                )
+            if options & (options - 1):
+                card = choose_card(options, hand, trick, gone, trump, seat & 1 == buyer)
+            else:
+                card = options.bit_length() - 1
         if n == 0 and trump >= 0 and card >> 3 != trump and card & 7 != ACE:
             akka = higher[card] & ~played == 0  # the leader calls Akka whenever he may
         hands[seat] = hand ^ (1 << card)
@@ -280,6 +336,7 @@ def search_card(
     scorer = _Scorer(contract, obs.rules, obs.team)
     projects = _declared_projects(obs)
     baloot = _known_baloot(obs)
+    table = scorer.table(projects, baloot)
     won = [0, 0]
     for record in obs.tricks:
         won[record.winner & 1] += 1
@@ -307,7 +364,10 @@ def search_card(
                 contract,
                 obs.rules,
             )
-            totals[i] += scorer.value(abnat, tricks, projects, baloot)
+            value = table.get((abnat, tricks))
+            if value is None:
+                value = scorer.value(abnat, tricks, projects, baloot, table=table)
+            totals[i] += value
     best = 0
     for i in range(1, len(candidates)):
         if totals[i] > totals[best]:

@@ -28,6 +28,8 @@ from baloot_engine.rules.state import Phase
 
 _SUBSETS = tuple(range(1, 8))  # non-empty subsets of the three other seats, as 3-bit masks
 _WIDTH = tuple(c.bit_count() for c in range(8))
+_INSIDE = tuple((subset, tuple(c for c in _SUBSETS if c & ~subset == 0)) for subset in _SUBSETS)
+"""Each subset of the other seats, with the classes of cards that can only go to it."""
 
 
 class Tracker(NamedTuple):
@@ -144,7 +146,7 @@ def track(obs: Observation) -> Tracker:
 def _feasible(counts: list[int], capacity: list[int]) -> bool:
     """Hall's condition for dealing cards to three seats: ``counts[c]`` cards may go to the
     seats of the 3-bit class ``c``; ``capacity[i]`` is what the i-th other seat still takes."""
-    for subset in _SUBSETS:
+    for subset, inside in _INSIDE:
         room = 0
         if subset & 1:
             room += capacity[0]
@@ -153,9 +155,8 @@ def _feasible(counts: list[int], capacity: list[int]) -> bool:
         if subset & 4:
             room += capacity[2]
         need = 0
-        for cls in _SUBSETS:
-            if cls & ~subset == 0:
-                need += counts[cls]
+        for cls in inside:
+            need += counts[cls]
         if need > room:
             return False
     return True
@@ -200,28 +201,40 @@ def _spent_by_seat(obs: Observation) -> list[int]:
     return spent
 
 
-def _deal_once(obs: Observation, tracker: Tracker, rng: random.Random) -> tuple[int, int, int, int]:
-    others = [(obs.seat + i) & 3 for i in (1, 2, 3)]
-    hands = [0, 0, 0, 0]
-    hands[obs.seat] = tracker.own
+class _Plan(NamedTuple):
+    """What every world of one decision deals alike: the cards to place and where they may go.
+
+    ``hands`` holds the own hand and the known cards, ``capacity`` what each of ``others`` (the
+    other seats, from the left) still takes; ``cards`` the cards left to deal with their
+    ``classes`` (3-bit masks of the others that may hold them) and ``counts`` per class;
+    ``constrained`` indexes the cards some seat cannot hold, ``free`` holds the others.
+    """
+
+    others: tuple[int, int, int]
+    hands: tuple[int, int, int, int]
+    capacity: tuple[int, int, int]
+    cards: tuple[int, ...]
+    classes: tuple[int, ...]
+    counts: tuple[int, ...]
+    constrained: tuple[int, ...]
+    widths: tuple[int, ...]
+    free: tuple[int, ...]
+
+
+def _plan(seat: int, tracker: Tracker, hands: list[int], pool: int) -> _Plan:
+    others = ((seat + 1) & 3, (seat + 2) & 3, (seat + 3) & 3)
     capacity = []
-    pool = tracker.unseen
-    if tracker.own_missing:
-        # The seat's own cards still to come (nothing is known about them yet).
-        for card in rng.sample([c for c in range(32) if pool >> c & 1], tracker.own_missing):
-            hands[obs.seat] |= 1 << card
-            pool &= ~(1 << card)
-    for seat in others:
-        hands[seat] = tracker.known[seat]
-        pool &= ~tracker.known[seat]
-        capacity.append(tracker.sizes[seat] - tracker.known[seat].bit_count())
+    for other in others:
+        hands[other] = tracker.known[other]
+        pool &= ~tracker.known[other]
+        capacity.append(tracker.sizes[other] - tracker.known[other].bit_count())
     cards = [c for c in range(32) if pool >> c & 1]
     classes: list[int] = []
     counts = [0] * 8
     for card in cards:
         cls = 0
-        for i, seat in enumerate(others):
-            if not tracker.excluded[seat] >> card & 1:
+        for i, other in enumerate(others):
+            if not tracker.excluded[other] >> card & 1:
                 cls |= 1 << i
         classes.append(cls)
         counts[cls] += 1
@@ -230,28 +243,78 @@ def _deal_once(obs: Observation, tracker: Tracker, rng: random.Random) -> tuple[
         counts = [0] * 8
         classes = [7] * len(cards)
         counts[7] = len(cards)
-    constrained = [i for i in range(len(cards)) if classes[i] != 7]
-    free = [cards[i] for i in range(len(cards)) if classes[i] == 7]
-    rng.shuffle(constrained)
-    # Most constrained cards first: once only unconstrained cards are left, any split works.
-    constrained.sort(key=lambda i: _WIDTH[classes[i]])
-    for i in constrained:
-        cls = classes[i]
-        counts[cls] -= 1
-        choices = [j for j in range(3) if cls >> j & 1 and capacity[j] > 0]
-        while choices:
-            if len(choices) == 1:
-                pick = choices[0]
-            else:
-                pick = rng.choices(choices, [capacity[j] for j in choices])[0]
-            capacity[pick] -= 1
-            if len(choices) == 1 or _feasible(counts, capacity):
-                hands[others[pick]] |= 1 << cards[i]
-                break
-            capacity[pick] += 1
-            choices.remove(pick)
-        else:  # pragma: no cover - Hall's condition guarantees a choice
-            raise AssertionError("no seat can take an unseen card")
+    constrained = tuple(i for i in range(len(cards)) if classes[i] != 7)
+    return _Plan(
+        others,
+        (hands[0], hands[1], hands[2], hands[3]),
+        (capacity[0], capacity[1], capacity[2]),
+        tuple(cards),
+        tuple(classes),
+        tuple(counts),
+        constrained,
+        tuple(_WIDTH[cls] for cls in classes),
+        tuple(cards[i] for i in range(len(cards)) if classes[i] == 7),
+    )
+
+
+_PLANS: dict[tuple[int, Tracker], _Plan] = {}
+_MAX_PLANS = 64
+
+
+def _plan_of(seat: int, tracker: Tracker) -> _Plan:
+    """The plan of ``seat``'s worlds under ``tracker`` (the same for every world of a decision)."""
+    key = (seat, tracker)
+    plan = _PLANS.get(key)
+    if plan is None:
+        if len(_PLANS) >= _MAX_PLANS:
+            _PLANS.clear()
+        hands = [0, 0, 0, 0]
+        hands[seat] = tracker.own
+        plan = _PLANS[key] = _plan(seat, tracker, hands, tracker.unseen)
+    return plan
+
+
+def _deal_once(obs: Observation, tracker: Tracker, rng: random.Random) -> tuple[int, int, int, int]:
+    if tracker.own_missing:
+        # The seat's own cards still to come (nothing is known about them yet): a plan of its own.
+        hands = [0, 0, 0, 0]
+        hands[obs.seat] = tracker.own
+        pool = tracker.unseen
+        for card in rng.sample([c for c in range(32) if pool >> c & 1], tracker.own_missing):
+            hands[obs.seat] |= 1 << card
+            pool &= ~(1 << card)
+        plan = _plan(obs.seat, tracker, hands, pool)
+    else:
+        plan = _plan_of(obs.seat, tracker)
+    others = plan.others
+    hands = list(plan.hands)
+    capacity = list(plan.capacity)
+    if plan.constrained:
+        cards = plan.cards
+        classes = plan.classes
+        counts = list(plan.counts)
+        constrained = list(plan.constrained)
+        rng.shuffle(constrained)
+        # Most constrained cards first: once only unconstrained cards are left, any split works.
+        constrained.sort(key=plan.widths.__getitem__)
+        for i in constrained:
+            cls = classes[i]
+            counts[cls] -= 1
+            choices = [j for j in range(3) if cls >> j & 1 and capacity[j] > 0]
+            while choices:
+                if len(choices) == 1:
+                    pick = choices[0]
+                else:
+                    pick = rng.choices(choices, [capacity[j] for j in choices])[0]
+                capacity[pick] -= 1
+                if len(choices) == 1 or _feasible(counts, capacity):
+                    hands[others[pick]] |= 1 << cards[i]
+                    break
+                capacity[pick] += 1
+                choices.remove(pick)
+            else:  # pragma: no cover - Hall's condition guarantees a choice
+                raise AssertionError("no seat can take an unseen card")
+    free = list(plan.free)
     rng.shuffle(free)
     start = 0
     for j in range(3):
