@@ -51,6 +51,20 @@ def deck(seed: int, hand_number: int) -> tuple[int, ...]:
     return tuple(cards)
 
 
+def end_of_hand(rng: random.Random, per_hand: int) -> tuple[list[int], int]:
+    """A random end of a hand: ``per_hand`` cards in each hand (bit masks), the rest played."""
+    cards = list(range(32))
+    rng.shuffle(cards)
+    hands = [0, 0, 0, 0]
+    for seat in range(4):
+        for card in cards[seat * per_hand : (seat + 1) * per_hand]:
+            hands[seat] |= 1 << card
+    played = 0
+    for card in cards[4 * per_hand :]:
+        played |= 1 << card
+    return hands, played
+
+
 def bot(
     level: Level, budget: Budget = SMALL, expert: ExpertBudget = TINY_EXPERT
 ) -> Callable[[State, int, int], Action]:

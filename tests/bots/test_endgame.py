@@ -12,7 +12,7 @@ from baloot_engine.rules.cards import ACE, HIGHER, LAST_TRICK_BONUS, POINTS, STR
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
 from baloot_engine.rules.play import allowed_cards
 from baloot_engine.rules.ruleset import RuleSet
-from tests.bots.games import RULE_SETS
+from tests.bots.games import RULE_SETS, end_of_hand
 
 
 def minimax(
@@ -69,15 +69,7 @@ def _position(
 ) -> tuple[list[int], tuple[int, ...], int, int, Contract]:
     """A random end of a hand: ``per_hand`` cards each, ``in_trick`` of them already played."""
     rng = random.Random(seed)
-    deck = list(range(32))
-    rng.shuffle(deck)
-    hands = [0, 0, 0, 0]
-    for seat in range(4):
-        for card in deck[seat * per_hand : (seat + 1) * per_hand]:
-            hands[seat] |= 1 << card
-    played = 0
-    for card in deck[4 * per_hand :]:
-        played |= 1 << card
+    hands, played = end_of_hand(rng, per_hand)
     trump = rng.choice((-1, 0, 1, 2, 3))
     contract = Contract(
         ContractType.SUN if trump < 0 else ContractType.HOKM,

@@ -17,11 +17,18 @@ from baloot_engine.bots.cardplay import choose_card
 from baloot_engine.bots.endgame import Solver
 from baloot_engine.bots.expert import _play_out_then_solve
 from baloot_engine.bots.search import play_out
-from baloot_engine.rules.cards import ACE, HIGHER, LAST_TRICK_BONUS, POINTS, STRENGTHS, SUIT_MASKS
+from baloot_engine.rules.cards import (
+    ACE,
+    HIGHER,
+    LAST_TRICK_BONUS,
+    POINTS,
+    SUIT_MASKS,
+    trick_winner_index,
+)
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
 from baloot_engine.rules.play import allowed_cards
 from baloot_engine.rules.ruleset import RuleSet
-from tests.bots.games import RULE_SETS
+from tests.bots.games import RULE_SETS, end_of_hand
 
 
 def _contract(rng: random.Random) -> Contract:
@@ -84,14 +91,7 @@ def _plain_play_out(
     won = [0, 0]
     while True:
         if len(trick) == 4:
-            strength = STRENGTHS[trump + 1]
-            led = trick[0] >> 3
-            best = 0
-            for i in (1, 2, 3):
-                card = trick[i]
-                if card >> 3 in (led, trump) and strength[card] > strength[trick[best]]:
-                    best = i
-            winner = (leader + best) & 3
+            winner = (leader + trick_winner_index(trick, trump)) & 3
             abnat[winner & 1] += sum(POINTS[trump + 1][c] for c in trick)
             won[winner & 1] += 1
             for card in trick:
@@ -131,15 +131,7 @@ def test_a_play_out_plays_the_policy_s_cards(
 ) -> None:
     rules = RULE_SETS[rules_name]
     rng = random.Random(seed)
-    deck = list(range(32))
-    rng.shuffle(deck)
-    hands = [0, 0, 0, 0]
-    for seat in range(4):
-        for card in deck[seat * per_hand : (seat + 1) * per_hand]:
-            hands[seat] |= 1 << card
-    played = 0
-    for card in deck[4 * per_hand :]:
-        played |= 1 << card
+    hands, played = end_of_hand(rng, per_hand)
     contract = _contract(rng)
     leader = rng.randrange(4)
     trick: list[int] = []
