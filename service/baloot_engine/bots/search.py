@@ -337,9 +337,7 @@ def search_card(
     projects = _declared_projects(obs)
     baloot = _known_baloot(obs)
     table = scorer.table(projects, baloot)
-    won = [0, 0]
-    for record in obs.tricks:
-        won[record.winner & 1] += 1
+    won = obs.tricks_won
     totals = [0] * len(candidates)
     akka_now = obs.akka
     for done in range(samples):
