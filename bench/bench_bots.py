@@ -12,7 +12,8 @@ took there and then).
 
     python bench/bench_bots.py [--pairs basic:random,strong:basic] [--deals 500] [--workers 2]
                                [--rules seeds|kammelna] [--timing-matches 20] [--json out.json]
-                               [--expert-worlds 96] [--expert-solve-at 3] [--expert-ms 500]
+                               [--expert-worlds 288] [--expert-solve-at 2] [--expert-exact-at 4]
+                               [--expert-exact-worlds 32] [--expert-ms 500]
 
 ``--deals N`` plays 2N matches per pair. ``--timing-matches M`` then plays M matches per pair
 with unseeded decisions in this one process, as a production call makes them (a STRONG search
@@ -359,13 +360,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="then play this many unseeded matches per pair in one process, timing each decision",
     )
     parser.add_argument(
-        "--expert-worlds", type=int, default=96, help="worlds of a seeded EXPERT decision"
+        "--expert-worlds",
+        type=int,
+        default=ExpertBudget().worlds,
+        help="worlds of a seeded EXPERT decision",
     )
     parser.add_argument(
         "--expert-solve-at",
         type=int,
-        default=3,
+        default=ExpertBudget().solve_at,
         help="EXPERT play-outs are solved exactly once this many cards are left in each hand",
+    )
+    parser.add_argument(
+        "--expert-exact-at",
+        type=int,
+        default=ExpertBudget().exact_at,
+        help="EXPERT solves every candidate exactly once this many cards are left in its hand",
+    )
+    parser.add_argument(
+        "--expert-exact-worlds",
+        type=int,
+        default=ExpertBudget().exact_worlds,
+        help="the most worlds an EXPERT decision samples when it solves every candidate",
     )
     parser.add_argument(
         "--expert-ms", type=float, default=500, help="time budget of an unseeded EXPERT decision"
@@ -382,7 +398,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     expert = ExpertBudget(
-        worlds=args.expert_worlds, solve_at=args.expert_solve_at, seconds=args.expert_ms / 1000
+        worlds=args.expert_worlds,
+        solve_at=args.expert_solve_at,
+        exact_at=args.expert_exact_at,
+        exact_worlds=args.expert_exact_worlds,
+        seconds=args.expert_ms / 1000,
     )
     if any("expert" in p for p in args.pairs.split(",")):
         print(f"[EXPERT: {expert}]")

@@ -1,12 +1,19 @@
-"""EXPERT: seeded decisions repeat, unseeded ones stay legal at any budget, which is capped."""
+"""EXPERT: seeded decisions repeat, unseeded ones stay legal at any budget, which is capped, and a
+decision with few cards left is solved exactly."""
 
 from __future__ import annotations
 
 import random
 
 from baloot_engine.bots import Level, suggest
-from baloot_engine.bots.expert import MAX_SECONDS, with_seconds
+from baloot_engine.bots.endgame import Solver
+from baloot_engine.bots.expert import MAX_SECONDS, _solved, expert_card, with_seconds
+from baloot_engine.bots.search import _declared_projects, _known_baloot, _Scorer
+from baloot_engine.bots.tracking import Tracker
+from baloot_engine.rules.cards import ACE, HIGHER
 from baloot_engine.rules.game import legal_actions
+from baloot_engine.rules.observation import Observation, observe
+from baloot_engine.rules.play import allowed_cards
 from baloot_engine.rules.state import Phase
 from tests.bots.games import RULE_SETS, TINY_EXPERT, bot, walk
 
@@ -39,3 +46,58 @@ def test_the_time_budget_is_capped() -> None:
     assert with_seconds(TINY_EXPERT, 60).seconds == MAX_SECONDS
     assert with_seconds(TINY_EXPERT, 0.25).seconds == 0.25
     assert with_seconds(TINY_EXPERT, -1).seconds == 0.0
+
+
+def test_with_few_cards_left_every_candidate_is_solved_exactly() -> None:
+    # Given the true hands as its only world and heuristic play-outs otherwise (solve_at 0),
+    # EXPERT plays a card whose exactly solved result scores best.
+    checked = 0
+    for rules_name in sorted(RULE_SETS):
+        for state in walk(RULE_SETS[rules_name], 11, bot(Level.BASIC), max_hands=4):
+            if state.phase is not Phase.PLAYING or state.hands[state.turn].bit_count() > 4:
+                continue
+            seat = state.turn
+            obs = observe(state, seat)
+            contract = obs.contract
+            assert contract is not None
+            options = allowed_cards(
+                obs.hand, obs.trick, obs.leader, seat, obs.played, obs.akka, contract, obs.rules
+            )
+            if options.bit_count() < 2:
+                continue
+            hands = state.hands
+
+            def truth(_o: Observation, _t: Tracker, _r: random.Random) -> tuple[int, ...]:
+                return hands  # noqa: B023 - called within this iteration
+
+            budget = TINY_EXPERT._replace(worlds=1, exact_at=4, solve_at=0)
+            chosen = expert_card(
+                obs, options, random.Random(0), budget, deadline=None, sampler=truth
+            )
+            scorer = _Scorer(contract, obs.rules, obs.team)
+            projects, baloot = _declared_projects(obs), _known_baloot(obs)
+            values = {}
+            for card in range(32):
+                if not options >> card & 1:
+                    continue
+                after = list(hands)
+                after[seat] ^= 1 << card
+                akka = obs.akka
+                trump = contract.trump
+                if not obs.trick and trump >= 0 and card >> 3 != trump and card & 7 != ACE:
+                    akka = HIGHER[trump + 1][card] & ~obs.played == 0
+                solver = Solver(contract, obs.rules, obs.team)
+                abnat, won = _solved(
+                    after,
+                    (*obs.trick, card),
+                    obs.leader,
+                    obs.played,
+                    akka,
+                    obs.abnat,
+                    obs.tricks_won,
+                    solver,
+                )
+                values[card] = scorer.value(abnat, won, projects, baloot)
+            assert values[chosen] == max(values.values()), (chosen, values)
+            checked += 1
+    assert checked >= 10

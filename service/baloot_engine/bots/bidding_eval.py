@@ -1,15 +1,27 @@
-"""Bidding by simulation: each contract the seat may buy, played out in sampled deals.
+"""Bidding by simulation: every bid the seat may say, passing included, played out in sampled deals.
 
-During the bidding a seat knows its five cards and the revealed card; the other 26 cards are
-anywhere (three more to each other seat, two to the buyer besides the revealed card). For each
-bid that fixes a contract (Sun, Hokm in a suit, Ashkal, a confirmation or a switch), the bot
-deals the unknown cards at random many times, completes the buyer's hand with the revealed
-card, plays the whole hand out with the heuristic card policy for all four seats and scores it
-with the rules core's scoring (projects and Baloot included). The same deals serve every
-candidate. The bot's hand-evaluation thresholds (:mod:`baloot_engine.bots.handeval`) still
-decide whether to buy at all, since passing has no value a play-out can measure (another seat
-may buy); the simulation chooses *which* contract, and buys one the thresholds would not when
-its average result is clearly good.
+During the bidding a seat knows its five cards, the revealed card and the bids so far. The bot
+deals the 26 cards it has not seen at random many times: five to each other seat first (the
+cards they bid on), then the rest of the deal, three more to every seat and two to the one who
+takes the revealed card. A deal is drawn again (a few times) when a seat that has passed would
+have bought on its five cards by the hand-evaluation thresholds
+(:mod:`baloot_engine.bots.handeval`): a pass says the hand is not strong.
+
+In every deal each candidate bid gets the contract it leads to:
+
+* a buying bid (Sun, Hokm in a suit, Ashkal, a confirmation, a switch, a «قبلك» claim) the
+  contract it fixes, with the seat as buyer, unless a seat still to speak in the lap calls Sun
+  over its Hokm by the thresholds;
+* a pass the contract the rest of the bidding would most likely fix: the seats still to speak
+  bid by the thresholds on their sampled hands (the first Sun ends the lap, a Hokm stands unless
+  a later seat calls Sun over it), a Hokm or Sun already said stands when nobody outbids it,
+  and when nobody buys in the first round the second round is played the same way (the seat
+  itself by the thresholds too); no contract at all is a redeal, worth 0.
+
+Each contract is played out to the end with the heuristic card policy for all four seats and
+scored with the rules core's own scoring (projects, Baloot, the success test, kaboot), and the
+bid with the best average score difference for the seat's team is said. The same deals serve
+every candidate, so the comparison is not blurred by the luck of the deal.
 """
 
 from __future__ import annotations
@@ -17,18 +29,20 @@ from __future__ import annotations
 import random
 from typing import Final
 
+from baloot_engine.bots.handeval import Style, hokm_value, sun_value
 from baloot_engine.bots.search import _Scorer, play_out
 from baloot_engine.rules.actions import Bid, BidKind
+from baloot_engine.rules.bidding import lap
 from baloot_engine.rules.cards import FULL_DECK
 from baloot_engine.rules.contract import Contract, ContractType, partner_of
 from baloot_engine.rules.facts import award_projects
 from baloot_engine.rules.observation import Observation
 from baloot_engine.rules.projects import best_projects
 from baloot_engine.rules.ruleset import FirstLeader
+from baloot_engine.rules.state import BidStage
 
-SURE_MARGIN: Final = 25.0
-"""The average score difference per round above which a contract is bought regardless of the
-thresholds (a contract that clearly wins)."""
+REDRAWS: Final = 6
+"""How many times a deal is drawn again when a seat that passed would have bought on it."""
 
 _BUYING: Final = (
     BidKind.SUN,
@@ -38,10 +52,25 @@ _BUYING: Final = (
     BidKind.SWITCH_TO_SUN,
     BidKind.CLAIM_SUN,
 )
+_SUN_KINDS: Final = (BidKind.SUN, BidKind.ASHKAL)
+
+
+def threshold_bid(hand: int, revealed: int, round_: int, style: Style) -> tuple[bool, int] | None:
+    """What the thresholds buy on ``hand`` (five cards, the revealed card not included):
+    (True, -1) for Sun, (False, suit) for Hokm in ``suit``, None for a pass."""
+    with_card = hand | 1 << revealed
+    if sun_value(with_card) >= style.sun:
+        return True, -1
+    if round_ == 1:
+        suit = revealed >> 3
+        return (False, suit) if hokm_value(with_card, suit) >= style.hokm else None
+    suits = [s for s in range(4) if s != revealed >> 3]
+    suit = max(suits, key=lambda s: hokm_value(with_card, s))
+    return (False, suit) if hokm_value(with_card, suit) >= style.hokm_second else None
 
 
 def _contract_of(obs: Observation, bid: Bid) -> Contract | None:
-    """The contract ``bid`` would fix with the seat as buyer (None for a pass)."""
+    """The contract ``bid`` fixes with the seat as buyer (None for a bid that fixes none)."""
     seat = obs.seat
     revealed = obs.buy_card
     round_ = obs.bidding_round
@@ -51,50 +80,189 @@ def _contract_of(obs: Observation, bid: Bid) -> Contract | None:
     if kind is BidKind.ASHKAL:
         return Contract(ContractType.SUN, -1, seat, True, round_)
     if kind in (BidKind.HOKM, BidKind.CONFIRM_HOKM):
-        suit = bid.suit if bid.suit >= 0 else revealed >> 3
+        suit = bid.suit
+        if suit < 0:  # round 1 names the revealed suit; a later suit is the best other one
+            suit = revealed >> 3 if round_ == 1 else _best_other_suit(obs.hand, revealed)
         return Contract(ContractType.HOKM, suit, seat, False, round_)
     return None
 
 
+def _best_other_suit(hand: int, revealed: int) -> int:
+    with_card = hand | 1 << revealed
+    return max((s for s in range(4) if s != revealed >> 3), key=lambda s: hokm_value(with_card, s))
+
+
+class _Said:
+    """What the bids of the round so far leave standing: a Hokm or a Sun not yet outbid."""
+
+    def __init__(self, obs: Observation) -> None:
+        self.hokm: tuple[int, int] | None = None  # (seat, suit; -1 if named at confirmation)
+        self.sun: tuple[int, bool] | None = None  # (seat, ashkal)
+        for record in obs.bids:
+            if record.bidding_round != obs.bidding_round:
+                continue
+            kind = record.bid.kind
+            if kind is BidKind.HOKM:
+                self.hokm = (record.seat, record.bid.suit)
+            elif kind in _SUN_KINDS:
+                self.sun = (record.seat, kind is BidKind.ASHKAL)
+
+
+def _passers(obs: Observation) -> list[tuple[int, int, bool]]:
+    """(seat, round, whether a Hokm stood when it passed) for every pass of another seat."""
+    out: list[tuple[int, int, bool]] = []
+    hokm_round = 0
+    for record in obs.bids:
+        kind = record.bid.kind
+        if kind is BidKind.HOKM:
+            hokm_round = record.bidding_round
+        elif kind is BidKind.PASS and record.seat != obs.seat:
+            out.append((record.seat, record.bidding_round, hokm_round == record.bidding_round))
+    return out
+
+
+def _consistent(
+    five: list[int], revealed: int, passers: list[tuple[int, int, bool]], style: Style
+) -> bool:
+    """No seat that passed would have bought on its sampled five cards by the thresholds."""
+    for seat, round_, hokm_stood in passers:
+        bought = threshold_bid(five[seat], revealed, round_, style)
+        if bought is not None and (bought[0] or not hokm_stood):
+            return False
+    return True
+
+
+def contract_after_pass(obs: Observation, five: list[int], style: Style) -> Contract | None:
+    """The contract the rest of the bidding most likely fixes if the seat passes now, every
+    seat bidding by the thresholds on ``five`` (each seat's first five cards)."""
+    revealed = obs.buy_card
+    round_ = obs.bidding_round
+    said = _Said(obs)
+    stage = obs.bid_stage
+    if stage is BidStage.PRIORITY and said.sun is not None:
+        seat, ashkal = said.sun
+        return Contract(ContractType.SUN, -1, seat, ashkal, round_)
+    order = lap(obs.dealer)
+    hokm = said.hokm
+    if stage is BidStage.LAP:
+        later = order[order.index(obs.seat) + 1 :]
+        for seat in later:
+            bought = threshold_bid(five[seat], revealed, round_, style)
+            if bought is None:
+                continue
+            if bought[0]:
+                return Contract(ContractType.SUN, -1, seat, False, round_)
+            if hokm is None:
+                hokm = (seat, bought[1])
+    if hokm is not None:
+        seat, suit = hokm
+        if suit < 0:
+            suit = _best_other_suit(five[seat], revealed)
+        return Contract(ContractType.HOKM, suit, seat, False, round_)
+    if round_ != 1 or stage is not BidStage.LAP:
+        return None
+    for seat in order:  # nobody bought in round 1: round 2, every seat by the thresholds
+        bought = threshold_bid(five[seat], revealed, 2, style)
+        if bought is None:
+            continue
+        if bought[0]:
+            return Contract(ContractType.SUN, -1, seat, False, 2)
+        if hokm is None:
+            hokm = (seat, bought[1])
+    if hokm is not None:
+        return Contract(ContractType.HOKM, hokm[1], hokm[0], False, 2)
+    return None
+
+
+def _outbid_by_sun(obs: Observation, five: list[int], style: Style) -> Contract | None:
+    """The Sun a later seat of the lap calls over the seat's Hokm (by the thresholds), if any."""
+    order = lap(obs.dealer)
+    for seat in order[order.index(obs.seat) + 1 :]:
+        bought = threshold_bid(five[seat], obs.buy_card, obs.bidding_round, style)
+        if bought is not None and bought[0]:
+            return Contract(ContractType.SUN, -1, seat, False, obs.bidding_round)
+    return None
+
+
 def evaluate_bids(
-    obs: Observation, bids: list[Bid], rng: random.Random, samples: int
+    obs: Observation, bids: list[Bid], rng: random.Random, samples: int, style: Style
 ) -> dict[Bid, float]:
-    """The average score difference per round of every buying bid of ``bids`` (same deals)."""
-    candidates = [(b, c) for b in bids if b.kind in _BUYING for c in (_contract_of(obs, b),) if c]
-    if not candidates or obs.buy_card < 0:
+    """The average score difference per round for the seat's team of every bid of ``bids``
+    but Kawesh (a pass included), over the same ``samples`` sampled deals."""
+    revealed = obs.buy_card
+    if revealed < 0:
         return {}
     seat = obs.seat
-    revealed = obs.buy_card
+    candidates: list[Bid] = [b for b in bids if b.kind in _BUYING or b.kind is BidKind.PASS]
+    if not candidates:
+        return {}
+    fixed = {b: _contract_of(obs, b) for b in candidates}
+    # A pass, or a Hokm said in a lap (a later seat may still call Sun over it), leads to a
+    # contract that depends on the other seats' hands.
+    open_hokm = obs.bid_stage is BidStage.LAP
     unknown = [c for c in range(32) if (FULL_DECK & ~obs.hand & ~(1 << revealed)) >> c & 1]
+    others = [s for s in range(4) if s != seat]
+    passers = _passers(obs)
+    scorers: dict[Contract, _Scorer] = {}
+    totals = dict.fromkeys(candidates, 0.0)
     first_seat = (obs.dealer + 1) & 3
-    totals = dict.fromkeys((b for b, _ in candidates), 0.0)
-    scorers = {b: _Scorer(c, obs.rules, obs.team) for b, c in candidates}
-    partner = partner_of(seat)
-    opponents = [s for s in range(4) if s & 1 != seat & 1]
     for _ in range(samples):
-        rng.shuffle(unknown)
-        for b, contract in candidates:
-            hands = [0, 0, 0, 0]
-            if contract.ashkal:  # the partner takes the revealed card and seven more
-                hands[seat] = _mask(obs.hand, unknown[0:3])
-                hands[partner] = _mask(1 << revealed, unknown[3:10])
-            else:
-                hands[seat] = _mask(obs.hand | 1 << revealed, unknown[0:2])
-                hands[partner] = _mask(0, unknown[2:10])
-            hands[opponents[0]] = _mask(0, unknown[10:18])
-            hands[opponents[1]] = _mask(0, unknown[18:26])
-            leader = contract.buyer if obs.rules.first_leader is FirstLeader.BUYER else first_seat
-            declared = [best_projects(hands[s], contract.trump, obs.rules) for s in range(4)]
-            awarded = award_projects(declared, first_seat)
-            baloot: tuple[int, ...] = ()
-            if contract.trump >= 0:
-                kq = (3 << 5) << (8 * contract.trump)
-                for s in range(4):
-                    if hands[s] & kq == kq:
-                        baloot = (s & 1,)
-            abnat, won = play_out(hands, [], leader, 0, [0, 0], [0, 0], False, contract, obs.rules)
-            totals[b] += scorers[b].value(abnat, won, awarded, baloot)
+        five = [0, 0, 0, 0]
+        for _attempt in range(REDRAWS):
+            rng.shuffle(unknown)
+            five = [0, 0, 0, 0]
+            five[seat] = obs.hand
+            for i, other in enumerate(others):
+                five[other] = _mask(0, unknown[5 * i : 5 * i + 5])
+            if _consistent(five, revealed, passers, style):
+                break
+        extras = unknown[15:]
+        for bid in candidates:
+            contract = fixed[bid]
+            if bid.kind is BidKind.PASS:
+                contract = contract_after_pass(obs, five, style)
+            elif open_hokm and bid.kind is BidKind.HOKM:
+                contract = _outbid_by_sun(obs, five, style) or contract
+            if contract is None:
+                continue  # a redeal: 0
+            scorer = scorers.get(contract)
+            if scorer is None:
+                scorer = scorers[contract] = _Scorer(contract, obs.rules, obs.team)
+            totals[bid] += _played_out(contract, five, extras, revealed, scorer, first_seat, obs)
     return {b: total / samples for b, total in totals.items()}
+
+
+def _played_out(
+    contract: Contract,
+    five: list[int],
+    extras: list[int],
+    revealed: int,
+    scorer: _Scorer,
+    first_seat: int,
+    obs: Observation,
+) -> float:
+    """The score difference of ``contract`` played out on one deal (the rest dealt from
+    ``extras``: two and the revealed card to the taker, three to every other seat)."""
+    taker = partner_of(contract.buyer) if contract.ashkal else contract.buyer
+    hands = list(five)
+    hands[taker] = _mask(hands[taker] | 1 << revealed, extras[0:2])
+    at = 2
+    for s in range(4):
+        if s != taker:
+            hands[s] = _mask(hands[s], extras[at : at + 3])
+            at += 3
+    rules = obs.rules
+    leader = contract.buyer if rules.first_leader is FirstLeader.BUYER else first_seat
+    declared = [best_projects(hands[s], contract.trump, rules) for s in range(4)]
+    awarded = award_projects(declared, first_seat)
+    baloot: tuple[int, ...] = ()
+    if contract.trump >= 0:
+        kq = (3 << 5) << (8 * contract.trump)
+        for s in range(4):
+            if hands[s] & kq == kq:
+                baloot = (s & 1,)
+    abnat, won = play_out(hands, [], leader, 0, [0, 0], [0, 0], False, contract, rules)
+    return scorer.value(abnat, won, awarded, baloot)
 
 
 def _mask(base: int, cards: list[int]) -> int:
@@ -103,4 +271,4 @@ def _mask(base: int, cards: list[int]) -> int:
     return base
 
 
-__all__ = ["SURE_MARGIN", "evaluate_bids"]
+__all__ = ["contract_after_pass", "evaluate_bids", "threshold_bid"]

@@ -55,14 +55,19 @@ class ExpertBudget(NamedTuple):
     ``worlds`` sampled worlds for a seeded decision (no deadline, so it repeats exactly); an
     unseeded one samples until ``seconds`` of wall-clock time have passed, at least
     ``min_worlds`` and at most ``max_worlds``. Play-outs hand over to the exact solver once
-    ``solve_at`` cards are left in each hand (0: heuristic play-outs to the end).
+    ``solve_at`` cards are left in each hand (0: heuristic play-outs to the end). Once
+    ``exact_at`` cards or fewer are left in the seat's hand at the decision itself, every
+    candidate is solved exactly in every world, and at most ``exact_worlds`` worlds are
+    sampled (few cards leave few worlds, and each costs a whole solve).
     """
 
-    worlds: int = 96
+    worlds: int = 288
     min_worlds: int = 4
     max_worlds: int = 2000
     seconds: float = 0.5
-    solve_at: int = 3
+    solve_at: int = 2
+    exact_at: int = 4
+    exact_worlds: int = 32
 
 
 DEFAULT_EXPERT_BUDGET: Final = ExpertBudget()
@@ -216,6 +221,10 @@ def expert_card(
     won = obs.tricks_won
     totals = [0] * len(candidates)
     limit = budget.worlds if deadline is None else budget.max_worlds
+    solve_at = budget.solve_at
+    if 8 - won[0] - won[1] <= budget.exact_at:
+        solve_at = 8
+        limit = min(limit, budget.exact_worlds)
     started = time.perf_counter()
     for done in range(limit):
         if deadline is not None and done >= max(1, budget.min_worlds):
@@ -242,7 +251,7 @@ def expert_card(
                 contract,
                 obs.rules,
                 solver,
-                budget.solve_at,
+                solve_at,
             )
             value = table.get((abnat, tricks))
             if value is None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from enum import Enum
 
-from baloot_engine.bots.bidding_eval import SURE_MARGIN, evaluate_bids
+from baloot_engine.bots.bidding_eval import evaluate_bids
 from baloot_engine.bots.cardplay import choose_card
 from baloot_engine.bots.expert import DEFAULT_EXPERT_BUDGET, ExpertBudget, expert_card
 from baloot_engine.bots.handeval import BASIC_STYLE, Style, hokm_value, sun_value
@@ -59,9 +59,11 @@ class Level(Enum):
 STRONG_STYLE = BASIC_STYLE
 DOUBLING_SAMPLES = 24
 EXPERT_DOUBLING_SAMPLES = 64
-EVALUATED_BIDDING: frozenset[Level] = frozenset()
-"""The levels that choose their contract by simulated play-outs (bots/bidding_eval.py)."""
-BIDDING_SAMPLES = {Level.STRONG: 16, Level.EXPERT: 48}
+EVALUATED_BIDDING: frozenset[Level] = frozenset({Level.STRONG, Level.EXPERT})
+"""The levels that bid by simulated play-outs (bots/bidding_eval.py)."""
+BIDDING_SAMPLES = {Level.STRONG: 48, Level.EXPERT: 128}
+BIDDING_MARGIN = 4.0
+"""Points a round by which a bid must beat the thresholds' bid in the play-outs to replace it."""
 DOUBLING_MARGIN = 1.0
 
 
@@ -92,7 +94,9 @@ def decide(
     if phase is Phase.BIDDING:
         bids = [a for a in legal if isinstance(a, Bid)]
         if level in EVALUATED_BIDDING:
-            return choose_bid_evaluated(obs, bids, style, rng, BIDDING_SAMPLES[level])
+            return choose_bid_evaluated(
+                obs, bids, style, rng, BIDDING_SAMPLES[level], BIDDING_MARGIN
+            )
         return choose_bid(obs, bids, style)
     if phase is Phase.DOUBLING:
         calls = [a for a in legal if isinstance(a, Doubling)]
@@ -176,20 +180,40 @@ def choose_bid(obs: Observation, bids: list[Bid], style: Style) -> Bid:
 
 
 def choose_bid_evaluated(
-    obs: Observation, bids: list[Bid], style: Style, rng: random.Random, samples: int
+    obs: Observation,
+    bids: list[Bid],
+    style: Style,
+    rng: random.Random,
+    samples: int,
+    margin: float = 0.0,
 ) -> Bid:
-    """A bid by simulation: when the thresholds buy (or a contract must be kept), the contract
-    with the best played-out result; a contract they would not buy when it clearly wins."""
+    """A bid by simulation (:mod:`baloot_engine.bots.bidding_eval`), the thresholds' bid as
+    the default it must beat.
+
+    The seat's thresholds propose a bid; every bid, a pass included, is then played out in the
+    same sampled deals. The proposal stands unless another bid scores more than ``margin``
+    points a round better than it: a pass the thresholds would make gives way to the best buy
+    that beats passing by that much, a buy gives way to a pass or to another contract that
+    does. Where a contract must be named (the Hokm confirmation) the best-scoring one is said.
+    """
+    if any(b.kind is BidKind.KAWESH for b in bids):
+        return Bid(BidKind.KAWESH)
     base = choose_bid(obs, bids, style)
-    if base.kind is BidKind.KAWESH:
+    values = evaluate_bids(obs, bids, rng, samples, style)
+    if base not in values:
         return base
-    values = evaluate_bids(obs, bids, rng, samples)
-    if not values:
-        return base
-    best = max(values, key=lambda b: values[b])
-    if base.kind is not BidKind.PASS and base.kind in {b.kind for b in values}:
+    passing = Bid(BidKind.PASS)
+    if passing not in values:
+        best = base
+        for bid, value in values.items():
+            if value > values[best]:
+                best = bid
         return best
-    return best if values[best] >= SURE_MARGIN else base
+    best, bar = base, values[base] + margin
+    for bid, value in values.items():
+        if value > bar:
+            best, bar = bid, value
+    return best
 
 
 def choose_call(obs: Observation, calls: list[Doubling], style: Style) -> Doubling:
