@@ -12,7 +12,7 @@ took there and then).
 
     python bench/bench_bots.py [--pairs basic:random,strong:basic] [--deals 500] [--workers 2]
                                [--rules seeds|kammelna] [--timing-matches 20] [--json out.json]
-                               [--expert-worlds 288] [--expert-solve-at 2] [--expert-exact-at 4]
+                               [--expert-worlds 192] [--expert-solve-at 2] [--expert-exact-at 4]
                                [--expert-exact-worlds 32] [--expert-ms 500]
 
 ``--deals N`` plays 2N matches per pair. ``--timing-matches M`` then plays M matches per pair

@@ -61,7 +61,7 @@ class ExpertBudget(NamedTuple):
     sampled (few cards leave few worlds, and each costs a whole solve).
     """
 
-    worlds: int = 288
+    worlds: int = 192
     min_worlds: int = 4
     max_worlds: int = 2000
     seconds: float = 0.5

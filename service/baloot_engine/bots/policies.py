@@ -61,7 +61,7 @@ DOUBLING_SAMPLES = 24
 EXPERT_DOUBLING_SAMPLES = 64
 EVALUATED_BIDDING: frozenset[Level] = frozenset({Level.STRONG, Level.EXPERT})
 """The levels that bid by simulated play-outs (bots/bidding_eval.py)."""
-BIDDING_SAMPLES = {Level.STRONG: 48, Level.EXPERT: 128}
+BIDDING_SAMPLES = {Level.STRONG: 48, Level.EXPERT: 64}
 BIDDING_MARGIN = 4.0
 """Points a round by which a bid must beat the thresholds' bid in the play-outs to replace it."""
 DOUBLING_MARGIN = 1.0
