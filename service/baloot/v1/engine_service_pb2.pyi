@@ -42,8 +42,9 @@ class _BotLevelEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BotLevel.Val
     """
     BOT_LEVEL_STRONG: _BotLevel.ValueType  # 3
     """BASIC plus card tracking and a search: it samples the unseen cards consistently with what
-    the seat knows, plays each candidate out in every sample and keeps the best. Answers within
-    a few tens of milliseconds.
+    the seat knows, plays each candidate out in every sample and keeps the best; its bids and
+    doubling calls are played out in sampled deals too. Answers within a few tens of
+    milliseconds.
     """
     BOT_LEVEL_EXPERT: _BotLevel.ValueType  # 4
     """STRONG's search with many more sampled worlds, the last tricks of every sampled world
@@ -66,8 +67,9 @@ the boss card, draw trumps as the buyer). Answers in well under a millisecond.
 """
 BOT_LEVEL_STRONG: BotLevel.ValueType  # 3
 """BASIC plus card tracking and a search: it samples the unseen cards consistently with what
-the seat knows, plays each candidate out in every sample and keeps the best. Answers within
-a few tens of milliseconds.
+the seat knows, plays each candidate out in every sample and keeps the best; its bids and
+doubling calls are played out in sampled deals too. Answers within a few tens of
+milliseconds.
 """
 BOT_LEVEL_EXPERT: BotLevel.ValueType  # 4
 """STRONG's search with many more sampled worlds, the last tricks of every sampled world

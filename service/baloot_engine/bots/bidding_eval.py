@@ -27,7 +27,8 @@ every candidate, so the comparison is not blurred by the luck of the deal.
 from __future__ import annotations
 
 import random
-from typing import Final
+from collections.abc import Mapping
+from typing import Final, TypeVar
 
 from baloot_engine.bots.handeval import Style, hokm_value, sun_value
 from baloot_engine.bots.search import _Scorer, play_out
@@ -53,6 +54,19 @@ _BUYING: Final = (
     BidKind.CLAIM_SUN,
 )
 _SUN_KINDS: Final = (BidKind.SUN, BidKind.ASHKAL)
+
+K = TypeVar("K")
+
+
+def over_default(default: K, values: Mapping[K, float], margin: float, *, may_pass: bool) -> K:
+    """The bid of ``values`` to say when ``default`` is the thresholds' bid: the best-valued bid
+    if it beats ``default`` by more than ``margin``, else ``default``. Where no pass is allowed
+    (a contract must be named) the best-valued bid, ``default`` on a tie."""
+    best, bar = default, values[default] + (margin if may_pass else 0.0)
+    for bid, value in values.items():
+        if value > bar:
+            best, bar = bid, value
+    return best
 
 
 def threshold_bid(hand: int, revealed: int, round_: int, style: Style) -> tuple[bool, int] | None:
@@ -271,4 +285,4 @@ def _mask(base: int, cards: list[int]) -> int:
     return base
 
 
-__all__ = ["contract_after_pass", "evaluate_bids", "threshold_bid"]
+__all__ = ["contract_after_pass", "evaluate_bids", "over_default", "threshold_bid"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from enum import Enum
 
-from baloot_engine.bots.bidding_eval import evaluate_bids
+from baloot_engine.bots.bidding_eval import evaluate_bids, over_default
 from baloot_engine.bots.cardplay import choose_card
 from baloot_engine.bots.expert import DEFAULT_EXPERT_BUDGET, ExpertBudget, expert_card
 from baloot_engine.bots.handeval import BASIC_STYLE, Style, hokm_value, sun_value
@@ -202,18 +202,7 @@ def choose_bid_evaluated(
     values = evaluate_bids(obs, bids, rng, samples, style)
     if base not in values:
         return base
-    passing = Bid(BidKind.PASS)
-    if passing not in values:
-        best = base
-        for bid, value in values.items():
-            if value > values[best]:
-                best = bid
-        return best
-    best, bar = base, values[base] + margin
-    for bid, value in values.items():
-        if value > bar:
-            best, bar = bid, value
-    return best
+    return over_default(base, values, margin, may_pass=Bid(BidKind.PASS) in values)
 
 
 def choose_call(obs: Observation, calls: list[Doubling], style: Style) -> Doubling:

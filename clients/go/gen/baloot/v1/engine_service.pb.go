@@ -37,8 +37,9 @@ const (
 	// the boss card, draw trumps as the buyer). Answers in well under a millisecond.
 	BotLevel_BOT_LEVEL_BASIC BotLevel = 2
 	// BASIC plus card tracking and a search: it samples the unseen cards consistently with what
-	// the seat knows, plays each candidate out in every sample and keeps the best. Answers within
-	// a few tens of milliseconds.
+	// the seat knows, plays each candidate out in every sample and keeps the best; its bids and
+	// doubling calls are played out in sampled deals too. Answers within a few tens of
+	// milliseconds.
 	BotLevel_BOT_LEVEL_STRONG BotLevel = 3
 	// STRONG's search with many more sampled worlds, the last tricks of every sampled world
 	// solved exactly, and a time budget (the server's BALOOT_BOT_EXPERT_BUDGET_MS, 500 ms by

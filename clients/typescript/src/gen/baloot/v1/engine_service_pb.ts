@@ -1567,8 +1567,9 @@ export enum BotLevel {
 
   /**
    * BASIC plus card tracking and a search: it samples the unseen cards consistently with what
-   * the seat knows, plays each candidate out in every sample and keeps the best. Answers within
-   * a few tens of milliseconds.
+   * the seat knows, plays each candidate out in every sample and keeps the best; its bids and
+   * doubling calls are played out in sampled deals too. Answers within a few tens of
+   * milliseconds.
    *
    * @generated from enum value: BOT_LEVEL_STRONG = 3;
    */
