@@ -31,15 +31,12 @@ from collections.abc import Mapping
 from typing import Final, TypeVar
 
 from baloot_engine.bots.handeval import Style, hokm_value, sun_value
-from baloot_engine.bots.search import _Scorer, play_out
+from baloot_engine.bots.search import _first_leader, _Scorer, deal_facts, play_out
 from baloot_engine.rules.actions import Bid, BidKind
 from baloot_engine.rules.bidding import lap
 from baloot_engine.rules.cards import FULL_DECK
 from baloot_engine.rules.contract import Contract, ContractType, partner_of
-from baloot_engine.rules.facts import award_projects
 from baloot_engine.rules.observation import Observation
-from baloot_engine.rules.projects import best_projects
-from baloot_engine.rules.ruleset import FirstLeader
 from baloot_engine.rules.state import BidStage
 
 REDRAWS: Final = 6
@@ -266,15 +263,8 @@ def _played_out(
             hands[s] = _mask(hands[s], extras[at : at + 3])
             at += 3
     rules = obs.rules
-    leader = contract.buyer if rules.first_leader is FirstLeader.BUYER else first_seat
-    declared = [best_projects(hands[s], contract.trump, rules) for s in range(4)]
-    awarded = award_projects(declared, first_seat)
-    baloot: tuple[int, ...] = ()
-    if contract.trump >= 0:
-        kq = (3 << 5) << (8 * contract.trump)
-        for s in range(4):
-            if hands[s] & kq == kq:
-                baloot = (s & 1,)
+    awarded, baloot = deal_facts(hands, contract, rules, first_seat)
+    leader = _first_leader(obs, contract)
     abnat, won = play_out(hands, [], leader, 0, [0, 0], [0, 0], False, contract, rules)
     return scorer.value(abnat, won, awarded, baloot)
 

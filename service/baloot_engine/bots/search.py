@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Final, NamedTuple
 
@@ -373,6 +373,23 @@ def search_card(
     return candidates[best]
 
 
+def deal_facts(
+    hands: Sequence[int], contract: Contract, rules: RuleSet, first_seat: int
+) -> tuple[tuple[AwardedProject, ...], tuple[int, ...]]:
+    """What a whole deal scores besides its tricks: the projects every seat would declare,
+    compared as the rules award them (``first_seat`` speaks first), and the team holding the
+    Baloot (the king and queen of trump), empty when nobody does."""
+    declared = [best_projects(hands[s], contract.trump, rules) for s in range(4)]
+    awarded = award_projects(declared, first_seat)
+    baloot: tuple[int, ...] = ()
+    if contract.trump >= 0:
+        kq = (3 << 5) << (8 * contract.trump)
+        for seat in range(4):
+            if hands[seat] & kq == kq:
+                baloot = (seat & 1,)
+    return awarded, baloot
+
+
 def _first_leader(obs: Observation, contract: Contract) -> int:
     if obs.rules.first_leader is FirstLeader.BUYER:
         return contract.buyer
@@ -422,14 +439,7 @@ def search_doubling(
     first_seat = (obs.dealer + 1) & 3
     for _ in range(samples):
         world = sampler(obs, tracker, rng)
-        declared = [best_projects(world[s], contract.trump, obs.rules) for s in range(4)]
-        awarded = award_projects(declared, first_seat)
-        baloot: tuple[int, ...] = ()
-        if contract.trump >= 0:
-            kq = (3 << 5) << (8 * contract.trump)
-            for seat in range(4):
-                if world[seat] & kq == kq:
-                    baloot = (seat & 1,)
+        awarded, baloot = deal_facts(world, contract, obs.rules, first_seat)
         outcome = {}
         for mode in modes:
             played_contract = replace(contract, mode=mode)
@@ -456,6 +466,7 @@ __all__ = [
     "DEFAULT_BUDGET",
     "Budget",
     "Sampler",
+    "deal_facts",
     "play_out",
     "search_card",
     "search_doubling",
