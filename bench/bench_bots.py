@@ -12,8 +12,8 @@ took there and then).
 
     python bench/bench_bots.py [--pairs basic:random,strong:basic] [--deals 500] [--workers 2]
                                [--rules seeds|kammelna] [--timing-matches 20] [--json out.json]
-                               [--expert-worlds 192] [--expert-solve-at 2] [--expert-exact-at 4]
-                               [--expert-exact-worlds 32] [--expert-ms 500]
+                               [--expert-worlds 96] [--expert-solve-at 3] [--expert-exact-at 3]
+                               [--expert-exact-worlds 2000] [--expert-ms 500]
 
 ``--deals N`` plays 2N matches per pair. ``--timing-matches M`` then plays M matches per pair
 with unseeded decisions in this one process, as a production call makes them (a STRONG search

@@ -8,8 +8,8 @@
 #                     (500, EXPERT against STRONG and STRONG against BASIC) takes two to three
 #                     hours on 2 shared cores; BOTS_DEALS=50 is a quick look.
 #                     BOTS_PAIRS chooses the pairs; a seeded EXPERT samples BOTS_EXPERT_WORLDS
-#                     worlds (192 when empty) and solves the last BOTS_EXPERT_SOLVE_AT cards of
-#                     each hand exactly (2 when empty); BOTS_TIMING=M adds M unseeded matches per
+#                     worlds (96 when empty) and solves the last BOTS_EXPERT_SOLVE_AT cards of
+#                     each hand exactly (3 when empty); BOTS_TIMING=M adds M unseeded matches per
 #                     pair timed in one process, where EXPERT searches for BOTS_EXPERT_MS.
 #                     BOTS_RAW=f appends every match to f; BOTS_FIRST_SEED=n starts at deal
 #                     sequence n, and bench/bench_bots.py --merge f ... sums runs in parts.

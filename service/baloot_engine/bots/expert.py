@@ -61,13 +61,13 @@ class ExpertBudget(NamedTuple):
     sampled (few cards leave few worlds, and each costs a whole solve).
     """
 
-    worlds: int = 192
+    worlds: int = 96
     min_worlds: int = 4
     max_worlds: int = 2000
     seconds: float = 0.5
-    solve_at: int = 2
-    exact_at: int = 4
-    exact_worlds: int = 32
+    solve_at: int = 3
+    exact_at: int = 3
+    exact_worlds: int = 2000
 
 
 DEFAULT_EXPERT_BUDGET: Final = ExpertBudget()
