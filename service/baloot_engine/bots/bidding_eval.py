@@ -215,6 +215,7 @@ def evaluate_bids(
     others = [s for s in range(4) if s != seat]
     passers = _passers(obs)
     scorers: dict[Contract, _Scorer] = {}
+    tables: dict[tuple[object, ...], dict[tuple[tuple[int, int], tuple[int, int]], int]] = {}
     totals = dict.fromkeys(candidates, 0.0)
     first_seat = (obs.dealer + 1) & 3
     for _ in range(samples):
@@ -238,7 +239,7 @@ def evaluate_bids(
                 continue  # a redeal: 0
             scorer = scorers.get(contract)
             if scorer is None:
-                scorer = scorers[contract] = _Scorer(contract, obs.rules, obs.team)
+                scorer = scorers[contract] = _Scorer(contract, obs.rules, obs.team, tables)
             totals[bid] += _played_out(contract, five, extras, revealed, scorer, first_seat, obs)
     return {b: total / samples for b, total in totals.items()}
 
