@@ -75,8 +75,7 @@ def threshold_bid(hand: int, revealed: int, round_: int, style: Style) -> tuple[
     if round_ == 1:
         suit = revealed >> 3
         return (False, suit) if hokm_value(with_card, suit) >= style.hokm else None
-    suits = [s for s in range(4) if s != revealed >> 3]
-    suit = max(suits, key=lambda s: hokm_value(with_card, s))
+    suit = best_other_suit(hand, revealed)
     return (False, suit) if hokm_value(with_card, suit) >= style.hokm_second else None
 
 
@@ -93,12 +92,14 @@ def _contract_of(obs: Observation, bid: Bid) -> Contract | None:
     if kind in (BidKind.HOKM, BidKind.CONFIRM_HOKM):
         suit = bid.suit
         if suit < 0:  # round 1 names the revealed suit; a later suit is the best other one
-            suit = revealed >> 3 if round_ == 1 else _best_other_suit(obs.hand, revealed)
+            suit = revealed >> 3 if round_ == 1 else best_other_suit(obs.hand, revealed)
         return Contract(ContractType.HOKM, suit, seat, False, round_)
     return None
 
 
-def _best_other_suit(hand: int, revealed: int) -> int:
+def best_other_suit(hand: int, revealed: int) -> int:
+    """The suit other than the revealed card's in which ``hand`` (with that card) is worth most
+    as Hokm: the suit a second-round Hokm names."""
     with_card = hand | 1 << revealed
     return max((s for s in range(4) if s != revealed >> 3), key=lambda s: hokm_value(with_card, s))
 
@@ -143,6 +144,29 @@ def _consistent(
     return True
 
 
+def _first_buys(
+    seats: tuple[int, ...], five: list[int], revealed: int, round_: int, style: Style
+) -> tuple[int, tuple[int, int] | None]:
+    """``seats`` speaking in turn by the thresholds: the first to call Sun (-1 if none) and the
+    first to bid Hokm, as (seat, suit) (a later Sun still takes the contract over it)."""
+    hokm: tuple[int, int] | None = None
+    for seat in seats:
+        bought = threshold_bid(five[seat], revealed, round_, style)
+        if bought is None:
+            continue
+        if bought[0]:
+            return seat, hokm
+        if hokm is None:
+            hokm = (seat, bought[1])
+    return -1, hokm
+
+
+def _later(obs: Observation) -> tuple[int, ...]:
+    """The seats still to speak in the lap after the seat."""
+    order = lap(obs.dealer)
+    return order[order.index(obs.seat) + 1 :]
+
+
 def contract_after_pass(obs: Observation, five: list[int], style: Style) -> Contract | None:
     """The contract the rest of the bidding most likely fixes if the seat passes now, every
     seat bidding by the thresholds on ``five`` (each seat's first five cards)."""
@@ -153,33 +177,23 @@ def contract_after_pass(obs: Observation, five: list[int], style: Style) -> Cont
     if stage is BidStage.PRIORITY and said.sun is not None:
         seat, ashkal = said.sun
         return Contract(ContractType.SUN, -1, seat, ashkal, round_)
-    order = lap(obs.dealer)
     hokm = said.hokm
     if stage is BidStage.LAP:
-        later = order[order.index(obs.seat) + 1 :]
-        for seat in later:
-            bought = threshold_bid(five[seat], revealed, round_, style)
-            if bought is None:
-                continue
-            if bought[0]:
-                return Contract(ContractType.SUN, -1, seat, False, round_)
-            if hokm is None:
-                hokm = (seat, bought[1])
+        sun, later_hokm = _first_buys(_later(obs), five, revealed, round_, style)
+        if sun >= 0:
+            return Contract(ContractType.SUN, -1, sun, False, round_)
+        hokm = hokm or later_hokm
     if hokm is not None:
         seat, suit = hokm
         if suit < 0:
-            suit = _best_other_suit(five[seat], revealed)
+            suit = best_other_suit(five[seat], revealed)
         return Contract(ContractType.HOKM, suit, seat, False, round_)
     if round_ != 1 or stage is not BidStage.LAP:
         return None
-    for seat in order:  # nobody bought in round 1: round 2, every seat by the thresholds
-        bought = threshold_bid(five[seat], revealed, 2, style)
-        if bought is None:
-            continue
-        if bought[0]:
-            return Contract(ContractType.SUN, -1, seat, False, 2)
-        if hokm is None:
-            hokm = (seat, bought[1])
+    # Nobody bought in round 1: round 2, every seat by the thresholds.
+    sun, hokm = _first_buys(lap(obs.dealer), five, revealed, 2, style)
+    if sun >= 0:
+        return Contract(ContractType.SUN, -1, sun, False, 2)
     if hokm is not None:
         return Contract(ContractType.HOKM, hokm[1], hokm[0], False, 2)
     return None
@@ -187,12 +201,8 @@ def contract_after_pass(obs: Observation, five: list[int], style: Style) -> Cont
 
 def _outbid_by_sun(obs: Observation, five: list[int], style: Style) -> Contract | None:
     """The Sun a later seat of the lap calls over the seat's Hokm (by the thresholds), if any."""
-    order = lap(obs.dealer)
-    for seat in order[order.index(obs.seat) + 1 :]:
-        bought = threshold_bid(five[seat], obs.buy_card, obs.bidding_round, style)
-        if bought is not None and bought[0]:
-            return Contract(ContractType.SUN, -1, seat, False, obs.bidding_round)
-    return None
+    sun, _ = _first_buys(_later(obs), five, obs.buy_card, obs.bidding_round, style)
+    return Contract(ContractType.SUN, -1, sun, False, obs.bidding_round) if sun >= 0 else None
 
 
 def evaluate_bids(
@@ -215,7 +225,6 @@ def evaluate_bids(
     others = [s for s in range(4) if s != seat]
     passers = _passers(obs)
     scorers: dict[Contract, _Scorer] = {}
-    tables: dict[tuple[object, ...], dict[tuple[tuple[int, int], tuple[int, int]], int]] = {}
     totals = dict.fromkeys(candidates, 0.0)
     first_seat = (obs.dealer + 1) & 3
     for _ in range(samples):
@@ -239,7 +248,7 @@ def evaluate_bids(
                 continue  # a redeal: 0
             scorer = scorers.get(contract)
             if scorer is None:
-                scorer = scorers[contract] = _Scorer(contract, obs.rules, obs.team, tables)
+                scorer = scorers[contract] = _Scorer(contract, obs.rules, obs.team)
             totals[bid] += _played_out(contract, five, extras, revealed, scorer, first_seat, obs)
     return {b: total / samples for b, total in totals.items()}
 
@@ -276,4 +285,10 @@ def _mask(base: int, cards: list[int]) -> int:
     return base
 
 
-__all__ = ["contract_after_pass", "evaluate_bids", "over_default", "threshold_bid"]
+__all__ = [
+    "best_other_suit",
+    "contract_after_pass",
+    "evaluate_bids",
+    "over_default",
+    "threshold_bid",
+]

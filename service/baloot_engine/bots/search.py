@@ -78,22 +78,13 @@ class _Scorer:
     """Round results to score differences for one team, with the rules core's scoring.
 
     The results are kept in tables shared by every decision of the process (by contract, rule
-    set, team, projects and Baloot): the scoring is a pure function of them. A caller that
-    scores many one-off deals (the bidding simulation, whose every deal has its own projects)
-    passes its own ``tables`` so as not to crowd out the tables the card searches reuse.
+    set, team, projects and Baloot): the scoring is a pure function of them.
     """
 
-    def __init__(
-        self,
-        contract: Contract,
-        rules: RuleSet,
-        team: int,
-        tables: dict[tuple[object, ...], _ScoreTable] | None = None,
-    ) -> None:
+    def __init__(self, contract: Contract, rules: RuleSet, team: int) -> None:
         self.contract = contract
         self.rules = rules
         self.team = team
-        self.tables = _TABLES if tables is None else tables
 
     def table(
         self,
@@ -113,12 +104,11 @@ class _Scorer:
             projects,
             baloot,
         )
-        tables = self.tables
-        table = tables.get(key)
+        table = _TABLES.get(key)
         if table is None:
-            if len(tables) >= _MAX_TABLES:
-                tables.clear()
-            table = tables[key] = {}
+            if len(_TABLES) >= _MAX_TABLES:
+                _TABLES.clear()
+            table = _TABLES[key] = {}
         return table
 
     def value(
