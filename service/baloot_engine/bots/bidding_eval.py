@@ -69,14 +69,20 @@ def over_default(default: K, values: Mapping[K, float], margin: float, *, may_pa
 def threshold_bid(hand: int, revealed: int, round_: int, style: Style) -> tuple[bool, int] | None:
     """What the thresholds buy on ``hand`` (five cards, the revealed card not included):
     (True, -1) for Sun, (False, suit) for Hokm in ``suit``, None for a pass."""
-    with_card = hand | 1 << revealed
-    if sun_value(with_card) >= style.sun:
+    if sun_value(hand | 1 << revealed) >= style.sun:
         return True, -1
+    suit = threshold_hokm(hand, revealed, round_, style)
+    return None if suit < 0 else (False, suit)
+
+
+def threshold_hokm(hand: int, revealed: int, round_: int, style: Style) -> int:
+    """The suit the thresholds buy Hokm in on ``hand`` (the revealed card not included), -1 for
+    none: the revealed suit in round 1, the best other suit in round 2."""
     if round_ == 1:
-        suit = revealed >> 3
-        return (False, suit) if hokm_value(with_card, suit) >= style.hokm else None
-    suit = best_other_suit(hand, revealed)
-    return (False, suit) if hokm_value(with_card, suit) >= style.hokm_second else None
+        suit, threshold = revealed >> 3, style.hokm
+    else:
+        suit, threshold = best_other_suit(hand, revealed), style.hokm_second
+    return suit if hokm_value(hand | 1 << revealed, suit) >= threshold else -1
 
 
 def _contract_of(obs: Observation, bid: Bid) -> Contract | None:
@@ -291,4 +297,5 @@ __all__ = [
     "evaluate_bids",
     "over_default",
     "threshold_bid",
+    "threshold_hokm",
 ]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from enum import Enum
 
-from baloot_engine.bots.bidding_eval import evaluate_bids, over_default
+from baloot_engine.bots.bidding_eval import evaluate_bids, over_default, threshold_hokm
 from baloot_engine.bots.cardplay import choose_card
 from baloot_engine.bots.expert import DEFAULT_EXPERT_BUDGET, ExpertBudget, expert_card
 from baloot_engine.bots.handeval import BASIC_STYLE, Style, hokm_value, sun_value
@@ -165,15 +165,9 @@ def choose_bid(obs: Observation, bids: list[Bid], style: Style) -> Bid:
     ):
         return Bid(BidKind.ASHKAL)
     hokms = [b for b in bids if b.kind is BidKind.HOKM]
-    if hokms:
-        if obs.bidding_round == 1:
-            suits = [revealed >> 3]
-            threshold = style.hokm
-        else:
-            suits = [s for s in range(4) if s != revealed >> 3]
-            threshold = style.hokm_second
-        suit = max(suits, key=lambda s: hokm_value(with_card, s))
-        if hokm_value(with_card, suit) >= threshold:
+    if hokms and revealed >= 0:
+        suit = threshold_hokm(obs.hand, revealed, obs.bidding_round, style)
+        if suit >= 0:
             named = [b for b in hokms if b.suit == suit]
             return named[0] if named else hokms[0]
     return passing if passing in bids else bids[0]
