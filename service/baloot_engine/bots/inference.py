@@ -12,12 +12,17 @@ without ever leaving the worlds the play allows.
 from __future__ import annotations
 
 import random
-from typing import Final
+from typing import Final, NamedTuple
 
+from baloot_engine.bots.cardplay import choose_card
 from baloot_engine.bots.handeval import BASIC_STYLE, hokm_value, sun_value
 from baloot_engine.bots.tracking import Tracker, sample_hands
 from baloot_engine.rules.actions import DoublingCall
+from baloot_engine.rules.cards import ACE, HIGHER, POINTS, STRENGTHS, SUIT_MASKS
+from baloot_engine.rules.contract import Contract
 from baloot_engine.rules.observation import Observation
+from baloot_engine.rules.play import allowed_cards
+from baloot_engine.rules.ruleset import RuleSet
 
 SLACK: Final = 1.5
 """How far below a call's threshold a hand may be valued and still count as plausible (the
@@ -74,4 +79,112 @@ def sample_weighted(
     return world
 
 
-__all__ = ["plausible", "sample_weighted"]
+AGREE: Final = 0.6
+"""The chance the play model gives the card the heuristic would play (the rest is shared
+evenly by the other legal cards)."""
+
+
+class PlayHistory(NamedTuple):
+    """The cards the other seats played this hand, each with the moment it was played.
+
+    ``events`` holds (seat, card, the cards of the trick before it, its leader, the cards of
+    the completed tricks before it, the leader's Akka) in play order; ``spent`` the cards each
+    seat played this hand.
+    """
+
+    events: tuple[tuple[int, int, tuple[int, ...], int, int, bool], ...]
+    spent: tuple[int, int, int, int]
+
+
+def play_history(obs: Observation) -> PlayHistory:
+    """The other seats' plays of this hand, for :func:`play_weight`."""
+    contract = obs.contract
+    trump = contract.trump if contract is not None else -1
+    higher = HIGHER[trump + 1]
+    events: list[tuple[int, int, tuple[int, ...], int, int, bool]] = []
+    spent = [0, 0, 0, 0]
+    played = 0
+    sequences: list[tuple[int, tuple[int, ...]]] = [
+        (record.leader, record.cards) for record in obs.tricks
+    ]
+    sequences.append((obs.leader, obs.trick))
+    for leader, cards in sequences:
+        # Past tricks do not record an Akka call: the leader is taken to call it when he may.
+        lead = cards[0] if cards else -1
+        akka = (
+            lead >= 0
+            and trump >= 0
+            and lead >> 3 != trump
+            and lead & 7 != ACE
+            and higher[lead] & ~played == 0
+        )
+        for position, card in enumerate(cards):
+            seat = (leader + position) & 3
+            spent[seat] |= 1 << card
+            if seat != obs.seat:
+                events.append((seat, card, tuple(cards[:position]), leader, played, akka))
+        if len(cards) == 4:
+            for card in cards:
+                played |= 1 << card
+    return PlayHistory(tuple(events), (spent[0], spent[1], spent[2], spent[3]))
+
+
+def play_weight(
+    history: PlayHistory,
+    world: tuple[int, int, int, int],
+    contract: Contract,
+    rules: RuleSet,
+    agree: float = AGREE,
+) -> float:
+    """How likely the other seats' plays are in ``world``, by a model of their play.
+
+    The model plays the heuristic card (:func:`~baloot_engine.bots.cardplay.choose_card`, or
+    one that wins and loses the same tricks) with chance ``agree`` and any other legal card
+    with an even share of the rest. A world in which the plays look like what the heuristic
+    would have done weighs more: a seat that ducked when it could have won cheaply probably
+    had no cheap winner. Only the ratio of two worlds' weights matters.
+    """
+    trump = contract.trump
+    t = trump + 1
+    strength = STRENGTHS[t]
+    higher = HIGHER[t]
+    points = POINTS[t]
+    buyer = contract.buyer_team
+    open_lead = trump < 0 or not contract.closed
+    spent = history.spent
+    hands = [world[s] | spent[s] for s in range(4)]
+    miss = 1.0 - agree
+    weight = 1.0
+    for seat, card, prefix, leader, played, akka in history.events:
+        hand = hands[seat]
+        hands[seat] = hand ^ (1 << card)
+        if prefix:
+            led = prefix[0] >> 3
+            options = hand & SUIT_MASKS[led] if led != trump else 0
+        else:
+            options = hand if open_lead else 0
+        if not options:
+            options = allowed_cards(hand, prefix, leader, seat, played, akka, contract, rules)
+        if not options & (options - 1):
+            continue
+        gone = played
+        for other in prefix:
+            gone |= 1 << other
+        model = choose_card(options, hand, prefix, gone, trump, seat & 1 == buyer)
+        if model != card and (
+            model >> 3 != card >> 3
+            or points[model] != points[card]
+            or (
+                higher[card] & ~higher[model] & ~(1 << model)
+                if strength[card] < strength[model]
+                else higher[model] & ~higher[card] & ~(1 << card)
+            )
+            & ~(hand | gone)
+        ):
+            weight *= miss / (options.bit_count() - 1)
+        else:
+            weight *= agree
+    return weight
+
+
+__all__ = ["AGREE", "PlayHistory", "plausible", "play_history", "play_weight", "sample_weighted"]
