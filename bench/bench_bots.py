@@ -384,6 +384,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the most worlds an EXPERT decision samples when it solves every candidate",
     )
     parser.add_argument(
+        "--expert-agree",
+        type=float,
+        default=ExpertBudget().agree,
+        help="EXPERT weighs its worlds by the others' plays, by a model that plays the heuristic "
+        "card with this chance (0: every world alike)",
+    )
+    parser.add_argument(
+        "--expert-match-aware",
+        action="store_true",
+        help="EXPERT plays its cards for the chance to win the match, not the round's points",
+    )
+    parser.add_argument(
         "--expert-ms", type=float, default=500, help="time budget of an unseeded EXPERT decision"
     )
     parser.add_argument("--json", help="also write the figures to this file")
@@ -402,6 +414,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         solve_at=args.expert_solve_at,
         exact_at=args.expert_exact_at,
         exact_worlds=args.expert_exact_worlds,
+        agree=args.expert_agree,
+        match_aware=args.expert_match_aware,
         seconds=args.expert_ms / 1000,
     )
     if any("expert" in p for p in args.pairs.split(",")):

@@ -1,11 +1,14 @@
-"""EXPERT: seeded decisions repeat, unseeded ones stay legal at any budget, which is capped, and a
-decision with few cards left is solved exactly."""
+"""EXPERT: seeded decisions repeat, unseeded ones stay legal at any budget, which is capped, a
+decision with few cards left is solved exactly, and the play model's weights decide how much
+each world counts."""
 
 from __future__ import annotations
 
 import random
 
-from baloot_engine.bots import Level, suggest
+import pytest
+
+from baloot_engine.bots import Level, expert, suggest
 from baloot_engine.bots.endgame import Solver
 from baloot_engine.bots.expert import MAX_SECONDS, _solved, expert_card, with_seconds
 from baloot_engine.bots.search import _declared_projects, _known_baloot, _Scorer
@@ -101,3 +104,62 @@ def test_with_few_cards_left_every_candidate_is_solved_exactly() -> None:
             assert values[chosen] == max(values.values()), (chosen, values)
             checked += 1
     assert checked >= 10
+
+
+def test_with_a_play_model_each_world_counts_by_its_weight(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A weight of 1 for the first world and 0 for every other gives the choice of that world
+    # alone: the same card as a one-world search, which often differs from the 12-world one.
+    differs = checked = 0
+    for state in walk(RULE_SETS["seeds"], 5, bot(Level.BASIC), max_hands=3):
+        if state.phase is not Phase.PLAYING or not state.tricks:
+            continue
+        seat = state.turn
+        obs = observe(state, seat)
+        contract = obs.contract
+        assert contract is not None
+        options = allowed_cards(
+            obs.hand, obs.trick, obs.leader, seat, obs.played, obs.akka, contract, obs.rules
+        )
+        if options.bit_count() < 2:
+            continue
+        weights = iter([1.0] + [0.0] * 11)
+        monkeypatch.setattr(expert, "play_weight", lambda *_args: next(weights))  # noqa: B023
+        budget = TINY_EXPERT._replace(worlds=12, agree=0.6)
+        weighted = expert_card(obs, options, random.Random(seat), budget, deadline=None)
+        monkeypatch.undo()
+        plain = TINY_EXPERT._replace(worlds=1)
+        assert weighted == expert_card(obs, options, random.Random(seat), plain, deadline=None)
+        many = expert_card(
+            obs, options, random.Random(seat), plain._replace(worlds=12), deadline=None
+        )
+        differs += many != weighted
+        checked += 1
+    assert checked >= 10
+    assert differs
+
+
+def test_a_match_aware_expert_scores_for_the_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[object] = []
+
+    class Recording(_Scorer):
+        def __init__(self, *args: object) -> None:
+            super().__init__(*args)  # type: ignore[arg-type]
+            seen.append(self.match)
+
+    monkeypatch.setattr(expert, "_Scorer", Recording)
+    for state in walk(RULE_SETS["seeds"], 4, bot(Level.BASIC), max_hands=3):
+        if state.phase is not Phase.PLAYING or state.hand_number < 2:
+            continue
+        obs = observe(state, state.turn)
+        contract = obs.contract
+        assert contract is not None
+        options = allowed_cards(
+            obs.hand, obs.trick, obs.leader, obs.seat, obs.played, obs.akka, contract, obs.rules
+        )
+        if options.bit_count() < 2 or obs.match_scores == (0, 0):
+            continue
+        for aware in (False, True):
+            budget = TINY_EXPERT._replace(match_aware=aware)
+            expert_card(obs, options, random.Random(0), budget, deadline=None)
+        break
+    assert seen[-2:] == [None, obs.match_scores]

@@ -24,6 +24,7 @@ from typing import Final, NamedTuple
 
 from baloot_engine.bots.cardplay import choose_card
 from baloot_engine.bots.endgame import Solver
+from baloot_engine.bots.inference import play_history, play_weight
 from baloot_engine.bots.search import (
     Sampler,
     _declared_projects,
@@ -58,7 +59,10 @@ class ExpertBudget(NamedTuple):
     ``solve_at`` cards are left in each hand (0: heuristic play-outs to the end). Once
     ``exact_at`` cards or fewer are left in the seat's hand at the decision itself, every
     candidate is solved exactly in every world, and at most ``exact_worlds`` worlds are
-    sampled (few cards leave few worlds, and each costs a whole solve).
+    sampled (few cards leave few worlds, and each costs a whole solve). With ``agree`` above 0
+    each world counts by how likely the other seats' plays are in it
+    (:func:`~baloot_engine.bots.inference.play_weight`, ``agree`` its model's chance of the
+    heuristic card); 0 counts every world alike.
     """
 
     worlds: int = 96
@@ -68,6 +72,8 @@ class ExpertBudget(NamedTuple):
     solve_at: int = 3
     exact_at: int = 3
     exact_worlds: int = 2000
+    agree: float = 0.0
+    match_aware: bool = False
 
 
 DEFAULT_EXPERT_BUDGET: Final = ExpertBudget()
@@ -214,17 +220,21 @@ def expert_card(
     if len(candidates) <= 1:
         return first
     tracker = track(obs)
-    scorer = _Scorer(contract, obs.rules, obs.team)
+    scorer = _Scorer(
+        contract, obs.rules, obs.team, obs.match_scores if budget.match_aware else None
+    )
     projects = _declared_projects(obs)
     baloot = _known_baloot(obs)
     table = scorer.table(projects, baloot)
     won = obs.tricks_won
-    totals = [0] * len(candidates)
+    totals = [0.0] * len(candidates)
     limit = budget.worlds if deadline is None else budget.max_worlds
     solve_at = budget.solve_at
     if 8 - won[0] - won[1] <= budget.exact_at:
         solve_at = 8
         limit = min(limit, budget.exact_worlds)
+    agree = budget.agree
+    history = play_history(obs) if agree > 0 else None
     started = time.perf_counter()
     for done in range(limit):
         if deadline is not None and done >= max(1, budget.min_worlds):
@@ -233,6 +243,7 @@ def expert_card(
             if now + (now - started) / done > deadline:
                 break
         world = sampler(obs, tracker, rng)
+        weight = 1.0 if history is None else play_weight(history, world, contract, obs.rules, agree)
         solver = Solver(contract, obs.rules, obs.team)
         for i, card in enumerate(candidates):
             hands = list(world)
@@ -256,7 +267,7 @@ def expert_card(
             value = table.get((abnat, tricks))
             if value is None:
                 value = scorer.value(abnat, tricks, projects, baloot, table=table)
-            totals[i] += value
+            totals[i] += weight * value
     best = 0
     for i in range(1, len(candidates)):
         if totals[i] > totals[best]:

@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import Final, NamedTuple
 
 from baloot_engine.bots.cardplay import choose_card
+from baloot_engine.bots.equity import equity_after
 from baloot_engine.bots.tracking import Tracker, sample_hands, track
 from baloot_engine.rules.actions import Doubling, DoublingCall
 from baloot_engine.rules.cards import ACE, HIGHER, POINTS, STRENGTHS, SUIT_MASKS
@@ -36,6 +37,10 @@ from baloot_engine.rules.scoring import score_round
 
 GAHWA_VALUE: Final = 200
 """The score difference a Gahwa round is worth to the search (it decides the match)."""
+
+EQUITY_SCALE: Final = 10_000
+"""A match-aware score: the chance to win the match after the round, from -EQUITY_SCALE (lost)
+to +EQUITY_SCALE (won)."""
 
 _CLASS: Final = {
     ProjectKind.SIRA: 1.0,
@@ -81,10 +86,17 @@ class _Scorer:
     set, team, projects and Baloot): the scoring is a pure function of them.
     """
 
-    def __init__(self, contract: Contract, rules: RuleSet, team: int) -> None:
+    def __init__(
+        self,
+        contract: Contract,
+        rules: RuleSet,
+        team: int,
+        match: tuple[int, int] | None = None,
+    ) -> None:
         self.contract = contract
         self.rules = rules
         self.team = team
+        self.match = match
 
     def table(
         self,
@@ -103,6 +115,7 @@ class _Scorer:
             contract.gahwa,
             projects,
             baloot,
+            self.match,
         )
         table = _TABLES.get(key)
         if table is None:
@@ -143,6 +156,13 @@ class _Scorer:
         else:
             if score.gahwa_winner is not None:
                 value = GAHWA_VALUE if score.gahwa_winner == self.team else -GAHWA_VALUE
+                if self.match is not None:
+                    value *= EQUITY_SCALE // GAHWA_VALUE
+            elif self.match is not None:
+                equity = equity_after(
+                    self.match, score.points, self.team, contract.buyer_team, self.rules
+                )
+                value = round(EQUITY_SCALE * (2 * equity - 1))
             else:
                 value = score.points[self.team] - score.points[1 - self.team]
         table[(abnat, won)] = value
