@@ -5,6 +5,7 @@ each world counts."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 
@@ -17,8 +18,25 @@ from baloot_engine.rules.cards import ACE, HIGHER
 from baloot_engine.rules.game import legal_actions
 from baloot_engine.rules.observation import Observation, observe
 from baloot_engine.rules.play import allowed_cards
-from baloot_engine.rules.state import Phase
+from baloot_engine.rules.state import Phase, State
 from tests.bots.games import RULE_SETS, TINY_EXPERT, bot, walk
+
+
+def _card_choices(
+    rules_name: str, seed: int, max_hands: int
+) -> Iterator[tuple[State, Observation, int]]:
+    """The card decisions with a choice of a seeded BASIC game: state, observation, options."""
+    for state in walk(RULE_SETS[rules_name], seed, bot(Level.BASIC), max_hands=max_hands):
+        if state.phase is not Phase.PLAYING:
+            continue
+        obs = observe(state, state.turn)
+        contract = obs.contract
+        assert contract is not None
+        options = allowed_cards(
+            obs.hand, obs.trick, obs.leader, obs.seat, obs.played, obs.akka, contract, obs.rules
+        )
+        if options.bit_count() >= 2:
+            yield state, obs, options
 
 
 def test_a_seeded_expert_match_replays_exactly() -> None:
@@ -56,18 +74,12 @@ def test_with_few_cards_left_every_candidate_is_solved_exactly() -> None:
     # EXPERT plays a card whose exactly solved result scores best.
     checked = 0
     for rules_name in sorted(RULE_SETS):
-        for state in walk(RULE_SETS[rules_name], 11, bot(Level.BASIC), max_hands=4):
-            if state.phase is not Phase.PLAYING or state.hands[state.turn].bit_count() > 4:
+        for state, obs, options in _card_choices(rules_name, 11, 4):
+            if obs.hand.bit_count() > 4:
                 continue
-            seat = state.turn
-            obs = observe(state, seat)
+            seat = obs.seat
             contract = obs.contract
             assert contract is not None
-            options = allowed_cards(
-                obs.hand, obs.trick, obs.leader, seat, obs.played, obs.akka, contract, obs.rules
-            )
-            if options.bit_count() < 2:
-                continue
             hands = state.hands
 
             def truth(_o: Observation, _t: Tracker, _r: random.Random) -> tuple[int, ...]:
@@ -110,18 +122,10 @@ def test_with_a_play_model_each_world_counts_by_its_weight(monkeypatch: pytest.M
     # A weight of 1 for the first world and 0 for every other gives the choice of that world
     # alone: the same card as a one-world search, which often differs from the 12-world one.
     differs = checked = 0
-    for state in walk(RULE_SETS["seeds"], 5, bot(Level.BASIC), max_hands=3):
-        if state.phase is not Phase.PLAYING or not state.tricks:
+    for _state, obs, options in _card_choices("seeds", 5, 3):
+        if not obs.tricks:
             continue
-        seat = state.turn
-        obs = observe(state, seat)
-        contract = obs.contract
-        assert contract is not None
-        options = allowed_cards(
-            obs.hand, obs.trick, obs.leader, seat, obs.played, obs.akka, contract, obs.rules
-        )
-        if options.bit_count() < 2:
-            continue
+        seat = obs.seat
         weights = iter([1.0] + [0.0] * 11)
         monkeypatch.setattr(expert, "play_weight", lambda *_args: next(weights))  # noqa: B023
         budget = TINY_EXPERT._replace(worlds=12, agree=0.6)
@@ -147,16 +151,8 @@ def test_a_match_aware_expert_scores_for_the_match(monkeypatch: pytest.MonkeyPat
             seen.append(self.match)
 
     monkeypatch.setattr(expert, "_Scorer", Recording)
-    for state in walk(RULE_SETS["seeds"], 4, bot(Level.BASIC), max_hands=3):
-        if state.phase is not Phase.PLAYING or state.hand_number < 2:
-            continue
-        obs = observe(state, state.turn)
-        contract = obs.contract
-        assert contract is not None
-        options = allowed_cards(
-            obs.hand, obs.trick, obs.leader, obs.seat, obs.played, obs.akka, contract, obs.rules
-        )
-        if options.bit_count() < 2 or obs.match_scores == (0, 0):
+    for _state, obs, options in _card_choices("seeds", 4, 3):
+        if obs.match_scores == (0, 0):
             continue
         for aware in (False, True):
             budget = TINY_EXPERT._replace(match_aware=aware)

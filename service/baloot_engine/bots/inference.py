@@ -158,6 +158,7 @@ def play_weight(
     for seat, card, prefix, leader, played, akka in history.events:
         hand = hands[seat]
         hands[seat] = hand ^ (1 << card)
+        # allowed_cards, answered here in its two commonest cases (see search.play_out).
         if prefix:
             led = prefix[0] >> 3
             options = hand & SUIT_MASKS[led] if led != trump else 0
