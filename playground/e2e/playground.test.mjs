@@ -336,7 +336,9 @@ describe("the playground in Chromium", () => {
           assert.doesNotMatch(await call.getAttribute("class"), /refused/, "the PlayCard call was refused");
           continue;
         }
-        await userStep(page);
+        // Once the illegal card is played, the round is not closed here: the top of the loop
+        // first looks for its verdict (closing it could deal the next round before the check).
+        await userStep(page, { keepRound: tried !== undefined });
       }
       // A bot of the other team proved the breach (bots call only what they can prove): a right
       // call against seat 0, with its evidence, and the hand scored by the verdict.

@@ -44,12 +44,13 @@ export async function waitForProgress(page, state) {
  * table-play review, a legal card, or the last action button (Sun in bidding, which ends it
  * quickly). Returns what it did.
  */
-export async function userStep(page) {
+export async function userStep(page, { keepRound = false } = {}) {
   const state = await bodyState(page);
   if (state.phase === "MATCH_OVER") {
     return "over";
   }
-  for (const id of ["#next-round", "#deal", "#close-review"]) {
+  // keepRound: leave a finished round's summary open (its verdict stays on the table).
+  for (const id of keepRound ? ["#deal", "#close-review"] : ["#next-round", "#deal", "#close-review"]) {
     const button = page.locator(id);
     if ((await button.count()) > 0) {
       await clickUntil(
