@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from baloot_engine.rules.ruleset import BothCrossRule, RuleSet
+from baloot_engine.rules.match import winner_of_totals
+from baloot_engine.rules.ruleset import RuleSet
 
 ROUND_POINTS: Final = 11.7
 """The game points one team scores in an average round (measured over 4,602 rounds)."""
@@ -33,21 +34,16 @@ def match_equity(ours: int, theirs: int, target: int) -> float:
 def equity_after(
     totals: tuple[int, int], points: tuple[int, int], team: int, buyer_team: int, rules: RuleSet
 ) -> float:
-    """``team``'s match equity once a round's ``points`` are added to the match ``totals``."""
-    ours = totals[team] + points[team]
-    theirs = totals[1 - team] + points[1 - team]
+    """``team``'s match equity once a round's ``points`` are added to the match ``totals``
+    (the round was not a Gahwa; ``buyer_team`` bought it)."""
+    after = (totals[0] + points[0], totals[1] + points[1])
+    winner = winner_of_totals(after, buyer_team, rules)
+    if winner >= 0:
+        return 1.0 if winner == team else 0.0
     target = rules.match_target
-    if ours >= target and theirs >= target:
-        if rules.both_cross_rule is BothCrossRule.BUYER_TEAM:
-            return 1.0 if buyer_team == team else 0.0
-        if ours == theirs:
-            return 0.5
-        return 1.0 if ours > theirs else 0.0
-    if ours >= target:
-        return 1.0
-    if theirs >= target:
-        return 0.0
-    return match_equity(ours, theirs, target)
+    if after[team] >= target:
+        return 0.5  # both over the target with equal totals: another hand
+    return match_equity(after[team], after[1 - team], target)
 
 
 __all__ = ["ROUND_POINTS", "ROUND_SPREAD", "equity_after", "match_equity"]

@@ -16,7 +16,7 @@ from typing import Final, NamedTuple
 
 from baloot_engine.bots.cardplay import choose_card
 from baloot_engine.bots.handeval import BASIC_STYLE, hokm_value, sun_value
-from baloot_engine.bots.tracking import Tracker, sample_hands
+from baloot_engine.bots.tracking import Tracker, _spent_by_seat, sample_hands
 from baloot_engine.rules.actions import DoublingCall
 from baloot_engine.rules.cards import ACE, HIGHER, POINTS, STRENGTHS, SUIT_MASKS
 from baloot_engine.rules.contract import Contract
@@ -31,13 +31,8 @@ TRIES: Final = 4
 
 
 def _full_hands(obs: Observation, world: tuple[int, int, int, int]) -> list[int]:
-    full = list(world)
-    for record in obs.tricks:
-        for position, card in enumerate(record.cards):
-            full[(record.leader + position) & 3] |= 1 << card
-    for position, card in enumerate(obs.trick):
-        full[(obs.leader + position) & 3] |= 1 << card
-    return full
+    spent = _spent_by_seat(obs)
+    return [world[seat] | spent[seat] for seat in range(4)]
 
 
 def _value(hand: int, trump: int) -> float:
@@ -102,7 +97,6 @@ def play_history(obs: Observation) -> PlayHistory:
     trump = contract.trump if contract is not None else -1
     higher = HIGHER[trump + 1]
     events: list[tuple[int, int, tuple[int, ...], int, int, bool]] = []
-    spent = [0, 0, 0, 0]
     played = 0
     sequences: list[tuple[int, tuple[int, ...]]] = [
         (record.leader, record.cards) for record in obs.tricks
@@ -120,12 +114,12 @@ def play_history(obs: Observation) -> PlayHistory:
         )
         for position, card in enumerate(cards):
             seat = (leader + position) & 3
-            spent[seat] |= 1 << card
             if seat != obs.seat:
                 events.append((seat, card, tuple(cards[:position]), leader, played, akka))
         if len(cards) == 4:
             for card in cards:
                 played |= 1 << card
+    spent = _spent_by_seat(obs)
     return PlayHistory(tuple(events), (spent[0], spent[1], spent[2], spent[3]))
 
 

@@ -136,11 +136,17 @@ def winner_after(totals: tuple[int, int], score: RoundScore, rules: RuleSet) -> 
     """
     if score.gahwa_winner is not None:
         return score.gahwa_winner
+    return winner_of_totals(totals, score.buyer_team, rules)
+
+
+def winner_of_totals(totals: tuple[int, int], buyer_team: int, rules: RuleSet) -> int:
+    """The team that has won the match with these ``totals`` after a round that
+    ``buyer_team`` bought and that was not a Gahwa, or -1 while the match goes on (R41)."""
     target = rules.match_target
     over = [totals[0] >= target, totals[1] >= target]
     if over[0] and over[1]:
         if rules.both_cross_rule is BothCrossRule.BUYER_TEAM:
-            return score.buyer_team
+            return buyer_team
         if totals[0] == totals[1]:
             return -1
         return 0 if totals[0] > totals[1] else 1
