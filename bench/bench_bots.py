@@ -396,6 +396,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="EXPERT plays its cards for the chance to win the match, not the round's points",
     )
     parser.add_argument(
+        "--expert-match-aware-calls",
+        action="store_true",
+        help="EXPERT bids and doubles for the chance to win the match, not the round's points",
+    )
+    parser.add_argument(
         "--expert-ms", type=float, default=500, help="time budget of an unseeded EXPERT decision"
     )
     parser.add_argument("--json", help="also write the figures to this file")
@@ -416,6 +421,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         exact_worlds=args.expert_exact_worlds,
         agree=args.expert_agree,
         match_aware=args.expert_match_aware,
+        match_aware_calls=args.expert_match_aware_calls,
         seconds=args.expert_ms / 1000,
     )
     if any("expert" in p for p in args.pairs.split(",")):

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import random
 
-from baloot_engine.bots import Level
+import pytest
+
+from baloot_engine.bots import Level, bidding_eval
 from baloot_engine.bots.bidding_eval import contract_after_pass, evaluate_bids, threshold_bid
 from baloot_engine.bots.policies import BASIC_STYLE, choose_bid_evaluated
+from baloot_engine.bots.search import EQUITY_SCALE, _Scorer, standing_value
 from baloot_engine.rules.actions import Bid, BidKind
 from baloot_engine.rules.cards import parse_card
 from baloot_engine.rules.contract import ContractType
@@ -129,3 +132,31 @@ def test_a_standing_hokm_is_kept_when_nobody_outbids_it() -> None:
     assert contract is not None
     assert (contract.type, contract.buyer) == (ContractType.HOKM, first)
     assert contract.trump == obs.buy_card >> 3
+
+
+def test_playing_for_the_match_values_every_bid_by_the_chance_to_win_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[object] = []
+
+    class Recording(_Scorer):
+        def __init__(self, *args: object) -> None:
+            super().__init__(*args)  # type: ignore[arg-type]
+            seen.append(self.match)
+
+    monkeypatch.setattr(bidding_eval, "_Scorer", Recording)
+    obs = _first_turn()._replace(match_scores=(120, 130))
+    bids = [a for a in obs.legal_actions if isinstance(a, Bid)]
+    plain = evaluate_bids(obs, bids, random.Random(1), 8, BASIC_STYLE)
+    assert set(seen) == {None}
+    aware = evaluate_bids(obs, bids, random.Random(1), 8, BASIC_STYLE, match_aware=True)
+    assert set(seen) == {None, (120, 130)}
+    assert set(aware) == set(plain)
+    assert all(-EQUITY_SCALE <= value <= EQUITY_SCALE for value in aware.values())
+    # When passing leads to a redeal, the pass is worth the totals as they stand, not 0.
+    monkeypatch.setattr(bidding_eval, "contract_after_pass", lambda *_: None)
+    passing = Bid(BidKind.PASS)
+    assert evaluate_bids(obs, bids, random.Random(1), 8, BASIC_STYLE)[passing] == 0.0
+    redeal = evaluate_bids(obs, bids, random.Random(1), 8, BASIC_STYLE, match_aware=True)[passing]
+    assert redeal == pytest.approx(standing_value((120, 130), obs.team, obs.rules))
+    assert redeal != 0.0

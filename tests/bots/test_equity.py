@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from baloot_engine.bots.equity import equity_after, match_equity
-from baloot_engine.bots.search import EQUITY_SCALE, _Scorer
+from baloot_engine.bots.equity import equity_after, equity_slope, match_equity
+from baloot_engine.bots.search import EQUITY_SCALE, _Scorer, in_score_units, standing_value
 from baloot_engine.rules.contract import Contract, ContractType
 from baloot_engine.rules.facts import RoundFacts
 from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, BothCrossRule
@@ -68,3 +68,30 @@ def test_a_match_aware_score_is_the_chance_to_win_after_the_round() -> None:
         EQUITY_SCALE * (2 * match_equity(100 + ours, 100 + theirs, 152) - 1)
     )
     assert near.value(*failed, (), ()) < 0 < near.value(*made, (), ()) < EQUITY_SCALE
+
+
+@given(st.integers(min_value=2, max_value=149), st.integers(min_value=2, max_value=149))
+def test_the_slope_is_what_a_point_of_difference_is_worth(ours: int, theirs: int) -> None:
+    # Moving one point from one team to the other keeps the rounds left and moves the
+    # difference by two.
+    change = match_equity(ours + 1, theirs - 1, 152) - match_equity(ours - 1, theirs + 1, 152)
+    assert equity_slope(ours, theirs, 152) == pytest.approx(change / 4, rel=0.02, abs=1e-6)
+    assert equity_slope(ours, theirs, 152) == pytest.approx(equity_slope(theirs, ours, 152))
+
+
+def test_a_margin_in_points_is_worth_more_near_the_end_of_an_even_match() -> None:
+    assert in_score_units(4.0, None, 0, SEEDS) == 4.0
+    early = in_score_units(4.0, (0, 0), 0, SEEDS)
+    late = in_score_units(4.0, (140, 140), 1, SEEDS)
+    assert early == pytest.approx(2 * EQUITY_SCALE * 4 * equity_slope(0, 0, 152))
+    assert 0 < early < late
+    # A match already won at the totals leaves nothing to play for.
+    assert in_score_units(4.0, (152, 10), 0, SEEDS) == 0.0
+
+
+def test_a_redeal_is_worth_the_chance_as_the_totals_stand() -> None:
+    assert standing_value(None, 0, SEEDS) == 0.0
+    assert standing_value((0, 0), 1, SEEDS) == pytest.approx(0.0)
+    behind = standing_value((100, 130), 0, SEEDS)
+    assert behind == pytest.approx(EQUITY_SCALE * (2 * match_equity(100, 130, 152) - 1))
+    assert behind < 0 < standing_value((100, 130), 1, SEEDS) == pytest.approx(-behind)

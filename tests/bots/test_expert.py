@@ -9,16 +9,17 @@ from collections.abc import Iterator
 
 import pytest
 
-from baloot_engine.bots import Level, expert, suggest
+from baloot_engine.bots import Level, expert, policies, search, suggest
 from baloot_engine.bots.endgame import Solver
 from baloot_engine.bots.expert import MAX_SECONDS, _solved, expert_card, with_seconds
 from baloot_engine.bots.search import _declared_projects, _known_baloot, _Scorer
 from baloot_engine.bots.tracking import Tracker
+from baloot_engine.rules.actions import Action
 from baloot_engine.rules.cards import ACE, HIGHER
 from baloot_engine.rules.game import legal_actions
 from baloot_engine.rules.observation import Observation, observe
 from baloot_engine.rules.play import allowed_cards
-from baloot_engine.rules.state import Phase, State
+from baloot_engine.rules.state import DoublingStep, Phase, State
 from tests.bots.games import RULE_SETS, TINY_EXPERT, bot, walk
 
 
@@ -159,3 +160,53 @@ def test_a_match_aware_expert_scores_for_the_match(monkeypatch: pytest.MonkeyPat
             expert_card(obs, options, random.Random(0), budget, deadline=None)
         break
     assert seen[-2:] == [None, obs.match_scores]
+
+
+def test_expert_bids_and_doubles_for_the_match_only_when_asked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[tuple[str, bool]] = []
+    bid_eval = policies.evaluate_bids
+    doubling = policies.search_doubling
+
+    def recording_bids(*args: object, match_aware: bool = False) -> object:
+        calls.append(("bid", match_aware))
+        return bid_eval(*args, match_aware=match_aware)  # type: ignore[arg-type]
+
+    def recording_doubling(*args: object, match_aware: bool = False) -> Action:
+        calls.append(("double", match_aware))
+        return doubling(*args, match_aware=match_aware)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(policies, "evaluate_bids", recording_bids)
+    monkeypatch.setattr(policies, "search_doubling", recording_doubling)
+    # A doubling scorer playing for the match gets the totals.
+    matches: list[object] = []
+
+    class Recording(_Scorer):
+        def __init__(self, *args: object) -> None:
+            super().__init__(*args)  # type: ignore[arg-type]
+            matches.append(self.match)
+
+    monkeypatch.setattr(search, "_Scorer", Recording)
+    kinds: set[str] = set()
+    for seed in range(8):
+        for state in walk(RULE_SETS["seeds"], seed, bot(Level.BASIC), max_hands=3):
+            doubling_step = state.phase is Phase.DOUBLING and (
+                state.doubling_step is not DoublingStep.CHOOSE_MODE
+            )
+            if state.phase is not Phase.BIDDING and not doubling_step:
+                continue
+            if len(legal_actions(state, state.turn)) < 2:
+                continue
+            kind = "bid" if state.phase is Phase.BIDDING else "double"
+            for level, aware in ((Level.STRONG, True), (Level.EXPERT, False), (Level.EXPERT, True)):
+                calls.clear()
+                matches.clear()
+                budget = TINY_EXPERT._replace(match_aware_calls=aware)
+                suggest(state, state.turn, level, seed=seed, expert=budget)
+                assert calls == [(kind, level is Level.EXPERT and aware)]
+                if kind == "double":
+                    wanted = state.match_scores if level is Level.EXPERT and aware else None
+                    assert matches == [wanted]
+            kinds.add(kind)
+    assert kinds == {"bid", "double"}

@@ -16,7 +16,8 @@ In every deal each candidate bid gets the contract it leads to:
   bid by the thresholds on their sampled hands (the first Sun ends the lap, a Hokm stands unless
   a later seat calls Sun over it), a Hokm or Sun already said stands when nobody outbids it,
   and when nobody buys in the first round the second round is played the same way (the seat
-  itself by the thresholds too); no contract at all is a redeal, worth 0.
+  itself by the thresholds too); no contract at all is a redeal, worth 0 (or, playing for the
+  match, the chance to win it as the totals stand).
 
 Each contract is played out to the end with the heuristic card policy for all four seats and
 scored with the rules core's own scoring (projects, Baloot, the success test, kaboot), and the
@@ -31,7 +32,13 @@ from collections.abc import Mapping
 from typing import Final, TypeVar
 
 from baloot_engine.bots.handeval import Style, hokm_value, sun_value
-from baloot_engine.bots.search import _first_leader, _Scorer, deal_facts, play_out
+from baloot_engine.bots.search import (
+    _first_leader,
+    _Scorer,
+    deal_facts,
+    play_out,
+    standing_value,
+)
 from baloot_engine.rules.actions import Bid, BidKind
 from baloot_engine.rules.bidding import lap
 from baloot_engine.rules.cards import FULL_DECK
@@ -212,10 +219,19 @@ def _outbid_by_sun(obs: Observation, five: list[int], style: Style) -> Contract 
 
 
 def evaluate_bids(
-    obs: Observation, bids: list[Bid], rng: random.Random, samples: int, style: Style
+    obs: Observation,
+    bids: list[Bid],
+    rng: random.Random,
+    samples: int,
+    style: Style,
+    *,
+    match_aware: bool = False,
 ) -> dict[Bid, float]:
     """The average score difference per round for the seat's team of every bid of ``bids``
-    but Kawesh (a pass included), over the same ``samples`` sampled deals."""
+    but Kawesh (a pass included), over the same ``samples`` sampled deals; with
+    ``match_aware``, the average chance to win the match after the round instead (on the
+    scale of :data:`~baloot_engine.bots.search.EQUITY_SCALE`, a redeal worth the chance as
+    the totals stand)."""
     revealed = obs.buy_card
     if revealed < 0:
         return {}
@@ -230,6 +246,8 @@ def evaluate_bids(
     unknown = [c for c in range(32) if (FULL_DECK & ~obs.hand & ~(1 << revealed)) >> c & 1]
     others = [s for s in range(4) if s != seat]
     passers = _passers(obs)
+    match = obs.match_scores if match_aware else None
+    redeal = standing_value(match, obs.team, obs.rules)
     scorers: dict[Contract, _Scorer] = {}
     totals = dict.fromkeys(candidates, 0.0)
     first_seat = (obs.dealer + 1) & 3
@@ -251,10 +269,11 @@ def evaluate_bids(
             elif open_hokm and bid.kind is BidKind.HOKM:
                 contract = _outbid_by_sun(obs, five, style) or contract
             if contract is None:
-                continue  # a redeal: 0
+                totals[bid] += redeal
+                continue
             scorer = scorers.get(contract)
             if scorer is None:
-                scorer = scorers[contract] = _Scorer(contract, obs.rules, obs.team)
+                scorer = scorers[contract] = _Scorer(contract, obs.rules, obs.team, match)
             totals[bid] += _played_out(contract, five, extras, revealed, scorer, first_seat, obs)
     return {b: total / samples for b, total in totals.items()}
 

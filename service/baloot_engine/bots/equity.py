@@ -31,6 +31,17 @@ def match_equity(ours: int, theirs: int, target: int) -> float:
     return 0.5 * math.erfc(-z / math.sqrt(2))
 
 
+def equity_slope(ours: int, theirs: int, target: int) -> float:
+    """How fast :func:`match_equity` grows with the difference of the totals at these totals:
+    the chance one more point of difference is worth (what a margin in points is worth)."""
+    if ours >= target or theirs >= target:
+        return 0.0
+    rounds = max(0.5, ((target - ours) + (target - theirs)) / (2 * ROUND_POINTS))
+    spread = ROUND_SPREAD * math.sqrt(rounds)
+    z = (ours - theirs) / spread
+    return math.exp(-z * z / 2) / (math.sqrt(2 * math.pi) * spread)
+
+
 def equity_after(
     totals: tuple[int, int], points: tuple[int, int], team: int, buyer_team: int, rules: RuleSet
 ) -> float:
@@ -46,4 +57,4 @@ def equity_after(
     return match_equity(after[team], after[1 - team], target)
 
 
-__all__ = ["ROUND_POINTS", "ROUND_SPREAD", "equity_after", "match_equity"]
+__all__ = ["ROUND_POINTS", "ROUND_SPREAD", "equity_after", "equity_slope", "match_equity"]

@@ -7,7 +7,8 @@
   the rules of thumb of :mod:`baloot_engine.bots.cardplay`.
 * STRONG bids like BASIC with its own thresholds, decides doubling calls by played-out sampled
   worlds, and chooses its cards by the determinized search of :mod:`baloot_engine.bots.search`.
-* EXPERT bids like STRONG, doubles with more sampled worlds, and chooses its cards by the deeper
+* EXPERT bids like STRONG (optionally for the match: ``ExpertBudget.match_aware_calls``),
+  doubles with more sampled worlds, and chooses its cards by the deeper
   search of :mod:`baloot_engine.bots.expert` (many more worlds within a time budget, the last
   tricks of each world solved exactly).
 
@@ -27,6 +28,7 @@ from baloot_engine.bots.handeval import BASIC_STYLE, Style, hokm_value, sun_valu
 from baloot_engine.bots.search import (
     DEFAULT_BUDGET,
     Budget,
+    in_score_units,
     search_card,
     search_doubling,
 )
@@ -95,7 +97,13 @@ def decide(
         bids = [a for a in legal if isinstance(a, Bid)]
         if level in EVALUATED_BIDDING:
             return choose_bid_evaluated(
-                obs, bids, style, rng, BIDDING_SAMPLES[level], BIDDING_MARGIN
+                obs,
+                bids,
+                style,
+                rng,
+                BIDDING_SAMPLES[level],
+                BIDDING_MARGIN,
+                match_aware=level is Level.EXPERT and expert.match_aware_calls,
             )
         return choose_bid(obs, bids, style)
     if phase is Phase.DOUBLING:
@@ -104,7 +112,14 @@ def decide(
             if level is Level.STRONG:
                 return search_doubling(obs, calls, rng, DOUBLING_SAMPLES, DOUBLING_MARGIN)
             if level is Level.EXPERT:
-                return search_doubling(obs, calls, rng, EXPERT_DOUBLING_SAMPLES, DOUBLING_MARGIN)
+                return search_doubling(
+                    obs,
+                    calls,
+                    rng,
+                    EXPERT_DOUBLING_SAMPLES,
+                    DOUBLING_MARGIN,
+                    match_aware=expert.match_aware_calls,
+                )
         return choose_call(obs, calls, style)
     declarations = [a for a in legal if isinstance(a, Declare)]
     if declarations:
@@ -180,6 +195,8 @@ def choose_bid_evaluated(
     rng: random.Random,
     samples: int,
     margin: float = 0.0,
+    *,
+    match_aware: bool = False,
 ) -> Bid:
     """A bid by simulation (:mod:`baloot_engine.bots.bidding_eval`), the thresholds' bid as
     the default it must beat.
@@ -189,13 +206,17 @@ def choose_bid_evaluated(
     points a round better than it: a pass the thresholds would make gives way to the best buy
     that beats passing by that much, a buy gives way to a pass or to another contract that
     does. Where a contract must be named (the Hokm confirmation) the best-scoring one is said.
+    With ``match_aware`` the bids are valued by the chance to win the match after the round,
+    and the margin by what ``margin`` points are worth at the match's totals.
     """
     if any(b.kind is BidKind.KAWESH for b in bids):
         return Bid(BidKind.KAWESH)
     base = choose_bid(obs, bids, style)
-    values = evaluate_bids(obs, bids, rng, samples, style)
+    values = evaluate_bids(obs, bids, rng, samples, style, match_aware=match_aware)
     if base not in values:
         return base
+    if match_aware:
+        margin = in_score_units(margin, obs.match_scores, obs.team, obs.rules)
     return over_default(base, values, margin, may_pass=Bid(BidKind.PASS) in values)
 
 

@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import Final, NamedTuple
 
 from baloot_engine.bots.cardplay import choose_card
-from baloot_engine.bots.equity import equity_after
+from baloot_engine.bots.equity import equity_after, equity_slope, match_equity
 from baloot_engine.bots.tracking import Tracker, sample_hands, track
 from baloot_engine.rules.actions import Doubling, DoublingCall
 from baloot_engine.rules.cards import ACE, HIGHER, POINTS, STRENGTHS, SUIT_MASKS
@@ -77,6 +77,29 @@ _ScoreTable = dict[tuple[tuple[int, int], tuple[int, int]], int]
 
 _TABLES: dict[tuple[object, ...], _ScoreTable] = {}
 _MAX_TABLES: Final = 256
+
+
+def in_score_units(
+    points: float, match: tuple[int, int] | None, team: int, rules: RuleSet
+) -> float:
+    """A margin of ``points`` game points a round in the units a scorer for ``match`` uses:
+    the points themselves, or (playing for the match) the chance that many points of
+    difference are worth at these totals, on the :data:`EQUITY_SCALE`."""
+    if match is None:
+        return points
+    target = rules.match_target
+    return 2 * EQUITY_SCALE * points * equity_slope(match[team], match[1 - team], target)
+
+
+def standing_value(match: tuple[int, int] | None, team: int, rules: RuleSet) -> float:
+    """What a round with no result (a redeal) is worth to a scorer for ``match``: 0 points, or
+    the chance to win the match from the totals as they stand."""
+    if match is None:
+        return 0.0
+    target = rules.match_target
+    if match[0] >= target or match[1] >= target:
+        return 0.0
+    return EQUITY_SCALE * (2 * match_equity(match[team], match[1 - team], target) - 1)
 
 
 class _Scorer:
@@ -442,16 +465,22 @@ def search_doubling(
     samples: int,
     margin: float,
     sampler: Sampler = sample_hands,
+    *,
+    match_aware: bool = False,
 ) -> Doubling:
     """The doubling call with the best average result over sampled, played-out worlds.
 
     Declining (or keeping the level) wins ties and needs to be beaten by ``margin`` points per
-    round: a raise hands the other team the next raise.
+    round: a raise hands the other team the next raise. With ``match_aware`` the results are
+    scored by the chance to win the match after the round (the margin by what that many
+    points are worth at the totals).
     """
     contract = obs.contract
     assert contract is not None
     tracker: Tracker = track(obs)
-    scorer = _Scorer(contract, obs.rules, obs.team)
+    match = obs.match_scores if match_aware else None
+    scorer = _Scorer(contract, obs.rules, obs.team, match)
+    margin = in_score_units(margin, match, obs.team, obs.rules)
     results = [_with_call(contract, call, obs.rules) for call in calls]
     modes = sorted({c.mode for c in results}, key=lambda m: m.value)
     totals = [0.0] * len(calls)
@@ -487,7 +516,9 @@ __all__ = [
     "Budget",
     "Sampler",
     "deal_facts",
+    "in_score_units",
     "play_out",
     "search_card",
     "search_doubling",
+    "standing_value",
 ]
