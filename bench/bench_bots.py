@@ -392,12 +392,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--expert-match-aware",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
+        default=ExpertBudget().match_aware,
         help="EXPERT plays its cards for the chance to win the match, not the round's points",
     )
     parser.add_argument(
         "--expert-match-aware-calls",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
+        default=ExpertBudget().match_aware_calls,
         help="EXPERT bids and doubles for the chance to win the match, not the round's points",
     )
     parser.add_argument(

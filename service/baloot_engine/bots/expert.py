@@ -62,10 +62,11 @@ class ExpertBudget(NamedTuple):
     sampled (few cards leave few worlds, and each costs a whole solve). With ``agree`` above 0
     each world counts by how likely the other seats' plays are in it
     (:func:`~baloot_engine.bots.inference.play_weight`, ``agree`` its model's chance of the
-    heuristic card); 0 counts every world alike. ``match_aware`` scores the card play by the
-    chance to win the match after the round rather than by its points
-    (:mod:`baloot_engine.bots.equity`); ``match_aware_calls`` does the same for the bids and
-    the doubling calls (their margins turned into what those points are worth at the totals).
+    heuristic card); 0 counts every world alike. ``match_aware`` (on by default) scores the
+    card play by the chance to win the match after the round rather than by its points
+    (:mod:`baloot_engine.bots.equity`); ``match_aware_calls`` (on by default) does the same for
+    the bids and the doubling calls (their margins turned into what those points are worth at
+    the totals).
     """
 
     worlds: int = 96
@@ -76,8 +77,8 @@ class ExpertBudget(NamedTuple):
     exact_at: int = 3
     exact_worlds: int = 2000
     agree: float = 0.0
-    match_aware: bool = False
-    match_aware_calls: bool = False
+    match_aware: bool = True
+    match_aware_calls: bool = True
 
 
 DEFAULT_EXPERT_BUDGET: Final = ExpertBudget()

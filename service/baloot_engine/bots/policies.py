@@ -7,10 +7,11 @@
   the rules of thumb of :mod:`baloot_engine.bots.cardplay`.
 * STRONG bids like BASIC with its own thresholds, decides doubling calls by played-out sampled
   worlds, and chooses its cards by the determinized search of :mod:`baloot_engine.bots.search`.
-* EXPERT bids like STRONG (optionally for the match: ``ExpertBudget.match_aware_calls``),
-  doubles with more sampled worlds, and chooses its cards by the deeper
-  search of :mod:`baloot_engine.bots.expert` (many more worlds within a time budget, the last
-  tricks of each world solved exactly).
+* EXPERT bids like STRONG but for the chance to win the match rather than the round's points
+  (``ExpertBudget.match_aware_calls``), doubles with more sampled worlds (for the match too),
+  and chooses its cards by the deeper search of :mod:`baloot_engine.bots.expert` (many more
+  worlds within a time budget, for the match as well, the last tricks of each world solved
+  exactly).
 
 No function here sees a match state: they receive the seat's
 :class:`~baloot_engine.rules.observation.Observation`.
