@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
+from types import ModuleType
+
+import pytest
 
 from baloot_engine.bots import ExpertBudget, Level, suggest
-from baloot_engine.bots.search import Budget
+from baloot_engine.bots.search import Budget, _Scorer
 from baloot_engine.rules.actions import Action, Deal
 from baloot_engine.rules.game import apply, legal_actions, new_match
 from baloot_engine.rules.ruleset import (
@@ -103,3 +106,17 @@ def walk(
         assert action in legal, f"{action} is not legal for seat {seat}: {legal}"
         state, _ = apply(state, seat, action)
         step += 1
+
+
+def record_scorer_matches(monkeypatch: pytest.MonkeyPatch, module: ModuleType) -> list[object]:
+    """Make the scorers ``module`` creates record their match totals (None: round points) in
+    the list returned, in the order they are made."""
+    seen: list[object] = []
+
+    class Recording(_Scorer):
+        def __init__(self, *args: object) -> None:
+            super().__init__(*args)  # type: ignore[arg-type]
+            seen.append(self.match)
+
+    monkeypatch.setattr(module, "_Scorer", Recording)
+    return seen

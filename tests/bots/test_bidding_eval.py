@@ -10,13 +10,13 @@ import pytest
 from baloot_engine.bots import Level, bidding_eval
 from baloot_engine.bots.bidding_eval import contract_after_pass, evaluate_bids, threshold_bid
 from baloot_engine.bots.policies import BASIC_STYLE, choose_bid_evaluated
-from baloot_engine.bots.search import EQUITY_SCALE, _Scorer, standing_value
+from baloot_engine.bots.search import EQUITY_SCALE, standing_value
 from baloot_engine.rules.actions import Bid, BidKind
 from baloot_engine.rules.cards import parse_card
 from baloot_engine.rules.contract import ContractType
 from baloot_engine.rules.observation import Observation, observe
 from baloot_engine.rules.state import BidRecord, BidStage, Phase, State
-from tests.bots.games import RULE_SETS, bot, walk
+from tests.bots.games import RULE_SETS, bot, record_scorer_matches, walk
 
 
 def _bidding_states(rules_name: str) -> list[State]:
@@ -137,14 +137,7 @@ def test_a_standing_hokm_is_kept_when_nobody_outbids_it() -> None:
 def test_playing_for_the_match_values_every_bid_by_the_chance_to_win_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    seen: list[object] = []
-
-    class Recording(_Scorer):
-        def __init__(self, *args: object) -> None:
-            super().__init__(*args)  # type: ignore[arg-type]
-            seen.append(self.match)
-
-    monkeypatch.setattr(bidding_eval, "_Scorer", Recording)
+    seen = record_scorer_matches(monkeypatch, bidding_eval)
     obs = _first_turn()._replace(match_scores=(120, 130))
     bids = [a for a in obs.legal_actions if isinstance(a, Bid)]
     plain = evaluate_bids(obs, bids, random.Random(1), 8, BASIC_STYLE)

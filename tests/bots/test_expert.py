@@ -20,7 +20,7 @@ from baloot_engine.rules.game import legal_actions
 from baloot_engine.rules.observation import Observation, observe
 from baloot_engine.rules.play import allowed_cards
 from baloot_engine.rules.state import DoublingStep, Phase, State
-from tests.bots.games import RULE_SETS, TINY_EXPERT, bot, walk
+from tests.bots.games import RULE_SETS, TINY_EXPERT, bot, record_scorer_matches, walk
 
 
 def _card_choices(
@@ -144,14 +144,7 @@ def test_with_a_play_model_each_world_counts_by_its_weight(monkeypatch: pytest.M
 
 
 def test_a_match_aware_expert_scores_for_the_match(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[object] = []
-
-    class Recording(_Scorer):
-        def __init__(self, *args: object) -> None:
-            super().__init__(*args)  # type: ignore[arg-type]
-            seen.append(self.match)
-
-    monkeypatch.setattr(expert, "_Scorer", Recording)
+    seen = record_scorer_matches(monkeypatch, expert)
     for _state, obs, options in _card_choices("seeds", 4, 3):
         if obs.match_scores == (0, 0):
             continue
@@ -180,14 +173,7 @@ def test_expert_bids_and_doubles_for_the_match_only_when_asked(
     monkeypatch.setattr(policies, "evaluate_bids", recording_bids)
     monkeypatch.setattr(policies, "search_doubling", recording_doubling)
     # A doubling scorer playing for the match gets the totals.
-    matches: list[object] = []
-
-    class Recording(_Scorer):
-        def __init__(self, *args: object) -> None:
-            super().__init__(*args)  # type: ignore[arg-type]
-            matches.append(self.match)
-
-    monkeypatch.setattr(search, "_Scorer", Recording)
+    matches = record_scorer_matches(monkeypatch, search)
     kinds: set[str] = set()
     for seed in range(8):
         for state in walk(RULE_SETS["seeds"], seed, bot(Level.BASIC), max_hands=3):
