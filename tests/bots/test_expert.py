@@ -12,9 +12,9 @@ import pytest
 from baloot_engine.bots import Level, expert, policies, search, suggest
 from baloot_engine.bots.endgame import Solver
 from baloot_engine.bots.expert import MAX_SECONDS, _solved, expert_card, with_seconds
-from baloot_engine.bots.search import _declared_projects, _known_baloot, _Scorer
+from baloot_engine.bots.search import _declared_projects, _known_baloot, _Scorer, search_doubling
 from baloot_engine.bots.tracking import Tracker
-from baloot_engine.rules.actions import Action
+from baloot_engine.rules.actions import Action, Doubling, DoublingCall
 from baloot_engine.rules.cards import ACE, HIGHER
 from baloot_engine.rules.game import legal_actions
 from baloot_engine.rules.observation import Observation, observe
@@ -196,3 +196,30 @@ def test_expert_bids_and_doubles_for_the_match_only_when_asked(
                     assert matches == [wanted]
             kinds.add(kind)
     assert kinds == {"bid", "double"}
+
+
+def test_defenders_playing_for_the_match_double_buyers_about_to_win_it() -> None:
+    # Made, the contract ends the match whatever its level; failed, a double gives the
+    # defenders twice the points: playing for the match the defenders double, by the points
+    # they mostly do not.
+    states = 0
+    doubled = {False: 0, True: 0}
+    for seed in range(12):
+        for state in walk(RULE_SETS["seeds"], seed, bot(Level.BASIC), max_hands=2):
+            if state.phase is not Phase.DOUBLING or state.doubling_step is not DoublingStep.DOUBLE:
+                continue
+            obs = observe(state, state.turn)
+            calls = [a for a in obs.legal_actions if isinstance(a, Doubling)]
+            contract = obs.contract
+            assert contract is not None
+            if len(calls) < 2:
+                continue
+            near = (145, 60) if contract.buyer_team == 0 else (60, 145)
+            obs = obs._replace(match_scores=near)
+            for aware in (False, True):
+                call = search_doubling(obs, calls, random.Random(seed), 16, 1.0, match_aware=aware)
+                doubled[aware] += call.call is DoublingCall.DOUBLE
+            states += 1
+    assert states >= 20
+    assert doubled[True] >= 0.8 * states
+    assert doubled[False] <= 0.3 * states
