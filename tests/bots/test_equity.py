@@ -85,8 +85,12 @@ def test_a_margin_in_points_is_worth_more_near_the_end_of_an_even_match() -> Non
     late = in_score_units(4.0, (140, 140), 1, SEEDS)
     assert early == pytest.approx(2 * EQUITY_SCALE * 4 * equity_slope(0, 0, 152))
     assert 0 < early < late
-    # A match already won at the totals leaves nothing to play for.
+    # A match already won at the totals leaves nothing to play for; level totals over the
+    # target play on, and the next round decides, as it nearly does at 151-151.
     assert in_score_units(4.0, (152, 10), 0, SEEDS) == 0.0
+    level = in_score_units(4.0, (152, 152), 0, SEEDS)
+    assert level == in_score_units(4.0, (160, 160), 1, SEEDS) > late
+    assert level == pytest.approx(in_score_units(4.0, (151, 151), 0, SEEDS))
 
 
 def test_a_redeal_is_worth_the_chance_as_the_totals_stand() -> None:

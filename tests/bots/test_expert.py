@@ -12,7 +12,14 @@ import pytest
 from baloot_engine.bots import Level, expert, policies, search, suggest
 from baloot_engine.bots.endgame import Solver
 from baloot_engine.bots.expert import MAX_SECONDS, _solved, expert_card, with_seconds
-from baloot_engine.bots.search import _declared_projects, _known_baloot, _Scorer, search_doubling
+from baloot_engine.bots.policies import BIDDING_MARGIN, DOUBLING_MARGIN
+from baloot_engine.bots.search import (
+    _declared_projects,
+    _known_baloot,
+    _Scorer,
+    in_score_units,
+    search_doubling,
+)
 from baloot_engine.bots.tracking import Tracker
 from baloot_engine.rules.actions import Action, Doubling, DoublingCall
 from baloot_engine.rules.cards import ACE, HIGHER
@@ -172,9 +179,20 @@ def test_expert_bids_and_doubles_for_the_match_only_when_asked(
 
     monkeypatch.setattr(policies, "evaluate_bids", recording_bids)
     monkeypatch.setattr(policies, "search_doubling", recording_doubling)
-    # A doubling scorer playing for the match gets the totals.
+    # A doubling scorer playing for the match gets the totals, and so do the margins.
     matches = record_scorer_matches(monkeypatch, search)
+    margins: list[tuple[str, float, object]] = []
+    for module, kind in ((policies, "bid"), (search, "double")):
+
+        def recording_margin(
+            points: float, match: object, *args: object, _kind: str = kind
+        ) -> float:
+            margins.append((_kind, points, match))
+            return in_score_units(points, match, *args)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(module, "in_score_units", recording_margin)
     kinds: set[str] = set()
+    converted = 0
     for seed in range(8):
         for state in walk(RULE_SETS["seeds"], seed, bot(Level.BASIC), max_hands=3):
             doubling_step = state.phase is Phase.DOUBLING and (
@@ -188,14 +206,22 @@ def test_expert_bids_and_doubles_for_the_match_only_when_asked(
             for level, aware in ((Level.STRONG, True), (Level.EXPERT, False), (Level.EXPERT, True)):
                 calls.clear()
                 matches.clear()
+                margins.clear()
                 budget = TINY_EXPERT._replace(match_aware_calls=aware)
                 suggest(state, state.turn, level, seed=seed, expert=budget)
                 assert calls == [(kind, level is Level.EXPERT and aware)]
+                wanted = state.match_scores if level is Level.EXPERT and aware else None
                 if kind == "double":
-                    wanted = state.match_scores if level is Level.EXPERT and aware else None
                     assert matches == [wanted]
+                    assert margins == [("double", DOUBLING_MARGIN, wanted)]
+                elif wanted is None:
+                    assert margins == []
+                else:
+                    converted += margins == [("bid", BIDDING_MARGIN, wanted)]
+                    assert margins in ([], [("bid", BIDDING_MARGIN, wanted)])
             kinds.add(kind)
     assert kinds == {"bid", "double"}
+    assert converted
 
 
 def test_defenders_playing_for_the_match_double_buyers_about_to_win_it() -> None:

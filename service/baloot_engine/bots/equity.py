@@ -33,8 +33,10 @@ def match_equity(ours: int, theirs: int, target: int) -> float:
 
 def equity_slope(ours: int, theirs: int, target: int) -> float:
     """How fast :func:`match_equity` grows with the difference of the totals at these totals:
-    the chance one more point of difference is worth (what a margin in points is worth)."""
-    if ours >= target or theirs >= target:
+    the chance one more point of difference is worth (what a margin in points is worth). A
+    match already decided is worth nothing more; level totals over the target play on, and
+    there the next round decides."""
+    if max(ours, theirs) >= target and ours != theirs:
         return 0.0
     rounds = max(0.5, ((target - ours) + (target - theirs)) / (2 * ROUND_POINTS))
     spread = ROUND_SPREAD * math.sqrt(rounds)
