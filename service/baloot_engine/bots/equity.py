@@ -23,11 +23,17 @@ ROUND_SPREAD: Final = 18.7
 """The standard deviation of one round's difference of the teams' points (same rounds)."""
 
 
+def _race_spread(ours: int, theirs: int, target: int) -> float:
+    """The standard deviation of how far the difference of the totals moves in the rounds the
+    two teams still need to reach ``target`` (half a round at least)."""
+    rounds = max(0.5, ((target - ours) + (target - theirs)) / (2 * ROUND_POINTS))
+    return ROUND_SPREAD * math.sqrt(rounds)
+
+
 def match_equity(ours: int, theirs: int, target: int) -> float:
     """The chance that the team at ``ours`` wins a match to ``target`` against ``theirs``,
     both below the target, before the next round."""
-    rounds = max(0.5, ((target - ours) + (target - theirs)) / (2 * ROUND_POINTS))
-    z = (ours - theirs) / (ROUND_SPREAD * math.sqrt(rounds))
+    z = (ours - theirs) / _race_spread(ours, theirs, target)
     return 0.5 * math.erfc(-z / math.sqrt(2))
 
 
@@ -38,8 +44,7 @@ def equity_slope(ours: int, theirs: int, target: int) -> float:
     there the next round decides."""
     if max(ours, theirs) >= target and ours != theirs:
         return 0.0
-    rounds = max(0.5, ((target - ours) + (target - theirs)) / (2 * ROUND_POINTS))
-    spread = ROUND_SPREAD * math.sqrt(rounds)
+    spread = _race_spread(ours, theirs, target)
     z = (ours - theirs) / spread
     return math.exp(-z * z / 2) / (math.sqrt(2 * math.pi) * spread)
 

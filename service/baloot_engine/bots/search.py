@@ -99,7 +99,12 @@ def standing_value(match: tuple[int, int] | None, team: int, rules: RuleSet) -> 
     target = rules.match_target
     if match[0] >= target or match[1] >= target:
         return 0.0
-    return EQUITY_SCALE * (2 * match_equity(match[team], match[1 - team], target) - 1)
+    return _on_scale(match_equity(match[team], match[1 - team], target))
+
+
+def _on_scale(equity: float) -> float:
+    """A chance to win the match as a match-aware score: -EQUITY_SCALE to +EQUITY_SCALE."""
+    return EQUITY_SCALE * (2 * equity - 1)
 
 
 class _Scorer:
@@ -185,7 +190,7 @@ class _Scorer:
                 equity = equity_after(
                     self.match, score.points, self.team, contract.buyer_team, self.rules
                 )
-                value = round(EQUITY_SCALE * (2 * equity - 1))
+                value = round(_on_scale(equity))
             else:
                 value = score.points[self.team] - score.points[1 - self.team]
         table[(abnat, won)] = value
