@@ -31,14 +31,17 @@ EXTRA_TESTS :=
 help: ## List the targets.
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-23s %s\n", $$1, $$2}'
 
-$(STAMP): pyproject.toml
+# The solver's compiled search is built by the package's install: a change to it reinstalls.
+SOLVER_C := service/baloot_engine/solver/_search.c
+
+$(STAMP): pyproject.toml $(SOLVER_C)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	@touch $@ $(RUN_STAMP)
 
 # Serving needs only the package and its runtime dependencies: the generated code is committed,
 # so `make run` and `make demo` on a fresh clone install no linter, generator or gateway.
-$(RUN_STAMP): pyproject.toml
+$(RUN_STAMP): pyproject.toml $(SOLVER_C)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet -e .
 	@touch $@

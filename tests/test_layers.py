@@ -1,9 +1,10 @@
 """The import directions between the layers of ``baloot_engine``, checked over every module.
 
-The layers, lowest first: ``rules`` ← ``bots`` ← ``telemetry`` ← ``api`` ← ``server``. A module
-may import its own layer and the layers below it, never one above: nothing under ``api/``
-imports ``server/``, telemetry imports neither, and the rules core and the bots know nothing of
-the service around them (nor of prometheus or structlog). The package's ``__init__`` (the
+The layers, lowest first: ``rules`` ← ``solver`` ← ``bots`` ← ``telemetry`` ← ``api`` ←
+``server``. A module may import its own layer and the layers below it, never one above: nothing
+under ``api/`` imports ``server/``, telemetry imports neither, and the rules core, the solver and
+the bots know nothing of the service around them (nor of prometheus or structlog; the solver
+nor of gRPC or protobuf). The package's ``__init__`` (the
 version) is below every layer; ``__main__`` (the entry point) is above them all.
 """
 
@@ -18,10 +19,11 @@ import baloot_engine
 
 PACKAGE = "baloot_engine"
 PACKAGE_DIR = Path(baloot_engine.__file__).parent
-LAYERS = ("rules", "bots", "telemetry", "api", "server")
+LAYERS = ("rules", "solver", "bots", "telemetry", "api", "server")
 # Libraries a layer must not import, beyond the layer order itself.
 FORBIDDEN_LIBRARIES = {
     "rules": ("structlog", "prometheus_client"),
+    "solver": ("structlog", "prometheus_client", "grpc", "google"),
     "bots": ("structlog", "prometheus_client"),
 }
 _ROOT = -1  # baloot_engine/__init__.py: importable by every layer

@@ -1,0 +1,426 @@
+"""The exact solver: every hand known, the value of every legal card, and the par of a round.
+
+Bridge players have double-dummy solvers; this is Baloot's. Given the cards each seat still
+holds, the trick in progress, the completed tricks, the contract and the rule set, :func:`solve`
+returns for the seat to move the exact outcome of each legal action when all four seats then
+play perfectly, every hand seen: the card points (abnat, the last-trick 10 included) and the
+tricks each team wins from the position to the end of the round. :func:`par` plays the best
+line out through the rules core and scores it (contract, multiplier, projects, Baloot,
+kaboot), the par of a duplicate board.
+
+What "perfectly" means: each team plays for the most card points, and among lines worth the
+same points for the most tricks (so a kaboot is found wherever it can be had). Both are
+exact; a value is ``9 * points + tricks`` for one team (:data:`TRICK_WEIGHT`). A perfect
+leader calls Akka wherever the call fits and means something (it only widens the partner's
+choice); the calls and the no-call of a lead are still valued one by one. Illegal cards are
+never considered: in table play (``illegal_moves_allowed``) the solver gives the value of
+lawful play.
+
+The legal cards are the rules core's, so every rule flag is followed (closed games,
+over-trumping, the Akka exception, ``undertrump_required``…). The search runs in a compiled
+module (``_search.c``) built with the package; the pure-Python :mod:`reference` computes the
+same values and runs where the compiled module is missing. The solver sits above the rules
+core and below the bots (``bots/endgame.py`` is a user of it).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final, Literal, Protocol
+
+from baloot_engine.rules.actions import Action, Declare, Play
+from baloot_engine.rules.cards import HIGHER, LAST_TRICK_BONUS, POINTS, STRENGTHS
+from baloot_engine.rules.contract import Contract
+from baloot_engine.rules.declaring import legal_declarations
+from baloot_engine.rules.game import apply, close_review
+from baloot_engine.rules.projects import best_projects
+from baloot_engine.rules.ruleset import PartnerWinningRule, RuleSet
+from baloot_engine.rules.scoring import RoundScore
+from baloot_engine.rules.state import Phase, State
+from baloot_engine.solver.reference import TRICK_WEIGHT, ReferenceDeal, akka_call
+
+try:
+    from baloot_engine.solver import _search
+except ImportError:  # pragma: no cover - the package's install builds it
+    _search = None  # type: ignore[assignment]
+
+Engine = Literal["compiled", "reference"]
+
+COMPILED: Final = _search is not None
+"""True when the compiled search is installed (the default engine then)."""
+
+_PARTNER_RULES: Final = {
+    PartnerWinningRule.AKKA_ONLY: 0,
+    PartnerWinningRule.POSITIONAL: 1,
+    PartnerWinningRule.ANY_PARTNER_WINNING: 2,
+    PartnerWinningRule.NEVER: 3,
+}
+
+
+class SolverBudgetError(Exception):
+    """The deadline or the node limit ran out before the answer was exact."""
+
+
+class DealSearch(Protocol):
+    """One deal's search (compiled or reference): the value of positions of that deal."""
+
+    @property
+    def nodes(self) -> int: ...
+
+    def value(
+        self,
+        hands: tuple[int, int, int, int],
+        trick: tuple[int, ...],
+        leader: int,
+        played: int,
+        akka: bool,
+        max_nodes: int = 0,
+        deadline: float = 0.0,
+        alpha: int = -1,
+        beta: int = -1,
+    ) -> int | None: ...
+
+
+def new_search(
+    contract: Contract, rules: RuleSet, team: int, engine: Engine | None = None
+) -> DealSearch:
+    """A search for the positions of one deal (one layout of the 32 cards), counting ``team``.
+
+    Its transposition table is valid for that deal only: make one per deal (per sampled world).
+    """
+    if engine == "reference" or (engine is None and _search is None):
+        return ReferenceDeal(contract, rules, team)
+    if _search is None:
+        raise RuntimeError("the compiled solver is not installed")
+    trump = contract.trump
+    deal: DealSearch = _search.Deal(
+        trump=trump,
+        closed=contract.closed,
+        overtrump_partner=rules.overtrump_partner,
+        undertrump_required=rules.undertrump_required,
+        partner_rule=_PARTNER_RULES[rules.partner_winning_rule],
+        akka_declared=rules.akka_requires_declaration,
+        team=team,
+        points=POINTS[trump + 1],
+        strength=STRENGTHS[trump + 1],
+        higher=HIGHER[trump + 1],
+        higher_sun=HIGHER[0],
+    )
+    return deal
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A position of a round in play, every hand known.
+
+    ``hands`` are the cards still held; ``trick`` the cards of the trick in progress from
+    ``leader`` on; ``played`` the cards of the completed tricks; ``abnat`` and ``tricks_won``
+    what each team has won in them (the 10 of the last trick included once it is played).
+    """
+
+    hands: tuple[int, int, int, int]
+    trick: tuple[int, ...]
+    leader: int
+    played: int
+    akka: bool
+    contract: Contract
+    rules: RuleSet
+    abnat: tuple[int, int] = (0, 0)
+    tricks_won: tuple[int, int] = (0, 0)
+
+    @property
+    def seat(self) -> int:
+        """The seat to play."""
+        return (self.leader + len(self.trick)) & 3
+
+
+def position_of(state: State) -> Position:
+    """The position of a state in the playing phase with a card to play."""
+    if state.phase is not Phase.PLAYING or state.contract is None or state.turn < 0:
+        raise ValueError("no card is to be played in this state")
+    won = [0, 0]
+    for record in state.tricks:
+        won[record.winner & 1] += 1
+    return Position(
+        hands=state.hands,
+        trick=state.trick,
+        leader=state.leader,
+        played=state.played,
+        akka=state.akka,
+        contract=state.contract,
+        rules=state.rules,
+        abnat=state.abnat,
+        tricks_won=(won[0], won[1]),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ActionValue:
+    """One legal action of the seat to move and where perfect play goes after it.
+
+    ``points`` and ``tricks`` are each team's totals for the whole round at its end (what was
+    won before the position included); ``kaboot_team`` is the team that wins all eight tricks
+    (-1: none).
+    """
+
+    play: Play
+    points: tuple[int, int]
+    tricks: tuple[int, int]
+
+    @property
+    def kaboot_team(self) -> int:
+        """The team that wins every trick of the round on this line, or -1."""
+        if self.tricks[0] == 8:
+            return 0
+        return 1 if self.tricks[1] == 8 else -1
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    """Every legal card of the seat to move, valued; the best for that seat's team first found.
+
+    ``values`` are in the rules core's action order (ascending card, each card followed by its
+    Akka call where one fits). ``best`` indexes the action a perfect player takes (the first of
+    the equal best). ``nodes`` counts the cards the search tried.
+    """
+
+    seat: int
+    values: tuple[ActionValue, ...]
+    best: int
+    nodes: int
+
+    @property
+    def best_value(self) -> ActionValue:
+        """The value of the position: that of its best action."""
+        return self.values[self.best]
+
+
+def _plays(position: Position) -> list[Play]:
+    """The legal card actions of the seat to move, in the rules core's order."""
+    from baloot_engine.rules.play import allowed_cards
+
+    seat = position.seat
+    contract = position.contract
+    mask = allowed_cards(
+        position.hands[seat],
+        position.trick,
+        position.leader,
+        seat,
+        position.played,
+        position.akka,
+        contract,
+        position.rules,
+    )
+    plays: list[Play] = []
+    while mask:
+        low = mask & -mask
+        card = low.bit_length() - 1
+        mask ^= low
+        plays.append(Play(card))
+        if not position.trick and akka_call(contract, position.rules, card, position.played):
+            plays.append(Play(card, True))
+    return plays
+
+
+def _deadline_args(deadline: float | None, max_nodes: int | None) -> tuple[int, float]:
+    return (max_nodes or 0, 0.0 if deadline is None else deadline)
+
+
+def _exact(
+    search: DealSearch,
+    args: tuple[tuple[int, int, int, int], tuple[int, ...], int, int, bool],
+    most: int,
+    guess: int | None,
+    limit: int,
+    until: float,
+) -> int | None:
+    """The exact value of one position by null-window searches converging on it (MTD(f)):
+    each search proves a bound, the table keeps them, and a good ``guess`` (the value of a
+    sibling) needs only two or three."""
+    lower, upper = 0, most
+    value = most // 2 if guess is None else guess
+    nodes = search.nodes
+    while lower < upper:
+        beta = max(value, lower + 1)
+        left = 0 if not limit else limit - (search.nodes - nodes)
+        if limit and left <= 0:
+            return None
+        found = search.value(*args, left, until, beta - 1, beta)
+        if found is None:
+            return None
+        value = found
+        if value < beta:
+            upper = value
+        else:
+            lower = value
+    return lower
+
+
+def solve(
+    position: Position,
+    *,
+    deadline: float | None = None,
+    max_nodes: int | None = None,
+    engine: Engine | None = None,
+    search: DealSearch | None = None,
+) -> Solution:
+    """The exact value of every legal card of the seat to move (see :class:`Solution`).
+
+    ``deadline`` is a :func:`time.monotonic` time and ``max_nodes`` a bound on the cards tried
+    over the whole call; past either, :class:`SolverBudgetError` (never a partial answer).
+    ``search`` reuses the table of an earlier call on the same deal; it must count the team
+    of the seat to move (:func:`new_search`).
+    """
+    seat = position.seat
+    team = seat & 1
+    if search is None:
+        search = new_search(position.contract, position.rules, team, engine)
+    limit, until = _deadline_args(deadline, max_nodes)
+    started = search.nodes
+    hands = position.hands
+    trick = position.trick
+    points = POINTS[position.contract.trump + 1]
+    rest = LAST_TRICK_BONUS + sum(points[c] for c in trick)
+    held = hands[0] | hands[1] | hands[2] | hands[3]
+    rest += sum(points[c] for c in range(32) if held >> c & 1)
+    tricks_left = (held.bit_count() + len(trick)) // 4
+    if tricks_left == 0:
+        raise ValueError("the round is over: no card is left to play")
+    values: list[ActionValue] = []
+    best = 0
+    best_score = -1
+    guess: int | None = None
+    for index, play in enumerate(_plays(position)):
+        after = list(hands)
+        after[seat] ^= 1 << play.card
+        akka = play.akka if not trick else position.akka
+        value = _exact(
+            search,
+            (
+                (after[0], after[1], after[2], after[3]),
+                (*trick, play.card),
+                position.leader,
+                position.played,
+                akka,
+            ),
+            TRICK_WEIGHT * rest + tricks_left,
+            guess,
+            0 if not limit else max(1, limit - (search.nodes - started)),
+            until,
+        )
+        guess = value
+        if value is None:
+            raise SolverBudgetError("the solver's budget ran out before the values were exact")
+        mine_points, mine_tricks = divmod(value, TRICK_WEIGHT)
+        theirs = (rest - mine_points, tricks_left - mine_tricks)
+        ours = (mine_points, mine_tricks)
+        by_team = (ours, theirs) if team == 0 else (theirs, ours)
+        values.append(
+            ActionValue(
+                play,
+                (position.abnat[0] + by_team[0][0], position.abnat[1] + by_team[1][0]),
+                (position.tricks_won[0] + by_team[0][1], position.tricks_won[1] + by_team[1][1]),
+            )
+        )
+        if value > best_score:
+            best_score = value
+            best = index
+    return Solution(seat, tuple(values), best, search.nodes - started)
+
+
+@dataclass(frozen=True, slots=True)
+class Par:
+    """The par of a round from a position: the best line played out and scored.
+
+    ``line`` is every action of it (declarations of the seats that could still declare, then
+    the cards); ``score`` the rules core's score of the round; ``points`` and ``tricks`` each
+    team's card points and tricks at its end.
+    """
+
+    line: tuple[tuple[int, Action], ...]
+    score: RoundScore
+    points: tuple[int, int]
+    tricks: tuple[int, int]
+    nodes: int
+
+
+def par(
+    state: State,
+    *,
+    deadline: float | None = None,
+    max_nodes: int | None = None,
+    engine: Engine | None = None,
+    on_step: Callable[[State], None] | None = None,
+) -> Par:
+    """Play the round out from ``state`` with perfect play and score it (the par result).
+
+    A seat that may still declare projects declares its best ones (with every hand known,
+    declaring never costs). Every card is the solver's best for its seat's team; one search
+    per team serves the whole line.
+    """
+    if state.phase is not Phase.PLAYING or state.contract is None:
+        raise ValueError("par is taken from a round in play")
+    searches = {team: new_search(state.contract, state.rules, team, engine) for team in (0, 1)}
+    line: list[tuple[int, Action]] = []
+    nodes = 0
+    while state.phase is Phase.PLAYING:
+        seat = state.turn
+        if not state.tricks:
+            for declarer in range(4):
+                declarations = legal_declarations(state, declarer)
+                if declarations:
+                    action = _best_declaration(state, declarer, declarations)
+                    state, _ = apply(state, declarer, action)
+                    line.append((declarer, action))
+        solution = solve(
+            position_of(state),
+            deadline=deadline,
+            max_nodes=None if max_nodes is None else max(1, max_nodes - nodes),
+            search=searches[seat & 1],
+        )
+        nodes += solution.nodes
+        play = solution.values[solution.best].play
+        state, _ = apply(state, seat, play)
+        line.append((seat, play))
+        if on_step is not None:
+            on_step(state)
+    if state.phase is Phase.ROUND_REVIEW:
+        state, _ = close_review(state)
+    score = state.last_score
+    assert score is not None
+    facts = score.facts
+    return Par(tuple(line), score, facts.card_abnat, facts.tricks_won, nodes)
+
+
+def _best_declaration(state: State, seat: int, declarations: list[Declare]) -> Declare:
+    """The declaration of the seat's best projects (the rules core's choice), else the first."""
+    best = {p.kind for p in best_projects(state.full_hands[seat], state.trump, state.rules)}
+    for declaration in declarations:
+        if set(declaration.kinds) == best:
+            return declaration
+    return max(declarations, key=lambda d: len(d.kinds))
+
+
+def now_plus(seconds: float) -> float:
+    """A deadline ``seconds`` from now, on the clock :func:`solve` reads."""
+    return time.monotonic() + seconds
+
+
+__all__ = [
+    "COMPILED",
+    "TRICK_WEIGHT",
+    "ActionValue",
+    "DealSearch",
+    "Engine",
+    "Par",
+    "Position",
+    "Solution",
+    "SolverBudgetError",
+    "new_search",
+    "now_plus",
+    "par",
+    "position_of",
+    "solve",
+]

@@ -1,0 +1,666 @@
+/* The exact solver's search, compiled: alpha-beta over one deal with every hand known.
+ *
+ * The pure-Python reference is baloot_engine/solver/reference.py; both compute the same
+ * value (tests/solver/test_differential.py). The rule tables (card points, trick strengths,
+ * the cards that beat a card) are passed in by the Python side from the rules core, so no
+ * card value is written twice; the legal cards follow rules/play.py::allowed_cards step by
+ * step.
+ *
+ * A value is 9 * points + tricks for the solver's team, from the position to the end of the
+ * round (the cards of the trick in progress and the last-trick 10 included): points come first,
+ * tricks break ties (so a kaboot, all eight tricks, is always found where it can be had), and
+ * both sides play for their own team. The search is a fail-soft alpha-beta with:
+ *   - a transposition table at the start of each trick, keyed by (deal, leader, cards still
+ *     held): within one deal those cards say which seat holds what, and the value of the rest
+ *     depends on nothing else; each entry keeps a lower and an upper bound and the best card;
+ *   - cards that win and lose the same tricks (adjacent among the cards still out, in one
+ *     hand, of equal points) tried once;
+ *   - move ordering: the table's best card first, then cards that take the trick;
+ *   - the last trick (one card a hand) counted without a search.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#define TT_BITS 20
+#define TT_SIZE (1u << TT_BITS)
+#define TT_MASK (TT_SIZE - 1u)
+
+/* Partner-winning rules (RuleSet.partner_winning_rule), as the Python side numbers them. */
+#define PWR_AKKA_ONLY 0
+#define PWR_POSITIONAL 1
+#define PWR_ANY 2
+#define PWR_NEVER 3
+
+#define ACE 7
+#define LAST_TRICK_BONUS 10
+
+typedef struct {
+    uint64_t key;   /* the cards held, in relative form (see canonical) */
+    uint32_t owner; /* deal << 2 | leader; 0 = empty */
+    int16_t lower;
+    int16_t upper;
+    int8_t move;
+} Entry;
+
+static Entry *table = NULL;
+static uint64_t deals_made = 0;
+
+typedef struct {
+    PyObject_HEAD
+    uint64_t deal;
+    int trump;
+    int closed;
+    int overtrump_partner;
+    int undertrump_required;
+    int partner_rule;
+    int akka_declared;
+    int team;
+    uint32_t hands[4];
+    uint8_t points[32];
+    uint8_t strength[32];
+    uint32_t higher[32];     /* cards of the same suit that beat a card, under the contract */
+    uint32_t higher_sun[32]; /* the same in the plain order: is a lead the boss of its suit */
+    int8_t order[4][8];      /* each suit's cards, strongest first */
+    uint32_t scoring;        /* the cards worth points (the rest are worth nothing) */
+    int8_t seat_of[32];      /* who held each card at the start of the search */
+    uint64_t nodes;
+    uint64_t max_nodes; /* 0: no limit */
+    double deadline;    /* CLOCK_MONOTONIC seconds; 0: none */
+    int stopped;
+} Deal;
+
+static const uint32_t SUIT_MASK[4] = {0xFFu, 0xFF00u, 0xFF0000u, 0xFF000000u};
+
+static inline int lowest(uint32_t mask) { return __builtin_ctz(mask); }
+static inline int count(uint32_t mask) { return __builtin_popcount(mask); }
+
+static inline double monotonic(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+/* The position in the trick of the card that wins it so far (rules/cards.py trick_winner_index). */
+static inline int winner_index(const Deal *d, const int *trick, int n) {
+    int led = trick[0] >> 3;
+    int best = 0;
+    for (int i = 1; i < n; i++) {
+        int card = trick[i];
+        int suit = card >> 3;
+        if ((suit == led || suit == d->trump) && d->strength[card] > d->strength[trick[best]]) {
+            best = i;
+        }
+    }
+    return best;
+}
+
+/* R20: is a void seat whose partner leads the trick free of the duty to trump? */
+static int partner_exempts(const Deal *d, const int *trick, int n, int leader, int seat,
+                           uint32_t played, int akka) {
+    switch (d->partner_rule) {
+    case PWR_NEVER:
+        return 0;
+    case PWR_ANY:
+        return 1;
+    case PWR_POSITIONAL:
+        if (n == 3) return 1;
+        break;
+    default:
+        break;
+    }
+    if (leader != ((seat + 2) & 3)) return 0;
+    for (int i = 0; i < n; i++) {
+        if ((trick[i] >> 3) == d->trump) return 0;
+    }
+    int lead = trick[0];
+    if ((lead & 7) == ACE) return 1;
+    if (d->akka_declared && !akka) return 0;
+    return (d->higher_sun[lead] & ~played) == 0;
+}
+
+/* The cards a seat may play (rules/play.py allowed_cards, R18-R22). */
+static uint32_t allowed(const Deal *d, uint32_t hand, const int *trick, int n, int leader,
+                        int seat, uint32_t played, int akka) {
+    int trump = d->trump;
+    if (n == 0) {
+        if (trump >= 0 && d->closed) {
+            uint32_t plain = hand & ~SUIT_MASK[trump];
+            if (plain) return plain;
+        }
+        return hand;
+    }
+    int led = trick[0] >> 3;
+    uint32_t follow = hand & SUIT_MASK[led];
+    if (trump < 0) return follow ? follow : hand;
+    if (led == trump) {
+        if (!follow) return hand;
+        int win = winner_index(d, trick, n);
+        if (!d->overtrump_partner && (((leader + win) & 1) == (seat & 1))) return follow;
+        uint32_t higher = follow & d->higher[trick[win]];
+        return higher ? higher : follow;
+    }
+    if (follow) return follow;
+    uint32_t trumps = hand & SUIT_MASK[trump];
+    if (!trumps) return hand;
+    int win = winner_index(d, trick, n);
+    int partner_wins = ((leader + win) & 1) == (seat & 1);
+    if (partner_wins && partner_exempts(d, trick, n, leader, seat, played, akka)) return hand;
+    int best = trick[win];
+    if ((best >> 3) != trump) return trumps;
+    if (partner_wins && !d->overtrump_partner) return trumps;
+    uint32_t higher = trumps & d->higher[best];
+    if (higher) return higher;
+    return d->undertrump_required ? trumps : hand;
+}
+
+/* Does leading ``card`` call an Akka (only where the call means something, and then always:
+ * it only widens the partner's choice, so a perfect leader makes it)? */
+static inline int akka_call(const Deal *d, int card, uint32_t played) {
+    return d->akka_declared && d->trump >= 0 && (card >> 3) != d->trump && (card & 7) != ACE &&
+           (d->higher_sun[card] & ~played) == 0;
+}
+
+static inline uint64_t slot_of(uint64_t key, uint32_t owner) {
+    uint64_t h = (key ^ ((uint64_t)owner << 40) ^ owner) * 0x9E3779B97F4A7C15ull;
+    return (h >> (64 - TT_BITS)) & TT_MASK;
+}
+
+/* The cards held, keyed so that positions that differ only in which cards worth nothing are
+ * left (the same seats holding them in the same order of strength) share one entry: such
+ * positions have the same value, every trick going the same way for the same points. Per
+ * suit: the cards worth points still held (8 bits), then the seats of the pointless cards
+ * still held, strongest first (2 bits each, after a leading 1). */
+static inline uint64_t canonical(const Deal *d, uint32_t held) {
+    uint64_t key = 0;
+    for (int suit = 0; suit < 4; suit++) {
+        uint32_t cards = held & SUIT_MASK[suit];
+        uint64_t part = (uint64_t)((cards & d->scoring) >> (8 * suit));
+        uint64_t seats = 1;
+        for (int i = 0; i < 8; i++) {
+            int card = d->order[suit][i];
+            if ((cards >> card & 1) && !(d->scoring >> card & 1)) {
+                seats = seats << 2 | (uint64_t)d->seat_of[card];
+            }
+        }
+        key = key << 16 | part << 8 | seats; /* seats < 256: at most 3 pointless cards */
+    }
+    return key;
+}
+
+/* The last trick, every seat holding one card: all of them forced. */
+static int last_trick(const Deal *d, int leader) {
+    int trick[4];
+    int pts = LAST_TRICK_BONUS;
+    for (int i = 0; i < 4; i++) {
+        trick[i] = lowest(d->hands[(leader + i) & 3]);
+        pts += d->points[trick[i]];
+    }
+    int winner = (leader + winner_index(d, trick, 4)) & 3;
+    return (winner & 1) == d->team ? 9 * pts + 1 : 0;
+}
+
+/* The cards worth trying, one of each run of equivalent cards, best guesses first. */
+static int candidates(const Deal *d, uint32_t options, uint32_t hand, const int *trick, int n,
+                      int leader, int seat, uint32_t played, int hint, int *out) {
+    if (!(options & (options - 1))) {
+        out[0] = lowest(options);
+        return 1;
+    }
+    uint32_t still = d->hands[0] | d->hands[1] | d->hands[2] | d->hands[3];
+    for (int i = 0; i < n; i++) still |= 1u << trick[i];
+    int chosen[8];
+    int m = 0;
+    for (int suit = 0; suit < 4; suit++) {
+        if (!(options & SUIT_MASK[suit])) continue;
+        int start = -1;
+        for (int k = 0; k < 8; k++) {
+            int card = d->order[suit][k];
+            if (!(still >> card & 1)) continue;
+            if (options >> card & 1) {
+                if (start < 0 || d->points[card] != d->points[start]) {
+                    start = card;
+                    chosen[m++] = card;
+                }
+            } else if (!(hand >> card & 1)) {
+                start = -1;
+            }
+        }
+    }
+    /* Ordering scores: higher first. */
+    int score[8];
+    int team = seat & 1;
+    int win = n ? winner_index(d, trick, n) : 0;
+    int best = n ? trick[win] : -1;
+    int ours = n ? (((leader + win) & 1) == team) : 0;
+    int led = n ? trick[0] >> 3 : -1;
+    for (int i = 0; i < m; i++) {
+        int card = chosen[i];
+        int s;
+        if (card == hint) {
+            s = 1000;
+        } else if (n == 0) {
+            int boss = (d->higher[card] & still) == 0;
+            s = boss ? 200 + d->points[card] : 100 - d->points[card];
+        } else {
+            int suit = card >> 3;
+            int beats = (suit == led || suit == d->trump) &&
+                        ((best >> 3) == suit ? d->strength[card] > d->strength[best]
+                                             : suit == d->trump);
+            if (ours) {
+                s = beats && n < 3 ? 150 + d->points[card] : 100 + d->points[card];
+            } else if (beats) {
+                s = 200 + (n == 3 ? d->points[card] : d->strength[card]);
+            } else {
+                s = 100 - d->points[card];
+            }
+        }
+        score[i] = s;
+    }
+    for (int i = 0; i < m; i++) { /* insertion sort, at most 8 cards */
+        int c = chosen[i], s = score[i], j = i;
+        while (j > 0 && score[j - 1] < s) {
+            chosen[j] = chosen[j - 1];
+            score[j] = score[j - 1];
+            j--;
+        }
+        chosen[j] = c;
+        score[j] = s;
+    }
+    memcpy(out, chosen, sizeof(int) * (size_t)m);
+    (void)played;
+    return m;
+}
+
+static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int akka, int alpha,
+                  int beta, int rest);
+
+/* Quick tricks: a lower bound on what the leader's team wins from a trick's start, by the
+ * leader cashing the top cards of each suit one after the other (each wins its trick, so the
+ * lead stays with him). In a plain suit of a Hokm, the k-th card is counted only while every
+ * other seat holding a trump still holds k cards of the suit (it must follow, so nobody can
+ * trump it); trumps are not counted in a closed game (they may not be led). The bound counts
+ * the leader's own cards' points and one trick each. */
+static int quick_tricks(const Deal *d, int leader) {
+    uint32_t held = d->hands[0] | d->hands[1] | d->hands[2] | d->hands[3];
+    uint32_t mine = d->hands[leader];
+    int trump = d->trump;
+    int value = 0;
+    for (int suit = 0; suit < 4; suit++) {
+        if (!(mine & SUIT_MASK[suit])) continue;
+        if (suit == trump && d->closed) continue;
+        int plain = trump >= 0 && suit != trump;
+        int least = 8; /* fewest cards of the suit among the others holding a trump */
+        if (plain) {
+            for (int s = 0; s < 4; s++) {
+                if (s == leader || !(d->hands[s] & SUIT_MASK[trump])) continue;
+                int c = count(d->hands[s] & SUIT_MASK[suit]);
+                if (c < least) least = c;
+            }
+        }
+        int k = 0;
+        for (int i = 0; i < 8; i++) {
+            int card = d->order[suit][i];
+            if (!(held >> card & 1)) continue;
+            if (!(mine >> card & 1)) break;
+            if (plain && k >= least) break;
+            k++;
+            value += 9 * d->points[card] + 1;
+        }
+    }
+    return value;
+}
+
+/* The trick just completed: its value to the team plus the rest of the round. */
+static int after_trick(Deal *d, const int *trick, int leader, uint32_t played, int alpha,
+                       int beta, int rest) {
+    int winner = (leader + winner_index(d, trick, 4)) & 3;
+    uint32_t held = d->hands[0] | d->hands[1] | d->hands[2] | d->hands[3];
+    int pts = d->points[trick[0]] + d->points[trick[1]] + d->points[trick[2]] +
+              d->points[trick[3]];
+    if (!held) pts += LAST_TRICK_BONUS;
+    int gained = 9 * pts + 1;
+    int mine = (winner & 1) == d->team ? gained : 0;
+    if (!held) return mine;
+    if (count(held) == 4) return mine + last_trick(d, winner);
+    uint32_t now = played | 1u << trick[0] | 1u << trick[1] | 1u << trick[2] | 1u << trick[3];
+    int next[4];
+    return mine + search(d, next, 0, winner, now, 0, alpha - mine, beta - mine, rest - gained);
+}
+
+static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int akka, int alpha,
+                  int beta, int rest) {
+    if (rest <= alpha) return rest;
+    if (beta <= 0) return 0;
+    if (n == 4) return after_trick(d, trick, leader, played, alpha, beta, rest);
+    Entry *entry = NULL;
+    uint64_t key = 0;
+    uint32_t owner = 0;
+    int lower = 0, upper = rest, hint = -1;
+    int low = alpha, high = beta;
+    if (n == 0) {
+        uint32_t held = d->hands[0] | d->hands[1] | d->hands[2] | d->hands[3];
+        if (count(held) == 4) return last_trick(d, leader);
+        key = canonical(d, held);
+        owner = (uint32_t)(d->deal << 2) | (uint32_t)leader;
+        entry = &table[slot_of(key, owner)];
+        if (entry->key == key && entry->owner == owner) {
+            lower = entry->lower;
+            upper = entry->upper;
+            if (lower >= beta || lower == upper) return lower;
+            if (upper <= alpha) return upper;
+            if (lower > low) low = lower;
+            if (upper < high) high = upper;
+            hint = entry->move;
+        }
+        int sure = quick_tricks(d, leader);
+        if ((leader & 1) == d->team) {
+            if (sure >= high) return sure;
+        } else if (rest - sure <= low) {
+            return rest - sure;
+        }
+    }
+    int seat = (leader + n) & 3;
+    uint32_t hand = d->hands[seat];
+    uint32_t options = allowed(d, hand, trick, n, leader, seat, played, akka);
+    int cards[8];
+    int m = candidates(d, options, hand, trick, n, leader, seat, played, hint, cards);
+    int maximising = (seat & 1) == d->team;
+    int best_value = maximising ? -1 : 1 << 30;
+    int best_card = cards[0];
+    for (int i = 0; i < m; i++) {
+        int card = cards[i];
+        d->nodes++;
+        if ((d->nodes & 0x3FF) == 0 &&
+            ((d->max_nodes && d->nodes > d->max_nodes) ||
+             (d->deadline > 0 && monotonic() > d->deadline))) {
+            d->stopped = 1;
+        }
+        if (d->stopped) return 0;
+        d->hands[seat] ^= 1u << card;
+        trick[n] = card;
+        int value;
+        if (n == 3) {
+            value = after_trick(d, trick, leader, played, low, high, rest);
+        } else {
+            int call = n == 0 ? akka_call(d, card, played) : akka;
+            value = search(d, trick, n + 1, leader, played, call, low, high, rest);
+        }
+        d->hands[seat] ^= 1u << card;
+        if (d->stopped) return 0;
+        if (maximising) {
+            if (value > best_value) {
+                best_value = value;
+                best_card = card;
+                if (value > low) low = value;
+            }
+        } else if (value < best_value) {
+            best_value = value;
+            best_card = card;
+            if (value < high) high = value;
+        }
+        if (low >= high) break;
+    }
+    if (entry != NULL) {
+        /* Bounds relative to the window searched (narrowed by the entry's own bounds). */
+        int a = alpha > lower ? alpha : lower;
+        int b = beta < upper ? beta : upper;
+        if (best_value <= a) {
+            if (best_value < upper) upper = best_value;
+        } else if (best_value >= b) {
+            if (best_value > lower) lower = best_value;
+        } else {
+            lower = upper = best_value;
+        }
+        entry->key = key;
+        entry->owner = owner;
+        entry->lower = (int16_t)lower;
+        entry->upper = (int16_t)upper;
+        entry->move = (int8_t)best_card;
+    }
+    return best_value;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The Python type. */
+
+static int read_u32s(PyObject *seq, uint32_t *out, Py_ssize_t size, const char *what) {
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (fast == NULL) return -1;
+    if (PySequence_Fast_GET_SIZE(fast) != size) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %zd values", what, size);
+        Py_DECREF(fast);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < size; i++) {
+        unsigned long v = PyLong_AsUnsignedLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (v == (unsigned long)-1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        if (v > 0xFFFFFFFFul) {
+            PyErr_Format(PyExc_ValueError, "%s: value out of range", what);
+            Py_DECREF(fast);
+            return -1;
+        }
+        out[i] = (uint32_t)v;
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
+static int Deal_init(Deal *self, PyObject *args, PyObject *kwds) {
+    static char *keywords[] = {"trump", "closed", "overtrump_partner", "undertrump_required",
+                               "partner_rule", "akka_declared", "team", "points", "strength",
+                               "higher", "higher_sun", NULL};
+    PyObject *points, *strength, *higher, *higher_sun;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiiiiiiOOOO", keywords, &self->trump,
+                                     &self->closed, &self->overtrump_partner,
+                                     &self->undertrump_required, &self->partner_rule,
+                                     &self->akka_declared, &self->team, &points, &strength,
+                                     &higher, &higher_sun)) {
+        return -1;
+    }
+    if (self->trump < -1 || self->trump > 3 || self->team < 0 || self->team > 1 ||
+        self->partner_rule < 0 || self->partner_rule > 3) {
+        PyErr_SetString(PyExc_ValueError, "trump, team or partner rule out of range");
+        return -1;
+    }
+    uint32_t values[32];
+    if (read_u32s(points, values, 32, "points") < 0) return -1;
+    for (int i = 0; i < 32; i++) {
+        if (values[i] > 20) {
+            PyErr_SetString(PyExc_ValueError, "points: a card is worth at most 20");
+            return -1;
+        }
+        self->points[i] = (uint8_t)values[i];
+    }
+    if (read_u32s(strength, values, 32, "strength") < 0) return -1;
+    for (int i = 0; i < 32; i++) {
+        if (values[i] > 255) {
+            PyErr_SetString(PyExc_ValueError, "strength: out of range");
+            return -1;
+        }
+        self->strength[i] = (uint8_t)values[i];
+    }
+    if (read_u32s(higher, self->higher, 32, "higher") < 0) return -1;
+    if (read_u32s(higher_sun, self->higher_sun, 32, "higher_sun") < 0) return -1;
+    for (int suit = 0; suit < 4; suit++) {
+        int k = 0;
+        for (int r = 0; r < 8; r++) self->order[suit][k++] = (int8_t)(suit * 8 + r);
+        for (int i = 1; i < 8; i++) { /* strongest first */
+            int8_t c = self->order[suit][i];
+            int j = i;
+            while (j > 0 && self->strength[self->order[suit][j - 1]] < self->strength[c]) {
+                self->order[suit][j] = self->order[suit][j - 1];
+                j--;
+            }
+            self->order[suit][j] = c;
+        }
+    }
+    if (table == NULL) {
+        table = PyMem_RawCalloc(TT_SIZE, sizeof(Entry));
+        if (table == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    self->scoring = 0;
+    for (int i = 0; i < 32; i++) {
+        if (self->points[i]) self->scoring |= 1u << i;
+    }
+    self->deal = ++deals_made & ((1ull << 29) - 1);
+    if (self->deal == 0) self->deal = ++deals_made & ((1ull << 29) - 1);
+    self->nodes = 0;
+    return 0;
+}
+
+/* value(hands, trick, leader, played, akka, max_nodes=0, deadline=0.0) -> int or None
+ *
+ * The value of the rest of the round for the team, from a position of this deal. ``hands``
+ * are the four seats' cards still held, ``trick`` the cards of the trick in progress (0-4,
+ * from ``leader`` on), ``played`` the cards of the completed tricks. None when the node limit
+ * or the deadline stopped the search (nothing partial is returned). */
+static PyObject *Deal_value(Deal *self, PyObject *args, PyObject *kwds) {
+    static char *keywords[] = {"hands", "trick", "leader", "played", "akka", "max_nodes",
+                               "deadline", "alpha", "beta", NULL};
+    PyObject *hands_seq, *trick_seq;
+    int leader, akka;
+    unsigned long played;
+    unsigned long long max_nodes = 0;
+    double deadline = 0.0;
+    int alpha = -1, beta = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOikp|Kdii", keywords, &hands_seq, &trick_seq,
+                                     &leader, &played, &akka, &max_nodes, &deadline, &alpha,
+                                     &beta)) {
+        return NULL;
+    }
+    uint32_t hands[4];
+    if (read_u32s(hands_seq, hands, 4, "hands") < 0) return NULL;
+    PyObject *fast = PySequence_Fast(trick_seq, "trick");
+    if (fast == NULL) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (n > 4) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "trick: at most 4 cards");
+        return NULL;
+    }
+    int trick[4] = {0, 0, 0, 0};
+    uint32_t seen = (uint32_t)played;
+    for (int s = 0; s < 4; s++) {
+        if (seen & hands[s]) {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_ValueError, "a card is in two places");
+            return NULL;
+        }
+        seen |= hands[s];
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long card = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (card == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return NULL;
+        }
+        if (card < 0 || card > 31 || (seen >> card & 1)) {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_ValueError, "trick: a card out of range or in two places");
+            return NULL;
+        }
+        seen |= 1u << card;
+        trick[i] = (int)card;
+    }
+    Py_DECREF(fast);
+    if (leader < 0 || leader > 3 || played > 0xFFFFFFFFul) {
+        PyErr_SetString(PyExc_ValueError, "leader or played out of range");
+        return NULL;
+    }
+    /* Every seat still to play to this trick holds one card more than those who have. */
+    int size = count(hands[leader]) + (n > 0 ? 1 : 0);
+    for (int i = 0; i < 4; i++) {
+        int expected = i < n ? size - 1 : size;
+        if (n == 4) expected = size - 1;
+        if (count(hands[(leader + i) & 3]) != expected) {
+            PyErr_SetString(PyExc_ValueError, "the hands do not fit the trick in progress");
+            return NULL;
+        }
+    }
+    memcpy(self->hands, hands, sizeof(hands));
+    for (int i = 0; i < 32; i++) self->seat_of[i] = -1;
+    for (int s = 0; s < 4; s++) {
+        for (uint32_t m = hands[s]; m; m &= m - 1) self->seat_of[lowest(m)] = (int8_t)s;
+    }
+    for (int i = 0; i < n; i++) self->seat_of[trick[i]] = (int8_t)((leader + i) & 3);
+    int rest = LAST_TRICK_BONUS;
+    uint32_t out = hands[0] | hands[1] | hands[2] | hands[3];
+    for (int i = 0; i < n; i++) out |= 1u << trick[i];
+    int tricks = count(hands[leader]) + (n > 0 ? 1 : 0);
+    if (n == 4) tricks = count(hands[leader]) + 1;
+    if (tricks == 0) {
+        PyErr_SetString(PyExc_ValueError, "the round is over");
+        return NULL;
+    }
+    for (uint32_t m = out; m; m &= m - 1) rest += self->points[lowest(m)];
+    rest = 9 * rest + tricks;
+    self->max_nodes = max_nodes ? self->nodes + max_nodes : 0;
+    self->deadline = deadline;
+    self->stopped = 0;
+    int value;
+    if (n == 0 && count(out) == 4) {
+        value = last_trick(self, leader);
+    } else {
+        if (beta < 0 || beta > rest + 1) beta = rest + 1;
+        if (alpha < -1) alpha = -1;
+        value = search(self, trick, (int)n, leader, (uint32_t)played, akka, alpha, beta, rest);
+    }
+    if (self->stopped) Py_RETURN_NONE;
+    return PyLong_FromLong(value);
+}
+
+static PyObject *Deal_get_nodes(Deal *self, void *closure) {
+    (void)closure;
+    return PyLong_FromUnsignedLongLong(self->nodes);
+}
+
+static PyMethodDef Deal_methods[] = {
+    {"value", (PyCFunction)(void (*)(void))Deal_value, METH_VARARGS | METH_KEYWORDS,
+     "value(hands, trick, leader, played, akka, max_nodes=0, deadline=0.0): the value of the "
+     "rest of the round (9 * points + tricks for the team), or None if stopped."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Deal_getset[] = {
+    {"nodes", (getter)Deal_get_nodes, NULL, "Cards tried so far on this deal.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject DealType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "baloot_engine.solver._search.Deal",
+    .tp_doc = "One deal's search: the rule tables, the team counted and its node count.",
+    .tp_basicsize = sizeof(Deal),
+    .tp_itemsize = 0,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Deal_init,
+    .tp_methods = Deal_methods,
+    .tp_getset = Deal_getset,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_search", "The exact solver's compiled search.", -1, NULL,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__search(void) {
+    if (PyType_Ready(&DealType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&DealType);
+    if (PyModule_AddObject(m, "Deal", (PyObject *)&DealType) < 0) {
+        Py_DECREF(&DealType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,243 @@
+"""The exact solver: plain minimax agrees with it, both engines agree card for card, the best
+card is the position's value along the whole best line, and the par is the rules core's score."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from baloot_engine.rules.actions import Declare, Play
+from baloot_engine.rules.game import apply, close_review
+from baloot_engine.rules.play import allowed_cards
+from baloot_engine.rules.projects import best_projects
+from baloot_engine.rules.scoring import score_round
+from baloot_engine.rules.state import Phase
+from baloot_engine.solver import (
+    COMPILED,
+    TRICK_WEIGHT,
+    Position,
+    SolverBudgetError,
+    new_search,
+    par,
+    position_of,
+    solve,
+)
+from baloot_engine.solver.reference import minimax, rest_of
+from tests.solver.positions import RULE_SETS, end_position, first_lead, play_on
+
+ENGINES = ["reference", "compiled"] if COMPILED else ["reference"]
+
+
+def test_the_compiled_search_is_installed() -> None:
+    # The package's install builds it; without it the service falls back to the slow reference.
+    assert COMPILED
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("rules_name", sorted(RULE_SETS))
+def test_every_value_is_the_plain_minimax_value(engine: str, rules_name: str) -> None:
+    # 250 random ends of rounds a rule set and engine (2 or 3 cards a seat, 0-3 cards in the
+    # trick), Sun and Hokm, open and closed: the value of the position and of each team agree
+    # with minimax over every legal card, with no pruning.
+    rules = RULE_SETS[rules_name]
+    for seed in range(250):
+        position = end_position(seed, 2 + seed % 2, seed % 4, rules)
+        args = (position.hands, position.trick, position.leader, position.played, position.akka)
+        rest = rest_of(position.hands, position.trick, position.contract.trump)
+        values = []
+        for team in (0, 1):
+            expected = minimax(*args, position.contract, rules, team)
+            found = new_search(position.contract, rules, team, engine).value(*args)  # type: ignore[arg-type]
+            assert found == expected, (seed, team, position)
+            values.append(found)
+        assert values[0] + values[1] == rest  # the two sides share every point and trick
+
+
+def test_minimax_agrees_on_four_cards_a_seat() -> None:
+    for rules_name, rules in sorted(RULE_SETS.items()):
+        for seed in range(3):
+            position = end_position(1000 + seed, 4, 1 + seed % 3, rules)
+            args = (position.hands, position.trick, position.leader, position.played, position.akka)
+            expected = minimax(*args, position.contract, rules, 0)
+            assert new_search(position.contract, rules, 0).value(*args) == expected, rules_name
+
+
+@pytest.mark.skipif(not COMPILED, reason="the compiled search is not installed")
+@pytest.mark.parametrize("rules_name", sorted(RULE_SETS))
+def test_the_compiled_search_equals_the_reference_card_for_card(rules_name: str) -> None:
+    # 600 random positions a rule set (3 to 5 cards a seat), every legal card's value.
+    rules = RULE_SETS[rules_name]
+    for seed in range(600):
+        position = end_position(50_000 + seed, 3 + seed % 3, seed % 4, rules)
+        compiled = solve(position, engine="compiled")
+        reference = solve(position, engine="reference")
+        assert compiled.values == reference.values, (seed, position)
+        assert compiled.best == reference.best
+
+
+def test_the_solution_names_every_legal_card_and_akka_call() -> None:
+    rules = RULE_SETS["custom"]  # Akka calls are made under these rules
+    found_call = False
+    for seed in range(300):
+        position = end_position(7000 + seed, 5, 0, rules)
+        solution = solve(position)
+        plays = [value.play for value in solution.values]
+        cards = {play.card for play in plays}
+        mask = position.hands[position.seat]
+        legal = allowed_cards(
+            mask,
+            (),
+            position.leader,
+            position.seat,
+            position.played,
+            False,
+            position.contract,
+            rules,
+        )
+        assert cards == {c for c in range(32) if legal >> c & 1}
+        for play in plays:
+            if play.akka:
+                found_call = True
+                # Calling Akka never costs the caller's team.
+                plain = next(v for v in solution.values if v.play == Play(play.card))
+                called = next(v for v in solution.values if v.play == play)
+                team = position.seat & 1
+                assert called.points[team] >= plain.points[team]
+    assert found_call
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**9), rules_name=st.sampled_from(sorted(RULE_SETS)))
+def test_the_best_card_holds_its_value_along_the_best_line(seed: int, rules_name: str) -> None:
+    # From a random position of 5 cards a seat: the best card's totals are the position's
+    # value, and after it is played the next seat's best card has the same totals, to the end.
+    rules = RULE_SETS[rules_name]
+    position = end_position(seed, 5, seed % 4, rules)
+    solution = solve(position)
+    best = solution.best_value
+    team = position.seat & 1
+    search = new_search(position.contract, rules, team)
+    value = search.value(
+        position.hands, position.trick, position.leader, position.played, position.akka
+    )
+    assert value is not None
+    assert divmod(value, TRICK_WEIGHT) == (best.points[team], best.tricks[team])
+    assert all(v.points[team] * TRICK_WEIGHT + v.tricks[team] <= value for v in solution.values)
+    while True:
+        position = _after(position, solution.values[solution.best].play)
+        if position is None:
+            break
+        solution = solve(position)
+        assert (solution.best_value.points, solution.best_value.tricks) == (
+            best.points,
+            best.tricks,
+        )
+
+
+def _after(position: Position, play: Play) -> Position | None:
+    """The position after ``play``, or None at the end of the round."""
+    from baloot_engine.rules.cards import LAST_TRICK_BONUS, POINTS, trick_winner_index
+
+    seat = position.seat
+    hands = list(position.hands)
+    hands[seat] ^= 1 << play.card
+    trick = (*position.trick, play.card)
+    akka = play.akka if not position.trick else position.akka
+    abnat, won = list(position.abnat), list(position.tricks_won)
+    leader, played = position.leader, position.played
+    if len(trick) == 4:
+        winner = (leader + trick_winner_index(trick, position.contract.trump)) & 3
+        points = sum(POINTS[position.contract.trump + 1][c] for c in trick)
+        if not any(hands):
+            points += LAST_TRICK_BONUS
+        abnat[winner & 1] += points
+        won[winner & 1] += 1
+        for card in trick:
+            played |= 1 << card
+        trick, leader, akka = (), winner, False
+        if not any(hands):
+            return None
+    return Position(
+        (hands[0], hands[1], hands[2], hands[3]),
+        trick,
+        leader,
+        played,
+        akka,
+        position.contract,
+        position.rules,
+        (abnat[0], abnat[1]),
+        (won[0], won[1]),
+    )
+
+
+@pytest.mark.parametrize("rules_name", ["seeds", "kammelna", "federation", "custom"])
+def test_the_par_is_the_rules_core_score_of_the_best_line(rules_name: str) -> None:
+    rules = RULE_SETS[rules_name]
+    for seed in range(3):
+        start = first_lead(seed, rules)
+        for state in (start, play_on(start, 2 + seed % 3, seed)):
+            if state.phase is not Phase.PLAYING:
+                continue
+            result = par(state)
+            # Replay the line through the rules core: the same score, from score_round.
+            replay = state
+            for seat, action in result.line:
+                replay, _ = apply(replay, seat, action)
+            if replay.phase is Phase.ROUND_REVIEW:
+                replay, _ = close_review(replay)
+            assert replay.last_score == result.score
+            assert score_round(result.score.facts, rules) == result.score
+            assert result.points == result.score.facts.card_abnat
+            # And the par's card points are the solver's value of the position.
+            solution = solve(position_of(state))
+            assert solution.best_value.points == result.points
+            assert solution.best_value.tricks == result.tricks
+
+
+def test_the_par_declares_the_projects_a_seat_holds() -> None:
+    rules = RULE_SETS["seeds"]
+    checked = 0
+    for seed in range(30):
+        state = first_lead(seed, rules)
+        holders = {
+            seat for seat in range(4) if best_projects(state.full_hands[seat], state.trump, rules)
+        }
+        if not holders:
+            continue
+        result = par(state)
+        declared = {seat for seat, action in result.line if isinstance(action, Declare)}
+        assert declared == holders
+        assert result.score.awarded  # the comparison gave one team its projects
+        checked += 1
+    assert checked >= 3
+
+
+def test_a_node_limit_or_deadline_stops_the_search_with_nothing_partial() -> None:
+    state = first_lead(3, RULE_SETS["seeds"])
+    position = position_of(state)
+    with pytest.raises(SolverBudgetError):
+        solve(position, max_nodes=50)
+    with pytest.raises(SolverBudgetError):
+        solve(position, deadline=time.monotonic() - 1)
+    with pytest.raises(SolverBudgetError):
+        par(state, max_nodes=50)
+    assert solve(position).values  # unbounded, the same position is solved
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_malformed_positions_are_refused(engine: str) -> None:
+    position = end_position(1, 3, 0, RULE_SETS["seeds"])
+    search = new_search(position.contract, position.rules, 0, engine)  # type: ignore[arg-type]
+    hands = position.hands
+    if engine == "compiled":
+        with pytest.raises(ValueError, match="two places"):  # a card in two hands
+            search.value(
+                (hands[0] | hands[1], hands[1], hands[2], hands[3]), (), 0, position.played, False
+            )
+        with pytest.raises(ValueError, match="do not fit"):  # hands of different sizes
+            search.value((hands[0], 0, hands[2], hands[3]), (), 0, position.played, False)
+    with pytest.raises(ValueError, match="round is over"):
+        solve(Position((0, 0, 0, 0), (), 0, 0xFFFFFFFF, False, position.contract, position.rules))
