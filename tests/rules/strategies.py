@@ -305,9 +305,15 @@ def _random_qayd(rng: random.Random, state: State) -> tuple[int, Action] | None:
 
 
 def play_table_match(
-    rng: random.Random, rules: RuleSet, max_hands: int = 200
+    rng: random.Random,
+    rules: RuleSet,
+    max_hands: int = 200,
+    *,
+    cheat: float = 0.2,
+    call: float = 0.05,
 ) -> list[tuple[State, tuple[Event, ...]]]:
-    """A whole table-play match of random steps; every state with the events that led to it."""
+    """A whole table-play match of random steps (``cheat`` and ``call`` as in
+    :func:`table_step`); every state with the events that led to it."""
     state = new_match(rules, dealer=rng.randrange(4))
     steps: list[tuple[State, tuple[Event, ...]]] = [(state, ())]
     hands = 0
@@ -317,7 +323,7 @@ def play_table_match(
             assert hands <= max_hands, "the match does not end"
             state, events = apply(state, state.dealer, Deal(random_deck(rng)))
         else:
-            step = table_step(rng, state)
+            step = table_step(rng, state, cheat=cheat, call=call)
             if step is None:
                 state, events = close_review(state)
             else:
