@@ -123,6 +123,26 @@ def test_a_wrong_call_costs_the_callers_team_the_hand(client: EngineClient) -> N
     assert list(match.views[0].match_score.points) == [18, 0]
 
 
+def test_with_no_penalty_a_wrong_call_is_refused_and_play_goes_on(client: EngineClient) -> None:
+    rules = rules_pb2.RuleSet()
+    rules.CopyFrom(TABLE)
+    rules.qayd_false_call = rules_pb2.QAYD_FALSE_CALL_NO_PENALTY
+    match = to_play(client, rules)
+    match.play(1, types_pb2.CardPlay(card=card("AS")))
+    match.play(2, types_pb2.CardPlay(card=card("QS")))
+    before = match.views[0]
+    call = types_pb2.QaydCall(accused=2, trick=1, card=card("QS"))
+    refused = expect_refusal(
+        client.stub.CallQayd, qayd_request(match, 1, call), FAILED_PRECONDITION, "QAYD_WRONG"
+    )
+    assert refused.metadata == {"seat": "2", "trick": "1", "card": "QS"}
+    # Nothing was judged: the match goes on from the same token, seat 3 to play.
+    after = match.view(0)
+    assert (after.state_version, after.phase, after.turn) == (before.state_version, before.phase, 3)
+    plays = [a for a in match.views[3].legal_actions if a.WhichOneof("action") == "play"]
+    match.act(3, plays[0])
+
+
 def test_the_host_closes_the_review_after_the_last_card(client: EngineClient) -> None:
     match = to_play(client)
     events: list[types_pb2.Event] = []

@@ -11,12 +11,19 @@ import pytest
 
 from baloot_engine.bots import Level, expert, policies, search, suggest
 from baloot_engine.bots.endgame import Solver
-from baloot_engine.bots.expert import MAX_SECONDS, _solved, expert_card, with_seconds
+from baloot_engine.bots.expert import (
+    DEFAULT_EXPERT_BUDGET,
+    MAX_SECONDS,
+    _solved,
+    expert_card,
+    with_seconds,
+)
 from baloot_engine.bots.policies import BIDDING_MARGIN, DOUBLING_MARGIN
 from baloot_engine.bots.search import (
     _declared_projects,
     _known_baloot,
     _Scorer,
+    card_candidates,
     in_score_units,
     search_doubling,
 )
@@ -75,6 +82,39 @@ def test_the_time_budget_is_capped() -> None:
     assert with_seconds(TINY_EXPERT, 60).seconds == MAX_SECONDS
     assert with_seconds(TINY_EXPERT, 0.25).seconds == 0.25
     assert with_seconds(TINY_EXPERT, -1).seconds == 0.0
+
+
+def test_a_seeded_decision_does_the_work_its_time_budget_buys(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Seeded, a decision has no deadline (it must repeat), but its time budget still bounds
+    # it: by a count of work (solver nodes, play-out cards), the same on every machine.
+    solvers: list[Solver] = []
+
+    class Counting(Solver):
+        def __init__(self, *args: object) -> None:
+            super().__init__(*args)  # type: ignore[arg-type]
+            solvers.append(self)
+
+    monkeypatch.setattr(expert, "Solver", Counting)
+    checked = 0
+    for _state, obs, options in _card_choices("seeds", 5, 1):
+        if obs.tricks or len(card_candidates(obs, options)[1]) < 2:
+            continue  # a choice in trick 1: every world costs well over 100 units
+        results = []
+        for seconds in (0.5, 0.0001, 0.0001):
+            budget = with_seconds(DEFAULT_EXPERT_BUDGET._replace(worlds=24), seconds)
+            solvers.clear()
+            card = expert_card(obs, options, random.Random(7), budget, deadline=None)
+            results.append((card, len(solvers)))
+        # 24 worlds are well within 500 ms of work; 40 units (0.1 ms) allow the fewest worlds.
+        assert results[0][1] == 24
+        assert results[1] == results[2]  # the same seed, the same card and worlds
+        assert results[1][1] == DEFAULT_EXPERT_BUDGET.min_worlds
+        checked += 1
+        if checked == 3:
+            break
+    assert checked == 3
 
 
 def test_with_few_cards_left_every_candidate_is_solved_exactly() -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from baloot_engine.bots import Level, suggest
 from baloot_engine.bots.qayd import proven_call
+from baloot_engine.bots.tracking import track
 from baloot_engine.rules.actions import CallQayd, Deal, Play, QaydCategory
 from baloot_engine.rules.cards import SUIT_MASKS, parse_card
 from baloot_engine.rules.errors import RuleError
@@ -20,7 +21,7 @@ from baloot_engine.rules.game import apply, close_review, legal_actions, new_mat
 from baloot_engine.rules.observation import observe
 from baloot_engine.rules.ruleset import SEEDS, RuleSet
 from baloot_engine.rules.state import Phase, State
-from tests.bots.games import SMALL
+from tests.bots.games import SMALL, TINY_EXPERT
 from tests.rules.scenario import L1, hokm, play
 from tests.rules.strategies import (
     TABLE_PRESET_NAMES,
@@ -155,3 +156,38 @@ def test_bots_play_only_legal_cards_in_table_play() -> None:
                 assert action in legal_actions(state, seat)
             state, _ = apply(state, seat, action)
             assert state.violations == ()
+
+
+def _table_play_states(base: RuleSet, seed: int, count: int) -> list[State]:
+    """``count`` random table-play states with a seat to play a card, where half the cards
+    played break a rule when they can (so revokes are common) and few are called."""
+    states: list[State] = []
+    rng = random.Random(f"table-{seed}")
+    while len(states) < count:
+        steps = play_table_match(rng, table_rules(base), cheat=0.5, call=0.02)
+        states += [s for s, _ in steps if s.phase is Phase.PLAYING and s.turn >= 0]
+    return states[:count]
+
+
+@pytest.mark.parametrize("base", TABLE_PRESETS, ids=TABLE_PRESET_NAMES)
+def test_the_tracker_takes_no_void_from_a_seat_that_may_have_revoked(base: RuleSet) -> None:
+    # In table play a card off the suit led may be a revoke: the seat can still hold the suit.
+    revoked = 0
+    for state in _table_play_states(base, 1, 150):
+        for seat in range(4):
+            tracker = track(observe(state, seat))
+            for other in range(4):
+                if other != seat:
+                    assert state.hands[other] & tracker.excluded[other] == 0, (seat, other)
+        revoked += any(v.rule is QaydCategory.REVOKE for v in state.violations)
+    assert revoked > 20
+
+
+@pytest.mark.parametrize("base", TABLE_PRESETS, ids=TABLE_PRESET_NAMES)
+def test_bots_at_every_level_act_on_every_random_table_play_state(base: RuleSet) -> None:
+    for number, state in enumerate(_table_play_states(base, 2, 150)):
+        for level in Level:
+            action = suggest(
+                state, state.turn, level, seed=number, budget=SMALL, expert=TINY_EXPERT
+            )
+            assert isinstance(action, CallQayd) or action in legal_actions(state, state.turn)

@@ -6,6 +6,7 @@ import random
 
 from hypothesis import strategies as st
 
+from baloot_engine.rules import errors
 from baloot_engine.rules.actions import Action, CallQayd, ClaimSawa, Deal, Event, Play, QaydCategory
 from baloot_engine.rules.cards import CLUBS, DIAMONDS, HEARTS, SPADES, mask_of
 from baloot_engine.rules.contract import NO_TRUMP, ContractType
@@ -305,9 +306,16 @@ def _random_qayd(rng: random.Random, state: State) -> tuple[int, Action] | None:
 
 
 def play_table_match(
-    rng: random.Random, rules: RuleSet, max_hands: int = 200
+    rng: random.Random,
+    rules: RuleSet,
+    max_hands: int = 200,
+    *,
+    cheat: float = 0.2,
+    call: float = 0.05,
 ) -> list[tuple[State, tuple[Event, ...]]]:
-    """A whole table-play match of random steps; every state with the events that led to it."""
+    """A whole table-play match of random steps (``cheat`` and ``call`` as in
+    :func:`table_step`); every state with the events that led to it (a refused call leads to
+    no state)."""
     state = new_match(rules, dealer=rng.randrange(4))
     steps: list[tuple[State, tuple[Event, ...]]] = [(state, ())]
     hands = 0
@@ -317,11 +325,16 @@ def play_table_match(
             assert hands <= max_hands, "the match does not end"
             state, events = apply(state, state.dealer, Deal(random_deck(rng)))
         else:
-            step = table_step(rng, state)
+            step = table_step(rng, state, cheat=cheat, call=call)
             if step is None:
                 state, events = close_review(state)
             else:
-                state, events = apply(state, *step)
+                try:
+                    state, events = apply(state, *step)
+                except RuleError as error:
+                    # qayd_false_call = no_penalty: a wrong call is refused, play goes on (§A.15).
+                    assert error.reason == errors.QAYD_WRONG, error
+                    continue
         steps.append((state, events))
     return steps
 

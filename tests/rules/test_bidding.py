@@ -235,6 +235,39 @@ def test_round1_hokm_reopens_to_all_first_sun_wins_at_once() -> None:
     bidding_is_over(state)
 
 
+@pytest.mark.parametrize(
+    "flags",
+    [
+        {},
+        {"ashkal_requires_pending_hokm": True},
+        {"sun_priority_claim": SunPriorityClaim.HIGHER_PRIORITY},
+    ],
+)
+def test_the_dealers_left_may_say_ashkal_in_the_reopened_lap(flags: dict[str, object]) -> None:
+    # §A.15: asked for Sun after the dealer's Hokm, the dealer's left may buy it as Ashkal.
+    state = bids(start(REOPEN.replace(**flags)), (R, PASS), (O, PASS), (L, PASS), (DD, HOKM))
+    assert state.bid_stage is BidStage.REOPEN
+    for seat in (R, O):  # not the dealer's left: Sun only
+        assert options(state, seat) == {Bid(PASS), Bid(SUN)}
+        refuse(state, seat, Bid(ASHKAL), errors.ASHKAL_NOT_ALLOWED)
+        state = bid(state, seat, PASS)
+    assert options(state, L) == {Bid(PASS), Bid(SUN), Bid(ASHKAL)}
+    state = bid(state, L, ASHKAL)
+    if "sun_priority_claim" in flags:
+        # The priority question (R and O, earlier in the lap, may claim the Sun) follows.
+        assert state.bid_stage is BidStage.PRIORITY
+        state = pass_rest(state)
+    assert contract_of(state) == sun(L, ashkal=True)
+
+
+def test_no_ashkal_in_the_reopened_lap_where_r7_forbids_it() -> None:
+    rules = REOPEN.replace(ashkal_forbidden_on_ace=True)
+    state = bids(start(rules, deck=ACE_DECK), (R, PASS), (O, PASS), (L, PASS), (DD, HOKM))
+    state = bids(state, (R, PASS), (O, PASS))
+    assert options(state, L) == {Bid(PASS), Bid(SUN)}
+    refuse(state, L, Bid(ASHKAL), errors.ASHKAL_NOT_ALLOWED)
+
+
 def test_round1_hokm_reopens_to_all_with_nobody_before_the_bidder() -> None:
     state = bid(start(REOPEN), R, HOKM)
     state = pass_rest(state)

@@ -296,12 +296,19 @@ def test_a_false_sawa_call_on_a_good_claim_is_wrong() -> None:
     assert state.match_scores == (0, 18)
 
 
-def test_with_no_penalty_a_wrong_call_changes_nothing_and_shows_no_card() -> None:
+def test_with_no_penalty_a_wrong_call_is_refused_and_nothing_is_published() -> None:
+    # §A.15: refused with its own reason, the state unchanged, no verdict, no event.
     rules = TABLE.replace(qayd_false_call=QaydFalseCall.NO_PENALTY)
     before = play(hokm(L1, rules), "AS", "QS")
-    after, verdict = call(before, 1, CallQayd(2, 1, card("QS")))
-    assert after == before
-    assert verdict == QaydVerdict(1, 2, 1, card("QS"), None, False, 0, -1)
+    refused = refuse(before, 1, CallQayd(2, 1, card("QS")), errors.QAYD_WRONG)
+    assert refused.details == {"seat": "2", "trick": "1", "card": "QS"}
+    # Another rule than the one the card broke is wrong too; so is a false-Sawa call on a
+    # claim that holds, in the review.
+    state = revoked(rules)
+    refuse(state, 3, CallQayd(2, 1, card("AH"), QaydCategory.NO_TRUMP), errors.QAYD_WRONG)
+    claimed, _ = act_events(hokm(L6, rules.replace(sawa=True)), 1, ClaimSawa())
+    assert claimed.phase is Phase.ROUND_REVIEW
+    refuse(claimed, 0, CallQayd(1, 1, -1, FALSE_SAWA), errors.QAYD_WRONG)
     # A right call still ends the hand.
     state = play(hokm(L1, rules), "AS", "AH")
     state, verdict = call(state, 3, CallQayd(2, 1, card("AH")))
@@ -471,7 +478,8 @@ def test_random_table_matches_conserve_cards_and_keep_totals(
         assert final.phase is Phase.MATCH_OVER
         assert final.winner in (0, 1)
     assert judged[True]
-    assert judged[False]
+    # Under no_penalty a wrong call is refused (QAYD_WRONG), never judged in public (§A.15).
+    assert bool(judged[False]) is (rules.qayd_false_call is QaydFalseCall.LOSES_HAND)
 
 
 def test_an_uncalled_false_sawa_is_scored_as_claimed_when_the_review_closes() -> None:

@@ -318,9 +318,9 @@ class BalootEngineServiceServicer:
         (26 in Sun, 16 in Hokm) times the multiplier, and every awarded project (qayd_penalty =
         FULL_HAND) or only its own (BASE_ONLY); the Baloot stays with its holder; in a Gahwa round
         the caller's team wins the match. Wrong: under qayd_false_call = LOSES_HAND the caller's team
-        loses the hand the same way; under NO_PENALTY play goes on. Every verdict is public: the
-        event QAYD_JUDGED carries caller, accused, card, rule, verdict and the evidence cards, then
-        ROUND_SCORED when the hand ends.
+        loses the hand the same way; under NO_PENALTY the call is refused (QAYD_WRONG), nothing is
+        judged, and play goes on. Every verdict is public: the event QAYD_JUDGED carries caller,
+        accused, card, rule, verdict and the evidence cards, then ROUND_SCORED when the hand ends.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -201,6 +201,11 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """
     ERROR_REASON_REVIEW_NOT_OPEN: _ErrorReason.ValueType  # 42
     """FAILED_PRECONDITION: the review of a round was to be closed, but no round is under review."""
+    ERROR_REASON_QAYD_WRONG: _ErrorReason.ValueType  # 43
+    """FAILED_PRECONDITION: a wrong Qayd call (the accused broke no rule with that card, or not the
+    rule named; a Sawa claim that holds) under qayd_false_call = NO_PENALTY: the call is refused,
+    nothing is judged or published, and play goes on.
+    """
     ERROR_REASON_RECORD_TOO_LARGE: _ErrorReason.ValueType  # 60
     """INVALID_ARGUMENT: a match record is larger than VerifyRecord and ReplayRecord accept (rounds,
     actions per round or bytes).
@@ -332,6 +337,11 @@ call on the seat that claimed, in the trick of the claim.
 """
 ERROR_REASON_REVIEW_NOT_OPEN: ErrorReason.ValueType  # 42
 """FAILED_PRECONDITION: the review of a round was to be closed, but no round is under review."""
+ERROR_REASON_QAYD_WRONG: ErrorReason.ValueType  # 43
+"""FAILED_PRECONDITION: a wrong Qayd call (the accused broke no rule with that card, or not the
+rule named; a Sawa claim that holds) under qayd_false_call = NO_PENALTY: the call is refused,
+nothing is judged or published, and play goes on.
+"""
 ERROR_REASON_RECORD_TOO_LARGE: ErrorReason.ValueType  # 60
 """INVALID_ARGUMENT: a match record is larger than VerifyRecord and ReplayRecord accept (rounds,
 actions per round or bytes).

@@ -625,7 +625,7 @@ class _QaydFalseCallEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_QaydFal
     QAYD_FALSE_CALL_LOSES_HAND: _QaydFalseCall.ValueType  # 1
     """The caller's team loses the hand as an offending team would (default)."""
     QAYD_FALSE_CALL_NO_PENALTY: _QaydFalseCall.ValueType  # 2
-    """The call is judged wrong and play goes on; nothing of the accused's hand is shown."""
+    """The call is refused (QAYD_WRONG) and play goes on; nothing is judged or shown."""
 
 class QaydFalseCall(_QaydFalseCall, metaclass=_QaydFalseCallEnumTypeWrapper):
     """R45: what a wrong Qayd call (no such violation, or another rule than the one named) costs."""
@@ -635,7 +635,7 @@ QAYD_FALSE_CALL_UNSPECIFIED: QaydFalseCall.ValueType  # 0
 QAYD_FALSE_CALL_LOSES_HAND: QaydFalseCall.ValueType  # 1
 """The caller's team loses the hand as an offending team would (default)."""
 QAYD_FALSE_CALL_NO_PENALTY: QaydFalseCall.ValueType  # 2
-"""The call is judged wrong and play goes on; nothing of the accused's hand is shown."""
+"""The call is refused (QAYD_WRONG) and play goes on; nothing is judged or shown."""
 Global___QaydFalseCall: _TypeAlias = QaydFalseCall  # noqa: Y015
 
 class _FalseSawa:

@@ -863,8 +863,8 @@ class QaydVerdict(_message.Message):
     correct: _builtins.bool
     """True when the call is right: the accused broke that rule with that card."""
     winning_team: _builtins.int
-    """The team that wins the round by the verdict; unset when play goes on (a wrong call under
-    qayd_false_call = NO_PENALTY).
+    """The team that wins the round by the verdict (every verdict ends the round: a wrong call under
+    qayd_false_call = NO_PENALTY is refused with QAYD_WRONG, not judged).
     """
     @_builtins.property
     def evidence(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -872,7 +872,7 @@ class QaydVerdict(_message.Message):
         accused then (of the suit led for a revoke, of trump for not trumping or not over-trumping,
         of the other suits for a closed trump lead), the higher cards of the suit still out for an
         Akka, the opponents' cards for a Sawa. A wrong call: the accused's cards then that the rule
-        named is about (the suit led and trump when none is named). Empty when play goes on.
+        named is about (the suit led and trump when none is named).
         """
 
     def __init__(

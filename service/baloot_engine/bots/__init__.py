@@ -39,7 +39,8 @@ def suggest(
     With a ``seed`` the choice is a pure function of (what the seat knows, level, seed);
     without one the bot draws from the operating system's random generator and a STRONG or
     EXPERT bot also stops searching at its wall-clock budget (``budget.seconds``,
-    ``expert.seconds``). A seeded EXPERT decision samples exactly ``expert.worlds`` worlds.
+    ``expert.seconds``). A seeded EXPERT decision samples ``expert.worlds`` worlds, fewer when
+    their work would pass what ``expert.seconds`` buys (a deterministic count, not a clock).
     A seat with nothing to do now is refused with a :class:`RuleError` whose reason says why
     (MATCH_OVER, WRONG_PHASE, NOT_YOUR_TURN).
     """

@@ -10,9 +10,13 @@ seat's observation and tries every candidate card in every world. Two things dif
   plays, so it samples many more worlds than STRONG does. It stops before a world that would,
   at the pace of the worlds so far, end after the deadline.
 
-A seeded decision samples exactly ``ExpertBudget.worlds`` worlds and has no deadline, so it
-repeats exactly; an unseeded one samples until its deadline (at least ``min_worlds``, at most
-``max_worlds``), which makes the number of worlds, and possibly the choice, vary with the
+A seeded decision has no deadline, so that it repeats exactly: it samples ``ExpertBudget.worlds``
+worlds, and stops earlier, by the same rule, before a world that would take its *work* past
+what its time budget buys (``seconds × work_per_second`` units of :func:`world_work`, a count
+calibrated to cost about that much CPU time on the reference machine). Typical decisions do
+all their worlds; only the costliest are cut, so a seeded decision costs about as much as an
+unseeded one at most. An unseeded one samples until its deadline (at least ``min_worlds``, at
+most ``max_worlds``), which makes the number of worlds, and possibly the choice, vary with the
 machine's speed.
 """
 
@@ -49,6 +53,19 @@ from baloot_engine.rules.ruleset import RuleSet
 MAX_SECONDS: Final = 5.0
 """The largest time budget an EXPERT decision may be given."""
 
+WORK_PER_SECOND: Final = 400_000
+"""Units of :func:`world_work` that one second of CPU time does on the reference machine (the
+shared 2-core machine of the project, 2 December 2026, where the calibration loop of
+``bench/bench_rules.py`` ran about 220,000 times a second of CPU; 400 seeded decisions with a
+choice took 2.5 µs a unit, p5-p95 1.9-3.5 µs, over those costing more than 100 ms)."""
+
+PLAY_WORK: Final = 2.5
+"""The work of a card played by the heuristic in a play-out, in solver nodes."""
+PLAY_OUT_WORK: Final = 10
+"""The work of starting a play-out (one candidate in one world) and scoring it, in nodes."""
+WORLD_WORK: Final = 20
+"""The work of sampling a world, in nodes."""
+
 
 class ExpertBudget(NamedTuple):
     """How much work one EXPERT decision may do.
@@ -59,7 +76,9 @@ class ExpertBudget(NamedTuple):
     ``solve_at`` cards are left in each hand (0: heuristic play-outs to the end). Once
     ``exact_at`` cards or fewer are left in the seat's hand at the decision itself, every
     candidate is solved exactly in every world, and at most ``exact_worlds`` worlds are
-    sampled (few cards leave few worlds, and each costs a whole solve). With ``agree`` above 0
+    sampled (few cards leave few worlds, and each costs a whole solve). A seeded decision
+    (no deadline) also stops before its work would pass ``seconds × work_per_second`` units
+    (:func:`world_work`; at least ``min_worlds`` worlds). With ``agree`` above 0
     each world counts by how likely the other seats' plays are in it
     (:func:`~baloot_engine.bots.inference.play_weight`, ``agree`` its model's chance of the
     heuristic card); 0 counts every world alike. ``match_aware`` (on by default) scores the
@@ -79,6 +98,7 @@ class ExpertBudget(NamedTuple):
     agree: float = 0.0
     match_aware: bool = True
     match_aware_calls: bool = True
+    work_per_second: int = WORK_PER_SECOND
 
 
 DEFAULT_EXPERT_BUDGET: Final = ExpertBudget()
@@ -87,6 +107,13 @@ DEFAULT_EXPERT_BUDGET: Final = ExpertBudget()
 def with_seconds(budget: ExpertBudget, seconds: float) -> ExpertBudget:
     """``budget`` with its time budget set to ``seconds`` (capped at :data:`MAX_SECONDS`)."""
     return budget._replace(seconds=max(0.0, min(MAX_SECONDS, seconds)))
+
+
+def world_work(nodes: int, candidates: int, plays: int) -> float:
+    """The work of one world, a deterministic stand-in for its CPU time: its solver ``nodes``
+    (every candidate's solve), plus ``candidates`` play-outs of ``plays`` heuristic cards each,
+    plus the sampling of the world."""
+    return nodes + candidates * (PLAY_OUT_WORK + PLAY_WORK * plays) + WORLD_WORK
 
 
 def _play_out_then_solve(
@@ -240,13 +267,22 @@ def expert_card(
         limit = min(limit, budget.exact_worlds)
     agree = budget.agree
     history = play_history(obs) if agree > 0 else None
+    # A seeded decision's bound: its work, counted the same way whatever the machine.
+    allowed = budget.seconds * budget.work_per_second
+    plays = max(0, 32 - obs.played.bit_count() - len(obs.trick) - 1 - 4 * solve_at)
+    work = 0.0
     started = time.perf_counter()
     for done in range(limit):
-        if deadline is not None and done >= max(1, budget.min_worlds):
-            # Stop when another world, at the pace so far, would end after the deadline.
-            now = time.perf_counter()
-            if now + (now - started) / done > deadline:
-                break
+        if done >= max(1, budget.min_worlds):
+            # Stop when another world, at the pace so far, would end after the deadline (or,
+            # seeded, take the work past what the time budget buys).
+            if deadline is None:
+                if work + work / done > allowed:
+                    break
+            else:
+                now = time.perf_counter()
+                if now + (now - started) / done > deadline:
+                    break
         world = sampler(obs, tracker, rng)
         weight = 1.0 if history is None else play_weight(history, world, contract, obs.rules, agree)
         solver = Solver(contract, obs.rules, obs.team)
@@ -273,6 +309,7 @@ def expert_card(
             if value is None:
                 value = scorer.value(abnat, tricks, projects, baloot, table=table)
             totals[i] += weight * value
+        work += world_work(solver.nodes, len(candidates), plays)
     best = 0
     for i in range(1, len(candidates)):
         if totals[i] > totals[best]:
@@ -280,4 +317,12 @@ def expert_card(
     return candidates[best]
 
 
-__all__ = ["DEFAULT_EXPERT_BUDGET", "MAX_SECONDS", "ExpertBudget", "expert_card", "with_seconds"]
+__all__ = [
+    "DEFAULT_EXPERT_BUDGET",
+    "MAX_SECONDS",
+    "WORK_PER_SECOND",
+    "ExpertBudget",
+    "expert_card",
+    "with_seconds",
+    "world_work",
+]

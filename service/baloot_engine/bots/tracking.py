@@ -10,6 +10,11 @@ any smaller hand that still holds it), so if the card played would *not* have be
 from the two-card hand {card played, x}, the player cannot have held x. That inference is
 sound by construction and follows every rule flag.
 
+In table play (``illegal_moves_allowed``, §A.14) a seat may play any card it holds, so a card
+that breaks no rule only from a void proves nothing: a seat that did not follow suit may have
+revoked and still hold the suit. There the play tells nothing about the hands (a revoke makes
+no void); only the cards seen (the revealed card with its taker, the projects shown) are known.
+
 :func:`sample_hands` then deals the unseen cards to the other seats at random, respecting the
 hand sizes, the cards known to be in a hand and the cards known not to be, so that each sample
 is a world consistent with everything the seat knows (a determinization).
@@ -62,9 +67,10 @@ def exclusions(obs: Observation) -> list[int]:
     """Cards each seat is known not to hold, from every card played this hand."""
     excluded = [0, 0, 0, 0]
     contract = obs.contract
-    if contract is None or obs.phase is not Phase.PLAYING:
-        return excluded
     rules = obs.rules
+    if contract is None or obs.phase is not Phase.PLAYING or rules.illegal_moves_allowed:
+        # In table play a card that breaks a rule is accepted: what was played proves nothing.
+        return excluded
     trump = contract.trump
     trump_mask = SUIT_MASKS[trump] if trump >= 0 else 0
     played = 0
@@ -145,7 +151,10 @@ def track(obs: Observation) -> Tracker:
 
 def _feasible(counts: list[int], capacity: list[int]) -> bool:
     """Hall's condition for dealing cards to three seats: ``counts[c]`` cards may go to the
-    seats of the 3-bit class ``c``; ``capacity[i]`` is what the i-th other seat still takes."""
+    seats of the 3-bit class ``c`` (class 0: to none of them); ``capacity[i]`` is what the
+    i-th other seat still takes."""
+    if counts[0]:
+        return False  # a card no seat may hold
     for subset, inside in _INSIDE:
         room = 0
         if subset & 1:

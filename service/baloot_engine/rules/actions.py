@@ -172,7 +172,7 @@ class QaydVerdict(NamedTuple):
     ``correct``, else the category the call named (None if it named none). ``evidence`` is
     the mask of the cards that prove or disprove it (the accused's cards of the suit led or
     of trump at the time, the higher cards still out for an Akka, the opponents' cards for a
-    Sawa). ``winner_team`` is the team that wins the hand, -1 when play goes on.
+    Sawa). ``winner_team`` is the team that wins the hand.
     """
 
     caller: int

@@ -134,7 +134,8 @@ def _bids_on_turn(state: State, seat: int) -> list[Bid]:
     if stage is _PRIORITY:
         return [_PASS, _CLAIM_SUN]
     if stage is _REOPEN:
-        return [_PASS, _SUN]
+        # §A.15: a seat asked for Sun may buy it as Ashkal where R7 lets it say Ashkal.
+        return [_PASS, _SUN, _ASHKAL] if _ashkal_allowed(state, seat) else [_PASS, _SUN]
     bids = [_PASS]
     if state.pending_seat < 0:
         if state.bidding_round == 1:

@@ -40,6 +40,7 @@ SAWA_NOT_ALLOWED: Final = "SAWA_NOT_ALLOWED"
 MATCH_OVER: Final = "MATCH_OVER"
 QAYD_NOT_ALLOWED: Final = "QAYD_NOT_ALLOWED"
 QAYD_INVALID: Final = "QAYD_INVALID"
+QAYD_WRONG: Final = "QAYD_WRONG"  # a wrong call under qayd_false_call = no_penalty
 REVIEW_NOT_OPEN: Final = "REVIEW_NOT_OPEN"
 RECORD_MISMATCH: Final = "RECORD_MISMATCH"  # a replayed record ends a round otherwise
 

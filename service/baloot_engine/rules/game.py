@@ -193,9 +193,7 @@ def _apply_sawa(state: State, seat: int, claim: ClaimSawa) -> tuple[State, list[
 
 def _apply_qayd(state: State, seat: int, call: CallQayd) -> tuple[State, list[Event]]:
     """A Qayd call (R45, §A.14): judged at once; a verdict with a winner ends the hand."""
-    verdict = judge(state, seat, call)
-    if verdict.winner_team < 0:  # qayd_false_call = no_penalty: play goes on
-        return state, [_verdict_event(verdict)]
+    verdict = judge(state, seat, call)  # under qayd_false_call = no_penalty a wrong call is refused
     if not state.tricks and state.phase is Phase.PLAYING:
         # The hand ends in trick 1: compare the declarations first (R29).
         events: list[Event] = []

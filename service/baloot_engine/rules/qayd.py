@@ -5,8 +5,9 @@ privately in :attr:`State.violations <baloot_engine.rules.state.State.violations
 :mod:`baloot_engine.rules.play` and :mod:`baloot_engine.rules.sawa`). A seat of the other team
 may call Qayd on a card from the first card until the round is scored. This module says whether
 a call may be made (:func:`judge` refuses it otherwise), what its verdict is, and what the hand
-is worth to the winner (:func:`penalty_score`). Where the verdict leads (the end of the hand,
-or play going on) is :mod:`baloot_engine.rules.game`'s next step.
+is worth to the winner (:func:`penalty_score`). Every verdict ends the hand (a wrong call
+under ``qayd_false_call = no_penalty`` is refused, not judged); what follows is
+:mod:`baloot_engine.rules.game`'s next step.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def judge(state: State, caller: int, call: CallQayd) -> QaydVerdict:
     against the caller's own team, or when it points at no card: the accused must have played
     ``card`` in trick ``trick`` (for a false Sawa: made the claim, and ``card`` is -1). Any
     other call is judged: right when the accused broke a rule with that card (the rule named,
-    if one is), wrong otherwise.
+    if one is), wrong otherwise. Under ``qayd_false_call = no_penalty`` a wrong call is refused
+    instead (``QAYD_WRONG``, §A.15): nothing is judged, nothing published, and play goes on.
     """
     rules = state.rules
     if not rules.illegal_moves_allowed:
@@ -95,8 +97,21 @@ def judge(state: State, caller: int, call: CallQayd) -> QaydVerdict:
             caller, accused, call.trick, call.card, found.rule, True, found.evidence, caller & 1
         )
     if rules.qayd_false_call is QaydFalseCall.NO_PENALTY:
-        # Play goes on: nothing of the accused's hand is shown.
-        return QaydVerdict(caller, accused, call.trick, call.card, call.category, False, 0, -1)
+        # Refused, not judged: no verdict, no event, and nothing of the accused's hand shown.
+        details = {"seat": str(accused), "trick": str(call.trick)}
+        if call.card >= 0:
+            details["card"] = format_card(call.card)
+        what = (
+            f"seat {accused}'s Sawa claim"
+            if call.card == -1
+            else f"seat {accused}'s {format_card(call.card)} in trick {call.trick}"
+        )
+        raise RuleError(
+            errors.QAYD_WRONG,
+            f"the Qayd call on {what} is wrong (no such breach of the rules); with "
+            "qayd_false_call = no_penalty a wrong call is refused and play goes on",
+            details=details,
+        )
     evidence = _evidence_of_innocence(state, call)
     return QaydVerdict(
         caller, accused, call.trick, call.card, call.category, False, evidence, accused & 1

@@ -172,7 +172,7 @@ class QaydFalseCall(Enum):
     """What a wrong Qayd call costs the caller's team (R45, §A.14)."""
 
     LOSES_HAND = "loses_hand"  # the caller's team loses the hand as an offender would
-    NO_PENALTY = "no_penalty"  # the call is judged wrong and play goes on
+    NO_PENALTY = "no_penalty"  # the call is refused (not judged) and play goes on
 
 
 class FalseSawa(Enum):

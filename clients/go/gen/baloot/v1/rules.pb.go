@@ -1197,7 +1197,7 @@ const (
 	QaydFalseCall_QAYD_FALSE_CALL_UNSPECIFIED QaydFalseCall = 0
 	// The caller's team loses the hand as an offending team would (default).
 	QaydFalseCall_QAYD_FALSE_CALL_LOSES_HAND QaydFalseCall = 1
-	// The call is judged wrong and play goes on; nothing of the accused's hand is shown.
+	// The call is refused (QAYD_WRONG) and play goes on; nothing is judged or shown.
 	QaydFalseCall_QAYD_FALSE_CALL_NO_PENALTY QaydFalseCall = 2
 )
 

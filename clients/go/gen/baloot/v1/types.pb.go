@@ -1486,10 +1486,10 @@ type QaydVerdict struct {
 	// accused then (of the suit led for a revoke, of trump for not trumping or not over-trumping,
 	// of the other suits for a closed trump lead), the higher cards of the suit still out for an
 	// Akka, the opponents' cards for a Sawa. A wrong call: the accused's cards then that the rule
-	// named is about (the suit led and trump when none is named). Empty when play goes on.
+	// named is about (the suit led and trump when none is named).
 	Evidence []uint32 `protobuf:"varint,7,rep,packed,name=evidence,proto3" json:"evidence,omitempty"`
-	// The team that wins the round by the verdict; unset when play goes on (a wrong call under
-	// qayd_false_call = NO_PENALTY).
+	// The team that wins the round by the verdict (every verdict ends the round: a wrong call under
+	// qayd_false_call = NO_PENALTY is refused with QAYD_WRONG, not judged).
 	WinningTeam *uint32 `protobuf:"varint,8,opt,name=winning_team,json=winningTeam,proto3,oneof" json:"winning_team,omitempty"`
 }
 

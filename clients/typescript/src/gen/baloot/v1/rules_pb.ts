@@ -1194,7 +1194,7 @@ export enum QaydFalseCall {
   LOSES_HAND = 1,
 
   /**
-   * The call is judged wrong and play goes on; nothing of the accused's hand is shown.
+   * The call is refused (QAYD_WRONG) and play goes on; nothing is judged or shown.
    *
    * @generated from enum value: QAYD_FALSE_CALL_NO_PENALTY = 2;
    */
