@@ -241,3 +241,11 @@ def test_a_bot_agent_answers_with_a_legal_index() -> None:
     state = environment.game_state
     expected = suggest(state, state.turn, Level.BASIC, decision_seed(9, 0))
     assert BotAgent("basic", seed=9).act(state, state.turn) == action_index(expected)
+
+
+def test_observing_or_stepping_before_reset_is_refused() -> None:
+    environment = env()
+    with pytest.raises(RuntimeError, match="reset"):
+        environment.observe("seat_0")
+    with pytest.raises(RuntimeError, match="reset"):
+        environment.step(0)

@@ -19,6 +19,7 @@ test checks that page against :data:`ACTIONS` and :data:`SEGMENTS`.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable
 from typing import Final, NamedTuple
 
@@ -271,7 +272,7 @@ _SHOWN = _AT["shown"]
 _BALOOT = _AT["baloot"]
 _SCALARS = _AT["abnat"]
 _SCALAR_COUNT = OBSERVATION_SIZE - _SCALARS
-_SCALAR_INDEXES: Final = list(range(_SCALARS, OBSERVATION_SIZE))
+_ZEROS: Final = array("f", bytes(4 * OBSERVATION_SIZE))
 
 _PHASE_INDEX: Final = {phase: i for i, phase in enumerate(Phase.MEMBERS)}
 _STAGE_INDEX: Final = {stage: i for i, stage in enumerate(BidStage)}
@@ -297,9 +298,12 @@ def encode(observation: Observation, perspective: int | None = None) -> npt.NDAr
     A public observation (no seat) needs a ``perspective``; its hand and own projects are 0.
     """
     me = _perspective(observation, perspective)
-    vector = np.zeros(OBSERVATION_SIZE, np.float32)
-    vector.put(_history(observation, me), 1.0)
-    return _finish(vector, observation, me)
+    values = array("f", _ZEROS)
+    for index in _history(observation, me):
+        values[index] = 1.0
+    for index in _slow(observation, me):
+        values[index] = 1.0
+    return _finish(values, observation, me)
 
 
 class Encoder:
@@ -310,10 +314,13 @@ class Encoder:
     per perspective, the part of the tensor the history fills and adds only the records that
     are new since that perspective's last tensor (the rules core's states share the records,
     so a grown history starts with the very objects seen before); anything else rebuilds it.
+    It also keeps the indexes of what changes a few times a round (the phase, the contract,
+    the projects…) while everything they are computed from is equal.
     """
 
     def __init__(self) -> None:
-        self._bases: dict[int, tuple[_History, npt.NDArray[np.float32]]] = {}
+        self._bases: dict[int, tuple[_History, array[float]]] = {}
+        self._slow: dict[int, tuple[tuple[object, ...], list[int]]] = {}
 
     def __call__(
         self, observation: Observation, perspective: int | None = None
@@ -325,12 +332,22 @@ class Encoder:
             base = entry[1]
             old = entry[0]
             if history[0] is not old[0] or history[1] is not old[1] or history[2] is not old[2]:
-                base.put(_history(observation, me, len(old[0]), len(old[1]), len(old[2])), 1.0)
+                for index in _history(observation, me, len(old[0]), len(old[1]), len(old[2])):
+                    base[index] = 1.0
         else:
-            base = np.zeros(OBSERVATION_SIZE, np.float32)
-            base.put(_history(observation, me), 1.0)
+            base = array("f", _ZEROS)
+            for index in _history(observation, me):
+                base[index] = 1.0
         self._bases[me] = (history, base)
-        return _finish(base.copy(), observation, me)
+        key = _slow_key(observation)
+        slow = self._slow.get(me)
+        if slow is None or slow[0] != key:
+            slow = (key, _slow(observation, me))
+            self._slow[me] = slow
+        values = array("f", base)
+        for index in slow[1]:
+            values[index] = 1.0
+        return _finish(values, observation, me)
 
 
 _History = tuple[tuple[object, ...], tuple[object, ...], tuple[object, ...]]
@@ -392,24 +409,39 @@ def _history(
     return ones
 
 
-def _finish(
-    vector: npt.NDArray[np.float32], observation: Observation, me: int
-) -> npt.NDArray[np.float32]:
-    """Set the values that change at every step on a vector holding the history."""
+def _slow_key(observation: Observation) -> tuple[object, ...]:
+    """Everything :func:`_slow` reads: while it is equal, so are the indexes it gives."""
+    return (
+        observation.own_projects,
+        observation.buy_card,
+        observation.taker,
+        observation.phase,
+        observation.dealer,
+        observation.bidding_round,
+        observation.bid_stage,
+        observation.contract,
+        observation.doubling_step,
+        observation.declared,
+        observation.project_team,
+        observation.shown,
+        observation.baloot_announced,
+        observation.baloot_seat,
+    )
+
+
+def _slow(observation: Observation, me: int) -> list[int]:
+    """The indexes set to 1 by what changes a few times a round: the phase, the questions
+    asked, the contract, the projects, the Baloot."""
     ones: list[int] = []
     add = ones.append
-    _card_bits(ones, _HAND, observation.hand)
     for project in observation.own_projects:
         _card_bits(ones, _OWN_PROJECTS, project.cards)
     if observation.buy_card >= 0:
         add(_BUY + observation.buy_card)
     if observation.taker >= 0:
         add(_TAKER + ((observation.taker - me) & 3))
-    phase = observation.phase
-    add(_PHASE + _PHASE_INDEX[phase])
+    add(_PHASE + _PHASE_INDEX[observation.phase])
     add(_DEALER + ((observation.dealer - me) & 3))
-    if observation.turn >= 0:
-        add(_TURN + ((observation.turn - me) & 3))
     if observation.bidding_round in (1, 2):
         add(_BIDDING_ROUND + observation.bidding_round - 1)
     add(_BID_STAGE + _STAGE_INDEX[observation.bid_stage])
@@ -430,16 +462,6 @@ def _finish(
             add(_CONTRACT_FLAGS + 3)
         add(_MULTIPLIER + min(max(contract.multiplier, 1), 4) - 1)
     add(_DOUBLING_STEP + _STEP_INDEX[observation.doubling_step])
-    trick = observation.trick
-    leader = observation.leader
-    if trick or (phase is Phase.PLAYING and leader >= 0):
-        add(_TRICK_LEADER + ((leader - me) & 3))
-    if observation.akka:
-        add(_TRICK_AKKA)
-    for position, card in enumerate(trick):
-        seat = (leader + position - me) & 3
-        add(_TRICK_CARDS + seat * 32 + card)
-        add(_PLAYED_BY + seat * 32 + card)
     for seat, kinds in enumerate(observation.declared):
         if kinds:
             add(_DECLARED + ((seat - me) & 3) * len(DECLARATIONS) + _DECLARATION_INDEX[kinds])
@@ -451,6 +473,27 @@ def _finish(
         add(_BALOOT)
     if observation.baloot_seat >= 0:
         add(_BALOOT + 1 + ((observation.baloot_seat - me) & 3))
+    return ones
+
+
+def _finish(values: array[float], observation: Observation, me: int) -> npt.NDArray[np.float32]:
+    """Set what changes at every step (the hand, the turn, the trick in progress, the counts)
+    on values that hold the rest, and hand them to numpy."""
+    ones: list[int] = []
+    add = ones.append
+    _card_bits(ones, _HAND, observation.hand)
+    if observation.turn >= 0:
+        add(_TURN + ((observation.turn - me) & 3))
+    trick = observation.trick
+    leader = observation.leader
+    if trick or (observation.phase is Phase.PLAYING and leader >= 0):
+        add(_TRICK_LEADER + ((leader - me) & 3))
+    if observation.akka:
+        add(_TRICK_AKKA)
+    for position, card in enumerate(trick):
+        seat = (leader + position - me) & 3
+        add(_TRICK_CARDS + seat * 32 + card)
+        add(_PLAYED_BY + seat * 32 + card)
     own = me & 1
     abnat = observation.abnat
     scores = observation.match_scores
@@ -460,23 +503,22 @@ def _finish(
     for record in observation.tricks:
         team_1 += record.winner & 1
     won = (len(observation.tricks) - team_1, team_1)
-    values = [1.0] * len(ones)
-    ones += _SCALAR_INDEXES
-    values += (
-        abnat[own] / 162,
-        abnat[own ^ 1] / 162,
-        won[own] / 8,
-        won[own ^ 1] / 8,
-        min(scores[own] / target, 1.0),
-        min(scores[own ^ 1] / target, 1.0),
-        sizes[me] / 8,
-        sizes[(me + 1) & 3] / 8,
-        sizes[(me + 2) & 3] / 8,
-        sizes[(me + 3) & 3] / 8,
-    )
-    # One call for every value: numpy's per-call cost outweighs the per-value one here.
-    vector.put(ones, values)
-    return vector
+    for index in ones:
+        values[index] = 1.0
+    at = _SCALARS
+    values[at] = abnat[own] / 162
+    values[at + 1] = abnat[own ^ 1] / 162
+    values[at + 2] = won[own] / 8
+    values[at + 3] = won[own ^ 1] / 8
+    values[at + 4] = min(scores[own] / target, 1.0)
+    values[at + 5] = min(scores[own ^ 1] / target, 1.0)
+    values[at + 6] = sizes[me] / 8
+    values[at + 7] = sizes[(me + 1) & 3] / 8
+    values[at + 8] = sizes[(me + 2) & 3] / 8
+    values[at + 9] = sizes[(me + 3) & 3] / 8
+    # The values are written in a Python array (much quicker per value than numpy's items)
+    # and handed to numpy without a copy; each tensor has an array of its own.
+    return np.frombuffer(values, np.float32)
 
 
 assert _SCALAR_COUNT == 10

@@ -59,9 +59,9 @@ from baloot_engine.research.encoding import (
     NUM_ACTIONS,
     OBSERVATION_SIZE,
     SEGMENTS,
+    Encoder,
     action_name,
     describe,
-    encode,
 )
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import Action, ClaimSawa, Deal
@@ -250,6 +250,7 @@ class BalootObserver:
         if private == pyspiel.PrivateInfoType.ALL_PLAYERS:
             raise ValueError("observers see one seat's cards, or none: not all players'")
         self.private = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        self.encode = Encoder()  # it checks its cache against each state it is given
         self.tensor: npt.NDArray[np.float32] = np.zeros(OBSERVATION_SIZE, np.float32)
         self.dict = {
             segment.name: self.tensor[segment.offset : segment.offset + segment.size]
@@ -261,7 +262,7 @@ class BalootObserver:
 
     def set_from(self, state: BalootState, player: int) -> None:
         """Fill :attr:`tensor` with ``state`` as ``player`` sees it."""
-        self.tensor[:] = encode(self._observation(state, player), player)
+        self.tensor[:] = self.encode(self._observation(state, player), player)
 
     def string_from(self, state: BalootState, player: int) -> str:
         """``state`` as ``player`` sees it, as one line of text."""
