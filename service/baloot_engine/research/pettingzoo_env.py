@@ -56,7 +56,7 @@ from baloot_engine.research.encoding import (
     describe,
 )
 from baloot_engine.rules import errors
-from baloot_engine.rules.actions import Deal
+from baloot_engine.rules.actions import Deal, Event
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.game import apply, new_match
 from baloot_engine.rules.observation import Observation, observe, observe_public
@@ -112,6 +112,7 @@ class BalootEnv(AECEnv[str, Observed, int]):  # type: ignore[misc]
         self.game_state = new_match(self.rules)
         self._observed: tuple[State, int, Observation, list[int]] | None = None
         self._has_reset = False
+        self._paid = False  # the rewards of the last step are not all 0
         self._refused: tuple[int, int] | None = None  # (trick number, seat) of a refused Sawa
         self._encode = Encoder()
 
@@ -139,6 +140,7 @@ class BalootEnv(AECEnv[str, Observed, int]):  # type: ignore[misc]
         self.game_state = self._deal(state)
         self._observed = None
         self._refused = None
+        self._paid = False
         self._has_reset = True
         self.agent_selection = AGENTS[self.game_state.turn]
 
@@ -165,15 +167,17 @@ class BalootEnv(AECEnv[str, Observed, int]):  # type: ignore[misc]
             return
         seat = self.agent_name_mapping[agent]
         state = self.game_state
-        if action is None or int(action) not in self._observation(seat)[1]:
+        index = -1 if action is None else int(action)
+        if index not in self._observation(seat)[1]:
             raise ValueError(f"action {action!r} is not legal for {agent} now")
-        chosen = ACTIONS[int(action)]
         self._cumulative_rewards[agent] = 0.0
         rewards = self.rewards
-        for name in rewards:
-            rewards[name] = 0.0
+        if self._paid:  # the last step's rewards were read by now
+            for name in rewards:
+                rewards[name] = 0.0
+            self._paid = False
         try:
-            state, events = apply(state, seat, chosen)
+            state, events = apply(state, seat, ACTIONS[index])
         except RuleError as error:
             if error.reason != errors.SAWA_INVALID:
                 raise
@@ -181,6 +185,29 @@ class BalootEnv(AECEnv[str, Observed, int]):  # type: ignore[misc]
             self._refused = (len(state.tricks), seat)
             self._observed = None  # the same state, with Sawa no longer offered
             events = ()
+        if state.phase in LIVE:  # the usual step: the deal goes on
+            self.game_state = state
+            self.agent_selection = AGENTS[state.turn]
+        else:
+            self._end_of_deal(state, events)
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        text = describe(observe_public(self.game_state), 0)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    # ---- helpers ---------------------------------------------------------------------------
+
+    def _end_of_deal(self, state: State, events: tuple[Event, ...]) -> None:
+        """A deal was scored or cancelled: pay the rewards, end the episode or deal again."""
+        rewards = self.rewards
         done = False
         score = scored_round(events)
         if score is not None:
@@ -206,21 +233,8 @@ class BalootEnv(AECEnv[str, Observed, int]):  # type: ignore[misc]
                 self.terminations[name] = True
         else:
             self.agent_selection = AGENTS[state.turn]
+        self._paid = True
         self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
-
-    def render(self) -> str | None:
-        text = describe(observe_public(self.game_state), 0)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-    # ---- helpers ---------------------------------------------------------------------------
 
     def _deal(self, state: State) -> State:
         state, _ = apply(state, state.dealer, Deal(shuffled_deck(self._rng)))
