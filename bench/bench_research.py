@@ -6,8 +6,10 @@ all-pass redeal ends its episode unscored). The core side calls ``legal_actions`
 ``apply``; the environment side is PettingZoo's loop over ``env()`` (``agent_iter``,
 ``last()`` with the observation tensor and the action mask, ``step``), and optionally the
 OpenSpiel game (``legal_actions``, ``apply_action``, the chance nodes of the deal, and the
-observation tensor before each decision). Slices of each side alternate, so a change in the
-machine's load touches them alike; the ratio of the rates is the environment's overhead.
+observation tensor before each decision). A fourth side, the core with the rules core's
+``observe`` of the seat on turn at each step (the legal actions taken from it), shows what the
+observation the environment encodes costs by itself. Slices of each side alternate, so a
+change in the machine's load touches them alike; the ratio of the rates is the overhead.
 Prints numbers; asserts nothing about speed.
 
     python bench/bench_research.py [--seconds 20] [--slices 10] [--preset seeds] [--openspiel]
@@ -26,6 +28,7 @@ from baloot_engine.research import env as make_env
 from baloot_engine.research.core import shuffled_deck
 from baloot_engine.rules.actions import Deal
 from baloot_engine.rules.game import apply, legal_actions, new_match
+from baloot_engine.rules.observation import observe
 from baloot_engine.rules.ruleset import PRESETS, Preset, RuleSet
 from baloot_engine.rules.state import Phase
 
@@ -45,6 +48,25 @@ def core_slice(rules: RuleSet, rng: random.Random, seconds: float) -> Counts:
         while state.phase in _LIVE:
             seat = state.turn
             actions = legal_actions(state, seat)
+            state, _ = apply(state, seat, actions[int(uniform() * len(actions))])
+            steps += 1
+        episodes += 1
+        scored += state.phase is not Phase.AWAITING_DEAL
+    return scored, episodes, steps
+
+
+def observed_core_slice(rules: RuleSet, rng: random.Random, seconds: float) -> Counts:
+    """The core's random deals plus the rules core's observation of the seat on turn at each
+    step (what the environment encodes): the share of the environment's time it costs."""
+    scored = episodes = steps = 0
+    uniform = rng.random
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        state = new_match(rules, dealer=rng.randrange(4))
+        state, _ = apply(state, state.dealer, Deal(shuffled_deck(rng)))
+        while state.phase in _LIVE:
+            seat = state.turn
+            actions = observe(state, seat).legal_actions
             state, _ = apply(state, seat, actions[int(uniform() * len(actions))])
             steps += 1
         episodes += 1
@@ -111,6 +133,7 @@ def main() -> None:
     rules = PRESETS[Preset(args.preset)]
     sides: dict[str, Callable[[RuleSet, random.Random, float], Counts]] = {
         "rules core": core_slice,
+        "core + observe": observed_core_slice,
         "PettingZoo env": env_slice,
     }
     if args.openspiel:

@@ -56,7 +56,7 @@ from baloot_engine.research.encoding import (
     describe,
 )
 from baloot_engine.rules import errors
-from baloot_engine.rules.actions import Deal, Event
+from baloot_engine.rules.actions import Deal, Event, Play
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.game import apply, new_match
 from baloot_engine.rules.observation import Observation, observe, observe_public
@@ -251,7 +251,10 @@ class BalootEnv(AECEnv[str, Observed, int]):  # type: ignore[misc]
         legal: list[int] = []
         if seat == state.turn and state.phase in LIVE:
             index = ACTION_INDEX
-            legal = [index[action] for action in observation.legal_actions]
+            legal = [
+                action.card + 32 * action.akka if type(action) is Play else index[action]
+                for action in observation.legal_actions
+            ]
             if self._refused == (len(state.tricks), seat) and legal[-1] == SAWA_INDEX:
                 legal.pop()  # Sawa is listed last
         self._observed = (state, seat, observation, legal)
