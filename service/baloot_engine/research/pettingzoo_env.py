@@ -1,7 +1,7 @@
 """Baloot as a PettingZoo AEC environment: four agents, one per seat, on the rules core.
 
 ``env(...)`` (the same as ``raw_env(...)``: the environment enforces the order of calls itself,
-so it needs no PettingZoo wrapper, whose attribute forwarding costs about a third of a step;
+so it needs no PettingZoo wrapper, whose attribute forwarding costs about a quarter of a step;
 observing or stepping before ``reset`` raises). The agents
 are ``seat_0`` … ``seat_3`` (the rules core's seats: partners 0 & 2 and 1 & 3); the agent to
 act is the seat on turn. Each observation is a dictionary: ``"observation"`` is the tensor of
