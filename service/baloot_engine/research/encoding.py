@@ -319,49 +319,62 @@ class Encoder:
     """
 
     def __init__(self) -> None:
-        self._bases: dict[int, tuple[_History, array[float]]] = {}
-        self._slow: dict[int, tuple[tuple[object, ...], list[int]]] = {}
+        self._kept: dict[int, _Kept] = {}
 
     def __call__(
         self, observation: Observation, perspective: int | None = None
     ) -> npt.NDArray[np.float32]:
         me = _perspective(observation, perspective)
-        history = (observation.bids, observation.doubling_calls, observation.tricks)
-        entry = self._bases.get(me)
-        if entry is not None and _grown(entry[0], history):
-            base = entry[1]
-            old = entry[0]
-            if history[0] is not old[0] or history[1] is not old[1] or history[2] is not old[2]:
-                for index in _history(observation, me, len(old[0]), len(old[1]), len(old[2])):
-                    base[index] = 1.0
-        else:
-            base = array("f", _ZEROS)
-            for index in _history(observation, me):
-                base[index] = 1.0
-        self._bases[me] = (history, base)
+        bids, calls, tricks = observation.bids, observation.doubling_calls, observation.tricks
         key = _slow_key(observation)
-        slow = self._slow.get(me)
-        if slow is None or slow[0] != key:
-            slow = (key, _slow(observation, me))
-            self._slow[me] = slow
-        values = array("f", base)
-        for index in slow[1]:
-            values[index] = 1.0
-        return _finish(values, observation, me)
+        kept = self._kept.get(me)
+        if (
+            kept is None
+            or not _starts_with(bids, kept.bids)
+            or not _starts_with(calls, kept.calls)
+            or not _starts_with(tricks, kept.tricks)
+        ):
+            values = array("f", _ZEROS)
+            for index in _history(observation, me):
+                values[index] = 1.0
+            slow = _slow(observation, me)
+            for index in slow:
+                values[index] = 1.0
+        else:
+            values = kept.values
+            if bids is not kept.bids or calls is not kept.calls or tricks is not kept.tricks:
+                old = len(kept.bids), len(kept.calls), len(kept.tricks)
+                for index in _history(observation, me, *old):
+                    values[index] = 1.0
+            slow = kept.slow
+            if key != kept.key:
+                for index in slow:
+                    values[index] = 0.0
+                slow = _slow(observation, me)
+                for index in slow:
+                    values[index] = 1.0
+        self._kept[me] = _Kept(bids, calls, tricks, key, slow, values)
+        return _finish(array("f", values), observation, me)
 
 
-_History = tuple[tuple[object, ...], tuple[object, ...], tuple[object, ...]]
+class _Kept(NamedTuple):
+    """What an :class:`Encoder` keeps for one perspective: the history and the slowly changing
+    part it last encoded, and the values they set (disjoint parts of the tensor)."""
+
+    bids: tuple[object, ...]
+    calls: tuple[object, ...]
+    tricks: tuple[object, ...]
+    key: tuple[object, ...]
+    slow: list[int]
+    values: array[float]
 
 
-def _grown(old: _History, new: _History) -> bool:
-    """Each part of ``new`` starts with the records of the same part of ``old``."""
-    for before, after in zip(old, new, strict=True):
-        if after is before:
-            continue
-        count = len(before)
-        if len(after) < count or (count and after[count - 1] is not before[-1]):
-            return False
-    return True
+def _starts_with(new: tuple[object, ...], old: tuple[object, ...]) -> bool:
+    """``new`` is ``old`` with records added (the same record objects first)."""
+    if new is old:
+        return True
+    count = len(old)
+    return len(new) >= count and (not count or new[count - 1] is old[-1])
 
 
 def _perspective(observation: Observation, perspective: int | None) -> int:
