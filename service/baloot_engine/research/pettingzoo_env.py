@@ -171,6 +171,8 @@ class BalootEnv(AECEnv[str, Observed, int]):  # type: ignore[misc]
         if index not in self._observation(seat)[1]:
             raise ValueError(f"action {action!r} is not legal for {agent} now")
         self._cumulative_rewards[agent] = 0.0
+        if self.infos[agent]:  # a refused Sawa is news for one step only
+            self.infos[agent] = {}
         rewards = self.rewards
         if self._paid:  # the last step's rewards were read by now
             for name in rewards:
