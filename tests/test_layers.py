@@ -1,10 +1,12 @@
 """The import directions between the layers of ``baloot_engine``, checked over every module.
 
-The layers, lowest first: ``rules`` ← ``solver`` ← ``bots`` ← ``telemetry`` ← ``api`` ←
-``server``. A module may import its own layer and the layers below it, never one above: nothing
-under ``api/`` imports ``server/``, telemetry imports neither, and the rules core, the solver and
-the bots know nothing of the service around them (nor of prometheus or structlog; the solver
-nor of gRPC or protobuf). The package's ``__init__`` (the
+The layers, lowest first: ``rules`` ← ``solver`` ← ``bots`` ← ``research`` ← ``telemetry`` ←
+``api`` ← ``server`` (``research``, the game-AI environments, uses the rules and the bots and
+nothing of the service; nothing imports it, tests/research checks that). A module may import its
+own layer and the layers below it, never one above: nothing under ``api/`` imports ``server/``,
+telemetry imports neither, and the rules core, the solver and the bots know nothing of the
+service around them (nor of prometheus or structlog; the solver nor of gRPC or protobuf). The
+package's ``__init__`` (the
 version) is below every layer; ``__main__`` (the entry point) is above them all.
 """
 
@@ -19,12 +21,13 @@ import baloot_engine
 
 PACKAGE = "baloot_engine"
 PACKAGE_DIR = Path(baloot_engine.__file__).parent
-LAYERS = ("rules", "solver", "bots", "telemetry", "api", "server")
+LAYERS = ("rules", "solver", "bots", "research", "telemetry", "api", "server")
 # Libraries a layer must not import, beyond the layer order itself.
 FORBIDDEN_LIBRARIES = {
     "rules": ("structlog", "prometheus_client"),
     "solver": ("structlog", "prometheus_client", "grpc", "google"),
     "bots": ("structlog", "prometheus_client"),
+    "research": ("structlog", "prometheus_client", "grpc"),
 }
 _ROOT = -1  # baloot_engine/__init__.py: importable by every layer
 _ENTRY = len(LAYERS)  # baloot_engine/__main__.py: imports the server
@@ -128,6 +131,8 @@ def test_every_module_belongs_to_a_layer() -> None:
         ("baloot_engine.rules.game", "import structlog"),
         ("baloot_engine.bots.search", "from prometheus_client import Counter"),
         ("baloot_engine.bots.search", "from .. import telemetry"),
+        ("baloot_engine.research.encoding", "from baloot_engine.api import views"),
+        ("baloot_engine.research.pettingzoo_env", "import grpc"),
     ],
 )
 def test_an_upward_import_is_reported(module: str, source: str) -> None:
@@ -142,6 +147,7 @@ def test_an_upward_import_is_reported(module: str, source: str) -> None:
         ("baloot_engine.api.outbound", "from .enums import PHASE_NUMBERS"),
         ("baloot_engine.telemetry.metrics", "from baloot_engine.rules.actions import Event"),
         ("baloot_engine.bots.search", "from baloot_engine.rules import game"),
+        ("baloot_engine.research.agents", "from baloot_engine.bots import suggest"),
         ("baloot_engine.server.settings", "from baloot_engine import __version__"),
         ("baloot_engine.__main__", "from baloot_engine.server.app import main"),
     ],

@@ -1,0 +1,44 @@
+"""The full-information oracle: the perfect-information value of a state, hidden cards visible.
+
+For training "with the hidden cards visible" (a critic that sees every hand, as PerfectDou's
+does), :func:`perfect_information_abnat` gives the card abnat each team ends the hand with when
+all four seats see all four hands and play the rest of it perfectly, each team for its own
+abnat. It reads the whole state (every hand) on purpose: it is a training signal, never an
+input of a policy that plays.
+
+It asks :class:`baloot_engine.bots.endgame.Solver` (alpha-beta with a transposition table)
+for the abnat still to be won and adds those already won. The search is exact and quick for
+the last tricks (a few milliseconds with four cards per hand) and slow from a full deal; pass
+``max_cards`` to refuse larger positions. The card play only is searched: declarations, Akka
+calls on later leads and Sawa claims are not part of it (the Akka of the trick in progress is).
+"""
+
+from __future__ import annotations
+
+from baloot_engine.bots.endgame import Solver
+from baloot_engine.rules.state import Phase, State
+
+
+def perfect_information_abnat(state: State, max_cards: int = 32) -> tuple[int, int]:
+    """Team 0's and team 1's card abnat at the end of the hand under perfect play (all hands
+    seen, the last-trick bonus included), from a state of the play phase.
+
+    Raises ValueError outside the play or when more than ``max_cards`` cards are still held.
+    """
+    if state.phase is not Phase.PLAYING or state.contract is None:
+        raise ValueError(f"the oracle values states of the play, not phase {state.phase.value}")
+    held = sum(hand.bit_count() for hand in state.hands)
+    if held > max_cards:
+        raise ValueError(f"{held} cards are still held, more than max_cards = {max_cards}")
+    solver = Solver(state.contract, state.rules, 0)
+    rest_0 = solver.solve(state.hands, state.trick, state.leader, state.played, state.akka)
+    total = sum(solver.points[card] for card in range(32)) + 10
+    won_0, won_1 = state.abnat
+    return won_0 + rest_0, won_1 + total - won_0 - won_1 - rest_0
+
+
+def perfect_information_value(state: State, seat: int, max_cards: int = 32) -> int:
+    """The oracle's abnat margin for ``seat``'s team: its abnat minus the other team's."""
+    abnat = perfect_information_abnat(state, max_cards)
+    team = seat & 1
+    return abnat[team] - abnat[team ^ 1]

@@ -1,0 +1,39 @@
+"""The research package is an optional extra: the rest of the package never needs it."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from tests.test_layers import MODULES, PACKAGE_DIR, imported_modules, module_name
+
+ROOT = Path(__file__).resolve().parents[2]
+RESEARCH_LIBRARIES = ("numpy", "gymnasium", "pettingzoo", "pyspiel", "open_spiel")
+
+
+def test_no_module_outside_research_imports_it_or_its_libraries() -> None:
+    found = []
+    for path in MODULES:
+        module = module_name(path)
+        if module.startswith("baloot_engine.research"):
+            continue
+        source = path.read_text(encoding="utf-8")
+        for name in imported_modules(module, source, is_package=path.name == "__init__.py"):
+            if name.startswith("baloot_engine.research") or name.split(".")[0] in (
+                RESEARCH_LIBRARIES
+            ):
+                found.append(f"{module} imports {name}")
+    assert found == []
+    assert (PACKAGE_DIR / "research" / "__init__.py").exists()
+
+
+def test_the_research_extra_brings_the_frameworks_and_dev_installs_it() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = project["optional-dependencies"]
+    names = {requirement.split(">")[0].split("=")[0] for requirement in extras["research"]}
+    assert names == {"numpy", "gymnasium", "pettingzoo", "open-spiel"}
+    assert "research" in extras["dev"][0]
+    assert not any(
+        dependency.startswith(("numpy", "pettingzoo", "open-spiel", "gymnasium"))
+        for dependency in project["dependencies"]
+    )
