@@ -6,17 +6,16 @@ all four seats see all four hands and play the rest of it perfectly, each team f
 abnat. It reads the whole state (every hand) on purpose: it is a training signal, never an
 input of a policy that plays.
 
-It asks :class:`baloot_engine.bots.endgame.Solver` (alpha-beta with a transposition table)
-for the abnat still to be won and adds those already won. The search is exact and quick for
-the last tricks (a few milliseconds with four cards per hand) and slow from a full deal; pass
-``max_cards`` to refuse larger positions. The card play only is searched: declarations, Akka
-calls on later leads and Sawa claims are not part of it (the Akka of the trick in progress is).
+It asks the engine's exact solver (:mod:`baloot_engine.solver`, tens of milliseconds from a
+full deal) for the value of the position, the abnat already won included; pass ``max_cards``
+to refuse larger positions. The card play only is searched: declarations and Sawa claims are
+not part of it (a perfect leader calls Akka wherever the call fits).
 """
 
 from __future__ import annotations
 
-from baloot_engine.bots.endgame import Solver
 from baloot_engine.rules.state import Phase, State
+from baloot_engine.solver import position_of, solve
 
 
 def perfect_information_abnat(state: State, max_cards: int = 32) -> tuple[int, int]:
@@ -30,11 +29,7 @@ def perfect_information_abnat(state: State, max_cards: int = 32) -> tuple[int, i
     held = sum(hand.bit_count() for hand in state.hands)
     if held > max_cards:
         raise ValueError(f"{held} cards are still held, more than max_cards = {max_cards}")
-    solver = Solver(state.contract, state.rules, 0)
-    rest_0 = solver.solve(state.hands, state.trick, state.leader, state.played, state.akka)
-    total = sum(solver.points[card] for card in range(32)) + 10
-    won_0, won_1 = state.abnat
-    return won_0 + rest_0, won_1 + total - won_0 - won_1 - rest_0
+    return solve(position_of(state)).best_value.points
 
 
 def perfect_information_value(state: State, seat: int, max_cards: int = 32) -> int:

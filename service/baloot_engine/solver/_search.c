@@ -229,35 +229,71 @@ static int candidates(const Deal *d, uint32_t options, uint32_t hand, const int 
             }
         }
     }
-    /* Ordering scores: higher first. */
+    /* Ordering, every hand being known: each seat still to play after this one is assumed to
+     * play the strongest card it can to the trick (of the suit led, else its best trump); the
+     * team that then takes the trick wants the most points in it, the other the fewest. */
     int score[8];
     int team = seat & 1;
-    int win = n ? winner_index(d, trick, n) : 0;
-    int best = n ? trick[win] : -1;
-    int ours = n ? (((leader + win) & 1) == team) : 0;
-    int led = n ? trick[0] >> 3 : -1;
+    int tops[4][3]; /* [suit led][seats after this one]: their strongest card, or -1 */
+    int known = 0;  /* suits led whose tops are filled */
     for (int i = 0; i < m; i++) {
         int card = chosen[i];
-        int s;
         if (card == hint) {
-            s = 1000;
-        } else if (n == 0) {
-            int boss = (d->higher[card] & still) == 0;
-            s = boss ? 200 + d->points[card] : 100 - d->points[card];
-        } else {
-            int suit = card >> 3;
-            int beats = (suit == led || suit == d->trump) &&
-                        ((best >> 3) == suit ? d->strength[card] > d->strength[best]
-                                             : suit == d->trump);
-            if (ours) {
-                s = beats && n < 3 ? 150 + d->points[card] : 100 + d->points[card];
-            } else if (beats) {
-                s = 200 + (n == 3 ? d->points[card] : d->strength[card]);
-            } else {
-                s = 100 - d->points[card];
+            score[i] = 1000;
+            continue;
+        }
+        int led = n ? trick[0] >> 3 : card >> 3;
+        if (!(known >> led & 1)) {
+            known |= 1 << led;
+            for (int k = n + 1; k < 4; k++) {
+                uint32_t later = d->hands[(leader + k) & 3];
+                uint32_t pool = later & SUIT_MASK[led];
+                if (!pool && d->trump >= 0) pool = later & SUIT_MASK[d->trump];
+                int top = -1;
+                for (uint32_t m2 = pool; m2; m2 &= m2 - 1) {
+                    int c = lowest(m2);
+                    if (top < 0 || d->strength[c] > d->strength[top]) top = c;
+                }
+                tops[led][k - n - 1] = top;
             }
         }
-        score[i] = s;
+        /* The trick's winner if the rest play their tops. */
+        int best = card, best_seat = seat;
+        for (int k = 0; k < n; k++) {
+            int c = trick[k];
+            if (k == 0) {
+                best = c;
+                best_seat = leader;
+            } else if (((c >> 3) == led || (c >> 3) == d->trump) &&
+                       (((best >> 3) == (c >> 3)) ? d->strength[c] > d->strength[best]
+                                                  : (c >> 3) == d->trump)) {
+                best = c;
+                best_seat = (leader + k) & 3;
+            }
+        }
+        if (n) {
+            int c = card;
+            if (((c >> 3) == led || (c >> 3) == d->trump) &&
+                (((best >> 3) == (c >> 3)) ? d->strength[c] > d->strength[best]
+                                           : (c >> 3) == d->trump)) {
+                best = c;
+                best_seat = seat;
+            }
+        }
+        for (int k = n + 1; k < 4; k++) {
+            int c = tops[led][k - n - 1];
+            if (c >= 0 && ((c >> 3) == led || (c >> 3) == d->trump) &&
+                (((best >> 3) == (c >> 3)) ? d->strength[c] > d->strength[best]
+                                           : (c >> 3) == d->trump)) {
+                best = c;
+                best_seat = (leader + k) & 3;
+            }
+        }
+        if ((best_seat & 1) == team) {
+            score[i] = 200 + d->points[card] - (best_seat == seat ? d->strength[card] / 4 : 0);
+        } else {
+            score[i] = 100 - d->points[card] - d->strength[card] / 4;
+        }
     }
     for (int i = 0; i < m; i++) { /* insertion sort, at most 8 cards */
         int c = chosen[i], s = score[i], j = i;
