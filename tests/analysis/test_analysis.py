@@ -1,0 +1,237 @@
+"""The round analysis: values, losses, key mistakes, blunders ranked first, determinism, limits."""
+
+from __future__ import annotations
+
+import json
+import time
+from functools import cache
+
+import pytest
+
+from baloot_engine.analysis import (
+    AnalysisStoppedError,
+    Decision,
+    DecisionKind,
+    Depth,
+    MatchSummary,
+    Progress,
+    RoundSummary,
+    analyze,
+    budget_of,
+    explain,
+)
+from baloot_engine.analysis.export import report_dict
+from baloot_engine.analysis.selfplay import play_record
+from baloot_engine.bots import Level
+from baloot_engine.bots.handeval import sun_value
+from baloot_engine.rules.actions import Bid, BidKind, Play
+from baloot_engine.rules.cards import ACE
+from baloot_engine.rules.game import legal_actions
+from baloot_engine.rules.record import DivergenceError, RecordedRound, replay
+from baloot_engine.rules.state import Phase, State
+from baloot_engine.solver import position_of, solve
+from tests.analysis.records import with_decision
+
+QUICK = budget_of(Depth.QUICK)
+
+
+@cache
+def basic_record(seed: int = 5, rounds: int = 3) -> tuple[State, tuple[RecordedRound, ...]]:
+    start, played = play_record([Level.BASIC] * 4, seed, max_rounds=rounds)
+    return start, tuple(played)
+
+
+@cache
+def basic_analysis() -> tuple[object, ...]:
+    start, rounds = basic_record()
+    return tuple(analyze(start, rounds, budget=QUICK, seed=1))
+
+
+def test_the_stream_starts_with_progress_and_ends_with_the_match() -> None:
+    reports = basic_analysis()
+    first = reports[0]
+    assert isinstance(first, Progress)
+    assert first.done == 0
+    assert first.total > 0
+    assert isinstance(reports[-1], MatchSummary)
+    progress = [r for r in reports if isinstance(r, Progress)]
+    assert [p.done for p in progress] == list(range(first.total + 1))
+    rounds = [r for r in reports if isinstance(r, RoundSummary)]
+    assert len(rounds) == reports[-1].rounds == 3
+
+
+def test_every_decision_values_every_legal_alternative() -> None:
+    decisions = [r for r in basic_analysis() if isinstance(r, Decision)]
+    kinds = {d.kind for d in decisions}
+    assert DecisionKind.CARD in kinds
+    assert DecisionKind.BID in kinds
+    for decision in decisions:
+        assert len(decision.alternatives) >= 2
+        assert decision.fair_loss >= 0
+        best = decision.alternatives[decision.best_fair].fair
+        for alternative in decision.alternatives:
+            assert alternative.fair.score <= best.score + 1e-9
+            if decision.kind is DecisionKind.CARD:
+                assert alternative.hindsight is not None
+                assert alternative.fair.points is not None
+                assert 0 <= alternative.fair.points <= 162
+            chance = alternative.fair.match_chance
+            assert chance is None or 0.0 <= chance <= 1.0
+        taken = decision.alternatives[decision.taken].fair
+        assert decision.fair_loss == pytest.approx(best.score - taken.score, abs=2e-3)
+        if decision.kind is DecisionKind.CARD:
+            assert decision.worlds == QUICK.worlds
+            assert 0 <= decision.worse_in <= decision.worlds
+
+
+def test_the_hindsight_value_of_a_card_is_the_solver_on_the_real_deal() -> None:
+    start, rounds = basic_record()
+    states = {(s.round_index, s.action_index): s.before for s in replay(start, rounds)}
+    decision = next(
+        r for r in basic_analysis() if isinstance(r, Decision) and r.kind is DecisionKind.CARD
+    )
+    solution = solve(position_of(states[(decision.round_index, decision.action_index)]))
+    team = decision.seat & 1
+    assert [a.hindsight.points for a in decision.alternatives if a.hindsight] == [
+        v.points[team] for v in solution.values
+    ]
+
+
+def test_round_and_match_figures_add_up() -> None:
+    reports = basic_analysis()
+    decisions = [r for r in reports if isinstance(r, Decision)]
+    match = reports[-1]
+    assert isinstance(match, MatchSummary)
+    for figures in match.seats:
+        mine = [d for d in decisions if d.seat == figures.seat]
+        assert figures.decisions == len(mine)
+        assert figures.best_choices == sum(d.is_best for d in mine)
+        assert figures.mean_fair_loss == pytest.approx(
+            sum(d.fair_loss for d in mine) / len(mine), abs=2e-3
+        )
+    losses = [d.fair_loss for d in match.key_mistakes]
+    assert 0 < len(losses) <= 5
+    assert losses == sorted(losses, reverse=True)
+    assert losses[0] == max(d.fair_loss for d in decisions)
+    for summary in (r for r in reports if isinstance(r, RoundSummary)):
+        assert summary.par is not None
+        assert sum(summary.par.points) == (
+            162 if summary.contract and summary.contract.trump >= 0 else 130
+        )
+        assert all(d.round_index == summary.round_index for d in summary.key_mistakes)
+
+
+def test_a_discarded_winning_ace_is_the_round_s_first_mistake() -> None:
+    start, rounds = basic_record()
+    worst: tuple[int, int, int, int] | None = None
+    for step in replay(start, rounds):
+        before = step.before
+        if not (isinstance(step.action, Play) and before.phase is Phase.PLAYING):
+            continue
+        if len(before.tricks) != 6 or not before.trick:
+            continue
+        team = step.seat & 1
+        values = {v.play.card: v.points[team] for v in solve(position_of(before)).values}
+        for card, points in values.items():
+            gap = max(values.values()) - points
+            if card & 7 == ACE and gap > 0 and (worst is None or gap > worst[0]):
+                worst = (gap, step.round_index, step.action_index, card)
+    assert worst is not None
+    _, round_index, action_index, card = worst
+    blundered = with_decision(start, list(rounds), round_index, action_index, Play(card))
+    reports = list(analyze(start, blundered, round_indices=[round_index], budget=QUICK, seed=2))
+    summary = next(r for r in reports if isinstance(r, RoundSummary))
+    first = summary.key_mistakes[0]
+    assert (first.round_index, first.action_index) == (round_index, action_index)
+    assert first.action == Play(card)
+    assert first.hindsight_loss_points
+    assert first.hindsight_loss_points > 0
+    assert "instead of" in explain(first)
+    assert "بدل" in explain(first, "ar")
+
+
+def test_a_hopeless_sun_is_the_buyer_s_first_mistake() -> None:
+    start, rounds = basic_record()
+    weakest: tuple[float, int, int, int] | None = None
+    for step in replay(start, rounds):
+        before = step.before
+        if not (isinstance(step.action, Bid) and step.action.kind is BidKind.PASS):
+            continue
+        if Bid(BidKind.SUN) not in legal_actions(before, step.seat):
+            continue
+        value = sun_value(before.hands[step.seat] | 1 << before.buy_card)
+        if weakest is None or value < weakest[0]:
+            weakest = (value, step.round_index, step.action_index, step.seat)
+    assert weakest is not None
+    _, round_index, action_index, seat = weakest
+    blundered = with_decision(start, list(rounds), round_index, action_index, Bid(BidKind.SUN))
+    reports = list(
+        analyze(start, blundered, seats=[seat], round_indices=[round_index], budget=QUICK, seed=3)
+    )
+    summary = next(r for r in reports if isinstance(r, RoundSummary))
+    first = summary.key_mistakes[0]
+    assert (first.round_index, first.action_index, first.kind) == (
+        round_index,
+        action_index,
+        DecisionKind.BID,
+    )
+    assert first.action == Bid(BidKind.SUN)
+    assert first.fair_loss > 3
+    assert explain(first).startswith("Bidding Sun instead of")
+    assert explain(first, "ar").startswith("قول صن بدل")
+
+
+def test_the_same_record_and_seed_give_the_same_analysis_byte_for_byte() -> None:
+    start, rounds = basic_record(seed=9, rounds=1)
+
+    def text(seed: int) -> str:
+        reports = analyze(start, rounds, budget=QUICK, seed=seed)
+        return json.dumps([report_dict(r) for r in reports], ensure_ascii=False, sort_keys=True)
+
+    once = text(4)
+    assert text(4) == once
+    assert text(5) != once
+
+
+def test_a_record_the_rules_refuse_is_refused_before_any_report() -> None:
+    start, rounds = basic_record()
+    first = rounds[0]
+    broken = RecordedRound(first.deck, (*first.actions[:3], first.actions[5], *first.actions[6:]))
+    with pytest.raises(DivergenceError) as refused:
+        next(iter(analyze(start, [broken, *rounds[1:]], budget=QUICK)))
+    assert refused.value.round_index == 0
+    assert refused.value.action_index == 3
+
+
+def test_an_unfinished_round_is_not_analysed() -> None:
+    start, rounds = basic_record()
+    last = rounds[-1]
+    cut = [*rounds[:-1], RecordedRound(last.deck, last.actions[: len(last.actions) // 2])]
+    reports = list(analyze(start, cut, budget=QUICK))
+    assert all(
+        r.round_index < len(rounds) - 1 for r in reports if isinstance(r, Decision | RoundSummary)
+    )
+
+
+def test_a_deadline_or_a_cancellation_stops_the_work() -> None:
+    start, rounds = basic_record()
+    stream = analyze(start, rounds, budget=QUICK, deadline=time.monotonic() + 0.05)
+    with pytest.raises(AnalysisStoppedError):
+        list(stream)
+    calls = 0
+
+    def cancelled() -> bool:
+        nonlocal calls
+        calls += 1
+        return calls > 3
+
+    with pytest.raises(AnalysisStoppedError):
+        list(analyze(start, rounds, budget=QUICK, cancelled=cancelled))
+    assert calls == 4
+
+
+def test_named_budgets_and_worlds() -> None:
+    assert budget_of(Depth.QUICK).worlds < budget_of().worlds < budget_of(Depth.DEEP).worlds
+    assert budget_of(Depth.QUICK, 7).worlds == 7
+    with pytest.raises(ValueError, match="worlds"):
+        budget_of(None, 10_000)
