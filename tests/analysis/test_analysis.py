@@ -20,6 +20,7 @@ from baloot_engine.analysis import (
     budget_of,
     explain,
 )
+from baloot_engine.analysis.core import _representatives, _solve_some
 from baloot_engine.analysis.export import report_dict
 from baloot_engine.analysis.selfplay import play_record
 from baloot_engine.bots import Level
@@ -207,7 +208,7 @@ def test_an_unfinished_round_is_not_analysed() -> None:
     start, rounds = basic_record()
     last = rounds[-1]
     cut = [*rounds[:-1], RecordedRound(last.deck, last.actions[: len(last.actions) // 2])]
-    reports = list(analyze(start, cut, budget=QUICK))
+    reports = list(analyze(start, cut, seats=[0], budget=QUICK))
     assert all(
         r.round_index < len(rounds) - 1 for r in reports if isinstance(r, Decision | RoundSummary)
     )
@@ -235,3 +236,20 @@ def test_named_budgets_and_worlds() -> None:
     assert budget_of(Depth.QUICK, 7).worlds == 7
     with pytest.raises(ValueError, match="worlds"):
         budget_of(None, 10_000)
+
+
+def test_equivalent_cards_are_solved_once_with_the_solver_s_values() -> None:
+    start, rounds = play_record([Level.RANDOM] * 4, 2, max_rounds=1)
+    checked = 0
+    for step in replay(start, rounds):
+        if not isinstance(step.action, Play) or step.before.turn != step.seat:
+            continue
+        position = position_of(step.before)
+        solution = solve(position)
+        plays = [v.play for v in solution.values]
+        same = _representatives(position, plays)
+        values = _solve_some(position, plays, sorted(set(same)), None)
+        for i, value in enumerate(solution.values):
+            assert values[same[i]] == (value.points, value.tricks)
+        checked += 1
+    assert checked >= 30

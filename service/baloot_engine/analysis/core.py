@@ -54,7 +54,7 @@ from baloot_engine.bots.search import (
 )
 from baloot_engine.bots.tracking import sample_hands, track
 from baloot_engine.rules.actions import Action, Bid, BidKind, Deal, Doubling, EventKind, Play
-from baloot_engine.rules.cards import LAST_TRICK_BONUS, POINTS
+from baloot_engine.rules.cards import LAST_TRICK_BONUS, POINTS, STRENGTHS
 from baloot_engine.rules.contract import Contract, PlayMode, partner_of
 from baloot_engine.rules.dealing import REVEALED_INDEX, completion_cards, initial_hands
 from baloot_engine.rules.facts import AwardedProject
@@ -312,6 +312,84 @@ class _Round:
         return cached
 
 
+def _representatives(position: Position, plays: Sequence[Play]) -> list[int]:
+    """For each play, the index of the play whose value it shares in every world: cards of a
+    suit next to each other in strength (no card held by another seat between them) and
+    worth the same points win and lose the same tricks, so one of them is solved."""
+    contract = position.contract
+    points = POINTS[contract.trump + 1]
+    strength = STRENGTHS[contract.trump + 1]
+    seat = position.seat
+    hand = position.hands[seat]
+    in_trick = 0
+    for card in position.trick:
+        in_trick |= 1 << card
+    out = ~hand & ~position.played  # another seat's card (in any world), or in the trick
+    index = {play.card: i for i, play in enumerate(plays) if not play.akka}
+    found = list(range(len(plays)))
+    for suit in range(4):
+        cards = sorted(range(suit * 8, suit * 8 + 8), key=lambda c: strength[c], reverse=True)
+        previous = -1
+        for card in cards:
+            if card in index:
+                if previous >= 0 and points[previous] == points[card]:
+                    found[index[card]] = found[index[previous]]
+                previous = card
+            elif out >> card & 1 or in_trick >> card & 1:
+                previous = -1
+    return found
+
+
+def _solve_some(
+    position: Position, plays: Sequence[Play], wanted: Sequence[int], deadline: float | None
+) -> dict[int, tuple[tuple[int, int], tuple[int, int]]]:
+    """The card points and tricks per team at the round's end after each play of ``wanted``
+    (indexes of ``plays``), every hand known: :func:`~baloot_engine.solver.solve` for a few
+    of the legal cards."""
+    seat = position.seat
+    team = seat & 1
+    search = new_search(position.contract, position.rules, team)
+    hands = position.hands
+    trick = position.trick
+    points = POINTS[position.contract.trump + 1]
+    held = hands[0] | hands[1] | hands[2] | hands[3]
+    rest = LAST_TRICK_BONUS + sum(points[c] for c in trick)
+    rest += sum(points[c] for c in range(32) if held >> c & 1)
+    tricks_left = (held.bit_count() + len(trick)) // 4
+    until = 0.0 if deadline is None else deadline
+    guess: int | None = None
+    found: dict[int, tuple[tuple[int, int], tuple[int, int]]] = {}
+    for i in wanted:
+        play = plays[i]
+        after = list(hands)
+        after[seat] ^= 1 << play.card
+        value = _exact(
+            search,
+            (
+                (after[0], after[1], after[2], after[3]),
+                (*trick, play.card),
+                position.leader,
+                position.played,
+                play.akka if not trick else position.akka,
+            ),
+            TRICK_WEIGHT * rest + tricks_left,
+            guess,
+            0,
+            until,
+        )
+        if value is None:
+            raise AnalysisStoppedError("the analysis ran past its deadline")
+        guess = value
+        mine = divmod(value, TRICK_WEIGHT)
+        theirs = (rest - mine[0], tricks_left - mine[1])
+        zero, one = (mine, theirs) if team == 0 else (theirs, mine)
+        found[i] = (
+            (position.abnat[0] + zero[0], position.abnat[1] + one[0]),
+            (position.tricks_won[0] + zero[1], position.tricks_won[1] + one[1]),
+        )
+    return found
+
+
 def _plain(contract: Contract) -> Contract:
     """The contract scored on the game-point scale: a Gahwa round counts the points it would
     score as a plain round (that it decides the match shows in the match chance)."""
@@ -482,26 +560,28 @@ def _card(
     solved: dict[tuple[int, int, int, int], list[tuple[float, float, float]]] = {}
     per_world: list[list[tuple[float, float]]] = []
     sums = [[0.0, 0.0, 0.0] for _ in plays]
+    same = _representatives(position, plays)
+    wanted = sorted(set(same))
     for _ in range(budget.worlds):
         stop.check()
         world = sample_hands(obs, tracker, rng)
         outcome = solved.get(world)
         if outcome is None:
-            solution = solve(replace(position, hands=world), deadline=stop.deadline)
-            if [v.play for v in solution.values] != plays:  # pragma: no cover - same hand
-                raise AssertionError("a sampled world changed the seat's legal cards")
-            outcome = solved[world] = [
-                (
-                    float(scorer.value(v.points, v.tricks, projects, baloot)),
-                    float(v.points[team]),
-                    _chance(match_scorer.value(v.points, v.tricks, projects, baloot)),
+            values = _solve_some(replace(position, hands=world), plays, wanted, stop.deadline)
+            outcome = solved[world] = []
+            for i in range(len(plays)):
+                abnat, won = values[same[i]]
+                outcome.append(
+                    (
+                        float(scorer.value(abnat, won, projects, baloot)),
+                        float(abnat[team]),
+                        _chance(match_scorer.value(abnat, won, projects, baloot)),
+                    )
                 )
-                for v in solution.values
-            ]
-        per_world.append([(score, points) for score, points, _ in outcome])
-        for i, (score, points, chance) in enumerate(outcome):
+        per_world.append([(score, mine) for score, mine, _ in outcome])
+        for i, (score, mine, chance) in enumerate(outcome):
             sums[i][0] += score
-            sums[i][1] += points
+            sums[i][1] += mine
             sums[i][2] += chance
     n = budget.worlds
     alternatives = [
