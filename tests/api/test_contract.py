@@ -13,6 +13,8 @@ from baloot_engine.rules import cards, errors, ruleset
 
 RULESET = rules_pb2.RuleSet.DESCRIPTOR
 API_REASONS = {
+    "ANALYSIS_BUDGET_INVALID",
+    "ANALYSIS_DEADLINE",
     "STATE_INVALID",
     "STALE_STATE",
     "CREDENTIAL_INVALID",
@@ -103,6 +105,7 @@ def test_each_rpc_has_its_own_request_and_response() -> None:
         "ApplyBotAction",
         "VerifyRecord",
         "ReplayRecord",
+        "AnalyzeRecord",
         "CallQayd",
     }
     for method in service.methods:

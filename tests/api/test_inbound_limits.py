@@ -7,6 +7,7 @@ from typing import Any
 
 import grpc
 import pytest
+from google.protobuf import message_factory
 from google.protobuf.descriptor import Descriptor
 
 from baloot.v1 import engine_service_pb2 as service_pb
@@ -19,10 +20,15 @@ from .conftest import expect_refusal
 
 INVALID_ARGUMENT = grpc.StatusCode.INVALID_ARGUMENT
 
+# The request of every RPC (AnalyzeRecord's is in analysis.proto), and the other requests of
+# engine_service.proto.
 REQUESTS = [
-    message
-    for name, message in service_pb.DESCRIPTOR.message_types_by_name.items()
-    if name.endswith("Request")
+    *(m.input_type for m in service_pb.DESCRIPTOR.services_by_name["BalootEngineService"].methods),
+    *(
+        message
+        for name, message in service_pb.DESCRIPTOR.message_types_by_name.items()
+        if name.endswith("Request")
+    ),
 ]
 
 
@@ -75,7 +81,7 @@ def _request_with(message_name: str, field: str, size: int) -> Any:
             break
     else:
         raise AssertionError(f"no request holds {message_name}")
-    request: Any = getattr(service_pb, descriptor.name)()
+    request: Any = message_factory.GetMessageClass(descriptor)()
     target: Any = request
     for name in path:
         inner = getattr(target, name)

@@ -22,12 +22,13 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from baloot.v1 import analysis_pb2 as baloot_dot_v1_dot_analysis__pb2
 from baloot.v1 import records_pb2 as baloot_dot_v1_dot_records__pb2
 from baloot.v1 import rules_pb2 as baloot_dot_v1_dot_rules__pb2
 from baloot.v1 import types_pb2 as baloot_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1e\x62\x61loot/v1/engine_service.proto\x12\tbaloot.v1\x1a\x17\x62\x61loot/v1/records.proto\x1a\x15\x62\x61loot/v1/rules.proto\x1a\x15\x62\x61loot/v1/types.proto\"\x8f\x01\n\x12\x43reateMatchRequest\x12!\n\x05rules\x18\x01 \x01(\x0b\x32\x12.baloot.v1.RuleSet\x12\x19\n\x0c\x66irst_dealer\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x17\n\x0fstarting_scores\x18\x03 \x03(\r\x12\x11\n\tboard_set\x18\x14 \x01(\tB\x0f\n\r_first_dealer\"\xbe\x01\n\x13\x43reateMatchResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12\x10\n\x08match_id\x18\x03 \x01(\t\x12\x17\n\x0fhost_credential\x18\x04 \x01(\t\x12\x18\n\x10seat_credentials\x18\x05 \x03(\t\x12\x1e\n\x05views\x18\x06 \x03(\x0b\x32\x0f.baloot.v1.View\x12\x1c\n\x14spectator_credential\x18\x14 \x01(\t\"\x9d\x01\n\x10\x44\x65\x61lRoundRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x12\n\ndeck_order\x18\x04 \x03(\r\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\tB\x13\n\x11_expected_version\"{\n\x11\x44\x65\x61lRoundResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\"\xa5\x01\n\x0fPlaceBidRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x1b\n\x03\x62id\x18\x04 \x01(\x0b\x32\x0e.baloot.v1.Bid\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\tB\x13\n\x11_expected_version\"z\n\x10PlaceBidResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\"\xb1\x01\n\x11\x43\x61llDoubleRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12%\n\x08\x64oubling\x18\x04 \x01(\x0b\x32\x13.baloot.v1.Doubling\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\tB\x13\n\x11_expected_version\"|\n\x12\x43\x61llDoubleResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\"\xbc\x01\n\x16\x44\x65\x63lareProjectsRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12+\n\x0b\x64\x65\x63laration\x18\x04 \x01(\x0b\x32\x16.baloot.v1.Declaration\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\tB\x13\n\x11_expected_version\"\x81\x01\n\x17\x44\x65\x63lareProjectsResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\"\xab\x01\n\x0fPlayCardRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12!\n\x04play\x18\x04 \x01(\x0b\x32\x13.baloot.v1.CardPlay\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\tB\x13\n\x11_expected_version\"z\n\x10PlayCardResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\"F\n\x0fGetScoreRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x10\n\x08match_id\x18\x03 \x01(\t\"z\n\x10GetScoreResponse\x12\x15\n\rstate_version\x18\x01 \x01(\x04\x12)\n\nlast_round\x18\x02 \x01(\x0b\x32\x15.baloot.v1.RoundScore\x12$\n\x05match\x18\x03 \x01(\x0b\x32\x15.baloot.v1.MatchScore\"a\n\x0eGetViewRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x04 \x01(\tB\x07\n\x05_seat\"0\n\x0fGetViewResponse\x12\x1d\n\x04view\x18\x01 \x01(\x0b\x32\x0f.baloot.v1.View\"\\\n\x17ListLegalActionsRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x10\n\x08match_id\x18\x04 \x01(\t\"U\n\x18ListLegalActionsResponse\x12\x15\n\rstate_version\x18\x01 \x01(\x04\x12\"\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x11.baloot.v1.Action\"D\n\x0e\x41wardedProject\x12\x0c\n\x04team\x18\x01 \x01(\r\x12$\n\x04kind\x18\x02 \x01(\x0e\x32\x16.baloot.v1.ProjectKind\"\xa1\x03\n\x11ScoreRoundRequest\x12!\n\x05rules\x18\x01 \x01(\x0b\x32\x12.baloot.v1.RuleSet\x12.\n\rcontract_type\x18\x02 \x01(\x0e\x32\x17.baloot.v1.ContractType\x12\x1e\n\x05trump\x18\x03 \x01(\x0e\x32\x0f.baloot.v1.Suit\x12\x14\n\nbuyer_seat\x18\x04 \x01(\rH\x00\x12\x14\n\nbuyer_team\x18\x05 \x01(\rH\x00\x12\x12\n\ncard_abnat\x18\x06 \x03(\r\x12\x12\n\ntricks_won\x18\x07 \x03(\r\x12 \n\x06tricks\x18\x08 \x03(\x0b\x32\x10.baloot.v1.Trick\x12\x33\n\x10\x61warded_projects\x18\t \x03(\x0b\x32\x19.baloot.v1.AwardedProject\x12\x14\n\x0c\x62\x61loot_teams\x18\n \x03(\r\x12\x12\n\nmultiplier\x18\x0b \x01(\r\x12\r\n\x05gahwa\x18\x0c \x01(\x08\x12\x14\n\x0cmatch_scores\x18\r \x03(\r\x12\x16\n\x0ereverse_kaboot\x18\x0e \x01(\x08\x42\x07\n\x05\x62uyer\"`\n\x12ScoreRoundResponse\x12$\n\x05score\x18\x01 \x01(\x0b\x32\x15.baloot.v1.RoundScore\x12$\n\x05match\x18\x02 \x01(\x0b\x32\x15.baloot.v1.MatchScore\"\x99\x01\n\x14SuggestActionRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x10\n\x08match_id\x18\x04 \x01(\t\x12\"\n\x05level\x18\x05 \x01(\x0e\x32\x13.baloot.v1.BotLevel\x12\x11\n\x04seed\x18\x06 \x01(\x04H\x00\x88\x01\x01\x42\x07\n\x05_seed\"u\n\x15SuggestActionResponse\x12\x15\n\rstate_version\x18\x01 \x01(\x04\x12!\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x11.baloot.v1.Action\x12\"\n\x05level\x18\x03 \x01(\x0e\x32\x13.baloot.v1.BotLevel\"\xd4\x01\n\x15\x41pplyBotActionRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\t\x12\"\n\x05level\x18\x07 \x01(\x0e\x32\x13.baloot.v1.BotLevel\x12\x11\n\x04seed\x18\x08 \x01(\x04H\x01\x88\x01\x01\x42\x13\n\x11_expected_versionB\x07\n\x05_seedJ\x04\x08\x04\x10\x05\"\xd5\x01\n\x16\x41pplyBotActionResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\x12\x0c\n\x04seat\x18\x14 \x01(\r\x12!\n\x06\x61\x63tion\x18\x15 \x01(\x0b\x32\x11.baloot.v1.Action\x12\"\n\x05level\x18\x16 \x01(\x0e\x32\x13.baloot.v1.BotLevel\"=\n\x13VerifyRecordRequest\x12&\n\x06record\x18\x01 \x01(\x0b\x32\x16.baloot.v1.MatchRecord\"\xbc\x01\n\x14VerifyRecordResponse\x12\r\n\x05valid\x18\x01 \x01(\x08\x12$\n\x05match\x18\x02 \x01(\x0b\x32\x15.baloot.v1.MatchScore\x12$\n\x05sheet\x18\x03 \x03(\x0b\x32\x15.baloot.v1.RoundScore\x12/\n\ndivergence\x18\x04 \x01(\x0b\x32\x1b.baloot.v1.RecordDivergence\x12\x18\n\x10\x61\x63tions_replayed\x18\x05 \x01(\r\"K\n\x13ReplayRecordRequest\x12&\n\x06record\x18\x01 \x01(\x0b\x32\x16.baloot.v1.MatchRecord\x12\x0c\n\x04step\x18\x02 \x01(\r\"\xe9\x01\n\x14ReplayRecordResponse\x12\x1e\n\x05views\x18\x01 \x03(\x0b\x32\x0f.baloot.v1.View\x12$\n\x0bpublic_view\x18\x02 \x01(\x0b\x32\x0f.baloot.v1.View\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12)\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x19.baloot.v1.RecordedAction\x12\x13\n\x0bround_index\x18\x05 \x01(\r\x12\x14\n\x0c\x61\x63tion_index\x18\x06 \x01(\r\x12\x13\n\x0btotal_steps\x18\x07 \x01(\r\"\xc1\x01\n\x0f\x43\x61llQaydRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12!\n\x04\x63\x61ll\x18\x04 \x01(\x0b\x32\x13.baloot.v1.QaydCall\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\t\x12\x14\n\x0c\x63lose_review\x18\x07 \x01(\x08\x42\x13\n\x11_expected_version\"z\n\x10\x43\x61llQaydResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View*|\n\x08\x42otLevel\x12\x19\n\x15\x42OT_LEVEL_UNSPECIFIED\x10\x00\x12\x14\n\x10\x42OT_LEVEL_RANDOM\x10\x01\x12\x13\n\x0f\x42OT_LEVEL_BASIC\x10\x02\x12\x14\n\x10\x42OT_LEVEL_STRONG\x10\x03\x12\x14\n\x10\x42OT_LEVEL_EXPERT\x10\x04\x32\xe6\t\n\x13\x42\x61lootEngineService\x12Q\n\x0b\x43reateMatch\x12\x1d.baloot.v1.CreateMatchRequest\x1a\x1e.baloot.v1.CreateMatchResponse\"\x03\x90\x02\x02\x12K\n\tDealRound\x12\x1b.baloot.v1.DealRoundRequest\x1a\x1c.baloot.v1.DealRoundResponse\"\x03\x90\x02\x02\x12H\n\x08PlaceBid\x12\x1a.baloot.v1.PlaceBidRequest\x1a\x1b.baloot.v1.PlaceBidResponse\"\x03\x90\x02\x02\x12N\n\nCallDouble\x12\x1c.baloot.v1.CallDoubleRequest\x1a\x1d.baloot.v1.CallDoubleResponse\"\x03\x90\x02\x02\x12]\n\x0f\x44\x65\x63lareProjects\x12!.baloot.v1.DeclareProjectsRequest\x1a\".baloot.v1.DeclareProjectsResponse\"\x03\x90\x02\x02\x12H\n\x08PlayCard\x12\x1a.baloot.v1.PlayCardRequest\x1a\x1b.baloot.v1.PlayCardResponse\"\x03\x90\x02\x02\x12H\n\x08GetScore\x12\x1a.baloot.v1.GetScoreRequest\x1a\x1b.baloot.v1.GetScoreResponse\"\x03\x90\x02\x01\x12\x45\n\x07GetView\x12\x19.baloot.v1.GetViewRequest\x1a\x1a.baloot.v1.GetViewResponse\"\x03\x90\x02\x01\x12`\n\x10ListLegalActions\x12\".baloot.v1.ListLegalActionsRequest\x1a#.baloot.v1.ListLegalActionsResponse\"\x03\x90\x02\x01\x12N\n\nScoreRound\x12\x1c.baloot.v1.ScoreRoundRequest\x1a\x1d.baloot.v1.ScoreRoundResponse\"\x03\x90\x02\x01\x12W\n\rSuggestAction\x12\x1f.baloot.v1.SuggestActionRequest\x1a .baloot.v1.SuggestActionResponse\"\x03\x90\x02\x01\x12Z\n\x0e\x41pplyBotAction\x12 .baloot.v1.ApplyBotActionRequest\x1a!.baloot.v1.ApplyBotActionResponse\"\x03\x90\x02\x02\x12T\n\x0cVerifyRecord\x12\x1e.baloot.v1.VerifyRecordRequest\x1a\x1f.baloot.v1.VerifyRecordResponse\"\x03\x90\x02\x01\x12T\n\x0cReplayRecord\x12\x1e.baloot.v1.ReplayRecordRequest\x1a\x1f.baloot.v1.ReplayRecordResponse\"\x03\x90\x02\x01\x12H\n\x08\x43\x61llQayd\x12\x1a.baloot.v1.CallQaydRequest\x1a\x1b.baloot.v1.CallQaydResponse\"\x03\x90\x02\x02\x42\xad\x01\n\x13org.balootengine.v1B\x12\x45ngineServiceProtoP\x01ZHgithub.com/baloot-engine/baloot-engine/clients/go/gen/baloot/v1;balootv1\xa2\x02\x03\x42LT\xaa\x02\tBaloot.V1\xba\x02\nBaloot_V1_\xca\x02\tBaloot\\V1\xea\x02\nBaloot::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1e\x62\x61loot/v1/engine_service.proto\x12\tbaloot.v1\x1a\x18\x62\x61loot/v1/analysis.proto\x1a\x17\x62\x61loot/v1/records.proto\x1a\x15\x62\x61loot/v1/rules.proto\x1a\x15\x62\x61loot/v1/types.proto\"\x8f\x01\n\x12\x43reateMatchRequest\x12!\n\x05rules\x18\x01 \x01(\x0b\x32\x12.baloot.v1.RuleSet\x12\x19\n\x0c\x66irst_dealer\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x17\n\x0fstarting_scores\x18\x03 \x03(\r\x12\x11\n\tboard_set\x18\x14 \x01(\tB\x0f\n\r_first_dealer\"\xbe\x01\n\x13\x43reateMatchResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12\x10\n\x08match_id\x18\x03 \x01(\t\x12\x17\n\x0fhost_credential\x18\x04 \x01(\t\x12\x18\n\x10seat_credentials\x18\x05 \x03(\t\x12\x1e\n\x05views\x18\x06 \x03(\x0b\x32\x0f.baloot.v1.View\x12\x1c\n\x14spectator_credential\x18\x14 \x01(\t\"\x9d\x01\n\x10\x44\x65\x61lRoundRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x12\n\ndeck_order\x18\x04 \x03(\r\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\tB\x13\n\x11_expected_version\"{\n\x11\x44\x65\x61lRoundResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\"\xa5\x01\n\x0fPlaceBidRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x1b\n\x03\x62id\x18\x04 \x01(\x0b\x32\x0e.baloot.v1.Bid\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\tB\x13\n\x11_expected_version\"z\n\x10PlaceBidResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\"\xb1\x01\n\x11\x43\x61llDoubleRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12%\n\x08\x64oubling\x18\x04 \x01(\x0b\x32\x13.baloot.v1.Doubling\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\tB\x13\n\x11_expected_version\"|\n\x12\x43\x61llDoubleResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\"\xbc\x01\n\x16\x44\x65\x63lareProjectsRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12+\n\x0b\x64\x65\x63laration\x18\x04 \x01(\x0b\x32\x16.baloot.v1.Declaration\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\tB\x13\n\x11_expected_version\"\x81\x01\n\x17\x44\x65\x63lareProjectsResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\"\xab\x01\n\x0fPlayCardRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12!\n\x04play\x18\x04 \x01(\x0b\x32\x13.baloot.v1.CardPlay\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\tB\x13\n\x11_expected_version\"z\n\x10PlayCardResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\"F\n\x0fGetScoreRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x10\n\x08match_id\x18\x03 \x01(\t\"z\n\x10GetScoreResponse\x12\x15\n\rstate_version\x18\x01 \x01(\x04\x12)\n\nlast_round\x18\x02 \x01(\x0b\x32\x15.baloot.v1.RoundScore\x12$\n\x05match\x18\x03 \x01(\x0b\x32\x15.baloot.v1.MatchScore\"a\n\x0eGetViewRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x04 \x01(\tB\x07\n\x05_seat\"0\n\x0fGetViewResponse\x12\x1d\n\x04view\x18\x01 \x01(\x0b\x32\x0f.baloot.v1.View\"\\\n\x17ListLegalActionsRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x10\n\x08match_id\x18\x04 \x01(\t\"U\n\x18ListLegalActionsResponse\x12\x15\n\rstate_version\x18\x01 \x01(\x04\x12\"\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x11.baloot.v1.Action\"D\n\x0e\x41wardedProject\x12\x0c\n\x04team\x18\x01 \x01(\r\x12$\n\x04kind\x18\x02 \x01(\x0e\x32\x16.baloot.v1.ProjectKind\"\xa1\x03\n\x11ScoreRoundRequest\x12!\n\x05rules\x18\x01 \x01(\x0b\x32\x12.baloot.v1.RuleSet\x12.\n\rcontract_type\x18\x02 \x01(\x0e\x32\x17.baloot.v1.ContractType\x12\x1e\n\x05trump\x18\x03 \x01(\x0e\x32\x0f.baloot.v1.Suit\x12\x14\n\nbuyer_seat\x18\x04 \x01(\rH\x00\x12\x14\n\nbuyer_team\x18\x05 \x01(\rH\x00\x12\x12\n\ncard_abnat\x18\x06 \x03(\r\x12\x12\n\ntricks_won\x18\x07 \x03(\r\x12 \n\x06tricks\x18\x08 \x03(\x0b\x32\x10.baloot.v1.Trick\x12\x33\n\x10\x61warded_projects\x18\t \x03(\x0b\x32\x19.baloot.v1.AwardedProject\x12\x14\n\x0c\x62\x61loot_teams\x18\n \x03(\r\x12\x12\n\nmultiplier\x18\x0b \x01(\r\x12\r\n\x05gahwa\x18\x0c \x01(\x08\x12\x14\n\x0cmatch_scores\x18\r \x03(\r\x12\x16\n\x0ereverse_kaboot\x18\x0e \x01(\x08\x42\x07\n\x05\x62uyer\"`\n\x12ScoreRoundResponse\x12$\n\x05score\x18\x01 \x01(\x0b\x32\x15.baloot.v1.RoundScore\x12$\n\x05match\x18\x02 \x01(\x0b\x32\x15.baloot.v1.MatchScore\"\x99\x01\n\x14SuggestActionRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x10\n\x08match_id\x18\x04 \x01(\t\x12\"\n\x05level\x18\x05 \x01(\x0e\x32\x13.baloot.v1.BotLevel\x12\x11\n\x04seed\x18\x06 \x01(\x04H\x00\x88\x01\x01\x42\x07\n\x05_seed\"u\n\x15SuggestActionResponse\x12\x15\n\rstate_version\x18\x01 \x01(\x04\x12!\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x11.baloot.v1.Action\x12\"\n\x05level\x18\x03 \x01(\x0e\x32\x13.baloot.v1.BotLevel\"\xd4\x01\n\x15\x41pplyBotActionRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\t\x12\"\n\x05level\x18\x07 \x01(\x0e\x32\x13.baloot.v1.BotLevel\x12\x11\n\x04seed\x18\x08 \x01(\x04H\x01\x88\x01\x01\x42\x13\n\x11_expected_versionB\x07\n\x05_seedJ\x04\x08\x04\x10\x05\"\xd5\x01\n\x16\x41pplyBotActionResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View\x12\x0c\n\x04seat\x18\x14 \x01(\r\x12!\n\x06\x61\x63tion\x18\x15 \x01(\x0b\x32\x11.baloot.v1.Action\x12\"\n\x05level\x18\x16 \x01(\x0e\x32\x13.baloot.v1.BotLevel\"=\n\x13VerifyRecordRequest\x12&\n\x06record\x18\x01 \x01(\x0b\x32\x16.baloot.v1.MatchRecord\"\xbc\x01\n\x14VerifyRecordResponse\x12\r\n\x05valid\x18\x01 \x01(\x08\x12$\n\x05match\x18\x02 \x01(\x0b\x32\x15.baloot.v1.MatchScore\x12$\n\x05sheet\x18\x03 \x03(\x0b\x32\x15.baloot.v1.RoundScore\x12/\n\ndivergence\x18\x04 \x01(\x0b\x32\x1b.baloot.v1.RecordDivergence\x12\x18\n\x10\x61\x63tions_replayed\x18\x05 \x01(\r\"K\n\x13ReplayRecordRequest\x12&\n\x06record\x18\x01 \x01(\x0b\x32\x16.baloot.v1.MatchRecord\x12\x0c\n\x04step\x18\x02 \x01(\r\"\xe9\x01\n\x14ReplayRecordResponse\x12\x1e\n\x05views\x18\x01 \x03(\x0b\x32\x0f.baloot.v1.View\x12$\n\x0bpublic_view\x18\x02 \x01(\x0b\x32\x0f.baloot.v1.View\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12)\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x19.baloot.v1.RecordedAction\x12\x13\n\x0bround_index\x18\x05 \x01(\r\x12\x14\n\x0c\x61\x63tion_index\x18\x06 \x01(\r\x12\x13\n\x0btotal_steps\x18\x07 \x01(\r\"\xc1\x01\n\x0f\x43\x61llQaydRequest\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12!\n\x04\x63\x61ll\x18\x04 \x01(\x0b\x32\x13.baloot.v1.QaydCall\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08match_id\x18\x06 \x01(\t\x12\x14\n\x0c\x63lose_review\x18\x07 \x01(\x08\x42\x13\n\x11_expected_version\"z\n\x10\x43\x61llQaydResponse\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x15\n\rstate_version\x18\x02 \x01(\x04\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.baloot.v1.Event\x12\x1e\n\x05views\x18\x04 \x03(\x0b\x32\x0f.baloot.v1.View*|\n\x08\x42otLevel\x12\x19\n\x15\x42OT_LEVEL_UNSPECIFIED\x10\x00\x12\x14\n\x10\x42OT_LEVEL_RANDOM\x10\x01\x12\x13\n\x0f\x42OT_LEVEL_BASIC\x10\x02\x12\x14\n\x10\x42OT_LEVEL_STRONG\x10\x03\x12\x14\n\x10\x42OT_LEVEL_EXPERT\x10\x04\x32\xc1\n\n\x13\x42\x61lootEngineService\x12Q\n\x0b\x43reateMatch\x12\x1d.baloot.v1.CreateMatchRequest\x1a\x1e.baloot.v1.CreateMatchResponse\"\x03\x90\x02\x02\x12K\n\tDealRound\x12\x1b.baloot.v1.DealRoundRequest\x1a\x1c.baloot.v1.DealRoundResponse\"\x03\x90\x02\x02\x12H\n\x08PlaceBid\x12\x1a.baloot.v1.PlaceBidRequest\x1a\x1b.baloot.v1.PlaceBidResponse\"\x03\x90\x02\x02\x12N\n\nCallDouble\x12\x1c.baloot.v1.CallDoubleRequest\x1a\x1d.baloot.v1.CallDoubleResponse\"\x03\x90\x02\x02\x12]\n\x0f\x44\x65\x63lareProjects\x12!.baloot.v1.DeclareProjectsRequest\x1a\".baloot.v1.DeclareProjectsResponse\"\x03\x90\x02\x02\x12H\n\x08PlayCard\x12\x1a.baloot.v1.PlayCardRequest\x1a\x1b.baloot.v1.PlayCardResponse\"\x03\x90\x02\x02\x12H\n\x08GetScore\x12\x1a.baloot.v1.GetScoreRequest\x1a\x1b.baloot.v1.GetScoreResponse\"\x03\x90\x02\x01\x12\x45\n\x07GetView\x12\x19.baloot.v1.GetViewRequest\x1a\x1a.baloot.v1.GetViewResponse\"\x03\x90\x02\x01\x12`\n\x10ListLegalActions\x12\".baloot.v1.ListLegalActionsRequest\x1a#.baloot.v1.ListLegalActionsResponse\"\x03\x90\x02\x01\x12N\n\nScoreRound\x12\x1c.baloot.v1.ScoreRoundRequest\x1a\x1d.baloot.v1.ScoreRoundResponse\"\x03\x90\x02\x01\x12W\n\rSuggestAction\x12\x1f.baloot.v1.SuggestActionRequest\x1a .baloot.v1.SuggestActionResponse\"\x03\x90\x02\x01\x12Z\n\x0e\x41pplyBotAction\x12 .baloot.v1.ApplyBotActionRequest\x1a!.baloot.v1.ApplyBotActionResponse\"\x03\x90\x02\x02\x12T\n\x0cVerifyRecord\x12\x1e.baloot.v1.VerifyRecordRequest\x1a\x1f.baloot.v1.VerifyRecordResponse\"\x03\x90\x02\x01\x12T\n\x0cReplayRecord\x12\x1e.baloot.v1.ReplayRecordRequest\x1a\x1f.baloot.v1.ReplayRecordResponse\"\x03\x90\x02\x01\x12Y\n\rAnalyzeRecord\x12\x1f.baloot.v1.AnalyzeRecordRequest\x1a .baloot.v1.AnalyzeRecordResponse\"\x03\x90\x02\x01\x30\x01\x12H\n\x08\x43\x61llQayd\x12\x1a.baloot.v1.CallQaydRequest\x1a\x1b.baloot.v1.CallQaydResponse\"\x03\x90\x02\x02\x42\xad\x01\n\x13org.balootengine.v1B\x12\x45ngineServiceProtoP\x01ZHgithub.com/baloot-engine/baloot-engine/clients/go/gen/baloot/v1;balootv1\xa2\x02\x03\x42LT\xaa\x02\tBaloot.V1\xba\x02\nBaloot_V1_\xca\x02\tBaloot\\V1\xea\x02\nBaloot::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -63,72 +64,74 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_BALOOTENGINESERVICE'].methods_by_name['VerifyRecord']._serialized_options = b'\220\002\001'
   _globals['_BALOOTENGINESERVICE'].methods_by_name['ReplayRecord']._loaded_options = None
   _globals['_BALOOTENGINESERVICE'].methods_by_name['ReplayRecord']._serialized_options = b'\220\002\001'
+  _globals['_BALOOTENGINESERVICE'].methods_by_name['AnalyzeRecord']._loaded_options = None
+  _globals['_BALOOTENGINESERVICE'].methods_by_name['AnalyzeRecord']._serialized_options = b'\220\002\001'
   _globals['_BALOOTENGINESERVICE'].methods_by_name['CallQayd']._loaded_options = None
   _globals['_BALOOTENGINESERVICE'].methods_by_name['CallQayd']._serialized_options = b'\220\002\002'
-  _globals['_BOTLEVEL']._serialized_start=4666
-  _globals['_BOTLEVEL']._serialized_end=4790
-  _globals['_CREATEMATCHREQUEST']._serialized_start=117
-  _globals['_CREATEMATCHREQUEST']._serialized_end=260
-  _globals['_CREATEMATCHRESPONSE']._serialized_start=263
-  _globals['_CREATEMATCHRESPONSE']._serialized_end=453
-  _globals['_DEALROUNDREQUEST']._serialized_start=456
-  _globals['_DEALROUNDREQUEST']._serialized_end=613
-  _globals['_DEALROUNDRESPONSE']._serialized_start=615
-  _globals['_DEALROUNDRESPONSE']._serialized_end=738
-  _globals['_PLACEBIDREQUEST']._serialized_start=741
-  _globals['_PLACEBIDREQUEST']._serialized_end=906
-  _globals['_PLACEBIDRESPONSE']._serialized_start=908
-  _globals['_PLACEBIDRESPONSE']._serialized_end=1030
-  _globals['_CALLDOUBLEREQUEST']._serialized_start=1033
-  _globals['_CALLDOUBLEREQUEST']._serialized_end=1210
-  _globals['_CALLDOUBLERESPONSE']._serialized_start=1212
-  _globals['_CALLDOUBLERESPONSE']._serialized_end=1336
-  _globals['_DECLAREPROJECTSREQUEST']._serialized_start=1339
-  _globals['_DECLAREPROJECTSREQUEST']._serialized_end=1527
-  _globals['_DECLAREPROJECTSRESPONSE']._serialized_start=1530
-  _globals['_DECLAREPROJECTSRESPONSE']._serialized_end=1659
-  _globals['_PLAYCARDREQUEST']._serialized_start=1662
-  _globals['_PLAYCARDREQUEST']._serialized_end=1833
-  _globals['_PLAYCARDRESPONSE']._serialized_start=1835
-  _globals['_PLAYCARDRESPONSE']._serialized_end=1957
-  _globals['_GETSCOREREQUEST']._serialized_start=1959
-  _globals['_GETSCOREREQUEST']._serialized_end=2029
-  _globals['_GETSCORERESPONSE']._serialized_start=2031
-  _globals['_GETSCORERESPONSE']._serialized_end=2153
-  _globals['_GETVIEWREQUEST']._serialized_start=2155
-  _globals['_GETVIEWREQUEST']._serialized_end=2252
-  _globals['_GETVIEWRESPONSE']._serialized_start=2254
-  _globals['_GETVIEWRESPONSE']._serialized_end=2302
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=2304
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=2396
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=2398
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=2483
-  _globals['_AWARDEDPROJECT']._serialized_start=2485
-  _globals['_AWARDEDPROJECT']._serialized_end=2553
-  _globals['_SCOREROUNDREQUEST']._serialized_start=2556
-  _globals['_SCOREROUNDREQUEST']._serialized_end=2973
-  _globals['_SCOREROUNDRESPONSE']._serialized_start=2975
-  _globals['_SCOREROUNDRESPONSE']._serialized_end=3071
-  _globals['_SUGGESTACTIONREQUEST']._serialized_start=3074
-  _globals['_SUGGESTACTIONREQUEST']._serialized_end=3227
-  _globals['_SUGGESTACTIONRESPONSE']._serialized_start=3229
-  _globals['_SUGGESTACTIONRESPONSE']._serialized_end=3346
-  _globals['_APPLYBOTACTIONREQUEST']._serialized_start=3349
-  _globals['_APPLYBOTACTIONREQUEST']._serialized_end=3561
-  _globals['_APPLYBOTACTIONRESPONSE']._serialized_start=3564
-  _globals['_APPLYBOTACTIONRESPONSE']._serialized_end=3777
-  _globals['_VERIFYRECORDREQUEST']._serialized_start=3779
-  _globals['_VERIFYRECORDREQUEST']._serialized_end=3840
-  _globals['_VERIFYRECORDRESPONSE']._serialized_start=3843
-  _globals['_VERIFYRECORDRESPONSE']._serialized_end=4031
-  _globals['_REPLAYRECORDREQUEST']._serialized_start=4033
-  _globals['_REPLAYRECORDREQUEST']._serialized_end=4108
-  _globals['_REPLAYRECORDRESPONSE']._serialized_start=4111
-  _globals['_REPLAYRECORDRESPONSE']._serialized_end=4344
-  _globals['_CALLQAYDREQUEST']._serialized_start=4347
-  _globals['_CALLQAYDREQUEST']._serialized_end=4540
-  _globals['_CALLQAYDRESPONSE']._serialized_start=4542
-  _globals['_CALLQAYDRESPONSE']._serialized_end=4664
-  _globals['_BALOOTENGINESERVICE']._serialized_start=4793
-  _globals['_BALOOTENGINESERVICE']._serialized_end=6047
+  _globals['_BOTLEVEL']._serialized_start=4692
+  _globals['_BOTLEVEL']._serialized_end=4816
+  _globals['_CREATEMATCHREQUEST']._serialized_start=143
+  _globals['_CREATEMATCHREQUEST']._serialized_end=286
+  _globals['_CREATEMATCHRESPONSE']._serialized_start=289
+  _globals['_CREATEMATCHRESPONSE']._serialized_end=479
+  _globals['_DEALROUNDREQUEST']._serialized_start=482
+  _globals['_DEALROUNDREQUEST']._serialized_end=639
+  _globals['_DEALROUNDRESPONSE']._serialized_start=641
+  _globals['_DEALROUNDRESPONSE']._serialized_end=764
+  _globals['_PLACEBIDREQUEST']._serialized_start=767
+  _globals['_PLACEBIDREQUEST']._serialized_end=932
+  _globals['_PLACEBIDRESPONSE']._serialized_start=934
+  _globals['_PLACEBIDRESPONSE']._serialized_end=1056
+  _globals['_CALLDOUBLEREQUEST']._serialized_start=1059
+  _globals['_CALLDOUBLEREQUEST']._serialized_end=1236
+  _globals['_CALLDOUBLERESPONSE']._serialized_start=1238
+  _globals['_CALLDOUBLERESPONSE']._serialized_end=1362
+  _globals['_DECLAREPROJECTSREQUEST']._serialized_start=1365
+  _globals['_DECLAREPROJECTSREQUEST']._serialized_end=1553
+  _globals['_DECLAREPROJECTSRESPONSE']._serialized_start=1556
+  _globals['_DECLAREPROJECTSRESPONSE']._serialized_end=1685
+  _globals['_PLAYCARDREQUEST']._serialized_start=1688
+  _globals['_PLAYCARDREQUEST']._serialized_end=1859
+  _globals['_PLAYCARDRESPONSE']._serialized_start=1861
+  _globals['_PLAYCARDRESPONSE']._serialized_end=1983
+  _globals['_GETSCOREREQUEST']._serialized_start=1985
+  _globals['_GETSCOREREQUEST']._serialized_end=2055
+  _globals['_GETSCORERESPONSE']._serialized_start=2057
+  _globals['_GETSCORERESPONSE']._serialized_end=2179
+  _globals['_GETVIEWREQUEST']._serialized_start=2181
+  _globals['_GETVIEWREQUEST']._serialized_end=2278
+  _globals['_GETVIEWRESPONSE']._serialized_start=2280
+  _globals['_GETVIEWRESPONSE']._serialized_end=2328
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=2330
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=2422
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=2424
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=2509
+  _globals['_AWARDEDPROJECT']._serialized_start=2511
+  _globals['_AWARDEDPROJECT']._serialized_end=2579
+  _globals['_SCOREROUNDREQUEST']._serialized_start=2582
+  _globals['_SCOREROUNDREQUEST']._serialized_end=2999
+  _globals['_SCOREROUNDRESPONSE']._serialized_start=3001
+  _globals['_SCOREROUNDRESPONSE']._serialized_end=3097
+  _globals['_SUGGESTACTIONREQUEST']._serialized_start=3100
+  _globals['_SUGGESTACTIONREQUEST']._serialized_end=3253
+  _globals['_SUGGESTACTIONRESPONSE']._serialized_start=3255
+  _globals['_SUGGESTACTIONRESPONSE']._serialized_end=3372
+  _globals['_APPLYBOTACTIONREQUEST']._serialized_start=3375
+  _globals['_APPLYBOTACTIONREQUEST']._serialized_end=3587
+  _globals['_APPLYBOTACTIONRESPONSE']._serialized_start=3590
+  _globals['_APPLYBOTACTIONRESPONSE']._serialized_end=3803
+  _globals['_VERIFYRECORDREQUEST']._serialized_start=3805
+  _globals['_VERIFYRECORDREQUEST']._serialized_end=3866
+  _globals['_VERIFYRECORDRESPONSE']._serialized_start=3869
+  _globals['_VERIFYRECORDRESPONSE']._serialized_end=4057
+  _globals['_REPLAYRECORDREQUEST']._serialized_start=4059
+  _globals['_REPLAYRECORDREQUEST']._serialized_end=4134
+  _globals['_REPLAYRECORDRESPONSE']._serialized_start=4137
+  _globals['_REPLAYRECORDRESPONSE']._serialized_end=4370
+  _globals['_CALLQAYDREQUEST']._serialized_start=4373
+  _globals['_CALLQAYDREQUEST']._serialized_end=4566
+  _globals['_CALLQAYDRESPONSE']._serialized_start=4568
+  _globals['_CALLQAYDRESPONSE']._serialized_end=4690
+  _globals['_BALOOTENGINESERVICE']._serialized_start=4819
+  _globals['_BALOOTENGINESERVICE']._serialized_end=6164
 # @@protoc_insertion_point(module_scope)

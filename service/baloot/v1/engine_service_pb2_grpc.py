@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from baloot.v1 import analysis_pb2 as baloot_dot_v1_dot_analysis__pb2
 from baloot.v1 import engine_service_pb2 as baloot_dot_v1_dot_engine__service__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -136,6 +137,11 @@ class BalootEngineServiceStub:
                 '/baloot.v1.BalootEngineService/ReplayRecord',
                 request_serializer=baloot_dot_v1_dot_engine__service__pb2.ReplayRecordRequest.SerializeToString,
                 response_deserializer=baloot_dot_v1_dot_engine__service__pb2.ReplayRecordResponse.FromString,
+                _registered_method=True)
+        self.AnalyzeRecord = channel.unary_stream(
+                '/baloot.v1.BalootEngineService/AnalyzeRecord',
+                request_serializer=baloot_dot_v1_dot_analysis__pb2.AnalyzeRecordRequest.SerializeToString,
+                response_deserializer=baloot_dot_v1_dot_analysis__pb2.AnalyzeRecordResponse.FromString,
                 _registered_method=True)
         self.CallQayd = channel.unary_unary(
                 '/baloot.v1.BalootEngineService/CallQayd',
@@ -290,6 +296,19 @@ class BalootEngineServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AnalyzeRecord(self, request, context):
+        """Analyses a match record (server streaming): for each decision of the seats asked (cards,
+        bids, doubling calls), every legal alternative valued from what that seat could know at the
+        time (sampled worlds, each solved exactly) and in hindsight (the real deal solved), the loss
+        of the action taken on both scales; then per round and for the match the key mistakes, each
+        seat's mean loss and accuracy, and the par of each deal. The record is verified first. The
+        limits (record size, worlds, deadline) are checked before any work; a cancelled call, or one
+        past its deadline, stops its work at once. See analysis.proto and docs/analysis.md.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def CallQayd(self, request, context):
         """Table play (rule set `illegal_moves_allowed`, R45): a seat calls Qayd (قيد) on a card of the
         other team, or the host closes the review of a finished round.
@@ -398,6 +417,11 @@ def add_BalootEngineServiceServicer_to_server(servicer, server):
                     servicer.ReplayRecord,
                     request_deserializer=baloot_dot_v1_dot_engine__service__pb2.ReplayRecordRequest.FromString,
                     response_serializer=baloot_dot_v1_dot_engine__service__pb2.ReplayRecordResponse.SerializeToString,
+            ),
+            'AnalyzeRecord': grpc.unary_stream_rpc_method_handler(
+                    servicer.AnalyzeRecord,
+                    request_deserializer=baloot_dot_v1_dot_analysis__pb2.AnalyzeRecordRequest.FromString,
+                    response_serializer=baloot_dot_v1_dot_analysis__pb2.AnalyzeRecordResponse.SerializeToString,
             ),
             'CallQayd': grpc.unary_unary_rpc_method_handler(
                     servicer.CallQayd,
@@ -816,6 +840,33 @@ class BalootEngineService:
             '/baloot.v1.BalootEngineService/ReplayRecord',
             baloot_dot_v1_dot_engine__service__pb2.ReplayRecordRequest.SerializeToString,
             baloot_dot_v1_dot_engine__service__pb2.ReplayRecordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnalyzeRecord(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/baloot.v1.BalootEngineService/AnalyzeRecord',
+            baloot_dot_v1_dot_analysis__pb2.AnalyzeRecordRequest.SerializeToString,
+            baloot_dot_v1_dot_analysis__pb2.AnalyzeRecordResponse.FromString,
             options,
             channel_credentials,
             insecure,

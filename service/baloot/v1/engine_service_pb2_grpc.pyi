@@ -6,6 +6,7 @@ game. The card encoding, seats and teams are described at the top of types.proto
 variants in rules.proto and the error reasons in errors.proto.
 """
 
+from baloot.v1 import analysis_pb2 as _analysis_pb2
 from baloot.v1 import engine_service_pb2 as _engine_service_pb2
 from collections import abc as _abc
 from grpc import aio as _aio
@@ -116,6 +117,15 @@ class BalootEngineServiceStub:
     ReplayRecord: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ReplayRecordRequest, _engine_service_pb2.ReplayRecordResponse]
     """Returns the views (four seats and the public one) and the events at one step of a record,
     for replay viewers and dispute review.
+    """
+    AnalyzeRecord: _grpc.UnaryStreamMultiCallable[_analysis_pb2.AnalyzeRecordRequest, _analysis_pb2.AnalyzeRecordResponse]
+    """Analyses a match record (server streaming): for each decision of the seats asked (cards,
+    bids, doubling calls), every legal alternative valued from what that seat could know at the
+    time (sampled worlds, each solved exactly) and in hindsight (the real deal solved), the loss
+    of the action taken on both scales; then per round and for the match the key mistakes, each
+    seat's mean loss and accuracy, and the par of each deal. The record is verified first. The
+    limits (record size, worlds, deadline) are checked before any work; a cancelled call, or one
+    past its deadline, stops its work at once. See analysis.proto and docs/analysis.md.
     """
     CallQayd: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.CallQaydRequest, _engine_service_pb2.CallQaydResponse]
     """Table play (rule set `illegal_moves_allowed`, R45): a seat calls Qayd (قيد) on a card of the
@@ -235,6 +245,15 @@ class BalootEngineServiceAsyncStub(BalootEngineServiceStub):
     ReplayRecord: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ReplayRecordRequest, _engine_service_pb2.ReplayRecordResponse]  # type: ignore[assignment]
     """Returns the views (four seats and the public one) and the events at one step of a record,
     for replay viewers and dispute review.
+    """
+    AnalyzeRecord: _aio.UnaryStreamMultiCallable[_analysis_pb2.AnalyzeRecordRequest, _analysis_pb2.AnalyzeRecordResponse]  # type: ignore[assignment]
+    """Analyses a match record (server streaming): for each decision of the seats asked (cards,
+    bids, doubling calls), every legal alternative valued from what that seat could know at the
+    time (sampled worlds, each solved exactly) and in hindsight (the real deal solved), the loss
+    of the action taken on both scales; then per round and for the match the key mistakes, each
+    seat's mean loss and accuracy, and the par of each deal. The record is verified first. The
+    limits (record size, worlds, deadline) are checked before any work; a cancelled call, or one
+    past its deadline, stops its work at once. See analysis.proto and docs/analysis.md.
     """
     CallQayd: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.CallQaydRequest, _engine_service_pb2.CallQaydResponse]  # type: ignore[assignment]
     """Table play (rule set `illegal_moves_allowed`, R45): a seat calls Qayd (قيد) on a card of the
@@ -435,6 +454,21 @@ class BalootEngineServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_engine_service_pb2.ReplayRecordResponse, _abc.Awaitable[_engine_service_pb2.ReplayRecordResponse]]:
         """Returns the views (four seats and the public one) and the events at one step of a record,
         for replay viewers and dispute review.
+        """
+
+    @_abc_1.abstractmethod
+    def AnalyzeRecord(
+        self,
+        request: _analysis_pb2.AnalyzeRecordRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_analysis_pb2.AnalyzeRecordResponse], _abc.AsyncIterator[_analysis_pb2.AnalyzeRecordResponse]]:
+        """Analyses a match record (server streaming): for each decision of the seats asked (cards,
+        bids, doubling calls), every legal alternative valued from what that seat could know at the
+        time (sampled worlds, each solved exactly) and in hindsight (the real deal solved), the loss
+        of the action taken on both scales; then per round and for the match the key mistakes, each
+        seat's mean loss and accuracy, and the par of each deal. The record is verified first. The
+        limits (record size, worlds, deadline) are checked before any work; a cancelled call, or one
+        past its deadline, stops its work at once. See analysis.proto and docs/analysis.md.
         """
 
     @_abc_1.abstractmethod

@@ -216,7 +216,17 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     deal).
     """
     ERROR_REASON_RECORD_DIVERGES: _ErrorReason.ValueType  # 62
-    """FAILED_PRECONDITION: ReplayRecord was asked for a step after the record's first divergence."""
+    """FAILED_PRECONDITION: ReplayRecord was asked for a step after the record's first divergence, or
+    AnalyzeRecord was given a record that does not verify.
+    """
+    ERROR_REASON_ANALYSIS_BUDGET_INVALID: _ErrorReason.ValueType  # 63
+    """INVALID_ARGUMENT: an AnalyzeRecord budget is out of range (worlds above 200, a deadline above
+    600000 ms, a seat outside 0 to 3 or a round outside the record).
+    """
+    ERROR_REASON_ANALYSIS_DEADLINE: _ErrorReason.ValueType  # 64
+    """DEADLINE_EXCEEDED: an analysis ran past its deadline (`deadline_ms` or the call's own); what
+    was streamed before stands.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every reason a request can be refused for, as carried in `google.rpc.ErrorInfo.reason`."""
@@ -352,5 +362,15 @@ recorded score is not the engine's, a round stops before its end, or a round hol
 deal).
 """
 ERROR_REASON_RECORD_DIVERGES: ErrorReason.ValueType  # 62
-"""FAILED_PRECONDITION: ReplayRecord was asked for a step after the record's first divergence."""
+"""FAILED_PRECONDITION: ReplayRecord was asked for a step after the record's first divergence, or
+AnalyzeRecord was given a record that does not verify.
+"""
+ERROR_REASON_ANALYSIS_BUDGET_INVALID: ErrorReason.ValueType  # 63
+"""INVALID_ARGUMENT: an AnalyzeRecord budget is out of range (worlds above 200, a deadline above
+600000 ms, a seat outside 0 to 3 or a round outside the record).
+"""
+ERROR_REASON_ANALYSIS_DEADLINE: ErrorReason.ValueType  # 64
+"""DEADLINE_EXCEEDED: an analysis ran past its deadline (`deadline_ms` or the call's own); what
+was streamed before stands.
+"""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

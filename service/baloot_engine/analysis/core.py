@@ -67,6 +67,7 @@ from baloot_engine.solver import (
     TRICK_WEIGHT,
     DealSearch,
     Position,
+    SolverBudgetError,
     _exact,
     new_search,
     par,
@@ -751,7 +752,10 @@ def _par(round_: _Round, stop: _Stop) -> ParFigures | None:
     if state is None or not round_.scored:
         return None
     stop.check()
-    found = par(state, deadline=stop.deadline)
+    try:
+        found = par(state, deadline=stop.deadline)
+    except SolverBudgetError:
+        raise AnalysisStoppedError("the analysis ran past its deadline") from None
     return ParFigures(found.score.points, found.points, found.tricks, round_.actual)
 
 
@@ -806,7 +810,10 @@ def analyze(
             stop.check()
             rng = random.Random(f"analysis/{seed}/{round_.index}/{step.action_index}")
             analyser = _ANALYSERS[type(step.action)]
-            decision = analyser(round_, step, budget, rng, stop)
+            try:
+                decision = analyser(round_, step, budget, rng, stop)
+            except SolverBudgetError:
+                raise AnalysisStoppedError("the analysis ran past its deadline") from None
             done += 1
             if decision is not None:
                 decisions.append(decision)

@@ -7,16 +7,44 @@ used by the ``AnalyzeRecord`` RPC and by ``baloot-analyze``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Final
+import asyncio
+import multiprocessing
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from multiprocessing.connection import Connection
+from multiprocessing.synchronize import Event as EventType
+from typing import Any, Final, NamedTuple, NoReturn
 
-from baloot.v1 import records_pb2
-from baloot_engine.api import outbound, records
+import grpc
+
+from baloot.v1 import analysis_pb2, records_pb2
+from baloot_engine.analysis import (
+    AnalysisStoppedError,
+    Budget,
+    Decision,
+    DecisionKind,
+    Depth,
+    MatchSummary,
+    Progress,
+    Report,
+    RoundSummary,
+    SeatFigures,
+    Value,
+    analyze,
+    budget_of,
+    explain,
+)
+from baloot_engine.api import inbound, outbound, records
+from baloot_engine.api.status import RECORD_DIVERGES, RECORD_TOO_LARGE, ApiError
 from baloot_engine.rules.actions import Deal, EventKind
+from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.record import CloseReview, DivergenceError, RecordedRound, replay
 from baloot_engine.rules.state import State
 
 RECORD_FORMAT: Final = records.RECORD_FORMAT
+ANALYSIS_BUDGET_INVALID: Final = "ANALYSIS_BUDGET_INVALID"
+ANALYSIS_DEADLINE: Final = "ANALYSIS_DEADLINE"
 
 
 class RecordRefusedError(Exception):
@@ -75,4 +103,371 @@ def record_message(
     return message
 
 
-__all__ = ["RecordRefusedError", "prepare", "record_message"]
+# ---------------------------------------------------------------------------------------
+# The reports as messages
+
+_KINDS: Final = {
+    DecisionKind.CARD: analysis_pb2.DECISION_KIND_CARD,
+    DecisionKind.BID: analysis_pb2.DECISION_KIND_BID,
+    DecisionKind.CALL: analysis_pb2.DECISION_KIND_DOUBLING,
+}
+_DEPTHS: Final = {
+    analysis_pb2.ANALYSIS_DEPTH_UNSPECIFIED: Depth.STANDARD,
+    analysis_pb2.ANALYSIS_DEPTH_QUICK: Depth.QUICK,
+    analysis_pb2.ANALYSIS_DEPTH_STANDARD: Depth.STANDARD,
+    analysis_pb2.ANALYSIS_DEPTH_DEEP: Depth.DEEP,
+}
+
+
+def _value_out(value: Value, into: analysis_pb2.AnalysisValue) -> None:
+    into.score = value.score
+    if value.points is not None:
+        into.points = value.points
+    if value.match_chance is not None:
+        into.match_chance = value.match_chance
+
+
+def decision_out(decision: Decision, into: analysis_pb2.DecisionAnalysis) -> None:
+    """Fill a ``DecisionAnalysis`` from a core decision."""
+    into.round_index = decision.round_index
+    into.action_index = decision.action_index
+    into.seat = decision.seat
+    into.kind = _KINDS[decision.kind]
+    for alternative in decision.alternatives:
+        entry = into.alternatives.add(action=outbound.action_out(alternative.action))
+        _value_out(alternative.fair, entry.fair)
+        if alternative.hindsight is not None:
+            _value_out(alternative.hindsight, entry.hindsight)
+    into.taken = decision.taken
+    into.best_fair = decision.best_fair
+    if decision.best_hindsight >= 0:
+        into.best_hindsight = decision.best_hindsight
+    into.fair_loss = decision.fair_loss
+    if decision.fair_loss_points is not None:
+        into.fair_loss_points = decision.fair_loss_points
+    if decision.hindsight_loss is not None:
+        into.hindsight_loss = decision.hindsight_loss
+    if decision.hindsight_loss_points is not None:
+        into.hindsight_loss_points = decision.hindsight_loss_points
+    into.best_choice = decision.is_best
+    into.worlds = decision.worlds
+    into.worse_in = decision.worse_in
+    into.explanation.en = explain(decision, "en")
+    into.explanation.ar = explain(decision, "ar")
+
+
+def _seats_out(seats: Sequence[SeatFigures], into: Any) -> None:
+    for s in seats:
+        into.add(
+            seat=s.seat,
+            decisions=s.decisions,
+            best_choices=s.best_choices,
+            accuracy=s.accuracy,
+            mean_fair_loss=s.mean_fair_loss,
+            mean_fair_loss_points=s.mean_fair_loss_points,
+            mean_hindsight_loss=s.mean_hindsight_loss,
+        )
+
+
+def report_out(report: Report) -> analysis_pb2.AnalyzeRecordResponse:
+    """The stream message of one report of the analysis."""
+    message = analysis_pb2.AnalyzeRecordResponse()
+    if isinstance(report, Progress):
+        message.progress.done = report.done
+        message.progress.total = report.total
+    elif isinstance(report, Decision):
+        decision_out(report, message.decision)
+    elif isinstance(report, RoundSummary):
+        out = message.round
+        out.round_index = report.round_index
+        if report.contract is not None:
+            out.contract.CopyFrom(outbound.contract_out(report.contract))
+        for decision in report.key_mistakes:
+            decision_out(decision, out.key_mistakes.add())
+        _seats_out(report.seats, out.seats)
+        par = report.par
+        if par is not None:
+            out.par.score.extend(par.score)
+            out.par.points.extend(par.points)
+            out.par.tricks.extend(par.tricks)
+            out.par.actual.extend(par.actual)
+    else:
+        assert isinstance(report, MatchSummary)
+        match = message.match
+        match.rounds = report.rounds
+        for decision in report.key_mistakes:
+            decision_out(decision, match.key_mistakes.add())
+        _seats_out(report.seats, match.seats)
+    return message
+
+
+# ---------------------------------------------------------------------------------------
+# Limits, checked before any work
+
+MAX_DEADLINE_MS: Final = 600_000
+"""The longest an analysis may run (and the deadline of one that names none)."""
+
+
+class Job(NamedTuple):
+    """One analysis to run, as the worker process takes it."""
+
+    record: bytes
+    seats: tuple[int, ...]
+    rounds: tuple[int, ...] | None
+    worlds: int
+    call_deals: int
+    seed: int
+    seconds: float
+
+
+def _budget_refusal(why: str) -> ApiError:
+    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, ANALYSIS_BUDGET_INVALID, why)
+
+
+def job_of(request: analysis_pb2.AnalyzeRecordRequest, time_left: float | None) -> Job:
+    """Check every limit of a request (record size, seats, rounds, worlds, deadline) and verify
+    its record; the job to run, or an :class:`ApiError`."""
+    record = request.record
+    why = records.check_size(record)
+    if why is not None:
+        raise ApiError(grpc.StatusCode.INVALID_ARGUMENT, RECORD_TOO_LARGE, why)
+    seats = tuple(sorted(set(request.seats))) or (0, 1, 2, 3)
+    if any(seat > 3 for seat in seats):
+        raise _budget_refusal(f"a seat is 0-3, got {max(seats)}")
+    rounds = tuple(sorted(set(request.rounds))) or None
+    if rounds is not None and rounds[-1] >= len(record.rounds):
+        raise _budget_refusal(
+            f"round {rounds[-1]} is not in the record, which holds {len(record.rounds)}"
+        )
+    if request.depth not in _DEPTHS:
+        raise _budget_refusal(f"unknown depth {request.depth}")
+    try:
+        budget = budget_of(_DEPTHS[request.depth], request.worlds)
+    except ValueError as error:
+        raise _budget_refusal(str(error)) from None
+    if request.deadline_ms > MAX_DEADLINE_MS:
+        raise _budget_refusal(
+            f"deadline_ms is at most {MAX_DEADLINE_MS}, got {request.deadline_ms}"
+        )
+    seconds = (request.deadline_ms or MAX_DEADLINE_MS) / 1000
+    if time_left is not None:
+        seconds = min(seconds, time_left)
+    try:
+        prepare(record)
+    except RecordRefusedError as refused:
+        divergence = refused.divergence
+        assert divergence is not None
+        raise ApiError(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            RECORD_DIVERGES,
+            f"the record does not verify: {divergence}",
+            {
+                "round_index": str(divergence.round_index),
+                "action_index": str(divergence.action_index),
+                "divergence": divergence.reason,
+            },
+        ) from None
+    return Job(
+        record.SerializeToString(),
+        seats,
+        rounds,
+        budget.worlds,
+        budget.call_deals,
+        request.seed,
+        seconds,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# The worker process: analyses run there, one at a time, and stop when told
+
+_REPORT: Final = "report"
+_END: Final = "end"
+_STOPPED: Final = "stopped"
+_FAILED: Final = "failed"
+
+
+def run_job(
+    job: Job, cancelled: Callable[[], bool], send: Callable[[tuple[str, Any]], None]
+) -> None:
+    """Run one analysis, sending each report's message (serialized), then how it ended."""
+    deadline = time.monotonic() + job.seconds
+    try:
+        record = records_pb2.MatchRecord.FromString(job.record)
+        start, rounds = prepare(record)
+        reports = analyze(
+            start,
+            rounds,
+            seats=job.seats,
+            round_indices=job.rounds,
+            budget=Budget(job.worlds, job.call_deals),
+            seed=job.seed,
+            deadline=deadline,
+            cancelled=cancelled,
+        )
+        for report in reports:
+            send((_REPORT, report_out(report).SerializeToString()))
+    except AnalysisStoppedError as stopped:
+        send((_STOPPED, str(stopped)))
+        return
+    except Exception as error:  # noqa: BLE001 - reported to the caller's process, logged there
+        send((_FAILED, f"{type(error).__name__}: {error}"))
+        return
+    send((_END, ""))
+
+
+def _serve(connection: Connection, cancel: EventType) -> None:  # pragma: no cover - a process
+    """The worker's loop: one job at a time from the pipe, until the pipe closes; every
+    message it sends names its job."""
+    while True:
+        try:
+            job_id, job = connection.recv()
+        except EOFError:
+            return
+
+        def send(message: tuple[str, Any], job_id: int = job_id) -> None:
+            connection.send((job_id, *message))
+
+        run_job(job, cancel.is_set, send)
+
+
+class Worker:
+    """A spawned process that runs the analyses of this server process, one at a time.
+
+    A call that ends early (cancelled, or past its deadline) sets the worker's cancel flag: the
+    analysis stops at its next unit of work (one solved world, a few milliseconds to a tenth of
+    a second) and says so; the next analysis starts once it has. One thread reads the worker's
+    pipe and hands each message to the call whose job it belongs to (a call that left gets
+    nothing more).
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._cancel = context.Event()
+        self._connection, child = context.Pipe()
+        self._process = context.Process(
+            target=_serve, args=(child, self._cancel), daemon=True, name="baloot-analysis"
+        )
+        self._process.start()
+        child.close()
+        self._loop = loop
+        self._lock = asyncio.Lock()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._queues: dict[int, asyncio.Queue[tuple[str, Any]]] = {}
+        self._next = 0
+        self._reader = threading.Thread(target=self._read, daemon=True, name="analysis-reader")
+        self._reader.start()
+
+    @property
+    def pid(self) -> int | None:
+        """The worker process's id."""
+        return self._process.pid
+
+    def _read(self) -> None:
+        while True:
+            try:
+                job_id, kind, payload = self._connection.recv()
+            except (EOFError, OSError):
+                return
+            try:
+                self._loop.call_soon_threadsafe(self._route, job_id, kind, payload)
+            except RuntimeError:  # the event loop is closed: nobody is listening any more
+                return
+
+    def _route(self, job_id: int, kind: str, payload: Any) -> None:
+        queue = self._queues.get(job_id)
+        if queue is not None:
+            queue.put_nowait((kind, payload))
+        if kind != _REPORT:
+            self._queues.pop(job_id, None)
+            self._idle.set()
+
+    async def run(self, job: Job) -> AsyncIterator[tuple[str, Any]]:
+        """Run ``job`` in the worker; yield its messages until it ends (the end included)."""
+        async with self._lock:
+            await self._idle.wait()
+            self._idle.clear()
+            self._cancel.clear()
+            job_id = self._next
+            self._next += 1
+            queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+            self._queues[job_id] = queue
+            self._connection.send((job_id, job))
+        finished = False
+        try:
+            while not finished:
+                message = await queue.get()
+                finished = message[0] != _REPORT
+                yield message
+        finally:
+            if not finished:
+                # The caller left: the work stops now, and what is still on its way is dropped.
+                self._queues.pop(job_id, None)
+                self._cancel.set()
+
+    def close(self) -> None:
+        """End the worker process."""
+        self._connection.close()
+        self._process.join(timeout=2)
+        if self._process.is_alive():
+            self._process.kill()
+
+
+_workers: dict[asyncio.AbstractEventLoop, Worker] = {}
+
+
+def worker() -> Worker:
+    """The worker of the running event loop (one per server process), started on first use."""
+    loop = asyncio.get_running_loop()
+    found = _workers.get(loop)
+    if found is None:
+        for old in [other for other in _workers if other.is_closed()]:
+            _workers.pop(old).close()
+        found = _workers[loop] = Worker(loop)
+    return found
+
+
+Abort = Callable[[Any, ApiError], Awaitable[NoReturn]]
+
+
+async def stream(
+    request: analysis_pb2.AnalyzeRecordRequest, context: Any, abort: Abort
+) -> AsyncIterator[analysis_pb2.AnalyzeRecordResponse]:
+    """The AnalyzeRecord stream: the limits checked, the record verified, then the analysis'
+    messages as the worker sends them."""
+    try:
+        inbound.check_sizes(request)
+        job = job_of(request, context.time_remaining())
+    except RuleError as error:
+        await abort(context, ApiError.from_rule_error(error))
+    except ApiError as error:
+        await abort(context, error)
+    async for kind, payload in worker().run(job):
+        if kind == _REPORT:
+            yield analysis_pb2.AnalyzeRecordResponse.FromString(payload)
+        elif kind == _STOPPED:
+            await abort(
+                context,
+                ApiError(grpc.StatusCode.DEADLINE_EXCEEDED, ANALYSIS_DEADLINE, str(payload)),
+            )
+        elif kind == _FAILED:
+            raise RuntimeError(f"the analysis failed: {payload}")
+
+
+__all__ = [
+    "ANALYSIS_BUDGET_INVALID",
+    "ANALYSIS_DEADLINE",
+    "MAX_DEADLINE_MS",
+    "Job",
+    "RecordRefusedError",
+    "Worker",
+    "decision_out",
+    "job_of",
+    "prepare",
+    "record_message",
+    "report_out",
+    "run_job",
+    "stream",
+    "worker",
+]

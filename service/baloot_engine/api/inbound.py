@@ -75,6 +75,8 @@ REPEATED_LIMITS: Final[dict[tuple[str, str], tuple[int, str]]] = {
     # refuses with its own message, and checks what the rounds hold).
     ("MatchRecord", "rounds"): (2000, "RECORD_TOO_LARGE"),
     ("MatchRecord", "starting_scores"): (8, _REQUEST_INVALID),
+    ("AnalyzeRecordRequest", "seats"): (8, "ANALYSIS_BUDGET_INVALID"),
+    ("AnalyzeRecordRequest", "rounds"): (200, "ANALYSIS_BUDGET_INVALID"),
 }
 _UNLISTED: Final = (0, _REQUEST_INVALID)
 

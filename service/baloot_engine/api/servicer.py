@@ -23,7 +23,7 @@ import multiprocessing
 import re
 import secrets
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextvars import ContextVar
 from typing import Any, Final, NoReturn, Protocol, TypeVar
@@ -32,10 +32,10 @@ import grpc
 import grpc.aio
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
+from baloot.v1 import analysis_pb2, types_pb2
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
-from baloot.v1 import types_pb2
-from baloot_engine.api import inbound, outbound, records
+from baloot_engine.api import analysis, inbound, outbound, records
 from baloot_engine.api.ledger import Answer, Entry, LedgerUnavailableError, MatchLedger, Verdict
 from baloot_engine.api.sealing import (
     HOST_ROLE,
@@ -736,6 +736,13 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
                 },
             ) from None
         return records.replay_response(record, replayed, request.step)
+
+    async def AnalyzeRecord(
+        self, request: analysis_pb2.AnalyzeRecordRequest, context: _Context
+    ) -> AsyncIterator[analysis_pb2.AnalyzeRecordResponse]:
+        """Stream the analysis of a match record, computed in the analysis worker process."""
+        async for response in analysis.stream(request, context, _abort):
+            yield response
 
 
 def _check_version(request: Any, opened: _Opened) -> None:

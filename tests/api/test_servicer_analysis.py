@@ -1,0 +1,122 @@
+"""AnalyzeRecord over a real in-process server: the stream, its limits, deadline, cancellation."""
+
+from __future__ import annotations
+
+import time
+from functools import cache
+
+import grpc
+import pytest
+
+from baloot.v1 import analysis_pb2, records_pb2
+from baloot.v1 import engine_service_pb2_grpc as pb_grpc
+from baloot_engine.analysis import Decision, Depth, analyze, budget_of
+from baloot_engine.analysis.selfplay import play_record
+from baloot_engine.api.analysis import prepare, record_message
+from baloot_engine.bots import Level
+from tests.api.conftest import expect_refusal, read_refusal
+
+
+@cache
+def record() -> records_pb2.MatchRecord:
+    start, rounds = play_record([Level.BASIC] * 4, 3, max_rounds=2)
+    return record_message(start, rounds)
+
+
+def request(**fields: object) -> analysis_pb2.AnalyzeRecordRequest:
+    fields.setdefault("depth", analysis_pb2.ANALYSIS_DEPTH_QUICK)
+    return analysis_pb2.AnalyzeRecordRequest(record=record(), **fields)
+
+
+def test_the_stream_is_the_core_s_analysis(stub: pb_grpc.BalootEngineServiceStub) -> None:
+    started = time.monotonic()
+    stream = stub.AnalyzeRecord(request(seats=[1, 3], rounds=[1], seed=7), timeout=60)
+    first = next(stream)
+    assert time.monotonic() - started < 10  # a cold worker process included
+    assert first.WhichOneof("report") == "progress"
+    assert first.progress.done == 0
+    responses = [first, *stream]
+    assert responses[-1].WhichOneof("report") == "match"
+    assert responses[-2].WhichOneof("report") == "round"
+    decisions = [r.decision for r in responses if r.WhichOneof("report") == "decision"]
+    assert decisions
+    assert {d.seat for d in decisions} <= {1, 3}
+    assert {d.round_index for d in decisions} == {1}
+    start, rounds = prepare(record())
+    core = [
+        r
+        for r in analyze(
+            start, rounds, seats=[1, 3], round_indices=[1], budget=budget_of(Depth.QUICK), seed=7
+        )
+        if isinstance(r, Decision)
+    ]
+    assert [(d.action_index, d.fair_loss, d.taken) for d in decisions] == [
+        (d.action_index, d.fair_loss, d.taken) for d in core
+    ]
+    one = decisions[0]
+    assert one.explanation.en
+    assert one.explanation.ar
+    assert len(one.alternatives) >= 2
+    assert one.alternatives[one.taken].fair.HasField("match_chance")
+    round_ = responses[-2].round
+    assert round_.par.score
+    assert round_.contract.multiplier >= 1
+
+
+def test_limits_are_checked_before_any_work(stub: pb_grpc.BalootEngineServiceStub) -> None:
+    def refused(bad: analysis_pb2.AnalyzeRecordRequest, code: grpc.StatusCode, reason: str) -> None:
+        with pytest.raises(grpc.RpcError) as error:
+            list(stub.AnalyzeRecord(bad, timeout=20))
+        got = read_refusal(error.value)
+        assert (got.code, got.reason) == (code, reason), got
+
+    invalid = grpc.StatusCode.INVALID_ARGUMENT
+    refused(request(worlds=201), invalid, "ANALYSIS_BUDGET_INVALID")
+    refused(request(deadline_ms=600_001), invalid, "ANALYSIS_BUDGET_INVALID")
+    refused(request(seats=[4]), invalid, "ANALYSIS_BUDGET_INVALID")
+    refused(request(rounds=[7]), invalid, "ANALYSIS_BUDGET_INVALID")
+    refused(request(seats=list(range(9))), invalid, "ANALYSIS_BUDGET_INVALID")
+    big = analysis_pb2.AnalyzeRecordRequest()
+    big.record.CopyFrom(record())
+    for _ in range(201):
+        big.record.rounds.add()
+    refused(big, invalid, "RECORD_TOO_LARGE")
+    broken = request()
+    broken.record.rounds[0].score.teams[0].final_points += 1
+    with pytest.raises(grpc.RpcError) as error:
+        list(stub.AnalyzeRecord(broken, timeout=20))
+    divergence = read_refusal(error.value)
+    assert divergence.code == grpc.StatusCode.FAILED_PRECONDITION
+    assert divergence.reason == "RECORD_DIVERGES"
+    assert divergence.metadata["round_index"] == "0"
+    assert divergence.metadata["divergence"] == "RECORD_MISMATCH"
+    assert expect_refusal  # the shared helper reads unary calls; streams are read above
+
+
+def test_the_deadline_ends_the_stream_with_its_reason(
+    stub: pb_grpc.BalootEngineServiceStub,
+) -> None:
+    list(stub.AnalyzeRecord(request(rounds=[0], seats=[0]), timeout=60))  # a warm worker
+    responses: list[analysis_pb2.AnalyzeRecordResponse] = []
+    stream = stub.AnalyzeRecord(request(deadline_ms=300, worlds=40), timeout=60)
+    with pytest.raises(grpc.RpcError) as error:
+        responses.extend(stream)
+    refused = read_refusal(error.value)
+    assert refused.code == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert refused.reason == "ANALYSIS_DEADLINE"
+    assert responses[0].WhichOneof("report") == "progress"
+
+
+def test_a_cancelled_call_stops_the_worker_at_once(
+    stub: pb_grpc.BalootEngineServiceStub,
+) -> None:
+    # A DEEP analysis of the whole record takes tens of seconds; it is cancelled at once.
+    stream = stub.AnalyzeRecord(request(depth=analysis_pb2.ANALYSIS_DEPTH_DEEP), timeout=120)
+    assert next(stream).WhichOneof("report") == "progress"
+    stream.cancel()
+    # The worker stops and is free again: the next analysis starts right away.
+    started = time.monotonic()
+    again = stub.AnalyzeRecord(request(rounds=[0], seats=[2]), timeout=60)
+    assert next(again).WhichOneof("report") == "progress"
+    assert time.monotonic() - started < 3
+    assert list(again)[-1].WhichOneof("report") == "match"
