@@ -57,6 +57,14 @@ type BalootEngineServiceClient interface {
 	// Returns the views (four seats and the public one) and the events at one step of a record,
 	// for replay viewers and dispute review.
 	ReplayRecord(ctx context.Context, in *ReplayRecordRequest, opts ...grpc.CallOption) (*ReplayRecordResponse, error)
+	// Analyses a match record (server streaming): for each decision of the seats asked (cards,
+	// bids, doubling calls), every legal alternative valued from what that seat could know at the
+	// time (sampled worlds, each solved exactly) and in hindsight (the real deal solved), the loss
+	// of the action taken on both scales; then per round and for the match the key mistakes, each
+	// seat's mean loss and accuracy, and the par of each deal. The record is verified first. The
+	// limits (record size, worlds, deadline) are checked before any work; a cancelled call, or one
+	// past its deadline, stops its work at once. See analysis.proto and docs/analysis.md.
+	AnalyzeRecord(ctx context.Context, in *AnalyzeRecordRequest, opts ...grpc.CallOption) (BalootEngineService_AnalyzeRecordClient, error)
 	// Table play (rule set `illegal_moves_allowed`, R45): a seat calls Qayd (قيد) on a card of the
 	// other team, or the host closes the review of a finished round.
 	//
@@ -224,6 +232,38 @@ func (c *balootEngineServiceClient) ReplayRecord(ctx context.Context, in *Replay
 	return out, nil
 }
 
+func (c *balootEngineServiceClient) AnalyzeRecord(ctx context.Context, in *AnalyzeRecordRequest, opts ...grpc.CallOption) (BalootEngineService_AnalyzeRecordClient, error) {
+	stream, err := c.cc.NewStream(ctx, &_BalootEngineService_serviceDesc.Streams[0], "/baloot.v1.BalootEngineService/AnalyzeRecord", opts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &balootEngineServiceAnalyzeRecordClient{stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+type BalootEngineService_AnalyzeRecordClient interface {
+	Recv() (*AnalyzeRecordResponse, error)
+	grpc.ClientStream
+}
+
+type balootEngineServiceAnalyzeRecordClient struct {
+	grpc.ClientStream
+}
+
+func (x *balootEngineServiceAnalyzeRecordClient) Recv() (*AnalyzeRecordResponse, error) {
+	m := new(AnalyzeRecordResponse)
+	if err := x.ClientStream.RecvMsg(m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 func (c *balootEngineServiceClient) CallQayd(ctx context.Context, in *CallQaydRequest, opts ...grpc.CallOption) (*CallQaydResponse, error) {
 	out := new(CallQaydResponse)
 	err := c.cc.Invoke(ctx, "/baloot.v1.BalootEngineService/CallQayd", in, out, opts...)
@@ -277,6 +317,14 @@ type BalootEngineServiceServer interface {
 	// Returns the views (four seats and the public one) and the events at one step of a record,
 	// for replay viewers and dispute review.
 	ReplayRecord(context.Context, *ReplayRecordRequest) (*ReplayRecordResponse, error)
+	// Analyses a match record (server streaming): for each decision of the seats asked (cards,
+	// bids, doubling calls), every legal alternative valued from what that seat could know at the
+	// time (sampled worlds, each solved exactly) and in hindsight (the real deal solved), the loss
+	// of the action taken on both scales; then per round and for the match the key mistakes, each
+	// seat's mean loss and accuracy, and the par of each deal. The record is verified first. The
+	// limits (record size, worlds, deadline) are checked before any work; a cancelled call, or one
+	// past its deadline, stops its work at once. See analysis.proto and docs/analysis.md.
+	AnalyzeRecord(*AnalyzeRecordRequest, BalootEngineService_AnalyzeRecordServer) error
 	// Table play (rule set `illegal_moves_allowed`, R45): a seat calls Qayd (قيد) on a card of the
 	// other team, or the host closes the review of a finished round.
 	//
@@ -356,6 +404,9 @@ func (UnimplementedBalootEngineServiceServer) VerifyRecord(context.Context, *Ver
 }
 func (UnimplementedBalootEngineServiceServer) ReplayRecord(context.Context, *ReplayRecordRequest) (*ReplayRecordResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ReplayRecord not implemented")
+}
+func (UnimplementedBalootEngineServiceServer) AnalyzeRecord(*AnalyzeRecordRequest, BalootEngineService_AnalyzeRecordServer) error {
+	return status.Errorf(codes.Unimplemented, "method AnalyzeRecord not implemented")
 }
 func (UnimplementedBalootEngineServiceServer) CallQayd(context.Context, *CallQaydRequest) (*CallQaydResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method CallQayd not implemented")
@@ -625,6 +676,27 @@ func _BalootEngineService_ReplayRecord_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _BalootEngineService_AnalyzeRecord_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(AnalyzeRecordRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(BalootEngineServiceServer).AnalyzeRecord(m, &balootEngineServiceAnalyzeRecordServer{stream})
+}
+
+type BalootEngineService_AnalyzeRecordServer interface {
+	Send(*AnalyzeRecordResponse) error
+	grpc.ServerStream
+}
+
+type balootEngineServiceAnalyzeRecordServer struct {
+	grpc.ServerStream
+}
+
+func (x *balootEngineServiceAnalyzeRecordServer) Send(m *AnalyzeRecordResponse) error {
+	return x.ServerStream.SendMsg(m)
+}
+
 func _BalootEngineService_CallQayd_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CallQaydRequest)
 	if err := dec(in); err != nil {
@@ -708,6 +780,12 @@ var _BalootEngineService_serviceDesc = grpc.ServiceDesc{
 			Handler:    _BalootEngineService_CallQayd_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "AnalyzeRecord",
+			Handler:       _BalootEngineService_AnalyzeRecord_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "baloot/v1/engine_service.proto",
 }
