@@ -7,6 +7,7 @@ from functools import cache
 
 import grpc
 import pytest
+from baloot_client import EngineClient, EngineError
 
 from baloot.v1 import analysis_pb2, records_pb2
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
@@ -120,3 +121,16 @@ def test_a_cancelled_call_stops_the_worker_at_once(
     assert next(again).WhichOneof("report") == "progress"
     assert time.monotonic() - started < 3
     assert list(again)[-1].WhichOneof("report") == "match"
+
+
+def test_the_python_client_streams_an_analysis(client: EngineClient) -> None:
+    reports = list(
+        client.analyze_record(
+            record(), seats=[0], rounds=[0], depth=analysis_pb2.ANALYSIS_DEPTH_QUICK, seed=1
+        )
+    )
+    assert reports[0].WhichOneof("report") == "progress"
+    assert reports[-1].match.seats[0].seat == 0
+    with pytest.raises(EngineError) as refused:
+        list(client.analyze_record(record(), worlds=500))
+    assert refused.value.reason == "ANALYSIS_BUDGET_INVALID"

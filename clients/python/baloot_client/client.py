@@ -8,7 +8,7 @@ action.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -16,9 +16,9 @@ import grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from baloot.v1 import analysis_pb2, records_pb2, rules_pb2, types_pb2
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
-from baloot.v1 import records_pb2, rules_pb2, types_pb2
 from baloot_client.records import RecordBuilder
 from baloot_client.retry import channel_options
 
@@ -159,6 +159,42 @@ class EngineClient:
     def score_round(self, request: pb.ScoreRoundRequest) -> pb.ScoreRoundResponse:
         """The stateless round-score calculator."""
         return self.call(self.stub.ScoreRound, request)
+
+    def analyze_record(
+        self,
+        record: records_pb2.MatchRecord,
+        *,
+        seats: Sequence[int] = (),
+        rounds: Sequence[int] = (),
+        depth: analysis_pb2.AnalysisDepth.ValueType = analysis_pb2.ANALYSIS_DEPTH_UNSPECIFIED,
+        worlds: int = 0,
+        seed: int | None = None,
+        deadline_ms: int = 0,
+        timeout: float | None = None,
+    ) -> Iterator[analysis_pb2.AnalyzeRecordResponse]:
+        """Stream the analysis of a record (AnalyzeRecord): progress, decisions, rounds, match.
+
+        ``timeout`` is the call's deadline (default: none beyond ``deadline_ms``); a refusal,
+        or the end of the deadline, raises the matching :class:`EngineError`. Leaving the loop
+        early cancels the call, which stops the server's work.
+        """
+        request = analysis_pb2.AnalyzeRecordRequest(
+            record=record,
+            seats=list(seats),
+            rounds=list(rounds),
+            depth=depth,
+            worlds=worlds,
+            deadline_ms=deadline_ms,
+        )
+        if seed is not None:
+            request.seed = seed
+        responses = self.stub.AnalyzeRecord(request, timeout=timeout)
+        try:
+            yield from responses
+        except grpc.RpcError as error:
+            raise _typed(error) from None
+        finally:
+            responses.cancel()
 
 
 @dataclass
