@@ -16,6 +16,7 @@ import {
   type ScoreRoundRequestSchema,
   type ScoreRoundResponse,
 } from "./gen/baloot/v1/engine_service_pb.js";
+import { AnalysisDepth, type AnalyzeRecordResponse } from "./gen/baloot/v1/analysis_pb.js";
 import type { RuleSetSchema } from "./gen/baloot/v1/rules_pb.js";
 import type {
   Action,
@@ -53,6 +54,26 @@ export interface CreateMatchOptions {
   startingScores?: number[];
   /** Duplicate boards: an organiser's board set (1 to 64 printable ASCII characters). */
   boardSet?: string;
+}
+
+/** What AnalyzeRecord may be given besides the record (see analysis.proto). */
+export interface AnalyzeRecordOptions {
+  /** The seats analysed (0-3); absent or empty: all four. */
+  seats?: number[];
+  /** The rounds analysed, as indexes of the record's rounds; absent or empty: all. */
+  rounds?: number[];
+  /** QUICK, STANDARD (the default) or DEEP. */
+  depth?: AnalysisDepth;
+  /** Worlds per card decision, 1 to 200, instead of the depth's. */
+  worlds?: number;
+  /** The seed: the same record, options and seed give the same analysis. */
+  seed?: number | bigint;
+  /** The server's deadline for the analysis, in milliseconds (0: its maximum). */
+  deadlineMs?: number;
+  /** The call's deadline, in milliseconds (default 600 000). */
+  timeoutMs?: number;
+  /** Aborting it cancels the call. */
+  signal?: AbortSignal;
 }
 
 /** The service over one transport, with typed errors. */
@@ -107,6 +128,39 @@ export class EngineClient {
   /** Replay a match record through the rules: valid, or its first divergence (VerifyRecord). */
   verifyRecord(record: MatchRecordMessage): Promise<VerifyRecordResponse> {
     return this.call((rpc, call) => rpc.verifyRecord({ record }, call));
+  }
+
+  /**
+   * Stream the analysis of a match record (AnalyzeRecord): a progress report first, then each
+   * decision as the server computes it, each round's summary and the match's last. Refusals
+   * (and the end of the deadline) reject with the matching EngineError; `options.signal`
+   * cancels the call, which stops the server's work at once.
+   */
+  async *analyzeRecord(
+    record: MatchRecordMessage,
+    options: AnalyzeRecordOptions = {},
+  ): AsyncGenerator<AnalyzeRecordResponse> {
+    const request = {
+      record,
+      seats: options.seats ?? [],
+      rounds: options.rounds ?? [],
+      depth: options.depth ?? AnalysisDepth.UNSPECIFIED,
+      worlds: options.worlds ?? 0,
+      deadlineMs: options.deadlineMs ?? 0,
+      ...(options.seed !== undefined && { seed: BigInt(options.seed) }),
+    };
+    try {
+      const stream = this.rpc.analyzeRecord(request, {
+        ...(this.#callOptions.headers !== undefined && { headers: this.#callOptions.headers }),
+        timeoutMs: options.timeoutMs ?? 600_000,
+        ...(options.signal !== undefined && { signal: options.signal }),
+      });
+      for await (const response of stream) {
+        yield response;
+      }
+    } catch (error) {
+      throw EngineError.from(error);
+    }
   }
 
   /** The views and events of a record after its first `step` actions (ReplayRecord). */

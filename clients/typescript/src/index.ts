@@ -7,6 +7,7 @@ export * from "./cards.js";
 export * from "./random-play.js";
 export * from "./retry.js";
 export * from "./records.js";
+export * from "./gen/baloot/v1/analysis_pb.js";
 export * from "./gen/baloot/v1/engine_service_pb.js";
 export * from "./gen/baloot/v1/errors_pb.js";
 export * from "./gen/baloot/v1/rules_pb.js";
