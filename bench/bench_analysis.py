@@ -1,0 +1,125 @@
+"""Round analysis: the CPU of a whole match at each depth, the time to the first result, and the
+calibration of the bot levels on the same decisions.
+
+    .venv/bin/python bench/bench_analysis.py [--seed 3] [--depths quick,standard,deep]
+                                             [--calibration-seeds 1,2,3] [--calibration-rounds 2]
+                                             [--calibration-depth deep]
+
+A whole match of BASIC bots (seeded; about eight rounds) is analysed for all four seats at
+each depth, in this process: the CPU seconds of the analysis (``time.process_time``), the wall
+time to the first decision and to the first report, the number of decisions. Then the
+calibration: records of BASIC bots, analysed once; at each decision every bot level is asked
+what it would do (EXPERT at its own budget, not match-aware, as the analysis is not) and its
+choice's fair loss looked up (:mod:`baloot_engine.analysis.calibration`).
+
+The machine may be shared: the load (``/proc/loadavg``) is printed, and a calibration loop
+(``bench_rules.calibration_loops``) measured next to the analysis, so that the figures can be
+compared as ratios (CPU seconds of a match × calibration loops per second).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_rules import calibration_loops
+
+from baloot_engine.analysis import Decision, Depth, analyze, budget_of
+from baloot_engine.analysis.calibration import calibrate
+from baloot_engine.analysis.selfplay import play_record
+from baloot_engine.bots import Level
+from baloot_engine.bots.expert import ExpertBudget
+
+
+def load() -> str:
+    """The machine's load averages (1, 5 and 15 minutes)."""
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:  # pragma: no cover - not Linux
+        return "?"
+
+
+def match_at(depth: Depth, seed: int) -> dict[str, float]:
+    """Analyse one whole match of BASIC bots at ``depth``: CPU, first results, decisions."""
+    start, rounds = play_record([Level.BASIC] * 4, seed)
+    began_wall = time.perf_counter()
+    began_cpu = time.process_time()
+    first_report = first_decision = 0.0
+    decisions = 0
+    for report in analyze(start, rounds, budget=budget_of(depth), seed=1):
+        now = time.perf_counter() - began_wall
+        first_report = first_report or now
+        if isinstance(report, Decision):
+            decisions += 1
+            first_decision = first_decision or now
+    return {
+        "rounds": float(len(rounds)),
+        "decisions": float(decisions),
+        "cpu": time.process_time() - began_cpu,
+        "wall": time.perf_counter() - began_wall,
+        "first_report": first_report,
+        "first_decision": first_decision,
+    }
+
+
+def main() -> None:
+    """Run the benchmark and print its figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--depths", default="quick,standard,deep")
+    parser.add_argument("--calibration-seeds", default="1,2,3")
+    parser.add_argument("--calibration-rounds", type=int, default=2)
+    parser.add_argument("--calibration-depth", default="deep")
+    args = parser.parse_args()
+    loops = calibration_loops(2.0)
+    print(f"load {load()}; calibration {loops:,.0f} loops/s")
+    for name in args.depths.split(","):
+        depth = Depth(name)
+        figures = match_at(depth, args.seed)
+        budget = budget_of(depth)
+        print(
+            f"{depth.name:<8} worlds {budget.worlds:>2} deals {budget.call_deals:>2}: "
+            f"{figures['rounds']:.0f} rounds, {figures['decisions']:.0f} decisions, "
+            f"CPU {figures['cpu']:.1f} s (wall {figures['wall']:.1f} s, "
+            f"{figures['cpu'] * loops / 1e6:.2f} M calibration loops), "
+            f"first report {figures['first_report'] * 1000:.0f} ms, "
+            f"first decision {figures['first_decision'] * 1000:.0f} ms; load {load()}"
+        )
+    seeds = [int(s) for s in args.calibration_seeds.split(",") if s]
+    if not seeds:
+        return
+    expert = ExpertBudget(match_aware=False, match_aware_calls=False)
+    totals: dict[Level, list[float]] = {level: [0.0, 0.0, 0.0, 0.0] for level in Level}
+    began = time.process_time()
+    for seed in seeds:
+        start, rounds = play_record([Level.BASIC] * 4, seed, max_rounds=args.calibration_rounds)
+        for f in calibrate(
+            start,
+            rounds,
+            list(Level),
+            budget=budget_of(Depth(args.calibration_depth)),
+            seed=seed,
+            expert=expert,
+        ):
+            row = totals[f.level]
+            row[0] += f.decisions
+            row[1] += f.mean_fair_loss * f.decisions
+            row[2] += f.mean_fair_loss_points * f.decisions
+            row[3] += f.accuracy * f.decisions
+    print(
+        f"calibration: {len(seeds)} records of {args.calibration_rounds} rounds, "
+        f"{args.calibration_depth}, {time.process_time() - began:.0f} s CPU; load {load()}"
+    )
+    for level, (count, loss, points, accuracy) in totals.items():
+        print(
+            f"  {level.name:<7} {count:>4.0f} decisions  mean fair loss {loss / count:.3f} "
+            f"game points ({points / count:.2f} card points)  accuracy {accuracy / count:.1%}"
+        )
+
+
+if __name__ == "__main__":
+    main()
