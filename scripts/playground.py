@@ -266,7 +266,13 @@ def run_test(args: argparse.Namespace) -> int:
     node = os.environ.get("NODE", "node")
     artifacts = Path(args.artifacts).resolve()
     artifacts.mkdir(parents=True, exist_ok=True)
-    command = [node, "--test", "--test-reporter=spec", str(E2E / "playground.test.mjs")]
+    command = [
+        node,
+        "--test",
+        "--test-reporter=spec",
+        str(E2E / "playground.test.mjs"),
+        str(E2E / "analysis.test.mjs"),
+    ]
     return run_in_stack(args, "playground-test", command, {"PLAYGROUND_ARTIFACTS": str(artifacts)})
 
 

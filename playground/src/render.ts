@@ -48,6 +48,7 @@ import {
   words,
   type Lang,
 } from "./i18n.js";
+import { drawRoundAnalysis } from "./analysis-view.js";
 
 /** What the drawing needs besides the table. */
 export interface Page {
@@ -741,6 +742,7 @@ function drawSide(page: Page, table: Table): Child[] {
     ),
     drawSheet(lang, table),
     drawRoundSummary(lang, table),
+    drawRoundAnalysis(lang, table),
   ];
 }
 
