@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from functools import cache
 
@@ -13,6 +15,7 @@ from baloot.v1 import analysis_pb2, records_pb2
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot_engine.analysis import Decision, Depth, analyze, budget_of
 from baloot_engine.analysis.selfplay import play_record
+from baloot_engine.api import analysis
 from baloot_engine.api.analysis import prepare, record_message
 from baloot_engine.bots import Level
 from tests.api.conftest import expect_refusal, read_refusal
@@ -134,3 +137,21 @@ def test_the_python_client_streams_an_analysis(client: EngineClient) -> None:
     with pytest.raises(EngineError) as refused:
         list(client.analyze_record(record(), worlds=500))
     assert refused.value.reason == "ANALYSIS_BUDGET_INVALID"
+
+
+def test_a_worker_that_dies_fails_its_call_and_is_replaced(
+    stub: pb_grpc.BalootEngineServiceStub,
+) -> None:
+    stream = stub.AnalyzeRecord(request(depth=analysis_pb2.ANALYSIS_DEPTH_DEEP), timeout=120)
+    assert next(stream).WhichOneof("report") == "progress"
+    workers = [w for w in analysis._workers.values() if w.alive]
+    assert len(workers) == 1  # the module's server runs in this process
+    pid = workers[0].pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    with pytest.raises(grpc.RpcError) as error:
+        list(stream)
+    assert error.value.code() in (grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL)
+    again = list(stub.AnalyzeRecord(request(rounds=[0], seats=[1]), timeout=60))
+    assert again[-1].WhichOneof("report") == "match"
+    assert all(w.pid != pid for w in analysis._workers.values() if w.alive)

@@ -8,6 +8,7 @@ used by the ``AnalyzeRecord`` RPC and by ``baloot-analyze``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import threading
 import time
@@ -351,6 +352,7 @@ class Worker:
         self._process.start()
         child.close()
         self._loop = loop
+        self.alive = True
         self._lock = asyncio.Lock()
         self._idle = asyncio.Event()
         self._idle.set()
@@ -369,11 +371,22 @@ class Worker:
             try:
                 job_id, kind, payload = self._connection.recv()
             except (EOFError, OSError):
+                # The process ended (killed, or out of memory): every call waiting on it fails,
+                # and the next call starts another worker.
+                with contextlib.suppress(RuntimeError):
+                    self._loop.call_soon_threadsafe(self._lost)
                 return
             try:
                 self._loop.call_soon_threadsafe(self._route, job_id, kind, payload)
             except RuntimeError:  # the event loop is closed: nobody is listening any more
                 return
+
+    def _lost(self) -> None:
+        self.alive = False
+        for queue in self._queues.values():
+            queue.put_nowait((_FAILED, "the analysis worker process stopped"))
+        self._queues.clear()
+        self._idle.set()
 
     def _route(self, job_id: int, kind: str, payload: Any) -> None:
         queue = self._queues.get(job_id)
@@ -387,6 +400,9 @@ class Worker:
         """Run ``job`` in the worker; yield its messages until it ends (the end included)."""
         async with self._lock:
             await self._idle.wait()
+            if not self.alive:
+                yield (_FAILED, "the analysis worker process stopped")
+                return
             self._idle.clear()
             self._cancel.clear()
             job_id = self._next
@@ -421,6 +437,9 @@ def worker() -> Worker:
     """The worker of the running event loop (one per server process), started on first use."""
     loop = asyncio.get_running_loop()
     found = _workers.get(loop)
+    if found is not None and not found.alive:
+        found.close()
+        found = None
     if found is None:
         for old in [other for other in _workers if other.is_closed()]:
             _workers.pop(old).close()
