@@ -155,3 +155,13 @@ def test_a_worker_that_dies_fails_its_call_and_is_replaced(
     again = list(stub.AnalyzeRecord(request(rounds=[0], seats=[1]), timeout=60))
     assert again[-1].WhichOneof("report") == "match"
     assert all(w.pid != pid for w in analysis._workers.values() if w.alive)
+
+
+def test_the_same_request_streams_the_same_bytes(stub: pb_grpc.BalootEngineServiceStub) -> None:
+    def run(seed: int) -> list[bytes]:
+        call = request(rounds=[1], seats=[0, 2], seed=seed)
+        return [r.SerializeToString() for r in stub.AnalyzeRecord(call, timeout=60)]
+
+    once = run(11)
+    assert run(11) == once
+    assert run(12) != once
