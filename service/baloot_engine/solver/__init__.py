@@ -240,7 +240,12 @@ def _exact(
     each search proves a bound, the table keeps them, and a good ``guess`` (the value of a
     sibling) needs only two or three."""
     lower, upper = 0, most
-    value = most // 2 if guess is None else guess
+    if guess is None:  # no sibling yet: one search with the whole window
+        found = search.value(*args, limit, until)
+        if found is None:
+            return None
+        return found
+    value = guess
     nodes = search.nodes
     while lower < upper:
         beta = max(value, lower + 1)
