@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import grpc
 import pytest
+from baloot_client import EngineClient, IllegalActionError
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot.v1 import rules_pb2
+
+from .conftest import InProcessServer
 
 
 def _refusal(
@@ -71,3 +74,16 @@ def test_a_body_that_does_not_parse_is_refused_in_arabic_too(channel: grpc.Chann
     localized = error_details_pb2.LocalizedMessage()
     assert status.details[1].Unpack(localized)
     assert (localized.locale, localized.message) == ("ar-SA", "الطلب فيه خطأ.")
+
+
+def test_the_python_client_asks_and_reads_the_language(server: InProcessServer) -> None:
+    client = EngineClient.connect(server.target, language="ar")
+    match = client.create_match(first_dealer=0)
+    with pytest.raises(IllegalActionError) as raised:
+        match.deal(1)
+    assert raised.value.reason == "NOT_YOUR_TURN"
+    assert raised.value.localized == ("ar-SA", "مو دورك. الدور على المقعد 0.")
+    client.language = None
+    with pytest.raises(IllegalActionError) as raised:
+        match.deal(1)
+    assert raised.value.localized == ("en", "It is not your turn. It is seat 0's turn.")
