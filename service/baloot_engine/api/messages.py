@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
+from functools import lru_cache
 from typing import Final, Literal, TypeAlias
 
 Language: TypeAlias = Literal["en", "ar"]
@@ -189,6 +190,7 @@ def language_from(metadata: Iterable[tuple[str, str | bytes]] | None) -> Languag
     return "en"
 
 
+@lru_cache(maxsize=256)  # browsers send a handful of distinct headers: parse each once
 def _best(header: str) -> Language:
     best: Language = "en"
     best_quality = -1.0
