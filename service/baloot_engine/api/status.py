@@ -5,7 +5,8 @@ the rules forbid now (and a stale ``expected_version``), ``PERMISSION_DENIED`` f
 credentials and disabled preset decks, ``RESOURCE_EXHAUSTED`` for a call refused because the
 process is at its bound of concurrent calls, ``UNAVAILABLE`` for a match ledger out of reach
 (retryable). The reason is the stable code of the rules core
-or of this layer; the domain is ``baloot.v1``.
+or of this layer; the domain is ``baloot.v1``. A ``google.rpc.LocalizedMessage`` follows the
+ErrorInfo: the refusal in the call's language, English or Arabic (:mod:`.messages`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from baloot_engine.api.messages import LOCALES, call_language, localized
 from baloot_engine.rules.errors import ErrorKind, RuleError
 
 DOMAIN: Final = "baloot.v1"
@@ -63,13 +65,21 @@ class ApiError(Exception):
         return cls(code, error.reason, error.message, metadata)
 
     def to_status(self) -> grpc.Status:
-        """The rich status (code, message, ErrorInfo) for ``abort_with_status``."""
+        """The rich status for ``abort_with_status``: code, message, then in its details the
+        ErrorInfo and a LocalizedMessage in the call's language (English when the catalogue
+        has no sentence for the reason: the status message itself)."""
         info = error_details_pb2.ErrorInfo(
             reason=self.reason, domain=DOMAIN, metadata=self.metadata
         )
-        detail = any_pb2.Any()
-        detail.Pack(info)
-        status = status_pb2.Status(code=_CODES[self.code], message=self.message, details=[detail])
+        language = call_language()
+        text = localized(self.reason, self.metadata, language)
+        if text is None:
+            language, text = "en", self.message
+        message = error_details_pb2.LocalizedMessage(locale=LOCALES[language], message=text)
+        details = [any_pb2.Any(), any_pb2.Any()]
+        details[0].Pack(info)
+        details[1].Pack(message)
+        status = status_pb2.Status(code=_CODES[self.code], message=self.message, details=details)
         return rpc_status.to_status(status)
 
 
