@@ -10,9 +10,11 @@ RUN_STAMP := $(VENV)/.installed-run
 PROTOS := $(shell find proto -name '*.proto')
 GENERATED := service/baloot/v1/engine_service_pb2.py
 # `make breaking` compares the contract with this git revision (CI: the previous commit), and with
-# the last release: the nearest tag v<major>.<minor>.<patch> reachable from HEAD (CHANGELOG.md).
+# the last release: the nearest tag v<major>.<minor>.<patch> reachable from HEAD (CHANGELOG.md),
+# else the commit released last, named here (a clone without tags still compares with it).
 BREAKING_AGAINST ?= HEAD~1
-RELEASE_TAG ?= $(shell git describe --tags --abbrev=0 --match 'v[0-9]*.[0-9]*.[0-9]*' HEAD 2>/dev/null)
+LAST_RELEASE_COMMIT := 14e5d92680b5b78bbe50a8b4b2f4251c098b645c# 0.2.0
+RELEASE_TAG ?= $(or $(shell git describe --tags --abbrev=0 --match 'v[0-9]*.[0-9]*.[0-9]*' HEAD 2>/dev/null),$(shell git cat-file -e $(LAST_RELEASE_COMMIT)^{commit} 2>/dev/null && echo $(LAST_RELEASE_COMMIT)))
 # A contract from before the file options (go_package, java_package…) and the RPCs'
 # idempotency_level were set: setting them the first time is not a break, every other FILE rule
 # still applies (the rest is the same as buf.yaml).
