@@ -26,18 +26,25 @@ core and below the bots (``bots/endgame.py`` is a user of it).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Final, Literal, Protocol
 
 from baloot_engine.rules.actions import Action, Declare, Play
-from baloot_engine.rules.cards import HIGHER, LAST_TRICK_BONUS, POINTS, STRENGTHS
+from baloot_engine.rules.cards import (
+    HIGHER,
+    LAST_TRICK_BONUS,
+    POINTS,
+    STRENGTHS,
+    trick_winner_index,
+)
 from baloot_engine.rules.contract import Contract
 from baloot_engine.rules.declaring import legal_declarations
+from baloot_engine.rules.facts import RoundFacts
 from baloot_engine.rules.game import apply, close_review
 from baloot_engine.rules.projects import best_projects
 from baloot_engine.rules.ruleset import PartnerWinningRule, RuleSet
-from baloot_engine.rules.scoring import RoundScore
+from baloot_engine.rules.scoring import RoundScore, score_round
 from baloot_engine.rules.state import Phase, State
 from baloot_engine.solver.reference import TRICK_WEIGHT, ReferenceDeal, akka_call
 
@@ -134,6 +141,73 @@ class Position:
     def seat(self) -> int:
         """The seat to play."""
         return (self.leader + len(self.trick)) & 3
+
+    @property
+    def over(self) -> bool:
+        """True when every card of the round is played."""
+        return not (self.trick or any(self.hands))
+
+    def after(self, play: Play) -> Position:
+        """The position once the seat to move plays ``play`` (a completed trick is counted)."""
+        seat = self.seat
+        hands = list(self.hands)
+        hands[seat] ^= 1 << play.card
+        trick = (*self.trick, play.card)
+        akka = play.akka if not self.trick else self.akka
+        leader, played = self.leader, self.played
+        abnat, won = self.abnat, self.tricks_won
+        if len(trick) == 4:
+            trump = self.contract.trump
+            winner = (leader + trick_winner_index(trick, trump)) & 3
+            table = POINTS[trump + 1]
+            points = sum(table[c] for c in trick) + (0 if any(hands) else LAST_TRICK_BONUS)
+            team = winner & 1
+            abnat = (abnat[0] + points, abnat[1]) if team == 0 else (abnat[0], abnat[1] + points)
+            won = (won[0] + 1, won[1]) if team == 0 else (won[0], won[1] + 1)
+            for card in trick:
+                played |= 1 << card
+            trick, leader, akka = (), winner, False
+        return Position(
+            (hands[0], hands[1], hands[2], hands[3]),
+            trick,
+            leader,
+            played,
+            akka,
+            self.contract,
+            self.rules,
+            abnat,
+            won,
+        )
+
+
+def played_out(
+    tricks: Sequence[tuple[int, tuple[int, int, int, int]]],
+    contract: Contract,
+    rules: RuleSet,
+    card_index: int = 0,
+) -> Position:
+    """A position of a round played out to its eighth trick, from its tricks (each its leader
+    and four cards): the round at its first lead, after ``card_index`` of its cards. A lead
+    that could be an Akka call is taken as one (what a perfect leader does)."""
+    if len(tricks) != 8:
+        raise ValueError("the round was not played out to its eighth trick")
+    if not 0 <= card_index < 32:
+        raise ValueError(f"a card index is 0-31, got {card_index}")
+    hands = [0, 0, 0, 0]
+    for leader, cards in tricks:
+        for step, card in enumerate(cards):
+            hands[(leader + step) & 3] |= 1 << card
+    position = Position(
+        (hands[0], hands[1], hands[2], hands[3]), (), tricks[0][0], 0, False, contract, rules
+    )
+    for index in range(card_index):
+        leader, cards = tricks[index // 4]
+        card = cards[index % 4]
+        if position.seat != (leader + index % 4) & 3:
+            raise ValueError("the tricks do not follow one another")
+        call = index % 4 == 0 and akka_call(contract, rules, card, position.played)
+        position = position.after(Play(card, call))
+    return position
 
 
 def position_of(state: State) -> Position:
@@ -399,6 +473,46 @@ def par(
     return Par(tuple(line), score, facts.card_abnat, facts.tricks_won, nodes)
 
 
+def par_with_facts(
+    position: Position,
+    facts: RoundFacts,
+    *,
+    reverse_kaboot: Callable[[tuple[int, int]], bool] = lambda _tricks: False,
+    deadline: float | None = None,
+    max_nodes: int | None = None,
+    engine: Engine | None = None,
+) -> Par:
+    """The par of a round whose table facts are known (a finished round): the cards from the
+    position played perfectly, the declarations and multiplier as they were (``facts``), scored
+    by ``score_round``. ``reverse_kaboot`` says whether R43's condition holds for the par's
+    tricks."""
+    searches = {
+        team: new_search(position.contract, position.rules, team, engine) for team in (0, 1)
+    }
+    line: list[tuple[int, Action]] = []
+    nodes = 0
+    while not position.over:
+        seat = position.seat
+        solution = solve(
+            position,
+            deadline=deadline,
+            max_nodes=None if max_nodes is None else max(1, max_nodes - nodes),
+            search=searches[seat & 1],
+        )
+        nodes += solution.nodes
+        play = solution.values[solution.best].play
+        line.append((seat, play))
+        position = position.after(play)
+    played = replace(
+        facts,
+        card_abnat=position.abnat,
+        tricks_won=position.tricks_won,
+        reverse_kaboot=reverse_kaboot(position.tricks_won),
+    )
+    score = score_round(played, position.rules)
+    return Par(tuple(line), score, position.abnat, position.tricks_won, nodes)
+
+
 def _best_declaration(state: State, seat: int, declarations: list[Declare]) -> Declare:
     """The declaration of the seat's best projects (the rules core's choice), else the first."""
     best = {p.kind for p in best_projects(state.full_hands[seat], state.trump, state.rules)}
@@ -426,6 +540,8 @@ __all__ = [
     "new_search",
     "now_plus",
     "par",
+    "par_with_facts",
+    "played_out",
     "position_of",
     "solve",
 ]
