@@ -21,7 +21,9 @@ from baloot_engine.solver import (
     TRICK_WEIGHT,
     Position,
     SolverBudgetError,
+    answer_played_out,
     new_search,
+    now_plus,
     par,
     par_with_facts,
     played_out,
@@ -227,6 +229,11 @@ def test_a_finished_round_is_solved_from_its_tricks_with_its_table_facts() -> No
         assert position.leader == start.leader
         live = par(start)
         table = par_with_facts(position, score.facts)
+        answer = answer_played_out(
+            tricks, start.dealer, score.facts, finished.contract, rules, 0, now_plus(30)
+        )
+        assert answer.par == table
+        assert answer.solution == solve(position_of(start))
         assert (table.points, table.tricks) == (live.points, live.tricks)
         expected = score_round(
             replace(score.facts, card_abnat=table.points, tricks_won=table.tricks), rules
@@ -244,3 +251,14 @@ def test_a_round_not_played_out_has_no_position() -> None:
     assert state.contract is not None
     with pytest.raises(ValueError, match="eighth trick"):
         played_out([], state.contract, state.rules)
+
+
+def test_the_work_of_a_search_does_not_depend_on_what_was_solved_before() -> None:
+    # A seeded bot counts the solver's nodes as work: the same search tries the same number of
+    # cards whatever the process solved before it.
+    rules = RULE_SETS["seeds"]
+    position = position_of(first_lead(11, rules))
+    first = solve(position).nodes
+    for seed in range(3):
+        solve(position_of(first_lead(20 + seed, rules)))
+    assert solve(position).nodes == first

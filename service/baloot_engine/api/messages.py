@@ -109,6 +109,10 @@ CATALOGUE: Final[Mapping[str, tuple[str, str]]] = {
         "That Qayd call names no card the accused seat played.",
         "هذا القيد ما يطابق ورقة لعبها اللاعب المقيّد.",
     ),
+    "QAYD_WRONG": (
+        "That Qayd call is wrong: the card broke no rule. Nothing is judged; play goes on.",
+        "القيد غلط: الورقة ما خالفت أي قانون. ما فيه حكم، واللعب يكمل.",
+    ),
     "REVIEW_NOT_OPEN": (
         "No round is under review now.",
         "ما فيه جولة قيد المراجعة الحين.",

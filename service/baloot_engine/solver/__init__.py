@@ -32,6 +32,7 @@ from typing import Final, Literal, Protocol
 
 from baloot_engine.rules.actions import Action, Declare, Play
 from baloot_engine.rules.cards import (
+    ACES,
     HIGHER,
     LAST_TRICK_BONUS,
     POINTS,
@@ -477,15 +478,16 @@ def par_with_facts(
     position: Position,
     facts: RoundFacts,
     *,
-    reverse_kaboot: Callable[[tuple[int, int]], bool] = lambda _tricks: False,
+    reverse_kaboot_seat: int = -1,
     deadline: float | None = None,
     max_nodes: int | None = None,
     engine: Engine | None = None,
 ) -> Par:
     """The par of a round whose table facts are known (a finished round): the cards from the
     position played perfectly, the declarations and multiplier as they were (``facts``), scored
-    by ``score_round``. ``reverse_kaboot`` says whether R43's condition holds for the par's
-    tricks."""
+    by ``score_round``. ``reverse_kaboot_seat`` is the buyer when R43's condition holds but for
+    the tricks (a Sun bought by the dealer's right, holding an Ace), else -1: the par's reverse
+    kaboot is then his team taking no trick."""
     searches = {
         team: new_search(position.contract, position.rules, team, engine) for team in (0, 1)
     }
@@ -507,10 +509,47 @@ def par_with_facts(
         facts,
         card_abnat=position.abnat,
         tricks_won=position.tricks_won,
-        reverse_kaboot=reverse_kaboot(position.tricks_won),
+        reverse_kaboot=reverse_kaboot_seat >= 0
+        and position.tricks_won[reverse_kaboot_seat & 1] == 0,
     )
     score = score_round(played, position.rules)
     return Par(tuple(line), score, position.abnat, position.tricks_won, nodes)
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What the SolveDeal RPC answers: every legal card valued, and the par of the round."""
+
+    solution: Solution
+    par: Par
+
+
+def answer_live(state: State, deadline: float) -> Answer:
+    """The cards and the par of a round in play (a card to play), by ``deadline``."""
+    return Answer(solve(position_of(state), deadline=deadline), par(state, deadline=deadline))
+
+
+def answer_played_out(
+    tricks: Sequence[tuple[int, tuple[int, int, int, int]]],
+    dealer: int,
+    facts: RoundFacts,
+    contract: Contract,
+    rules: RuleSet,
+    card_index: int,
+    deadline: float,
+) -> Answer:
+    """The cards and the par of a finished round (played out to its eighth trick), from its
+    tricks, the seat that dealt it and its facts as scored, after ``card_index`` of its cards."""
+    start = played_out(tricks, contract, rules)
+    buyer = contract.buyer
+    reverse = (
+        buyer if contract.is_sun and buyer == (dealer + 1) & 3 and start.hands[buyer] & ACES else -1
+    )
+    position = played_out(tricks, contract, rules, card_index)
+    return Answer(
+        solve(position, deadline=deadline),
+        par_with_facts(position, facts, reverse_kaboot_seat=reverse, deadline=deadline),
+    )
 
 
 def _best_declaration(state: State, seat: int, declarations: list[Declare]) -> Declare:
@@ -531,12 +570,15 @@ __all__ = [
     "COMPILED",
     "TRICK_WEIGHT",
     "ActionValue",
+    "Answer",
     "DealSearch",
     "Engine",
     "Par",
     "Position",
     "Solution",
     "SolverBudgetError",
+    "answer_live",
+    "answer_played_out",
     "new_search",
     "now_plus",
     "par",

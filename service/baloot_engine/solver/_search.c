@@ -164,8 +164,11 @@ static inline int akka_call(const Deal *d, int card, uint32_t played) {
            (d->higher_sun[card] & ~played) == 0;
 }
 
+/* The slot of a position: from its key and leader, not from its deal, so that a search makes the
+ * same collisions, and tries the same number of cards, whatever deals the process solved before
+ * (a seeded bot's work count depends on it). */
 static inline uint64_t slot_of(uint64_t key, uint32_t owner) {
-    uint64_t h = (key ^ ((uint64_t)owner << 40) ^ owner) * 0x9E3779B97F4A7C15ull;
+    uint64_t h = (key ^ (uint64_t)(owner & 3u) << 62) * 0x9E3779B97F4A7C15ull;
     return (h >> (64 - TT_BITS)) & TT_MASK;
 }
 
