@@ -39,6 +39,7 @@ from baloot_engine.rules.actions import (
 from baloot_engine.rules.cards import LAST_TRICK_BONUS, POINTS
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
 from baloot_engine.rules.facts import TRICKS_PER_ROUND, AwardedProject
+from baloot_engine.rules.match import winner_after
 from baloot_engine.rules.projects import Project, ProjectKind, baloot_project
 from baloot_engine.rules.ruleset import RuleSet
 from baloot_engine.rules.scoring import Outcome, RoundScore
@@ -326,6 +327,23 @@ def match_score_message(
 
 # ---------------------------------------------------------------------------------------
 # Events
+
+
+def match_after_out(
+    before: Sequence[int], score: RoundScore, rules: RuleSet
+) -> types_pb2.MatchScore:
+    """The match score after a calculated round (R44), for score-keeping apps."""
+    totals = (before[0] + score.points[0], before[1] + score.points[1])
+    message = types_pb2.MatchScore(points=list(totals), target=rules.match_target)
+    winner = winner_after(totals, score, rules)
+    if winner >= 0:
+        message.winner_team = winner
+        message.end_reason = (
+            types_pb2.MATCH_END_REASON_GAHWA
+            if score.gahwa_winner is not None
+            else types_pb2.MATCH_END_REASON_TARGET_REACHED
+        )
+    return message
 
 
 def event_out(event: Event, state: State) -> types_pb2.Event:
