@@ -22,7 +22,6 @@ from baloot_engine.api.refusals import REQUEST_INVALID
 from baloot_engine.api.views import add_views, build_view
 from baloot_engine.rules import game
 from baloot_engine.rules.actions import Deal, EventKind
-from baloot_engine.rules.contract import partner_of
 from baloot_engine.rules.dealing import REVEALED_INDEX, completion_cards, initial_hands
 from baloot_engine.rules.errors import RECORD_MISMATCH, RuleError, malformed
 from baloot_engine.rules.record import (
@@ -61,7 +60,7 @@ def reveal_out(hand: State, deck: Sequence[int]) -> types_pb2.RoundReveal:
     )
     contract = hand.contract
     if contract is not None and len(deck) == 32:
-        taker = partner_of(contract.buyer) if contract.ashkal else contract.buyer
+        taker = contract.taker
         first = initial_hands(deck, hand.dealer)
         rest = completion_cards(
             deck[REVEALED_INDEX + 1 :], hand.dealer, taker, deck[REVEALED_INDEX]

@@ -7,14 +7,22 @@ API layer seals it in the token and the views expose only what a seat may see.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar, Final, NamedTuple
 
 from baloot_engine.rules.actions import Bid, Doubling, QaydCategory, QaydVerdict
-from baloot_engine.rules.cards import FULL_DECK, KING_QUEEN, POINTS, format_card, trick_winner_index
+from baloot_engine.rules.cards import (
+    FULL_DECK,
+    KING_QUEEN,
+    POINTS,
+    format_card,
+    trick_points,
+    trick_winner_index,
+)
 from baloot_engine.rules.contract import Contract, ContractType
+from baloot_engine.rules.facts import TRICKS_PER_ROUND
 from baloot_engine.rules.projects import Project, ProjectKind
 from baloot_engine.rules.ruleset import SEEDS, BothCrossRule, RuleSet
 from baloot_engine.rules.scoring import RoundScore
@@ -92,6 +100,10 @@ Phase.MEMBERS = tuple(
 ) = Phase.MEMBERS
 
 
+LIVE_PHASES: Final = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING, Phase.ROUND_REVIEW)
+"""The phases of a round under way: dealt and not scored yet (under review included)."""
+
+
 class BidStage(Enum):
     """Which question the bidding is asking (R5-R11)."""
 
@@ -134,6 +146,18 @@ class TrickRecord(NamedTuple):
     leader: int
     cards: tuple[int, int, int, int]
     winner: int
+
+    def points(self, trump: int, number: int) -> int:
+        """The abnat of trick ``number`` (1-8): its cards, and the 10 of the last (R33)."""
+        return trick_points(self.cards, trump, last=number == TRICKS_PER_ROUND)
+
+
+def tricks_won(tricks: Sequence[TrickRecord]) -> tuple[int, int]:
+    """The number of tricks each team has won."""
+    team_1 = 0
+    for record in tricks:
+        team_1 += record.winner & 1
+    return len(tricks) - team_1, team_1
 
 
 class Declaration(NamedTuple):
@@ -323,9 +347,6 @@ MAX_BIDS: Final = 32
 MAX_DOUBLING_CALLS: Final = 16
 """The most doubling calls a hand can hold (Double, Triple, Four, Gahwa, declines, the mode)."""
 
-_AT_REST = (Phase.AWAITING_DEAL, Phase.ROUND_OVER, Phase.MATCH_OVER)
-_LIVE = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
-
 
 def validate(state: State) -> list[str]:
     """List every way ``state`` is impossible (empty when it is consistent).
@@ -442,7 +463,7 @@ def _phase_problems(state: State) -> list[str]:
     """What each phase requires, and the fields it leaves at their empty values."""
     problems: list[str] = []
     phase = state.phase
-    live = phase in _LIVE
+    live = phase in LIVE_PHASES
     if phase is not Phase.AWAITING_DEAL and state.hand_number < 1:
         problems.append(f"phase {phase.value} needs a dealt hand")
     if phase is not Phase.BIDDING:
