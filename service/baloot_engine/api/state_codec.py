@@ -3,7 +3,7 @@
 Everything that can be recomputed is left out of the message (the played-card mask, the
 trick winners, the projects' cards, the Baloot holder, the last round's breakdown), which
 keeps tokens small and means a token can never carry a value that contradicts the rules.
-Decoding checks every field and then the whole state (``rules.state.validate``); any
+Decoding checks every field and then the whole state (``rules.validation.validate``); any
 problem raises :class:`StateInvalidError`.
 
 This module is the token's one owner: it writes and reads every field of the sealed state,
@@ -42,8 +42,6 @@ from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.scoring import RoundScore, score_round
 from baloot_engine.rules.state import (
     EMPTY_DECLARATIONS,
-    MAX_BIDS,
-    MAX_DOUBLING_CALLS,
     BidRecord,
     BidStage,
     Declaration,
@@ -53,8 +51,8 @@ from baloot_engine.rules.state import (
     State,
     TrickRecord,
     Violation,
-    validate,
 )
+from baloot_engine.rules.validation import MAX_BIDS, MAX_DOUBLING_CALLS, validate
 
 LAYOUT: Final = 1
 SEED_SIZE: Final = 16
