@@ -34,9 +34,9 @@ from baloot_engine.rules.actions import Action, Declare, Play
 from baloot_engine.rules.cards import (
     ACES,
     HIGHER,
-    LAST_TRICK_BONUS,
     POINTS,
     STRENGTHS,
+    trick_points,
     trick_winner_index,
 )
 from baloot_engine.rules.contract import Contract
@@ -47,7 +47,7 @@ from baloot_engine.rules.projects import best_projects
 from baloot_engine.rules.ruleset import PartnerWinningRule, RuleSet
 from baloot_engine.rules.scoring import RoundScore, score_round
 from baloot_engine.rules.state import Phase, State
-from baloot_engine.solver.reference import TRICK_WEIGHT, ReferenceDeal, akka_call
+from baloot_engine.solver.reference import TRICK_WEIGHT, ReferenceDeal, akka_call, rest_of
 
 try:
     from baloot_engine.solver import _search
@@ -160,8 +160,7 @@ class Position:
         if len(trick) == 4:
             trump = self.contract.trump
             winner = (leader + trick_winner_index(trick, trump)) & 3
-            table = POINTS[trump + 1]
-            points = sum(table[c] for c in trick) + (0 if any(hands) else LAST_TRICK_BONUS)
+            points = trick_points(trick, trump, last=not any(hands))
             team = winner & 1
             abnat = (abnat[0] + points, abnat[1]) if team == 0 else (abnat[0], abnat[1] + points)
             won = (won[0] + 1, won[1]) if team == 0 else (won[0], won[1] + 1)
@@ -361,11 +360,7 @@ def solve(
     started = search.nodes
     hands = position.hands
     trick = position.trick
-    points = POINTS[position.contract.trump + 1]
-    rest = LAST_TRICK_BONUS + sum(points[c] for c in trick)
-    held = hands[0] | hands[1] | hands[2] | hands[3]
-    rest += sum(points[c] for c in range(32) if held >> c & 1)
-    tricks_left = (held.bit_count() + len(trick)) // 4
+    rest, tricks_left = divmod(rest_of(hands, trick, position.contract.trump), TRICK_WEIGHT)
     if tricks_left == 0:
         raise ValueError("the round is over: no card is left to play")
     values: list[ActionValue] = []
