@@ -217,6 +217,14 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """
     ERROR_REASON_RECORD_DIVERGES: _ErrorReason.ValueType  # 62
     """FAILED_PRECONDITION: ReplayRecord was asked for a step after the record's first divergence."""
+    ERROR_REASON_SOLVER_DEADLINE: _ErrorReason.ValueType  # 70
+    """DEADLINE_EXCEEDED: SolveDeal's search did not finish within the request's deadline_ms; no
+    partial answer is given. Ask again with a longer deadline, or from a later position.
+    """
+    ERROR_REASON_ROUND_NOT_PLAYED_OUT: _ErrorReason.ValueType  # 71
+    """FAILED_PRECONDITION: SolveDeal was asked for a finished round that did not reach its eighth
+    trick (a Sawa claim or a Qayd verdict ended it): the token does not hold the cards not played.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every reason a request can be refused for, as carried in `google.rpc.ErrorInfo.reason`."""
@@ -353,4 +361,12 @@ deal).
 """
 ERROR_REASON_RECORD_DIVERGES: ErrorReason.ValueType  # 62
 """FAILED_PRECONDITION: ReplayRecord was asked for a step after the record's first divergence."""
+ERROR_REASON_SOLVER_DEADLINE: ErrorReason.ValueType  # 70
+"""DEADLINE_EXCEEDED: SolveDeal's search did not finish within the request's deadline_ms; no
+partial answer is given. Ask again with a longer deadline, or from a later position.
+"""
+ERROR_REASON_ROUND_NOT_PLAYED_OUT: ErrorReason.ValueType  # 71
+"""FAILED_PRECONDITION: SolveDeal was asked for a finished round that did not reach its eighth
+trick (a Sawa claim or a Qayd verdict ended it): the token does not hold the cards not played.
+"""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

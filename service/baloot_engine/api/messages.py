@@ -109,6 +109,14 @@ CATALOGUE: Final[Mapping[str, tuple[str, str]]] = {
         "That Qayd call names no card the accused seat played.",
         "هذا القيد ما يطابق ورقة لعبها اللاعب المقيّد.",
     ),
+    "SOLVER_DEADLINE": (
+        "The solver did not finish in the time allowed. Ask again with a longer deadline.",
+        "الحلّال ما خلّص في الوقت المسموح. اطلب مرة ثانية بمهلة أطول.",
+    ),
+    "ROUND_NOT_PLAYED_OUT": (
+        "The round ended before its eighth trick, so its unplayed cards are not known.",
+        "الجولة انتهت قبل الأكلة الثامنة، فالأوراق اللي ما انلعبت ما هي معروفة.",
+    ),
     "QAYD_WRONG": (
         "That Qayd call is wrong: the card broke no rule. Nothing is judged; play goes on.",
         "القيد غلط: الورقة ما خالفت أي قانون. ما فيه حكم، واللعب يكمل.",

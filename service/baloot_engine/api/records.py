@@ -18,7 +18,13 @@ from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import records_pb2, types_pb2
 from baloot_engine.api import inbound, outbound
 from baloot_engine.api.matches import Reveal, last_reveal, round_end_index
-from baloot_engine.api.refusals import REQUEST_INVALID
+from baloot_engine.api.refusals import (
+    RECORD_DIVERGES,
+    RECORD_TOO_LARGE,
+    REQUEST_INVALID,
+    ApiError,
+    Code,
+)
 from baloot_engine.api.views import add_views, build_view
 from baloot_engine.rules import game
 from baloot_engine.rules.actions import Deal, EventKind
@@ -112,6 +118,13 @@ def check_size(record: records_pb2.MatchRecord) -> str | None:
     if size > MAX_RECORD_BYTES:
         return f"a record is at most {MAX_RECORD_BYTES} bytes, got {size}"
     return None
+
+
+def require_size(record: records_pb2.MatchRecord) -> None:
+    """Refuse a record larger than the record RPCs accept (RECORD_TOO_LARGE)."""
+    why = check_size(record)
+    if why is not None:
+        raise ApiError(Code.INVALID_ARGUMENT, RECORD_TOO_LARGE, why)
 
 
 def start_of(record: records_pb2.MatchRecord) -> State:
@@ -251,6 +264,24 @@ def replay_to(record: records_pb2.MatchRecord, step_number: int) -> Replayed:
             deck = tuple(record.rounds[step.round_index].deck_order)
             return Replayed(step.state, step, deck)
     raise AssertionError("the step is within the record")  # pragma: no cover
+
+
+def replay_checked(record: records_pb2.MatchRecord, step_number: int, where: str) -> Replayed:
+    """:func:`replay_to`, a divergence before the step refused with RECORD_DIVERGES (its place
+    and reason in the metadata); ``where`` names the step in the message."""
+    try:
+        return replay_to(record, step_number)
+    except DivergenceError as divergence:
+        raise ApiError(
+            Code.FAILED_PRECONDITION,
+            RECORD_DIVERGES,
+            f"the record diverges before {where}: {divergence}",
+            {
+                "round_index": str(divergence.round_index),
+                "action_index": str(divergence.action_index),
+                "divergence": divergence.reason,
+            },
+        ) from None
 
 
 def replay_response(

@@ -21,14 +21,11 @@ import grpc.aio
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
-from baloot_engine.api import inbound, outbound, records, responses
+from baloot_engine.api import inbound, outbound, records, responses, solving
 from baloot_engine.api.ledger import MatchLedger
 from baloot_engine.api.matches import Matches, Opened
 from baloot_engine.api.refusals import (
-    RECORD_DIVERGES,
-    RECORD_TOO_LARGE,
     ApiError,
-    Code,
     credential_invalid,
     request_invalid,
 )
@@ -39,7 +36,6 @@ from baloot_engine.bots.pool import BotPool
 from baloot_engine.rules import game
 from baloot_engine.rules.actions import Action, Deal
 from baloot_engine.rules.errors import RuleError
-from baloot_engine.rules.record import DivergenceError
 from baloot_engine.rules.scoring import score_round
 from baloot_engine.telemetry.logs import bind_call_fields, get_logger
 from baloot_engine.telemetry.metrics import Metrics
@@ -335,9 +331,16 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         return responses.bot_applied(response, request, shown)
 
     @_rpc
+    def SolveDeal(
+        self, request: pb.SolveDealRequest
+    ) -> pb.SolveDealResponse | Awaitable[pb.SolveDealResponse]:
+        """Every legal card of a position valued with all hands known, and the round's par."""
+        return solving.solved(self._bots, solving.job_of(self._matches, request))
+
+    @_rpc
     def VerifyRecord(self, request: pb.VerifyRecordRequest) -> pb.VerifyRecordResponse:
         """Replay a record from scratch through the rules: valid, or its first divergence."""
-        _check_record(request.record)
+        records.require_size(request.record)
         bind_call_fields(record_rounds=len(request.record.rounds))
         response = records.verify(request.record)
         if not response.valid:
@@ -348,23 +351,11 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     def ReplayRecord(self, request: pb.ReplayRecordRequest) -> pb.ReplayRecordResponse:
         """The views and events of a record at one step."""
         record = request.record
-        _check_record(record)
+        records.require_size(record)
         total = records.total_steps(record)
         if request.step > total:
             raise request_invalid(f"step {request.step} is past the record's {total} actions")
-        try:
-            replayed = records.replay_to(record, request.step)
-        except DivergenceError as divergence:
-            raise ApiError(
-                Code.FAILED_PRECONDITION,
-                RECORD_DIVERGES,
-                f"the record diverges before step {request.step}: {divergence}",
-                {
-                    "round_index": str(divergence.round_index),
-                    "action_index": str(divergence.action_index),
-                    "divergence": divergence.reason,
-                },
-            ) from None
+        replayed = records.replay_checked(record, request.step, f"step {request.step}")
         return records.replay_response(record, replayed, request.step)
 
 
@@ -374,13 +365,6 @@ def _expected(request: Any) -> int | None:
 
 def _seed(request: Any) -> int | None:
     return request.seed if request.HasField("seed") else None
-
-
-def _check_record(record: Any) -> None:
-    """Refuse a record larger than VerifyRecord and ReplayRecord accept."""
-    why = records.check_size(record)
-    if why is not None:
-        raise ApiError(Code.INVALID_ARGUMENT, RECORD_TOO_LARGE, why)
 
 
 async def _abort(context: _Context, error: ApiError | RuleError) -> NoReturn:

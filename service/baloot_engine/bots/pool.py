@@ -13,8 +13,9 @@ import asyncio
 import functools
 import multiprocessing
 import threading
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from typing import Final
+from typing import Final, TypeVar
 
 from baloot_engine.bots import suggest
 from baloot_engine.bots.expert import DEFAULT_EXPERT_BUDGET, with_seconds
@@ -28,6 +29,9 @@ BOT_QUEUE: Final = 8
 """STRONG and EXPERT decisions one :class:`BotPool` lets into the pool at once; the next wait."""
 POOLED: Final = (Level.STRONG, Level.EXPERT)
 """The levels whose decisions run in the pool (the searching ones)."""
+
+_Job = TypeVar("_Job")
+_Result = TypeVar("_Result")
 
 _pool: ProcessPoolExecutor | None = None
 _pool_lock = threading.Lock()
@@ -72,6 +76,17 @@ class BotPool:
                 bot_pool(), self.decide_inline, state, seat, level, seed
             )
         return action
+
+    async def run(self, function: Callable[[_Job], _Result], job: _Job) -> _Result:
+        """Another long computation (the exact solver's), in the pool like a bot's decision and
+        sharing its bound; inline when the pool is off."""
+        if not self.in_processes:
+            return function(job)
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(BOT_QUEUE)
+        async with self._slots:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(bot_pool(), function, job)
 
 
 __all__ = ["BOT_PROCESSES", "BOT_QUEUE", "POOLED", "BotPool", "bot_pool"]

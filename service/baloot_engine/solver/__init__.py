@@ -428,6 +428,7 @@ def par(
     max_nodes: int | None = None,
     engine: Engine | None = None,
     on_step: Callable[[State], None] | None = None,
+    searches: dict[int, DealSearch] | None = None,
 ) -> Par:
     """Play the round out from ``state`` with perfect play and score it (the par result).
 
@@ -437,7 +438,8 @@ def par(
     """
     if state.phase is not Phase.PLAYING or state.contract is None:
         raise ValueError("par is taken from a round in play")
-    searches = {team: new_search(state.contract, state.rules, team, engine) for team in (0, 1)}
+    if searches is None:
+        searches = pair_of_searches(state.contract, state.rules, engine)
     line: list[tuple[int, Action]] = []
     nodes = 0
     while state.phase is Phase.PLAYING:
@@ -477,15 +479,15 @@ def par_with_facts(
     deadline: float | None = None,
     max_nodes: int | None = None,
     engine: Engine | None = None,
+    searches: dict[int, DealSearch] | None = None,
 ) -> Par:
     """The par of a round whose table facts are known (a finished round): the cards from the
     position played perfectly, the declarations and multiplier as they were (``facts``), scored
     by ``score_round``. ``reverse_kaboot_seat`` is the buyer when R43's condition holds but for
     the tricks (a Sun bought by the dealer's right, holding an Ace), else -1: the par's reverse
     kaboot is then his team taking no trick."""
-    searches = {
-        team: new_search(position.contract, position.rules, team, engine) for team in (0, 1)
-    }
+    if searches is None:
+        searches = pair_of_searches(position.contract, position.rules, engine)
     line: list[tuple[int, Action]] = []
     nodes = 0
     while not position.over:
@@ -511,6 +513,13 @@ def par_with_facts(
     return Par(tuple(line), score, position.abnat, position.tricks_won, nodes)
 
 
+def pair_of_searches(
+    contract: Contract, rules: RuleSet, engine: Engine | None = None
+) -> dict[int, DealSearch]:
+    """One search per team for the positions of one deal (each counts its own team)."""
+    return {team: new_search(contract, rules, team, engine) for team in (0, 1)}
+
+
 @dataclass(frozen=True, slots=True)
 class Answer:
     """What the SolveDeal RPC answers: every legal card valued, and the par of the round."""
@@ -521,7 +530,11 @@ class Answer:
 
 def answer_live(state: State, deadline: float) -> Answer:
     """The cards and the par of a round in play (a card to play), by ``deadline``."""
-    return Answer(solve(position_of(state), deadline=deadline), par(state, deadline=deadline))
+    assert state.contract is not None
+    position = position_of(state)
+    searches = pair_of_searches(state.contract, state.rules)
+    solution = solve(position, deadline=deadline, search=searches[position.seat & 1])
+    return Answer(solution, par(state, deadline=deadline, searches=searches))
 
 
 def answer_played_out(
@@ -541,9 +554,13 @@ def answer_played_out(
         buyer if contract.is_sun and buyer == (dealer + 1) & 3 and start.hands[buyer] & ACES else -1
     )
     position = played_out(tricks, contract, rules, card_index)
+    searches = pair_of_searches(contract, rules)
+    solution = solve(position, deadline=deadline, search=searches[position.seat & 1])
     return Answer(
-        solve(position, deadline=deadline),
-        par_with_facts(position, facts, reverse_kaboot_seat=reverse, deadline=deadline),
+        solution,
+        par_with_facts(
+            position, facts, reverse_kaboot_seat=reverse, deadline=deadline, searches=searches
+        ),
     )
 
 
@@ -576,6 +593,7 @@ __all__ = [
     "answer_played_out",
     "new_search",
     "now_plus",
+    "pair_of_searches",
     "par",
     "par_with_facts",
     "played_out",
