@@ -9,8 +9,12 @@ STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 PROTOS := $(shell find proto -name '*.proto')
 GENERATED := service/baloot/v1/engine_service_pb2.py
-# `make breaking` compares the contract with this git revision (CI: the previous commit).
+# `make breaking` compares the contract with this git revision (CI: the previous commit), and with
+# the last release: the nearest tag v<major>.<minor>.<patch> reachable from HEAD (CHANGELOG.md),
+# else the commit released last, named here (a clone without tags still compares with it).
 BREAKING_AGAINST ?= HEAD~1
+LAST_RELEASE_COMMIT := 14e5d92680b5b78bbe50a8b4b2f4251c098b645c# 0.2.0
+RELEASE_TAG ?= $(or $(shell git describe --tags --abbrev=0 --match 'v[0-9]*.[0-9]*.[0-9]*' HEAD 2>/dev/null),$(shell git cat-file -e $(LAST_RELEASE_COMMIT)^{commit} 2>/dev/null && echo $(LAST_RELEASE_COMMIT)))
 # A contract from before the file options (go_package, java_package…) and the RPCs'
 # idempotency_level were set: setting them the first time is not a break, every other FILE rule
 # still applies (the rest is the same as buf.yaml).
@@ -26,7 +30,8 @@ BREAKING_BEFORE_OPTIONS := {"version":"v2","modules":[{"path":"proto"}],"breakin
 EXTRA_TESTS :=
 
 .DEFAULT_GOAL := help
-.PHONY: help install gen gen-check run test lint format typecheck proto-lint breaking pytest clean demo bench fuzz
+.PHONY: help install gen gen-check run test check check-rules check-api lint format typecheck proto-lint \
+  breaking pytest clean demo bench fuzz
 
 help: ## List the targets.
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-23s %s\n", $$1, $$2}'
@@ -80,20 +85,30 @@ typecheck: $(STAMP) ## mypy --strict on the package (generated code excluded).
 proto-lint: $(STAMP) ## buf lint on proto/.
 	$(BIN)/buf lint
 
-breaking: $(STAMP) ## buf breaking against BREAKING_AGAINST (default HEAD~1), if it has a contract.
-	@if git rev-parse --verify --quiet '$(BREAKING_AGAINST)^{commit}' >/dev/null \
-	    && git cat-file -e '$(BREAKING_AGAINST):buf.yaml' 2>/dev/null \
-	    && git cat-file -e '$(BREAKING_AGAINST):proto' 2>/dev/null; then \
-	  if git grep -q 'option go_package' '$(BREAKING_AGAINST)' -- proto/baloot/v1; then \
-	    echo "buf breaking --against .git#ref=$(BREAKING_AGAINST)"; \
-	    $(BIN)/buf breaking --against '.git#ref=$(BREAKING_AGAINST)'; \
+# One `buf breaking` run against git revision $(1), named $(2) in what it prints: skipped when that
+# revision has no contract, with the first-options configuration when its contract predates them.
+define breaking_against
+	@if git rev-parse --verify --quiet '$(1)^{commit}' >/dev/null \
+	    && git cat-file -e '$(1):buf.yaml' 2>/dev/null \
+	    && git cat-file -e '$(1):proto' 2>/dev/null; then \
+	  if git grep -q 'option go_package' '$(1)' -- proto/baloot/v1; then \
+	    echo "buf breaking --against .git#ref=$(1) ($(2))"; \
+	    $(BIN)/buf breaking --against '.git#ref=$(1)'; \
 	  else \
-	    echo "buf breaking --against .git#ref=$(BREAKING_AGAINST) (a contract from before the file and RPC options: their first setting is not a change)"; \
-	    $(BIN)/buf breaking --against '.git#ref=$(BREAKING_AGAINST)' --config '$(BREAKING_BEFORE_OPTIONS)'; \
+	    echo "buf breaking --against .git#ref=$(1) ($(2), a contract from before the file and RPC options: their first setting is not a change)"; \
+	    $(BIN)/buf breaking --against '.git#ref=$(1)' --config '$(BREAKING_BEFORE_OPTIONS)'; \
 	  fi; \
 	else \
-	  echo "buf breaking: skipped, $(BREAKING_AGAINST) has no earlier contract to compare with"; \
+	  echo "buf breaking: skipped against $(2) $(1), which has no earlier contract to compare with"; \
 	fi
+endef
+
+breaking: $(STAMP) ## buf breaking against the previous commit (BREAKING_AGAINST) and the last release tag (RELEASE_TAG).
+	$(call breaking_against,$(BREAKING_AGAINST),the previous commit)
+	@if [ -z '$(RELEASE_TAG)' ]; then \
+	  echo "buf breaking: skipped against the last release: no tag v<major>.<minor>.<patch> is reachable from HEAD (CHANGELOG.md lists the releases)"; \
+	fi
+	$(if $(RELEASE_TAG),$(call breaking_against,$(RELEASE_TAG),the last release))
 
 # `make demo` plays against the server of `make run` on BALOOT_PORT (default 50051); DEMO_ARGS
 # adds options: DEMO_ARGS="--matches 3 --preset kammelna --seed 7" (or another --target).
@@ -113,6 +128,19 @@ fuzz: $(STAMP) ## 20,000 random and mutated requests on every RPC of one server;
 
 pytest: $(STAMP) ## Run the test suite.
 	$(BIN)/pytest
+
+# `make check`: the quick check before a commit (about a minute and a half of CPU; well under two
+# minutes of wall time on two idle cores): lint first, then the types, the rules tests and the
+# API and client-contract tests side by side, one job per core. No server subprocess, gateway,
+# browser or other language: `make test` runs those.
+check: lint ## Quick check: lint, then types, rules and API tests in parallel (README: how long).
+	@$(MAKE) --no-print-directory -j2 --output-sync=target typecheck check-rules check-api
+
+check-rules: $(STAMP)
+	$(BIN)/pytest -q -p no:cacheprovider tests/rules
+
+check-api: $(STAMP)
+	$(BIN)/pytest -q -p no:cacheprovider -m "not slow" tests/api tests/clients
 
 # Read the parts' targets first: a rule's prerequisites are expanded when it is read.
 -include mk/*.mk

@@ -31,3 +31,15 @@ bench-h2load: $(STAMP) ## Server CPU per call under h2load, side by side (BENCH_
 
 bench-instructions: $(STAMP) ## CPU instructions per call under h2load (callgrind): floors, health, RPCs.
 	$(PY) bench/instructions.py $(INSTRUCTIONS_ARGS)
+
+# The exact solver (bench/bench_solver.py): CPU per position on one core for SOLVER_DEALS
+# random full deals (half Sun, half Hokm) and the positions after 2, 4 and 6 tricks, in
+# calibration loops, beside the pure-Python reference on a few deals and the bots' endgame
+# solver of release 0.2.0 (about 2 minutes with the defaults). SOLVER_ARGS adds options.
+SOLVER_DEALS ?= 1000
+SOLVER_ARGS ?= --reference 3 --old-endgame 14e5d92680b5b78bbe50a8b4b2f4251c098b645c
+
+.PHONY: solver-bench
+
+solver-bench: $(STAMP) ## The exact solver: CPU per full deal and later positions, in calibration loops.
+	$(PY) bench/bench_solver.py --deals $(SOLVER_DEALS) $(SOLVER_ARGS)

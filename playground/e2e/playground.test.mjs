@@ -1,5 +1,7 @@
 // The playground end to end, in headless Chromium: a complete match played by clicking, an
-// illegal card refused with its reason, the API panel, Arabic laid out right to left, four bots
+// illegal card refused with its reason (and a card out of turn, said in Arabic), the API panel,
+// the rules preset and target chosen in the settings, Arabic laid out right to left with its
+// table log translated, four bots
 // watched to the end, table play (an illegal card accepted and judged by a Qayd call, the
 // user's own Qayd call, the review closed), the dealt hands from the round reveal, and a
 // screenshot kept as an artifact. Any console error, page error,
@@ -94,6 +96,9 @@ describe("the playground in Chromium", () => {
         assert.ok(PLAY_REASONS.has(reason), `unexpected reason ${reason}`);
         const message = await page.locator("#refusal-message").textContent();
         assert.ok(message.length > 0, "the refusal has no message");
+        // The engine's LocalizedMessage in English, with no card code mixed in (cards are symbols).
+        assert.equal(await page.locator("#refusal-message").getAttribute("data-locale"), "en");
+        assert.doesNotMatch(message, /\b(10|[7-9JQKA])[SHDC]\b/, `a card code in "${message}"`);
         const allowed = (await page.locator("#refusal-allowed").getAttribute("data-allowed")).split(" ");
         assert.deepEqual([...allowed].sort(), [...legalCodes].sort(), "the allowed cards are the highlighted ones");
         assert.ok(!allowed.includes(tried), `${tried} was refused but is listed as allowed`);
@@ -108,6 +113,9 @@ describe("the playground in Chromium", () => {
         assert.match(panel, new RegExp(reason));
         assert.match(panel, /<sealed state token: \d+ bytes>/);
         assert.match(panel, /<seat 0 credential>/);
+        // Zeros are printed: a card play shows its card and its false flags, never "play": {}.
+        assert.match(panel, /"akka": false/);
+        assert.doesNotMatch(panel, /"play": \{\}/);
         // A legal card is then accepted and the refusal goes away.
         await page.locator("#hand .card-button.legal").first().click();
         await page.waitForFunction((old) => document.body.dataset["version"] !== old, state.version);
@@ -119,10 +127,10 @@ describe("the playground in Chromium", () => {
     await page.close();
   });
 
-  test("a card tried out of turn is refused with NOT_YOUR_TURN while the bots go on", async () => {
+  test("a card tried out of turn is refused with NOT_YOUR_TURN, said in Arabic, while the bots go on", async () => {
     // Bots wait 2 s before each move, so the click lands while another seat is to play.
     const page = await newPage();
-    await page.goto(pageUrl({ seat: "0", level: "basic", delay: "2000", start: "0:0", lang: "en" }));
+    await page.goto(pageUrl({ seat: "0", level: "basic", delay: "2000", start: "0:0", lang: "ar" }));
     await page.waitForSelector("#table");
     const deadline = Date.now() + 60_000;
     for (;;) {
@@ -132,6 +140,11 @@ describe("the playground in Chromium", () => {
         await page.locator("#hand .card-button").first().click();
         await page.waitForSelector("#refusal");
         assert.equal(await page.locator("#refusal-reason").textContent(), "NOT_YOUR_TURN");
+        // The page asks its refusals in its language: the engine's Arabic.
+        assert.equal(await page.locator("#refusal-message").getAttribute("data-locale"), "ar-SA");
+        assert.match(await page.locator("#refusal-message").textContent(), /^مو دورك\. الدور على المقعد [1-3]\.$/);
+        const refusedLine = await page.locator("#log li.refused").first().textContent();
+        assert.match(refusedLine, /مرفوض/);
         // The bots go on: the next bot move is accepted.
         await page.waitForFunction((old) => document.body.dataset["version"] !== old, state.version, {
           timeout: 15_000,
@@ -198,6 +211,38 @@ describe("the playground in Chromium", () => {
       }
       await userStep(page);
     }
+    await page.close();
+  });
+
+  test("the rules preset and the target are chosen in the settings bar", async () => {
+    const page = await newPage();
+    await page.goto(pageUrl({ seat: "0", level: "basic", delay: "0", start: "0:0", lang: "en" }));
+    await page.waitForFunction(() => document.body.dataset["preset"] === "SEEDS");
+    assert.equal(await page.evaluate(() => document.body.dataset["target"]), "152");
+    await page.locator("#preset").selectOption("kammelna");
+    await page.locator("#target").fill("101");
+    await page.locator("#target").dispatchEvent("change");
+    await page.locator("#new-match").click();
+    await page.waitForFunction(
+      () => document.body.dataset["preset"] === "KAMMELNA" && document.body.dataset["target"] === "101",
+    );
+    const url = new URL(page.url());
+    assert.equal(url.searchParams.get("preset"), "kammelna");
+    assert.equal(url.searchParams.get("target"), "101");
+    // The URL keeps them: a reload starts the same kind of match.
+    await page.reload();
+    await page.waitForFunction(
+      () => document.body.dataset["preset"] === "KAMMELNA" && document.body.dataset["target"] === "101",
+    );
+    assert.equal(await page.locator("#preset").inputValue(), "kammelna");
+    // An empty target is the rules' own.
+    await page.locator("#preset").selectOption("federation");
+    await page.locator("#target").fill("");
+    await page.locator("#target").dispatchEvent("change");
+    await page.locator("#new-match").click();
+    await page.waitForFunction(() => document.body.dataset["preset"] === "FEDERATION");
+    assert.equal(await page.evaluate(() => document.body.dataset["target"]), "152");
+    assert.equal(new URL(page.url()).searchParams.get("target"), null);
     await page.close();
   });
 
@@ -268,6 +313,28 @@ describe("the playground in Chromium", () => {
       );
       assert.equal(arabic.title, "ملعب البلوت");
       assert.equal(arabic.sheet, "النشرة");
+      // The table log in Arabic: event names translated, each line right to left, versions and
+      // cards kept whole in left-to-right isolates, no list numbers to cut; the hand on the right.
+      const log = await page.evaluate(() => ({
+        lines: [...document.querySelectorAll("#log li")].map((li) => ({ text: li.textContent, dir: li.dir })),
+        listStyle: getComputedStyle(document.querySelector("#log ol")).listStyleType,
+        hand: getComputedStyle(document.querySelector("#hand")).justifyContent,
+      }));
+      assert.ok(log.lines.length > 10, "the log is nearly empty");
+      assert.equal(log.listStyle, "none");
+      assert.equal(log.hand, "flex-end");
+      for (const line of log.lines) {
+        assert.equal(line.dir, "rtl", line.text);
+        assert.ok(line.text.startsWith("\u2066v"), `the version does not start the line: ${line.text}`);
+        assert.doesNotMatch(line.text, /[A-Z]{2,}_[A-Z_]+/, `an untranslated name: ${line.text}`);
+        // Every card (rank and suit symbol) sits inside a left-to-right isolate.
+        const outside = line.text.replace(/\u2066[^\u2069]*\u2069/g, "");
+        assert.doesNotMatch(outside, /[♠♥♦♣]/, `a card outside an isolate: ${line.text}`);
+      }
+      assert.ok(
+        log.lines.some((line) => line.text.includes("حساب الجولة")),
+        "no round scored in the Arabic log",
+      );
       // In right-to-left the side panel sits left of the table.
       const table = await page.locator(".play-area").boundingBox();
       const side = await page.locator(".side").boundingBox();

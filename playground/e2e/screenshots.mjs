@@ -1,6 +1,6 @@
 // The README's screenshots: a match played by clicking until seat 0 is to follow a trick in
 // the second round or later with some cards it may not play; one of those is tried, so the
-// refusal shows, then the page is taken in English and in Arabic.
+// refusal shows, then the page is taken in English and, the card tried again, in Arabic.
 //
 // Run by `make playground-screenshots` (scripts/playground.py screenshots), which starts the
 // stack and sets PLAYGROUND_URL, PLAYGROUND_GATEWAY and PLAYGROUND_SCREENSHOTS.
@@ -51,6 +51,12 @@ try {
   await page.screenshot({ path: join(out, "playground-en.png") });
   await page.locator("#lang-toggle").click();
   await page.waitForFunction(() => document.body.dataset["lang"] === "ar");
+  // The engine said why in English; the same card tried again (still the user's turn, nothing
+  // changed) is refused in the page's new language.
+  const refusals = (await bodyState(page)).refusals;
+  await page.locator("#hand .card-button.dim").first().click();
+  await page.waitForFunction((old) => document.body.dataset["refusals"] !== old, refusals);
+  await page.waitForSelector('#refusal-message[data-locale="ar-SA"]');
   await page.mouse.move(0, 0);
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(out, "playground-ar.png") });

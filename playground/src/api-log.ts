@@ -1,10 +1,11 @@
-// The API panel's record: a Connect interceptor keeps the last calls as proto3 JSON (the form
-// `buf curl` and grpcurl print), with the sealed state token replaced by its size and each
+// The API panel's record: a Connect interceptor keeps the last calls as proto3 JSON with every
+// field, zeros included (the form `grpcurl -emit-defaults` prints), with the sealed state token
+// replaced by its size and each
 // credential by the role it belongs to, so the panel teaches the API without leaking secrets.
 
 import { toJson, type DescMessage, type JsonValue, type Message } from "@bufbuild/protobuf";
 import { ConnectError, type Interceptor } from "@connectrpc/connect";
-import { codeName, ErrorInfoSchema } from "@baloot-engine/client";
+import { codeName, ErrorInfoSchema, LocalizedMessageSchema } from "@baloot-engine/client";
 
 /** One call as the panel shows it. */
 export interface CallRecord {
@@ -16,8 +17,14 @@ export interface CallRecord {
   request: JsonValue;
   /** The response as JSON, secrets masked; undefined for a refused call. */
   response?: JsonValue;
-  /** The refusal: status code name, message and the ErrorInfo. */
-  error?: { code: string; message: string; reason: string; metadata: Record<string, string> };
+  /** The refusal: status code name, message, the ErrorInfo and the LocalizedMessage. */
+  error?: {
+    code: string;
+    message: string;
+    reason: string;
+    metadata: Record<string, string>;
+    localized?: { locale: string; message: string };
+  };
   /** Milliseconds from sending to the answer. */
   millis: number;
 }
@@ -61,6 +68,7 @@ export class ApiLog {
     } catch (caught) {
       const error = ConnectError.from(caught);
       const info = error.findDetails(ErrorInfoSchema)[0];
+      const text = error.findDetails(LocalizedMessageSchema)[0];
       this.#push({
         id,
         method,
@@ -70,6 +78,7 @@ export class ApiLog {
           message: error.rawMessage,
           reason: info?.reason ?? "",
           metadata: { ...(info?.metadata ?? {}) },
+          ...(text !== undefined && { localized: { locale: text.locale, message: text.message } }),
         },
         millis: Math.round(performance.now() - started),
       });
@@ -99,7 +108,9 @@ export class ApiLog {
   }
 
   #json(schema: DescMessage, message: Message): JsonValue {
-    const json = toJson(schema, message, { alwaysEmitImplicit: false });
+    // Every field, zeros included: proto3 JSON would otherwise show the seven of spades (card
+    // 0) as "play": {} and leave out seat 0 (docs/clients.md, "what a missing field means").
+    const json = toJson(schema, message, { alwaysEmitImplicit: true });
     return mask(json, message as unknown as Record<string, unknown>, this.#credentials);
   }
 }

@@ -20,6 +20,7 @@ import {
   type RedealInfo,
   type RoundReveal,
   type RoundScore,
+  type RuleSet,
   type View,
 } from "@baloot-engine/client";
 
@@ -148,6 +149,8 @@ export class Table {
   /** The newest entries of the table log, newest first. */
   readonly log: LogEntry[] = [];
   refusal: Refusal | undefined;
+  /** The match's rules with every flag resolved, as CreateMatch's views give them. */
+  rules: RuleSet | undefined;
   /** How many of the user's actions were refused so far. */
   refusals = 0;
   /** A problem reaching the service (not a refusal of the rules). */
@@ -227,6 +230,7 @@ export class Table {
       this.#fail(error);
       return;
     }
+    this.rules = this.match.views[0]?.rules;
     this.#absorb([]);
     void this.pump();
   }

@@ -30,6 +30,11 @@ const EN = {
   levelRandom: "Random",
   levelBasic: "Basic",
   levelStrong: "Strong",
+  preset: "Rules",
+  presetSeeds: "Seeds (reference)",
+  presetKammelna: "Kammelna",
+  presetFederation: "Saudi federation",
+  targetDefault: "the rules'",
   start: "Start at",
   target: "Target",
   delay: "Bot delay (ms)",
@@ -135,6 +140,11 @@ const AR: Words = {
   levelRandom: "عشوائي",
   levelBasic: "أساسي",
   levelStrong: "قوي",
+  preset: "القوانين",
+  presetSeeds: "المرجع",
+  presetKammelna: "كملنا",
+  presetFederation: "الاتحاد السعودي",
+  targetDefault: "حسب القوانين",
   start: "البداية",
   target: "الهدف",
   delay: "تأخير الروبوت (ms)",
@@ -435,6 +445,50 @@ export function qaydCategoryName(lang: Lang, category: QaydCategory): string {
   return QAYD_NAMES[lang][category] ?? QaydCategory[category];
 }
 
-export function eventKindName(kind: EventKind): string {
-  return EventKind[kind] ?? String(kind);
+const EVENTS: Record<Lang, Partial<Record<EventKind, string>>> = {
+  en: {
+    [EventKind.BID_PLACED]: "Bid",
+    [EventKind.CONTRACT_FIXED]: "Contract",
+    [EventKind.CARDS_DEALT]: "Cards dealt",
+    [EventKind.REDEAL]: "Redeal",
+    [EventKind.DOUBLING_CALLED]: "Doubling",
+    [EventKind.DOUBLING_ENDED]: "Doubling over",
+    [EventKind.PROJECTS_DECLARED]: "Projects declared",
+    [EventKind.PROJECTS_REVEALED]: "Projects shown",
+    [EventKind.CARD_PLAYED]: "Card",
+    [EventKind.AKKA_CALLED]: "Akka",
+    [EventKind.BALOOT_ANNOUNCED]: "Baloot",
+    [EventKind.TRICK_WON]: "Trick won",
+    [EventKind.SAWA_CLAIMED]: "Sawa",
+    [EventKind.ROUND_SCORED]: "Round scored",
+    [EventKind.MATCH_WON]: "Match won",
+    [EventKind.QAYD_JUDGED]: "Qayd judged",
+    [EventKind.REVIEW_OPENED]: "Review opened",
+    [EventKind.ROUND_REVEALED]: "Hands shown",
+  },
+  ar: {
+    [EventKind.BID_PLACED]: "شراء",
+    [EventKind.CONTRACT_FIXED]: "المشترى",
+    [EventKind.CARDS_DEALT]: "توزيع",
+    [EventKind.REDEAL]: "إعادة توزيع",
+    [EventKind.DOUBLING_CALLED]: "مضاعفة",
+    [EventKind.DOUBLING_ENDED]: "انتهت المضاعفة",
+    [EventKind.PROJECTS_DECLARED]: "إعلان مشاريع",
+    [EventKind.PROJECTS_REVEALED]: "كشف المشاريع",
+    [EventKind.CARD_PLAYED]: "ورقة",
+    [EventKind.AKKA_CALLED]: "إكة",
+    [EventKind.BALOOT_ANNOUNCED]: "بلوت",
+    [EventKind.TRICK_WON]: "أكلة",
+    [EventKind.SAWA_CLAIMED]: "سوا",
+    [EventKind.ROUND_SCORED]: "حساب الجولة",
+    [EventKind.MATCH_WON]: "انتهت الصكة",
+    [EventKind.QAYD_JUDGED]: "حكم القيد",
+    [EventKind.REVIEW_OPENED]: "الجولة قيد المراجعة",
+    [EventKind.ROUND_REVEALED]: "كشف الأوراق",
+  },
+};
+
+/** An event's name in the page's language (the enum's name when it has none: a newer server). */
+export function eventKindName(lang: Lang, kind: EventKind): string {
+  return EVENTS[lang][kind] ?? EventKind[kind] ?? String(kind);
 }

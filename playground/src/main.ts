@@ -10,6 +10,7 @@
 //   start=140:140                   the match score to start from (continuing a match)
 //   target=152                      the target score (default: the rule set's)
 //   preset=seeds|kammelna|federation  the rule preset (default seeds)
+// The settings bar sets every one of them too (the URL follows it, so a link keeps them).
 //   table=1                         table play: any card held is accepted, Qayd calls judge it
 //   lang=en|ar                      the language (Arabic is laid out right to left)
 
@@ -56,6 +57,10 @@ export function settingsFromUrl(url: URL): Settings & { lang: Lang } {
     table: params.get("table") === "1",
     lang: params.get("lang") === "ar" ? "ar" : "en",
   };
+}
+
+function presetKey(preset: Preset): string {
+  return Object.entries(PRESETS).find(([, value]) => value === preset)?.[0] ?? "seeds";
 }
 
 function levelKey(level: BotLevel): string {
@@ -111,7 +116,11 @@ class App {
   /** Start a new match with the current settings (stopping the bots of the previous one). */
   newMatch(): void {
     this.page.table?.stop();
-    const client = connectGrpcWeb(this.settings.gateway, { interceptors: [this.page.api.interceptor] });
+    // Refusals come back with the engine's LocalizedMessage in the page's language.
+    const client = connectGrpcWeb(this.settings.gateway, {
+      interceptors: [this.page.api.interceptor],
+      language: this.settings.lang,
+    });
     const table = new Table(client, { ...this.settings });
     table.onChange = () => this.schedule();
     this.page.table = table;
@@ -124,6 +133,9 @@ class App {
   setLang(lang: Lang): void {
     this.settings.lang = lang;
     this.page.lang = lang;
+    if (this.page.table !== undefined) {
+      this.page.table.client.language = lang;
+    }
     this.#syncUrl();
     this.drawBar();
     this.schedule();
@@ -220,6 +232,40 @@ class App {
         h(
           "label",
           {},
+          w.preset,
+          select(
+            "preset",
+            presetKey(s.preset),
+            [
+              ["seeds", w.presetSeeds],
+              ["kammelna", w.presetKammelna],
+              ["federation", w.presetFederation],
+            ],
+            (value) => (s.preset = PRESETS[value] ?? Preset.SEEDS),
+          ),
+        ),
+        h(
+          "label",
+          {},
+          w.target,
+          h("input", {
+            id: "target",
+            type: "number",
+            min: 1,
+            max: 10000,
+            step: 1,
+            placeholder: w.targetDefault,
+            value: s.target ?? "",
+            onchange: (event: Event) => {
+              const text = (event.target as HTMLInputElement).value.trim();
+              const value = Number(text);
+              s.target = text !== "" && Number.isInteger(value) && value >= 1 && value <= 10_000 ? value : undefined;
+            },
+          }),
+        ),
+        h(
+          "label",
+          {},
           w.start,
           h("input", {
             id: "start",
@@ -283,6 +329,12 @@ class App {
     url.searchParams.set("delay", String(s.delayMs));
     url.searchParams.set("start", `${s.start[0]}:${s.start[1]}`);
     url.searchParams.set("lang", s.lang);
+    url.searchParams.set("preset", presetKey(s.preset));
+    if (s.target === undefined) {
+      url.searchParams.delete("target");
+    } else {
+      url.searchParams.set("target", String(s.target));
+    }
     if (s.table) {
       url.searchParams.set("table", "1");
     } else {

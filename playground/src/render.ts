@@ -9,6 +9,7 @@ import {
   ContractType,
   DoublingCall,
   EventKind,
+  Preset,
   Phase,
   PlayMode,
   ProjectKind,
@@ -209,6 +210,9 @@ export function render(root: HTMLElement, page: Page): void {
   document.body.dataset["version"] = view === undefined ? "" : String(view.stateVersion);
   document.body.dataset["lang"] = lang;
   document.body.dataset["refusals"] = String(table?.refusals ?? 0);
+  const rules = table?.rules;
+  document.body.dataset["preset"] = rules === undefined ? "" : (Preset[rules.preset] ?? "");
+  document.body.dataset["target"] = rules?.matchTarget === undefined ? "" : String(rules.matchTarget);
   replace(
     root,
     h(
@@ -636,7 +640,7 @@ function drawVerdict(lang: Lang, table: Table, round: RoundRecord | undefined): 
 function verdictLine(lang: Lang, table: Table, verdict: QaydVerdict): string {
   const w = words(lang);
   const caller = verdict.caller === undefined ? w.qaydEngine : seatLabel(lang, table, verdict.caller);
-  const card = verdict.card === undefined ? "" : ` ${cardText(verdict.card)}`;
+  const card = verdict.card === undefined ? "" : ` ${ltr(cardText(verdict.card))}`;
   const rule = verdict.category === QaydCategory.UNSPECIFIED ? w.qaydAnyRule : qaydCategoryName(lang, verdict.category);
   return `${caller} → ${seatLabel(lang, table, verdict.accused)} · ${w.trick} ${verdict.trick}${card} · ${rule}`;
 }
@@ -661,7 +665,12 @@ function drawRefusal(lang: Lang, table: Table): HTMLElement | null {
     h("code", { class: "reason", id: "refusal-reason" }, refusal.error.reason),
     " ",
     h("span", { class: "code" }, `(${refusal.error.codeName})`),
-    h("div", { class: "message", id: "refusal-message" }, refusal.error.rawMessage),
+    // The engine's LocalizedMessage, in the page's language (the client asks for it).
+    h(
+      "div",
+      { class: "message", id: "refusal-message", "data-locale": refusal.error.localized?.locale ?? "", dir: "auto" },
+      refusal.error.display,
+    ),
     allowed.length === 0
       ? null
       : h(
@@ -949,24 +958,38 @@ function drawEntry(lang: Lang, table: Table, entry: LogEntry): HTMLElement {
     const evidence =
       verdict.evidence.length === 0
         ? ""
-        : ` · ${words(lang).qaydEvidence}: ${verdict.evidence.map(cardText).join(" ")}`;
+        : ` · ${words(lang).qaydEvidence}: ${ltr(verdict.evidence.map(cardText).join(" "))}`;
     return h(
       "li",
       { class: "qayd", dir: "auto", "data-correct": String(verdict.correct) },
-      `v${entry.version} ${eventKindName(entry.event.kind)}: ${verdict.correct ? words(lang).qaydRight : words(lang).qaydWrong} · ${verdictLine(lang, table, verdict)}${evidence}`,
+      `${versionText(entry.version)} ${eventKindName(lang, entry.event.kind)}: ${verdict.correct ? words(lang).qaydRight : words(lang).qaydWrong} · ${verdictLine(lang, table, verdict)}${evidence}`,
     );
   }
   if (entry.refusal !== undefined) {
     const error = entry.refusal.error;
-    return h("li", { class: "refused", dir: "auto" }, `v${entry.version} REFUSED ${error.reason}: ${error.rawMessage}`);
+    return h(
+      "li",
+      { class: "refused", dir: lang === "ar" ? "rtl" : "ltr" },
+      `${versionText(entry.version)} ${words(lang).refused} ${ltr(error.reason)}: ${error.display}`,
+    );
   }
   const event = entry.event as Event;
   const seat = event.seat === undefined ? "" : ` ${seatLabel(lang, table, event.seat)}`;
   return h(
     "li",
-    { dir: "auto" },
-    `v${entry.version} ${eventKindName(event.kind)}${seat}${eventDetail(lang, table, event)}`,
+    { dir: lang === "ar" ? "rtl" : "ltr", "data-kind": EventKind[event.kind] ?? "" },
+    `${versionText(entry.version)} ${eventKindName(lang, event.kind)}${seat}${eventDetail(lang, table, event)}`,
   );
+}
+
+/** Text kept left to right inside a line of either direction (a Unicode left-to-right isolate). */
+function ltr(text: string): string {
+  return `\u2066${text}\u2069`;
+}
+
+/** A state version in the log: "v12", whole in a right-to-left line. */
+function versionText(version: bigint): string {
+  return ltr(`v${version}`);
 }
 
 function eventDetail(lang: Lang, table: Table, event: Event): string {
@@ -977,7 +1000,7 @@ function eventDetail(lang: Lang, table: Table, event: Event): string {
     case "doubling":
       return `: ${callName(lang, detail.value.call, detail.value.mode)}`;
     case "play":
-      return `: ${cardText(detail.value.card)}${detail.value.akka ? " (Akka)" : ""}`;
+      return `: ${ltr(cardText(detail.value.card))}${detail.value.akka ? ` (${words(lang).akka})` : ""}`;
     case "trick":
       return detail.value.winner === undefined
         ? ""
@@ -985,15 +1008,15 @@ function eventDetail(lang: Lang, table: Table, event: Event): string {
     case "contract":
       return `: ${contractLine(lang, table, detail.value)}`;
     case "projects":
-      return `: ${detail.value.projects.map((project) => `${projectName(lang, project.kind)} ${project.cards.map(cardText).join(" ")}`).join(", ")}`;
+      return `: ${detail.value.projects.map((project) => `${projectName(lang, project.kind)} ${ltr(project.cards.map(cardText).join(" "))}`).join(lang === "ar" ? "، " : ", ")}`;
     case "declaration":
       return `: ${detail.value.kinds.map((kind) => projectName(lang, kind)).join(" + ")}`;
     case "roundScore":
-      return `: ${detail.value.teams.map((team) => team.finalPoints).join(" : ")}`;
+      return `: ${ltr(detail.value.teams.map((team) => team.finalPoints).join(" : "))}`;
     case "matchScore":
-      return `: ${detail.value.points.join(" : ")}`;
+      return `: ${ltr(detail.value.points.join(" : "))}`;
     case "deal":
-      return detail.value.revealedCard === undefined ? "" : `: ${cardText(detail.value.revealedCard)}`;
+      return detail.value.revealedCard === undefined ? "" : `: ${ltr(cardText(detail.value.revealedCard))}`;
     case "redeal":
       return `: ${redealName(lang, detail.value.reason)}`;
     case "reveal":

@@ -25,6 +25,8 @@ API_REASONS = {
     "MATCH_UNKNOWN",
     "RECORD_TOO_LARGE",
     "RECORD_DIVERGES",
+    "SOLVER_DEADLINE",
+    "ROUND_NOT_PLAYED_OUT",
 }
 
 
@@ -107,6 +109,7 @@ def test_each_rpc_has_its_own_request_and_response() -> None:
         "ReplayRecord",
         "AnalyzeRecord",
         "CallQayd",
+        "SolveDeal",
     }
     for method in service.methods:
         assert method.input_type.name == f"{method.name}Request"

@@ -13,7 +13,7 @@ import pytest
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
-from baloot_engine.api import servicer
+from baloot_engine.bots import pool as bot_pool_module
 from baloot_engine.rules import errors
 from baloot_engine.rules.errors import ErrorKind, RuleError
 from tests.server.conftest import InProcessServer, make_settings
@@ -46,7 +46,7 @@ class RecordingPool(Executor):
 @pytest.fixture
 def pool(monkeypatch: pytest.MonkeyPatch) -> RecordingPool:
     recording = RecordingPool()
-    monkeypatch.setattr(servicer, "bot_pool", lambda: recording)
+    monkeypatch.setattr(bot_pool_module, "bot_pool", lambda: recording)
     return recording
 
 

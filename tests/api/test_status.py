@@ -24,7 +24,8 @@ def _error_info(status: grpc.Status) -> tuple[int, str, error_details_pb2.ErrorI
     [(key, value)] = status.trailing_metadata
     assert key == "grpc-status-details-bin"
     rich = status_pb2.Status.FromString(value)
-    [detail] = rich.details
+    detail, localized = rich.details  # the ErrorInfo first, then the LocalizedMessage
+    assert localized.Is(error_details_pb2.LocalizedMessage.DESCRIPTOR)
     info = error_details_pb2.ErrorInfo()
     assert detail.Unpack(info)
     return rich.code, rich.message, info

@@ -20,7 +20,8 @@ from baloot_engine.bots import Level, suggest
 from baloot_engine.bots.tracking import sample_hands, track
 from baloot_engine.rules.cards import SUIT_MASKS
 from baloot_engine.rules.observation import observe, observe_public
-from baloot_engine.rules.state import Phase, State, validate
+from baloot_engine.rules.state import Phase, State
+from baloot_engine.rules.validation import validate
 from tests.bots.games import RULE_SETS, SMALL, TINY_EXPERT, bot, walk
 
 BOTS = Path(__file__).resolve().parents[2] / "service" / "baloot_engine" / "bots"

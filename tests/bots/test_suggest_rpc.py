@@ -15,7 +15,7 @@ from grpc_status import rpc_status
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot.v1 import types_pb2
-from baloot_engine.api import servicer
+from baloot_engine.bots import pool as bot_pool_module
 from tests.bots.games import deck
 from tests.server.conftest import InProcessServer, make_settings
 
@@ -143,7 +143,7 @@ def test_expert_searches_in_the_bot_pool_with_the_configured_budget(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     pool = _RecordingPool()
-    monkeypatch.setattr(servicer, "bot_pool", lambda: pool)
+    monkeypatch.setattr(bot_pool_module, "bot_pool", lambda: pool)
     settings = make_settings(allow_preset_deck=True, bot_expert_budget_ms=40)
     with (
         InProcessServer(settings) as server,

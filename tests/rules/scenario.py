@@ -23,7 +23,7 @@ Deck layout (rules R4, dealing order top to bottom, 32 cards):
 
 Driving helpers apply actions through the public entry points
 (:func:`baloot_engine.rules.game.apply`) and check every state they produce with
-:func:`baloot_engine.rules.state.validate`. :func:`refuse` asserts that an action is refused
+:func:`baloot_engine.rules.validation.validate`. :func:`refuse` asserts that an action is refused
 with a given reason and that the refused state is left exactly as it was.
 """
 
@@ -52,7 +52,8 @@ from baloot_engine.rules.contract import PlayMode
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.game import apply, legal_actions, new_match
 from baloot_engine.rules.ruleset import SEEDS, RuleSet
-from baloot_engine.rules.state import BidStage, Phase, State, validate
+from baloot_engine.rules.state import BidStage, Phase, State
+from baloot_engine.rules.validation import validate
 
 ALL_CARDS = frozenset(range(32))
 _PASSING_STAGES = (BidStage.LAP, BidStage.REOPEN, BidStage.PRIORITY)

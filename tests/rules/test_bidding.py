@@ -28,7 +28,8 @@ from baloot_engine.rules.ruleset import (
     RuleSet,
     SunPriorityClaim,
 )
-from baloot_engine.rules.state import BidStage, Phase, State, validate
+from baloot_engine.rules.state import BidStage, Phase, State
+from baloot_engine.rules.validation import validate
 
 from .scenario import (
     act,

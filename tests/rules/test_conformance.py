@@ -15,7 +15,8 @@ from baloot_engine.rules.cards import FULL_DECK
 from baloot_engine.rules.game import legal_actions
 from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.scoring import Outcome
-from baloot_engine.rules.state import Phase, State, validate
+from baloot_engine.rules.state import Phase, State
+from baloot_engine.rules.validation import validate
 
 from .strategies import PLAYING_PHASES, play_match
 

@@ -19,7 +19,8 @@ from baloot_engine.rules.ruleset import (
     RuleSet,
     ScoreBoundary,
 )
-from baloot_engine.rules.state import DoublingStep, Phase, State, validate
+from baloot_engine.rules.state import DoublingStep, Phase, State
+from baloot_engine.rules.validation import validate
 
 from .scenario import (
     act,

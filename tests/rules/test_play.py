@@ -38,7 +38,8 @@ from baloot_engine.rules.ruleset import (
     PartnerWinningRule,
     RuleSet,
 )
-from baloot_engine.rules.state import Phase, State, validate
+from baloot_engine.rules.state import Phase, State
+from baloot_engine.rules.validation import validate
 
 from .scenario import (
     L1,

@@ -38,7 +38,8 @@ from baloot_engine.rules.ruleset import (
     RuleSet,
 )
 from baloot_engine.rules.scoring import Decision, Outcome
-from baloot_engine.rules.state import Phase, State, validate
+from baloot_engine.rules.state import Phase, State
+from baloot_engine.rules.validation import validate
 
 from .scenario import L1, L6, act_events, hokm, mask, play, refuse
 from .strategies import TABLE_PRESETS, play_table_match, table_rules

@@ -1,4 +1,4 @@
-"""``state.validate`` lists every way a state is impossible, all at once (A.13 item 12)."""
+"""``validation.validate`` lists every way a state is impossible, all at once (A.13 item 12)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import pytest
 
 from baloot_engine.rules.contract import ContractType, PlayMode
 from baloot_engine.rules.ruleset import SEEDS
-from baloot_engine.rules.state import BidStage, DoublingStep, Phase, State, validate
+from baloot_engine.rules.state import BidStage, DoublingStep, Phase, State
+from baloot_engine.rules.validation import validate
 
 from .strategies import play_match
 

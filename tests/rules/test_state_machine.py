@@ -26,7 +26,8 @@ from baloot_engine.rules.facts import validate_facts
 from baloot_engine.rules.game import apply, legal_actions, new_match
 from baloot_engine.rules.ruleset import RuleSet
 from baloot_engine.rules.scoring import score_round
-from baloot_engine.rules.state import Phase, State, validate
+from baloot_engine.rules.state import Phase, State
+from baloot_engine.rules.validation import validate
 
 from .strategies import decks, presets
 

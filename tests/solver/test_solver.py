@@ -4,6 +4,7 @@ card is the position's value along the whole best line, and the par is the rules
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -20,8 +21,12 @@ from baloot_engine.solver import (
     TRICK_WEIGHT,
     Position,
     SolverBudgetError,
+    answer_played_out,
     new_search,
+    now_plus,
     par,
+    par_with_facts,
+    played_out,
     position_of,
     solve,
 )
@@ -127,50 +132,14 @@ def test_the_best_card_holds_its_value_along_the_best_line(seed: int, rules_name
     assert divmod(value, TRICK_WEIGHT) == (best.points[team], best.tricks[team])
     assert all(v.points[team] * TRICK_WEIGHT + v.tricks[team] <= value for v in solution.values)
     while True:
-        position = _after(position, solution.values[solution.best].play)
-        if position is None:
+        position = position.after(solution.values[solution.best].play)
+        if position.over:
             break
         solution = solve(position)
         assert (solution.best_value.points, solution.best_value.tricks) == (
             best.points,
             best.tricks,
         )
-
-
-def _after(position: Position, play: Play) -> Position | None:
-    """The position after ``play``, or None at the end of the round."""
-    from baloot_engine.rules.cards import LAST_TRICK_BONUS, POINTS, trick_winner_index
-
-    seat = position.seat
-    hands = list(position.hands)
-    hands[seat] ^= 1 << play.card
-    trick = (*position.trick, play.card)
-    akka = play.akka if not position.trick else position.akka
-    abnat, won = list(position.abnat), list(position.tricks_won)
-    leader, played = position.leader, position.played
-    if len(trick) == 4:
-        winner = (leader + trick_winner_index(trick, position.contract.trump)) & 3
-        points = sum(POINTS[position.contract.trump + 1][c] for c in trick)
-        if not any(hands):
-            points += LAST_TRICK_BONUS
-        abnat[winner & 1] += points
-        won[winner & 1] += 1
-        for card in trick:
-            played |= 1 << card
-        trick, leader, akka = (), winner, False
-        if not any(hands):
-            return None
-    return Position(
-        (hands[0], hands[1], hands[2], hands[3]),
-        trick,
-        leader,
-        played,
-        akka,
-        position.contract,
-        position.rules,
-        (abnat[0], abnat[1]),
-        (won[0], won[1]),
-    )
 
 
 @pytest.mark.parametrize("rules_name", ["seeds", "kammelna", "federation", "custom"])
@@ -241,3 +210,55 @@ def test_malformed_positions_are_refused(engine: str) -> None:
             search.value((hands[0], 0, hands[2], hands[3]), (), 0, position.played, False)
     with pytest.raises(ValueError, match="round is over"):
         solve(Position((0, 0, 0, 0), (), 0, 0xFFFFFFFF, False, position.contract, position.rules))
+
+
+def test_a_finished_round_is_solved_from_its_tricks_with_its_table_facts() -> None:
+    # A round played out by BASIC bots: its position rebuilt from the tricks (what a token keeps
+    # between rounds) has the par of the live round, scored with the table's declarations.
+    rules = RULE_SETS["seeds"]
+    for seed in range(4):
+        start = first_lead(seed, rules)
+        finished = play_on(start, 8, seed)
+        score = finished.last_score
+        assert score is not None
+        assert len(finished.tricks) == 8
+        tricks = [(t.leader, t.cards) for t in finished.tricks]
+        assert finished.contract is not None
+        position = played_out(tricks, finished.contract, rules)
+        assert position.hands == start.hands
+        assert position.leader == start.leader
+        live = par(start)
+        table = par_with_facts(position, score.facts)
+        answer = answer_played_out(
+            tricks, start.dealer, score.facts, finished.contract, rules, 0, now_plus(30)
+        )
+        assert answer.par == replace(table, nodes=answer.par.nodes)  # one table serves both
+        assert answer.solution == solve(position_of(start))
+        assert (table.points, table.tricks) == (live.points, live.tricks)
+        expected = score_round(
+            replace(score.facts, card_abnat=table.points, tricks_won=table.tricks), rules
+        )
+        assert table.score == expected
+        # Any later card of the round: the solver's value along the recorded play.
+        later = played_out(tricks, finished.contract, rules, 13)
+        assert later.trick == tricks[3][1][:1]
+        assert sum(later.tricks_won) == 3
+        assert solve(later).values
+
+
+def test_a_round_not_played_out_has_no_position() -> None:
+    state = first_lead(0, RULE_SETS["seeds"])
+    assert state.contract is not None
+    with pytest.raises(ValueError, match="eighth trick"):
+        played_out([], state.contract, state.rules)
+
+
+def test_the_work_of_a_search_does_not_depend_on_what_was_solved_before() -> None:
+    # A seeded bot counts the solver's nodes as work: the same search tries the same number of
+    # cards whatever the process solved before it.
+    rules = RULE_SETS["seeds"]
+    position = position_of(first_lead(11, rules))
+    first = solve(position).nodes
+    for seed in range(3):
+        solve(position_of(first_lead(20 + seed, rules)))
+    assert solve(position).nodes == first

@@ -26,16 +26,27 @@ _Response = TypeVar("_Response")
 
 
 class EngineError(Exception):
-    """A request the engine refused: gRPC code, stable reason, message and facts."""
+    """A request the engine refused: gRPC code, stable reason, message and facts.
+
+    ``localized`` is the refusal for people, ``(locale, message)``, in the language the client
+    asked for (``EngineClient(..., language="ar")``; English by default), or None from a server
+    that sends none.
+    """
 
     def __init__(
-        self, code: grpc.StatusCode, reason: str, message: str, metadata: dict[str, str]
+        self,
+        code: grpc.StatusCode,
+        reason: str,
+        message: str,
+        metadata: dict[str, str],
+        localized: tuple[str, str] | None = None,
     ) -> None:
         super().__init__(f"{code.name} {reason}: {message}")
         self.code = code
         self.reason = reason
         self.message = message
         self.metadata = metadata
+        self.localized = localized
 
     def metadata_list(self, key: str) -> list[str]:
         """A list-valued metadata key (``allowed``, ``declared``, ``held``) as its entries."""
@@ -57,13 +68,17 @@ class EngineError(Exception):
         """Read the ``ErrorInfo`` out of a failed call."""
         call: Any = error
         reason, metadata = "", {}
+        localized = None
         status = rpc_status.from_call(call)
         if status is not None:
             for detail in status.details:
                 info = error_details_pb2.ErrorInfo()
+                text = error_details_pb2.LocalizedMessage()
                 if detail.Unpack(info):
                     reason, metadata = info.reason, dict(info.metadata)
-        return cls(call.code(), reason, call.details() or "", metadata)
+                elif detail.Unpack(text):
+                    localized = (text.locale, text.message)
+        return cls(call.code(), reason, call.details() or "", metadata, localized)
 
 
 class IllegalActionError(EngineError):
@@ -88,15 +103,19 @@ _ERROR_TYPES: dict[grpc.StatusCode, type[EngineError]] = {
 def _typed(error: grpc.RpcError) -> EngineError:
     generic = EngineError.from_rpc_error(error)
     kind = _ERROR_TYPES.get(generic.code, EngineError)
-    return kind(generic.code, generic.reason, generic.message, generic.metadata)
+    return kind(generic.code, generic.reason, generic.message, generic.metadata, generic.localized)
 
 
 class EngineClient:
     """The service over one channel, with typed errors."""
 
-    def __init__(self, channel: grpc.Channel, *, timeout: float = 10.0) -> None:
+    def __init__(
+        self, channel: grpc.Channel, *, timeout: float = 10.0, language: str | None = None
+    ) -> None:
         self.stub = pb_grpc.BalootEngineServiceStub(channel)
         self.timeout = timeout
+        # The language of the refusals' localized messages ("ar", "en"): accept-language.
+        self.language = language
 
     @classmethod
     def connect(
@@ -116,8 +135,9 @@ class EngineClient:
 
     def call(self, method: Callable[..., _Response], request: Any) -> _Response:
         """Call one stub method; a refusal raises the matching :class:`EngineError`."""
+        metadata = () if self.language is None else (("accept-language", self.language),)
         try:
-            return method(request, timeout=self.timeout)
+            return method(request, timeout=self.timeout, metadata=metadata)
         except grpc.RpcError as error:
             raise _typed(error) from None
 

@@ -42,6 +42,12 @@ export interface EngineClientOptions {
   timeoutMs?: number;
   /** Headers sent with every call, e.g. { "x-request-id": "..." } (the server echoes it). */
   headers?: Record<string, string>;
+  /**
+   * The language of the refusals' localized messages (EngineError.localized): "ar" for Arabic,
+   * "en" for English; sent as the `accept-language` header. Absent: the server's default,
+   * English.
+   */
+  language?: string;
 }
 
 /** What CreateMatch may be given. */
@@ -80,11 +86,31 @@ export interface AnalyzeRecordOptions {
 export class EngineClient {
   /** The generated client: every RPC, with the generated request and response types. */
   readonly rpc: EngineRpc;
-  readonly #callOptions: CallOptions;
+  #callOptions: CallOptions;
 
   constructor(transport: Transport, options: EngineClientOptions = {}) {
     this.rpc = createClient(BalootEngineService, transport);
-    this.#callOptions = { timeoutMs: options.timeoutMs ?? 10_000, headers: options.headers ?? {} };
+    const headers = { ...options.headers };
+    if (options.language !== undefined) {
+      headers["accept-language"] = options.language;
+    }
+    this.#callOptions = { timeoutMs: options.timeoutMs ?? 10_000, headers };
+  }
+
+  /** The language asked of the refusals' localized messages ("" when none is asked). */
+  get language(): string {
+    return (this.#callOptions.headers as Record<string, string>)["accept-language"] ?? "";
+  }
+
+  /** Ask the following calls' refusals in another language ("ar", "en"; "" for the default). */
+  set language(language: string) {
+    const headers = { ...(this.#callOptions.headers as Record<string, string>) };
+    if (language === "") {
+      delete headers["accept-language"];
+    } else {
+      headers["accept-language"] = language;
+    }
+    this.#callOptions = { ...this.#callOptions, headers };
   }
 
   /** Run one call of `rpc`; a refusal rejects with the matching EngineError subclass. */
@@ -168,9 +194,9 @@ export class EngineClient {
     return this.call((rpc, call) => rpc.replayRecord({ record, step }, call));
   }
 
-  /** A handle on a stored match (see Match.record()), to act with `record.credential`. */
-  resume(record: MatchRecord): Match {
-    return new Match(this, record);
+  /** A handle on a stored match (see Match.handle()), to act with `handle.credential`. */
+  resume(handle: MatchHandle): Match {
+    return new Match(this, handle);
   }
 
   /** The stateless round-score calculator. */
@@ -179,8 +205,12 @@ export class EngineClient {
   }
 }
 
-/** Everything a backend stores to go on with a match later (it holds no secret but the credentials). */
-export interface MatchRecord {
+/**
+ * Everything a backend stores to go on with a match later (it holds no secret but the
+ * credentials). Not the match's record of records.proto (MatchRecordMessage): that one is the
+ * history for VerifyRecord, this one the handle to act again.
+ */
+export interface MatchHandle {
   /** The match's public identifier. */
   matchId: string;
   /** The latest sealed state token. */
@@ -199,8 +229,8 @@ export interface MatchRecord {
   views?: readonly View[];
 }
 
-/** A MatchRecord as JSON-safe strings: the token in base64, the version in decimal. */
-export interface MatchRecordJson {
+/** A MatchHandle as JSON-safe strings: the token in base64, the version in decimal. */
+export interface MatchHandleJson {
   matchId: string;
   state: string;
   version: string;
@@ -209,20 +239,20 @@ export interface MatchRecordJson {
   seatCredentials?: string[];
 }
 
-/** The JSON-safe form of a record (views are left out). */
-export function matchRecordToJson(record: MatchRecord): MatchRecordJson {
+/** The JSON-safe form of a handle (views are left out). */
+export function matchHandleToJson(handle: MatchHandle): MatchHandleJson {
   return {
-    matchId: record.matchId,
-    state: base64Encode(record.state),
-    version: record.version.toString(),
-    credential: record.credential,
-    ...(record.seat !== undefined && { seat: record.seat }),
-    ...(record.seatCredentials !== undefined && { seatCredentials: [...record.seatCredentials] }),
+    matchId: handle.matchId,
+    state: base64Encode(handle.state),
+    version: handle.version.toString(),
+    credential: handle.credential,
+    ...(handle.seat !== undefined && { seat: handle.seat }),
+    ...(handle.seatCredentials !== undefined && { seatCredentials: [...handle.seatCredentials] }),
   };
 }
 
-/** A record read back from its JSON-safe form. */
-export function matchRecordFromJson(json: MatchRecordJson): MatchRecord {
+/** A handle read back from its JSON-safe form. */
+export function matchHandleFromJson(json: MatchHandleJson): MatchHandle {
   return {
     matchId: json.matchId,
     state: base64Decode(json.state),
@@ -232,6 +262,15 @@ export function matchRecordFromJson(json: MatchRecordJson): MatchRecord {
     ...(json.seatCredentials !== undefined && { seatCredentials: [...json.seatCredentials] }),
   };
 }
+
+/** @deprecated Renamed MatchHandle (MatchRecord is the record of records.proto); removed in 0.3. */
+export type MatchRecord = MatchHandle;
+/** @deprecated Renamed MatchHandleJson; removed in 0.3. */
+export type MatchRecordJson = MatchHandleJson;
+/** @deprecated Renamed matchHandleToJson; removed in 0.3. */
+export const matchRecordToJson = matchHandleToJson;
+/** @deprecated Renamed matchHandleFromJson; removed in 0.3. */
+export const matchRecordFromJson = matchHandleFromJson;
 
 /** The part of every action response that Match keeps. */
 interface ActionResponse {
@@ -272,21 +311,26 @@ export class Match {
   /** The views of the latest response: four (seat 0 first) for the host, one for a seat. */
   views: View[];
 
-  constructor(client: EngineClient, record: MatchRecord) {
+  constructor(client: EngineClient, handle: MatchHandle) {
     this.client = client;
-    this.matchId = record.matchId;
-    this.credential = record.credential;
-    this.seat = record.seat;
-    this.seatCredentials = [...(record.seatCredentials ?? [])];
-    this.spectatorCredential = record.spectatorCredential ?? "";
+    this.matchId = handle.matchId;
+    this.credential = handle.credential;
+    this.seat = handle.seat;
+    this.seatCredentials = [...(handle.seatCredentials ?? [])];
+    this.spectatorCredential = handle.spectatorCredential ?? "";
     this.recorder = undefined;
-    this.state = record.state;
-    this.version = record.version;
-    this.views = [...(record.views ?? [])];
+    this.state = handle.state;
+    this.version = handle.version;
+    this.views = [...(handle.views ?? [])];
   }
 
-  /** What to store to go on later (see MatchRecord and matchRecordToJson). */
-  record(): MatchRecord {
+  /** @deprecated Renamed handle(); removed in 0.3. */
+  record(): MatchHandle {
+    return this.handle();
+  }
+
+  /** What to store to go on later (see MatchHandle and matchHandleToJson). */
+  handle(): MatchHandle {
     return {
       matchId: this.matchId,
       state: this.state,

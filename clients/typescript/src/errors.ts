@@ -4,7 +4,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 
 import { ErrorReason } from "./gen/baloot/v1/errors_pb.js";
-import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb.js";
+import { ErrorInfoSchema, LocalizedMessageSchema } from "./gen/google/rpc/error_details_pb.js";
 
 /** The ErrorInfo domain of the engine's reasons. */
 export const ERROR_DOMAIN = "baloot.v1";
@@ -17,6 +17,14 @@ export type ErrorReasonName = Exclude<keyof typeof ErrorReason, "UNSPECIFIED">;
  * newer server) a name this client does not know yet, kept as it came.
  */
 export type Reason = ErrorReasonName | "" | (string & {});
+
+/** A refusal in a language for people: google.rpc.LocalizedMessage. */
+export interface Localized {
+  /** Its BCP 47 locale: "en", or "ar-SA" for the engine's Arabic. */
+  readonly locale: string;
+  /** The sentence, to show to the player. */
+  readonly message: string;
+}
 
 /** The canonical gRPC name of a status code: Code.FailedPrecondition -> "FAILED_PRECONDITION". */
 export function codeName(code: Code): string {
@@ -41,13 +49,19 @@ export class EngineError extends Error {
    * header of errors.proto); read lists with {@link EngineError.allowed} and {@link metadataList}.
    */
   readonly metadata: Readonly<Record<string, string>>;
+  /**
+   * The refusal for the player, in the language the client asked for (EngineClientOptions
+   * .language; English by default): the status's google.rpc.LocalizedMessage. Undefined when the
+   * status carries none (an older server, or no server reached).
+   */
+  readonly localized: Localized | undefined;
 
   constructor(
     code: Code,
     reason: Reason,
     rawMessage: string,
     metadata: Readonly<Record<string, string>> = {},
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; localized?: Localized | undefined },
   ) {
     super(`${codeName(code)}${reason ? ` ${reason}` : ""}: ${rawMessage}`, options);
     this.name = new.target.name;
@@ -55,6 +69,12 @@ export class EngineError extends Error {
     this.reason = reason;
     this.rawMessage = rawMessage;
     this.metadata = metadata;
+    this.localized = options?.localized;
+  }
+
+  /** The sentence to show a player: the localized message, else the status message. */
+  get display(): string {
+    return this.localized?.message ?? this.rawMessage;
   }
 
   /**
@@ -96,9 +116,12 @@ export class EngineError extends Error {
         break;
       }
     }
+    const [text] = connectError.findDetails(LocalizedMessageSchema);
+    const localized = text === undefined ? undefined : { locale: text.locale, message: text.message };
     const Kind = ERROR_TYPES.get(connectError.code) ?? EngineError;
     return new Kind(connectError.code, reason, connectError.rawMessage, metadata, {
       cause: error,
+      localized,
     });
   }
 }

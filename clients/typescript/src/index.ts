@@ -12,4 +12,9 @@ export * from "./gen/baloot/v1/engine_service_pb.js";
 export * from "./gen/baloot/v1/errors_pb.js";
 export * from "./gen/baloot/v1/rules_pb.js";
 export * from "./gen/baloot/v1/types_pb.js";
-export { type ErrorInfo, ErrorInfoSchema } from "./gen/google/rpc/error_details_pb.js";
+export {
+  type ErrorInfo,
+  ErrorInfoSchema,
+  type LocalizedMessage,
+  LocalizedMessageSchema,
+} from "./gen/google/rpc/error_details_pb.js";

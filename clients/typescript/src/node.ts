@@ -17,7 +17,7 @@ export type GrpcClientOptions = EngineClientOptions &
  * ("http://host:port", or "https://host" for TLS).
  */
 export function connectGrpc(target = "localhost:50051", options: GrpcClientOptions = {}): EngineClient {
-  const { timeoutMs, headers, retry = DEFAULT_RETRY_POLICY, ...transportOptions } = options;
+  const { timeoutMs, headers, language, retry = DEFAULT_RETRY_POLICY, ...transportOptions } = options;
   const interceptors = [
     ...(retry === false ? [] : [retryInterceptor(retry)]),
     ...(transportOptions.interceptors ?? []),
@@ -27,6 +27,7 @@ export function connectGrpc(target = "localhost:50051", options: GrpcClientOptio
   return new EngineClient(transport, {
     ...(timeoutMs !== undefined && { timeoutMs }),
     ...(headers !== undefined && { headers }),
+    ...(language !== undefined && { language }),
   });
 }
 

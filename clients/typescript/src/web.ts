@@ -15,7 +15,7 @@ export type GrpcWebClientOptions = EngineClientOptions &
 
 /** A client over gRPC-Web to the proxy at `baseUrl`, e.g. "http://localhost:8080" or "/api". */
 export function connectGrpcWeb(baseUrl: string, options: GrpcWebClientOptions = {}): EngineClient {
-  const { timeoutMs, headers, retry = DEFAULT_RETRY_POLICY, ...transportOptions } = options;
+  const { timeoutMs, headers, language, retry = DEFAULT_RETRY_POLICY, ...transportOptions } = options;
   const interceptors = [
     ...(retry === false ? [] : [retryInterceptor(retry)]),
     ...(transportOptions.interceptors ?? []),
@@ -24,6 +24,7 @@ export function connectGrpcWeb(baseUrl: string, options: GrpcWebClientOptions = 
   return new EngineClient(transport, {
     ...(timeoutMs !== undefined && { timeoutMs }),
     ...(headers !== undefined && { headers }),
+    ...(language !== undefined && { language }),
   });
 }
 

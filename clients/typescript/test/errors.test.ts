@@ -118,6 +118,22 @@ describe("refusals over gRPC", () => {
     }
   });
 
+  it("says why in English by default and in Arabic when asked (LocalizedMessage)", async () => {
+    const match = await client.createMatch({ firstDealer: 0 });
+    const english = await refused(match.deal(2), IllegalActionError, Code.FailedPrecondition, "NOT_YOUR_TURN");
+    assert.deepEqual(english.localized, { locale: "en", message: "It is not your turn. It is seat 0's turn." });
+    assert.equal(english.display, english.localized?.message);
+    const arabic = connectGrpc(server.target, { language: "ar" });
+    assert.equal(arabic.language, "ar");
+    const seen = arabic.resume(match.handle());
+    const error = await refused(seen.deal(2), IllegalActionError, Code.FailedPrecondition, "NOT_YOUR_TURN");
+    assert.deepEqual(error.localized, { locale: "ar-SA", message: "مو دورك. الدور على المقعد 0." });
+    assert.deepEqual(error.metadata, english.metadata); // the facts do not depend on the language
+    arabic.language = "en";
+    const back = await refused(seen.deal(2), IllegalActionError, Code.FailedPrecondition, "NOT_YOUR_TURN");
+    assert.equal(back.localized?.locale, "en");
+  });
+
   it("refuses a card the seat does not hold with CARD_NOT_IN_HAND", async () => {
     const match = await client.createMatch();
     await advanceUntil(match, seededRandom(13), (m) => m.latestView.phase === Phase.PLAYING);
@@ -174,7 +190,7 @@ describe("refusals over gRPC", () => {
     const tampered = Uint8Array.from(match.state);
     const middle = Math.floor(tampered.length / 2);
     tampered[middle] = tampered[middle]! ^ 0x01;
-    const forged = client.resume({ ...match.record(), state: tampered });
+    const forged = client.resume({ ...match.handle(), state: tampered });
     const error = await refused(
       forged.bid(match.latestView.turn!, { kind: BidKind.PASS }),
       InvalidRequestError,
@@ -185,14 +201,14 @@ describe("refusals over gRPC", () => {
     await refused(forged.view(), InvalidRequestError, Code.InvalidArgument, "STATE_INVALID");
 
     const other = await client.createMatch({ firstDealer: 0 });
-    const swapped = client.resume({ ...other.record(), state: match.state, version: match.version });
+    const swapped = client.resume({ ...other.handle(), state: match.state, version: match.version });
     await refused(swapped.score(), InvalidRequestError, Code.InvalidArgument, "STATE_INVALID");
   });
 
   it("refuses an unexpected version with STALE_STATE", async () => {
     const match = await client.createMatch({ firstDealer: 0 });
     await match.deal(0);
-    const stale = client.resume({ ...match.record(), version: match.version + 1n });
+    const stale = client.resume({ ...match.handle(), version: match.version + 1n });
     await refused(
       stale.bid(match.latestView.turn!, { kind: BidKind.PASS }),
       IllegalActionError,

@@ -76,11 +76,17 @@ describe("gRPC-Web through the Envoy gateway", () => {
 
     const tampered = Uint8Array.from(match.state);
     tampered[0] = tampered[0]! ^ 0xff;
-    const forged = web.resume({ ...match.record(), state: tampered });
+    const forged = web.resume({ ...match.handle(), state: tampered });
     const stateInvalid = await rejection(forged.bid(turn, { kind: BidKind.PASS }));
     assert.ok(stateInvalid instanceof InvalidRequestError);
     assert.equal(stateInvalid.code, Code.InvalidArgument);
     assert.equal(stateInvalid.reason, "STATE_INVALID");
+
+    // A browser asks its refusals in Arabic: accept-language passes the gateway.
+    const arabic = connectGrpcWeb(gateway.baseUrl, { language: "ar" }).resume(match.handle());
+    const inArabic = await rejection(arabic.bid(other, { kind: BidKind.PASS }));
+    assert.equal(inArabic.reason, "NOT_YOUR_TURN");
+    assert.deepEqual(inArabic.localized, { locale: "ar-SA", message: `مو دورك. الدور على المقعد ${turn}.` });
   });
 
   it("also serves native gRPC on the same port", async () => {

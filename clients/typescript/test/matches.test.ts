@@ -11,8 +11,8 @@ import {
   Phase,
   Preset,
   Suit,
-  matchRecordFromJson,
-  matchRecordToJson,
+  matchHandleFromJson,
+  matchHandleToJson,
   playMatch,
   scoreLine,
   seededRandom,
@@ -150,9 +150,9 @@ describe("matches over gRPC", () => {
     const random = seededRandom(7);
     const first = await client.createMatch();
     await advanceUntil(first, random, (m) => m.latestView.phase === Phase.PLAYING);
-    const stored = JSON.stringify(matchRecordToJson(first.record()));
+    const stored = JSON.stringify(matchHandleToJson(first.handle()));
 
-    const resumed = client.resume(matchRecordFromJson(JSON.parse(stored)));
+    const resumed = client.resume(matchHandleFromJson(JSON.parse(stored)));
     assert.equal(resumed.version, first.version);
     assert.deepEqual(resumed.views, []);
     const views = await resumed.refresh();

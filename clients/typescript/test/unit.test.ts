@@ -20,8 +20,8 @@ import {
   cardCode,
   cardOf,
   codeName,
-  matchRecordFromJson,
-  matchRecordToJson,
+  matchHandleFromJson,
+  matchHandleToJson,
   metadataList,
   parseCard,
   rankOf,
@@ -117,8 +117,8 @@ describe("match records", () => {
       credential: "c",
       seat: 2,
     };
-    const json = JSON.parse(JSON.stringify(matchRecordToJson(record)));
-    assert.deepEqual(matchRecordFromJson(json), record);
+    const json = JSON.parse(JSON.stringify(matchHandleToJson(record)));
+    assert.deepEqual(matchHandleFromJson(json), record);
   });
 });
 

@@ -1432,3 +1432,246 @@ class CallQaydResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CallQaydResponse: _TypeAlias = CallQaydResponse  # noqa: Y015
+
+@_typing.final
+class SolveDealRequest(_message.Message):
+    """The request of SolveDeal: a position from a match's token or from a match record."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_FIELD_NUMBER: _builtins.int
+    RECORD_FIELD_NUMBER: _builtins.int
+    DEADLINE_MS_FIELD_NUMBER: _builtins.int
+    deadline_ms: _builtins.int
+    """How long the search may take, in milliseconds: 0 means 2,000; at most 10,000 (a larger value
+    is refused with INVALID_ARGUMENT and reason REQUEST_INVALID).
+    """
+    @_builtins.property
+    def match(self) -> Global___SolveMatchPosition:
+        """A position in a match: its sealed state token with the match id and a credential. With
+        the host credential the position is the token's, at any time of the play (a card must be
+        due: FAILED_PRECONDITION and reason WRONG_PHASE otherwise); once the round is over (any
+        credential of the match, a seat's or a spectator's too) it is the finished round, played
+        out to its eighth trick, from its first lead or after `card_index` of its cards (a round
+        a Sawa claim or a Qayd verdict ended early: FAILED_PRECONDITION, ROUND_NOT_PLAYED_OUT). A
+        seat or spectator credential while the round is played is refused with PERMISSION_DENIED
+        and reason CREDENTIAL_INVALID.
+        """
+
+    @_builtins.property
+    def record(self) -> Global___SolveRecordPosition:
+        """A position in a match record: the record is replayed (a divergence is refused with
+        FAILED_PRECONDITION and reason RECORD_DIVERGES) to the action `action_index` of the round
+        `round_index`, which must be a card to play (INVALID_ARGUMENT, REQUEST_INVALID otherwise).
+        """
+
+    def __init__(
+        self,
+        *,
+        match: Global___SolveMatchPosition | None = ...,
+        record: Global___SolveRecordPosition | None = ...,
+        deadline_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["match", b"match", "position", b"position", "record", b"record"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline_ms", b"deadline_ms", "match", b"match", "position", b"position", "record", b"record"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_position: _TypeAlias = _typing.Literal["match", "record"]  # noqa: Y015
+    _WhichOneofArgType_position: _TypeAlias = _typing.Literal["position", b"position"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_position) -> _WhichOneofReturnType_position | None: ...
+
+Global___SolveDealRequest: _TypeAlias = SolveDealRequest  # noqa: Y015
+
+@_typing.final
+class SolveMatchPosition(_message.Message):
+    """A position in a match in play, for SolveDealRequest."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    CREDENTIAL_FIELD_NUMBER: _builtins.int
+    CARD_INDEX_FIELD_NUMBER: _builtins.int
+    state: _builtins.bytes
+    """The sealed state token."""
+    match_id: _builtins.str
+    """The id of the match the token belongs to, as CreateMatch returned it."""
+    credential: _builtins.str
+    """The host's, a seat's or a spectator's credential (see SolveDealRequest.match)."""
+    card_index: _builtins.int
+    """For a finished round: the number of its cards already played at the position (0, the first
+    lead, to 31). Ignored while the round is played.
+    """
+    def __init__(
+        self,
+        *,
+        state: _builtins.bytes = ...,
+        match_id: _builtins.str = ...,
+        credential: _builtins.str = ...,
+        card_index: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_index", b"card_index", "credential", b"credential", "match_id", b"match_id", "state", b"state"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SolveMatchPosition: _TypeAlias = SolveMatchPosition  # noqa: Y015
+
+@_typing.final
+class SolveRecordPosition(_message.Message):
+    """A position in a match record, for SolveDealRequest."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECORD_FIELD_NUMBER: _builtins.int
+    ROUND_INDEX_FIELD_NUMBER: _builtins.int
+    ACTION_INDEX_FIELD_NUMBER: _builtins.int
+    round_index: _builtins.int
+    """The round, as an index into the record's rounds."""
+    action_index: _builtins.int
+    """The action of the round before which the position is taken (its index in the round's
+    actions, the deal being 0); it must be a card to play.
+    """
+    @_builtins.property
+    def record(self) -> _records_pb2.MatchRecord:
+        """The record, bounded as in VerifyRecordRequest."""
+
+    def __init__(
+        self,
+        *,
+        record: _records_pb2.MatchRecord | None = ...,
+        round_index: _builtins.int = ...,
+        action_index: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["record", b"record"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_index", b"action_index", "record", b"record", "round_index", b"round_index"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SolveRecordPosition: _TypeAlias = SolveRecordPosition  # noqa: Y015
+
+@_typing.final
+class SolvedCard(_message.Message):
+    """One legal card action of the seat to play, and where perfect play goes after it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAY_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
+    TRICKS_FIELD_NUMBER: _builtins.int
+    KABOOT_TEAM_FIELD_NUMBER: _builtins.int
+    kaboot_team: _builtins.int
+    """The team that takes all eight tricks on this line (a kaboot); absent when none does."""
+    @_builtins.property
+    def play(self) -> _types_pb2.CardPlay:
+        """The card (with `akka` when the lead is an Akka call; the call and the plain lead are valued
+        one by one).
+        """
+
+    @_builtins.property
+    def points(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each team's card points (abnat) at the end of the round, team 0 first, the points won before
+        the position and the last-trick 10 included: they sum to 130 in Sun and 162 in Hokm.
+        """
+
+    @_builtins.property
+    def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each team's tricks at the end of the round, team 0 first."""
+
+    def __init__(
+        self,
+        *,
+        play: _types_pb2.CardPlay | None = ...,
+        points: _abc.Iterable[_builtins.int] | None = ...,
+        tricks: _abc.Iterable[_builtins.int] | None = ...,
+        kaboot_team: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_kaboot_team", b"_kaboot_team", "kaboot_team", b"kaboot_team", "play", b"play"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_kaboot_team", b"_kaboot_team", "kaboot_team", b"kaboot_team", "play", b"play", "points", b"points", "tricks", b"tricks"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__kaboot_team: _TypeAlias = _typing.Literal["kaboot_team"]  # noqa: Y015
+    _WhichOneofArgType__kaboot_team: _TypeAlias = _typing.Literal["_kaboot_team", b"_kaboot_team"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__kaboot_team) -> _WhichOneofReturnType__kaboot_team | None: ...
+
+Global___SolvedCard: _TypeAlias = SolvedCard  # noqa: Y015
+
+@_typing.final
+class SolvedPar(_message.Message):
+    """The par of a round: its best line played out by the rules and scored."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCORE_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
+    TRICKS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def score(self) -> _types_pb2.RoundScore:
+        """The round's score as the rules give it (contract, multiplier, projects, Baloot, kaboot)."""
+
+    @_builtins.property
+    def points(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each team's card points at the end of the round, team 0 first."""
+
+    @_builtins.property
+    def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each team's tricks at the end of the round, team 0 first."""
+
+    def __init__(
+        self,
+        *,
+        score: _types_pb2.RoundScore | None = ...,
+        points: _abc.Iterable[_builtins.int] | None = ...,
+        tricks: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["score", b"score"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["points", b"points", "score", b"score", "tricks", b"tricks"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SolvedPar: _TypeAlias = SolvedPar  # noqa: Y015
+
+@_typing.final
+class SolveDealResponse(_message.Message):
+    """The response of SolveDeal."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    BEST_INDEX_FIELD_NUMBER: _builtins.int
+    PAR_FIELD_NUMBER: _builtins.int
+    NODES_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat to play at the position."""
+    best_index: _builtins.int
+    """The index in `cards` of the best one for the seat's team (the first of equals)."""
+    nodes: _builtins.int
+    """The cards the search tried, a measure of its work."""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___SolvedCard]:
+        """Every legal card action of that seat, in the order ListLegalActions gives them."""
+
+    @_builtins.property
+    def par(self) -> Global___SolvedPar:
+        """The par of the round from the position."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        cards: _abc.Iterable[Global___SolvedCard] | None = ...,
+        best_index: _builtins.int = ...,
+        par: Global___SolvedPar | None = ...,
+        nodes: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["par", b"par"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["best_index", b"best_index", "cards", b"cards", "nodes", b"nodes", "par", b"par", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SolveDealResponse: _TypeAlias = SolveDealResponse  # noqa: Y015

@@ -148,6 +148,11 @@ class BalootEngineServiceStub:
                 request_serializer=baloot_dot_v1_dot_engine__service__pb2.CallQaydRequest.SerializeToString,
                 response_deserializer=baloot_dot_v1_dot_engine__service__pb2.CallQaydResponse.FromString,
                 _registered_method=True)
+        self.SolveDeal = channel.unary_unary(
+                '/baloot.v1.BalootEngineService/SolveDeal',
+                request_serializer=baloot_dot_v1_dot_engine__service__pb2.SolveDealRequest.SerializeToString,
+                response_deserializer=baloot_dot_v1_dot_engine__service__pb2.SolveDealResponse.FromString,
+                _registered_method=True)
 
 
 class BalootEngineServiceServicer:
@@ -345,6 +350,20 @@ class BalootEngineServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SolveDeal(self, request, context):
+        """The exact solver: with every hand known, the value of every legal card of the seat to play
+        (each team's card points and tricks at the end of the round when all four seats then play
+        perfectly, a kaboot visible) and the par of the round (the best line played out and scored
+        by the rules). Because the answer shows every hand, a position in a match's token is solved
+        for the host credential at any time, for a seat or spectator credential only once the round
+        is over; a position in a match record (whose cards its holder knows) needs no credential.
+        Nothing is stored. The search stops at the request's deadline: past it the call ends with
+        DEADLINE_EXCEEDED and reason SOLVER_DEADLINE, never with a partial answer.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_BalootEngineServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -427,6 +446,11 @@ def add_BalootEngineServiceServicer_to_server(servicer, server):
                     servicer.CallQayd,
                     request_deserializer=baloot_dot_v1_dot_engine__service__pb2.CallQaydRequest.FromString,
                     response_serializer=baloot_dot_v1_dot_engine__service__pb2.CallQaydResponse.SerializeToString,
+            ),
+            'SolveDeal': grpc.unary_unary_rpc_method_handler(
+                    servicer.SolveDeal,
+                    request_deserializer=baloot_dot_v1_dot_engine__service__pb2.SolveDealRequest.FromString,
+                    response_serializer=baloot_dot_v1_dot_engine__service__pb2.SolveDealResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -894,6 +918,33 @@ class BalootEngineService:
             '/baloot.v1.BalootEngineService/CallQayd',
             baloot_dot_v1_dot_engine__service__pb2.CallQaydRequest.SerializeToString,
             baloot_dot_v1_dot_engine__service__pb2.CallQaydResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SolveDeal(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/baloot.v1.BalootEngineService/SolveDeal',
+            baloot_dot_v1_dot_engine__service__pb2.SolveDealRequest.SerializeToString,
+            baloot_dot_v1_dot_engine__service__pb2.SolveDealResponse.FromString,
             options,
             channel_credentials,
             insecure,

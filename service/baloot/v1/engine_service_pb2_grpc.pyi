@@ -159,6 +159,16 @@ class BalootEngineServiceStub:
     judged, and play goes on. Every verdict is public: the event QAYD_JUDGED carries caller,
     accused, card, rule, verdict and the evidence cards, then ROUND_SCORED when the hand ends.
     """
+    SolveDeal: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.SolveDealRequest, _engine_service_pb2.SolveDealResponse]
+    """The exact solver: with every hand known, the value of every legal card of the seat to play
+    (each team's card points and tricks at the end of the round when all four seats then play
+    perfectly, a kaboot visible) and the par of the round (the best line played out and scored
+    by the rules). Because the answer shows every hand, a position in a match's token is solved
+    for the host credential at any time, for a seat or spectator credential only once the round
+    is over; a position in a match record (whose cards its holder knows) needs no credential.
+    Nothing is stored. The search stops at the request's deadline: past it the call ends with
+    DEADLINE_EXCEEDED and reason SOLVER_DEADLINE, never with a partial answer.
+    """
 
 @_typing.type_check_only
 class BalootEngineServiceAsyncStub(BalootEngineServiceStub):
@@ -286,6 +296,16 @@ class BalootEngineServiceAsyncStub(BalootEngineServiceStub):
     loses the hand the same way; under NO_PENALTY the call is refused (QAYD_WRONG), nothing is
     judged, and play goes on. Every verdict is public: the event QAYD_JUDGED carries caller,
     accused, card, rule, verdict and the evidence cards, then ROUND_SCORED when the hand ends.
+    """
+    SolveDeal: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.SolveDealRequest, _engine_service_pb2.SolveDealResponse]  # type: ignore[assignment]
+    """The exact solver: with every hand known, the value of every legal card of the seat to play
+    (each team's card points and tricks at the end of the round when all four seats then play
+    perfectly, a kaboot visible) and the par of the round (the best line played out and scored
+    by the rules). Because the answer shows every hand, a position in a match's token is solved
+    for the host credential at any time, for a seat or spectator credential only once the round
+    is over; a position in a match record (whose cards its holder knows) needs no credential.
+    Nothing is stored. The search stops at the request's deadline: past it the call ends with
+    DEADLINE_EXCEEDED and reason SOLVER_DEADLINE, never with a partial answer.
     """
 
 class BalootEngineServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -507,6 +527,22 @@ class BalootEngineServiceServicer(metaclass=_abc_1.ABCMeta):
         loses the hand the same way; under NO_PENALTY the call is refused (QAYD_WRONG), nothing is
         judged, and play goes on. Every verdict is public: the event QAYD_JUDGED carries caller,
         accused, card, rule, verdict and the evidence cards, then ROUND_SCORED when the hand ends.
+        """
+
+    @_abc_1.abstractmethod
+    def SolveDeal(
+        self,
+        request: _engine_service_pb2.SolveDealRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.SolveDealResponse, _abc.Awaitable[_engine_service_pb2.SolveDealResponse]]:
+        """The exact solver: with every hand known, the value of every legal card of the seat to play
+        (each team's card points and tricks at the end of the round when all four seats then play
+        perfectly, a kaboot visible) and the par of the round (the best line played out and scored
+        by the rules). Because the answer shows every hand, a position in a match's token is solved
+        for the host credential at any time, for a seat or spectator credential only once the round
+        is over; a position in a match record (whose cards its holder knows) needs no credential.
+        Nothing is stored. The search stops at the request's deadline: past it the call ends with
+        DEADLINE_EXCEEDED and reason SOLVER_DEADLINE, never with a partial answer.
         """
 
 def add_BalootEngineServiceServicer_to_server(servicer: BalootEngineServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -227,6 +227,14 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """DEADLINE_EXCEEDED: an analysis ran past its deadline (`deadline_ms` or the call's own); what
     was streamed before stands.
     """
+    ERROR_REASON_SOLVER_DEADLINE: _ErrorReason.ValueType  # 70
+    """DEADLINE_EXCEEDED: SolveDeal's search did not finish within the request's deadline_ms; no
+    partial answer is given. Ask again with a longer deadline, or from a later position.
+    """
+    ERROR_REASON_ROUND_NOT_PLAYED_OUT: _ErrorReason.ValueType  # 71
+    """FAILED_PRECONDITION: SolveDeal was asked for a finished round that did not reach its eighth
+    trick (a Sawa claim or a Qayd verdict ended it): the token does not hold the cards not played.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every reason a request can be refused for, as carried in `google.rpc.ErrorInfo.reason`."""
@@ -372,5 +380,13 @@ ERROR_REASON_ANALYSIS_BUDGET_INVALID: ErrorReason.ValueType  # 63
 ERROR_REASON_ANALYSIS_DEADLINE: ErrorReason.ValueType  # 64
 """DEADLINE_EXCEEDED: an analysis ran past its deadline (`deadline_ms` or the call's own); what
 was streamed before stands.
+"""
+ERROR_REASON_SOLVER_DEADLINE: ErrorReason.ValueType  # 70
+"""DEADLINE_EXCEEDED: SolveDeal's search did not finish within the request's deadline_ms; no
+partial answer is given. Ask again with a longer deadline, or from a later position.
+"""
+ERROR_REASON_ROUND_NOT_PLAYED_OUT: ErrorReason.ValueType  # 71
+"""FAILED_PRECONDITION: SolveDeal was asked for a finished round that did not reach its eighth
+trick (a Sawa claim or a Qayd verdict ended it): the token does not hold the cards not played.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -20,6 +20,7 @@ from typing import Any, Final
 from baloot.v1 import engine_service_pb2 as service_pb
 from baloot.v1 import rules_pb2, types_pb2
 from baloot_engine.api.enums import RULE_FLAGS, enum_prefix, to_core
+from baloot_engine.api.refusals import REQUEST_INVALID
 from baloot_engine.bots import Level
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import (
@@ -50,7 +51,6 @@ CONTRACT_TYPES: Final = to_core(types_pb2.ContractType, ContractType)
 BOT_LEVELS: Final = to_core(service_pb.BotLevel, Level)
 QAYD_CATEGORIES: Final = to_core(types_pb2.QaydCategory, QaydCategory)
 
-_REQUEST_INVALID: Final = "REQUEST_INVALID"
 
 # The longest each repeated field of a request may be, by (message name, field name), and the
 # reason a field of the wrong length already gets. A real request is far shorter (a deck has
@@ -61,7 +61,7 @@ _REQUEST_INVALID: Final = "REQUEST_INVALID"
 # ``tests/api/test_inbound_limits.py`` checks that every repeated field of every request
 # message is listed.
 REPEATED_LIMITS: Final[dict[tuple[str, str], tuple[int, str]]] = {
-    ("CreateMatchRequest", "starting_scores"): (8, _REQUEST_INVALID),
+    ("CreateMatchRequest", "starting_scores"): (8, REQUEST_INVALID),
     ("DealRoundRequest", "deck_order"): (64, errors.INVALID_DECK),
     ("Declaration", "kinds"): (8, errors.INVALID_ACTION),
     ("ScoreRoundRequest", "card_abnat"): (8, errors.INVALID_ROUND_FACTS),
@@ -70,15 +70,15 @@ REPEATED_LIMITS: Final[dict[tuple[str, str], tuple[int, str]]] = {
     ("Trick", "cards"): (8, errors.INVALID_ROUND_FACTS),
     ("ScoreRoundRequest", "awarded_projects"): (16, errors.INVALID_ROUND_FACTS),
     ("ScoreRoundRequest", "baloot_teams"): (8, errors.INVALID_ROUND_FACTS),
-    ("ScoreRoundRequest", "match_scores"): (8, _REQUEST_INVALID),
+    ("ScoreRoundRequest", "match_scores"): (8, REQUEST_INVALID),
     # VerifyRecord, ReplayRecord: ten times the 200 rounds records.check_size accepts (which then
     # refuses with its own message, and checks what the rounds hold).
     ("MatchRecord", "rounds"): (2000, "RECORD_TOO_LARGE"),
-    ("MatchRecord", "starting_scores"): (8, _REQUEST_INVALID),
+    ("MatchRecord", "starting_scores"): (8, REQUEST_INVALID),
     ("AnalyzeRecordRequest", "seats"): (8, "ANALYSIS_BUDGET_INVALID"),
     ("AnalyzeRecordRequest", "rounds"): (200, "ANALYSIS_BUDGET_INVALID"),
 }
-_UNLISTED: Final = (0, _REQUEST_INVALID)
+_UNLISTED: Final = (0, REQUEST_INVALID)
 
 
 def too_long(field: str, size: int, limit: int, reason: str) -> RuleError:
@@ -349,5 +349,5 @@ def bot_level_in(value: int) -> Level:
     """The bot level of a SuggestAction request; unspecified or unknown is refused."""
     level: Level | None = BOT_LEVELS.get(value)
     if level is None:
-        raise _bad(_REQUEST_INVALID, f"the bot level is missing or unknown (value {value})")
+        raise _bad(REQUEST_INVALID, f"the bot level is missing or unknown (value {value})")
     return level

@@ -36,13 +36,14 @@ from baloot_engine.rules.actions import (
     QaydCategory,
     QaydVerdict,
 )
-from baloot_engine.rules.cards import LAST_TRICK_BONUS, POINTS
+from baloot_engine.rules.cards import trick_points
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
 from baloot_engine.rules.facts import TRICKS_PER_ROUND, AwardedProject
+from baloot_engine.rules.match import winner_after
 from baloot_engine.rules.projects import Project, ProjectKind, baloot_project
 from baloot_engine.rules.ruleset import RuleSet
 from baloot_engine.rules.scoring import Outcome, RoundScore
-from baloot_engine.rules.state import Phase, State, TrickRecord
+from baloot_engine.rules.state import Phase, State
 
 # Core member -> proto enum number.
 BID_KIND_NUMBERS: Final = to_wire(types_pb2.BidKind, BidKind)
@@ -221,7 +222,6 @@ def trick_out(
 
     The abnat of the completed 8th trick include the 10 for the last trick (R33).
     """
-    table = POINTS[trump + 1]
     message = types_pb2.Trick() if into is None else into
     message.number = number
     message.leader = leader
@@ -231,12 +231,11 @@ def trick_out(
         played.card = card
         if akka and position == 0:
             played.akka = True
-    abnat = sum(table[c] for c in cards)
     if winner is not None:
         message.winner = winner
-        if number == TRICKS_PER_ROUND:
-            abnat += LAST_TRICK_BONUS
-    message.abnat = abnat
+    message.abnat = trick_points(
+        cards, trump, last=winner is not None and number == TRICKS_PER_ROUND
+    )
     return message
 
 
@@ -326,6 +325,23 @@ def match_score_message(
 
 # ---------------------------------------------------------------------------------------
 # Events
+
+
+def match_after_out(
+    before: Sequence[int], score: RoundScore, rules: RuleSet
+) -> types_pb2.MatchScore:
+    """The match score after a calculated round (R44), for score-keeping apps."""
+    totals = (before[0] + score.points[0], before[1] + score.points[1])
+    message = types_pb2.MatchScore(points=list(totals), target=rules.match_target)
+    winner = winner_after(totals, score, rules)
+    if winner >= 0:
+        message.winner_team = winner
+        message.end_reason = (
+            types_pb2.MATCH_END_REASON_GAHWA
+            if score.gahwa_winner is not None
+            else types_pb2.MATCH_END_REASON_TARGET_REACHED
+        )
+    return message
 
 
 def event_out(event: Event, state: State) -> types_pb2.Event:
@@ -458,15 +474,6 @@ def _trick_of(state: State, event: Event) -> tuple[int, int]:
         if record.cards == event.cards:
             return number, record.leader
     return len(state.tricks), event.seat
-
-
-def last_trick_out(state: State, into: types_pb2.Trick) -> None:
-    """Write the last completed trick of the hand, if any, into ``into``."""
-    if state.tricks:
-        record: TrickRecord = state.tricks[-1]
-        trick_out(
-            len(state.tricks), record.leader, record.cards, state.trump, record.winner, into=into
-        )
 
 
 def add_action(actions: Any, action: Action) -> None:

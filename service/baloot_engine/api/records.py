@@ -1,14 +1,8 @@
-"""Match records ↔ the rules core: round reveals, the records' token fields, VerifyRecord
-and ReplayRecord.
+"""Match records ↔ the rules core: round reveals, VerifyRecord and ReplayRecord.
 
 * **Reveals.** When a hand is over (scored or redealt) its deck order is shown in a
   ``ROUND_REVEALED`` event (to the host, or to everyone under ``reveal_hands_after_round``);
   under that flag the views also carry it while the match waits for the next deal.
-* **Token fields.** The deck of a hand is derived from the match seed unless it was a preset
-  deck or a board-set deck; those are kept in the token (``round_deck`` for the hand
-  ``round_deck_hand``), with the board set and its round counters. They are written as encoded
-  ``MatchState`` parts appended to the encoded state (a parser merges them), and every one of
-  them only ever grows or is replaced by a non-default value, so an appended part always wins.
 * **Records.** :func:`verify` and :func:`replay_to` turn a ``MatchRecord`` into the rules
   core's :class:`~baloot_engine.rules.record.RecordedRound` values and replay them with
   :func:`baloot_engine.rules.record.replay`; the recorded scores are compared here, as the
@@ -20,14 +14,20 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Final, NamedTuple
 
-from baloot.internal.v1 import match_state_pb2 as state_pb
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import records_pb2, types_pb2
 from baloot_engine.api import inbound, outbound
+from baloot_engine.api.matches import Reveal, last_reveal, round_end_index
+from baloot_engine.api.refusals import (
+    RECORD_DIVERGES,
+    RECORD_TOO_LARGE,
+    REQUEST_INVALID,
+    ApiError,
+    Code,
+)
 from baloot_engine.api.views import add_views, build_view
 from baloot_engine.rules import game
-from baloot_engine.rules.actions import Deal, Event, EventKind
-from baloot_engine.rules.contract import partner_of
+from baloot_engine.rules.actions import Deal, EventKind
 from baloot_engine.rules.dealing import REVEALED_INDEX, completion_cards, initial_hands
 from baloot_engine.rules.errors import RECORD_MISMATCH, RuleError, malformed
 from baloot_engine.rules.record import (
@@ -39,7 +39,7 @@ from baloot_engine.rules.record import (
     Step,
     replay,
 )
-from baloot_engine.rules.state import Phase, State
+from baloot_engine.rules.state import State
 
 # A match to 152 plays at most about 25 scored hands (each adds at least 16 points) plus its
 # redeals; a legal hand has under 64 actions. The bounds keep VerifyRecord's worst case (the
@@ -49,11 +49,9 @@ MAX_ROUND_ACTIONS: Final = 128
 MAX_RECORD_BYTES: Final = 1 << 18
 MAX_BOARD_SET: Final = 64
 RECORD_FORMAT: Final = 1
-REQUEST_INVALID: Final = "REQUEST_INVALID"
 
 _REVEAL_KIND: Final = types_pb2.EVENT_KIND_ROUND_REVEALED
 _SCORED: Final = EventKind.ROUND_SCORED
-_BETWEEN: Final = (Phase.ROUND_OVER, Phase.MATCH_OVER)
 
 
 # ---------------------------------------------------------------------------------------
@@ -68,7 +66,7 @@ def reveal_out(hand: State, deck: Sequence[int]) -> types_pb2.RoundReveal:
     )
     contract = hand.contract
     if contract is not None and len(deck) == 32:
-        taker = partner_of(contract.buyer) if contract.ashkal else contract.buyer
+        taker = contract.taker
         first = initial_hands(deck, hand.dealer)
         rest = completion_cards(
             deck[REVEALED_INDEX + 1 :], hand.dealer, taker, deck[REVEALED_INDEX]
@@ -86,87 +84,16 @@ def reveal_event(hand: State, deck: Sequence[int]) -> types_pb2.Event:
     return event
 
 
-_HAND_ENDS: Final = (EventKind.ROUND_SCORED, EventKind.REDEAL)
-
-
-def ends_hand(events: Sequence[Event]) -> bool:
-    """Whether the events end a hand (it was scored, or cancelled for a redeal)."""
-    return any(e.kind in _HAND_ENDS for e in events)
-
-
-def hand_end_index(events: Sequence[Event]) -> int:
-    """The index of the event that ended the hand (see :func:`ends_hand`)."""
-    return next(i for i, e in enumerate(events) if e.kind in _HAND_ENDS)
-
-
-def scored_hand(state: State) -> State:
-    """A state of the hand a between-hands state last scored (its dealer and contract)."""
-    return state._replace(dealer=(state.dealer - 1) & 3)
-
-
-def reveal_view_part(state: State, deck: Sequence[int]) -> bytes:
-    """The encoded ``View`` part of the last scored hand's reveal, under the rule flag, while
-    the match waits for the next deal (or is over); empty otherwise."""
-    if (
-        not state.rules.reveal_hands_after_round
-        or state.phase not in _BETWEEN
-        or state.last_score is None
-    ):
-        return b""
+def reveal_view_part(reveal: Reveal) -> bytes:
+    """The encoded ``View`` part of a round's reveal, which views carry under
+    ``reveal_hands_after_round`` while the match waits for the next deal (or is over)."""
     view = types_pb2.View()
-    view.last_round_reveal.CopyFrom(reveal_out(scored_hand(state), deck))
+    view.last_round_reveal.CopyFrom(reveal_out(reveal.round, reveal.deck))
     return view.SerializeToString()
 
 
 # ---------------------------------------------------------------------------------------
-# The records' fields of the token
-
-
-class TokenFields(NamedTuple):
-    """What the token keeps beside the state for records and board sets."""
-
-    round_deck: bytes  # the preset or board deck of hand ``round_deck_hand``
-    round_deck_hand: int
-    board_set: str
-    rounds_scored: int
-    scored_at_hand: int  # the hand number of the last scored hand (0 before)
-
-
-def token_fields(message: state_pb.MatchState) -> TokenFields:
-    """The records' fields of a decoded token."""
-    return TokenFields(
-        bytes(message.round_deck),
-        message.round_deck_hand,
-        message.board_set,
-        message.rounds_scored,
-        message.scored_at_hand,
-    )
-
-
-def kept_deck(fields: TokenFields, hand_number: int) -> tuple[int, ...] | None:
-    """The deck the token keeps for hand ``hand_number``, if it keeps one."""
-    if fields.round_deck and fields.round_deck_hand == hand_number:
-        return tuple(fields.round_deck)
-    return None
-
-
-def fields_part(
-    *,
-    board_set: str = "",
-    deck: Sequence[int] = (),
-    deck_hand: int = 0,
-    rounds_scored: int = 0,
-    scored_at_hand: int = 0,
-) -> bytes:
-    """An encoded ``MatchState`` part setting some records' fields (the others unset)."""
-    message = state_pb.MatchState(
-        board_set=board_set,
-        round_deck=bytes(deck),
-        round_deck_hand=deck_hand,
-        rounds_scored=rounds_scored,
-        scored_at_hand=scored_at_hand,
-    )
-    return message.SerializeToString()
+# Records
 
 
 def board_set_in(text: str) -> str:
@@ -176,10 +103,6 @@ def board_set_in(text: str) -> str:
             REQUEST_INVALID, f"board_set must be at most {MAX_BOARD_SET} printable ASCII characters"
         )
     return text
-
-
-# ---------------------------------------------------------------------------------------
-# Records
 
 
 def check_size(record: records_pb2.MatchRecord) -> str | None:
@@ -195,6 +118,13 @@ def check_size(record: records_pb2.MatchRecord) -> str | None:
     if size > MAX_RECORD_BYTES:
         return f"a record is at most {MAX_RECORD_BYTES} bytes, got {size}"
     return None
+
+
+def require_size(record: records_pb2.MatchRecord) -> None:
+    """Refuse a record larger than the record RPCs accept (RECORD_TOO_LARGE)."""
+    why = check_size(record)
+    if why is not None:
+        raise ApiError(Code.INVALID_ARGUMENT, RECORD_TOO_LARGE, why)
 
 
 def start_of(record: records_pb2.MatchRecord) -> State:
@@ -336,13 +266,32 @@ def replay_to(record: records_pb2.MatchRecord, step_number: int) -> Replayed:
     raise AssertionError("the step is within the record")  # pragma: no cover
 
 
+def replay_checked(record: records_pb2.MatchRecord, step_number: int, where: str) -> Replayed:
+    """:func:`replay_to`, a divergence before the step refused with RECORD_DIVERGES (its place
+    and reason in the metadata); ``where`` names the step in the message."""
+    try:
+        return replay_to(record, step_number)
+    except DivergenceError as divergence:
+        raise ApiError(
+            Code.FAILED_PRECONDITION,
+            RECORD_DIVERGES,
+            f"the record diverges before {where}: {divergence}",
+            {
+                "round_index": str(divergence.round_index),
+                "action_index": str(divergence.action_index),
+                "divergence": divergence.reason,
+            },
+        ) from None
+
+
 def replay_response(
     record: records_pb2.MatchRecord, replayed: Replayed, step_number: int
 ) -> pb.ReplayRecordResponse:
     """The views and events of a record at a step."""
     state = replayed.state
     response = pb.ReplayRecordResponse(total_steps=total_steps(record))
-    extra = reveal_view_part(state, replayed.deck) if replayed.deck else b""
+    reveal = last_reveal(state, replayed.deck) if replayed.deck else None
+    extra = b"" if reveal is None else reveal_view_part(reveal)
     match_id = record.match_id
     add_views(response.views, state, (0, 1, 2, 3), match_id, step_number, extra=extra)
     public = build_view(state, None, match_id, step_number, with_rules=True)
@@ -353,7 +302,7 @@ def replay_response(
     if step is not None:
         events = step.events
         if step.ends_round:
-            end = hand_end_index(events) + 1
+            end = round_end_index(events) + 1
             outbound.add_events(response.events, events[:end], state)
             response.events.append(reveal_event(step.before, replayed.deck))
             outbound.add_events(response.events, events[end:], state)
@@ -376,15 +325,10 @@ __all__ = [
     "MAX_RECORD_BYTES",
     "MAX_RECORD_ROUNDS",
     "MAX_ROUND_ACTIONS",
-    "TokenFields",
     "check_size",
-    "ends_hand",
-    "fields_part",
-    "kept_deck",
     "replay_response",
     "replay_to",
     "reveal_event",
     "reveal_view_part",
-    "token_fields",
     "verify",
 ]

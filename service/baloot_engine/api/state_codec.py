@@ -3,8 +3,11 @@
 Everything that can be recomputed is left out of the message (the played-card mask, the
 trick winners, the projects' cards, the Baloot holder, the last round's breakdown), which
 keeps tokens small and means a token can never carry a value that contradicts the rules.
-Decoding checks every field and then the whole state (``rules.state.validate``); any
+Decoding checks every field and then the whole state (``rules.validation.validate``); any
 problem raises :class:`StateInvalidError`.
+
+This module is the token's one owner: it writes and reads every field of the sealed state,
+the records' fields (:class:`TokenFields`) included.
 
 Every number table below is append-only: a token sealed today must open tomorrow.
 """
@@ -16,7 +19,7 @@ from dataclasses import fields
 from enum import Enum
 from functools import lru_cache
 from operator import attrgetter, gt
-from typing import Final
+from typing import Final, NamedTuple
 
 from google.protobuf.message import DecodeError
 
@@ -39,8 +42,6 @@ from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.scoring import RoundScore, score_round
 from baloot_engine.rules.state import (
     EMPTY_DECLARATIONS,
-    MAX_BIDS,
-    MAX_DOUBLING_CALLS,
     BidRecord,
     BidStage,
     Declaration,
@@ -50,8 +51,8 @@ from baloot_engine.rules.state import (
     State,
     TrickRecord,
     Violation,
-    validate,
 )
+from baloot_engine.rules.validation import MAX_BIDS, MAX_DOUBLING_CALLS, validate
 
 LAYOUT: Final = 1
 SEED_SIZE: Final = 16
@@ -253,8 +254,34 @@ def decode_contract(bits: int) -> Contract | None:
 # Whole state
 
 
-def encode(state: State, seed: bytes, version: int, previous: Decoded | None = None) -> bytes:
-    """Serialize a state, its deck seed and version into ``MatchState`` bytes.
+class TokenFields(NamedTuple):
+    """What the token keeps beside the state for records and board sets."""
+
+    round_deck: bytes = b""  # the preset or board deck of hand ``round_deck_hand``
+    round_deck_hand: int = 0
+    board_set: str = ""
+    rounds_scored: int = 0
+    scored_at_hand: int = 0  # the hand number of the last scored hand (0 before)
+
+    def kept_deck(self, hand_number: int) -> tuple[int, ...] | None:
+        """The deck the token keeps for hand ``hand_number``, if it keeps one."""
+        if self.round_deck and self.round_deck_hand == hand_number:
+            return tuple(self.round_deck)
+        return None
+
+
+NO_FIELDS: Final = TokenFields()
+
+
+def encode(
+    state: State,
+    seed: bytes,
+    version: int,
+    previous: Decoded | None = None,
+    fields: TokenFields = NO_FIELDS,
+) -> bytes:
+    """Serialize a state, its deck seed and version, and the records' ``fields`` into
+    ``MatchState`` bytes.
 
     The match id is not inside: the seal authenticates it as associated data.
 
@@ -266,11 +293,15 @@ def encode(state: State, seed: bytes, version: int, previous: Decoded | None = N
     if previous is None:
         message = pb.MatchState(layout=LAYOUT, seed=seed)
         _write(message, state, None)
+        if fields is not NO_FIELDS:
+            _write_fields(message, fields)
     else:
         message = pb.MatchState.FromString(previous.data)
         if seed != previous.seed:
             message.seed = seed
         _write(message, state, previous.state)
+        if fields is not previous.fields:
+            _write_fields(message, fields)
     message.version = version
     data = message.SerializeToString()
     score = state.last_score
@@ -278,6 +309,14 @@ def encode(state: State, seed: bytes, version: int, previous: Decoded | None = N
         # Encoded messages concatenate as a merge: the last round's part is appended whole.
         data += _last_round_part(score.facts)
     return data
+
+
+def _write_fields(message: pb.MatchState, fields: TokenFields) -> None:
+    message.round_deck = fields.round_deck
+    message.round_deck_hand = fields.round_deck_hand
+    message.board_set = fields.board_set
+    message.rounds_scored = fields.rounds_scored
+    message.scored_at_hand = fields.scored_at_hand
 
 
 def _write(message: pb.MatchState, state: State, old: State | None) -> None:
@@ -471,14 +510,14 @@ def _encode_facts(out: pb.LastRound, facts: RoundFacts) -> None:
 
 
 class Decoded:
-    """A decoded token: the core state plus the deck seed and the state version.
+    """A decoded token: the core state plus the deck seed, the state version and the records'
+    fields (read once, when the token is decoded).
 
     ``data`` keeps the ``MatchState`` bytes the state was decoded from, from which
-    :func:`encode` starts the next state's message; so fields that only the API writes (the
-    records' deck and board fields, appended as encoded parts) are carried to the next token.
+    :func:`encode` starts the next state's message.
     """
 
-    __slots__ = ("data", "message", "seed", "state", "version")
+    __slots__ = ("data", "fields", "seed", "state", "version")
 
     def __init__(
         self,
@@ -486,14 +525,13 @@ class Decoded:
         seed: bytes,
         version: int,
         data: bytes,
-        message: pb.MatchState | None = None,
+        fields: TokenFields = NO_FIELDS,
     ) -> None:
         self.state = state
         self.seed = seed
         self.version = version
         self.data = data
-        # The parsed message, for the fields the API keeps beside the state (the records').
-        self.message = pb.MatchState() if message is None else message
+        self.fields = fields
 
 
 def decode(data: bytes) -> Decoded:
@@ -704,7 +742,12 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
             last_qayd,  # last_qayd
         )
     )
-    return Decoded(state, bytes(m.seed), m.version, data, m)
+    fields = NO_FIELDS
+    if m.round_deck or m.board_set or m.rounds_scored:
+        fields = TokenFields(
+            bytes(m.round_deck), m.round_deck_hand, m.board_set, m.rounds_scored, m.scored_at_hand
+        )
+    return Decoded(state, bytes(m.seed), m.version, data, fields)
 
 
 # The parts of a state that stay the same over many calls (the bids and doubling calls for a

@@ -39,10 +39,15 @@ from baloot_engine.rules.game import legal_actions
 from baloot_engine.rules.observation import Observation, scored_baloot_seat, shown_projects
 from baloot_engine.rules.projects import baloot_project
 from baloot_engine.rules.ruleset import RuleSet
-from baloot_engine.rules.state import BidRecord, DoublingRecord, Phase, State
+from baloot_engine.rules.state import (
+    LIVE_PHASES,
+    BidRecord,
+    DoublingRecord,
+    Phase,
+    State,
+    tricks_won,
+)
 
-# A round under review (table play) is live too: it is not scored yet.
-_LIVE: Final = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING, Phase.ROUND_REVIEW)
 _IN_PLAY: Final = (Phase.PLAYING, Phase.ROUND_REVIEW)
 _Value = TypeVar("_Value")
 _NO_DECLARATIONS: Final = 4  # declarations holds one entry per seat, None when not declared
@@ -113,7 +118,7 @@ def encode_observation(
         view.revealed_projects.append(
             outbound.project_out(obs.baloot_seat, baloot_project(trump), trump)
         )
-    if score is not None and phase not in _LIVE:
+    if score is not None and phase not in LIVE_PHASES:
         view.round_score.CopyFrom(outbound.round_score_out(score, obs.hand_number, obs.contract))
         sun = score.contract is ContractType.SUN
         view.revealed_projects.extend(outbound.awarded_out(p, sun) for p in score.awarded)
@@ -122,7 +127,7 @@ def encode_observation(
             view.revealed_projects.append(
                 outbound.project_out(holder, baloot_project(trump), trump)
             )
-    if phase in _LIVE:
+    if phase in LIVE_PHASES:
         view.hand_sizes.extend(obs.hand_sizes)
     if obs.seat >= 0:
         view.hand.extend(outbound.cards_of(obs.hand))
@@ -172,9 +177,7 @@ def public_view_bytes(
     """The encoded ``View`` of what everyone may see (no seat, hand or legal actions)."""
     phase = state.phase
     tricks = state.tricks
-    won_by_team_1 = 0
-    for trick in tricks:
-        won_by_team_1 += trick.winner & 1
+    won = tricks_won(tricks)
     header = types_pb2.View(
         match_id=match_id,
         state_version=version,
@@ -188,11 +191,11 @@ def public_view_bytes(
         header.revealed_card = state.buy_card
     parts = [
         header.SerializeToString(),
-        _tricks_won_part(len(tricks) - won_by_team_1, won_by_team_1),
+        _tricks_won_part(*won),
         _abnat_part(state.abnat),
         _match_score_part(*outbound.match_score_facts(state)),
     ]
-    if phase in _LIVE:
+    if phase in LIVE_PHASES:
         hands = state.hands
         sizes = (
             hands[0].bit_count(),
@@ -223,7 +226,7 @@ def public_view_bytes(
     if (
         state.declarations.count(None) != _NO_DECLARATIONS
         or state.baloot_announced
-        or (state.last_score is not None and phase not in _LIVE)
+        or (state.last_score is not None and phase not in LIVE_PHASES)
     ):
         parts.append(_projects_and_score_part(state))
     return b"".join(parts)
@@ -400,7 +403,7 @@ def _projects_and_score_part(state: State) -> bytes:
         holder = state.baloot_seat
         view.revealed_projects.append(outbound.project_out(holder, baloot_project(trump), trump))
     score = state.last_score
-    if score is not None and state.phase not in _LIVE:
+    if score is not None and state.phase not in LIVE_PHASES:
         view.round_score.CopyFrom(last_round_out(state))
         sun = score.contract is ContractType.SUN
         view.revealed_projects.extend(outbound.awarded_out(p, sun) for p in score.awarded)
@@ -416,6 +419,6 @@ def last_round_out(state: State) -> types_pb2.RoundScore:
     """The breakdown of ``state.last_score`` (which must be set)."""
     score = state.last_score
     assert score is not None
-    if state.phase in _LIVE:  # a new hand is under way: the score is of the one before
+    if state.phase in LIVE_PHASES:  # a new hand is under way: the score is of the one before
         return outbound.round_score_out(score, max(state.hand_number - 1, 0), None)
     return outbound.round_score_out(score, state.hand_number, state.contract)

@@ -78,12 +78,9 @@ def _nothing_to_do(state: State, seat: int) -> RuleError:
             errors.WRONG_PHASE,
             f"seat {seat} has no Qayd to call; the host closes the review with CallQayd",
         )
-    turn = state.turn
-    return RuleError(
-        errors.NOT_YOUR_TURN,
-        f"seat {seat} has no action to take now; seat {turn} is to act",
-        details={"turn": str(turn), "seat": str(seat)},
-    )
+    refusal = errors.not_your_turn(state.turn, seat)
+    refusal.details["seat"] = str(seat)
+    return refusal
 
 
 __all__ = ["Budget", "ExpertBudget", "Level", "suggest"]

@@ -42,7 +42,7 @@ from baloot_engine.bots.search import (
 from baloot_engine.rules.actions import Bid, BidKind
 from baloot_engine.rules.bidding import lap
 from baloot_engine.rules.cards import FULL_DECK
-from baloot_engine.rules.contract import Contract, ContractType, partner_of
+from baloot_engine.rules.contract import Contract, ContractType
 from baloot_engine.rules.observation import Observation
 from baloot_engine.rules.state import BidStage
 
@@ -289,7 +289,7 @@ def _played_out(
 ) -> float:
     """The score difference of ``contract`` played out on one deal (the rest dealt from
     ``extras``: two and the revealed card to the taker, three to every other seat)."""
-    taker = partner_of(contract.buyer) if contract.ashkal else contract.buyer
+    taker = contract.taker
     hands = list(five)
     hands[taker] = _mask(hands[taker] | 1 << revealed, extras[0:2])
     at = 2

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from baloot_engine.rules.cards import ACE, EIGHT, JACK, KING, NINE, QUEEN, SEVEN, SUIT_MASKS, TEN
+from baloot_engine.rules.cards import ACE, EIGHT, JACK, KING, NINE, QUEEN, SEVEN, TEN
 
 
 def _has(byte: int, rank: int) -> bool:
@@ -73,11 +73,6 @@ def hokm_value(hand: int, trump: int) -> float:
         elif side == 0 and count >= 3:
             value += 0.5  # a void to trump in
     return value
-
-
-def trump_count(hand: int, trump: int) -> int:
-    """The number of trumps in a hand."""
-    return (hand & SUIT_MASKS[trump]).bit_count()
 
 
 @dataclass(frozen=True, slots=True)

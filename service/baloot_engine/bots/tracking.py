@@ -55,14 +55,6 @@ class Tracker(NamedTuple):
     own_missing: int
 
 
-def _played_before(trick_index: int, tricks: tuple[tuple[int, int, int, int], ...]) -> int:
-    mask = 0
-    for cards in tricks[:trick_index]:
-        for card in cards:
-            mask |= 1 << card
-    return mask
-
-
 def exclusions(obs: Observation) -> list[int]:
     """Cards each seat is known not to hold, from every card played this hand."""
     excluded = [0, 0, 0, 0]

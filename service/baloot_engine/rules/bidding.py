@@ -163,11 +163,7 @@ def apply_bid(state: State, seat: int, bid: Bid) -> tuple[State, list[Event]]:
             raise RuleError(errors.KAWESH_NOT_ALLOWED, "this hand may not call Kawesh now")
         return _cancel_hand(state, seat, bid, kawesh=True)
     if state.to_ask[0] != seat:
-        raise RuleError(
-            errors.NOT_YOUR_TURN,
-            f"seat {state.to_ask[0]} is to bid, not seat {seat}",
-            details={"turn": str(state.to_ask[0])},
-        )
+        raise errors.not_your_turn(state.to_ask[0], seat, "bid")
     bid = _normalise(state, bid)
     legal = _bids_on_turn(state, seat)
     if bid not in legal:

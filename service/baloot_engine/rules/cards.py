@@ -17,7 +17,7 @@ each card held.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Final
 
 SPADES: Final = 0
@@ -180,6 +180,13 @@ POINTS: Final = tuple(_points_table(t) for t in (-1, *SUITS))
 # The abnat of the 32 cards in ascending order, in Sun and in Hokm (any trump suit).
 SORTED_SUN_POINTS: Final = tuple(sorted(POINTS[0]))
 SORTED_HOKM_POINTS: Final = tuple(sorted(POINTS[1]))
+
+
+def trick_points(cards: Sequence[int], trump: int, *, last: bool) -> int:
+    """The abnat of a trick's cards, with the 10 of the last trick (R33) when ``last``."""
+    table = POINTS[trump + 1]
+    points = sum(table[c] for c in cards)
+    return points + LAST_TRICK_BONUS if last else points
 
 
 def mask_points(mask: int, trump: int) -> int:

@@ -66,6 +66,11 @@ class Contract:
         return self.buyer & 1
 
     @property
+    def taker(self) -> int:
+        """The seat that takes the revealed card: the buyer, or under Ashkal its partner."""
+        return partner_of(self.buyer) if self.ashkal else self.buyer
+
+    @property
     def is_sun(self) -> bool:
         """True for a Sun (or Ashkal) contract."""
         return self.type is ContractType.SUN

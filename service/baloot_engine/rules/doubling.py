@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import Doubling, DoublingCall, Event, EventKind
-from baloot_engine.rules.contract import Contract, PlayMode, partner_of, team_of
+from baloot_engine.rules.contract import Contract, PlayMode, team_of
 from baloot_engine.rules.dealing import completion_cards
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.ruleset import ClosedChooser, DoublingWindow
@@ -32,7 +32,7 @@ def begin_contract(state: State, events: list[Event]) -> tuple[State, list[Event
     """
     contract = state.contract
     assert contract is not None
-    taker = partner_of(contract.buyer) if contract.ashkal else contract.buyer
+    taker = contract.taker
     extra = completion_cards(state.stock, state.dealer, taker, state.revealed)
     delay_taker = state.rules.doubling_window is DoublingWindow.BEFORE_BUYER_COMPLETION
     hands = tuple(
@@ -107,11 +107,7 @@ def apply_call(state: State, seat: int, call: Doubling) -> tuple[State, list[Eve
     if state.phase is not Phase.DOUBLING:
         raise RuleError(errors.WRONG_PHASE, f"no doubling in phase {state.phase.value}")
     if state.to_ask[0] != seat:
-        raise RuleError(
-            errors.NOT_YOUR_TURN,
-            f"seat {state.to_ask[0]} is to answer the doubling, not seat {seat}",
-            details={"turn": str(state.to_ask[0])},
-        )
+        raise errors.not_your_turn(state.to_ask[0], seat, "answer the doubling")
     legal = legal_calls(state, seat)
     if (
         call.mode is None
@@ -206,7 +202,7 @@ def _start(state: State, events: list[Event]) -> tuple[State, list[Event]]:
     if state.doubling_calls or state.phase is Phase.DOUBLING:
         events.append(Event(EventKind.DOUBLING_ENDED, contract=contract))
     if not state.buyer_completed:
-        taker = partner_of(contract.buyer) if contract.ashkal else contract.buyer
+        taker = contract.taker
         extra = 1 << state.revealed
         for card in state.stock:
             extra |= 1 << card

@@ -98,3 +98,10 @@ def _rebuild(
 def malformed(reason: str, message: str, **details: str) -> RuleError:
     """Return a :class:`RuleError` for impossible or inconsistent input."""
     return RuleError(reason, message, kind=ErrorKind.MALFORMED, details=details)
+
+
+def not_your_turn(turn: int, seat: int, doing: str = "act") -> RuleError:
+    """The refusal of an action by ``seat`` while seat ``turn`` is to ``doing`` (NOT_YOUR_TURN)."""
+    return RuleError(
+        NOT_YOUR_TURN, f"seat {turn} is to {doing}, not seat {seat}", details={"turn": str(turn)}
+    )

@@ -17,12 +17,12 @@ from typing import Final
 from baloot_engine.rules.cards import (
     ACE,
     LAST_TRICK_BONUS,
-    POINTS,
     SORTED_HOKM_POINTS,
     SORTED_SUN_POINTS,
     TEN,
     format_card,
     format_mask,
+    trick_points,
 )
 from baloot_engine.rules.contract import ContractType
 from baloot_engine.rules.errors import INVALID_ROUND_FACTS, RuleError, malformed
@@ -30,11 +30,12 @@ from baloot_engine.rules.projects import (
     RAW_VALUES,
     Project,
     ProjectKind,
+    baloot_absorbed,
     baloot_mask,
     project_points_of,
     winning_seat,
 )
-from baloot_engine.rules.ruleset import BalootAbsorption, RuleSet
+from baloot_engine.rules.ruleset import RuleSet
 
 SUN_TOTAL: Final = 130
 """Card abnat of a Sun round, last-trick bonus included (R34)."""
@@ -114,20 +115,10 @@ def baloot_teams_for(
     for seat, hand in enumerate(hands):
         if hand & mask != mask:
             continue
-        absorption = rules.baloot_absorption
-        absorbed = any(
-            p.seat == seat
-            and p.kind is ProjectKind.HUNDRED
-            and (
-                p.cards & mask == mask and _run_length(p.cards) >= 5
-                if absorption is BalootAbsorption.RUN_HUNDRED
-                else absorption is BalootAbsorption.FOUR_OF_A_KIND_KQ
-                and p.cards & mask != 0
-                and _run_length(p.cards) == 0
-            )
-            for p in awarded
-        )
-        return () if absorbed else (seat & 1,)
+        scored = [
+            Project(p.kind, p.cards, _run_length(p.cards) >= 5) for p in awarded if p.seat == seat
+        ]
+        return () if baloot_absorbed(scored, trump, rules) else (seat & 1,)
     return ()
 
 
@@ -184,7 +175,6 @@ class RoundFacts:
             raise _invalid(f"a Hokm contract needs a trump suit 0-3, got {trump!r}", field="trump")
         if len(tricks) != TRICKS_PER_ROUND:
             raise _invalid(f"a round has 8 tricks, got {len(tricks)}", field="tricks")
-        table = POINTS[trump + 1]
         abnat = [0, 0]
         won = [0, 0]
         seen = 0
@@ -203,10 +193,8 @@ class RoundFacts:
                         f"card {name} appears twice (trick {number})", trick=number, card=name
                     )
                 seen |= 1 << card
-                abnat[team] += table[card]
+            abnat[team] += trick_points(cards, trump, last=number == TRICKS_PER_ROUND)
             won[team] += 1
-            if number == TRICKS_PER_ROUND:
-                abnat[team] += LAST_TRICK_BONUS
         return cls(
             contract=contract,
             buyer_team=buyer_team,

@@ -14,7 +14,7 @@ may be played).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import (
@@ -39,7 +39,7 @@ from baloot_engine.rules.declaring import (
     reveal_projects,
 )
 from baloot_engine.rules.doubling import apply_call, begin_contract, legal_calls
-from baloot_engine.rules.errors import RuleError, malformed
+from baloot_engine.rules.errors import RuleError, malformed, not_your_turn
 from baloot_engine.rules.match import finish_round, finish_scored
 from baloot_engine.rules.play import apply_play, legal_plays, start_play
 from baloot_engine.rules.qayd import false_sawa_verdict, judge, penalty_facts, penalty_score
@@ -47,6 +47,8 @@ from baloot_engine.rules.ruleset import SEEDS, RuleSet
 from baloot_engine.rules.sawa import apply_sawa, false_claim_of, sawa_possible
 from baloot_engine.rules.state import DoublingStep, Phase, State
 
+BETWEEN_ROUNDS: Final = (Phase.AWAITING_DEAL, Phase.ROUND_OVER)
+"""The phases between two rounds, where the dealer deals the next one."""
 _CLAIM_SAWA = ClaimSawa()
 _NO_DOUBLING_STEP = DoublingStep.NONE
 
@@ -268,14 +270,10 @@ def deal(state: State, seat: int, deck: Sequence[int]) -> tuple[State, list[Even
 
     Only the dealer deals; the API layer lets the host deal on his behalf.
     """
-    if state.phase not in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
+    if state.phase not in BETWEEN_ROUNDS:
         raise RuleError(errors.WRONG_PHASE, f"cannot deal in phase {state.phase.value}")
     if seat != state.dealer:
-        raise RuleError(
-            errors.NOT_YOUR_TURN,
-            f"seat {state.dealer} deals, not seat {seat}",
-            details={"turn": str(state.dealer)},
-        )
+        raise not_your_turn(state.dealer, seat, "deal")
     cards = check_deck(deck)
     revealed = cards[REVEALED_INDEX]
     dealt = start_bidding(
@@ -283,3 +281,14 @@ def deal(state: State, seat: int, deck: Sequence[int]) -> tuple[State, list[Even
     )
     events = [Event(EventKind.CARDS_DEALT, cards=(5, 5, 5, 5), card=revealed, seat=state.dealer)]
     return dealt, events
+
+
+def bot_turn(state: State, seat: int) -> bool:
+    """Check that ``seat`` is the one whose action the match waits for (the dealer between
+    rounds, else the seat on turn; once the match is over the action itself is refused);
+    True between rounds, where that seat deals."""
+    between = state.phase in BETWEEN_ROUNDS
+    on_turn = state.dealer if between else state.turn
+    if state.phase is not Phase.MATCH_OVER and seat != on_turn:
+        raise not_your_turn(on_turn, seat)
+    return between

@@ -14,15 +14,15 @@ from baloot_engine.rules.projects import baloot_absorbed
 from baloot_engine.rules.ruleset import BothCrossRule, RuleSet
 from baloot_engine.rules.scoring import RoundScore, score_checked_round
 from baloot_engine.rules.state import Phase, State
+from baloot_engine.rules.state import tricks_won as won_per_team
 
 
-def round_facts(state: State, sawa_tricks: int = 0) -> RoundFacts:
-    """Describe a finished hand as the plain facts the scoring function takes."""
+def round_facts(state: State, sawa_tricks: int = 0, *, ended_by_qayd: bool = False) -> RoundFacts:
+    """Describe a finished hand (or one a Qayd verdict ended: no reverse Kaboot then) as the
+    plain facts the scoring function takes."""
     contract = state.contract
     assert contract is not None
-    tricks_won = [0, 0]
-    for record in state.tricks:
-        tricks_won[record.winner & 1] += 1
+    tricks_won = list(won_per_team(state.tricks))
     if sawa_tricks:
         tricks_won[team_of(state.sawa_seat)] += sawa_tricks
     # The running abnat already hold the 10 of the last trick (R33): the winner of the 8th
@@ -39,7 +39,7 @@ def round_facts(state: State, sawa_tricks: int = 0) -> RoundFacts:
         baloot_teams=baloot_teams,
         multiplier=contract.multiplier,
         gahwa=contract.gahwa,
-        reverse_kaboot=_reverse_kaboot(state, contract, tricks_won),
+        reverse_kaboot=not ended_by_qayd and _reverse_kaboot(state, contract, tricks_won),
     )
 
 

@@ -31,9 +31,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from baloot_engine.rules.cards import KING, QUEEN
-from baloot_engine.rules.contract import Contract, partner_of
+from baloot_engine.rules.contract import Contract
 from baloot_engine.rules.game import legal_actions
 from baloot_engine.rules.state import (
+    LIVE_PHASES,
     BidRecord,
     BidStage,
     DoublingRecord,
@@ -42,6 +43,7 @@ from baloot_engine.rules.state import (
     State,
     TrickRecord,
 )
+from baloot_engine.rules.state import tricks_won as won_per_team
 
 if TYPE_CHECKING:
     from baloot_engine.rules.actions import Action
@@ -53,7 +55,6 @@ PUBLIC = -1
 """The ``seat`` of the public observation: nobody's hand, nobody's actions."""
 
 # Cards are in the hands, or the round is under review (not scored yet).
-_LIVE = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING, Phase.ROUND_REVIEW)
 
 
 class Observation(NamedTuple):
@@ -113,10 +114,7 @@ class Observation(NamedTuple):
     @property
     def tricks_won(self) -> tuple[int, int]:
         """The number of tricks each team has won so far in the round."""
-        team_1 = 0
-        for record in self.tricks:
-            team_1 += record.winner & 1
-        return len(self.tricks) - team_1, team_1
+        return won_per_team(self.tricks)
 
 
 def observe(state: State, seat: int) -> Observation:
@@ -151,7 +149,7 @@ def scored_baloot_seat(state: State) -> int:
     """
     score = state.last_score
     trump = state.trump
-    if score is None or trump < 0 or not score.facts.baloot_teams or state.phase in _LIVE:
+    if score is None or trump < 0 or not score.facts.baloot_teams or state.phase in LIVE_PHASES:
         return -1
     king, queen = trump * 8 + KING, trump * 8 + QUEEN
     played_by = {}
@@ -168,7 +166,7 @@ def _observation(state: State, seat: int) -> Observation:
     buy_card = state.buy_card
     taker = -1
     if contract is not None and buy_card >= 0:
-        taker = partner_of(contract.buyer) if contract.ashkal else contract.buyer
+        taker = contract.taker
     holder = state.baloot_seat
     announced = state.baloot_announced
     hands = state.hands

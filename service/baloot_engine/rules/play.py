@@ -17,8 +17,6 @@ from baloot_engine.rules.cards import (
     ACE,
     HIGHER,
     KING_QUEEN,
-    LAST_TRICK_BONUS,
-    POINTS,
     SUIT_MASKS,
     format_card,
     format_mask,
@@ -291,11 +289,7 @@ def apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]]
     if state.phase is not Phase.PLAYING:
         raise RuleError(errors.WRONG_PHASE, f"no card play in phase {state.phase.value}")
     if state.turn != seat:
-        raise RuleError(
-            errors.NOT_YOUR_TURN,
-            f"seat {state.turn} is to play, not seat {seat}",
-            details={"turn": str(state.turn)},
-        )
+        raise errors.not_your_turn(state.turn, seat, "play")
     card = play.card
     contract = state.contract
     assert contract is not None
@@ -395,15 +389,12 @@ def _complete_trick(
     leader = state.leader
     winner = (leader + trick_winner_index(trick, trump)) & 3
     first, second, third, fourth = trick
-    table = POINTS[trump + 1]
-    points = table[first] + table[second] + table[third] + table[fourth]
-    if len(state.tricks) == 7:  # R33: the 10 for the last trick belongs to the 8th trick
-        points += LAST_TRICK_BONUS
+    cards = (first, second, third, fourth)
+    record = TrickRecord(leader, cards, winner)
+    points = record.points(trump, len(state.tricks) + 1)
     team = winner & 1
     won, lost = state.abnat
     abnat = (won + points, lost) if team == 0 else (won, lost + points)
-    cards = (first, second, third, fourth)
-    record = TrickRecord(leader, cards, winner)
     played = state.played | 1 << first | 1 << second | 1 << third | 1 << fourth
     events.append(Event(_TRICK_WON, seat=winner, team=team, cards=cards, points=points))
     return after_trick(state, hands, record, played, abnat, baloot_announced), events

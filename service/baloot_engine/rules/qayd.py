@@ -18,7 +18,7 @@ from baloot_engine.rules.cards import HIGHER, SUIT_MASKS, format_card
 from baloot_engine.rules.contract import ContractType, team_of
 from baloot_engine.rules.errors import RuleError, malformed
 from baloot_engine.rules.facts import CONTRACT_NAMES, RoundFacts
-from baloot_engine.rules.match import awarded_projects, scored_baloot_teams
+from baloot_engine.rules.match import round_facts
 from baloot_engine.rules.projects import BALOOT_POINTS, RAW_VALUES, project_points_of
 from baloot_engine.rules.ruleset import QaydFalseCall, QaydPenalty, RuleSet
 from baloot_engine.rules.scoring import (
@@ -203,21 +203,7 @@ def _evidence_of_innocence(state: State, call: CallQayd) -> int:
 
 def penalty_facts(state: State) -> RoundFacts:
     """The facts of a hand a verdict ended: the tricks so far, the projects and the Baloot."""
-    contract = state.contract
-    assert contract is not None
-    tricks_won = [0, 0]
-    for record in state.tricks:
-        tricks_won[record.winner & 1] += 1
-    return RoundFacts(
-        contract=contract.type,
-        buyer_team=contract.buyer_team,
-        card_abnat=state.abnat,
-        tricks_won=(tricks_won[0], tricks_won[1]),
-        projects=awarded_projects(state),
-        baloot_teams=scored_baloot_teams(state),
-        multiplier=contract.multiplier,
-        gahwa=contract.gahwa,
-    )
+    return round_facts(state, ended_by_qayd=True)
 
 
 def penalty_score(facts: RoundFacts, rules: RuleSet, verdict: QaydVerdict) -> RoundScore:

@@ -12,6 +12,11 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Final
 
+SUN_DOUBLE_THRESHOLD: Final = 100
+"""The match score around which a Sun may be doubled (R15): the buyers above it, the defenders
+below it (whether the threshold itself counts is ``sun_double_buyer_min`` and
+``sun_double_defender_max``)."""
+
 
 class Preset(Enum):
     """Named bundles of flag values."""
@@ -295,14 +300,15 @@ class RuleSet:
         """
         buyer_score = match_scores[buyer_team]
         defender_score = match_scores[1 - buyer_team]
+        threshold = SUN_DOUBLE_THRESHOLD
         if self.sun_double_buyer_min is ScoreBoundary.STRICT:
-            buyer_ok = buyer_score > 100
+            buyer_ok = buyer_score > threshold
         else:
-            buyer_ok = buyer_score >= 100
+            buyer_ok = buyer_score >= threshold
         if self.sun_double_defender_max is ScoreBoundary.STRICT:
-            defender_ok = defender_score < 100
+            defender_ok = defender_score < threshold
         else:
-            defender_ok = defender_score <= 100
+            defender_ok = defender_score <= threshold
         return buyer_ok and defender_ok
 
     def replace(self, **changes: Any) -> RuleSet:

@@ -29,9 +29,11 @@ from baloot_engine.rules.cards import (
     FULL_DECK,
     HIGHER,
     LAST_TRICK_BONUS,
+    PLAIN_STRENGTH,
     POINTS,
     STRENGTHS,
     SUIT_MASKS,
+    TRUMP_STRENGTH,
     cards_in,
     trick_winner_index,
 )
@@ -49,8 +51,9 @@ def sawa_possible(state: State, seat: int) -> bool:
     )
 
 
-_PLAIN_DESCENDING = (7, 3, 6, 5, 4, 2, 1, 0)  # A 10 K Q J 9 8 7
-_TRUMP_DESCENDING = (4, 2, 7, 3, 6, 5, 1, 0)  # J 9 A 10 K Q 8 7
+# The ranks strongest first, from the card orders of rules/cards.py.
+_PLAIN_DESCENDING = tuple(sorted(range(8), key=lambda r: -PLAIN_STRENGTH[r]))
+_TRUMP_DESCENDING = tuple(sorted(range(8), key=lambda r: -TRUMP_STRENGTH[r]))
 # The cards of each suit strongest first, for each trump (-1: Sun): ``_ORDERS[trump][suit]``.
 _ORDERS = {
     trump: tuple(

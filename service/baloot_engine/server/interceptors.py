@@ -9,6 +9,8 @@ but not yet its body, in the call's own task), without the interceptor's corouti
 For every call it
 * takes the request id from the ``x-request-id`` metadata (or makes one) and echoes it back in
   the trailing metadata, so a client can quote it when reporting a problem;
+* notes the language of the ``accept-language`` metadata for the call's refusals
+  (:func:`~baloot_engine.api.messages.set_call_language`);
 * counts the call in ``grpc_server_started_total``, then, when it ends, in
   ``grpc_server_handled_total`` with its status code and in ``grpc_server_handling_seconds``;
 * writes one log line with the method, status code, duration, peer and request id, plus the
@@ -41,6 +43,7 @@ import grpc
 import grpc.aio
 from google.protobuf.message import DecodeError
 
+from baloot_engine.api.messages import set_call_language
 from baloot_engine.api.status import ApiError, overloaded, request_invalid
 from baloot_engine.telemetry.logs import (
     bind_call_fields,
@@ -272,7 +275,9 @@ class _Call:
         self._route = route
         self._context = context
         self._log = log
-        self.request_id = request_id_from(context.invocation_metadata())
+        metadata = context.invocation_metadata()
+        self.request_id = request_id_from(metadata)
+        set_call_language(metadata)
         self._start = time.perf_counter()
 
     def __enter__(self) -> None:

@@ -26,20 +26,28 @@ core and below the bots (``bots/endgame.py`` is a user of it).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Final, Literal, Protocol
 
 from baloot_engine.rules.actions import Action, Declare, Play
-from baloot_engine.rules.cards import HIGHER, LAST_TRICK_BONUS, POINTS, STRENGTHS
+from baloot_engine.rules.cards import (
+    ACES,
+    HIGHER,
+    POINTS,
+    STRENGTHS,
+    trick_points,
+    trick_winner_index,
+)
 from baloot_engine.rules.contract import Contract
 from baloot_engine.rules.declaring import legal_declarations
+from baloot_engine.rules.facts import RoundFacts
 from baloot_engine.rules.game import apply, close_review
 from baloot_engine.rules.projects import best_projects
 from baloot_engine.rules.ruleset import PartnerWinningRule, RuleSet
-from baloot_engine.rules.scoring import RoundScore
+from baloot_engine.rules.scoring import RoundScore, score_round
 from baloot_engine.rules.state import Phase, State
-from baloot_engine.solver.reference import TRICK_WEIGHT, ReferenceDeal, akka_call
+from baloot_engine.solver.reference import TRICK_WEIGHT, ReferenceDeal, akka_call, rest_of
 
 try:
     from baloot_engine.solver import _search
@@ -134,6 +142,72 @@ class Position:
     def seat(self) -> int:
         """The seat to play."""
         return (self.leader + len(self.trick)) & 3
+
+    @property
+    def over(self) -> bool:
+        """True when every card of the round is played."""
+        return not (self.trick or any(self.hands))
+
+    def after(self, play: Play) -> Position:
+        """The position once the seat to move plays ``play`` (a completed trick is counted)."""
+        seat = self.seat
+        hands = list(self.hands)
+        hands[seat] ^= 1 << play.card
+        trick = (*self.trick, play.card)
+        akka = play.akka if not self.trick else self.akka
+        leader, played = self.leader, self.played
+        abnat, won = self.abnat, self.tricks_won
+        if len(trick) == 4:
+            trump = self.contract.trump
+            winner = (leader + trick_winner_index(trick, trump)) & 3
+            points = trick_points(trick, trump, last=not any(hands))
+            team = winner & 1
+            abnat = (abnat[0] + points, abnat[1]) if team == 0 else (abnat[0], abnat[1] + points)
+            won = (won[0] + 1, won[1]) if team == 0 else (won[0], won[1] + 1)
+            for card in trick:
+                played |= 1 << card
+            trick, leader, akka = (), winner, False
+        return Position(
+            (hands[0], hands[1], hands[2], hands[3]),
+            trick,
+            leader,
+            played,
+            akka,
+            self.contract,
+            self.rules,
+            abnat,
+            won,
+        )
+
+
+def played_out(
+    tricks: Sequence[tuple[int, tuple[int, int, int, int]]],
+    contract: Contract,
+    rules: RuleSet,
+    card_index: int = 0,
+) -> Position:
+    """A position of a round played out to its eighth trick, from its tricks (each its leader
+    and four cards): the round at its first lead, after ``card_index`` of its cards. A lead
+    that could be an Akka call is taken as one (what a perfect leader does)."""
+    if len(tricks) != 8:
+        raise ValueError("the round was not played out to its eighth trick")
+    if not 0 <= card_index < 32:
+        raise ValueError(f"a card index is 0-31, got {card_index}")
+    hands = [0, 0, 0, 0]
+    for leader, cards in tricks:
+        for step, card in enumerate(cards):
+            hands[(leader + step) & 3] |= 1 << card
+    position = Position(
+        (hands[0], hands[1], hands[2], hands[3]), (), tricks[0][0], 0, False, contract, rules
+    )
+    for index in range(card_index):
+        leader, cards = tricks[index // 4]
+        card = cards[index % 4]
+        if position.seat != (leader + index % 4) & 3:
+            raise ValueError("the tricks do not follow one another")
+        call = index % 4 == 0 and akka_call(contract, rules, card, position.played)
+        position = position.after(Play(card, call))
+    return position
 
 
 def position_of(state: State) -> Position:
@@ -240,7 +314,12 @@ def _exact(
     each search proves a bound, the table keeps them, and a good ``guess`` (the value of a
     sibling) needs only two or three."""
     lower, upper = 0, most
-    value = most // 2 if guess is None else guess
+    if guess is None:  # no sibling yet: one search with the whole window
+        found = search.value(*args, limit, until)
+        if found is None:
+            return None
+        return found
+    value = guess
     nodes = search.nodes
     while lower < upper:
         beta = max(value, lower + 1)
@@ -281,11 +360,7 @@ def solve(
     started = search.nodes
     hands = position.hands
     trick = position.trick
-    points = POINTS[position.contract.trump + 1]
-    rest = LAST_TRICK_BONUS + sum(points[c] for c in trick)
-    held = hands[0] | hands[1] | hands[2] | hands[3]
-    rest += sum(points[c] for c in range(32) if held >> c & 1)
-    tricks_left = (held.bit_count() + len(trick)) // 4
+    rest, tricks_left = divmod(rest_of(hands, trick, position.contract.trump), TRICK_WEIGHT)
     if tricks_left == 0:
         raise ValueError("the round is over: no card is left to play")
     values: list[ActionValue] = []
@@ -353,6 +428,7 @@ def par(
     max_nodes: int | None = None,
     engine: Engine | None = None,
     on_step: Callable[[State], None] | None = None,
+    searches: dict[int, DealSearch] | None = None,
 ) -> Par:
     """Play the round out from ``state`` with perfect play and score it (the par result).
 
@@ -362,7 +438,8 @@ def par(
     """
     if state.phase is not Phase.PLAYING or state.contract is None:
         raise ValueError("par is taken from a round in play")
-    searches = {team: new_search(state.contract, state.rules, team, engine) for team in (0, 1)}
+    if searches is None:
+        searches = pair_of_searches(state.contract, state.rules, engine)
     line: list[tuple[int, Action]] = []
     nodes = 0
     while state.phase is Phase.PLAYING:
@@ -394,6 +471,99 @@ def par(
     return Par(tuple(line), score, facts.card_abnat, facts.tricks_won, nodes)
 
 
+def par_with_facts(
+    position: Position,
+    facts: RoundFacts,
+    *,
+    reverse_kaboot_seat: int = -1,
+    deadline: float | None = None,
+    max_nodes: int | None = None,
+    engine: Engine | None = None,
+    searches: dict[int, DealSearch] | None = None,
+) -> Par:
+    """The par of a round whose table facts are known (a finished round): the cards from the
+    position played perfectly, the declarations and multiplier as they were (``facts``), scored
+    by ``score_round``. ``reverse_kaboot_seat`` is the buyer when R43's condition holds but for
+    the tricks (a Sun bought by the dealer's right, holding an Ace), else -1: the par's reverse
+    kaboot is then his team taking no trick."""
+    if searches is None:
+        searches = pair_of_searches(position.contract, position.rules, engine)
+    line: list[tuple[int, Action]] = []
+    nodes = 0
+    while not position.over:
+        seat = position.seat
+        solution = solve(
+            position,
+            deadline=deadline,
+            max_nodes=None if max_nodes is None else max(1, max_nodes - nodes),
+            search=searches[seat & 1],
+        )
+        nodes += solution.nodes
+        play = solution.values[solution.best].play
+        line.append((seat, play))
+        position = position.after(play)
+    played = replace(
+        facts,
+        card_abnat=position.abnat,
+        tricks_won=position.tricks_won,
+        reverse_kaboot=reverse_kaboot_seat >= 0
+        and position.tricks_won[reverse_kaboot_seat & 1] == 0,
+    )
+    score = score_round(played, position.rules)
+    return Par(tuple(line), score, position.abnat, position.tricks_won, nodes)
+
+
+def pair_of_searches(
+    contract: Contract, rules: RuleSet, engine: Engine | None = None
+) -> dict[int, DealSearch]:
+    """One search per team for the positions of one deal (each counts its own team)."""
+    return {team: new_search(contract, rules, team, engine) for team in (0, 1)}
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What the SolveDeal RPC answers: every legal card valued, and the par of the round."""
+
+    solution: Solution
+    par: Par
+
+
+def answer_live(state: State, deadline: float) -> Answer:
+    """The cards and the par of a round in play (a card to play), by ``deadline``."""
+    assert state.contract is not None
+    position = position_of(state)
+    searches = pair_of_searches(state.contract, state.rules)
+    solution = solve(position, deadline=deadline, search=searches[position.seat & 1])
+    return Answer(solution, par(state, deadline=deadline, searches=searches))
+
+
+def answer_played_out(
+    tricks: Sequence[tuple[int, tuple[int, int, int, int]]],
+    dealer: int,
+    facts: RoundFacts,
+    contract: Contract,
+    rules: RuleSet,
+    card_index: int,
+    deadline: float,
+) -> Answer:
+    """The cards and the par of a finished round (played out to its eighth trick), from its
+    tricks, the seat that dealt it and its facts as scored, after ``card_index`` of its cards."""
+    start = played_out(tricks, contract, rules)
+    buyer = contract.buyer
+    reverse = (
+        buyer if contract.is_sun and buyer == (dealer + 1) & 3 and start.hands[buyer] & ACES else -1
+    )
+    position = played_out(tricks, contract, rules, card_index)
+    searches = pair_of_searches(contract, rules)
+    solution = solve(position, deadline=deadline, search=searches[position.seat & 1])
+    return Answer(
+        solution,
+        par_with_facts(
+            position, facts, reverse_kaboot_seat=reverse, deadline=deadline, searches=searches
+        ),
+    )
+
+
 def _best_declaration(state: State, seat: int, declarations: list[Declare]) -> Declare:
     """The declaration of the seat's best projects (the rules core's choice), else the first."""
     best = {p.kind for p in best_projects(state.full_hands[seat], state.trump, state.rules)}
@@ -412,15 +582,21 @@ __all__ = [
     "COMPILED",
     "TRICK_WEIGHT",
     "ActionValue",
+    "Answer",
     "DealSearch",
     "Engine",
     "Par",
     "Position",
     "Solution",
     "SolverBudgetError",
+    "answer_live",
+    "answer_played_out",
     "new_search",
     "now_plus",
+    "pair_of_searches",
     "par",
+    "par_with_facts",
+    "played_out",
     "position_of",
     "solve",
 ]

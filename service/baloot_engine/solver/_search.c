@@ -65,6 +65,7 @@ typedef struct {
     uint32_t higher_sun[32]; /* the same in the plain order: is a lead the boss of its suit */
     int8_t order[4][8];      /* each suit's cards, strongest first */
     uint32_t scoring;        /* the cards worth points (the rest are worth nothing) */
+    int8_t pointless[4][8];  /* each suit's cards worth nothing, strongest first, -1 after */
     int8_t seat_of[32];      /* who held each card at the start of the search */
     uint64_t nodes;
     uint64_t max_nodes; /* 0: no limit */
@@ -163,8 +164,11 @@ static inline int akka_call(const Deal *d, int card, uint32_t played) {
            (d->higher_sun[card] & ~played) == 0;
 }
 
+/* The slot of a position: from its key and leader, not from its deal, so that a search makes the
+ * same collisions, and tries the same number of cards, whatever deals the process solved before
+ * (a seeded bot's work count depends on it). */
 static inline uint64_t slot_of(uint64_t key, uint32_t owner) {
-    uint64_t h = (key ^ ((uint64_t)owner << 40) ^ owner) * 0x9E3779B97F4A7C15ull;
+    uint64_t h = (key ^ (uint64_t)(owner & 3u) << 62) * 0x9E3779B97F4A7C15ull;
     return (h >> (64 - TT_BITS)) & TT_MASK;
 }
 
@@ -179,11 +183,8 @@ static inline uint64_t canonical(const Deal *d, uint32_t held) {
         uint32_t cards = held & SUIT_MASK[suit];
         uint64_t part = (uint64_t)((cards & d->scoring) >> (8 * suit));
         uint64_t seats = 1;
-        for (int i = 0; i < 8; i++) {
-            int card = d->order[suit][i];
-            if ((cards >> card & 1) && !(d->scoring >> card & 1)) {
-                seats = seats << 2 | (uint64_t)d->seat_of[card];
-            }
+        for (const int8_t *card = d->pointless[suit]; *card >= 0; card++) {
+            if (cards >> *card & 1) seats = seats << 2 | (uint64_t)d->seat_of[*card];
         }
         key = key << 16 | part << 8 | seats; /* seats < 256: at most 3 pointless cards */
     }
@@ -313,41 +314,6 @@ static int candidates(const Deal *d, uint32_t options, uint32_t hand, const int 
 static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int akka, int alpha,
                   int beta, int rest);
 
-/* Quick tricks: a lower bound on what the leader's team wins from a trick's start, by the
- * leader cashing the top cards of each suit one after the other (each wins its trick, so the
- * lead stays with him). In a plain suit of a Hokm, the k-th card is counted only while every
- * other seat holding a trump still holds k cards of the suit (it must follow, so nobody can
- * trump it); trumps are not counted in a closed game (they may not be led). The bound counts
- * the leader's own cards' points and one trick each. */
-static int quick_tricks(const Deal *d, int leader) {
-    uint32_t held = d->hands[0] | d->hands[1] | d->hands[2] | d->hands[3];
-    uint32_t mine = d->hands[leader];
-    int trump = d->trump;
-    int value = 0;
-    for (int suit = 0; suit < 4; suit++) {
-        if (!(mine & SUIT_MASK[suit])) continue;
-        if (suit == trump && d->closed) continue;
-        int plain = trump >= 0 && suit != trump;
-        int least = 8; /* fewest cards of the suit among the others holding a trump */
-        if (plain) {
-            for (int s = 0; s < 4; s++) {
-                if (s == leader || !(d->hands[s] & SUIT_MASK[trump])) continue;
-                int c = count(d->hands[s] & SUIT_MASK[suit]);
-                if (c < least) least = c;
-            }
-        }
-        int k = 0;
-        for (int i = 0; i < 8; i++) {
-            int card = d->order[suit][i];
-            if (!(held >> card & 1)) continue;
-            if (!(mine >> card & 1)) break;
-            if (plain && k >= least) break;
-            k++;
-            value += 9 * d->points[card] + 1;
-        }
-    }
-    return value;
-}
 
 /* The trick just completed: its value to the team plus the rest of the round. */
 static int after_trick(Deal *d, const int *trick, int leader, uint32_t played, int alpha,
@@ -360,7 +326,8 @@ static int after_trick(Deal *d, const int *trick, int leader, uint32_t played, i
     int gained = 9 * pts + 1;
     int mine = (winner & 1) == d->team ? gained : 0;
     if (!held) return mine;
-    if (count(held) == 4) return mine + last_trick(d, winner);
+    uint32_t next_hand = d->hands[winner]; /* every hand holds as many cards */
+    if (!(next_hand & (next_hand - 1))) return mine + last_trick(d, winner);
     uint32_t now = played | 1u << trick[0] | 1u << trick[1] | 1u << trick[2] | 1u << trick[3];
     int next[4];
     return mine + search(d, next, 0, winner, now, 0, alpha - mine, beta - mine, rest - gained);
@@ -377,8 +344,9 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
     int lower = 0, upper = rest, hint = -1;
     int low = alpha, high = beta;
     if (n == 0) {
+        uint32_t lead_hand = d->hands[leader]; /* every hand holds as many cards */
+        if (!(lead_hand & (lead_hand - 1))) return last_trick(d, leader);
         uint32_t held = d->hands[0] | d->hands[1] | d->hands[2] | d->hands[3];
-        if (count(held) == 4) return last_trick(d, leader);
         key = canonical(d, held);
         owner = (uint32_t)(d->deal << 2) | (uint32_t)leader;
         entry = &table[slot_of(key, owner)];
@@ -390,12 +358,6 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
             if (lower > low) low = lower;
             if (upper < high) high = upper;
             hint = entry->move;
-        }
-        int sure = quick_tricks(d, leader);
-        if ((leader & 1) == d->team) {
-            if (sure >= high) return sure;
-        } else if (rest - sure <= low) {
-            return rest - sure;
         }
     }
     int seat = (leader + n) & 3;
@@ -546,6 +508,18 @@ static int Deal_init(Deal *self, PyObject *args, PyObject *kwds) {
     self->scoring = 0;
     for (int i = 0; i < 32; i++) {
         if (self->points[i]) self->scoring |= 1u << i;
+    }
+    for (int suit = 0; suit < 4; suit++) {
+        int k = 0;
+        for (int i = 0; i < 8; i++) {
+            int8_t card = self->order[suit][i];
+            if (!self->points[card]) self->pointless[suit][k++] = card;
+        }
+        if (k > 3) {
+            PyErr_SetString(PyExc_ValueError, "points: at most three cards of a suit worth nothing");
+            return -1;
+        }
+        while (k < 8) self->pointless[suit][k++] = -1;
     }
     self->deal = ++deals_made & ((1ull << 29) - 1);
     if (self->deal == 0) self->deal = ++deals_made & ((1ull << 29) - 1);

@@ -21,6 +21,7 @@ from baloot_engine.rules.cards import (
     LAST_TRICK_BONUS,
     POINTS,
     STRENGTHS,
+    trick_points,
     trick_winner_index,
 )
 from baloot_engine.rules.contract import Contract
@@ -117,8 +118,7 @@ class ReferenceDeal:
     ) -> int:
         winner = (leader + trick_winner_index(trick, self.trump)) & 3
         held = hands[0] | hands[1] | hands[2] | hands[3]
-        points = sum(self.points[c] for c in trick) + (0 if held else LAST_TRICK_BONUS)
-        gained = TRICK_WEIGHT * points + 1
+        gained = TRICK_WEIGHT * trick_points(trick, self.trump, last=not held) + 1
         mine = gained if winner & 1 == self.team else 0
         if not held:
             return mine
@@ -238,11 +238,10 @@ def minimax(
 ) -> int:
     """The value by plain minimax over every legal card (no pruning): for small endgames only."""
     trump = contract.trump
-    points = POINTS[trump + 1]
     if len(trick) == 4:
         winner = (leader + trick_winner_index(trick, trump)) & 3
         held = hands[0] | hands[1] | hands[2] | hands[3]
-        gained = TRICK_WEIGHT * (sum(points[c] for c in trick) + (0 if held else LAST_TRICK_BONUS))
+        gained = TRICK_WEIGHT * trick_points(trick, trump, last=not held)
         mine = gained + 1 if winner & 1 == team else 0
         if not held:
             return mine

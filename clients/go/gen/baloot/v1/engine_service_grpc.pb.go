@@ -96,6 +96,15 @@ type BalootEngineServiceClient interface {
 	// judged, and play goes on. Every verdict is public: the event QAYD_JUDGED carries caller,
 	// accused, card, rule, verdict and the evidence cards, then ROUND_SCORED when the hand ends.
 	CallQayd(ctx context.Context, in *CallQaydRequest, opts ...grpc.CallOption) (*CallQaydResponse, error)
+	// The exact solver: with every hand known, the value of every legal card of the seat to play
+	// (each team's card points and tricks at the end of the round when all four seats then play
+	// perfectly, a kaboot visible) and the par of the round (the best line played out and scored
+	// by the rules). Because the answer shows every hand, a position in a match's token is solved
+	// for the host credential at any time, for a seat or spectator credential only once the round
+	// is over; a position in a match record (whose cards its holder knows) needs no credential.
+	// Nothing is stored. The search stops at the request's deadline: past it the call ends with
+	// DEADLINE_EXCEEDED and reason SOLVER_DEADLINE, never with a partial answer.
+	SolveDeal(ctx context.Context, in *SolveDealRequest, opts ...grpc.CallOption) (*SolveDealResponse, error)
 }
 
 type balootEngineServiceClient struct {
@@ -273,6 +282,15 @@ func (c *balootEngineServiceClient) CallQayd(ctx context.Context, in *CallQaydRe
 	return out, nil
 }
 
+func (c *balootEngineServiceClient) SolveDeal(ctx context.Context, in *SolveDealRequest, opts ...grpc.CallOption) (*SolveDealResponse, error) {
+	out := new(SolveDealResponse)
+	err := c.cc.Invoke(ctx, "/baloot.v1.BalootEngineService/SolveDeal", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // BalootEngineServiceServer is the server API for BalootEngineService service.
 // All implementations must embed UnimplementedBalootEngineServiceServer
 // for forward compatibility
@@ -356,6 +374,15 @@ type BalootEngineServiceServer interface {
 	// judged, and play goes on. Every verdict is public: the event QAYD_JUDGED carries caller,
 	// accused, card, rule, verdict and the evidence cards, then ROUND_SCORED when the hand ends.
 	CallQayd(context.Context, *CallQaydRequest) (*CallQaydResponse, error)
+	// The exact solver: with every hand known, the value of every legal card of the seat to play
+	// (each team's card points and tricks at the end of the round when all four seats then play
+	// perfectly, a kaboot visible) and the par of the round (the best line played out and scored
+	// by the rules). Because the answer shows every hand, a position in a match's token is solved
+	// for the host credential at any time, for a seat or spectator credential only once the round
+	// is over; a position in a match record (whose cards its holder knows) needs no credential.
+	// Nothing is stored. The search stops at the request's deadline: past it the call ends with
+	// DEADLINE_EXCEEDED and reason SOLVER_DEADLINE, never with a partial answer.
+	SolveDeal(context.Context, *SolveDealRequest) (*SolveDealResponse, error)
 	mustEmbedUnimplementedBalootEngineServiceServer()
 }
 
@@ -410,6 +437,9 @@ func (UnimplementedBalootEngineServiceServer) AnalyzeRecord(*AnalyzeRecordReques
 }
 func (UnimplementedBalootEngineServiceServer) CallQayd(context.Context, *CallQaydRequest) (*CallQaydResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method CallQayd not implemented")
+}
+func (UnimplementedBalootEngineServiceServer) SolveDeal(context.Context, *SolveDealRequest) (*SolveDealResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SolveDeal not implemented")
 }
 func (UnimplementedBalootEngineServiceServer) mustEmbedUnimplementedBalootEngineServiceServer() {}
 
@@ -715,6 +745,24 @@ func _BalootEngineService_CallQayd_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _BalootEngineService_SolveDeal_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SolveDealRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BalootEngineServiceServer).SolveDeal(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/baloot.v1.BalootEngineService/SolveDeal",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BalootEngineServiceServer).SolveDeal(ctx, req.(*SolveDealRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 var _BalootEngineService_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "baloot.v1.BalootEngineService",
 	HandlerType: (*BalootEngineServiceServer)(nil),
@@ -778,6 +826,10 @@ var _BalootEngineService_serviceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CallQayd",
 			Handler:    _BalootEngineService_CallQayd_Handler,
+		},
+		{
+			MethodName: "SolveDeal",
+			Handler:    _BalootEngineService_SolveDeal_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

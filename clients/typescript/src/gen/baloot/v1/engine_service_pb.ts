@@ -22,7 +22,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baloot/v1/engine_service.proto.
  */
 export const file_baloot_v1_engine_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch5iYWxvb3QvdjEvZW5naW5lX3NlcnZpY2UucHJvdG8SCWJhbG9vdC52MSKPAQoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EiEKBXJ1bGVzGAEgASgLMhIuYmFsb290LnYxLlJ1bGVTZXQSGQoMZmlyc3RfZGVhbGVyGAIgASgNSACIAQESFwoPc3RhcnRpbmdfc2NvcmVzGAMgAygNEhEKCWJvYXJkX3NldBgUIAEoCUIPCg1fZmlyc3RfZGVhbGVyIr4BChNDcmVhdGVNYXRjaFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSEAoIbWF0Y2hfaWQYAyABKAkSFwoPaG9zdF9jcmVkZW50aWFsGAQgASgJEhgKEHNlYXRfY3JlZGVudGlhbHMYBSADKAkSHgoFdmlld3MYBiADKAsyDy5iYWxvb3QudjEuVmlldxIcChRzcGVjdGF0b3JfY3JlZGVudGlhbBgUIAEoCSKdAQoQRGVhbFJvdW5kUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SEgoKZGVja19vcmRlchgEIAMoDRIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iewoRRGVhbFJvdW5kUmVzcG9uc2USDQoFc3RhdGUYASABKAwSFQoNc3RhdGVfdmVyc2lvbhgCIAEoBBIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSHgoFdmlld3MYBCADKAsyDy5iYWxvb3QudjEuVmlldyKlAQoPUGxhY2VCaWRSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIbCgNiaWQYBCABKAsyDi5iYWxvb3QudjEuQmlkEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJ6ChBQbGFjZUJpZFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXcisQEKEUNhbGxEb3VibGVSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIlCghkb3VibGluZxgEIAEoCzITLmJhbG9vdC52MS5Eb3VibGluZxIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24ifAoSQ2FsbERvdWJsZVJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXcivAEKFkRlY2xhcmVQcm9qZWN0c1JlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEisKC2RlY2xhcmF0aW9uGAQgASgLMhYuYmFsb290LnYxLkRlY2xhcmF0aW9uEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiKBAQoXRGVjbGFyZVByb2plY3RzUmVzcG9uc2USDQoFc3RhdGUYASABKAwSFQoNc3RhdGVfdmVyc2lvbhgCIAEoBBIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSHgoFdmlld3MYBCADKAsyDy5iYWxvb3QudjEuVmlldyKrAQoPUGxheUNhcmRSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIhCgRwbGF5GAQgASgLMhMuYmFsb290LnYxLkNhcmRQbGF5Eh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJ6ChBQbGF5Q2FyZFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXciRgoPR2V0U2NvcmVSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSEAoIbWF0Y2hfaWQYAyABKAkiegoQR2V0U2NvcmVSZXNwb25zZRIVCg1zdGF0ZV92ZXJzaW9uGAEgASgEEikKCmxhc3Rfcm91bmQYAiABKAsyFS5iYWxvb3QudjEuUm91bmRTY29yZRIkCgVtYXRjaBgDIAEoCzIVLmJhbG9vdC52MS5NYXRjaFNjb3JlImEKDkdldFZpZXdSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSEQoEc2VhdBgDIAEoDUgAiAEBEhAKCG1hdGNoX2lkGAQgASgJQgcKBV9zZWF0IjAKD0dldFZpZXdSZXNwb25zZRIdCgR2aWV3GAEgASgLMg8uYmFsb290LnYxLlZpZXciXAoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEhAKCG1hdGNoX2lkGAQgASgJIlUKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIVCg1zdGF0ZV92ZXJzaW9uGAEgASgEEiIKB2FjdGlvbnMYAiADKAsyES5iYWxvb3QudjEuQWN0aW9uIkQKDkF3YXJkZWRQcm9qZWN0EgwKBHRlYW0YASABKA0SJAoEa2luZBgCIAEoDjIWLmJhbG9vdC52MS5Qcm9qZWN0S2luZCKhAwoRU2NvcmVSb3VuZFJlcXVlc3QSIQoFcnVsZXMYASABKAsyEi5iYWxvb3QudjEuUnVsZVNldBIuCg1jb250cmFjdF90eXBlGAIgASgOMhcuYmFsb290LnYxLkNvbnRyYWN0VHlwZRIeCgV0cnVtcBgDIAEoDjIPLmJhbG9vdC52MS5TdWl0EhQKCmJ1eWVyX3NlYXQYBCABKA1IABIUCgpidXllcl90ZWFtGAUgASgNSAASEgoKY2FyZF9hYm5hdBgGIAMoDRISCgp0cmlja3Nfd29uGAcgAygNEiAKBnRyaWNrcxgIIAMoCzIQLmJhbG9vdC52MS5UcmljaxIzChBhd2FyZGVkX3Byb2plY3RzGAkgAygLMhkuYmFsb290LnYxLkF3YXJkZWRQcm9qZWN0EhQKDGJhbG9vdF90ZWFtcxgKIAMoDRISCgptdWx0aXBsaWVyGAsgASgNEg0KBWdhaHdhGAwgASgIEhQKDG1hdGNoX3Njb3JlcxgNIAMoDRIWCg5yZXZlcnNlX2thYm9vdBgOIAEoCEIHCgVidXllciJgChJTY29yZVJvdW5kUmVzcG9uc2USJAoFc2NvcmUYASABKAsyFS5iYWxvb3QudjEuUm91bmRTY29yZRIkCgVtYXRjaBgCIAEoCzIVLmJhbG9vdC52MS5NYXRjaFNjb3JlIpkBChRTdWdnZXN0QWN0aW9uUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SEAoIbWF0Y2hfaWQYBCABKAkSIgoFbGV2ZWwYBSABKA4yEy5iYWxvb3QudjEuQm90TGV2ZWwSEQoEc2VlZBgGIAEoBEgAiAEBQgcKBV9zZWVkInUKFVN1Z2dlc3RBY3Rpb25SZXNwb25zZRIVCg1zdGF0ZV92ZXJzaW9uGAEgASgEEiEKBmFjdGlvbhgCIAEoCzIRLmJhbG9vdC52MS5BY3Rpb24SIgoFbGV2ZWwYAyABKA4yEy5iYWxvb3QudjEuQm90TGV2ZWwi1AEKFUFwcGx5Qm90QWN0aW9uUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoBEgAiAEBEhAKCG1hdGNoX2lkGAYgASgJEiIKBWxldmVsGAcgASgOMhMuYmFsb290LnYxLkJvdExldmVsEhEKBHNlZWQYCCABKARIAYgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbkIHCgVfc2VlZEoECAQQBSLVAQoWQXBwbHlCb3RBY3Rpb25SZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3EgwKBHNlYXQYFCABKA0SIQoGYWN0aW9uGBUgASgLMhEuYmFsb290LnYxLkFjdGlvbhIiCgVsZXZlbBgWIAEoDjITLmJhbG9vdC52MS5Cb3RMZXZlbCI9ChNWZXJpZnlSZWNvcmRSZXF1ZXN0EiYKBnJlY29yZBgBIAEoCzIWLmJhbG9vdC52MS5NYXRjaFJlY29yZCK8AQoUVmVyaWZ5UmVjb3JkUmVzcG9uc2USDQoFdmFsaWQYASABKAgSJAoFbWF0Y2gYAiABKAsyFS5iYWxvb3QudjEuTWF0Y2hTY29yZRIkCgVzaGVldBgDIAMoCzIVLmJhbG9vdC52MS5Sb3VuZFNjb3JlEi8KCmRpdmVyZ2VuY2UYBCABKAsyGy5iYWxvb3QudjEuUmVjb3JkRGl2ZXJnZW5jZRIYChBhY3Rpb25zX3JlcGxheWVkGAUgASgNIksKE1JlcGxheVJlY29yZFJlcXVlc3QSJgoGcmVjb3JkGAEgASgLMhYuYmFsb290LnYxLk1hdGNoUmVjb3JkEgwKBHN0ZXAYAiABKA0i6QEKFFJlcGxheVJlY29yZFJlc3BvbnNlEh4KBXZpZXdzGAEgAygLMg8uYmFsb290LnYxLlZpZXcSJAoLcHVibGljX3ZpZXcYAiABKAsyDy5iYWxvb3QudjEuVmlldxIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSKQoGYWN0aW9uGAQgASgLMhkuYmFsb290LnYxLlJlY29yZGVkQWN0aW9uEhMKC3JvdW5kX2luZGV4GAUgASgNEhQKDGFjdGlvbl9pbmRleBgGIAEoDRITCgt0b3RhbF9zdGVwcxgHIAEoDSLBAQoPQ2FsbFFheWRSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIhCgRjYWxsGAQgASgLMhMuYmFsb290LnYxLlFheWRDYWxsEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCRIUCgxjbG9zZV9yZXZpZXcYByABKAhCEwoRX2V4cGVjdGVkX3ZlcnNpb24iegoQQ2FsbFFheWRSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3KnwKCEJvdExldmVsEhkKFUJPVF9MRVZFTF9VTlNQRUNJRklFRBAAEhQKEEJPVF9MRVZFTF9SQU5ET00QARITCg9CT1RfTEVWRUxfQkFTSUMQAhIUChBCT1RfTEVWRUxfU1RST05HEAMSFAoQQk9UX0xFVkVMX0VYUEVSVBAEMsEKChNCYWxvb3RFbmdpbmVTZXJ2aWNlElEKC0NyZWF0ZU1hdGNoEh0uYmFsb290LnYxLkNyZWF0ZU1hdGNoUmVxdWVzdBoeLmJhbG9vdC52MS5DcmVhdGVNYXRjaFJlc3BvbnNlIgOQAgISSwoJRGVhbFJvdW5kEhsuYmFsb290LnYxLkRlYWxSb3VuZFJlcXVlc3QaHC5iYWxvb3QudjEuRGVhbFJvdW5kUmVzcG9uc2UiA5ACAhJICghQbGFjZUJpZBIaLmJhbG9vdC52MS5QbGFjZUJpZFJlcXVlc3QaGy5iYWxvb3QudjEuUGxhY2VCaWRSZXNwb25zZSIDkAICEk4KCkNhbGxEb3VibGUSHC5iYWxvb3QudjEuQ2FsbERvdWJsZVJlcXVlc3QaHS5iYWxvb3QudjEuQ2FsbERvdWJsZVJlc3BvbnNlIgOQAgISXQoPRGVjbGFyZVByb2plY3RzEiEuYmFsb290LnYxLkRlY2xhcmVQcm9qZWN0c1JlcXVlc3QaIi5iYWxvb3QudjEuRGVjbGFyZVByb2plY3RzUmVzcG9uc2UiA5ACAhJICghQbGF5Q2FyZBIaLmJhbG9vdC52MS5QbGF5Q2FyZFJlcXVlc3QaGy5iYWxvb3QudjEuUGxheUNhcmRSZXNwb25zZSIDkAICEkgKCEdldFNjb3JlEhouYmFsb290LnYxLkdldFNjb3JlUmVxdWVzdBobLmJhbG9vdC52MS5HZXRTY29yZVJlc3BvbnNlIgOQAgESRQoHR2V0VmlldxIZLmJhbG9vdC52MS5HZXRWaWV3UmVxdWVzdBoaLmJhbG9vdC52MS5HZXRWaWV3UmVzcG9uc2UiA5ACARJgChBMaXN0TGVnYWxBY3Rpb25zEiIuYmFsb290LnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0GiMuYmFsb290LnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZSIDkAIBEk4KClNjb3JlUm91bmQSHC5iYWxvb3QudjEuU2NvcmVSb3VuZFJlcXVlc3QaHS5iYWxvb3QudjEuU2NvcmVSb3VuZFJlc3BvbnNlIgOQAgESVwoNU3VnZ2VzdEFjdGlvbhIfLmJhbG9vdC52MS5TdWdnZXN0QWN0aW9uUmVxdWVzdBogLmJhbG9vdC52MS5TdWdnZXN0QWN0aW9uUmVzcG9uc2UiA5ACARJaCg5BcHBseUJvdEFjdGlvbhIgLmJhbG9vdC52MS5BcHBseUJvdEFjdGlvblJlcXVlc3QaIS5iYWxvb3QudjEuQXBwbHlCb3RBY3Rpb25SZXNwb25zZSIDkAICElQKDFZlcmlmeVJlY29yZBIeLmJhbG9vdC52MS5WZXJpZnlSZWNvcmRSZXF1ZXN0Gh8uYmFsb290LnYxLlZlcmlmeVJlY29yZFJlc3BvbnNlIgOQAgESVAoMUmVwbGF5UmVjb3JkEh4uYmFsb290LnYxLlJlcGxheVJlY29yZFJlcXVlc3QaHy5iYWxvb3QudjEuUmVwbGF5UmVjb3JkUmVzcG9uc2UiA5ACARJZCg1BbmFseXplUmVjb3JkEh8uYmFsb290LnYxLkFuYWx5emVSZWNvcmRSZXF1ZXN0GiAuYmFsb290LnYxLkFuYWx5emVSZWNvcmRSZXNwb25zZSIDkAIBMAESSAoIQ2FsbFFheWQSGi5iYWxvb3QudjEuQ2FsbFFheWRSZXF1ZXN0GhsuYmFsb290LnYxLkNhbGxRYXlkUmVzcG9uc2UiA5ACAkKtAQoTb3JnLmJhbG9vdGVuZ2luZS52MUISRW5naW5lU2VydmljZVByb3RvUAFaSGdpdGh1Yi5jb20vYmFsb290LWVuZ2luZS9iYWxvb3QtZW5naW5lL2NsaWVudHMvZ28vZ2VuL2JhbG9vdC92MTtiYWxvb3R2MaICA0JMVKoCCUJhbG9vdC5WMboCCkJhbG9vdF9WMV/KAglCYWxvb3RcVjHqAgpCYWxvb3Q6OlYxYgZwcm90bzM", [file_baloot_v1_analysis, file_baloot_v1_records, file_baloot_v1_rules, file_baloot_v1_types]);
+  fileDesc("Ch5iYWxvb3QvdjEvZW5naW5lX3NlcnZpY2UucHJvdG8SCWJhbG9vdC52MSKPAQoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EiEKBXJ1bGVzGAEgASgLMhIuYmFsb290LnYxLlJ1bGVTZXQSGQoMZmlyc3RfZGVhbGVyGAIgASgNSACIAQESFwoPc3RhcnRpbmdfc2NvcmVzGAMgAygNEhEKCWJvYXJkX3NldBgUIAEoCUIPCg1fZmlyc3RfZGVhbGVyIr4BChNDcmVhdGVNYXRjaFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSEAoIbWF0Y2hfaWQYAyABKAkSFwoPaG9zdF9jcmVkZW50aWFsGAQgASgJEhgKEHNlYXRfY3JlZGVudGlhbHMYBSADKAkSHgoFdmlld3MYBiADKAsyDy5iYWxvb3QudjEuVmlldxIcChRzcGVjdGF0b3JfY3JlZGVudGlhbBgUIAEoCSKdAQoQRGVhbFJvdW5kUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SEgoKZGVja19vcmRlchgEIAMoDRIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iewoRRGVhbFJvdW5kUmVzcG9uc2USDQoFc3RhdGUYASABKAwSFQoNc3RhdGVfdmVyc2lvbhgCIAEoBBIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSHgoFdmlld3MYBCADKAsyDy5iYWxvb3QudjEuVmlldyKlAQoPUGxhY2VCaWRSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIbCgNiaWQYBCABKAsyDi5iYWxvb3QudjEuQmlkEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJ6ChBQbGFjZUJpZFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXcisQEKEUNhbGxEb3VibGVSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIlCghkb3VibGluZxgEIAEoCzITLmJhbG9vdC52MS5Eb3VibGluZxIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24ifAoSQ2FsbERvdWJsZVJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXcivAEKFkRlY2xhcmVQcm9qZWN0c1JlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEisKC2RlY2xhcmF0aW9uGAQgASgLMhYuYmFsb290LnYxLkRlY2xhcmF0aW9uEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiKBAQoXRGVjbGFyZVByb2plY3RzUmVzcG9uc2USDQoFc3RhdGUYASABKAwSFQoNc3RhdGVfdmVyc2lvbhgCIAEoBBIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSHgoFdmlld3MYBCADKAsyDy5iYWxvb3QudjEuVmlldyKrAQoPUGxheUNhcmRSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIhCgRwbGF5GAQgASgLMhMuYmFsb290LnYxLkNhcmRQbGF5Eh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJ6ChBQbGF5Q2FyZFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXciRgoPR2V0U2NvcmVSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSEAoIbWF0Y2hfaWQYAyABKAkiegoQR2V0U2NvcmVSZXNwb25zZRIVCg1zdGF0ZV92ZXJzaW9uGAEgASgEEikKCmxhc3Rfcm91bmQYAiABKAsyFS5iYWxvb3QudjEuUm91bmRTY29yZRIkCgVtYXRjaBgDIAEoCzIVLmJhbG9vdC52MS5NYXRjaFNjb3JlImEKDkdldFZpZXdSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSEQoEc2VhdBgDIAEoDUgAiAEBEhAKCG1hdGNoX2lkGAQgASgJQgcKBV9zZWF0IjAKD0dldFZpZXdSZXNwb25zZRIdCgR2aWV3GAEgASgLMg8uYmFsb290LnYxLlZpZXciXAoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEhAKCG1hdGNoX2lkGAQgASgJIlUKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIVCg1zdGF0ZV92ZXJzaW9uGAEgASgEEiIKB2FjdGlvbnMYAiADKAsyES5iYWxvb3QudjEuQWN0aW9uIkQKDkF3YXJkZWRQcm9qZWN0EgwKBHRlYW0YASABKA0SJAoEa2luZBgCIAEoDjIWLmJhbG9vdC52MS5Qcm9qZWN0S2luZCKhAwoRU2NvcmVSb3VuZFJlcXVlc3QSIQoFcnVsZXMYASABKAsyEi5iYWxvb3QudjEuUnVsZVNldBIuCg1jb250cmFjdF90eXBlGAIgASgOMhcuYmFsb290LnYxLkNvbnRyYWN0VHlwZRIeCgV0cnVtcBgDIAEoDjIPLmJhbG9vdC52MS5TdWl0EhQKCmJ1eWVyX3NlYXQYBCABKA1IABIUCgpidXllcl90ZWFtGAUgASgNSAASEgoKY2FyZF9hYm5hdBgGIAMoDRISCgp0cmlja3Nfd29uGAcgAygNEiAKBnRyaWNrcxgIIAMoCzIQLmJhbG9vdC52MS5UcmljaxIzChBhd2FyZGVkX3Byb2plY3RzGAkgAygLMhkuYmFsb290LnYxLkF3YXJkZWRQcm9qZWN0EhQKDGJhbG9vdF90ZWFtcxgKIAMoDRISCgptdWx0aXBsaWVyGAsgASgNEg0KBWdhaHdhGAwgASgIEhQKDG1hdGNoX3Njb3JlcxgNIAMoDRIWCg5yZXZlcnNlX2thYm9vdBgOIAEoCEIHCgVidXllciJgChJTY29yZVJvdW5kUmVzcG9uc2USJAoFc2NvcmUYASABKAsyFS5iYWxvb3QudjEuUm91bmRTY29yZRIkCgVtYXRjaBgCIAEoCzIVLmJhbG9vdC52MS5NYXRjaFNjb3JlIpkBChRTdWdnZXN0QWN0aW9uUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SEAoIbWF0Y2hfaWQYBCABKAkSIgoFbGV2ZWwYBSABKA4yEy5iYWxvb3QudjEuQm90TGV2ZWwSEQoEc2VlZBgGIAEoBEgAiAEBQgcKBV9zZWVkInUKFVN1Z2dlc3RBY3Rpb25SZXNwb25zZRIVCg1zdGF0ZV92ZXJzaW9uGAEgASgEEiEKBmFjdGlvbhgCIAEoCzIRLmJhbG9vdC52MS5BY3Rpb24SIgoFbGV2ZWwYAyABKA4yEy5iYWxvb3QudjEuQm90TGV2ZWwi1AEKFUFwcGx5Qm90QWN0aW9uUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoBEgAiAEBEhAKCG1hdGNoX2lkGAYgASgJEiIKBWxldmVsGAcgASgOMhMuYmFsb290LnYxLkJvdExldmVsEhEKBHNlZWQYCCABKARIAYgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbkIHCgVfc2VlZEoECAQQBSLVAQoWQXBwbHlCb3RBY3Rpb25SZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3EgwKBHNlYXQYFCABKA0SIQoGYWN0aW9uGBUgASgLMhEuYmFsb290LnYxLkFjdGlvbhIiCgVsZXZlbBgWIAEoDjITLmJhbG9vdC52MS5Cb3RMZXZlbCI9ChNWZXJpZnlSZWNvcmRSZXF1ZXN0EiYKBnJlY29yZBgBIAEoCzIWLmJhbG9vdC52MS5NYXRjaFJlY29yZCK8AQoUVmVyaWZ5UmVjb3JkUmVzcG9uc2USDQoFdmFsaWQYASABKAgSJAoFbWF0Y2gYAiABKAsyFS5iYWxvb3QudjEuTWF0Y2hTY29yZRIkCgVzaGVldBgDIAMoCzIVLmJhbG9vdC52MS5Sb3VuZFNjb3JlEi8KCmRpdmVyZ2VuY2UYBCABKAsyGy5iYWxvb3QudjEuUmVjb3JkRGl2ZXJnZW5jZRIYChBhY3Rpb25zX3JlcGxheWVkGAUgASgNIksKE1JlcGxheVJlY29yZFJlcXVlc3QSJgoGcmVjb3JkGAEgASgLMhYuYmFsb290LnYxLk1hdGNoUmVjb3JkEgwKBHN0ZXAYAiABKA0i6QEKFFJlcGxheVJlY29yZFJlc3BvbnNlEh4KBXZpZXdzGAEgAygLMg8uYmFsb290LnYxLlZpZXcSJAoLcHVibGljX3ZpZXcYAiABKAsyDy5iYWxvb3QudjEuVmlldxIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSKQoGYWN0aW9uGAQgASgLMhkuYmFsb290LnYxLlJlY29yZGVkQWN0aW9uEhMKC3JvdW5kX2luZGV4GAUgASgNEhQKDGFjdGlvbl9pbmRleBgGIAEoDRITCgt0b3RhbF9zdGVwcxgHIAEoDSLBAQoPQ2FsbFFheWRSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIhCgRjYWxsGAQgASgLMhMuYmFsb290LnYxLlFheWRDYWxsEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCRIUCgxjbG9zZV9yZXZpZXcYByABKAhCEwoRX2V4cGVjdGVkX3ZlcnNpb24iegoQQ2FsbFFheWRSZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3IpUBChBTb2x2ZURlYWxSZXF1ZXN0Ei4KBW1hdGNoGAEgASgLMh0uYmFsb290LnYxLlNvbHZlTWF0Y2hQb3NpdGlvbkgAEjAKBnJlY29yZBgCIAEoCzIeLmJhbG9vdC52MS5Tb2x2ZVJlY29yZFBvc2l0aW9uSAASEwoLZGVhZGxpbmVfbXMYAyABKA1CCgoIcG9zaXRpb24iXQoSU29sdmVNYXRjaFBvc2l0aW9uEg0KBXN0YXRlGAEgASgMEhAKCG1hdGNoX2lkGAIgASgJEhIKCmNyZWRlbnRpYWwYAyABKAkSEgoKY2FyZF9pbmRleBgEIAEoDSJoChNTb2x2ZVJlY29yZFBvc2l0aW9uEiYKBnJlY29yZBgBIAEoCzIWLmJhbG9vdC52MS5NYXRjaFJlY29yZBITCgtyb3VuZF9pbmRleBgCIAEoDRIUCgxhY3Rpb25faW5kZXgYAyABKA0ieQoKU29sdmVkQ2FyZBIhCgRwbGF5GAEgASgLMhMuYmFsb290LnYxLkNhcmRQbGF5Eg4KBnBvaW50cxgCIAMoDRIOCgZ0cmlja3MYAyADKA0SGAoLa2Fib290X3RlYW0YBCABKA1IAIgBAUIOCgxfa2Fib290X3RlYW0iUQoJU29sdmVkUGFyEiQKBXNjb3JlGAEgASgLMhUuYmFsb290LnYxLlJvdW5kU2NvcmUSDgoGcG9pbnRzGAIgAygNEg4KBnRyaWNrcxgDIAMoDSKNAQoRU29sdmVEZWFsUmVzcG9uc2USDAoEc2VhdBgBIAEoDRIkCgVjYXJkcxgCIAMoCzIVLmJhbG9vdC52MS5Tb2x2ZWRDYXJkEhIKCmJlc3RfaW5kZXgYAyABKA0SIQoDcGFyGAQgASgLMhQuYmFsb290LnYxLlNvbHZlZFBhchINCgVub2RlcxgFIAEoBCp8CghCb3RMZXZlbBIZChVCT1RfTEVWRUxfVU5TUEVDSUZJRUQQABIUChBCT1RfTEVWRUxfUkFORE9NEAESEwoPQk9UX0xFVkVMX0JBU0lDEAISFAoQQk9UX0xFVkVMX1NUUk9ORxADEhQKEEJPVF9MRVZFTF9FWFBFUlQQBDKOCwoTQmFsb290RW5naW5lU2VydmljZRJRCgtDcmVhdGVNYXRjaBIdLmJhbG9vdC52MS5DcmVhdGVNYXRjaFJlcXVlc3QaHi5iYWxvb3QudjEuQ3JlYXRlTWF0Y2hSZXNwb25zZSIDkAICEksKCURlYWxSb3VuZBIbLmJhbG9vdC52MS5EZWFsUm91bmRSZXF1ZXN0GhwuYmFsb290LnYxLkRlYWxSb3VuZFJlc3BvbnNlIgOQAgISSAoIUGxhY2VCaWQSGi5iYWxvb3QudjEuUGxhY2VCaWRSZXF1ZXN0GhsuYmFsb290LnYxLlBsYWNlQmlkUmVzcG9uc2UiA5ACAhJOCgpDYWxsRG91YmxlEhwuYmFsb290LnYxLkNhbGxEb3VibGVSZXF1ZXN0Gh0uYmFsb290LnYxLkNhbGxEb3VibGVSZXNwb25zZSIDkAICEl0KD0RlY2xhcmVQcm9qZWN0cxIhLmJhbG9vdC52MS5EZWNsYXJlUHJvamVjdHNSZXF1ZXN0GiIuYmFsb290LnYxLkRlY2xhcmVQcm9qZWN0c1Jlc3BvbnNlIgOQAgISSAoIUGxheUNhcmQSGi5iYWxvb3QudjEuUGxheUNhcmRSZXF1ZXN0GhsuYmFsb290LnYxLlBsYXlDYXJkUmVzcG9uc2UiA5ACAhJICghHZXRTY29yZRIaLmJhbG9vdC52MS5HZXRTY29yZVJlcXVlc3QaGy5iYWxvb3QudjEuR2V0U2NvcmVSZXNwb25zZSIDkAIBEkUKB0dldFZpZXcSGS5iYWxvb3QudjEuR2V0Vmlld1JlcXVlc3QaGi5iYWxvb3QudjEuR2V0Vmlld1Jlc3BvbnNlIgOQAgESYAoQTGlzdExlZ2FsQWN0aW9ucxIiLmJhbG9vdC52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBojLmJhbG9vdC52MS5MaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2UiA5ACARJOCgpTY29yZVJvdW5kEhwuYmFsb290LnYxLlNjb3JlUm91bmRSZXF1ZXN0Gh0uYmFsb290LnYxLlNjb3JlUm91bmRSZXNwb25zZSIDkAIBElcKDVN1Z2dlc3RBY3Rpb24SHy5iYWxvb3QudjEuU3VnZ2VzdEFjdGlvblJlcXVlc3QaIC5iYWxvb3QudjEuU3VnZ2VzdEFjdGlvblJlc3BvbnNlIgOQAgESWgoOQXBwbHlCb3RBY3Rpb24SIC5iYWxvb3QudjEuQXBwbHlCb3RBY3Rpb25SZXF1ZXN0GiEuYmFsb290LnYxLkFwcGx5Qm90QWN0aW9uUmVzcG9uc2UiA5ACAhJUCgxWZXJpZnlSZWNvcmQSHi5iYWxvb3QudjEuVmVyaWZ5UmVjb3JkUmVxdWVzdBofLmJhbG9vdC52MS5WZXJpZnlSZWNvcmRSZXNwb25zZSIDkAIBElQKDFJlcGxheVJlY29yZBIeLmJhbG9vdC52MS5SZXBsYXlSZWNvcmRSZXF1ZXN0Gh8uYmFsb290LnYxLlJlcGxheVJlY29yZFJlc3BvbnNlIgOQAgESWQoNQW5hbHl6ZVJlY29yZBIfLmJhbG9vdC52MS5BbmFseXplUmVjb3JkUmVxdWVzdBogLmJhbG9vdC52MS5BbmFseXplUmVjb3JkUmVzcG9uc2UiA5ACATABEkgKCENhbGxRYXlkEhouYmFsb290LnYxLkNhbGxRYXlkUmVxdWVzdBobLmJhbG9vdC52MS5DYWxsUWF5ZFJlc3BvbnNlIgOQAgISSwoJU29sdmVEZWFsEhsuYmFsb290LnYxLlNvbHZlRGVhbFJlcXVlc3QaHC5iYWxvb3QudjEuU29sdmVEZWFsUmVzcG9uc2UiA5ACAUKtAQoTb3JnLmJhbG9vdGVuZ2luZS52MUISRW5naW5lU2VydmljZVByb3RvUAFaSGdpdGh1Yi5jb20vYmFsb290LWVuZ2luZS9iYWxvb3QtZW5naW5lL2NsaWVudHMvZ28vZ2VuL2JhbG9vdC92MTtiYWxvb3R2MaICA0JMVKoCCUJhbG9vdC5WMboCCkJhbG9vdF9WMV/KAglCYWxvb3RcVjHqAgpCYWxvb3Q6OlYxYgZwcm90bzM", [file_baloot_v1_analysis, file_baloot_v1_records, file_baloot_v1_rules, file_baloot_v1_types]);
 
 /**
  * The request of CreateMatch.
@@ -1539,6 +1539,267 @@ export const CallQaydResponseSchema: GenMessage<CallQaydResponse> = /*@__PURE__*
   messageDesc(file_baloot_v1_engine_service, 30);
 
 /**
+ * The request of SolveDeal: a position from a match's token or from a match record.
+ *
+ * @generated from message baloot.v1.SolveDealRequest
+ */
+export type SolveDealRequest = Message<"baloot.v1.SolveDealRequest"> & {
+  /**
+   * Where the position is: one of the two.
+   *
+   * @generated from oneof baloot.v1.SolveDealRequest.position
+   */
+  position: {
+    /**
+     * A position in a match: its sealed state token with the match id and a credential. With
+     * the host credential the position is the token's, at any time of the play (a card must be
+     * due: FAILED_PRECONDITION and reason WRONG_PHASE otherwise); once the round is over (any
+     * credential of the match, a seat's or a spectator's too) it is the finished round, played
+     * out to its eighth trick, from its first lead or after `card_index` of its cards (a round
+     * a Sawa claim or a Qayd verdict ended early: FAILED_PRECONDITION, ROUND_NOT_PLAYED_OUT). A
+     * seat or spectator credential while the round is played is refused with PERMISSION_DENIED
+     * and reason CREDENTIAL_INVALID.
+     *
+     * @generated from field: baloot.v1.SolveMatchPosition match = 1;
+     */
+    value: SolveMatchPosition;
+    case: "match";
+  } | {
+    /**
+     * A position in a match record: the record is replayed (a divergence is refused with
+     * FAILED_PRECONDITION and reason RECORD_DIVERGES) to the action `action_index` of the round
+     * `round_index`, which must be a card to play (INVALID_ARGUMENT, REQUEST_INVALID otherwise).
+     *
+     * @generated from field: baloot.v1.SolveRecordPosition record = 2;
+     */
+    value: SolveRecordPosition;
+    case: "record";
+  } | { case: undefined; value?: undefined };
+
+  /**
+   * How long the search may take, in milliseconds: 0 means 2,000; at most 10,000 (a larger value
+   * is refused with INVALID_ARGUMENT and reason REQUEST_INVALID).
+   *
+   * @generated from field: uint32 deadline_ms = 3;
+   */
+  deadlineMs: number;
+};
+
+/**
+ * Describes the message baloot.v1.SolveDealRequest.
+ * Use `create(SolveDealRequestSchema)` to create a new message.
+ */
+export const SolveDealRequestSchema: GenMessage<SolveDealRequest> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 31);
+
+/**
+ * A position in a match in play, for SolveDealRequest.
+ *
+ * @generated from message baloot.v1.SolveMatchPosition
+ */
+export type SolveMatchPosition = Message<"baloot.v1.SolveMatchPosition"> & {
+  /**
+   * The sealed state token.
+   *
+   * @generated from field: bytes state = 1;
+   */
+  state: Uint8Array;
+
+  /**
+   * The id of the match the token belongs to, as CreateMatch returned it.
+   *
+   * @generated from field: string match_id = 2;
+   */
+  matchId: string;
+
+  /**
+   * The host's, a seat's or a spectator's credential (see SolveDealRequest.match).
+   *
+   * @generated from field: string credential = 3;
+   */
+  credential: string;
+
+  /**
+   * For a finished round: the number of its cards already played at the position (0, the first
+   * lead, to 31). Ignored while the round is played.
+   *
+   * @generated from field: uint32 card_index = 4;
+   */
+  cardIndex: number;
+};
+
+/**
+ * Describes the message baloot.v1.SolveMatchPosition.
+ * Use `create(SolveMatchPositionSchema)` to create a new message.
+ */
+export const SolveMatchPositionSchema: GenMessage<SolveMatchPosition> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 32);
+
+/**
+ * A position in a match record, for SolveDealRequest.
+ *
+ * @generated from message baloot.v1.SolveRecordPosition
+ */
+export type SolveRecordPosition = Message<"baloot.v1.SolveRecordPosition"> & {
+  /**
+   * The record, bounded as in VerifyRecordRequest.
+   *
+   * @generated from field: baloot.v1.MatchRecord record = 1;
+   */
+  record?: MatchRecord | undefined;
+
+  /**
+   * The round, as an index into the record's rounds.
+   *
+   * @generated from field: uint32 round_index = 2;
+   */
+  roundIndex: number;
+
+  /**
+   * The action of the round before which the position is taken (its index in the round's
+   * actions, the deal being 0); it must be a card to play.
+   *
+   * @generated from field: uint32 action_index = 3;
+   */
+  actionIndex: number;
+};
+
+/**
+ * Describes the message baloot.v1.SolveRecordPosition.
+ * Use `create(SolveRecordPositionSchema)` to create a new message.
+ */
+export const SolveRecordPositionSchema: GenMessage<SolveRecordPosition> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 33);
+
+/**
+ * One legal card action of the seat to play, and where perfect play goes after it.
+ *
+ * @generated from message baloot.v1.SolvedCard
+ */
+export type SolvedCard = Message<"baloot.v1.SolvedCard"> & {
+  /**
+   * The card (with `akka` when the lead is an Akka call; the call and the plain lead are valued
+   * one by one).
+   *
+   * @generated from field: baloot.v1.CardPlay play = 1;
+   */
+  play?: CardPlay | undefined;
+
+  /**
+   * Each team's card points (abnat) at the end of the round, team 0 first, the points won before
+   * the position and the last-trick 10 included: they sum to 130 in Sun and 162 in Hokm.
+   *
+   * @generated from field: repeated uint32 points = 2;
+   */
+  points: number[];
+
+  /**
+   * Each team's tricks at the end of the round, team 0 first.
+   *
+   * @generated from field: repeated uint32 tricks = 3;
+   */
+  tricks: number[];
+
+  /**
+   * The team that takes all eight tricks on this line (a kaboot); absent when none does.
+   *
+   * @generated from field: optional uint32 kaboot_team = 4;
+   */
+  kabootTeam?: number | undefined;
+};
+
+/**
+ * Describes the message baloot.v1.SolvedCard.
+ * Use `create(SolvedCardSchema)` to create a new message.
+ */
+export const SolvedCardSchema: GenMessage<SolvedCard> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 34);
+
+/**
+ * The par of a round: its best line played out by the rules and scored.
+ *
+ * @generated from message baloot.v1.SolvedPar
+ */
+export type SolvedPar = Message<"baloot.v1.SolvedPar"> & {
+  /**
+   * The round's score as the rules give it (contract, multiplier, projects, Baloot, kaboot).
+   *
+   * @generated from field: baloot.v1.RoundScore score = 1;
+   */
+  score?: RoundScore | undefined;
+
+  /**
+   * Each team's card points at the end of the round, team 0 first.
+   *
+   * @generated from field: repeated uint32 points = 2;
+   */
+  points: number[];
+
+  /**
+   * Each team's tricks at the end of the round, team 0 first.
+   *
+   * @generated from field: repeated uint32 tricks = 3;
+   */
+  tricks: number[];
+};
+
+/**
+ * Describes the message baloot.v1.SolvedPar.
+ * Use `create(SolvedParSchema)` to create a new message.
+ */
+export const SolvedParSchema: GenMessage<SolvedPar> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 35);
+
+/**
+ * The response of SolveDeal.
+ *
+ * @generated from message baloot.v1.SolveDealResponse
+ */
+export type SolveDealResponse = Message<"baloot.v1.SolveDealResponse"> & {
+  /**
+   * The seat to play at the position.
+   *
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * Every legal card action of that seat, in the order ListLegalActions gives them.
+   *
+   * @generated from field: repeated baloot.v1.SolvedCard cards = 2;
+   */
+  cards: SolvedCard[];
+
+  /**
+   * The index in `cards` of the best one for the seat's team (the first of equals).
+   *
+   * @generated from field: uint32 best_index = 3;
+   */
+  bestIndex: number;
+
+  /**
+   * The par of the round from the position.
+   *
+   * @generated from field: baloot.v1.SolvedPar par = 4;
+   */
+  par?: SolvedPar | undefined;
+
+  /**
+   * The cards the search tried, a measure of its work.
+   *
+   * @generated from field: uint64 nodes = 5;
+   */
+  nodes: bigint;
+};
+
+/**
+ * Describes the message baloot.v1.SolveDealResponse.
+ * Use `create(SolveDealResponseSchema)` to create a new message.
+ */
+export const SolveDealResponseSchema: GenMessage<SolveDealResponse> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 36);
+
+/**
  * How well a suggesting bot plays.
  *
  * @generated from enum baloot.v1.BotLevel
@@ -1838,6 +2099,23 @@ export const BalootEngineService: GenService<{
     methodKind: "unary";
     input: typeof CallQaydRequestSchema;
     output: typeof CallQaydResponseSchema;
+  },
+  /**
+   * The exact solver: with every hand known, the value of every legal card of the seat to play
+   * (each team's card points and tricks at the end of the round when all four seats then play
+   * perfectly, a kaboot visible) and the par of the round (the best line played out and scored
+   * by the rules). Because the answer shows every hand, a position in a match's token is solved
+   * for the host credential at any time, for a seat or spectator credential only once the round
+   * is over; a position in a match record (whose cards its holder knows) needs no credential.
+   * Nothing is stored. The search stops at the request's deadline: past it the call ends with
+   * DEADLINE_EXCEEDED and reason SOLVER_DEADLINE, never with a partial answer.
+   *
+   * @generated from rpc baloot.v1.BalootEngineService.SolveDeal
+   */
+  solveDeal: {
+    methodKind: "unary";
+    input: typeof SolveDealRequestSchema;
+    output: typeof SolveDealResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_baloot_v1_engine_service, 0);

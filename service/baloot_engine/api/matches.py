@@ -1,0 +1,479 @@
+"""The match layer: what a call does to a match, with no gRPC in it.
+
+Opening and checking a token (the credential's role, the sealed state, the expected version),
+applying an action through the rules core, sealing the next state, the decks of a match
+(its keyed shuffle, a preset deck, a board set's), the reveal of a round that ended, and the
+claims the optional match ledger must confirm. Everything here takes and returns plain values
+(core states, actions and events, bytes), so a test calls it without a server; the servicer
+(:mod:`baloot_engine.api.servicer`) only translates messages to these calls and back.
+
+With a match ledger (:mod:`baloot_engine.api.ledger`), no answer about a token leaves before
+the ledger confirms it is the latest of its match: the body of a call stays synchronous and
+notes what it opened and sealed in a :class:`Claim`, and :meth:`Matches.settled` settles that
+claim with the ledger (one round trip) before the call answers, or before it reports a refusal,
+which could otherwise tell something about a stale state (a false Sawa claim, a forbidden card).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import inspect
+import re
+import secrets
+from collections.abc import Awaitable, Callable, Sequence
+from contextvars import ContextVar
+from typing import Final, NamedTuple, TypeVar
+
+from baloot_engine.api.ledger import Answer, Entry, LedgerUnavailableError, MatchLedger, Verdict
+from baloot_engine.api.refusals import (
+    LEDGER_UNAVAILABLE,
+    MATCH_UNKNOWN,
+    ApiError,
+    Code,
+    credential_invalid,
+    preset_deck_disabled,
+    request_invalid,
+    stale_state,
+    state_invalid,
+)
+from baloot_engine.api.sealing import (
+    HOST_ROLE,
+    MATCH_ID_SIZE,
+    SPECTATOR_ROLE,
+    KeyRing,
+    TokenRefusedError,
+    seat_role,
+)
+from baloot_engine.api.state_codec import (
+    NO_FIELDS,
+    SEED_SIZE,
+    Decoded,
+    StateInvalidError,
+    TokenFields,
+    decode,
+    encode,
+)
+from baloot_engine.rules import game
+from baloot_engine.rules.actions import Action, Deal, Event, EventKind
+from baloot_engine.rules.dealing import board_deck, deck_from_seed
+from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.ruleset import RuleSet
+from baloot_engine.rules.state import Phase, State
+from baloot_engine.telemetry.logs import bind_call_fields, get_logger
+from baloot_engine.telemetry.metrics import Metrics
+
+_MATCH_ID: Final = re.compile(r"[0-9a-f]{32}")
+_ALL_SEATS: Final = (0, 1, 2, 3)
+_ROUND_ENDS: Final = (EventKind.ROUND_SCORED, EventKind.REDEAL)
+_BETWEEN: Final = (Phase.ROUND_OVER, Phase.MATCH_OVER)
+_log = get_logger("baloot_engine.api")
+_Result = TypeVar("_Result")
+
+
+class Claim:
+    """What the ledger must confirm before a call answers: the states it opened and sealed."""
+
+    __slots__ = ("created", "events", "following", "match_id", "presented")
+
+    def __init__(self) -> None:
+        self.match_id = ""
+        self.presented: Entry | None = None  # the state of the token sent
+        self.following: Entry | None = None  # the state the action made
+        self.created: Entry | None = None  # the first state of a new match
+        self.events: Sequence[Event] = ()  # counted once the ledger has accepted them
+
+
+# The claim of the call being computed; set only on a server with a ledger. Call bodies run
+# without awaiting, so the claim read in a body is always its own call's.
+_claims: ContextVar[Claim | None] = ContextVar("baloot_ledger_claim", default=None)
+
+
+class Opened:
+    """A request's match, opened: who is calling and the state they sent."""
+
+    __slots__ = ("decoded", "match_id", "match_key", "role", "seed", "state", "version")
+
+    def __init__(self, match_id: str, match_key: bytes, role: str, decoded: Decoded) -> None:
+        self.match_id = match_id
+        self.match_key = match_key
+        self.role = role
+        self.decoded = decoded
+        self.state = decoded.state
+        self.seed = decoded.seed
+        self.version = decoded.version
+
+    @property
+    def is_host(self) -> bool:
+        return self.role == HOST_ROLE
+
+    def may_act_for(self, seat: int) -> bool:
+        return self.role in (HOST_ROLE, seat_role(seat))
+
+    def visible_seats(self) -> Sequence[int]:
+        """The seats whose private views the caller may see."""
+        if self.role == HOST_ROLE:
+            return _ALL_SEATS
+        if self.role == SPECTATOR_ROLE:
+            return ()
+        return (int(self.role[-1]),)
+
+
+class Reveal(NamedTuple):
+    """The reveal of a round that ended: a state of that round (its number, dealer and
+    contract), its deck order, and whether the views carry it too (``reveal_hands_after_round``)."""
+
+    round: State
+    deck: tuple[int, ...]
+    in_views: bool
+
+
+class Acted(NamedTuple):
+    """An accepted action: the next state, its version and sealed token, the events, and the
+    reveal of the round it ended when the caller may see it (placed after event ``reveal_at``)."""
+
+    opened: Opened
+    state: State
+    version: int
+    token: bytes
+    events: Sequence[Event]
+    reveal: Reveal | None
+    reveal_at: int
+
+
+class Created(NamedTuple):
+    """A new match: its id, first state and token, and its credentials."""
+
+    match_id: str
+    state: State
+    token: bytes
+    host_credential: str
+    seat_credentials: list[str]
+    spectator_credential: str
+
+
+def round_end_index(events: Sequence[Event]) -> int:
+    """The index of the event that ended the round (scored, or cancelled for a redeal), or -1."""
+    for index, event in enumerate(events):
+        if event.kind in _ROUND_ENDS:
+            return index
+    return -1
+
+
+class Matches:
+    """The match layer of one server: its keys, its counters, its preset-deck switch and its
+    optional ledger."""
+
+    def __init__(
+        self,
+        keys: KeyRing,
+        metrics: Metrics,
+        *,
+        allow_preset_deck: bool,
+        ledger: MatchLedger | None = None,
+    ) -> None:
+        self.keys = keys
+        self.metrics = metrics
+        self.allow_preset_deck = allow_preset_deck
+        self.ledger = ledger
+        self._sealed = metrics.tokens_sealed.labels(key_id=keys.sealing_fingerprint)
+
+    # -- creating, opening, sealing -----------------------------------------------------
+
+    def create(
+        self, rules: RuleSet, dealer: int, scores: tuple[int, int], board_set: str = ""
+    ) -> Created:
+        """A new match: a fresh id and deck seed, the first state sealed, the credentials."""
+        state = game.new_match(rules, dealer, scores)
+        match_key = secrets.token_bytes(MATCH_ID_SIZE)
+        match_id = match_key.hex()
+        bind_call_fields(match_id=match_id, state_version=0)
+        seed = secrets.token_bytes(SEED_SIZE)
+        fields = TokenFields(board_set=board_set) if board_set else NO_FIELDS
+        plaintext = encode(state, seed, 0, fields=fields)
+        claim = _claims.get()
+        if claim is not None:
+            claim.match_id = match_id
+            claim.created = Entry.of(0, plaintext)
+        self._sealed.inc()
+        keys = self.keys
+        return Created(
+            match_id,
+            state,
+            keys.seal(plaintext, match_key),
+            keys.credential(match_key, HOST_ROLE),
+            [keys.credential(match_key, seat_role(s)) for s in _ALL_SEATS],
+            keys.credential(match_key, SPECTATOR_ROLE),
+        )
+
+    def open(self, token: bytes, match_id: str, credential: str) -> Opened:
+        """Check the match id and the credential's role, then open and check the token."""
+        if not _MATCH_ID.fullmatch(match_id):
+            raise request_invalid(
+                "match_id must be the 32 lower-case hex digits CreateMatch returned"
+            )
+        match_key = bytes.fromhex(match_id)
+        bind_call_fields(match_id=match_id)
+        role = self.keys.role_of(match_key, credential)
+        if role is None:
+            raise credential_invalid("the credential is not valid for this match")
+        try:
+            plaintext = self.keys.open(token, match_key)
+            decoded = decode(plaintext)
+        except TokenRefusedError as error:
+            self.metrics.token_refused(error.kind)
+            raise state_invalid(error.why) from None
+        except StateInvalidError as error:
+            self.metrics.token_refused("invalid_state")
+            raise state_invalid("it holds an impossible state") from error
+        bind_call_fields(state_version=decoded.version)
+        claim = _claims.get()
+        if claim is not None:
+            claim.match_id = match_id
+            claim.presented = Entry.of(decoded.version, plaintext)
+        return Opened(match_id, match_key, role, decoded)
+
+    def _seal(self, opened: Opened, state: State, version: int, fields: TokenFields) -> bytes:
+        """Seal the state that follows the opened one (encoded from the opened message)."""
+        plaintext = encode(state, opened.seed, version, opened.decoded, fields)
+        claim = _claims.get()
+        if claim is not None:
+            claim.following = Entry.of(version, plaintext)
+        self._sealed.inc()
+        return self.keys.seal(plaintext, opened.match_key)
+
+    # -- acting ---------------------------------------------------------------------------
+
+    def act(
+        self,
+        opened: Opened,
+        seat: int,
+        expected_version: int | None,
+        action_of: Callable[[Opened], Action],
+    ) -> Acted:
+        """Check that the caller may act for ``seat`` at this version, then apply the action
+        ``action_of`` gives (converted only after those checks) and seal the next state."""
+        bind_call_fields(seat=seat)
+        if not opened.may_act_for(seat):
+            raise credential_invalid(f"the credential may not act for seat {seat}")
+        check_version(opened, expected_version)
+        action = action_of(opened)
+        try:
+            new_state, events = game.apply(opened.state, seat, action)
+        except RuleError as error:
+            self.metrics.action_rejected(error.reason)
+            raise
+        return self._acted(opened, action, new_state, events)
+
+    def close_review(self, opened: Opened, expected_version: int | None) -> Acted:
+        """The host closes the review of a round under table play."""
+        if not opened.is_host:
+            raise credential_invalid("only the host credential may close the review")
+        check_version(opened, expected_version)
+        try:
+            new_state, events = game.close_review(opened.state)
+        except RuleError as error:
+            self.metrics.action_rejected(error.reason)
+            raise
+        return self._acted(opened, None, new_state, events)
+
+    def _acted(
+        self, opened: Opened, action: Action | None, new_state: State, events: Sequence[Event]
+    ) -> Acted:
+        """Seal the state ``action`` made (None: the host closed a review), with the records'
+        fields it changes, and the reveal of a round it ended."""
+        version = opened.version + 1
+        claim = _claims.get()
+        if claim is None:
+            self.metrics.observe_events(events)
+        else:
+            claim.events = events  # counted only if the ledger accepts the action
+        before = opened.state
+        fields = opened.decoded.fields
+        if type(action) is Deal and (fields.board_set or action.deck != self._seed_deck(opened)):
+            fields = fields._replace(
+                round_deck=bytes(action.deck), round_deck_hand=new_state.hand_number
+            )
+        reveal = None
+        end = round_end_index(events)
+        if end >= 0:
+            if events[end].kind is EventKind.ROUND_SCORED:
+                fields = fields._replace(
+                    rounds_scored=fields.rounds_scored + 1, scored_at_hand=new_state.hand_number
+                )
+            flag = new_state.rules.reveal_hands_after_round
+            if flag or opened.is_host:
+                reveal = Reveal(before, self.round_deck(opened, before.hand_number), flag)
+        token = self._seal(opened, new_state, version, fields)
+        return Acted(opened, new_state, version, token, events, reveal, end)
+
+    # -- decks ----------------------------------------------------------------------------
+
+    def check_preset_allowed(self, opened: Opened | None = None) -> None:
+        """Refuse a preset deck on a server that does not accept them, or in a board-set match
+        (given the opened match)."""
+        if not self.allow_preset_deck:
+            raise preset_deck_disabled(
+                "this server does not accept preset decks (BALOOT_ALLOW_PRESET_DECK)"
+            )
+        if opened is not None and opened.decoded.fields.board_set:
+            raise preset_deck_disabled("a board-set match is dealt its board set's decks only")
+
+    def round_deck(self, opened: Opened, round_number: int) -> tuple[int, ...]:
+        """The deck round ``round_number`` of the opened match was (or is) dealt from."""
+        kept = opened.decoded.fields.kept_deck(round_number)
+        return kept if kept is not None else deck_from_seed(opened.seed, round_number)
+
+    def next_deck(self, opened: Opened) -> tuple[int, ...]:
+        """The deck of the next round: the board set's, or the match's own keyed shuffle."""
+        fields = opened.decoded.fields
+        if fields.board_set:
+            redeals = opened.state.hand_number - fields.scored_at_hand
+            return board_deck(
+                self.keys.board_key(), fields.board_set, fields.rounds_scored + 1, redeals
+            )
+        return self._seed_deck(opened)
+
+    @staticmethod
+    def _seed_deck(opened: Opened) -> tuple[int, ...]:
+        return deck_from_seed(opened.seed, opened.state.hand_number + 1)
+
+    def shown_reveal(self, opened: Opened) -> Reveal | None:
+        """The reveal of the last scored round the views carry (see :func:`last_reveal`)."""
+        state = opened.state
+        if not shows_last_reveal(state):
+            return None
+        return last_reveal(state, self.round_deck(opened, state.hand_number))
+
+    # -- bots -----------------------------------------------------------------------------
+
+    @staticmethod
+    def bot_turn(opened: Opened, seat: int) -> bool:
+        """Check that the host asks for the seat whose action the match waits for; True
+        between rounds, where that seat deals."""
+        if not opened.is_host:
+            raise credential_invalid("only the host credential may apply a bot's action")
+        return game.bot_turn(opened.state, seat)
+
+    @staticmethod
+    def bot_seed(opened: Opened, seed: int | None = None) -> int:
+        """``seed``, or a bot's seed derived from the match's secret seed and the state's
+        version: the same request gives the same action, and nobody can predict it without
+        the match seed."""
+        if seed is not None:
+            return seed
+        label = b"baloot-bot" + opened.version.to_bytes(8, "big")
+        return int.from_bytes(hmac.new(opened.seed, label, hashlib.sha256).digest()[:8], "big")
+
+    # -- the ledger -----------------------------------------------------------------------
+
+    async def settled(
+        self, body: Callable[[], _Result | Awaitable[_Result]]
+    ) -> _Result | Awaitable[_Result]:
+        """Run a call's body, then settle its claim with the ledger before anything leaves.
+
+        A body's awaitable result (a bot decision in the pool, and for ApplyBotAction the
+        action it chose) is awaited first, in the call's own context, so its claim is settled
+        with it. Without a ledger the body runs alone.
+        """
+        if self.ledger is None:
+            return body()
+        claim = Claim()
+        _claims.set(claim)
+        try:
+            response = body()
+            if inspect.isawaitable(response):
+                response = await response
+        except (ApiError, RuleError):
+            if claim.presented is not None:
+                await self.settle(claim, refused=True)
+            raise
+        await self.settle(claim, refused=False)
+        if claim.events:
+            self.metrics.observe_events(claim.events)
+        return response
+
+    async def settle(self, claim: Claim, *, refused: bool) -> None:
+        """Confirm a call's claim with the ledger, or raise the refusal the ledger calls for.
+
+        A new match is recorded; an action's new state replaces the one it came from
+        (compare-and-set); a read, or a refused action, needs its token to be the latest.
+        """
+        assert self.ledger is not None
+        ledger = self.ledger
+        try:
+            if claim.created is not None:
+                await ledger.record(claim.match_id, claim.created)
+                return
+            if claim.presented is None:
+                return  # no token in this call (ScoreRound)
+            if claim.following is not None and not refused:
+                answer = await ledger.advance(claim.match_id, claim.presented, claim.following)
+            else:
+                answer = await ledger.check(claim.match_id, claim.presented)
+        except LedgerUnavailableError as error:
+            self.metrics.ledger_answer("unavailable")
+            _log.warning("match ledger unavailable", error=str(error))
+            raise ApiError(
+                Code.UNAVAILABLE,
+                LEDGER_UNAVAILABLE,
+                "the match ledger cannot be reached; send the same request again later",
+            ) from None
+        self.metrics.ledger_answer(answer.verdict.value)
+        if answer.verdict is not Verdict.LATEST:
+            raise _ledger_refusal(answer, claim.presented)
+
+
+def shows_last_reveal(state: State) -> bool:
+    """Whether the views carry the reveal of the last scored round: under
+    ``reveal_hands_after_round``, while the match waits for the next deal (or is over)."""
+    return (
+        state.rules.reveal_hands_after_round
+        and state.phase in _BETWEEN
+        and state.last_score is not None
+    )
+
+
+def last_reveal(state: State, deck: tuple[int, ...]) -> Reveal | None:
+    """The reveal of the round a between-rounds ``state`` last scored, dealt from ``deck``,
+    when the views carry it (:func:`shows_last_reveal`)."""
+    if not shows_last_reveal(state):
+        return None
+    return Reveal(state._replace(dealer=(state.dealer - 1) & 3), deck, in_views=True)
+
+
+def check_version(opened: Opened, expected: int | None) -> None:
+    """Refuse an action whose expected version is not the token's (STALE_STATE)."""
+    if expected is not None and expected != opened.version:
+        raise stale_state(
+            opened.version, f"the state is at version {opened.version}, not {expected}"
+        )
+
+
+def _ledger_refusal(answer: Answer, presented: Entry) -> ApiError:
+    if answer.verdict is Verdict.UNKNOWN:
+        return ApiError(
+            Code.FAILED_PRECONDITION,
+            MATCH_UNKNOWN,
+            "the match ledger has no record of this match (expired, or created elsewhere)",
+            {"state_version": str(presented.version)},
+        )
+    latest = "" if answer.latest_version is None else str(answer.latest_version)
+    return stale_state(
+        presented.version,
+        f"this token is not the latest of its match (the latest is at version {latest or '?'})",
+        latest,
+    )
+
+
+__all__ = [
+    "Acted",
+    "Claim",
+    "Created",
+    "Matches",
+    "Opened",
+    "Reveal",
+    "check_version",
+    "last_reveal",
+    "round_end_index",
+]

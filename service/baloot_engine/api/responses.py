@@ -1,0 +1,77 @@
+"""The action responses written from the match layer's results: the next token, the events
+(with a round's reveal in its place), the views the caller may see, and the bots' actions."""
+
+from __future__ import annotations
+
+from typing import Protocol, TypeVar
+
+from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
+
+from baloot.v1 import engine_service_pb2 as pb
+from baloot.v1 import types_pb2
+from baloot_engine.api import outbound, records
+from baloot_engine.api.matches import Acted, Opened
+from baloot_engine.api.views import add_views
+from baloot_engine.bots import Level
+from baloot_engine.rules.actions import Action
+
+
+class ActionResponse(Protocol):
+    """What the responses of the actions share: the next token, its version, events, views."""
+
+    state: bytes
+    state_version: int
+
+    @property
+    def events(self) -> RepeatedCompositeFieldContainer[types_pb2.Event]: ...
+
+    @property
+    def views(self) -> RepeatedCompositeFieldContainer[types_pb2.View]: ...
+
+
+ActionResponseT = TypeVar("ActionResponseT", bound=ActionResponse)
+
+
+def respond(acted: Acted, response: ActionResponseT) -> ActionResponseT:
+    """Write an accepted action's token, events (with the reveal of a round it ended, right
+    after the event that ended it) and the caller's views into ``response``, in place."""
+    state = acted.state
+    response.state = acted.token
+    response.state_version = acted.version
+    reveal = acted.reveal
+    reveal_part = b""
+    if reveal is None:
+        outbound.add_events(response.events, acted.events, state)
+    else:
+        end = acted.reveal_at + 1
+        outbound.add_events(response.events, acted.events[:end], state)
+        response.events.append(records.reveal_event(reveal.round, reveal.deck))
+        outbound.add_events(response.events, acted.events[end:], state)
+        if reveal.in_views:
+            reveal_part = records.reveal_view_part(reveal)
+    opened = acted.opened
+    seats = opened.visible_seats()
+    add_views(response.views, state, seats, opened.match_id, acted.version, extra=reveal_part)
+    return response
+
+
+def suggestion(opened: Opened, level: Level, action: Action) -> pb.SuggestActionResponse:
+    """The SuggestAction response of a bot's decision."""
+    return pb.SuggestActionResponse(
+        state_version=opened.version,
+        action=outbound.action_out(action),
+        level=outbound.BOT_LEVEL_NUMBERS[level],
+    )
+
+
+def bot_applied(
+    response: pb.ApplyBotActionResponse, request: pb.ApplyBotActionRequest, action: Action
+) -> pb.ApplyBotActionResponse:
+    """Complete an ApplyBotAction response with the seat, the action shown and the level."""
+    response.seat = request.seat
+    response.action.CopyFrom(outbound.action_out(action))
+    response.level = request.level
+    return response
+
+
+__all__ = ["ActionResponse", "ActionResponseT", "bot_applied", "respond", "suggestion"]
