@@ -511,13 +511,13 @@ def _encode_facts(out: pb.LastRound, facts: RoundFacts) -> None:
 
 class Decoded:
     """A decoded token: the core state plus the deck seed, the state version and the records'
-    fields (read once, when the token is decoded).
+    fields (read from the message once, when first asked for).
 
     ``data`` keeps the ``MatchState`` bytes the state was decoded from, from which
     :func:`encode` starts the next state's message.
     """
 
-    __slots__ = ("data", "fields", "seed", "state", "version")
+    __slots__ = ("_fields", "data", "message", "seed", "state", "version")
 
     def __init__(
         self,
@@ -525,13 +525,33 @@ class Decoded:
         seed: bytes,
         version: int,
         data: bytes,
-        fields: TokenFields = NO_FIELDS,
+        message: pb.MatchState | None = None,
     ) -> None:
         self.state = state
         self.seed = seed
         self.version = version
         self.data = data
-        self.fields = fields
+        self.message = message
+        self._fields: TokenFields | None = None if message is not None else NO_FIELDS
+
+    @property
+    def fields(self) -> TokenFields:
+        """The records' fields of the token (:class:`TokenFields`)."""
+        fields = self._fields
+        if fields is None:
+            m = self.message
+            assert m is not None
+            fields = NO_FIELDS
+            if m.round_deck_hand or m.board_set or m.rounds_scored:
+                fields = TokenFields(
+                    bytes(m.round_deck),
+                    m.round_deck_hand,
+                    m.board_set,
+                    m.rounds_scored,
+                    m.scored_at_hand,
+                )
+            self._fields = fields
+        return fields
 
 
 def decode(data: bytes) -> Decoded:
@@ -742,12 +762,7 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
             last_qayd,  # last_qayd
         )
     )
-    fields = NO_FIELDS
-    if m.round_deck or m.board_set or m.rounds_scored:
-        fields = TokenFields(
-            bytes(m.round_deck), m.round_deck_hand, m.board_set, m.rounds_scored, m.scored_at_hand
-        )
-    return Decoded(state, bytes(m.seed), m.version, data, fields)
+    return Decoded(state, bytes(m.seed), m.version, data, m)
 
 
 # The parts of a state that stay the same over many calls (the bids and doubling calls for a

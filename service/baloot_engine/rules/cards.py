@@ -185,7 +185,11 @@ SORTED_HOKM_POINTS: Final = tuple(sorted(POINTS[1]))
 def trick_points(cards: Sequence[int], trump: int, *, last: bool) -> int:
     """The abnat of a trick's cards, with the 10 of the last trick (R33) when ``last``."""
     table = POINTS[trump + 1]
-    points = sum(table[c] for c in cards)
+    if len(cards) == 4:  # a completed trick: no generator on the hot path
+        first, second, third, fourth = cards
+        points = table[first] + table[second] + table[third] + table[fourth]
+    else:
+        points = sum(table[c] for c in cards)
     return points + LAST_TRICK_BONUS if last else points
 
 

@@ -12,6 +12,7 @@ from typing import Final
 from baloot_engine.rules.cards import (
     FULL_DECK,
     KING_QUEEN,
+    POINTS,
     format_card,
     trick_winner_index,
 )
@@ -420,10 +421,11 @@ def _play_problems(state: State) -> list[str]:
                 problems.append(f"seat {seat} holds {size} cards, expected {expected}")
     contract = state.contract
     trump = -1 if contract is None else contract.trump
+    table = POINTS[trump + 1]
     abnat = [0, 0]
     played = 0
     follows = tricks[0].leader if tricks else leader
-    for number, record in enumerate(tricks, start=1):
+    for record in tricks:
         # Four cards 0-31 (checked by _field_problems): distinct when their mask has 4 bits.
         cards = record.cards
         first, second, third, fourth = cards
@@ -438,7 +440,7 @@ def _play_problems(state: State) -> list[str]:
             problems.append("a completed trick names the wrong winner")
         follows = winner
         played |= mask
-        abnat[winner & 1] += record.points(trump, number)
+        abnat[winner & 1] += table[first] + table[second] + table[third] + table[fourth]
     if tricks and leader != follows:
         problems.append("the winner of the last trick leads the next")
     if played != state.played:
