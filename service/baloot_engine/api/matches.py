@@ -56,7 +56,12 @@ from baloot_engine.api.state_codec import (
 )
 from baloot_engine.rules import game
 from baloot_engine.rules.actions import Action, Deal, Event, EventKind
-from baloot_engine.rules.dealing import board_deck, deck_from_seed
+from baloot_engine.rules.dealing import (
+    board_deck,
+    board_set_seed,
+    deck_from_seed,
+    seeded_board_deck,
+)
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.ruleset import RuleSet
 from baloot_engine.rules.state import Phase, State
@@ -181,15 +186,26 @@ class Matches:
     # -- creating, opening, sealing -----------------------------------------------------
 
     def create(
-        self, rules: RuleSet, dealer: int, scores: tuple[int, int], board_set: str = ""
+        self,
+        rules: RuleSet,
+        dealer: int,
+        scores: tuple[int, int],
+        board_set: str = "",
+        board_secret: str = "",
     ) -> Created:
-        """A new match: a fresh id and deck seed, the first state sealed, the credentials."""
+        """A new match: a fresh id and deck seed, the first state sealed, the credentials.
+
+        A board set deals from its name bound to ``board_secret`` (which it needs)."""
         state = game.new_match(rules, dealer, scores)
         match_key = secrets.token_bytes(MATCH_ID_SIZE)
         match_id = match_key.hex()
         bind_call_fields(match_id=match_id, state_version=0)
         seed = secrets.token_bytes(SEED_SIZE)
-        fields = TokenFields(board_set=board_set) if board_set else NO_FIELDS
+        fields = NO_FIELDS
+        if board_set:
+            assert board_secret, "a board set needs its secret"
+            board_seed = board_set_seed(self.keys.board_key(), board_set, board_secret)
+            fields = TokenFields(board_set=board_set, board_seed=board_seed)
         plaintext = encode(state, seed, 0, fields=fields)
         claim = _claims.get()
         if claim is not None:
@@ -329,7 +345,9 @@ class Matches:
         fields = opened.decoded.fields
         if fields.board_set:
             redeals = opened.state.hand_number - fields.scored_at_hand
-            return board_deck(
+            if fields.board_seed:
+                return seeded_board_deck(fields.board_seed, fields.rounds_scored + 1, redeals)
+            return board_deck(  # a match created before board sets had secrets
                 self.keys.board_key(), fields.board_set, fields.rounds_scored + 1, redeals
             )
         return self._seed_deck(opened)

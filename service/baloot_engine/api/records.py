@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator, Sequence
 from typing import Final, NamedTuple
 
@@ -48,6 +49,9 @@ MAX_RECORD_ROUNDS: Final = 200
 MAX_ROUND_ACTIONS: Final = 128
 MAX_RECORD_BYTES: Final = 1 << 18
 MAX_BOARD_SET: Final = 64
+MIN_BOARD_SECRET: Final = 16
+MAX_BOARD_SECRET: Final = 64
+BOARD_SECRET_BYTES: Final = 16  # a drawn secret: 128 random bits, 22 base64url characters
 RECORD_FORMAT: Final = 1
 
 _REVEAL_KIND: Final = types_pb2.EVENT_KIND_ROUND_REVEALED
@@ -103,6 +107,25 @@ def board_set_in(text: str) -> str:
             REQUEST_INVALID, f"board_set must be at most {MAX_BOARD_SET} printable ASCII characters"
         )
     return text
+
+
+def board_set_secret_in(secret: str, board_set: str) -> str:
+    """A CreateMatch board set's secret, checked; a new one drawn for a board set without."""
+    if not board_set:
+        if secret:
+            raise malformed(REQUEST_INVALID, "board_set_secret needs a board_set")
+        return ""
+    if not secret:
+        return secrets.token_urlsafe(BOARD_SECRET_BYTES)
+    if not MIN_BOARD_SECRET <= len(secret) <= MAX_BOARD_SECRET or not all(
+        "!" <= c <= "~" for c in secret
+    ):
+        raise malformed(
+            REQUEST_INVALID,
+            f"board_set_secret must be {MIN_BOARD_SECRET} to {MAX_BOARD_SECRET} printable ASCII "
+            "characters other than the space",
+        )
+    return secret
 
 
 def check_size(record: records_pb2.MatchRecord) -> str | None:

@@ -73,6 +73,7 @@ _BYTES_LIMITS: Final = {
     "trick": 3,
     "tricks": 5 * 8,
     "declarations": 4 * 4,
+    "board_seed": 32,
     "violations": 8 * (32 + 1),  # a breach per card played, and a false Sawa
     "breaches": BREACHES_SIZE,
 }
@@ -266,6 +267,7 @@ class TokenFields(NamedTuple):
     board_set: str = ""
     rounds_scored: int = 0
     scored_at_hand: int = 0  # the hand number of the last scored hand (0 before)
+    board_seed: bytes = b""  # the board set bound to its secret (empty in older tokens)
 
     def kept_deck(self, hand_number: int) -> tuple[int, ...] | None:
         """The deck the token keeps for hand ``hand_number``, if it keeps one."""
@@ -321,6 +323,7 @@ def _write_fields(message: pb.MatchState, fields: TokenFields) -> None:
     message.board_set = fields.board_set
     message.rounds_scored = fields.rounds_scored
     message.scored_at_hand = fields.scored_at_hand
+    message.board_seed = fields.board_seed
 
 
 def _write(message: pb.MatchState, state: State, old: State | None) -> None:
@@ -845,8 +848,15 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
     )
     fields = NO_FIELDS
     if m.round_deck or m.board_set or m.rounds_scored:
+        if m.board_seed and (len(m.board_seed) != 32 or not m.board_set):
+            raise StateInvalidError(["the board set's seed is malformed"])
         fields = TokenFields(
-            bytes(m.round_deck), m.round_deck_hand, m.board_set, m.rounds_scored, m.scored_at_hand
+            bytes(m.round_deck),
+            m.round_deck_hand,
+            m.board_set,
+            m.rounds_scored,
+            m.scored_at_hand,
+            bytes(m.board_seed),
         )
     return Decoded(state, bytes(m.seed), m.version, data, fields)
 
