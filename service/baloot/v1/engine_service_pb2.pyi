@@ -1202,8 +1202,9 @@ class VerifyRecordRequest(_message.Message):
     RECORD_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def record(self) -> _records_pb2.MatchRecord:
-        """The record to check: at most 200 rounds of at most 128 actions each, and at most 256 KiB
-        encoded; a larger record is refused with INVALID_ARGUMENT and reason RECORD_TOO_LARGE. A
+        """The record to check: at most 200 rounds of at most 128 actions each, 1,024 actions in all,
+        and at most 256 KiB encoded, its Sawa claims judged within 1,500 positions of search; a
+        larger record is refused with INVALID_ARGUMENT and reason RECORD_TOO_LARGE. A
         record whose rule set is invalid is refused with INVALID_ARGUMENT and reason INVALID_RULES.
         """
 
