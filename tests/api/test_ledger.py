@@ -541,3 +541,69 @@ def test_the_metrics_count_the_ledger_answers_and_no_refused_fork(
     # The Sun bid of the refused fork fixed a contract that never happened: not counted.
     assert not [key for key in samples if key[0] == "baloot_contracts_total"]
     assert samples[("baloot_rounds_dealt_total", ())] == 1
+
+
+# ---------------------------------------------------------------------------------------
+# A ledger that lost writes (issue 27, finding 4)
+
+
+def _metric_answers(server: InProcessServer) -> dict[str, float]:
+    url = f"http://127.0.0.1:{server.app.metrics_port}/metrics"
+    with urllib.request.urlopen(url, timeout=5) as response:
+        text = response.read().decode()
+    return {
+        sample.labels["answer"]: sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == "baloot_ledger_answers_total"
+    }
+
+
+def test_a_token_newer_than_the_ledger_shows_lost_writes_and_no_fork_follows(
+    redis: RedisServer,
+    servers: Callable[..., InProcessServer],
+    dial: Callable[[InProcessServer], EngineClient],
+) -> None:
+    server = servers(state_keys=(KEY_A,), ledger=redis.url)
+    client = dial(server)
+    table = Table(client.create_match(SEEDS, first_dealer=0), random.Random(81), seat_share=0)
+    for lost, ask in ((1, "read"), (2, "act")):
+        table.play(lambda v: v.phase == types_pb2.PHASE_PLAYING)
+        match = table.match
+        older = on(client, match, match.state, match.version)
+        ledger_had = entry_of(older)
+        table.play(lambda v, at=older.version + lost: v.state_version >= at)
+        key = f"baloot:match:{match.match_id}"
+        # Redis came back without its last writes: the ledger holds an older state.
+        assert redis.command("SET", key, ledger_had) == "+OK"
+        if ask == "read":
+            for method, request in read_calls(client.stub, match, 0):
+                method(request, timeout=10)
+        else:
+            table.step()
+        assert redis.get(key) == entry_of(table.match)
+        # Every older token is refused from now on, the one the ledger had kept included.
+        seat = older.views[0].turn if older.views else table.latest.turn
+        for method, request in read_calls(client.stub, older, 0):
+            stale(method, request)
+        actions = table.seat_view(seat).legal_actions
+        method, request = action_call(client.stub, older, seat, actions[0], state=older.state)
+        stale(method, request)
+    answers = _metric_answers(server)
+    assert answers["recovered"] == 2
+
+
+def test_the_first_call_after_redis_restarted_is_retried_inside_the_server(
+    fragile: tuple[RedisServer, InProcessServer],
+) -> None:
+    redis, server = fragile
+    with grpc.insecure_channel(server.target) as channel:
+        client = EngineClient(channel)
+        client.create_match(SEEDS, first_dealer=0)  # the server's connection is open
+        for _ in range(3):
+            redis.stop()
+            redis.start()
+            # The pooled connection is dead; the call meets it, reconnects and succeeds.
+            match = client.create_match(SEEDS, first_dealer=0)
+            match.deal(0)
+            assert redis.get(f"baloot:match:{match.match_id}") == entry_of(match)

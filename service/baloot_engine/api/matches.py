@@ -437,7 +437,18 @@ class Matches:
                 LEDGER_UNAVAILABLE,
                 "the match ledger cannot be reached; send the same request again later",
             ) from None
-        self.metrics.ledger_answer(answer.verdict.value)
+        if answer.recovered:
+            # A sealed token above the ledger's version: the ledger lost writes (Redis
+            # restarted without them). It now holds this state, so every older token of the
+            # match is refused: none can fork it.
+            _log.warning(
+                "match ledger was behind a sealed token (lost writes); older tokens refused",
+                match_id=claim.match_id,
+                state_version=claim.presented.version,
+            )
+            self.metrics.ledger_answer("recovered")
+        else:
+            self.metrics.ledger_answer(answer.verdict.value)
         if answer.verdict is not Verdict.LATEST:
             raise _ledger_refusal(answer, claim.presented)
 
