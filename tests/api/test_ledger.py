@@ -607,3 +607,46 @@ def test_the_first_call_after_redis_restarted_is_retried_inside_the_server(
             match = client.create_match(SEEDS, first_dealer=0)
             match.deal(0)
             assert redis.get(f"baloot:match:{match.match_id}") == entry_of(match)
+
+
+def _offered_claim(table: Table) -> tuple[int, Any] | None:
+    """The seat on turn and its Sawa claim, when one is offered now."""
+    latest = table.latest
+    if latest.phase != types_pb2.PHASE_PLAYING or not latest.HasField("turn"):
+        return None
+    options = table.seat_view(latest.turn).legal_actions
+    claims = [a for a in options if a.HasField("play") and a.play.sawa]
+    return (latest.turn, claims[0]) if claims else None
+
+
+def test_a_seat_has_one_judged_sawa_claim_per_hand(guarded: EngineClient) -> None:
+    """Issue 27, finding 7: even on the latest token, a refused claim is no free oracle."""
+    rng = random.Random(90)
+    for _attempt in range(40):
+        table = Table(guarded.create_match(CUSTOM, first_dealer=0), rng, seat_share=0)
+        match = table.match
+        refused_seat = None
+        while table.latest.phase not in ROUND_OVER:
+            offered = _offered_claim(table)
+            if offered is not None:
+                seat, claim = offered
+                method, request = action_call(guarded.stub, match, seat, claim)
+                if refused_seat is None:
+                    try:
+                        method(request, timeout=10)
+                    except grpc.RpcError as error:
+                        assert read_refusal(error).reason == "SAWA_INVALID"
+                        # The same claim on the same token again: the same answer.
+                        expect_refusal(method, request, FAILED_PRECONDITION, "SAWA_INVALID")
+                        refused_seat = seat
+                    else:
+                        break  # the claim held: the hand is over
+                elif seat == refused_seat:
+                    # A second claim of the seat in the hand: refused before it is judged.
+                    refused = expect_refusal(
+                        method, request, FAILED_PRECONDITION, "SAWA_NOT_ALLOWED"
+                    )
+                    assert "once per hand" in refused.message
+                    return
+            table.step()
+    pytest.fail("no second Sawa claim of one seat in one hand in 40 matches")

@@ -26,6 +26,12 @@ each match, one short value: ``"<version>:<digest>"`` of its latest state, under
   the one the ledger had kept included, is refused from then on. The server logs it and counts
   it (``baloot_ledger_answers{answer="recovered"}``). See ``docs/security.md`` for what each
   persistence setting guarantees.
+- **One judged Sawa claim per seat and hand.** A refused claim on the latest token still tells
+  its seat that the others can take a trick, and the claim could be sent again after each
+  card. With the ledger a seat's claims are judged once per hand: the first is answered (held
+  or refused, and the same claim sent again gets the same answer); any other claim of that
+  seat in that hand is refused with ``SAWA_NOT_ALLOWED`` before its answer can tell anything.
+  The ledger keeps ``baloot:match:<id>:sawa:<hand>:<seat>`` for it, with the match's TTL.
 - A ledger out of reach refuses the call with ``LEDGER_UNAVAILABLE``: no token is ever
   accepted unchecked. A call that fails (a connection lost when Redis restarted) is tried once
   more, at once, inside the server, before that refusal.
@@ -91,6 +97,21 @@ end
 return {latest, 0}
 """
 )
+
+# KEYS[1]: a seat's Sawa claim in one hand of a match. ARGV[1]: the claim's outcome (held or
+# refused, and the state it was judged on); ARGV[2]: the time to live in seconds. Returns 1 if
+# this is the seat's first claim of the hand, or the same claim again; else 0.
+_JUDGE_ONCE: Final = """
+local judged = redis.call('GET', KEYS[1])
+if not judged then
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+  return 1
+end
+if judged == ARGV[1] then
+  return 1
+end
+return 0
+"""
 
 # KEYS[1]: the match. ARGV[1]: the presented state; ARGV[2]: the time to live in seconds.
 # Returns as _ADVANCE; a presented state above the ledger's becomes the latest.
@@ -216,6 +237,7 @@ class MatchLedger:
         )
         self._advance = self._redis.register_script(_ADVANCE)
         self._check = self._redis.register_script(_CHECK)
+        self._judge_once = self._redis.register_script(_JUDGE_ONCE)
 
     @staticmethod
     def key(match_id: str) -> str:
@@ -241,6 +263,13 @@ class MatchLedger:
         keys, args = (self.key(match_id),), (current.encode(), wanted, self._ttl)
         reply = await self._call(lambda: self._advance(keys=keys, args=args))
         return self._answer(reply, wanted)
+
+    async def judge_once(self, match_id: str, hand: int, seat: int, outcome: bytes) -> bool:
+        """Note a seat's Sawa claim of one hand: True for its first claim of the hand (or the
+        same claim on the same state sent again), False once another was judged."""
+        keys = (f"{self.key(match_id)}:sawa:{hand}:{seat}",)
+        args = (outcome, self._ttl)
+        return bool(await self._call(lambda: self._judge_once(keys=keys, args=args)))
 
     async def ping(self) -> bool:
         """Whether the ledger answers now."""

@@ -55,14 +55,14 @@ from baloot_engine.api.state_codec import (
     encode,
 )
 from baloot_engine.rules import game
-from baloot_engine.rules.actions import Action, Deal, Event, EventKind
+from baloot_engine.rules.actions import Action, ClaimSawa, Deal, Event, EventKind
 from baloot_engine.rules.dealing import (
     board_deck,
     board_set_seed,
     deck_from_seed,
     seeded_board_deck,
 )
-from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.errors import SAWA_NOT_ALLOWED, RuleError
 from baloot_engine.rules.ruleset import RuleSet
 from baloot_engine.rules.state import Phase, State
 from baloot_engine.telemetry.logs import bind_call_fields, get_logger
@@ -79,7 +79,7 @@ _Result = TypeVar("_Result")
 class Claim:
     """What the ledger must confirm before a call answers: the states it opened and sealed."""
 
-    __slots__ = ("created", "events", "following", "match_id", "presented")
+    __slots__ = ("created", "events", "following", "match_id", "presented", "sawa")
 
     def __init__(self) -> None:
         self.match_id = ""
@@ -87,6 +87,7 @@ class Claim:
         self.following: Entry | None = None  # the state the action made
         self.created: Entry | None = None  # the first state of a new match
         self.events: Sequence[Event] = ()  # counted once the ledger has accepted them
+        self.sawa: tuple[int, int] | None = None  # a Sawa claim's (hand, seat): judged once
 
 
 # The claim of the call being computed; set only on a server with a ledger. Call bodies run
@@ -274,6 +275,10 @@ class Matches:
             raise credential_invalid(f"the credential may not act for seat {seat}")
         check_version(opened, expected_version)
         action = action_of(opened)
+        if type(action) is ClaimSawa:
+            claim = _claims.get()
+            if claim is not None:
+                claim.sawa = (opened.state.hand_number, seat)
         try:
             new_state, events = game.apply(opened.state, seat, action)
         except RuleError as error:
@@ -411,6 +416,26 @@ class Matches:
             self.metrics.observe_events(claim.events)
         return response
 
+    async def _judged_once(self, claim: Claim, *, refused: bool) -> bool:
+        """Whether a Sawa claim may be answered: its token is the latest (else the check
+        refuses it as stale) and it is its seat's first claim of the hand, or the same claim
+        on the same state again."""
+        assert self.ledger is not None
+        assert claim.sawa is not None
+        presented = claim.presented
+        assert presented is not None
+        answer = await self.ledger.check(claim.match_id, presented)
+        if answer.verdict is not Verdict.LATEST:
+            self.metrics.ledger_answer(answer.verdict.value)
+            raise _ledger_refusal(answer, presented)
+        following = claim.following
+        if refused or following is None:
+            outcome = b"refused:" + presented.encode()
+        else:
+            outcome = b"held:" + following.encode()
+        hand, seat = claim.sawa
+        return await self.ledger.judge_once(claim.match_id, hand, seat, outcome)
+
     async def settle(self, claim: Claim, *, refused: bool) -> None:
         """Confirm a call's claim with the ledger, or raise the refusal the ledger calls for.
 
@@ -425,6 +450,14 @@ class Matches:
                 return
             if claim.presented is None:
                 return  # no token in this call (ScoreRound)
+            if claim.sawa is not None and not await self._judged_once(claim, refused=refused):
+                self.metrics.action_rejected(SAWA_NOT_ALLOWED)
+                raise RuleError(
+                    SAWA_NOT_ALLOWED,
+                    f"seat {claim.sawa[1]} had its Sawa claim of this hand judged already: "
+                    "with the match ledger a seat's claim is judged once per hand",
+                    details={"seat": str(claim.sawa[1])},
+                )
             if claim.following is not None and not refused:
                 answer = await ledger.advance(claim.match_id, claim.presented, claim.following)
             else:
