@@ -409,10 +409,11 @@ class Table:
             try:
                 return self.act(seat, action)
             except IllegalActionError as error:
-                # A Sawa claim is offered to the leader; the engine then checks it holds.
+                # A Sawa claim is offered to the leader; the engine then checks it holds
+                # (with the ledger, only the seat's first claim of the hand).
                 if not (action.HasField("play") and action.play.sawa):
                     raise
-                assert error.reason == "SAWA_INVALID", error
+                assert error.reason in ("SAWA_INVALID", "SAWA_NOT_ALLOWED"), error
                 self.refused_claims += 1
                 options.remove(action)
 

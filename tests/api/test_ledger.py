@@ -541,3 +541,112 @@ def test_the_metrics_count_the_ledger_answers_and_no_refused_fork(
     # The Sun bid of the refused fork fixed a contract that never happened: not counted.
     assert not [key for key in samples if key[0] == "baloot_contracts_total"]
     assert samples[("baloot_rounds_dealt_total", ())] == 1
+
+
+# ---------------------------------------------------------------------------------------
+# A ledger that lost writes (issue 27, finding 4)
+
+
+def _metric_answers(server: InProcessServer) -> dict[str, float]:
+    url = f"http://127.0.0.1:{server.app.metrics_port}/metrics"
+    with urllib.request.urlopen(url, timeout=5) as response:
+        text = response.read().decode()
+    return {
+        sample.labels["answer"]: sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == "baloot_ledger_answers_total"
+    }
+
+
+def test_a_token_newer_than_the_ledger_shows_lost_writes_and_no_fork_follows(
+    redis: RedisServer,
+    servers: Callable[..., InProcessServer],
+    dial: Callable[[InProcessServer], EngineClient],
+) -> None:
+    server = servers(state_keys=(KEY_A,), ledger=redis.url)
+    client = dial(server)
+    table = Table(client.create_match(SEEDS, first_dealer=0), random.Random(81), seat_share=0)
+    for lost, ask in ((1, "read"), (2, "act")):
+        table.play(lambda v: v.phase == types_pb2.PHASE_PLAYING)
+        match = table.match
+        older = on(client, match, match.state, match.version)
+        ledger_had = entry_of(older)
+        table.play(lambda v, at=older.version + lost: v.state_version >= at)
+        key = f"baloot:match:{match.match_id}"
+        # Redis came back without its last writes: the ledger holds an older state.
+        assert redis.command("SET", key, ledger_had) == "+OK"
+        if ask == "read":
+            for method, request in read_calls(client.stub, match, 0):
+                method(request, timeout=10)
+        else:
+            table.step()
+        assert redis.get(key) == entry_of(table.match)
+        # Every older token is refused from now on, the one the ledger had kept included.
+        seat = older.views[0].turn if older.views else table.latest.turn
+        for method, request in read_calls(client.stub, older, 0):
+            stale(method, request)
+        actions = table.seat_view(seat).legal_actions
+        method, request = action_call(client.stub, older, seat, actions[0], state=older.state)
+        stale(method, request)
+    answers = _metric_answers(server)
+    assert answers["recovered"] == 2
+
+
+def test_the_first_call_after_redis_restarted_is_retried_inside_the_server(
+    fragile: tuple[RedisServer, InProcessServer],
+) -> None:
+    redis, server = fragile
+    with grpc.insecure_channel(server.target) as channel:
+        client = EngineClient(channel)
+        client.create_match(SEEDS, first_dealer=0)  # the server's connection is open
+        for _ in range(3):
+            redis.stop()
+            redis.start()
+            # The pooled connection is dead; the call meets it, reconnects and succeeds.
+            match = client.create_match(SEEDS, first_dealer=0)
+            match.deal(0)
+            assert redis.get(f"baloot:match:{match.match_id}") == entry_of(match)
+
+
+def _offered_claim(table: Table) -> tuple[int, Any] | None:
+    """The seat on turn and its Sawa claim, when one is offered now."""
+    latest = table.latest
+    if latest.phase != types_pb2.PHASE_PLAYING or not latest.HasField("turn"):
+        return None
+    options = table.seat_view(latest.turn).legal_actions
+    claims = [a for a in options if a.HasField("play") and a.play.sawa]
+    return (latest.turn, claims[0]) if claims else None
+
+
+def test_a_seat_has_one_judged_sawa_claim_per_hand(guarded: EngineClient) -> None:
+    """Issue 27, finding 7: even on the latest token, a refused claim is no free oracle."""
+    rng = random.Random(90)
+    for _attempt in range(40):
+        table = Table(guarded.create_match(CUSTOM, first_dealer=0), rng, seat_share=0)
+        match = table.match
+        refused_seat = None
+        while table.latest.phase not in ROUND_OVER:
+            offered = _offered_claim(table)
+            if offered is not None:
+                seat, claim = offered
+                method, request = action_call(guarded.stub, match, seat, claim)
+                if refused_seat is None:
+                    try:
+                        method(request, timeout=10)
+                    except grpc.RpcError as error:
+                        assert read_refusal(error).reason == "SAWA_INVALID"
+                        # The same claim on the same token again: the same answer.
+                        expect_refusal(method, request, FAILED_PRECONDITION, "SAWA_INVALID")
+                        refused_seat = seat
+                    else:
+                        break  # the claim held: the hand is over
+                elif seat == refused_seat:
+                    # A second claim of the seat in the hand: refused before it is judged.
+                    refused = expect_refusal(
+                        method, request, FAILED_PRECONDITION, "SAWA_NOT_ALLOWED"
+                    )
+                    assert "once per hand" in refused.message
+                    return
+            table.step()
+    pytest.fail("no second Sawa claim of one seat in one hand in 40 matches")

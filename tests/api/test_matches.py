@@ -17,10 +17,10 @@ from baloot_engine.api.refusals import (
     ApiError,
 )
 from baloot_engine.api.sealing import HOST_ROLE, SPECTATOR_ROLE, KeyRing, seat_role
-from baloot_engine.api.state_codec import decode
+from baloot_engine.api.state_codec import TokenFields, decode, encode
 from baloot_engine.rules import game
 from baloot_engine.rules.actions import Bid, BidKind, Deal, EventKind, Play
-from baloot_engine.rules.dealing import deck_from_seed
+from baloot_engine.rules.dealing import board_deck, deck_from_seed
 from baloot_engine.rules.errors import NOT_YOUR_TURN, RuleError
 from baloot_engine.rules.ruleset import SEEDS
 from baloot_engine.rules.state import Phase
@@ -119,7 +119,7 @@ def test_a_preset_deck_is_kept_in_the_token_and_refused_in_a_board_set() -> None
     after = _host(matches, acted.token, created.match_id)
     assert after.decoded.fields.kept_deck(1) == deck
     assert matches.round_deck(after, 1) == deck
-    board = matches.create(SEEDS, 0, (0, 0), board_set="final")
+    board = matches.create(SEEDS, 0, (0, 0), board_set="final", board_secret="s" * 22)
     in_board = _host(matches, board.token, board.match_id)
     assert in_board.decoded.fields.board_set == "final"
     with pytest.raises(ApiError) as refused:
@@ -128,6 +128,24 @@ def test_a_preset_deck_is_kept_in_the_token_and_refused_in_a_board_set() -> None
     with pytest.raises(ApiError) as off:
         _matches(allow_preset_deck=False).check_preset_allowed()
     assert off.value.reason == PRESET_DECK_DISABLED
+
+
+def test_a_board_set_deals_from_its_name_and_secret_and_old_matches_keep_their_boards() -> None:
+    matches = _matches()
+    decks = {}
+    for name, secret in (("final", "a" * 22), ("final", "b" * 22), ("semi", "a" * 22)):
+        created = matches.create(SEEDS, 0, (0, 0), board_set=name, board_secret=secret)
+        decks[name, secret] = matches.next_deck(_host(matches, created.token, created.match_id))
+    again = matches.create(SEEDS, 0, (0, 0), board_set="final", board_secret="a" * 22)
+    assert (
+        matches.next_deck(_host(matches, again.token, again.match_id)) == decks["final", "a" * 22]
+    )
+    assert len(set(decks.values())) == 3
+    # A match created before board sets had secrets (no seed in its token) keeps its boards.
+    match_key = bytes(range(16))
+    plaintext = encode(game.new_match(SEEDS, 0), bytes(16), 0, fields=TokenFields(board_set="old"))
+    opened = _host(matches, KEYS.seal(plaintext, match_key), match_key.hex())
+    assert matches.next_deck(opened) == board_deck(KEYS.board_key(), "old", 1, 0)
 
 
 def _step(matches: Matches, opened: Opened) -> Acted:

@@ -675,8 +675,13 @@ def test_one_board_set_deals_the_same_hands_every_round(
     other = dial(servers(state_keys=(KEY_A,)))  # another server sharing the keys
     short = rules_pb2.RuleSet(preset=rules_pb2.PRESET_SEEDS, match_target=60)
     first = client.create_match(short, first_dealer=0, board_set="cup-2026/table")
-    second = other.create_match(short, first_dealer=0, board_set="cup-2026/table")
-    third = client.create_match(short, first_dealer=0, board_set="cup-2026/other")
+    secret = first.board_set_secret
+    second = other.create_match(
+        short, first_dealer=0, board_set="cup-2026/table", board_set_secret=secret
+    )
+    third = client.create_match(
+        short, first_dealer=0, board_set="cup-2026/other", board_set_secret=secret
+    )
     for number, match in enumerate((first, second, third)):
         play_out(match, random.Random(100 + number))
     a, b, c = (_first_deals(m.record) for m in (first, second, third))
@@ -687,6 +692,45 @@ def test_one_board_set_deals_the_same_hands_every_round(
     assert all(a[key] != c[key] for key in a.keys() & c.keys())
     for match in (first, second, third):
         assert verify(client, match.record).valid
+
+
+def test_a_board_set_is_dealt_only_with_its_secret(
+    client: EngineClient,
+    servers: Callable[..., InProcessServer],
+    dial: Callable[[InProcessServer], EngineClient],
+) -> None:
+    """Issue 27, finding 2: a stranger who knows a board set's name creates a match on it and
+    plays the round with bots to read its reveal; the boards must not be the organiser's."""
+    short = rules_pb2.RuleSet(preset=rules_pb2.PRESET_SEEDS, match_target=60)
+    organiser = client.create_match(short, first_dealer=0, board_set="cup-2026/final")
+    secret = organiser.board_set_secret
+    assert len(secret) >= 22
+    table = dial(servers(state_keys=(KEY_A,))).create_match(
+        short, first_dealer=0, board_set="cup-2026/final", board_set_secret=secret
+    )
+    assert table.board_set_secret == secret
+    strangers = [
+        client.create_match(short, first_dealer=0, board_set="cup-2026/final"),
+        client.create_match(
+            short, first_dealer=0, board_set="cup-2026/final", board_set_secret="0" * 22
+        ),
+    ]
+    assert all(s.board_set_secret != secret for s in strangers)
+    for number, match in enumerate((organiser, table, *strangers)):
+        play_out(match, random.Random(200 + number))
+    ours, theirs = _first_deals(organiser.record), _first_deals(table.record)
+    assert ours[(1, 0)] == theirs[(1, 0)]
+    for stranger in strangers:
+        guessed = _first_deals(stranger.record)
+        assert all(ours[key] != guessed[key] for key in ours.keys() & guessed.keys())
+    assert not client.create_match(short).board_set_secret
+    for bad in ("short", "x" * 65, "with a space in it", "é" * 16):
+        with pytest.raises(EngineError) as refused:
+            client.create_match(board_set="league", board_set_secret=bad)
+        assert refused.value.reason == "REQUEST_INVALID"
+    with pytest.raises(EngineError) as alone:
+        client.create_match(board_set_secret="s" * 22)
+    assert alone.value.reason == "REQUEST_INVALID"
 
 
 def test_a_board_set_match_takes_no_preset_deck(client: EngineClient) -> None:

@@ -148,9 +148,16 @@ class EngineClient:
         first_dealer: int | None = None,
         starting_scores: Sequence[int] = (),
         board_set: str = "",
+        board_set_secret: str = "",
     ) -> Match:
-        """Create a match and return its handle (``board_set``: duplicate boards)."""
-        request = pb.CreateMatchRequest(starting_scores=list(starting_scores), board_set=board_set)
+        """Create a match and return its handle (``board_set``: duplicate boards, dealt from
+        the set bound to ``board_set_secret``; without one the server draws it, see
+        :attr:`Match.board_set_secret`)."""
+        request = pb.CreateMatchRequest(
+            starting_scores=list(starting_scores),
+            board_set=board_set,
+            board_set_secret=board_set_secret,
+        )
         if rules is not None:
             request.rules.CopyFrom(rules)
         if first_dealer is not None:
@@ -165,6 +172,7 @@ class EngineClient:
             version=response.state_version,
             views=list(response.views),
             spectator_credential=response.spectator_credential,
+            board_set_secret=response.board_set_secret,
             recorder=RecordBuilder(response.match_id, response.views[0], board_set),
         )
 
@@ -236,6 +244,7 @@ class Match:
     views: list[types_pb2.View] = field(default_factory=list)
     spectator_credential: str = ""
     recorder: RecordBuilder | None = None
+    board_set_secret: str = ""  # the board set's secret: give it to its other tables only
 
     @property
     def record(self) -> records_pb2.MatchRecord:

@@ -60,6 +60,11 @@ export interface CreateMatchOptions {
   startingScores?: number[];
   /** Duplicate boards: an organiser's board set (1 to 64 printable ASCII characters). */
   boardSet?: string;
+  /**
+   * The board set's secret (16 to 64 printable ASCII characters, no space); absent with a board
+   * set, the server draws one (see `Match.boardSetSecret`). Keep it from players.
+   */
+  boardSetSecret?: string;
 }
 
 /** What AnalyzeRecord may be given besides the record (see analysis.proto). */
@@ -131,6 +136,7 @@ export class EngineClient {
           ...(options.firstDealer !== undefined && { firstDealer: options.firstDealer }),
           startingScores: options.startingScores ?? [],
           boardSet: options.boardSet ?? "",
+          boardSetSecret: options.boardSetSecret ?? "",
         },
         call,
       ),
@@ -144,6 +150,7 @@ export class EngineClient {
       spectatorCredential: response.spectatorCredential,
       views: response.views,
     });
+    match.boardSetSecret = response.boardSetSecret;
     const first = response.views[0];
     if (first !== undefined) {
       match.recorder = new RecordBuilder(response.matchId, first, options.boardSet ?? "");
@@ -304,6 +311,8 @@ export class Match {
    * match has none). Complete with each hand's deck when the host credential acts.
    */
   recorder: RecordBuilder | undefined;
+  /** The board set's secret after createMatch with a board set (give it to its tables only). */
+  boardSetSecret = "";
   /** The latest sealed state token. */
   state: Uint8Array;
   /** The version of `state`: the number of actions accepted so far. */

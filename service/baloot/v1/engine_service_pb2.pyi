@@ -89,15 +89,24 @@ class CreateMatchRequest(_message.Message):
     FIRST_DEALER_FIELD_NUMBER: _builtins.int
     STARTING_SCORES_FIELD_NUMBER: _builtins.int
     BOARD_SET_FIELD_NUMBER: _builtins.int
+    BOARD_SET_SECRET_FIELD_NUMBER: _builtins.int
     first_dealer: _builtins.int
     """The seat that deals the first round; absent means a seat drawn at random."""
     board_set: _builtins.str
     """Duplicate boards: an organiser's board set, 1 to 64 printable ASCII characters. Every
-    round's deck is then derived from the server's key, the board set, the round's number
-    (rounds scored before it, plus one) and the number of redeals since the last scored round,
-    so matches created with the same board set on servers sharing their keys get the same cards
-    round by round, and nobody can choose them: DealRound refuses a preset deck with
-    PERMISSION_DENIED and reason PRESET_DECK_DISABLED. Empty means the match's own shuffle.
+    round's deck is then derived from the server's key, the board set, its secret
+    (`board_set_secret`), the round's number (rounds scored before it, plus one) and the number
+    of redeals since the last scored round, so matches created with the same board set and
+    secret on servers sharing their keys get the same cards round by round, and nobody can
+    choose them: DealRound refuses a preset deck with PERMISSION_DENIED and reason
+    PRESET_DECK_DISABLED. Empty means the match's own shuffle.
+    """
+    board_set_secret: _builtins.str
+    """The board set's secret: 16 to 64 printable ASCII characters other than the space. Without
+    it the same name deals other boards, so a stranger who knows or guesses the name cannot read
+    the boards by playing them first. Empty with a board set: the server draws a new secret and
+    returns it in the response (give it to the other tables of the set, and to nobody else).
+    Only with a board set.
     """
     @_builtins.property
     def rules(self) -> _rules_pb2.RuleSet:
@@ -118,10 +127,11 @@ class CreateMatchRequest(_message.Message):
         first_dealer: _builtins.int | None = ...,
         starting_scores: _abc.Iterable[_builtins.int] | None = ...,
         board_set: _builtins.str = ...,
+        board_set_secret: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "board_set", b"board_set", "first_dealer", b"first_dealer", "rules", b"rules", "starting_scores", b"starting_scores"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "board_set", b"board_set", "board_set_secret", b"board_set_secret", "first_dealer", b"first_dealer", "rules", b"rules", "starting_scores", b"starting_scores"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__first_dealer: _TypeAlias = _typing.Literal["first_dealer"]  # noqa: Y015
     _WhichOneofArgType__first_dealer: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer"]  # noqa: Y015
@@ -142,6 +152,7 @@ class CreateMatchResponse(_message.Message):
     SEAT_CREDENTIALS_FIELD_NUMBER: _builtins.int
     VIEWS_FIELD_NUMBER: _builtins.int
     SPECTATOR_CREDENTIAL_FIELD_NUMBER: _builtins.int
+    BOARD_SET_SECRET_FIELD_NUMBER: _builtins.int
     state: _builtins.bytes
     """The sealed state token of the new match."""
     state_version: _builtins.int
@@ -153,6 +164,10 @@ class CreateMatchResponse(_message.Message):
     spectator_credential: _builtins.str
     """The spectator credential: it sees the public view only (GetView with no seat, GetScore)
     and may act for no seat. Give it to watchers.
+    """
+    board_set_secret: _builtins.str
+    """The board set's secret (the request's, or the one drawn for it); empty without a board set.
+    Whoever holds it can deal the set's boards: keep it with the organiser and the tables.
     """
     @_builtins.property
     def seat_credentials(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -172,10 +187,11 @@ class CreateMatchResponse(_message.Message):
         seat_credentials: _abc.Iterable[_builtins.str] | None = ...,
         views: _abc.Iterable[_types_pb2.View] | None = ...,
         spectator_credential: _builtins.str = ...,
+        board_set_secret: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["host_credential", b"host_credential", "match_id", b"match_id", "seat_credentials", b"seat_credentials", "spectator_credential", b"spectator_credential", "state", b"state", "state_version", b"state_version", "views", b"views"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["board_set_secret", b"board_set_secret", "host_credential", b"host_credential", "match_id", b"match_id", "seat_credentials", b"seat_credentials", "spectator_credential", b"spectator_credential", "state", b"state", "state_version", b"state_version", "views", b"views"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1186,8 +1202,9 @@ class VerifyRecordRequest(_message.Message):
     RECORD_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def record(self) -> _records_pb2.MatchRecord:
-        """The record to check: at most 200 rounds of at most 128 actions each, and at most 256 KiB
-        encoded; a larger record is refused with INVALID_ARGUMENT and reason RECORD_TOO_LARGE. A
+        """The record to check: at most 200 rounds of at most 128 actions each, 1,024 actions in all,
+        and at most 256 KiB encoded, its Sawa claims judged within 1,500 positions of search; a
+        larger record is refused with INVALID_ARGUMENT and reason RECORD_TOO_LARGE. A
         record whose rule set is invalid is refused with INVALID_ARGUMENT and reason INVALID_RULES.
         """
 

@@ -19,8 +19,22 @@ each match, one short value: ``"<version>:<digest>"`` of its latest state, under
   latest is returned.
 - Each write sets the key to expire ``ttl_seconds`` later; a match left alone longer is
   forgotten, and its tokens are then refused (``MATCH_UNKNOWN``) rather than trusted.
+- **Lost writes.** Redis may lose its latest writes when it restarts (with ``appendfsync
+  everysec``, up to about a second of them). A token is sealed, so a token whose version is
+  above the ledger's proves that the ledger lost writes: the ledger then takes the presented
+  state as the latest (and an action from it as the next), so every older token of the match,
+  the one the ledger had kept included, is refused from then on. The server logs it and counts
+  it (``baloot_ledger_answers{answer="recovered"}``). See ``docs/security.md`` for what each
+  persistence setting guarantees.
+- **One judged Sawa claim per seat and hand.** A refused claim on the latest token still tells
+  its seat that the others can take a trick, and the claim could be sent again after each
+  card. With the ledger a seat's claims are judged once per hand: the first is answered (held
+  or refused, and the same claim sent again gets the same answer); any other claim of that
+  seat in that hand is refused with ``SAWA_NOT_ALLOWED`` before its answer can tell anything.
+  The ledger keeps ``baloot:match:<id>:sawa:<hand>:<seat>`` for it, with the match's TTL.
 - A ledger out of reach refuses the call with ``LEDGER_UNAVAILABLE``: no token is ever
-  accepted unchecked.
+  accepted unchecked. A call that fails (a connection lost when Redis restarted) is tried once
+  more, at once, inside the server, before that refusal.
 
 The ledger keeps no game state: a digest and a version per match, nothing else.
 """
@@ -30,7 +44,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import hashlib
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit, urlunsplit
@@ -42,23 +56,79 @@ KEY_PREFIX: Final = "baloot:match:"
 DIGEST_SIZE: Final = 16
 SCHEMES: Final = ("redis", "rediss", "unix")
 
+# Whether the version of stored value ``a`` is below that of ``b`` (versions as decimal text:
+# compared by length, then digit by digit, exact far beyond Lua's 2^53).
+_BELOW: Final = """
+local function version(value)
+  return string.match(value, '^(%d+):') or ''
+end
+local function below(a, b)
+  local x, y = version(a), version(b)
+  if #x ~= #y then
+    return #x < #y
+  end
+  return x < y
+end
+"""
+
 # KEYS[1]: the match. ARGV[1]: the state the action started from; ARGV[2]: the state it made;
-# ARGV[3]: the time to live in seconds. Returns the latest state after the call (nil when the
-# match is unknown): ARGV[2] when the action is recorded (now or by an earlier attempt).
-_ADVANCE: Final = """
+# ARGV[3]: the time to live in seconds. Returns {latest state after the call (nil when the
+# match is unknown), 1 if the ledger was behind the presented state}: the latest is ARGV[2]
+# when the action is recorded (now or by an earlier attempt).
+_ADVANCE: Final = (
+    _BELOW
+    + """
 local latest = redis.call('GET', KEYS[1])
 if not latest then
-  return false
+  return {false, 0}
 end
 if latest == ARGV[1] then
   redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
-  return ARGV[2]
+  return {ARGV[2], 0}
 end
 if latest == ARGV[2] then
   redis.call('EXPIRE', KEYS[1], ARGV[3])
+  return {latest, 0}
 end
-return latest
+if below(latest, ARGV[1]) then
+  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+  return {ARGV[2], 1}
+end
+return {latest, 0}
 """
+)
+
+# KEYS[1]: a seat's Sawa claim in one hand of a match. ARGV[1]: the claim's outcome (held or
+# refused, and the state it was judged on); ARGV[2]: the time to live in seconds. Returns 1 if
+# this is the seat's first claim of the hand, or the same claim again; else 0.
+_JUDGE_ONCE: Final = """
+local judged = redis.call('GET', KEYS[1])
+if not judged then
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+  return 1
+end
+if judged == ARGV[1] then
+  return 1
+end
+return 0
+"""
+
+# KEYS[1]: the match. ARGV[1]: the presented state; ARGV[2]: the time to live in seconds.
+# Returns as _ADVANCE; a presented state above the ledger's becomes the latest.
+_CHECK: Final = (
+    _BELOW
+    + """
+local latest = redis.call('GET', KEYS[1])
+if not latest then
+  return {false, 0}
+end
+if below(latest, ARGV[1]) then
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+  return {ARGV[1], 1}
+end
+return {latest, 0}
+"""
+)
 
 
 class LedgerUnavailableError(Exception):
@@ -106,6 +176,7 @@ class Answer:
 
     verdict: Verdict
     latest_version: int | None = None
+    recovered: bool = False  # the ledger was behind the token: it had lost writes
 
 
 def redact_url(url: str) -> str:
@@ -165,6 +236,8 @@ class MatchLedger:
             retry=Retry(NoBackoff(), 1),
         )
         self._advance = self._redis.register_script(_ADVANCE)
+        self._check = self._redis.register_script(_CHECK)
+        self._judge_once = self._redis.register_script(_JUDGE_ONCE)
 
     @staticmethod
     def key(match_id: str) -> str:
@@ -173,24 +246,35 @@ class MatchLedger:
 
     async def record(self, match_id: str, entry: Entry) -> None:
         """Record the first state of a new match."""
-        await self._call(self._redis.set(self.key(match_id), entry.encode(), ex=self._ttl, nx=True))
+        key, value = self.key(match_id), entry.encode()
+        await self._call(lambda: self._redis.set(key, value, ex=self._ttl, nx=True))
 
     async def check(self, match_id: str, entry: Entry) -> Answer:
-        """Whether ``entry`` is the latest state of its match."""
-        latest = await self._call(self._redis.get(self.key(match_id)))
-        return self._answer(latest, entry.encode())
+        """Whether ``entry`` is the latest state of its match (it becomes the latest when the
+        ledger is behind it: it lost writes)."""
+        keys, args = (self.key(match_id),), (entry.encode(), self._ttl)
+        reply = await self._call(lambda: self._check(keys=keys, args=args))
+        return self._answer(reply, entry.encode())
 
     async def advance(self, match_id: str, current: Entry, following: Entry) -> Answer:
-        """Make ``following`` the latest state if ``current`` is (compare-and-set)."""
+        """Make ``following`` the latest state if ``current`` is, or if the ledger is behind
+        ``current`` (compare-and-set)."""
         wanted = following.encode()
-        args = (current.encode(), wanted, self._ttl)
-        latest = await self._call(self._advance(keys=(self.key(match_id),), args=args))
-        return self._answer(latest, wanted)
+        keys, args = (self.key(match_id),), (current.encode(), wanted, self._ttl)
+        reply = await self._call(lambda: self._advance(keys=keys, args=args))
+        return self._answer(reply, wanted)
+
+    async def judge_once(self, match_id: str, hand: int, seat: int, outcome: bytes) -> bool:
+        """Note a seat's Sawa claim of one hand: True for its first claim of the hand (or the
+        same claim on the same state sent again), False once another was judged."""
+        keys = (f"{self.key(match_id)}:sawa:{hand}:{seat}",)
+        args = (outcome, self._ttl)
+        return bool(await self._call(lambda: self._judge_once(keys=keys, args=args)))
 
     async def ping(self) -> bool:
         """Whether the ledger answers now."""
         try:
-            return bool(await self._call(self._redis.ping()))
+            return bool(await self._call(self._redis.ping))
         except LedgerUnavailableError:
             return False
 
@@ -198,19 +282,26 @@ class MatchLedger:
         """Close the connections."""
         await self._redis.aclose()
 
-    async def _call(self, pending: Awaitable[Any]) -> Any:
+    async def _call(self, make: Callable[[], Awaitable[Any]]) -> Any:
+        """Run one ledger call, bounded; a failed call is tried once more at once (the first
+        call after Redis restarted may meet a connection it closed, or a server still
+        loading), within the same deadline."""
         try:
             async with asyncio.timeout(self._deadline):
-                return await pending
+                try:
+                    return await make()
+                except self._errors:
+                    return await make()
         except self._errors as error:
             raise LedgerUnavailableError(f"{type(error).__name__}: {error}") from None
 
     @staticmethod
-    def _answer(latest: object, wanted: bytes) -> Answer:
+    def _answer(reply: object, wanted: bytes) -> Answer:
+        latest, behind = reply if isinstance(reply, list | tuple) else (reply, 0)
         if latest is None:
             return Answer(Verdict.UNKNOWN)
         value = bytes(latest) if isinstance(latest, bytes | bytearray) else str(latest).encode()
         version = Entry.version_in(value)
         if value == wanted:
-            return Answer(Verdict.LATEST, version)
+            return Answer(Verdict.LATEST, version, bool(behind))
         return Answer(Verdict.STALE, version)

@@ -55,9 +55,14 @@ from baloot_engine.api.state_codec import (
     encode,
 )
 from baloot_engine.rules import game
-from baloot_engine.rules.actions import Action, Deal, Event, EventKind
-from baloot_engine.rules.dealing import board_deck, deck_from_seed
-from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.actions import Action, ClaimSawa, Deal, Event, EventKind
+from baloot_engine.rules.dealing import (
+    board_deck,
+    board_set_seed,
+    deck_from_seed,
+    seeded_board_deck,
+)
+from baloot_engine.rules.errors import SAWA_NOT_ALLOWED, RuleError
 from baloot_engine.rules.ruleset import RuleSet
 from baloot_engine.rules.state import Phase, State
 from baloot_engine.telemetry.logs import bind_call_fields, get_logger
@@ -74,7 +79,7 @@ _Result = TypeVar("_Result")
 class Claim:
     """What the ledger must confirm before a call answers: the states it opened and sealed."""
 
-    __slots__ = ("created", "events", "following", "match_id", "presented")
+    __slots__ = ("created", "events", "following", "match_id", "presented", "sawa")
 
     def __init__(self) -> None:
         self.match_id = ""
@@ -82,6 +87,7 @@ class Claim:
         self.following: Entry | None = None  # the state the action made
         self.created: Entry | None = None  # the first state of a new match
         self.events: Sequence[Event] = ()  # counted once the ledger has accepted them
+        self.sawa: tuple[int, int] | None = None  # a Sawa claim's (hand, seat): judged once
 
 
 # The claim of the call being computed; set only on a server with a ledger. Call bodies run
@@ -181,15 +187,26 @@ class Matches:
     # -- creating, opening, sealing -----------------------------------------------------
 
     def create(
-        self, rules: RuleSet, dealer: int, scores: tuple[int, int], board_set: str = ""
+        self,
+        rules: RuleSet,
+        dealer: int,
+        scores: tuple[int, int],
+        board_set: str = "",
+        board_secret: str = "",
     ) -> Created:
-        """A new match: a fresh id and deck seed, the first state sealed, the credentials."""
+        """A new match: a fresh id and deck seed, the first state sealed, the credentials.
+
+        A board set deals from its name bound to ``board_secret`` (which it needs)."""
         state = game.new_match(rules, dealer, scores)
         match_key = secrets.token_bytes(MATCH_ID_SIZE)
         match_id = match_key.hex()
         bind_call_fields(match_id=match_id, state_version=0)
         seed = secrets.token_bytes(SEED_SIZE)
-        fields = TokenFields(board_set=board_set) if board_set else NO_FIELDS
+        fields = NO_FIELDS
+        if board_set:
+            assert board_secret, "a board set needs its secret"
+            board_seed = board_set_seed(self.keys.board_key(), board_set, board_secret)
+            fields = TokenFields(board_set=board_set, board_seed=board_seed)
         plaintext = encode(state, seed, 0, fields=fields)
         claim = _claims.get()
         if claim is not None:
@@ -258,6 +275,10 @@ class Matches:
             raise credential_invalid(f"the credential may not act for seat {seat}")
         check_version(opened, expected_version)
         action = action_of(opened)
+        if type(action) is ClaimSawa:
+            claim = _claims.get()
+            if claim is not None:
+                claim.sawa = (opened.state.hand_number, seat)
         try:
             new_state, events = game.apply(opened.state, seat, action)
         except RuleError as error:
@@ -329,7 +350,9 @@ class Matches:
         fields = opened.decoded.fields
         if fields.board_set:
             redeals = opened.state.hand_number - fields.scored_at_hand
-            return board_deck(
+            if fields.board_seed:
+                return seeded_board_deck(fields.board_seed, fields.rounds_scored + 1, redeals)
+            return board_deck(  # a match created before board sets had secrets
                 self.keys.board_key(), fields.board_set, fields.rounds_scored + 1, redeals
             )
         return self._seed_deck(opened)
@@ -393,6 +416,26 @@ class Matches:
             self.metrics.observe_events(claim.events)
         return response
 
+    async def _judged_once(self, claim: Claim, *, refused: bool) -> bool:
+        """Whether a Sawa claim may be answered: its token is the latest (else the check
+        refuses it as stale) and it is its seat's first claim of the hand, or the same claim
+        on the same state again."""
+        assert self.ledger is not None
+        assert claim.sawa is not None
+        presented = claim.presented
+        assert presented is not None
+        answer = await self.ledger.check(claim.match_id, presented)
+        if answer.verdict is not Verdict.LATEST:
+            self.metrics.ledger_answer(answer.verdict.value)
+            raise _ledger_refusal(answer, presented)
+        following = claim.following
+        if refused or following is None:
+            outcome = b"refused:" + presented.encode()
+        else:
+            outcome = b"held:" + following.encode()
+        hand, seat = claim.sawa
+        return await self.ledger.judge_once(claim.match_id, hand, seat, outcome)
+
     async def settle(self, claim: Claim, *, refused: bool) -> None:
         """Confirm a call's claim with the ledger, or raise the refusal the ledger calls for.
 
@@ -407,6 +450,14 @@ class Matches:
                 return
             if claim.presented is None:
                 return  # no token in this call (ScoreRound)
+            if claim.sawa is not None and not await self._judged_once(claim, refused=refused):
+                self.metrics.action_rejected(SAWA_NOT_ALLOWED)
+                raise RuleError(
+                    SAWA_NOT_ALLOWED,
+                    f"seat {claim.sawa[1]} had its Sawa claim of this hand judged already: "
+                    "with the match ledger a seat's claim is judged once per hand",
+                    details={"seat": str(claim.sawa[1])},
+                )
             if claim.following is not None and not refused:
                 answer = await ledger.advance(claim.match_id, claim.presented, claim.following)
             else:
@@ -419,7 +470,18 @@ class Matches:
                 LEDGER_UNAVAILABLE,
                 "the match ledger cannot be reached; send the same request again later",
             ) from None
-        self.metrics.ledger_answer(answer.verdict.value)
+        if answer.recovered:
+            # A sealed token above the ledger's version: the ledger lost writes (Redis
+            # restarted without them). It now holds this state, so every older token of the
+            # match is refused: none can fork it.
+            _log.warning(
+                "match ledger was behind a sealed token (lost writes); older tokens refused",
+                match_id=claim.match_id,
+                state_version=claim.presented.version,
+            )
+            self.metrics.ledger_answer("recovered")
+        else:
+            self.metrics.ledger_answer(answer.verdict.value)
         if answer.verdict is not Verdict.LATEST:
             raise _ledger_refusal(answer, claim.presented)
 

@@ -11,7 +11,9 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Final, NamedTuple
 
 from baloot.v1 import engine_service_pb2 as pb
@@ -39,15 +41,24 @@ from baloot_engine.rules.record import (
     Step,
     replay,
 )
+from baloot_engine.rules.sawa import SearchBudgetError, search_budget
 from baloot_engine.rules.state import State
 
 # A match to 152 plays at most about 25 scored hands (each adds at least 16 points) plus its
-# redeals; a legal hand has under 64 actions. The bounds keep VerifyRecord's worst case (the
-# replay stops at the first illegal action) to tens of milliseconds of CPU.
+# redeals; a legal hand has under 64 actions, and a random match to 152 a few hundred. The
+# record RPCs need no credential, so their work is bounded whatever the record: its actions
+# (about 7-14 µs of CPU each), and the positions the Sawa searches of its claims may visit
+# together (about 6 µs each; a claim made with eight cards in hand can need 60,000). At the
+# limits a record costs under 25 ms of CPU (bench/bench_record_cost.py).
 MAX_RECORD_ROUNDS: Final = 200
 MAX_ROUND_ACTIONS: Final = 128
+MAX_RECORD_ACTIONS: Final = 1024
+MAX_SAWA_POSITIONS: Final = 1500
 MAX_RECORD_BYTES: Final = 1 << 18
 MAX_BOARD_SET: Final = 64
+MIN_BOARD_SECRET: Final = 16
+MAX_BOARD_SECRET: Final = 64
+BOARD_SECRET_BYTES: Final = 16  # a drawn secret: 128 random bits, 22 base64url characters
 RECORD_FORMAT: Final = 1
 
 _REVEAL_KIND: Final = types_pb2.EVENT_KIND_ROUND_REVEALED
@@ -105,15 +116,38 @@ def board_set_in(text: str) -> str:
     return text
 
 
+def board_set_secret_in(secret: str, board_set: str) -> str:
+    """A CreateMatch board set's secret, checked; a new one drawn for a board set without."""
+    if not board_set:
+        if secret:
+            raise malformed(REQUEST_INVALID, "board_set_secret needs a board_set")
+        return ""
+    if not secret:
+        return secrets.token_urlsafe(BOARD_SECRET_BYTES)
+    if not MIN_BOARD_SECRET <= len(secret) <= MAX_BOARD_SECRET or not all(
+        "!" <= c <= "~" for c in secret
+    ):
+        raise malformed(
+            REQUEST_INVALID,
+            f"board_set_secret must be {MIN_BOARD_SECRET} to {MAX_BOARD_SECRET} printable ASCII "
+            "characters other than the space",
+        )
+    return secret
+
+
 def check_size(record: records_pb2.MatchRecord) -> str | None:
     """Why a record is too large for VerifyRecord and ReplayRecord, or None."""
     if len(record.rounds) > MAX_RECORD_ROUNDS:
         return f"a record holds at most {MAX_RECORD_ROUNDS} rounds, got {len(record.rounds)}"
+    total = 0
     for index, recorded in enumerate(record.rounds):
         if len(recorded.actions) > MAX_ROUND_ACTIONS:
             return f"round {index} holds more than {MAX_ROUND_ACTIONS} actions"
         if len(recorded.deck_order) > 32:
             return f"round {index}'s deck holds more than 32 cards"
+        total += len(recorded.actions)
+    if total > MAX_RECORD_ACTIONS:
+        return f"a record holds at most {MAX_RECORD_ACTIONS} actions, got {total}"
     size = record.ByteSize()
     if size > MAX_RECORD_BYTES:
         return f"a record is at most {MAX_RECORD_BYTES} bytes, got {size}"
@@ -211,8 +245,28 @@ def _check_score(recorded: records_pb2.RecordedRound, step: Step) -> None:
         )
 
 
+@contextmanager
+def _bounded_claims() -> Iterator[None]:
+    """Cap the work of judging a record's Sawa claims (RECORD_TOO_LARGE past it)."""
+    try:
+        with search_budget(MAX_SAWA_POSITIONS):
+            yield
+    except SearchBudgetError:
+        raise ApiError(
+            Code.INVALID_ARGUMENT,
+            RECORD_TOO_LARGE,
+            "judging the record's Sawa claims needs more than "
+            f"{MAX_SAWA_POSITIONS} positions of search",
+        ) from None
+
+
 def verify(record: records_pb2.MatchRecord) -> pb.VerifyRecordResponse:
     """Replay a record and report whether it holds, or its first divergence."""
+    with _bounded_claims():
+        return _verify(record)
+
+
+def _verify(record: records_pb2.MatchRecord) -> pb.VerifyRecordResponse:
     state = start_of(record)
     response = pb.VerifyRecordResponse(valid=True)
     replayed = 0
@@ -259,10 +313,11 @@ def replay_to(record: records_pb2.MatchRecord, step_number: int) -> Replayed:
     state = start_of(record)
     if step_number == 0:
         return Replayed(state, None, ())
-    for count, step in enumerate(_steps(record, state), start=1):
-        if count == step_number:
-            deck = tuple(record.rounds[step.round_index].deck_order)
-            return Replayed(step.state, step, deck)
+    with _bounded_claims():
+        for count, step in enumerate(_steps(record, state), start=1):
+            if count == step_number:
+                deck = tuple(record.rounds[step.round_index].deck_order)
+                return Replayed(step.state, step, deck)
     raise AssertionError("the step is within the record")  # pragma: no cover
 
 

@@ -138,8 +138,9 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
                 f"starting_scores must be below the match target {rules.match_target}"
             )
         board_set = records.board_set_in(request.board_set)
+        secret = records.board_set_secret_in(request.board_set_secret, board_set)
         start = (scores[0], scores[1]) if scores else (0, 0)
-        created = self._matches.create(rules, dealer, start, board_set)
+        created = self._matches.create(rules, dealer, start, board_set, secret)
         response = pb.CreateMatchResponse(
             state=created.token,
             state_version=0,
@@ -147,6 +148,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             host_credential=created.host_credential,
             seat_credentials=created.seat_credentials,
             spectator_credential=created.spectator_credential,
+            board_set_secret=secret,
         )
         add_views(response.views, created.state, _ALL_SEATS, created.match_id, 0, with_rules=True)
         return response

@@ -32,10 +32,11 @@ from baloot_engine.rules.actions import (
     QaydCategory,
     QaydVerdict,
 )
-from baloot_engine.rules.cards import trick_winner_index
+from baloot_engine.rules.cards import HIGHER, trick_winner_index
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.facts import AwardedProject, RoundFacts
+from baloot_engine.rules.play import broken_rule
 from baloot_engine.rules.projects import ProjectKind, baloot_mask, projects_for_declaration
 from baloot_engine.rules.qayd import penalty_score
 from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet
@@ -56,6 +57,7 @@ from baloot_engine.rules.validation import MAX_BIDS, MAX_DOUBLING_CALLS, validat
 
 LAYOUT: Final = 1
 SEED_SIZE: Final = 16
+BREACHES_SIZE: Final = 9
 MAX_VERSION: Final = 2**62
 """The highest state version a token may carry; its successor still fits the uint64 field."""
 
@@ -71,6 +73,9 @@ _BYTES_LIMITS: Final = {
     "trick": 3,
     "tricks": 5 * 8,
     "declarations": 4 * 4,
+    "board_seed": 32,
+    "violations": 8 * (32 + 1),  # a breach per card played, and a false Sawa
+    "breaches": BREACHES_SIZE,
 }
 _LAST_ROUND_LIMITS: Final = {"projects": 3 * 8, "baloot_teams": 2}
 # The same limits as one C-level read of the fields (decode runs on every call).
@@ -262,6 +267,7 @@ class TokenFields(NamedTuple):
     board_set: str = ""
     rounds_scored: int = 0
     scored_at_hand: int = 0  # the hand number of the last scored hand (0 before)
+    board_seed: bytes = b""  # the board set bound to its secret (empty in older tokens)
 
     def kept_deck(self, hand_number: int) -> tuple[int, ...] | None:
         """The deck the token keeps for hand ``hand_number``, if it keeps one."""
@@ -317,6 +323,7 @@ def _write_fields(message: pb.MatchState, fields: TokenFields) -> None:
     message.board_set = fields.board_set
     message.rounds_scored = fields.rounds_scored
     message.scored_at_hand = fields.scored_at_hand
+    message.board_seed = fields.board_seed
 
 
 def _write(message: pb.MatchState, state: State, old: State | None) -> None:
@@ -390,12 +397,100 @@ def _write(message: pb.MatchState, state: State, old: State | None) -> None:
         message.declarations = _encode_declarations(state.declarations)
     if old is not None and state.last_score is not old.last_score:
         message.ClearField("last_round")  # encode appends the new one
-    if old is None or state.violations != old.violations:
-        message.violations = _encode_violations(state.violations)
+    if _keeps_breaches(state):
+        # Always written, so a token of a hand in play is as long with a breach as without.
+        message.breaches = _encode_breaches(state)
+        if message.violations:
+            message.violations = b""
+    else:
+        if message.breaches:
+            message.breaches = b""
+        if old is None or _keeps_breaches(old) or state.violations != old.violations:
+            message.violations = _encode_violations(state.violations)
     if old is None or state.last_qayd is not old.last_qayd:
         message.ClearField("last_qayd")
         if state.last_qayd is not None:
             _encode_verdict(message.last_qayd, state.last_qayd)
+
+
+# Table play (§A.14) keeps a hand's breaches in the token until a Qayd judges them. Kept as a
+# list, eight bytes each, they made a token longer by a breach (R45: nothing shows a breach to
+# anyone before a verdict). A hand in play keeps them in ``breaches`` instead, nine bytes
+# whatever happened: the cards played illegally, the false Akka calls, and whether the Sawa
+# claim was false. The rule each broke and its evidence follow from the tricks and the hands,
+# as the rules core worked them out when the card was played (``rules.play.broken_rule``).
+
+
+def _keeps_breaches(state: State) -> bool:
+    return state.rules.illegal_moves_allowed and (
+        state.phase is Phase.PLAYING or state.phase is Phase.ROUND_REVIEW
+    )
+
+
+def _encode_breaches(state: State) -> bytes:
+    illegal = akka = 0
+    false_sawa = 0
+    for v in state.violations:
+        if v.rule is QaydCategory.FALSE_SAWA:
+            false_sawa = 1
+        elif v.rule is QaydCategory.FALSE_AKKA:
+            akka |= 1 << v.card
+        else:
+            illegal |= 1 << v.card
+    return illegal.to_bytes(4, "little") + akka.to_bytes(4, "little") + bytes((false_sawa,))
+
+
+def _decode_breaches(
+    raw: bytes,
+    tricks: tuple[TrickRecord, ...],
+    leader: int,
+    trick: tuple[int, ...],
+    full_hands: tuple[int, int, int, int],
+    hands: tuple[int, int, int, int],
+    trump: int,
+    sawa_seat: int,
+) -> tuple[Violation, ...]:
+    """The violations :func:`_encode_breaches` kept, rebuilt in the order they happened."""
+    if len(raw) != BREACHES_SIZE:
+        raise StateInvalidError([f"breaches must be {BREACHES_SIZE} bytes"])
+    illegal = int.from_bytes(raw[0:4], "little")
+    akka = int.from_bytes(raw[4:8], "little")
+    false_sawa = raw[8]
+    if illegal & akka or false_sawa > 1 or (false_sawa and sawa_seat < 0):
+        raise StateInvalidError(["the breaches are malformed"])
+    found: list[Violation] = []
+    broken = illegal | akka
+    if broken:
+        played_by = [0, 0, 0, 0]
+        played = 0
+        rounds: list[tuple[int, tuple[int, ...]]] = [(t.leader, t.cards) for t in tricks]
+        rounds.append((leader, trick))
+        for number, (first, cards) in enumerate(rounds, start=1):
+            for position, card in enumerate(cards):
+                seat = (first + position) & 3
+                if akka >> card & 1:
+                    evidence = HIGHER[0][card] & ~played
+                    found.append(Violation(seat, number, card, QaydCategory.FALSE_AKKA, evidence))
+                elif illegal >> card & 1:
+                    hand = full_hands[seat] & ~played_by[seat]
+                    rule, evidence = broken_rule(hand, cards[:position], trump, card)
+                    found.append(Violation(seat, number, card, rule, evidence))
+                played_by[seat] |= 1 << card
+            played |= _mask(cards)
+            broken &= ~played
+        if broken:
+            raise StateInvalidError(["a breach names a card not played in this hand"])
+    if false_sawa:
+        opponents = hands[(sawa_seat + 1) & 3] | hands[(sawa_seat + 3) & 3]
+        found.append(Violation(sawa_seat, len(tricks) + 1, -1, QaydCategory.FALSE_SAWA, opponents))
+    return tuple(found)
+
+
+def _mask(cards: tuple[int, ...]) -> int:
+    mask = 0
+    for card in cards:
+        mask |= 1 << card
+    return mask
 
 
 def _encode_violations(violations: tuple[Violation, ...]) -> bytes:
@@ -542,13 +637,14 @@ class Decoded:
             m = self.message
             assert m is not None
             fields = NO_FIELDS
-            if m.round_deck_hand or m.board_set or m.rounds_scored:
+            if m.round_deck or m.round_deck_hand or m.board_set or m.rounds_scored:
                 fields = TokenFields(
                     bytes(m.round_deck),
                     m.round_deck_hand,
                     m.board_set,
                     m.rounds_scored,
                     m.scored_at_hand,
+                    bytes(m.board_seed),
                 )
             self._fields = fields
         return fields
@@ -713,6 +809,15 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
         for seat in range(4):
             if full_hands[seat] & baloot == baloot:
                 baloot_seat = seat
+    violations: tuple[Violation, ...] = ()
+    if m.breaches:
+        if not rules.illegal_moves_allowed or full_hands == (0, 0, 0, 0):
+            raise StateInvalidError(["only a hand in table play keeps breaches"])
+        violations = _decode_breaches(
+            m.breaches, tricks, m.leader, trick, full_hands, hands, trump, m.sawa_seat
+        )
+    elif m.violations:
+        violations = _decode_violations(m.violations)
     last_score = None
     last_qayd = _decode_verdict(m.last_qayd) if m.HasField("last_qayd") else None
     if m.HasField("last_round"):
@@ -758,10 +863,12 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
             m.sawa_seat,  # sawa_seat
             last_score,  # last_score
             m.winner,  # winner
-            _decode_violations(m.violations) if m.violations else (),  # violations
+            violations,  # violations
             last_qayd,  # last_qayd
         )
     )
+    if m.board_seed and (len(m.board_seed) != 32 or not m.board_set):
+        raise StateInvalidError(["the board set's seed is malformed"])
     return Decoded(state, bytes(m.seed), m.version, data, m)
 
 

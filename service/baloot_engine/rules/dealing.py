@@ -79,14 +79,32 @@ def deck_from_seed(seed: bytes, hand_number: int) -> tuple[int, ...]:
     return tuple(deck)
 
 
+def board_set_seed(board_key: bytes, board_set: str, secret: str) -> bytes:
+    """The seed of a board set: its name bound to the secret its organiser holds.
+
+    Tables created with the same name and secret (on servers sharing the board key) share the
+    seed, so they are dealt the same boards; a name without its secret gives other boards.
+    """
+    name = board_set.encode("utf-8")
+    label = b"baloot-board-set/" + len(name).to_bytes(1, "big") + name + secret.encode("utf-8")
+    return hmac.new(board_key, label, hashlib.sha256).digest()
+
+
+def seeded_board_deck(board_seed: bytes, round_number: int, redeals: int) -> tuple[int, ...]:
+    """The deck of round ``round_number`` (from 1) of a board set, after ``redeals`` redeals of
+    that round, from the set's seed (:func:`board_set_seed`)."""
+    label = b"baloot-board/%d/%d" % (round_number, redeals)
+    return deck_from_seed(hmac.new(board_seed, label, hashlib.sha256).digest(), round_number)
+
+
 def board_deck(
     board_key: bytes, board_set: str, round_number: int, redeals: int
 ) -> tuple[int, ...]:
-    """The deck of a duplicate board: round ``round_number`` (from 1) of ``board_set``, after
-    ``redeals`` redeals of that round.
+    """The deck of a duplicate board of a match created before board sets had secrets: round
+    ``round_number`` (from 1) of ``board_set``, after ``redeals`` redeals of that round.
 
-    Derived from a dedicated secret key, so every table of a board set (on servers sharing the
-    key) gets the same cards round by round, and no caller can choose or predict them.
+    Anyone who knew the name could create a match on it and read its boards; matches created
+    since are dealt by :func:`seeded_board_deck`. Kept so that matches in progress keep theirs.
     """
     label = b"baloot-board/%d/%d/" % (round_number, redeals) + board_set.encode("utf-8")
     seed = hmac.new(board_key, label, hashlib.sha256).digest()

@@ -5,22 +5,29 @@ This module owns when a claim may be made (``sawa_possible``), the proof that it
 every play of the others), and what an accepted claim does to the hand: the remaining
 cards' abnat and the 10 for the last trick go to the claiming team.
 
-The search is exact (no budget: a true claim is never refused for being hard to prove) and
-kept cheap by five things, none of which changes a verdict: touching cards of one hand are
-tried once; positions between tricks are remembered up to what cannot change a trick's
-winner (the ranks of the cards still in play, the interchangeable side suits); the plain
+The search is exact (in play no budget: a true claim is never refused for being hard to
+prove) and kept cheap by five things, none of which changes a verdict: touching cards of one
+hand are tried once; positions between tricks are remembered up to what cannot change a
+trick's winner (the ranks of the cards still in play, the interchangeable side suits); the plain
 proof closes every position where the claimer can cash his cards; a claim is first tried
 against two fixed ways of playing of the others (a search over the claimer's choices alone,
 which refutes most false claims at once); and the others try the likeliest refutations
 first (an opponent the cards that take the trick, then his weakest; the partner his
 weakest). ``bench/bench_worst_case.py`` measures its worst case. Scoring the
 hand that the claim ended is :mod:`baloot_engine.rules.game`'s next step.
+
+A caller that judges claims for anyone, unauthenticated (the replay of a match record), caps
+their total work with :func:`search_budget`: past its positions a search raises
+:class:`SearchBudgetError` instead of answering.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import ClaimSawa, Event, EventKind, QaydCategory
@@ -42,6 +49,39 @@ from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.play import allowed_cards, is_boss
 from baloot_engine.rules.ruleset import FalseSawa, RuleSet
 from baloot_engine.rules.state import Phase, State, Violation
+
+
+class SearchBudgetError(Exception):
+    """The Sawa searches of one request went past the positions :func:`search_budget` allows."""
+
+
+class SearchBudget:
+    """The positions the Sawa searches of one request may still visit."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, positions: int) -> None:
+        self.left = positions
+
+    def spend(self, positions: int) -> None:
+        self.left -= positions
+        if self.left < 0:
+            raise SearchBudgetError("the Sawa claims need more work to judge than allowed")
+
+
+_BUDGET: ContextVar[SearchBudget | None] = ContextVar("sawa_search_budget", default=None)
+_SPEND_EVERY: Final = 64  # a search counts its positions against the budget in steps of this
+
+
+@contextmanager
+def search_budget(positions: int) -> Iterator[SearchBudget]:
+    """Cap the positions every Sawa search inside the block visits, together."""
+    budget = SearchBudget(positions)
+    token = _BUDGET.set(budget)
+    try:
+        yield budget
+    finally:
+        _BUDGET.reset(token)
 
 
 def sawa_possible(state: State, seat: int) -> bool:
@@ -138,10 +178,14 @@ def claim_holds(
         rules=rules, contract=contract, turn=seat, hands=hands, played=FULL_DECK ^ in_play
     )
     search = SawaSearch(position, team_of(seat))
-    for partner_takes in (False, True):
-        if not search.beats_fixed_defence(hands, seat, partner_takes=partner_takes):
-            return False
-    return search.holds(hands, seat)
+    try:
+        for partner_takes in (False, True):
+            if not search.beats_fixed_defence(hands, seat, partner_takes=partner_takes):
+                return False
+        return search.holds(hands, seat)
+    finally:
+        if search.budget is not None:
+            search.budget.spend(search.nodes % _SPEND_EVERY)
 
 
 def _suit_cashes(mine: int, others: list[int], order: tuple[int, ...]) -> bool:
@@ -226,6 +270,7 @@ class SawaSearch:
         self.partner = (state.turn + 2) & 3
         self.played = state.played
         self.nodes = 0
+        self.budget = _BUDGET.get()
         self.fixed_memo: dict[tuple[tuple[int, ...], int, bool], bool] = {}
         self.partner_takes = False
         self.memo: dict[object, bool] = {}
@@ -344,6 +389,8 @@ class SawaSearch:
         self, hands: list[int], leader: int, seat: int, trick: tuple[int, ...]
     ) -> bool:
         self.nodes += 1
+        if self.budget is not None and not self.nodes % _SPEND_EVERY:
+            self.budget.spend(_SPEND_EVERY)
         trump = self.contract.trump
         if len(trick) == 4:
             winner = (leader + trick_winner_index(trick, trump)) & 3
@@ -400,6 +447,8 @@ class SawaSearch:
 
     def _trick(self, hands: list[int], leader: int, seat: int, trick: tuple[int, ...]) -> bool:
         self.nodes += 1
+        if self.budget is not None and not self.nodes % _SPEND_EVERY:
+            self.budget.spend(_SPEND_EVERY)
         if len(trick) == 4:
             winner = (leader + trick_winner_index(trick, self.contract.trump)) & 3
             if team_of(winner) != self.team:

@@ -304,7 +304,8 @@ class Metrics:
         )
         self.ledger_answers = counter(
             "baloot_ledger_answers",
-            "Match ledger answers: latest, stale, unknown or unavailable.",
+            "Match ledger answers: latest, stale, unknown, unavailable, or recovered (a token "
+            "newer than the ledger's latest, which had lost writes, accepted and made the latest).",
             ("answer",),
         )
 
@@ -317,7 +318,7 @@ class Metrics:
         self.tokens_refused.labels(reason=reason).inc()
 
     def ledger_answer(self, answer: str) -> None:
-        """Count an answer of the match ledger (four fixed words)."""
+        """Count an answer of the match ledger (five fixed words)."""
         self.ledger_answers.labels(answer=answer).inc()
 
     def observe_events(self, events: Iterable[Event]) -> None:

@@ -68,12 +68,14 @@ class MatchState(_message.Message):
     WINNER_FIELD_NUMBER: _builtins.int
     LAST_ROUND_FIELD_NUMBER: _builtins.int
     VIOLATIONS_FIELD_NUMBER: _builtins.int
+    BREACHES_FIELD_NUMBER: _builtins.int
     LAST_QAYD_FIELD_NUMBER: _builtins.int
     ROUND_DECK_FIELD_NUMBER: _builtins.int
     BOARD_SET_FIELD_NUMBER: _builtins.int
     ROUNDS_SCORED_FIELD_NUMBER: _builtins.int
     SCORED_AT_HAND_FIELD_NUMBER: _builtins.int
     ROUND_DECK_HAND_FIELD_NUMBER: _builtins.int
+    BOARD_SEED_FIELD_NUMBER: _builtins.int
     layout: _builtins.int
     """The layout version of this message; a token of another layout is refused."""
     seed: _builtins.bytes
@@ -148,6 +150,13 @@ class MatchState(_message.Message):
     violations: _builtins.bytes
     """Table play: the unjudged violations of the hand in progress, eight bytes each: seat, trick,
     card + 1 (0 for a Sawa claim), category number, then the evidence mask (32-bit little-endian).
+    Written by earlier releases only while a hand is played or reviewed (now `breaches`).
+    """
+    breaches: _builtins.bytes
+    """Table play, while a hand is played or reviewed: its unjudged breaches in nine bytes whatever
+    they are, so a token's length never shows one: the mask of the cards played illegally and the
+    mask of the cards led with a false Akka (32-bit little-endian each), then 1 if the Sawa claim
+    was false, else 0. The rule broken and its evidence follow from the tricks and the hands.
     """
     round_deck: _builtins.bytes
     """Records: the deck order of hand `round_deck_hand` (32 bytes) when it was not derived from
@@ -163,6 +172,10 @@ class MatchState(_message.Message):
     """
     round_deck_hand: _builtins.int
     """Records: the hand number `round_deck` belongs to."""
+    board_seed: _builtins.bytes
+    """Duplicate boards: the board set bound to its organiser's secret (32 bytes), from which every
+    round's deck is derived; empty in a token sealed before board sets had secrets.
+    """
     @_builtins.property
     def match_scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The match scores of team 0 (seats 0 and 2) and team 1 (seats 1 and 3)."""
@@ -220,16 +233,18 @@ class MatchState(_message.Message):
         winner: _builtins.int = ...,
         last_round: Global___LastRound | None = ...,
         violations: _builtins.bytes = ...,
+        breaches: _builtins.bytes = ...,
         last_qayd: Global___QaydRecord | None = ...,
         round_deck: _builtins.bytes = ...,
         board_set: _builtins.str = ...,
         rounds_scored: _builtins.int = ...,
         scored_at_hand: _builtins.int = ...,
         round_deck_hand: _builtins.int = ...,
+        board_seed: _builtins.bytes = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["last_qayd", b"last_qayd", "last_round", b"last_round"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["abnat", b"abnat", "akka", b"akka", "baloot_announced", b"baloot_announced", "bid_stage", b"bid_stage", "bidding_round", b"bidding_round", "bids", b"bids", "board_set", b"board_set", "buy_card", b"buy_card", "buyer_waiting", b"buyer_waiting", "card_owners", b"card_owners", "contract", b"contract", "dealer", b"dealer", "declarations", b"declarations", "doubling_calls", b"doubling_calls", "doubling_step", b"doubling_step", "hand_number", b"hand_number", "last_qayd", b"last_qayd", "last_round", b"last_round", "layout", b"layout", "leader", b"leader", "match_scores", b"match_scores", "match_target", b"match_target", "pending_ashkal", b"pending_ashkal", "pending_seat", b"pending_seat", "pending_suit", b"pending_suit", "phase", b"phase", "project_team", b"project_team", "revealed", b"revealed", "round_deck", b"round_deck", "round_deck_hand", b"round_deck_hand", "rounds_scored", b"rounds_scored", "rule_overrides", b"rule_overrides", "rule_preset", b"rule_preset", "sawa_seat", b"sawa_seat", "scored_at_hand", b"scored_at_hand", "seed", b"seed", "stock", b"stock", "to_ask", b"to_ask", "trick", b"trick", "tricks", b"tricks", "turn", b"turn", "version", b"version", "violations", b"violations", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abnat", b"abnat", "akka", b"akka", "baloot_announced", b"baloot_announced", "bid_stage", b"bid_stage", "bidding_round", b"bidding_round", "bids", b"bids", "board_seed", b"board_seed", "board_set", b"board_set", "breaches", b"breaches", "buy_card", b"buy_card", "buyer_waiting", b"buyer_waiting", "card_owners", b"card_owners", "contract", b"contract", "dealer", b"dealer", "declarations", b"declarations", "doubling_calls", b"doubling_calls", "doubling_step", b"doubling_step", "hand_number", b"hand_number", "last_qayd", b"last_qayd", "last_round", b"last_round", "layout", b"layout", "leader", b"leader", "match_scores", b"match_scores", "match_target", b"match_target", "pending_ashkal", b"pending_ashkal", "pending_seat", b"pending_seat", "pending_suit", b"pending_suit", "phase", b"phase", "project_team", b"project_team", "revealed", b"revealed", "round_deck", b"round_deck", "round_deck_hand", b"round_deck_hand", "rounds_scored", b"rounds_scored", "rule_overrides", b"rule_overrides", "rule_preset", b"rule_preset", "sawa_seat", b"sawa_seat", "scored_at_hand", b"scored_at_hand", "seed", b"seed", "stock", b"stock", "to_ask", b"to_ask", "trick", b"trick", "tricks", b"tricks", "turn", b"turn", "version", b"version", "violations", b"violations", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -1,0 +1,163 @@
+"""R45 and issue 27, finding 1: a token's length shows nothing a seat cannot see.
+
+In table play a breach of the rules is kept in the token until a Qayd judges it. The token
+keeps a slot per card played (and one for a Sawa claim), filled or not, so two states that
+differ only in their hidden facts (the breaches, the hands, the stock) seal to tokens of the
+same length.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from baloot.internal.v1.match_state_pb2 import MatchState
+from baloot_engine.api.state_codec import decode, encode
+from baloot_engine.rules.actions import Bid, BidKind, Deal, Doubling, QaydCategory
+from baloot_engine.rules.contract import PlayMode
+from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.game import apply, close_review, legal_actions, new_match
+from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet
+from baloot_engine.rules.state import Phase, State
+from tests.rules.strategies import play_table_match, random_deck, table_rules, table_step
+
+SEED = bytes(range(16))
+
+
+def _hidden_variants(rng: random.Random, state: State) -> list[State]:
+    """States a seat cannot tell from ``state``: no breaches, other hands, another stock."""
+    held = [
+        c
+        for c in range(32)
+        if (state.hands[0] | state.hands[1] | state.hands[2] | state.hands[3]) >> c & 1
+    ]
+    rng.shuffle(held)
+    hands = []
+    for seat in range(4):
+        count = state.hands[seat].bit_count()
+        hands.append(sum(1 << c for c in held[:count]))
+        held = held[count:]
+    stock = list(state.stock)
+    rng.shuffle(stock)
+    forged = [
+        state._replace(violations=()),
+        state._replace(hands=(hands[0], hands[1], hands[2], hands[3])),
+        state._replace(stock=tuple(stock)),
+    ]
+    if state.violations:
+        # As many breaches as cards played: the most a seat could fear.
+        first = state.violations[0]
+        forged.append(state._replace(violations=(first,) * len(state.violations)))
+    return forged
+
+
+@pytest.mark.parametrize("base", [SEEDS, KAMMELNA, FEDERATION], ids=["seeds", "kammelna", "fed"])
+def test_hidden_facts_do_not_change_the_token_length(base: RuleSet) -> None:
+    rng = random.Random(27)
+    rules = table_rules(base)
+    states = 0
+    breaches = 0
+    kinds: set[QaydCategory] = set()
+    for _ in range(3):
+        steps = play_table_match(rng, rules, cheat=0.35)
+        for version, (state, _) in enumerate(steps):
+            length = len(encode(state, SEED, version))
+            for other in _hidden_variants(rng, state):
+                assert len(encode(other, SEED, version)) == length, state
+            states += 1
+            breaches += bool(state.violations)
+            kinds.update(v.rule for v in state.violations)
+    assert states > 300
+    assert breaches > 50  # the property was tried on many states that hold a breach
+    assert {QaydCategory.REVOKE, QaydCategory.FALSE_SAWA} <= kinds
+
+
+_HOKM_BIDS = (BidKind.HOKM, BidKind.CONFIRM_HOKM, BidKind.PASS)
+
+
+def _hokm_table_states(rng: random.Random, rules: RuleSet, hands: int) -> list[State]:
+    """Table-play hands steered into Hokm (random bidding mostly ends in Sun), so that every
+    kind of breach happens: revokes, no trump, no over-trump, closed trump leads, false Akka
+    calls and false Sawa claims."""
+    state = new_match(rules, dealer=rng.randrange(4))
+    states = [state]
+    dealt = 0
+    while dealt <= hands:
+        if state.phase is Phase.MATCH_OVER:
+            state = new_match(rules, dealer=rng.randrange(4))
+        elif state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
+            dealt += 1
+            state, _ = apply(state, state.dealer, Deal(random_deck(rng)))
+        elif state.phase is Phase.BIDDING:
+            options = legal_actions(state, state.turn)
+            hokm = [a for a in options if isinstance(a, Bid) and a.kind in _HOKM_BIDS]
+            state, _ = apply(state, state.turn, rng.choice(hokm or options))
+        elif state.phase is Phase.DOUBLING:
+            options = legal_actions(state, state.turn)
+            closed = [a for a in options if isinstance(a, Doubling) and a.mode is PlayMode.CLOSED]
+            state, _ = apply(state, state.turn, rng.choice(closed or options))
+        else:
+            step = table_step(rng, state, cheat=0.4, call=0.03)
+            try:
+                state, _ = close_review(state) if step is None else apply(state, *step)
+            except RuleError:
+                continue
+        states.append(state)
+    return states
+
+
+def test_every_kind_of_breach_round_trips_at_the_same_length() -> None:
+    rng = random.Random(20)
+    rules = table_rules(SEEDS.replace(akka_requires_declaration=True))
+    kinds: set[QaydCategory] = set()
+    for version, state in enumerate(_hokm_table_states(rng, rules, 60)):
+        data = encode(state, SEED, version)
+        assert decode(data).state == state
+        for other in _hidden_variants(rng, state):
+            assert len(encode(other, SEED, version)) == len(data)
+        kinds.update(v.rule for v in state.violations)
+    assert kinds >= {
+        QaydCategory.REVOKE,
+        QaydCategory.NO_TRUMP,
+        QaydCategory.NO_OVERTRUMP,
+        QaydCategory.CLOSED_TRUMP_LEAD,
+        QaydCategory.FALSE_AKKA,
+        QaydCategory.FALSE_SAWA,
+    }
+
+
+def test_table_play_tokens_round_trip_and_encode_alike_from_the_previous_message() -> None:
+    rng = random.Random(45)
+    steps = play_table_match(rng, table_rules(SEEDS), cheat=0.35)
+    states = [state for state, _ in steps]
+    for version, (before, after) in enumerate(itertools.pairwise(states)):
+        previous = decode(encode(before, SEED, version))
+        assert previous.state == before
+        data = encode(after, SEED, version + 1, previous=previous)
+        assert decode(data).state == after
+        assert MatchState.FromString(data) == MatchState.FromString(
+            encode(after, SEED, version + 1)
+        )
+
+
+def test_a_token_in_table_play_grows_by_the_same_bytes_for_a_legal_or_an_illegal_card() -> None:
+    rng = random.Random(11)
+    growth: dict[bool, set[int]] = {True: set(), False: set()}
+    for _ in range(3):
+        steps = play_table_match(rng, table_rules(SEEDS), cheat=0.5)
+        for version, ((before, _), (after, _)) in enumerate(itertools.pairwise(steps)):
+            if (
+                len(after.trick) + 4 * len(after.tricks)
+                != len(before.trick) + 4 * len(before.tricks) + 1
+                or before.hand_number != after.hand_number
+            ):
+                continue  # not one card played
+            illegal = len(after.violations) > len(before.violations)
+            size = len(encode(after, SEED, version + 1)) - len(encode(before, SEED, version))
+            growth[illegal].add(size)
+    assert growth[True]
+    assert growth[False]
+    # Whatever else the card changes, a breach adds nothing of its own.
+    assert growth[True] <= growth[False]
