@@ -66,9 +66,9 @@ MIN_CLIENT_PING_SECONDS: Final = 10
 # CANCELLED, and no metric counts them). Taking a call and refusing it with OVERLOADED is cheap
 # (its body is not even parsed), so the queue is let grow to this many times the bound, and to
 # at least MIN_PENDING_CALLS whatever the bound, before grpc's own limit: a burst that arrives
-# while the loop is busy reaches the gate and is refused with OVERLOADED and counted. A waiting
-# call holds about 20 KB in grpc's core, so the floor costs at most about 160 MB; past it (and
-# twice it, where grpc refuses every new call) grpc's own cancelling remains.
+# while the loop is busy reaches the gate and is refused with OVERLOADED and counted. 8,000
+# waiting calls took 294 MB, client and server in one process (the server's part is less);
+# past the floor (and twice it, where grpc refuses every new call) grpc's cancelling remains.
 PENDING_CALLS_PER_ADMITTED: Final = 16
 MIN_PENDING_CALLS: Final = 8000
 
