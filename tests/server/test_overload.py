@@ -164,3 +164,41 @@ def test_a_call_whose_client_leaves_frees_its_place(
 
 async def _set(event: asyncio.Event) -> None:
     event.set()
+
+
+def test_a_burst_while_the_loop_is_busy_is_refused_with_overloaded_not_cancelled(
+    start_server: Callable[..., InProcessServer],
+) -> None:
+    """Issue 27, finding 7: with a low bound, calls that waited in grpc's own queue (the event
+    loop busy) were cancelled by grpc, with no reason and no metric. They reach the gate now."""
+    running = start_server(max_concurrent_rpcs=1)
+    calls = 2500
+    channels = [grpc.insecure_channel(running.target) for _ in range(4)]
+    try:
+        stubs = [pb_grpc.BalootEngineServiceStub(channel) for channel in channels]
+        for stub in stubs:
+            stub.CreateMatch(pb.CreateMatchRequest(), timeout=10)
+        running._loop.call_soon_threadsafe(time.sleep, 2)  # the loop busy as the burst comes
+        burst = [
+            stubs[i % len(stubs)].CreateMatch.future(pb.CreateMatchRequest(), timeout=60)
+            for i in range(calls)
+        ]
+        codes: dict[str, int] = {}
+        for future in burst:
+            try:
+                future.result()
+                code = "OK"
+            except grpc.RpcError as error:
+                code = error.code().name
+                assert code == "RESOURCE_EXHAUSTED", error
+                assert _reason(error) == "OVERLOADED"
+            codes[code] = codes.get(code, 0) + 1
+        assert "CANCELLED" not in codes
+        refused = codes.get("RESOURCE_EXHAUSTED", 0)
+        assert refused > 0
+        _wait_until(
+            lambda: _shed(running, "baloot.v1.BalootEngineService", "CreateMatch") == refused
+        )
+    finally:
+        for channel in channels:
+            channel.close()

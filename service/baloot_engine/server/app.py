@@ -63,9 +63,14 @@ KEEPALIVE_TIMEOUT_SECONDS: Final = 20
 MIN_CLIENT_PING_SECONDS: Final = 10
 # Calls grpc has received but the event loop has not yet taken wait in grpc's core; past 1,000
 # of them (grpc's default) it starts cancelling new ones at random, silently (the client sees
-# CANCELLED). Taking a call and refusing it with OVERLOADED is cheap (its body is not even
-# parsed), so the queue is let grow to this many times the bound before grpc's own limit.
+# CANCELLED, and no metric counts them). Taking a call and refusing it with OVERLOADED is cheap
+# (its body is not even parsed), so the queue is let grow to this many times the bound, and to
+# at least MIN_PENDING_CALLS whatever the bound, before grpc's own limit: a burst that arrives
+# while the loop is busy reaches the gate and is refused with OVERLOADED and counted. 8,000
+# waiting calls took 294 MB, client and server in one process (the server's part is less);
+# past the floor (and twice it, where grpc refuses every new call) grpc's cancelling remains.
 PENDING_CALLS_PER_ADMITTED: Final = 16
+MIN_PENDING_CALLS: Final = 8000
 
 _log = get_logger("baloot_engine.server")
 
@@ -109,11 +114,11 @@ def server_options(settings: Settings, *, reuse_port: bool) -> list[tuple[str, i
         ("grpc.so_reuseport", 1 if reuse_port else 0),
         (
             "grpc.server.max_pending_requests",
-            max(1000, PENDING_CALLS_PER_ADMITTED * settings.max_concurrent_rpcs),
+            max(MIN_PENDING_CALLS, PENDING_CALLS_PER_ADMITTED * settings.max_concurrent_rpcs),
         ),
         (
             "grpc.server.max_pending_requests_hard_limit",
-            max(3000, 2 * PENDING_CALLS_PER_ADMITTED * settings.max_concurrent_rpcs),
+            2 * max(MIN_PENDING_CALLS, PENDING_CALLS_PER_ADMITTED * settings.max_concurrent_rpcs),
         ),
         ("grpc.keepalive_permit_without_calls", 1),
         ("grpc.http2.min_ping_interval_without_data_ms", MIN_CLIENT_PING_SECONDS * 1000),
