@@ -16,7 +16,14 @@ import pytest
 import yaml
 from google.protobuf import descriptor_pb2
 
-from baloot.v1 import engine_service_pb2, errors_pb2, records_pb2, rules_pb2, types_pb2
+from baloot.v1 import (
+    analysis_pb2,
+    engine_service_pb2,
+    errors_pb2,
+    records_pb2,
+    rules_pb2,
+    types_pb2,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTO = ROOT / "proto" / "baloot" / "v1"
@@ -36,13 +43,14 @@ SHARED_OPTIONS = {
 }
 # java_outer_classname, per file: the class that holds the file's descriptor.
 OUTER_CLASSES = {
+    "baloot/v1/analysis.proto": "AnalysisProto",
     "baloot/v1/engine_service.proto": "EngineServiceProto",
     "baloot/v1/errors.proto": "ErrorsProto",
     "baloot/v1/records.proto": "RecordsProto",
     "baloot/v1/rules.proto": "RulesProto",
     "baloot/v1/types.proto": "TypesProto",
 }
-MODULES = (engine_service_pb2, errors_pb2, records_pb2, rules_pb2, types_pb2)
+MODULES = (analysis_pb2, engine_service_pb2, errors_pb2, records_pb2, rules_pb2, types_pb2)
 
 # Each template: its plugins (the language's generators) and where each writes.
 TEMPLATES = {

@@ -1205,7 +1205,9 @@ class VerifyRecordRequest(_message.Message):
         """The record to check: at most 200 rounds of at most 128 actions each, 1,024 actions in all,
         and at most 256 KiB encoded, its Sawa claims judged within 1,500 positions of search; a
         larger record is refused with INVALID_ARGUMENT and reason RECORD_TOO_LARGE. A
-        record whose rule set is invalid is refused with INVALID_ARGUMENT and reason INVALID_RULES.
+        record whose rule set is invalid is refused with INVALID_ARGUMENT and reason INVALID_RULES,
+        one of another format with RECORD_FORMAT_UNKNOWN, one whose preset contradicts its flags
+        with RECORD_RULES_INCONSISTENT.
         """
 
     def __init__(
@@ -1232,12 +1234,22 @@ class VerifyRecordResponse(_message.Message):
     SHEET_FIELD_NUMBER: _builtins.int
     DIVERGENCE_FIELD_NUMBER: _builtins.int
     ACTIONS_REPLAYED_FIELD_NUMBER: _builtins.int
+    COMPLETE_FIELD_NUMBER: _builtins.int
+    LAST_ROUND_OVER_FIELD_NUMBER: _builtins.int
     valid: _builtins.bool
     """True when every action was legal when it was made, every deal used its round's deck, every
     round ended where the record says and every recorded score is the engine's.
     """
     actions_replayed: _builtins.int
     """The number of actions replayed without divergence."""
+    complete: _builtins.bool
+    """True when the record holds a whole match: the last round replayed ended it (a team won).
+    A valid record cut at a round's end, or with no rounds at all, is valid but not complete.
+    """
+    last_round_over: _builtins.bool
+    """True when the last round replayed is over (scored, or dealt again after everyone passed);
+    false when the record stops inside a round, or holds no round.
+    """
     @_builtins.property
     def match(self) -> _types_pb2.MatchScore:
         """The match score after the last round replayed (up to the divergence when invalid)."""
@@ -1258,10 +1270,12 @@ class VerifyRecordResponse(_message.Message):
         sheet: _abc.Iterable[_types_pb2.RoundScore] | None = ...,
         divergence: _records_pb2.RecordDivergence | None = ...,
         actions_replayed: _builtins.int = ...,
+        complete: _builtins.bool = ...,
+        last_round_over: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["divergence", b"divergence", "match", b"match"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["actions_replayed", b"actions_replayed", "divergence", b"divergence", "match", b"match", "sheet", b"sheet", "valid", b"valid"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["actions_replayed", b"actions_replayed", "complete", b"complete", "divergence", b"divergence", "last_round_over", b"last_round_over", "match", b"match", "sheet", b"sheet", "valid", b"valid"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

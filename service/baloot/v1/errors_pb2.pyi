@@ -235,6 +235,14 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """FAILED_PRECONDITION: SolveDeal was asked for a finished round that did not reach its eighth
     trick (a Sawa claim or a Qayd verdict ended it): the token does not hold the cards not played.
     """
+    ERROR_REASON_RECORD_FORMAT_UNKNOWN: _ErrorReason.ValueType  # 72
+    """INVALID_ARGUMENT: a match record of a format this server does not read (`format` other than
+    0 or 1).
+    """
+    ERROR_REASON_RECORD_RULES_INCONSISTENT: _ErrorReason.ValueType  # 73
+    """INVALID_ARGUMENT: a match record's rules name a preset that contradicts its flags: every
+    flag is set, and the preset the engine writes for those flags (the nearest one) is another.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every reason a request can be refused for, as carried in `google.rpc.ErrorInfo.reason`."""
@@ -388,5 +396,13 @@ partial answer is given. Ask again with a longer deadline, or from a later posit
 ERROR_REASON_ROUND_NOT_PLAYED_OUT: ErrorReason.ValueType  # 71
 """FAILED_PRECONDITION: SolveDeal was asked for a finished round that did not reach its eighth
 trick (a Sawa claim or a Qayd verdict ended it): the token does not hold the cards not played.
+"""
+ERROR_REASON_RECORD_FORMAT_UNKNOWN: ErrorReason.ValueType  # 72
+"""INVALID_ARGUMENT: a match record of a format this server does not read (`format` other than
+0 or 1).
+"""
+ERROR_REASON_RECORD_RULES_INCONSISTENT: ErrorReason.ValueType  # 73
+"""INVALID_ARGUMENT: a match record's rules name a preset that contradicts its flags: every
+flag is set, and the preset the engine writes for those flags (the nearest one) is another.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

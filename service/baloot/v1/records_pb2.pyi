@@ -43,7 +43,9 @@ class MatchRecord(_message.Message):
     BOARD_SET_FIELD_NUMBER: _builtins.int
     ROUNDS_FIELD_NUMBER: _builtins.int
     format: _builtins.int
-    """The record's format, 1 for this one; 0 is read as 1."""
+    """The record's format, 1 for this one; 0 is read as 1. Another value is refused with
+    INVALID_ARGUMENT and reason RECORD_FORMAT_UNKNOWN.
+    """
     match_id: _builtins.str
     """The match's public identifier, as CreateMatch returned it; informative only."""
     first_dealer: _builtins.int

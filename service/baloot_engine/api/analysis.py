@@ -37,7 +37,7 @@ from baloot_engine.analysis import (
     explain,
 )
 from baloot_engine.api import inbound, outbound, records
-from baloot_engine.api.status import RECORD_DIVERGES, RECORD_TOO_LARGE, ApiError
+from baloot_engine.api.status import RECORD_DIVERGES, ApiError
 from baloot_engine.rules.actions import Deal, EventKind
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.record import CloseReview, DivergenceError, RecordedRound, replay
@@ -229,9 +229,7 @@ def job_of(request: analysis_pb2.AnalyzeRecordRequest, time_left: float | None) 
     """Check every limit of a request (record size, seats, rounds, worlds, deadline) and verify
     its record; the job to run, or an :class:`ApiError`."""
     record = request.record
-    why = records.check_size(record)
-    if why is not None:
-        raise ApiError(grpc.StatusCode.INVALID_ARGUMENT, RECORD_TOO_LARGE, why)
+    records.require_size(record)
     seats = tuple(sorted(set(request.seats))) or (0, 1, 2, 3)
     if any(seat > 3 for seat in seats):
         raise _budget_refusal(f"a seat is 0-3, got {max(seats)}")

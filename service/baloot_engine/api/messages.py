@@ -125,6 +125,14 @@ CATALOGUE: Final[Mapping[str, tuple[str, str]]] = {
         "The round ended before its eighth trick, so its unplayed cards are not known.",
         "الجولة انتهت قبل الأكلة الثامنة، فالأوراق اللي ما انلعبت ما هي معروفة.",
     ),
+    "RECORD_FORMAT_UNKNOWN": (
+        "The record is of a format this server does not read.",
+        "السجل بصيغة ما يقراها هذا الخادم.",
+    ),
+    "RECORD_RULES_INCONSISTENT": (
+        "The record's rules name one preset but their flags are another's.",
+        "قوانين السجل تسمّي نظام وأعلامها تبع نظام ثاني.",
+    ),
     "QAYD_WRONG": (
         "That Qayd call is wrong: the card broke no rule. Nothing is judged; play goes on.",
         "القيد غلط: الورقة ما خالفت أي قانون. ما فيه حكم، واللعب يكمل.",

@@ -14,14 +14,17 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from baloot.v1 import engine_service_pb2 as pb
-from baloot.v1 import records_pb2, types_pb2
+from baloot.v1 import records_pb2, rules_pb2, types_pb2
 from baloot_engine.api import inbound, outbound
+from baloot_engine.api.enums import RULE_FLAGS
 from baloot_engine.api.matches import Reveal, last_reveal, round_end_index
 from baloot_engine.api.refusals import (
     RECORD_DIVERGES,
+    RECORD_FORMAT_UNKNOWN,
+    RECORD_RULES_INCONSISTENT,
     RECORD_TOO_LARGE,
     REQUEST_INVALID,
     ApiError,
@@ -32,6 +35,7 @@ from baloot_engine.rules import game
 from baloot_engine.rules.actions import Deal, EventKind
 from baloot_engine.rules.dealing import REVEALED_INDEX, completion_cards, initial_hands
 from baloot_engine.rules.errors import RECORD_MISMATCH, RuleError, malformed
+from baloot_engine.rules.game import BETWEEN_ROUNDS
 from baloot_engine.rules.record import (
     CLOSE_REVIEW,
     CloseReview,
@@ -42,7 +46,7 @@ from baloot_engine.rules.record import (
     replay,
 )
 from baloot_engine.rules.sawa import SearchBudgetError, search_budget
-from baloot_engine.rules.state import State
+from baloot_engine.rules.state import Phase, State
 
 # A match to 152 plays at most about 25 scored hands (each adds at least 16 points) plus its
 # redeals; a legal hand has under 64 actions, and a random match to 152 a few hundred. The
@@ -155,10 +159,37 @@ def check_size(record: records_pb2.MatchRecord) -> str | None:
 
 
 def require_size(record: records_pb2.MatchRecord) -> None:
-    """Refuse a record larger than the record RPCs accept (RECORD_TOO_LARGE)."""
+    """Refuse a record larger than the record RPCs accept (RECORD_TOO_LARGE), of a format they
+    do not read (RECORD_FORMAT_UNKNOWN), or whose preset contradicts its flags
+    (RECORD_RULES_INCONSISTENT)."""
     why = check_size(record)
     if why is not None:
         raise ApiError(Code.INVALID_ARGUMENT, RECORD_TOO_LARGE, why)
+    if record.format not in RECORD_FORMATS:
+        raise ApiError(
+            Code.INVALID_ARGUMENT,
+            RECORD_FORMAT_UNKNOWN,
+            f"record format {record.format} is not read here: this server reads format 1",
+        )
+    if record.HasField("rules"):
+        flags: Any = record.rules  # flags are read by name
+        label = record.rules.preset
+        if label != rules_pb2.PRESET_UNSPECIFIED and all(
+            flags.HasField(name) for name in RULE_FLAGS
+        ):
+            nearest = outbound.rules_out(inbound.rules_in(record.rules)).preset
+            if nearest != label:
+                raise ApiError(
+                    Code.INVALID_ARGUMENT,
+                    RECORD_RULES_INCONSISTENT,
+                    f"the record's rules are labelled {rules_pb2.Preset.Name(label)} but their "
+                    f"flags are those of {rules_pb2.Preset.Name(nearest)}",
+                )
+
+
+_BETWEEN_ROUNDS: Final = (*BETWEEN_ROUNDS, Phase.MATCH_OVER)
+RECORD_FORMATS: Final = (0, 1)
+"""The record formats this server reads (0 is read as 1)."""
 
 
 def start_of(record: records_pb2.MatchRecord) -> State:
@@ -291,6 +322,8 @@ def _verify(record: records_pb2.MatchRecord) -> pb.VerifyRecordResponse:
         )
     response.actions_replayed = replayed
     response.match.CopyFrom(outbound.match_score_out(state))
+    response.complete = state.phase is Phase.MATCH_OVER
+    response.last_round_over = bool(record.rounds) and state.phase in _BETWEEN_ROUNDS
     return response
 
 

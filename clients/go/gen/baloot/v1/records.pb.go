@@ -36,7 +36,8 @@ type MatchRecord struct {
 	sizeCache     protoimpl.SizeCache
 	unknownFields protoimpl.UnknownFields
 
-	// The record's format, 1 for this one; 0 is read as 1.
+	// The record's format, 1 for this one; 0 is read as 1. Another value is refused with
+	// INVALID_ARGUMENT and reason RECORD_FORMAT_UNKNOWN.
 	Format uint32 `protobuf:"varint,1,opt,name=format,proto3" json:"format,omitempty"`
 	// The match's public identifier, as CreateMatch returned it; informative only.
 	MatchId string `protobuf:"bytes,2,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`

@@ -33,7 +33,8 @@ export const file_baloot_v1_records: GenFile = /*@__PURE__*/
  */
 export type MatchRecord = Message<"baloot.v1.MatchRecord"> & {
   /**
-   * The record's format, 1 for this one; 0 is read as 1.
+   * The record's format, 1 for this one; 0 is read as 1. Another value is refused with
+   * INVALID_ARGUMENT and reason RECORD_FORMAT_UNKNOWN.
    *
    * @generated from field: uint32 format = 1;
    */
