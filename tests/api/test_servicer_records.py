@@ -675,11 +675,12 @@ def test_one_board_set_deals_the_same_hands_every_round(
     other = dial(servers(state_keys=(KEY_A,)))  # another server sharing the keys
     short = rules_pb2.RuleSet(preset=rules_pb2.PRESET_SEEDS, match_target=60)
     # A fixed secret keeps the deals, and so the length of the matches, the same every run.
+    fixed = "organiser-key-0001"
     first = client.create_match(
-        short, first_dealer=0, board_set="cup-2026/table", board_set_secret="organiser-key-0001"
+        short, first_dealer=0, board_set="cup-2026/table", board_set_secret=fixed
     )
     secret = first.board_set_secret
-    assert secret == "organiser-key-0001"
+    assert secret == fixed
     second = other.create_match(
         short, first_dealer=0, board_set="cup-2026/table", board_set_secret=secret
     )
