@@ -12,6 +12,7 @@ import pytest
 from baloot_engine.bots import Level, expert, policies, search, suggest
 from baloot_engine.bots.endgame import Solver
 from baloot_engine.bots.expert import (
+    BASELINE_EXPERT_BUDGET,
     DEFAULT_EXPERT_BUDGET,
     MAX_SECONDS,
     _solved,
@@ -34,6 +35,7 @@ from baloot_engine.rules.game import legal_actions
 from baloot_engine.rules.observation import Observation, observe
 from baloot_engine.rules.play import allowed_cards
 from baloot_engine.rules.state import DoublingStep, Phase, State
+from baloot_engine.solver import position_of, solve
 from tests.bots.games import RULE_SETS, TINY_EXPERT, bot, record_scorer_matches, walk
 
 
@@ -103,7 +105,7 @@ def test_a_seeded_decision_does_the_work_its_time_budget_buys(
             continue  # a choice in trick 1: every world costs well over 100 units
         results = []
         for seconds in (0.5, 0.0001, 0.0001):
-            budget = with_seconds(DEFAULT_EXPERT_BUDGET._replace(worlds=24), seconds)
+            budget = with_seconds(BASELINE_EXPERT_BUDGET._replace(worlds=24), seconds)
             solvers.clear()
             card = expert_card(obs, options, random.Random(7), budget, deadline=None)
             results.append((card, len(solvers)))
@@ -115,6 +117,70 @@ def test_a_seeded_decision_does_the_work_its_time_budget_buys(
         if checked == 3:
             break
     assert checked == 3
+
+
+def test_a_seeded_whole_world_solve_is_bounded_by_its_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Solving every world to the end, a seeded decision still repeats exactly and still does
+    # only the work its time budget buys: the solver is given the nodes left, not a clock.
+    searches: list[object] = []
+    real = expert.new_search
+
+    def counting(*args: object) -> object:
+        search = real(*args)  # type: ignore[arg-type]
+        searches.append(search)
+        return search
+
+    monkeypatch.setattr(expert, "new_search", counting)
+    checked = 0
+    for _state, obs, options in _card_choices("seeds", 5, 1):
+        if len(obs.tricks) < 3 or len(card_candidates(obs, options)[1]) < 2:
+            continue
+        results = []
+        for seconds in (0.5, 0.002, 0.002):
+            budget = with_seconds(DEFAULT_EXPERT_BUDGET._replace(worlds=24), seconds)
+            searches.clear()
+            card = expert_card(obs, options, random.Random(7), budget, deadline=None)
+            results.append((card, len(searches)))
+        assert results[0][1] == 24  # 24 solves from trick 4 on are well within 500 ms of work
+        assert results[1] == results[2]
+        assert results[1][1] < 24
+        checked += 1
+        if checked == 3:
+            break
+    assert checked == 3
+
+
+def test_solving_the_true_world_to_the_end_plays_a_best_card() -> None:
+    # Given the true hands as its only world, the whole-world solve plays a card whose exact
+    # result (points and tricks, by the engine's solver) scores best for the seat's team.
+    checked = 0
+    for rules_name in sorted(RULE_SETS):
+        for state, obs, options in _card_choices(rules_name, 11, 4):
+            if obs.hand.bit_count() > 6:
+                continue
+            hands = state.hands
+
+            def truth(_o: Observation, _t: Tracker, _r: random.Random) -> tuple[int, ...]:
+                return hands  # noqa: B023 - called within this iteration
+
+            budget = DEFAULT_EXPERT_BUDGET._replace(worlds=1, min_worlds=1)
+            chosen = expert_card(
+                obs, options, random.Random(0), budget, deadline=None, sampler=truth
+            )
+            contract = obs.contract
+            assert contract is not None
+            scorer = _Scorer(contract, obs.rules, obs.team, obs.match_scores)
+            projects, baloot = _declared_projects(obs), _known_baloot(obs)
+            solution = solve(position_of(state))
+            values = {
+                v.play.card: scorer.value(v.points, v.tricks, projects, baloot)
+                for v in solution.values
+            }
+            assert values[chosen] == max(values.values()), (chosen, values)
+            checked += 1
+    assert checked >= 10
 
 
 def test_with_few_cards_left_every_candidate_is_solved_exactly() -> None:
