@@ -15,6 +15,7 @@ took there and then).
                                [--expert-worlds 96] [--expert-solve-at 8] [--expert-exact-at 3]
                                [--expert-exact-worlds 2000] [--expert-ms 500]
                                [--[no-]expert-full-solve] [--expert-node-work 0.033]
+                               [--expert-calls-solve-at 0]
 
 ``--deals N`` plays 2N matches per pair. ``--timing-matches M`` then plays M matches per pair
 with unseeded decisions in this one process, as a production call makes them (a STRONG search
@@ -431,6 +432,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="work units of a solver node in the seeded EXPERT work bound",
     )
     parser.add_argument(
+        "--expert-calls-solve-at",
+        type=int,
+        default=ExpertBudget().calls_solve_at,
+        help="EXPERT's bidding and doubling simulations solve the last this many cards of each "
+        "deal (8: the whole deal; 0: heuristic play-outs)",
+    )
+    parser.add_argument(
         "--expert-ms", type=float, default=500, help="time budget of an unseeded EXPERT decision"
     )
     parser.add_argument("--json", help="also write the figures to this file")
@@ -454,6 +462,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         match_aware_calls=args.expert_match_aware_calls,
         full_solve=args.expert_full_solve,
         node_work=args.expert_node_work,
+        calls_solve_at=args.expert_calls_solve_at,
         seconds=args.expert_ms / 1000,
     )
     if any("expert" in p for p in args.pairs.split(",")):

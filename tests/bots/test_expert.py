@@ -30,7 +30,8 @@ from baloot_engine.bots.search import (
 )
 from baloot_engine.bots.tracking import Tracker
 from baloot_engine.rules.actions import Action, Doubling, DoublingCall
-from baloot_engine.rules.cards import ACE, HIGHER
+from baloot_engine.rules.cards import ACE, HIGHER, LAST_TRICK_BONUS, POINTS
+from baloot_engine.rules.contract import Contract, ContractType
 from baloot_engine.rules.game import legal_actions
 from baloot_engine.rules.observation import Observation, observe
 from baloot_engine.rules.play import allowed_cards
@@ -275,13 +276,13 @@ def test_expert_bids_and_doubles_for_the_match_only_when_asked(
     bid_eval = policies.evaluate_bids
     doubling = policies.search_doubling
 
-    def recording_bids(*args: object, match_aware: bool = False) -> object:
+    def recording_bids(*args: object, match_aware: bool = False, **more: object) -> object:
         calls.append(("bid", match_aware))
-        return bid_eval(*args, match_aware=match_aware)  # type: ignore[arg-type]
+        return bid_eval(*args, match_aware=match_aware, **more)  # type: ignore[arg-type]
 
-    def recording_doubling(*args: object, match_aware: bool = False) -> Action:
+    def recording_doubling(*args: object, match_aware: bool = False, **more: object) -> Action:
         calls.append(("double", match_aware))
-        return doubling(*args, match_aware=match_aware)  # type: ignore[arg-type]
+        return doubling(*args, match_aware=match_aware, **more)  # type: ignore[arg-type]
 
     monkeypatch.setattr(policies, "evaluate_bids", recording_bids)
     monkeypatch.setattr(policies, "search_doubling", recording_doubling)
@@ -355,3 +356,38 @@ def test_defenders_playing_for_the_match_double_buyers_about_to_win_it() -> None
     assert states >= 20
     assert doubled[True] >= 0.8 * states
     assert doubled[False] <= 0.3 * states
+
+
+@pytest.mark.parametrize("solve_at", [4, 8])
+def test_the_calls_solved_play_outs_count_every_point_and_trick(solve_at: int) -> None:
+    # A deal played out for the bids or doubling calls with its end (or all of it) solved
+    # hands out every card point, the last-trick 10 and the eight tricks.
+    rng = random.Random(solve_at)
+    finish = expert.solved_finisher(solve_at)
+    for rules_name in sorted(RULE_SETS):
+        rules = RULE_SETS[rules_name]
+        for trump in (-1, 0, 3):
+            cards = list(range(32))
+            rng.shuffle(cards)
+            hands = [sum(1 << c for c in cards[8 * s : 8 * s + 8]) for s in range(4)]
+            kind = ContractType.SUN if trump < 0 else ContractType.HOKM
+            contract = Contract(kind, trump, 1, False, 1)
+            abnat, won = finish(list(hands), 0, contract, rules)
+            assert sum(abnat) == sum(POINTS[trump + 1]) + LAST_TRICK_BONUS
+            assert sum(won) == 8
+
+
+def test_expert_calls_with_solved_play_outs_repeat_and_stay_legal() -> None:
+    budget = TINY_EXPERT._replace(calls_solve_at=4)
+    checked = 0
+    for state in walk(RULE_SETS["seeds"], 8, bot(Level.BASIC), max_hands=3):
+        if state.phase not in (Phase.BIDDING, Phase.DOUBLING):
+            continue
+        legal = legal_actions(state, state.turn)
+        if len(legal) < 2:
+            continue
+        first = suggest(state, state.turn, Level.EXPERT, 5, expert=budget)
+        assert first == suggest(state, state.turn, Level.EXPERT, 5, expert=budget)
+        assert first in legal
+        checked += 1
+    assert checked >= 8

@@ -30,6 +30,7 @@ from baloot_engine.bots.cardplay import choose_card
 from baloot_engine.bots.endgame import Solver
 from baloot_engine.bots.inference import play_history, play_weight
 from baloot_engine.bots.search import (
+    Finisher,
     Sampler,
     _declared_projects,
     _known_baloot,
@@ -104,7 +105,9 @@ class ExpertBudget(NamedTuple):
     deadline (unseeded) or the work bound (seeded, a count of solver nodes of ``node_work``
     units each) stops drops its world. Off, the decision is the one measured before the
     compiled solver (:data:`BASELINE_EXPERT_BUDGET`): heuristic play-outs solved for the last
-    ``solve_at`` cards.
+    ``solve_at`` cards. ``calls_solve_at`` above 0 plays the sampled deals of the bids and
+    doubling calls by the heuristic until that many cards are left in each hand and solves the
+    rest (8: each deal solved from its first lead); 0 plays them out by the heuristic alone.
     """
 
     worlds: int = 96
@@ -120,6 +123,7 @@ class ExpertBudget(NamedTuple):
     work_per_second: int = WORK_PER_SECOND
     full_solve: bool = True
     node_work: float = NODE_WORK
+    calls_solve_at: int = 0
 
 
 DEFAULT_EXPERT_BUDGET: Final = ExpertBudget()
@@ -219,6 +223,29 @@ def _play_out_then_solve(
         hands[seat] = hand ^ (1 << card)
         gone |= 1 << card
         trick.append(card)
+
+
+def solved_finisher(solve_at: int) -> Finisher:
+    """Plays a whole deal by the heuristic until ``solve_at`` cards are left in each hand, then
+    exactly (8: solved from the first lead, its tricks exact too), for the calls' simulations."""
+
+    def finish(
+        hands: list[int], leader: int, contract: Contract, rules: RuleSet
+    ) -> tuple[tuple[int, int], tuple[int, int]]:
+        if solve_at < 8:
+            solver = Solver(contract, rules, 0)
+            return _play_out_then_solve(
+                hands, [], leader, 0, (0, 0), (0, 0), False, contract, rules, solver, solve_at
+            )
+        found = new_search(contract, rules, 0).value(
+            (hands[0], hands[1], hands[2], hands[3]), (), leader, 0, False
+        )
+        assert found is not None  # no limit was set
+        ours, tricks = divmod(found, TRICK_WEIGHT)
+        total = sum(POINTS[contract.trump + 1]) + LAST_TRICK_BONUS
+        return (ours, total - ours), (tricks, 8 - tricks)
+
+    return finish
 
 
 def _solved(
@@ -476,6 +503,7 @@ __all__ = [
     "WORK_PER_SECOND",
     "ExpertBudget",
     "expert_card",
+    "solved_finisher",
     "with_seconds",
     "world_work",
 ]
