@@ -4,9 +4,10 @@
 #                     BOTS_LEVELS=strong:basic (team 0 : team 1), BOTS_MATCHES=2, BOTS_SEED=1.
 #   make bots-bench   The measured figures of docs/bots.md: BOTS_DEALS deal sequences per pair
 #                     (each played twice, teams swapped), win rates with 95 % intervals, game
-#                     points per round, decision times, legality of every decision. The full run
-#                     (500, EXPERT against STRONG and STRONG against BASIC) takes two to three
-#                     hours on 2 shared cores; BOTS_DEALS=50 is a quick look.
+#                     points per round, decision times, legality of every decision. EXPERT
+#                     solving whole worlds makes a match with it about a minute of one loaded
+#                     core (30 against STRONG in 32 minutes at load 6-9), so the full run (500
+#                     a pair) takes a day on 2 shared cores; BOTS_DEALS=50 is a quick look.
 #                     BOTS_PAIRS chooses the pairs (expert_baseline: EXPERT before it solved
 #                     whole worlds); a seeded EXPERT samples at most BOTS_EXPERT_WORLDS worlds
 #                     (96 when empty) and solves each to the end once BOTS_EXPERT_SOLVE_AT cards
