@@ -12,14 +12,19 @@ took there and then).
 
     python bench/bench_bots.py [--pairs basic:random,strong:basic] [--deals 500] [--workers 2]
                                [--rules seeds|kammelna] [--timing-matches 20] [--json out.json]
-                               [--expert-worlds 96] [--expert-solve-at 3] [--expert-exact-at 3]
+                               [--expert-worlds 96] [--expert-solve-at 8] [--expert-exact-at 3]
                                [--expert-exact-worlds 2000] [--expert-ms 500]
+                               [--[no-]expert-full-solve] [--expert-node-work 0.033]
+                               [--expert-calls-solve-at 0]
 
 ``--deals N`` plays 2N matches per pair. ``--timing-matches M`` then plays M matches per pair
 with unseeded decisions in this one process, as a production call makes them (a STRONG search
 then also stops at its wall-clock budget), and prints their decision times. A seeded EXPERT
-decision samples exactly ``--expert-worlds`` worlds and solves the last ``--expert-solve-at``
-cards of each hand exactly; an unseeded one (the timing pass) searches for ``--expert-ms``.
+decision samples at most ``--expert-worlds`` worlds and, once ``--expert-solve-at`` cards or
+fewer are left in its hand, solves each from the decision to the end (8: always); an unseeded
+one (the timing pass) searches for ``--expert-ms``. The player ``expert_baseline`` of
+``--pairs`` is EXPERT as it played before whole-world solves (``BASELINE_EXPERT_BUDGET``: the
+last three cards of heuristic play-outs solved), kept as the fixed reference of the new EXPERT.
 Prints numbers; exits 1 if a bot made an illegal move.
 """
 
@@ -37,7 +42,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
-from baloot_engine.bots import ExpertBudget, Level, suggest
+from baloot_engine.bots import BASELINE_EXPERT_BUDGET, ExpertBudget, Level, suggest
 from baloot_engine.rules.actions import Deal
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.game import apply, legal_actions, new_match
@@ -46,6 +51,16 @@ from baloot_engine.rules.state import Phase, State
 
 RULES = {"seeds": SEEDS, "kammelna": KAMMELNA}
 MAX_HANDS = 200  # a match that has not ended by then is stopped and counted as a draw
+BASELINE = "expert_baseline"
+"""EXPERT as it played before whole-world solves (``BASELINE_EXPERT_BUDGET``), a fixed
+reference level of the benchmark."""
+
+
+def player(name: str, expert: ExpertBudget) -> tuple[Level, ExpertBudget]:
+    """The bot level and EXPERT budget a player name of ``--pairs`` stands for."""
+    if name == BASELINE:
+        return Level.EXPERT, BASELINE_EXPERT_BUDGET._replace(seconds=expert.seconds)
+    return Level(name), expert
 
 
 def deck_for(seed: int, hand_number: int) -> tuple[int, ...]:
@@ -70,14 +85,15 @@ class MatchResult:
 
 
 def play_match(
-    levels: tuple[Level, Level],
+    levels: tuple[str, str],
     seed: int,
     rules: RuleSet,
     *,
     seeded: bool = True,
     expert: ExpertBudget | None = None,
 ) -> MatchResult:
-    """Play one match: ``levels[t]`` plays for team ``t``.
+    """Play one match: the player named ``levels[t]`` (a level, or ``expert_baseline``) plays
+    for team ``t``.
 
     Decisions are seeded (repeatable, no wall-clock cut-off), or with ``seeded=False`` drawn
     from the OS generator as an unseeded SuggestAction is, with STRONG's deadline in force.
@@ -85,10 +101,11 @@ def play_match(
     expert = expert or ExpertBudget()
     state: State = new_match(rules, dealer=0)
     result = MatchResult(winner=-1, scores=(0, 0), hands=0)
-    for level in levels:
-        result.wall.setdefault(level.value, [])
-        result.cpu.setdefault(level.value, [])
-        result.choice_cpu.setdefault(level.value, [])
+    players = [player(name, expert) for name in levels]
+    for name in levels:
+        result.wall.setdefault(name, [])
+        result.cpu.setdefault(name, [])
+        result.choice_cpu.setdefault(name, [])
     decision = 0
     while state.phase is not Phase.MATCH_OVER and state.hand_number <= MAX_HANDS:
         if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
@@ -96,27 +113,28 @@ def play_match(
             state, _ = apply(state, state.dealer, deal)
             continue
         seat = state.turn
-        level = levels[seat & 1]
+        name = levels[seat & 1]
+        level, budget = players[seat & 1]
         legal = legal_actions(state, seat)
         wall0 = time.perf_counter()
         cpu0 = time.thread_time()
         bot_seed = seed * 1_000_003 + decision if seeded else None
-        action = suggest(state, seat, level, seed=bot_seed, expert=expert)
+        action = suggest(state, seat, level, seed=bot_seed, expert=budget)
         cpu = time.thread_time() - cpu0
         wall = time.perf_counter() - wall0
         decision += 1
-        result.wall[level.value].append(wall)
-        result.cpu[level.value].append(cpu)
+        result.wall[name].append(wall)
+        result.cpu[name].append(cpu)
         if len(legal) > 1:
-            result.choice_cpu[level.value].append(cpu)
+            result.choice_cpu[name].append(cpu)
         if action not in legal:
-            result.illegal.append(f"{level.value} seat {seat}: {action} not in {legal}")
+            result.illegal.append(f"{name} seat {seat}: {action} not in {legal}")
             action = legal[0]
         scored = state.last_score
         try:
             state, _ = apply(state, seat, action)
         except RuleError as error:
-            result.illegal.append(f"{level.value} seat {seat}: {action} refused: {error}")
+            result.illegal.append(f"{name} seat {seat}: {action} refused: {error}")
             state, _ = apply(state, seat, legal[0])
         if state.last_score is not None and state.last_score is not scored:
             result.round_points.append(state.last_score.points[0] - state.last_score.points[1])
@@ -131,8 +149,7 @@ _Task = tuple[str, str, int, bool, str, ExpertBudget]
 
 def _task(args: _Task) -> tuple[str, int, bool, MatchResult]:
     a, b, seed, swapped, rules_name, expert = args
-    level_a, level_b = Level(a), Level(b)
-    levels = (level_b, level_a) if swapped else (level_a, level_b)
+    levels = (b, a) if swapped else (a, b)
     result = play_match(levels, seed, RULES[rules_name], expert=expert)
     return f"{a}:{b}", seed, swapped, result
 
@@ -286,7 +303,7 @@ def timing_pass(
     start = time.perf_counter()
     tallies = []
     for pair in pairs:
-        a, b = (Level(name) for name in pair.split(":"))
+        a, b = pair.split(":")
         won = 0
         for n in range(matches):
             # Mirrored too: matches 2k and 2k + 1 play the same deal sequence, teams swapped.
@@ -298,7 +315,7 @@ def timing_pass(
                 wall.setdefault(level, []).extend(values)
             for level, values in result.cpu.items():
                 cpu.setdefault(level, []).extend(values)
-        tallies.append(f"  {a.value.upper()} won {won} of {matches} against {b.value.upper()}")
+        tallies.append(f"  {a.upper()} won {won} of {matches} against {b.upper()}")
     elapsed = time.perf_counter() - start
     print(f"[timing: {matches} unseeded matches per pair in one process, {elapsed:.0f} s]")
     print("\n".join(tallies))
@@ -403,6 +420,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="EXPERT bids and doubles for the chance to win the match, not the round's points",
     )
     parser.add_argument(
+        "--expert-full-solve",
+        action=argparse.BooleanOptionalAction,
+        default=ExpertBudget().full_solve,
+        help="EXPERT solves each sampled world to the end (else play-outs solved at the end)",
+    )
+    parser.add_argument(
+        "--expert-node-work",
+        type=float,
+        default=ExpertBudget().node_work,
+        help="work units of a solver node in the seeded EXPERT work bound",
+    )
+    parser.add_argument(
+        "--expert-calls-solve-at",
+        type=int,
+        default=ExpertBudget().calls_solve_at,
+        help="EXPERT's bidding and doubling simulations solve the last this many cards of each "
+        "deal (8: the whole deal; 0: heuristic play-outs)",
+    )
+    parser.add_argument(
         "--expert-ms", type=float, default=500, help="time budget of an unseeded EXPERT decision"
     )
     parser.add_argument("--json", help="also write the figures to this file")
@@ -424,6 +460,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         agree=args.expert_agree,
         match_aware=args.expert_match_aware,
         match_aware_calls=args.expert_match_aware_calls,
+        full_solve=args.expert_full_solve,
+        node_work=args.expert_node_work,
+        calls_solve_at=args.expert_calls_solve_at,
         seconds=args.expert_ms / 1000,
     )
     if any("expert" in p for p in args.pairs.split(",")):

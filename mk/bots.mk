@@ -4,12 +4,14 @@
 #                     BOTS_LEVELS=strong:basic (team 0 : team 1), BOTS_MATCHES=2, BOTS_SEED=1.
 #   make bots-bench   The measured figures of docs/bots.md: BOTS_DEALS deal sequences per pair
 #                     (each played twice, teams swapped), win rates with 95 % intervals, game
-#                     points per round, decision times, legality of every decision. The full run
-#                     (500, EXPERT against STRONG and STRONG against BASIC) takes two to three
-#                     hours on 2 shared cores; BOTS_DEALS=50 is a quick look.
-#                     BOTS_PAIRS chooses the pairs; a seeded EXPERT samples BOTS_EXPERT_WORLDS
-#                     worlds (96 when empty) and solves the last BOTS_EXPERT_SOLVE_AT cards of
-#                     each hand exactly (3 when empty); BOTS_TIMING=M adds M unseeded matches per
+#                     points per round, decision times, legality of every decision. EXPERT
+#                     solving whole worlds makes a match with it about a minute of one loaded
+#                     core (30 against STRONG in 32 minutes at load 6-9), so the full run (500
+#                     a pair) takes a day on 2 shared cores; BOTS_DEALS=50 is a quick look.
+#                     BOTS_PAIRS chooses the pairs (expert_baseline: EXPERT before it solved
+#                     whole worlds); a seeded EXPERT samples at most BOTS_EXPERT_WORLDS worlds
+#                     (96 when empty) and solves each to the end once BOTS_EXPERT_SOLVE_AT cards
+#                     or fewer are in its hand (8 when empty); BOTS_TIMING=M adds M unseeded matches per
 #                     pair timed in one process, where EXPERT searches for BOTS_EXPERT_MS.
 #                     BOTS_RAW=f appends every match to f; BOTS_FIRST_SEED=n starts at deal
 #                     sequence n, and bench/bench_bots.py --merge f ... sums runs in parts.
@@ -24,7 +26,7 @@ BOTS_MATCHES ?= 2
 BOTS_SEED ?= 1
 BOTS_DEALS ?= 500
 BOTS_WORKERS ?= 2
-BOTS_PAIRS ?= expert:strong,strong:basic
+BOTS_PAIRS ?= expert:expert_baseline,expert:strong,strong:basic
 BOTS_EXPERT_WORLDS ?=
 BOTS_EXPERT_SOLVE_AT ?=
 BOTS_EXPERT_MS ?= 500

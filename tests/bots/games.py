@@ -45,6 +45,8 @@ RULE_SETS = {"seeds": SEEDS, "kammelna": KAMMELNA, "custom": CUSTOM}
 SMALL = Budget(steps=300, min_samples=2, max_samples=4, seconds=0.05)
 # A few worlds and a solved last two tricks keep the EXPERT tests quick.
 TINY_EXPERT = ExpertBudget(worlds=3, min_worlds=2, max_worlds=6, seconds=0.05, solve_at=2)
+# Whole-world solves from five cards a hand on: the new search at a size the tests can afford.
+SOLVED_EXPERT = TINY_EXPERT._replace(worlds=4, solve_at=5)
 
 
 def deck(seed: int, hand_number: int) -> tuple[int, ...]:

@@ -12,6 +12,7 @@ import pytest
 from baloot_engine.bots import Level, expert, policies, search, suggest
 from baloot_engine.bots.endgame import Solver
 from baloot_engine.bots.expert import (
+    BASELINE_EXPERT_BUDGET,
     DEFAULT_EXPERT_BUDGET,
     MAX_SECONDS,
     _solved,
@@ -29,11 +30,13 @@ from baloot_engine.bots.search import (
 )
 from baloot_engine.bots.tracking import Tracker
 from baloot_engine.rules.actions import Action, Doubling, DoublingCall
-from baloot_engine.rules.cards import ACE, HIGHER
+from baloot_engine.rules.cards import ACE, HIGHER, LAST_TRICK_BONUS, POINTS
+from baloot_engine.rules.contract import Contract, ContractType
 from baloot_engine.rules.game import legal_actions
 from baloot_engine.rules.observation import Observation, observe
 from baloot_engine.rules.play import allowed_cards
 from baloot_engine.rules.state import DoublingStep, Phase, State
+from baloot_engine.solver import position_of, solve
 from tests.bots.games import RULE_SETS, TINY_EXPERT, bot, record_scorer_matches, walk
 
 
@@ -103,7 +106,7 @@ def test_a_seeded_decision_does_the_work_its_time_budget_buys(
             continue  # a choice in trick 1: every world costs well over 100 units
         results = []
         for seconds in (0.5, 0.0001, 0.0001):
-            budget = with_seconds(DEFAULT_EXPERT_BUDGET._replace(worlds=24), seconds)
+            budget = with_seconds(BASELINE_EXPERT_BUDGET._replace(worlds=24), seconds)
             solvers.clear()
             card = expert_card(obs, options, random.Random(7), budget, deadline=None)
             results.append((card, len(solvers)))
@@ -115,6 +118,70 @@ def test_a_seeded_decision_does_the_work_its_time_budget_buys(
         if checked == 3:
             break
     assert checked == 3
+
+
+def test_a_seeded_whole_world_solve_is_bounded_by_its_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Solving every world to the end, a seeded decision still repeats exactly and still does
+    # only the work its time budget buys: the solver is given the nodes left, not a clock.
+    searches: list[object] = []
+    real = expert.new_search
+
+    def counting(*args: object) -> object:
+        search = real(*args)  # type: ignore[arg-type]
+        searches.append(search)
+        return search
+
+    monkeypatch.setattr(expert, "new_search", counting)
+    checked = 0
+    for _state, obs, options in _card_choices("seeds", 5, 1):
+        if len(obs.tricks) < 3 or len(card_candidates(obs, options)[1]) < 2:
+            continue
+        results = []
+        for seconds in (0.5, 0.002, 0.002):
+            budget = with_seconds(DEFAULT_EXPERT_BUDGET._replace(worlds=24), seconds)
+            searches.clear()
+            card = expert_card(obs, options, random.Random(7), budget, deadline=None)
+            results.append((card, len(searches)))
+        assert results[0][1] == 24  # 24 solves from trick 4 on are well within 500 ms of work
+        assert results[1] == results[2]
+        assert results[1][1] < 24
+        checked += 1
+        if checked == 3:
+            break
+    assert checked == 3
+
+
+def test_solving_the_true_world_to_the_end_plays_a_best_card() -> None:
+    # Given the true hands as its only world, the whole-world solve plays a card whose exact
+    # result (points and tricks, by the engine's solver) scores best for the seat's team.
+    checked = 0
+    for rules_name in sorted(RULE_SETS):
+        for state, obs, options in _card_choices(rules_name, 11, 4):
+            if obs.hand.bit_count() > 6:
+                continue
+            hands = state.hands
+
+            def truth(_o: Observation, _t: Tracker, _r: random.Random) -> tuple[int, ...]:
+                return hands  # noqa: B023 - called within this iteration
+
+            budget = DEFAULT_EXPERT_BUDGET._replace(worlds=1, min_worlds=1)
+            chosen = expert_card(
+                obs, options, random.Random(0), budget, deadline=None, sampler=truth
+            )
+            contract = obs.contract
+            assert contract is not None
+            scorer = _Scorer(contract, obs.rules, obs.team, obs.match_scores)
+            projects, baloot = _declared_projects(obs), _known_baloot(obs)
+            solution = solve(position_of(state))
+            values = {
+                v.play.card: scorer.value(v.points, v.tricks, projects, baloot)
+                for v in solution.values
+            }
+            assert values[chosen] == max(values.values()), (chosen, values)
+            checked += 1
+    assert checked >= 10
 
 
 def test_with_few_cards_left_every_candidate_is_solved_exactly() -> None:
@@ -209,13 +276,13 @@ def test_expert_bids_and_doubles_for_the_match_only_when_asked(
     bid_eval = policies.evaluate_bids
     doubling = policies.search_doubling
 
-    def recording_bids(*args: object, match_aware: bool = False) -> object:
+    def recording_bids(*args: object, match_aware: bool = False, **more: object) -> object:
         calls.append(("bid", match_aware))
-        return bid_eval(*args, match_aware=match_aware)  # type: ignore[arg-type]
+        return bid_eval(*args, match_aware=match_aware, **more)  # type: ignore[arg-type]
 
-    def recording_doubling(*args: object, match_aware: bool = False) -> Action:
+    def recording_doubling(*args: object, match_aware: bool = False, **more: object) -> Action:
         calls.append(("double", match_aware))
-        return doubling(*args, match_aware=match_aware)  # type: ignore[arg-type]
+        return doubling(*args, match_aware=match_aware, **more)  # type: ignore[arg-type]
 
     monkeypatch.setattr(policies, "evaluate_bids", recording_bids)
     monkeypatch.setattr(policies, "search_doubling", recording_doubling)
@@ -289,3 +356,38 @@ def test_defenders_playing_for_the_match_double_buyers_about_to_win_it() -> None
     assert states >= 20
     assert doubled[True] >= 0.8 * states
     assert doubled[False] <= 0.3 * states
+
+
+@pytest.mark.parametrize("solve_at", [4, 8])
+def test_the_calls_solved_play_outs_count_every_point_and_trick(solve_at: int) -> None:
+    # A deal played out for the bids or doubling calls with its end (or all of it) solved
+    # hands out every card point, the last-trick 10 and the eight tricks.
+    rng = random.Random(solve_at)
+    finish = expert.solved_finisher(solve_at)
+    for rules_name in sorted(RULE_SETS):
+        rules = RULE_SETS[rules_name]
+        for trump in (-1, 0, 3):
+            cards = list(range(32))
+            rng.shuffle(cards)
+            hands = [sum(1 << c for c in cards[8 * s : 8 * s + 8]) for s in range(4)]
+            kind = ContractType.SUN if trump < 0 else ContractType.HOKM
+            contract = Contract(kind, trump, 1, False, 1)
+            abnat, won = finish(list(hands), 0, contract, rules)
+            assert sum(abnat) == sum(POINTS[trump + 1]) + LAST_TRICK_BONUS
+            assert sum(won) == 8
+
+
+def test_expert_calls_with_solved_play_outs_repeat_and_stay_legal() -> None:
+    budget = TINY_EXPERT._replace(calls_solve_at=4)
+    checked = 0
+    for state in walk(RULE_SETS["seeds"], 8, bot(Level.BASIC), max_hands=3):
+        if state.phase not in (Phase.BIDDING, Phase.DOUBLING):
+            continue
+        legal = legal_actions(state, state.turn)
+        if len(legal) < 2:
+            continue
+        first = suggest(state, state.turn, Level.EXPERT, 5, expert=budget)
+        assert first == suggest(state, state.turn, Level.EXPERT, 5, expert=budget)
+        assert first in legal
+        checked += 1
+    assert checked >= 8

@@ -14,7 +14,7 @@ import random
 import secrets
 import time
 
-from baloot_engine.bots.expert import DEFAULT_EXPERT_BUDGET, ExpertBudget
+from baloot_engine.bots.expert import BASELINE_EXPERT_BUDGET, DEFAULT_EXPERT_BUDGET, ExpertBudget
 from baloot_engine.bots.policies import Level, decide
 from baloot_engine.bots.qayd import proven_call
 from baloot_engine.bots.search import DEFAULT_BUDGET, Budget
@@ -83,4 +83,4 @@ def _nothing_to_do(state: State, seat: int) -> RuleError:
     return refusal
 
 
-__all__ = ["Budget", "ExpertBudget", "Level", "suggest"]
+__all__ = ["BASELINE_EXPERT_BUDGET", "Budget", "ExpertBudget", "Level", "suggest"]

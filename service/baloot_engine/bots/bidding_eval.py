@@ -33,10 +33,11 @@ from typing import Final, TypeVar
 
 from baloot_engine.bots.handeval import Style, hokm_value, sun_value
 from baloot_engine.bots.search import (
+    Finisher,
     _first_leader,
     _Scorer,
     deal_facts,
-    play_out,
+    play_whole,
     standing_value,
 )
 from baloot_engine.rules.actions import Bid, BidKind
@@ -226,12 +227,13 @@ def evaluate_bids(
     style: Style,
     *,
     match_aware: bool = False,
+    finish: Finisher = play_whole,
 ) -> dict[Bid, float]:
     """The average score difference per round for the seat's team of every bid of ``bids``
     but Kawesh (a pass included), over the same ``samples`` sampled deals; with
     ``match_aware``, the average chance to win the match after the round instead (on the
     scale of :data:`~baloot_engine.bots.search.EQUITY_SCALE`, a redeal worth the chance as
-    the totals stand)."""
+    the totals stand). ``finish`` plays each deal out (EXPERT's solves the end)."""
     revealed = obs.buy_card
     if revealed < 0:
         return {}
@@ -274,7 +276,9 @@ def evaluate_bids(
             scorer = scorers.get(contract)
             if scorer is None:
                 scorer = scorers[contract] = _Scorer(contract, obs.rules, obs.team, match)
-            totals[bid] += _played_out(contract, five, extras, revealed, scorer, first_seat, obs)
+            totals[bid] += _played_out(
+                contract, five, extras, revealed, scorer, first_seat, obs, finish
+            )
     return {b: total / samples for b, total in totals.items()}
 
 
@@ -286,6 +290,7 @@ def _played_out(
     scorer: _Scorer,
     first_seat: int,
     obs: Observation,
+    finish: Finisher = play_whole,
 ) -> float:
     """The score difference of ``contract`` played out on one deal (the rest dealt from
     ``extras``: two and the revealed card to the taker, three to every other seat)."""
@@ -300,7 +305,7 @@ def _played_out(
     rules = obs.rules
     awarded, baloot = deal_facts(hands, contract, rules, first_seat)
     leader = _first_leader(obs, contract)
-    abnat, won = play_out(hands, [], leader, 0, [0, 0], [0, 0], False, contract, rules)
+    abnat, won = finish(hands, leader, contract, rules)
     return scorer.value(abnat, won, awarded, baloot)
 
 

@@ -30,15 +30,17 @@ from baloot_engine.bots.cardplay import choose_card
 from baloot_engine.bots.endgame import Solver
 from baloot_engine.bots.inference import play_history, play_weight
 from baloot_engine.bots.search import (
+    Finisher,
     Sampler,
     _declared_projects,
     _known_baloot,
     _Scorer,
     card_candidates,
 )
-from baloot_engine.bots.tracking import sample_hands, track
+from baloot_engine.bots.tracking import Tracker, sample_hands, track
 from baloot_engine.rules.cards import (
     ACE,
+    FULL_DECK,
     HIGHER,
     LAST_TRICK_BONUS,
     POINTS,
@@ -46,9 +48,11 @@ from baloot_engine.rules.cards import (
     SUIT_MASKS,
 )
 from baloot_engine.rules.contract import Contract
+from baloot_engine.rules.facts import AwardedProject
 from baloot_engine.rules.observation import Observation
 from baloot_engine.rules.play import allowed_cards
 from baloot_engine.rules.ruleset import RuleSet
+from baloot_engine.solver import TRICK_WEIGHT, new_search
 
 MAX_SECONDS: Final = 5.0
 """The largest time budget an EXPERT decision may be given."""
@@ -65,6 +69,14 @@ PLAY_OUT_WORK: Final = 10
 """The work of starting a play-out (one candidate in one world) and scoring it, in nodes."""
 WORLD_WORK: Final = 20
 """The work of sampling a world, in nodes."""
+
+
+NODE_WORK: Final = 0.033
+"""The work of a node of the compiled solver in a whole-world solve, in :func:`world_work` units
+(calibrated like :data:`WORK_PER_SECOND`, whose unit was one node of the pure-Python solver: 120
+seeded decisions took 0.077 µs of CPU a node over those costing more than 100 ms, with the
+calibration loop at 235,000 a second, so 0.031 units scaled to the reference machine's 220,000,
+rounded up to 0.033)."""
 
 
 class ExpertBudget(NamedTuple):
@@ -86,22 +98,41 @@ class ExpertBudget(NamedTuple):
     (:mod:`baloot_engine.bots.equity`); ``match_aware_calls`` (on by default) does the same for
     the bids and the doubling calls (their margins turned into what those points are worth at
     the totals).
+
+    ``full_solve`` (on by default) solves each sampled world exactly from the decision to the
+    end of the round once ``solve_at`` cards or fewer are left in the seat's hand (8: from the
+    first lead on), points and tricks, one table per world for every candidate; a solve the
+    deadline (unseeded) or the work bound (seeded, a count of solver nodes of ``node_work``
+    units each) stops drops its world. Off, the decision is the one measured before the
+    compiled solver (:data:`BASELINE_EXPERT_BUDGET`): heuristic play-outs solved for the last
+    ``solve_at`` cards. ``calls_solve_at`` above 0 plays the sampled deals of the bids and
+    doubling calls by the heuristic until that many cards are left in each hand and solves the
+    rest (8: each deal solved from its first lead); 0 plays them out by the heuristic alone.
     """
 
     worlds: int = 96
     min_worlds: int = 4
     max_worlds: int = 2000
     seconds: float = 0.5
-    solve_at: int = 3
+    solve_at: int = 8
     exact_at: int = 3
     exact_worlds: int = 2000
     agree: float = 0.0
     match_aware: bool = True
     match_aware_calls: bool = True
     work_per_second: int = WORK_PER_SECOND
+    full_solve: bool = True
+    node_work: float = NODE_WORK
+    calls_solve_at: int = 0
 
 
 DEFAULT_EXPERT_BUDGET: Final = ExpertBudget()
+
+BASELINE_EXPERT_BUDGET: Final = ExpertBudget(
+    solve_at=3, exact_at=3, full_solve=False, node_work=1.0
+)
+"""EXPERT as it played before whole-world solves: heuristic play-outs, the last three cards of
+each hand solved (the benchmark's ``expert_baseline``)."""
 
 
 def with_seconds(budget: ExpertBudget, seconds: float) -> ExpertBudget:
@@ -109,11 +140,11 @@ def with_seconds(budget: ExpertBudget, seconds: float) -> ExpertBudget:
     return budget._replace(seconds=max(0.0, min(MAX_SECONDS, seconds)))
 
 
-def world_work(nodes: int, candidates: int, plays: int) -> float:
+def world_work(nodes: int, candidates: int, plays: int, node_work: float = 1.0) -> float:
     """The work of one world, a deterministic stand-in for its CPU time: its solver ``nodes``
-    (every candidate's solve), plus ``candidates`` play-outs of ``plays`` heuristic cards each,
-    plus the sampling of the world."""
-    return nodes + candidates * (PLAY_OUT_WORK + PLAY_WORK * plays) + WORLD_WORK
+    (every candidate's solve, ``node_work`` units each), plus ``candidates`` play-outs of
+    ``plays`` heuristic cards each, plus the sampling of the world."""
+    return nodes * node_work + candidates * (PLAY_OUT_WORK + PLAY_WORK * plays) + WORLD_WORK
 
 
 def _play_out_then_solve(
@@ -194,6 +225,29 @@ def _play_out_then_solve(
         trick.append(card)
 
 
+def solved_finisher(solve_at: int) -> Finisher:
+    """Plays a whole deal by the heuristic until ``solve_at`` cards are left in each hand, then
+    exactly (8: solved from the first lead, its tricks exact too), for the calls' simulations."""
+
+    def finish(
+        hands: list[int], leader: int, contract: Contract, rules: RuleSet
+    ) -> tuple[tuple[int, int], tuple[int, int]]:
+        if solve_at < 8:
+            solver = Solver(contract, rules, 0)
+            return _play_out_then_solve(
+                hands, [], leader, 0, (0, 0), (0, 0), False, contract, rules, solver, solve_at
+            )
+        found = new_search(contract, rules, 0).value(
+            (hands[0], hands[1], hands[2], hands[3]), (), leader, 0, False
+        )
+        assert found is not None  # no limit was set
+        ours, tricks = divmod(found, TRICK_WEIGHT)
+        total = sum(POINTS[contract.trump + 1]) + LAST_TRICK_BONUS
+        return (ours, total - ours), (tricks, 8 - tricks)
+
+    return finish
+
+
 def _solved(
     hands: list[int],
     trick: tuple[int, ...],
@@ -259,6 +313,17 @@ def expert_card(
     baloot = _known_baloot(obs)
     table = scorer.table(projects, baloot)
     won = obs.tricks_won
+    if budget.full_solve and 8 - won[0] - won[1] <= budget.solve_at:
+        chosen = _solved_card(
+            obs, candidates, rng, budget, deadline, sampler, tracker, scorer, projects, baloot
+        )
+        if chosen is not None:
+            return chosen
+        # Not one world solved in time: a quick answer by short play-outs instead.
+        budget = budget._replace(
+            full_solve=False, solve_at=3, exact_at=3, worlds=budget.min_worlds, node_work=1.0
+        )
+        deadline = None
     totals = [0.0] * len(candidates)
     limit = budget.worlds if deadline is None else budget.max_worlds
     solve_at = budget.solve_at
@@ -317,12 +382,128 @@ def expert_card(
     return candidates[best]
 
 
+def _solved_card(
+    obs: Observation,
+    candidates: list[int],
+    rng: random.Random,
+    budget: ExpertBudget,
+    deadline: float | None,
+    sampler: Sampler,
+    tracker: Tracker,
+    scorer: _Scorer,
+    projects: tuple[AwardedProject, ...],
+    baloot: tuple[int, ...],
+) -> int | None:
+    """The candidate with the best average result over sampled worlds, each solved exactly from
+    the decision to the end of the round (None if not one world was solved within the budget).
+
+    One search (one transposition table) per world serves every candidate. An unseeded decision
+    passes its deadline to the solver and drops a world the deadline stops; a seeded one passes
+    the nodes its work bound has left, which stops at the same node whatever the machine.
+    """
+    contract = obs.contract
+    assert contract is not None
+    trump = contract.trump
+    rules = obs.rules
+    team = obs.team
+    table = scorer.table(projects, baloot)
+    won = obs.tricks_won
+    left = 8 - won[0] - won[1]
+    points = POINTS[trump + 1]
+    rest = LAST_TRICK_BONUS
+    m = FULL_DECK & ~obs.played
+    while m:
+        low = m & -m
+        rest += points[low.bit_length() - 1]
+        m ^= low
+    trick = obs.trick
+    played = obs.played
+    leader = obs.leader
+    seat = obs.seat
+    afters: list[tuple[int, tuple[int, ...], bool]] = []
+    for card in candidates:
+        akka = obs.akka
+        if not trick and trump >= 0 and card >> 3 != trump and card & 7 != ACE:
+            akka = HIGHER[trump + 1][card] & ~played == 0
+        afters.append((card, (*trick, card), akka))
+    agree = budget.agree
+    history = play_history(obs) if agree > 0 else None
+    totals = [0.0] * len(candidates)
+    limit = budget.worlds if deadline is None else budget.max_worlds
+    limit = min(limit, budget.exact_worlds)
+    allowed = budget.seconds * budget.work_per_second
+    node_work = max(budget.node_work, 1e-9)
+    until = 0.0 if deadline is None else time.monotonic() + (deadline - time.perf_counter())
+    work = 0.0
+    done = 0
+    started = time.perf_counter()
+    values = [0.0] * len(candidates)
+    for _ in range(limit):
+        if done >= max(1, budget.min_worlds):
+            if deadline is None:
+                if work + work / done > allowed:
+                    break
+            else:
+                now = time.perf_counter()
+                if now + (now - started) / done > deadline:
+                    break
+        world = sampler(obs, tracker, rng)
+        weight = 1.0 if history is None else play_weight(history, world, contract, rules, agree)
+        search = new_search(contract, rules, team)
+        stopped = False
+        for i, (card, after, akka) in enumerate(afters):
+            hands = [world[0], world[1], world[2], world[3]]
+            hands[seat] ^= 1 << card
+            max_nodes = 0
+            if deadline is None:
+                max_nodes = max(1, int((allowed - work) / node_work) - search.nodes)
+            found = search.value(
+                (hands[0], hands[1], hands[2], hands[3]),
+                after,
+                leader,
+                played,
+                akka,
+                max_nodes,
+                until,
+            )
+            if found is None:
+                stopped = True
+                break
+            ours, our_tricks = divmod(found, TRICK_WEIGHT)
+            theirs, their_tricks = rest - ours, left - our_tricks
+            if team == 0:
+                abnat = (obs.abnat[0] + ours, obs.abnat[1] + theirs)
+                tricks = (won[0] + our_tricks, won[1] + their_tricks)
+            else:
+                abnat = (obs.abnat[0] + theirs, obs.abnat[1] + ours)
+                tricks = (won[0] + their_tricks, won[1] + our_tricks)
+            value = table.get((abnat, tricks))
+            if value is None:
+                value = scorer.value(abnat, tricks, projects, baloot, table=table)
+            values[i] = value
+        work += world_work(search.nodes, len(candidates), 0, node_work)
+        if stopped:
+            break
+        done += 1
+        for i in range(len(candidates)):
+            totals[i] += weight * values[i]
+    if not done:
+        return None
+    best = 0
+    for i in range(1, len(candidates)):
+        if totals[i] > totals[best]:
+            best = i
+    return candidates[best]
+
+
 __all__ = [
+    "BASELINE_EXPERT_BUDGET",
     "DEFAULT_EXPERT_BUDGET",
     "MAX_SECONDS",
     "WORK_PER_SECOND",
     "ExpertBudget",
     "expert_card",
+    "solved_finisher",
     "with_seconds",
     "world_work",
 ]

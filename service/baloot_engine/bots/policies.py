@@ -24,12 +24,19 @@ from enum import Enum
 
 from baloot_engine.bots.bidding_eval import evaluate_bids, over_default, threshold_hokm
 from baloot_engine.bots.cardplay import choose_card
-from baloot_engine.bots.expert import DEFAULT_EXPERT_BUDGET, ExpertBudget, expert_card
+from baloot_engine.bots.expert import (
+    DEFAULT_EXPERT_BUDGET,
+    ExpertBudget,
+    expert_card,
+    solved_finisher,
+)
 from baloot_engine.bots.handeval import BASIC_STYLE, Style, hokm_value, sun_value
 from baloot_engine.bots.search import (
     DEFAULT_BUDGET,
     Budget,
+    Finisher,
     in_score_units,
+    play_whole,
     search_card,
     search_doubling,
 )
@@ -105,6 +112,7 @@ def decide(
                 BIDDING_SAMPLES[level],
                 BIDDING_MARGIN,
                 match_aware=level is Level.EXPERT and expert.match_aware_calls,
+                finish=_finisher(level, expert),
             )
         return choose_bid(obs, bids, style)
     if phase is Phase.DOUBLING:
@@ -120,6 +128,7 @@ def decide(
                     EXPERT_DOUBLING_SAMPLES,
                     DOUBLING_MARGIN,
                     match_aware=expert.match_aware_calls,
+                    finish=_finisher(level, expert),
                 )
         return choose_call(obs, calls, style)
     declarations = [a for a in legal if isinstance(a, Declare)]
@@ -148,6 +157,14 @@ def decide(
         )
     akka = Play(card, True)
     return akka if akka in plays else Play(card)
+
+
+def _finisher(level: Level, expert: ExpertBudget) -> Finisher:
+    """How the calls' simulations of ``level`` play a deal out: EXPERT's solve the end when
+    ``expert.calls_solve_at`` says so; every other one by the play-out policy."""
+    if level is Level.EXPERT and expert.calls_solve_at > 0:
+        return solved_finisher(expert.calls_solve_at)
+    return play_whole
 
 
 def choose_bid(obs: Observation, bids: list[Bid], style: Style) -> Bid:
@@ -198,6 +215,7 @@ def choose_bid_evaluated(
     margin: float = 0.0,
     *,
     match_aware: bool = False,
+    finish: Finisher = play_whole,
 ) -> Bid:
     """A bid by simulation (:mod:`baloot_engine.bots.bidding_eval`), the thresholds' bid as
     the default it must beat.
@@ -213,7 +231,7 @@ def choose_bid_evaluated(
     if any(b.kind is BidKind.KAWESH for b in bids):
         return Bid(BidKind.KAWESH)
     base = choose_bid(obs, bids, style)
-    values = evaluate_bids(obs, bids, rng, samples, style, match_aware=match_aware)
+    values = evaluate_bids(obs, bids, rng, samples, style, match_aware=match_aware, finish=finish)
     if base not in values:
         return base
     if match_aware:

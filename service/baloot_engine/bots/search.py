@@ -52,6 +52,9 @@ _CLASS: Final = {
 
 
 Sampler = Callable[[Observation, Tracker, random.Random], tuple[int, int, int, int]]
+Finisher = Callable[[list[int], int, Contract, RuleSet], tuple[tuple[int, int], tuple[int, int]]]
+"""Plays a whole deal out from its first lead: (hands, leader, contract, rules) -> (abnat with
+the last-trick bonus, tricks won). :func:`play_whole` by default (the play-out policy)."""
 """Deals the unseen cards of one world (:func:`sample_hands` or a weighted variant)."""
 
 
@@ -463,6 +466,13 @@ def _with_call(contract: Contract, call: Doubling, rules: RuleSet) -> Contract:
     return contract
 
 
+def play_whole(
+    hands: list[int], leader: int, contract: Contract, rules: RuleSet
+) -> tuple[tuple[int, int], tuple[int, int]]:
+    """A whole deal played out from its first lead by the play-out policy (``hands`` changed)."""
+    return play_out(hands, [], leader, 0, [0, 0], [0, 0], False, contract, rules)
+
+
 def search_doubling(
     obs: Observation,
     calls: list[Doubling],
@@ -472,13 +482,14 @@ def search_doubling(
     sampler: Sampler = sample_hands,
     *,
     match_aware: bool = False,
+    finish: Finisher = play_whole,
 ) -> Doubling:
     """The doubling call with the best average result over sampled, played-out worlds.
 
     Declining (or keeping the level) wins ties and needs to be beaten by ``margin`` points per
     round: a raise hands the other team the next raise. With ``match_aware`` the results are
     scored by the chance to win the match after the round (the margin by what that many
-    points are worth at the totals).
+    points are worth at the totals). ``finish`` plays each world out (EXPERT's solves the end).
     """
     contract = obs.contract
     assert contract is not None
@@ -497,9 +508,7 @@ def search_doubling(
         outcome = {}
         for mode in modes:
             played_contract = replace(contract, mode=mode)
-            outcome[mode] = play_out(
-                list(world), [], leader, 0, [0, 0], [0, 0], False, played_contract, obs.rules
-            )
+            outcome[mode] = finish(list(world), leader, played_contract, obs.rules)
         for i, result in enumerate(results):
             abnat, won = outcome[result.mode]
             totals[i] += scorer.value(abnat, won, awarded, baloot, result)
@@ -519,10 +528,12 @@ def search_doubling(
 __all__ = [
     "DEFAULT_BUDGET",
     "Budget",
+    "Finisher",
     "Sampler",
     "deal_facts",
     "in_score_units",
     "play_out",
+    "play_whole",
     "search_card",
     "search_doubling",
     "standing_value",
