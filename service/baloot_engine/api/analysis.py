@@ -38,10 +38,8 @@ from baloot_engine.analysis import (
 )
 from baloot_engine.api import inbound, outbound, records
 from baloot_engine.api.status import RECORD_DIVERGES, ApiError
-from baloot_engine.rules.actions import Deal, EventKind
-from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules import Deal, EventKind, RuleError, State
 from baloot_engine.rules.record import CloseReview, DivergenceError, RecordedRound, replay
-from baloot_engine.rules.state import State
 
 RECORD_FORMAT: Final = records.RECORD_FORMAT
 ANALYSIS_BUDGET_INVALID: Final = "ANALYSIS_BUDGET_INVALID"

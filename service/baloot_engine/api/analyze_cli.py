@@ -39,8 +39,8 @@ from baloot_engine.analysis import (
 from baloot_engine.analysis.explain import Language
 from baloot_engine.analysis.export import report_dict
 from baloot_engine.api.analysis import RecordRefusedError, prepare
+from baloot_engine.rules import Contract
 from baloot_engine.rules.cards import SUIT_SYMBOLS
-from baloot_engine.rules.contract import Contract
 
 _BAR = 30
 

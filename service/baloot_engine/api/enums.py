@@ -14,7 +14,7 @@ from enum import Enum
 from typing import Any, Final
 
 from baloot.v1 import rules_pb2
-from baloot_engine.rules.state import Phase
+from baloot_engine.rules import Phase
 
 
 def enum_prefix(enum_name: str) -> str:

@@ -22,25 +22,32 @@ from baloot.v1 import rules_pb2, types_pb2
 from baloot_engine.api.enums import RULE_FLAGS, enum_prefix, to_core
 from baloot_engine.api.refusals import REQUEST_INVALID
 from baloot_engine.bots import Level
-from baloot_engine.rules import errors
-from baloot_engine.rules.actions import (
+from baloot_engine.rules import (
+    FEDERATION,
+    KAMMELNA,
+    SEEDS,
     Action,
+    AwardedProject,
     Bid,
     BidKind,
     CallQayd,
     ClaimSawa,
+    ContractType,
     Deal,
     Declare,
     Doubling,
     DoublingCall,
     Play,
+    PlayMode,
+    ProjectKind,
     QaydCategory,
+    RoundFacts,
+    RuleError,
+    RuleSet,
+    RuleSetError,
+    errors,
 )
-from baloot_engine.rules.contract import ContractType, PlayMode
-from baloot_engine.rules.errors import RuleError, malformed
-from baloot_engine.rules.facts import AwardedProject, RoundFacts
-from baloot_engine.rules.projects import ProjectKind
-from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet, RuleSetError
+from baloot_engine.rules.errors import malformed
 
 # Proto enum number -> core member; a number that is missing (zero, unknown) pairs with none.
 BID_KINDS: Final = to_core(types_pb2.BidKind, BidKind)

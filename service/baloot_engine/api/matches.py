@@ -54,17 +54,25 @@ from baloot_engine.api.state_codec import (
     decode,
     encode,
 )
-from baloot_engine.rules import game
-from baloot_engine.rules.actions import Action, ClaimSawa, Deal, Event, EventKind
+from baloot_engine.rules import (
+    Action,
+    ClaimSawa,
+    Deal,
+    Event,
+    EventKind,
+    Phase,
+    RuleError,
+    RuleSet,
+    State,
+    game,
+)
 from baloot_engine.rules.dealing import (
     board_deck,
     board_set_seed,
     deck_from_seed,
     seeded_board_deck,
 )
-from baloot_engine.rules.errors import SAWA_NOT_ALLOWED, RuleError
-from baloot_engine.rules.ruleset import RuleSet
-from baloot_engine.rules.state import Phase, State
+from baloot_engine.rules.errors import SAWA_NOT_ALLOWED
 from baloot_engine.telemetry.logs import bind_call_fields, get_logger
 from baloot_engine.telemetry.metrics import Metrics
 

@@ -20,30 +20,36 @@ from baloot.v1 import rules_pb2, types_pb2
 from baloot_engine.api.enums import RULE_FLAGS, enum_prefix, to_wire
 from baloot_engine.api.state_codec import encode_rules
 from baloot_engine.bots import Level
-from baloot_engine.rules.actions import (
+from baloot_engine.rules import (
     Action,
+    AwardedProject,
     Bid,
     BidKind,
     CallQayd,
     ClaimSawa,
+    Contract,
+    ContractType,
     Deal,
     Declare,
     Doubling,
     DoublingCall,
     Event,
     EventKind,
+    Outcome,
+    Phase,
     Play,
+    PlayMode,
+    ProjectKind,
     QaydCategory,
     QaydVerdict,
+    RoundScore,
+    RuleSet,
+    State,
 )
 from baloot_engine.rules.cards import trick_points
-from baloot_engine.rules.contract import Contract, ContractType, PlayMode
-from baloot_engine.rules.facts import TRICKS_PER_ROUND, AwardedProject
+from baloot_engine.rules.facts import TRICKS_PER_ROUND
 from baloot_engine.rules.match import winner_after
-from baloot_engine.rules.projects import Project, ProjectKind, baloot_project
-from baloot_engine.rules.ruleset import RuleSet
-from baloot_engine.rules.scoring import Outcome, RoundScore
-from baloot_engine.rules.state import Phase, State
+from baloot_engine.rules.projects import Project, baloot_project
 
 # Core member -> proto enum number.
 BID_KIND_NUMBERS: Final = to_wire(types_pb2.BidKind, BidKind)

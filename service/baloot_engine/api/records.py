@@ -31,10 +31,9 @@ from baloot_engine.api.refusals import (
     Code,
 )
 from baloot_engine.api.views import add_views, build_view
-from baloot_engine.rules import game
-from baloot_engine.rules.actions import Deal, EventKind
+from baloot_engine.rules import Deal, EventKind, RuleError, State, game
 from baloot_engine.rules.dealing import REVEALED_INDEX, completion_cards, initial_hands
-from baloot_engine.rules.errors import RECORD_MISMATCH, RuleError, malformed
+from baloot_engine.rules.errors import RECORD_MISMATCH, malformed
 from baloot_engine.rules.game import BETWEEN_ROUNDS
 from baloot_engine.rules.record import (
     CLOSE_REVIEW,
@@ -46,7 +45,7 @@ from baloot_engine.rules.record import (
     replay,
 )
 from baloot_engine.rules.sawa import SearchBudgetError, search_budget
-from baloot_engine.rules.state import Phase, State
+from baloot_engine.rules.state import Phase
 
 # A match to 152 plays at most about 25 scored hands (each adds at least 16 points) plus its
 # redeals; a legal hand has under 64 actions, and a random match to 152 a few hundred. The

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from typing import TYPE_CHECKING, Final
 
-from baloot_engine.rules.errors import ErrorKind, RuleError
+from baloot_engine.rules import ErrorKind, RuleError
 
 if TYPE_CHECKING:
     import grpc

@@ -13,7 +13,7 @@ from baloot_engine.api import outbound, records
 from baloot_engine.api.matches import Acted, Opened
 from baloot_engine.api.views import add_views
 from baloot_engine.bots import Level
-from baloot_engine.rules.actions import Action
+from baloot_engine.rules import Action
 
 
 class ActionResponse(Protocol):

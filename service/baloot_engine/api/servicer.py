@@ -34,10 +34,7 @@ from baloot_engine.api.sealing import KeyRing
 from baloot_engine.api.views import add_views, build_view, last_round_out
 from baloot_engine.bots import Level
 from baloot_engine.bots.pool import BotPool
-from baloot_engine.rules import game
-from baloot_engine.rules.actions import Action, Deal
-from baloot_engine.rules.errors import RuleError
-from baloot_engine.rules.scoring import score_round
+from baloot_engine.rules import Action, Deal, RuleError, game, score_round
 from baloot_engine.telemetry.logs import bind_call_fields, get_logger
 from baloot_engine.telemetry.metrics import Metrics
 

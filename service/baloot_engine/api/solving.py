@@ -26,12 +26,7 @@ from baloot_engine.api.refusals import (
     request_invalid,
 )
 from baloot_engine.bots.pool import BotPool
-from baloot_engine.rules import errors
-from baloot_engine.rules.contract import Contract
-from baloot_engine.rules.errors import RuleError
-from baloot_engine.rules.facts import RoundFacts
-from baloot_engine.rules.ruleset import RuleSet
-from baloot_engine.rules.state import Phase, State
+from baloot_engine.rules import Contract, Phase, RoundFacts, RuleError, RuleSet, State, errors
 from baloot_engine.solver import Answer, SolverBudgetError, answer_live, answer_played_out
 
 DEFAULT_DEADLINE_MS: Final = 2_000

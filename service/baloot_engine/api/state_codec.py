@@ -24,23 +24,35 @@ from typing import Final, NamedTuple
 from google.protobuf.message import DecodeError
 
 from baloot.internal.v1 import match_state_pb2 as pb
-from baloot_engine.rules.actions import (
+from baloot_engine.rules import (
+    FEDERATION,
+    KAMMELNA,
+    SEEDS,
+    AwardedProject,
     Bid,
     BidKind,
+    Contract,
+    ContractType,
     Doubling,
     DoublingCall,
+    Phase,
+    PlayMode,
+    ProjectKind,
     QaydCategory,
     QaydVerdict,
+    RoundFacts,
+    RoundScore,
+    RuleError,
+    RuleSet,
+    State,
+    TrickRecord,
+    score_round,
+    validate,
 )
 from baloot_engine.rules.cards import HIGHER, trick_winner_index
-from baloot_engine.rules.contract import Contract, ContractType, PlayMode
-from baloot_engine.rules.errors import RuleError
-from baloot_engine.rules.facts import AwardedProject, RoundFacts
 from baloot_engine.rules.play import broken_rule
-from baloot_engine.rules.projects import ProjectKind, baloot_mask, projects_for_declaration
+from baloot_engine.rules.projects import baloot_mask, projects_for_declaration
 from baloot_engine.rules.qayd import penalty_score
-from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet
-from baloot_engine.rules.scoring import RoundScore, score_round
 from baloot_engine.rules.state import (
     EMPTY_DECLARATIONS,
     BidRecord,
@@ -48,12 +60,9 @@ from baloot_engine.rules.state import (
     Declaration,
     DoublingRecord,
     DoublingStep,
-    Phase,
-    State,
-    TrickRecord,
     Violation,
 )
-from baloot_engine.rules.validation import MAX_BIDS, MAX_DOUBLING_CALLS, validate
+from baloot_engine.rules.validation import MAX_BIDS, MAX_DOUBLING_CALLS
 
 LAYOUT: Final = 1
 SEED_SIZE: Final = 16

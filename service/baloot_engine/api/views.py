@@ -33,20 +33,22 @@ from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
 from baloot.v1 import types_pb2
 from baloot_engine.api import outbound
-from baloot_engine.rules.actions import Action, Play
-from baloot_engine.rules.contract import Contract, ContractType
-from baloot_engine.rules.game import legal_actions
-from baloot_engine.rules.observation import Observation, scored_baloot_seat, shown_projects
-from baloot_engine.rules.projects import baloot_project
-from baloot_engine.rules.ruleset import RuleSet
-from baloot_engine.rules.state import (
+from baloot_engine.rules import (
     LIVE_PHASES,
-    BidRecord,
-    DoublingRecord,
+    Action,
+    Contract,
+    ContractType,
+    Observation,
     Phase,
+    Play,
+    RuleSet,
     State,
+    legal_actions,
     tricks_won,
 )
+from baloot_engine.rules.observation import scored_baloot_seat, shown_projects
+from baloot_engine.rules.projects import baloot_project
+from baloot_engine.rules.state import BidRecord, DoublingRecord
 
 _IN_PLAY: Final = (Phase.PLAYING, Phase.ROUND_REVIEW)
 _Value = TypeVar("_Value")

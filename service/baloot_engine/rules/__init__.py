@@ -24,10 +24,12 @@ from baloot_engine.rules.actions import (
     Event,
     EventKind,
     Play,
+    QaydCategory,
+    QaydVerdict,
 )
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
 from baloot_engine.rules.errors import ErrorKind, RuleError
-from baloot_engine.rules.facts import RoundFacts
+from baloot_engine.rules.facts import AwardedProject, RoundFacts
 from baloot_engine.rules.game import (
     BETWEEN_ROUNDS,
     apply,
@@ -37,8 +39,9 @@ from baloot_engine.rules.game import (
     new_match,
 )
 from baloot_engine.rules.observation import Observation, observe
-from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet
-from baloot_engine.rules.scoring import RoundScore, score_round
+from baloot_engine.rules.projects import ProjectKind
+from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet, RuleSetError
+from baloot_engine.rules.scoring import Outcome, RoundScore, score_round
 from baloot_engine.rules.state import LIVE_PHASES, Phase, State, TrickRecord, tricks_won
 from baloot_engine.rules.validation import validate
 
@@ -49,6 +52,7 @@ __all__ = [
     "LIVE_PHASES",
     "SEEDS",
     "Action",
+    "AwardedProject",
     "Bid",
     "BidKind",
     "CallQayd",
@@ -63,13 +67,18 @@ __all__ = [
     "Event",
     "EventKind",
     "Observation",
+    "Outcome",
     "Phase",
     "Play",
     "PlayMode",
+    "ProjectKind",
+    "QaydCategory",
+    "QaydVerdict",
     "RoundFacts",
     "RoundScore",
     "RuleError",
     "RuleSet",
+    "RuleSetError",
     "State",
     "TrickRecord",
     "apply",

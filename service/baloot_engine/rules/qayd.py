@@ -19,7 +19,7 @@ from baloot_engine.rules.contract import ContractType, team_of
 from baloot_engine.rules.errors import RuleError, malformed
 from baloot_engine.rules.facts import CONTRACT_NAMES, RoundFacts
 from baloot_engine.rules.match import round_facts
-from baloot_engine.rules.projects import BALOOT_POINTS, RAW_VALUES, project_points_of
+from baloot_engine.rules.projects import BALOOT_POINTS
 from baloot_engine.rules.ruleset import QaydFalseCall, QaydPenalty, RuleSet
 from baloot_engine.rules.scoring import (
     HOKM_POT,
@@ -27,8 +27,11 @@ from baloot_engine.rules.scoring import (
     Decision,
     Outcome,
     RoundScore,
-    TeamScore,
+    Tally,
+    gahwa_sentence,
     project_multiplier,
+    project_totals,
+    round_score,
 )
 from baloot_engine.rules.state import Phase, State
 
@@ -216,30 +219,20 @@ def penalty_score(facts: RoundFacts, rules: RuleSet, verdict: QaydVerdict) -> Ro
     """
     winner = verdict.winner_team
     buyer = facts.buyer_team
-    sun = facts.contract is ContractType.SUN
     m = facts.multiplier
-    project_gp = [0, 0]
-    project_raw = [0, 0]
-    for project in facts.projects:
-        project_gp[project.team] += project_points_of(project.kind, sun)
-        project_raw[project.team] += RAW_VALUES[project.kind]
-    card = [0, 0]
-    projects = [0, 0]
-    baloot = [0, 0]
-    sentences = [_verdict_sentence(verdict)]
-    pot = SUN_POT if sun else HOKM_POT
+    project_gp, project_raw = project_totals(facts)
+    tally = Tally([0, 0], [0, 0], [0, 0], [_verdict_sentence(verdict)])
+    pot = SUN_POT if facts.contract is ContractType.SUN else HOKM_POT
     if facts.gahwa:
-        sentences.append(
-            f"Team {winner} wins the Gahwa round and with it the match; no round points are added."
-        )
+        tally.sentences.append(gahwa_sentence(winner))
     else:
         project_m = project_multiplier(rules, m)
         if rules.qayd_penalty is QaydPenalty.FULL_HAND:
             won = project_gp[0] + project_gp[1]
         else:
             won = project_gp[winner]
-        card[winner] = pot * m
-        projects[winner] = won * project_m
+        tally.card[winner] = pot * m
+        tally.projects[winner] = won * project_m
         text = f"Team {winner} takes the card pot of {pot}"
         if m > 1:
             text += f" x {m}"
@@ -248,12 +241,12 @@ def penalty_score(facts: RoundFacts, rules: RuleSet, verdict: QaydVerdict) -> Ro
             text += f" and {which} {won} project points"
             if project_m > 1:
                 text += f" x {project_m}"
-        sentences.append(text + "; the other team scores no card or project points.")
+        tally.sentences.append(text + "; the other team scores no card or project points.")
         if project_gp[1 - winner] and rules.qayd_penalty is QaydPenalty.BASE_ONLY:
-            sentences.append(f"The projects of team {1 - winner} are lost.")
+            tally.sentences.append(f"The projects of team {1 - winner} are lost.")
         for team in facts.baloot_teams:
-            baloot[team] = BALOOT_POINTS
-            sentences.append(
+            tally.baloot[team] = BALOOT_POINTS
+            tally.sentences.append(
                 f"Baloot: {BALOOT_POINTS} to its holder's team {team}, not multiplied."
             )
     success = winner == buyer
@@ -261,39 +254,18 @@ def penalty_score(facts: RoundFacts, rules: RuleSet, verdict: QaydVerdict) -> Ro
         outcome = Outcome.GAHWA_WON if success else Outcome.GAHWA_LOST
     else:
         outcome = Outcome.MADE if success else Outcome.FAILED
-    teams = tuple(
-        TeamScore(
-            card_abnat=facts.card_abnat[t],
-            card_points=card[t],
-            project_raw=project_raw[t],
-            project_points=projects[t],
-            baloot_points=baloot[t],
-            points=card[t] + projects[t] + baloot[t],
-            converted_points=0,
-            compared_points=0,
-            compared_raw=0,
-        )
-        for t in (0, 1)
-    )
-    sentences.append(
+    tally.sentences.append(
         f"The buying team (team {buyer}) {'keeps' if success else 'loses'} the "
         f"{CONTRACT_NAMES[facts.contract]}."
     )
-    return RoundScore(
-        contract=facts.contract,
-        buyer_team=buyer,
-        teams=(teams[0], teams[1]),
+    return round_score(
+        facts,
+        tally,
         success=success,
         outcome=outcome,
         decided_by=Decision.QAYD,
-        reason=" ".join(sentences),
-        multiplier=m,
-        gahwa=facts.gahwa,
-        kaboot_team=None,
+        project_raw=project_raw,
         gahwa_winner=winner if facts.gahwa else None,
-        awarded=facts.projects,
-        points=(teams[0].points, teams[1].points),
-        facts=facts,
     )
 
 

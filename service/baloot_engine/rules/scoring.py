@@ -11,6 +11,7 @@ contract.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Final
@@ -193,7 +194,7 @@ def _team_name(team: int, buyer: int) -> str:
 
 
 @dataclass(slots=True)
-class _Tally:
+class Tally:
     """What each team scores while a round is being scored, and the sentences that say why."""
 
     card: list[int]
@@ -225,11 +226,7 @@ def score_checked_round(facts: RoundFacts, rules: RuleSet) -> RoundScore:
     sun = facts.contract is ContractType.SUN
     abnat = facts.card_abnat
     converted = convert_card_points(abnat, sun, facts.buyer_team, rules)
-    project_gp = [0, 0]
-    project_raw = [0, 0]
-    for project in facts.projects:
-        project_gp[project.team] += project_points_of(project.kind, sun)
-        project_raw[project.team] += RAW_VALUES[project.kind]
+    project_gp, project_raw = project_totals(facts)
     baloot_team = facts.baloot_teams[0] if facts.baloot_teams else None
     compared_gp = [converted[t] + project_gp[t] for t in (0, 1)]
     compared_raw = [abnat[t] + project_raw[t] for t in (0, 1)]
@@ -237,7 +234,7 @@ def score_checked_round(facts: RoundFacts, rules: RuleSet) -> RoundScore:
         compared_gp[baloot_team] += BALOOT_POINTS
         compared_raw[baloot_team] += RAW_VALUES[ProjectKind.BALOOT]
 
-    tally = _Tally([0, 0], [0, 0], [0, 0], [])
+    tally = Tally([0, 0], [0, 0], [0, 0], [])
     buyer = facts.buyer_team
     kaboot_team = next((t for t in (0, 1) if facts.tricks_won[t] == TRICKS_PER_ROUND), None)
     reverse = kaboot_team is not None and rules.reverse_kaboot and facts.reverse_kaboot
@@ -269,9 +266,7 @@ def score_checked_round(facts: RoundFacts, rules: RuleSet) -> RoundScore:
         # §A.13 item 11: the winner takes the match; no round points, Baloot or kaboot value.
         gahwa_winner = winner
         outcome = Outcome.GAHWA_WON if success else Outcome.GAHWA_LOST
-        tally.sentences.append(
-            f"Team {winner} wins the Gahwa round and with it the match; no round points are added."
-        )
+        tally.sentences.append(gahwa_sentence(winner))
     elif reverse:
         outcome = Outcome.REVERSE_KABOOT
     elif kaboot_team is not None:
@@ -279,9 +274,56 @@ def score_checked_round(facts: RoundFacts, rules: RuleSet) -> RoundScore:
     else:
         outcome = Outcome.MADE if success else Outcome.FAILED
 
+    return round_score(
+        facts,
+        tally,
+        success=success,
+        outcome=outcome,
+        decided_by=decided_by,
+        project_raw=project_raw,
+        converted=converted,
+        compared_gp=compared_gp,
+        compared_raw=compared_raw,
+        kaboot_team=kaboot_team,
+        gahwa_winner=gahwa_winner,
+    )
+
+
+def project_totals(facts: RoundFacts) -> tuple[list[int], list[int]]:
+    """Each team's awarded projects: their game points (R24 in Sun or Hokm), their raw value."""
+    sun = facts.contract is ContractType.SUN
+    project_gp = [0, 0]
+    project_raw = [0, 0]
+    for project in facts.projects:
+        project_gp[project.team] += project_points_of(project.kind, sun)
+        project_raw[project.team] += RAW_VALUES[project.kind]
+    return project_gp, project_raw
+
+
+def gahwa_sentence(winner: int) -> str:
+    """The sentence of a Gahwa round's end (§A.13 item 11)."""
+    return f"Team {winner} wins the Gahwa round and with it the match; no round points are added."
+
+
+def round_score(
+    facts: RoundFacts,
+    tally: Tally,
+    *,
+    success: bool,
+    outcome: Outcome,
+    decided_by: Decision,
+    project_raw: Sequence[int],
+    converted: Sequence[int] = (0, 0),
+    compared_gp: Sequence[int] = (0, 0),
+    compared_raw: Sequence[int] = (0, 0),
+    kaboot_team: int | None = None,
+    gahwa_winner: int | None = None,
+) -> RoundScore:
+    """The :class:`RoundScore` of a round whose points are in ``tally``, the one place a round
+    score is put together (by :func:`score_round` and by a Qayd verdict's penalty)."""
     teams = [
         TeamScore(
-            card_abnat=abnat[t],
+            card_abnat=facts.card_abnat[t],
             card_points=tally.card[t],
             project_raw=project_raw[t],
             project_points=tally.projects[t],
@@ -295,7 +337,7 @@ def score_checked_round(facts: RoundFacts, rules: RuleSet) -> RoundScore:
     ]
     return RoundScore(
         contract=facts.contract,
-        buyer_team=buyer,
+        buyer_team=facts.buyer_team,
         teams=(teams[0], teams[1]),
         success=success,
         outcome=outcome,
@@ -329,7 +371,7 @@ def _score_kaboot(
     project_gp: list[int],
     baloot_team: int | None,
     reverse: bool,
-    tally: _Tally,
+    tally: Tally,
 ) -> None:
     """R42/R43 and §A.13 items 2 and 5: one team took all eight tricks (no Gahwa)."""
     sun = facts.contract is ContractType.SUN
@@ -382,7 +424,7 @@ def _allocate(
     converted: tuple[int, int],
     project_gp: list[int],
     baloot_team: int | None,
-    tally: _Tally,
+    tally: Tally,
 ) -> None:
     """R38-R40, R31 and §A.13 items 1 and 4: share the points of a round without kaboot."""
     buyer = facts.buyer_team
