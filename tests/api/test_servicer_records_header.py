@@ -19,9 +19,14 @@ SHORT = rules_pb2.RuleSet(preset=rules_pb2.PRESET_SEEDS, match_target=40)
 
 @pytest.fixture(scope="module")
 def whole_match(client: EngineClient) -> records_pb2.MatchRecord:
-    table = Table(client.create_match(SHORT), random.Random(21), seat_share=0)
-    table.play()
-    return table.match.record
+    """A whole short match of more than one round (a kaboot or a Gahwa can end one in its first)."""
+    rng = random.Random(21)
+    for _ in range(20):
+        table = Table(client.create_match(SHORT), rng, seat_share=0)
+        table.play()
+        if len(table.match.record.rounds) >= 2:
+            return table.match.record
+    pytest.fail("20 short matches all ended in their first round")
 
 
 def _copy(record: records_pb2.MatchRecord) -> records_pb2.MatchRecord:
