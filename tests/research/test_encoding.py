@@ -135,3 +135,13 @@ def test_docs_list_every_action_index_and_every_segment() -> None:
         assert re.search(row, text), f"docs/research.md lacks action {index}"
     assert f"{OBSERVATION_SIZE} values" in text
     assert f"{NUM_ACTIONS} actions" in text
+
+
+def test_a_declaration_is_encoded_whatever_the_order_of_its_types() -> None:
+    # An automatic declaration lists its projects best first (a Fifty before a Sira), a seat's own
+    # in the order of the legal actions: both name one declaration plane.
+    from baloot_engine.research import encoding
+
+    for declaration in encoding.DECLARATIONS:
+        kinds = declaration.kinds
+        assert encoding._DECLARATION_INDEX[kinds[::-1]] == encoding._DECLARATION_INDEX[kinds]

@@ -279,7 +279,10 @@ _STAGE_INDEX: Final = {stage: i for i, stage in enumerate(BidStage)}
 _STEP_INDEX: Final = {step: i for i, step in enumerate(DoublingStep)}
 _BID_INDEX: Final = {bid: i for i, bid in enumerate(BIDS)}
 _CALL_INDEX: Final = {call: i for i, call in enumerate(CALLS)}
-_DECLARATION_INDEX: Final = {d.kinds: i for i, d in enumerate(DECLARATIONS)}
+# A declaration's types in either order (an automatic declaration lists them as it found them).
+_DECLARATION_INDEX: Final = {
+    kinds: i for i, d in enumerate(DECLARATIONS) for kinds in (d.kinds, d.kinds[::-1])
+}
 _BYTE_BITS: Final = tuple(tuple(r for r in range(8) if byte >> r & 1) for byte in range(256))
 
 
