@@ -46,7 +46,7 @@ from baloot_engine.rules.game import apply, close_review
 from baloot_engine.rules.projects import best_projects
 from baloot_engine.rules.ruleset import PartnerWinningRule, RuleSet
 from baloot_engine.rules.scoring import RoundScore, score_round
-from baloot_engine.rules.state import Phase, State
+from baloot_engine.rules.state import Phase, State, tricks_won
 from baloot_engine.solver.reference import TRICK_WEIGHT, ReferenceDeal, akka_call, rest_of
 
 try:
@@ -214,9 +214,6 @@ def position_of(state: State) -> Position:
     """The position of a state in the playing phase with a card to play."""
     if state.phase is not Phase.PLAYING or state.contract is None or state.turn < 0:
         raise ValueError("no card is to be played in this state")
-    won = [0, 0]
-    for record in state.tricks:
-        won[record.winner & 1] += 1
     return Position(
         hands=state.hands,
         trick=state.trick,
@@ -226,7 +223,7 @@ def position_of(state: State) -> Position:
         contract=state.contract,
         rules=state.rules,
         abnat=state.abnat,
-        tricks_won=(won[0], won[1]),
+        tricks_won=tricks_won(state.tricks),
     )
 
 
