@@ -20,6 +20,8 @@ compared as ratios (CPU seconds of a match × calibration loops per second).
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -66,6 +68,53 @@ def match_at(depth: Depth, seed: int) -> dict[str, float]:
     }
 
 
+def first_over_rpc(pause: float) -> tuple[float, float]:
+    """A server process started as ``make run`` starts it; ``pause`` seconds after it says it
+    serves, one round is analysed at QUICK: the wall time to the first report and to the first
+    decision (in seconds), as a client sees them."""
+    import grpc
+
+    from baloot.v1 import analysis_pb2
+    from baloot.v1 import engine_service_pb2_grpc as pb_grpc
+    from baloot_engine.api.analysis import record_message
+
+    start, rounds = play_record([Level.BASIC] * 4, 3, max_rounds=2)
+    record = record_message(start, rounds)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "baloot_engine", "--port", "0", "--metrics-port", "0"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        port = 0
+        for line in process.stderr:
+            event = json.loads(line)
+            if event.get("event") == "server started":
+                port = int(event["port"])
+                break
+        time.sleep(pause)
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = pb_grpc.BalootEngineServiceStub(channel)
+            request = analysis_pb2.AnalyzeRecordRequest(
+                record=record, depth=analysis_pb2.ANALYSIS_DEPTH_QUICK, rounds=[1], seed=1
+            )
+            began = time.perf_counter()
+            first_report = first_decision = 0.0
+            for response in stub.AnalyzeRecord(request, timeout=120):
+                now = time.perf_counter() - began
+                first_report = first_report or now
+                if response.WhichOneof("report") == "decision":
+                    first_decision = now
+                    break
+        return first_report, first_decision
+    finally:
+        process.terminate()
+        process.wait(20)
+
+
 def main() -> None:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -74,10 +123,22 @@ def main() -> None:
     parser.add_argument("--calibration-seeds", default="1,2,3")
     parser.add_argument("--calibration-rounds", type=int, default=2)
     parser.add_argument("--calibration-depth", default="deep")
+    parser.add_argument(
+        "--rpc-pauses",
+        default="0,3",
+        help="seconds between a server's start and its first analysis call (empty: none)",
+    )
     args = parser.parse_args()
     loops = calibration_loops(2.0)
     print(f"load {load()}; calibration {loops:,.0f} loops/s")
-    for name in args.depths.split(","):
+    for pause in [float(p) for p in args.rpc_pauses.split(",") if p]:
+        report, decision = first_over_rpc(pause)
+        print(
+            f"RPC, a server process's first analysis {pause:.0f} s after it serves: "
+            f"first report {report * 1000:.0f} ms, first decision {decision * 1000:.0f} ms "
+            f"({decision * loops / 1e3:,.0f} k calibration loops); load {load()}"
+        )
+    for name in [d for d in args.depths.split(",") if d]:
         depth = Depth(name)
         figures = match_at(depth, args.seed)
         budget = budget_of(depth)

@@ -228,3 +228,33 @@ def test_streams_cancelled_by_their_client_leave_the_server_running(
         assert reply.status == SERVING
     assert server.terminate() == 0
     assert not [r for r in server.records() if r["level"] == "error"]
+
+
+def _spawned_children(pid: int) -> list[str]:
+    """The command lines of ``pid``'s children that multiprocessing spawned."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, IndexError, ValueError):
+            continue
+        if parent == pid and "multiprocessing" in command and "spawn_main" in command:
+            found.append(command)
+    return found
+
+
+def test_the_bot_pool_and_the_analysis_worker_start_with_the_server(
+    spawn: Callable[..., ServerProcess],
+) -> None:
+    # Their processes start with the server, so the first searching bot, solve or analysis
+    # does not wait a second or more for a process to spawn and import the engine.
+    server = spawn(["-m", "baloot_engine", *FREE_PORTS])
+    server.wait_started()
+    deadline = time.monotonic() + 20
+    while len(_spawned_children(server.process.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(_spawned_children(server.process.pid)) >= 2
+    assert server.terminate() == 0

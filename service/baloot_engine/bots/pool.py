@@ -49,6 +49,17 @@ def bot_pool() -> ProcessPoolExecutor:
         return _pool
 
 
+def _ready() -> bool:
+    """A no-op job: it runs once the pool's process has started and imported the bots."""
+    return True
+
+
+def prestart() -> None:
+    """Start the pool's process now (it imports the bots and the solver in about a second),
+    so the first searching decision of a server does not wait for it."""
+    bot_pool().submit(_ready)
+
+
 class BotPool:
     """Where a server's bots decide: inline, or (STRONG, EXPERT) in the process pool."""
 
@@ -89,4 +100,4 @@ class BotPool:
             return await loop.run_in_executor(bot_pool(), function, job)
 
 
-__all__ = ["BOT_PROCESSES", "BOT_QUEUE", "POOLED", "BotPool", "bot_pool"]
+__all__ = ["BOT_PROCESSES", "BOT_QUEUE", "POOLED", "BotPool", "bot_pool", "prestart"]

@@ -35,9 +35,11 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 
 from baloot.v1 import engine_service_pb2_grpc
 from baloot_engine import __version__
+from baloot_engine.api import analysis
 from baloot_engine.api.ledger import LedgerClientMissingError, MatchLedger, redact_url
 from baloot_engine.api.sealing import KeyRing, StateKeyError, load_or_create_key_file
 from baloot_engine.api.servicer import SERVICE_NAME, BalootEngineServicer
+from baloot_engine.bots.pool import prestart as bot_pool_prestart
 from baloot_engine.server import eventloop
 from baloot_engine.server.interceptors import CallGate, TelemetryHandler
 from baloot_engine.server.settings import (
@@ -383,6 +385,11 @@ async def serve(
         loop.add_signal_handler(signum, on_signal, signum)
     try:
         await app.start()
+        # The processes the long computations run in (a searching bot's decision, a solve, an
+        # analysis) start now, not on the first such call, which would otherwise wait a
+        # second or more for a process to spawn and import the engine.
+        bot_pool_prestart()
+        analysis.worker()
         # What start-up made lives as long as the process: the garbage collector's full
         # passes need not walk it again (the calls' own objects are collected as before).
         gc.freeze()
