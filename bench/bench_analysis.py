@@ -20,7 +20,10 @@ compared as ratios (CPU seconds of a match × calibration loops per second).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import math
+import statistics
 import subprocess
 import sys
 import time
@@ -155,6 +158,8 @@ def main() -> None:
         return
     expert = ExpertBudget(match_aware=False, match_aware_calls=False)
     totals: dict[Level, list[float]] = {level: [0.0, 0.0, 0.0, 0.0] for level in Level}
+    # Each level's fair loss decision by decision, aligned across the levels (same decisions).
+    losses: dict[Level, list[float | None]] = {level: [] for level in Level}
     began = time.process_time()
     for seed in seeds:
         start, rounds = play_record([Level.BASIC] * 4, seed, max_rounds=args.calibration_rounds)
@@ -171,15 +176,36 @@ def main() -> None:
             row[1] += f.mean_fair_loss * f.decisions
             row[2] += f.mean_fair_loss_points * f.decisions
             row[3] += f.accuracy * f.decisions
+            losses[f.level].extend(f.losses)
     print(
         f"calibration: {len(seeds)} records of {args.calibration_rounds} rounds, "
         f"{args.calibration_depth}, {time.process_time() - began:.0f} s CPU; load {load()}"
     )
     for level, (count, loss, points, accuracy) in totals.items():
+        found = [x for x in losses[level] if x is not None]
         print(
             f"  {level.name:<7} {count:>4.0f} decisions  mean fair loss {loss / count:.3f} "
-            f"game points ({points / count:.2f} card points)  accuracy {accuracy / count:.1%}"
+            f"± {standard_error(found):.3f} game points ({points / count:.2f} card points)  "
+            f"accuracy {accuracy / count:.1%}"
         )
+    levels = list(Level)
+    for weaker, stronger in itertools.pairwise(levels):
+        pairs = [
+            a - b
+            for a, b in zip(losses[weaker], losses[stronger], strict=True)
+            if a is not None and b is not None
+        ]
+        mean = sum(pairs) / len(pairs)
+        error = standard_error(pairs)
+        print(
+            f"  {weaker.name} - {stronger.name}: {mean:+.3f} ± {error:.3f} game points a "
+            f"decision over the same {len(pairs)} decisions (z {mean / error if error else 0:.1f})"
+        )
+
+
+def standard_error(values: list[float]) -> float:
+    """The standard error of the mean of ``values``."""
+    return statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ class LevelFigures(NamedTuple):
     mean_fair_loss: float
     mean_fair_loss_points: float  # card decisions only
     accuracy: float  # the share of its choices that were a best fair choice
+    losses: tuple[float | None, ...]  # each decision's fair loss (None: not among its choices)
 
 
 def calibrate(
@@ -51,6 +52,7 @@ def calibrate(
     figures: list[LevelFigures] = []
     for level in levels:
         losses: list[float] = []
+        each: list[float | None] = []
         points: list[float] = []
         best = 0
         for number, decision in enumerate(decisions):
@@ -58,11 +60,13 @@ def calibrate(
             choice = suggest(state, decision.seat, level, seed=seed * 7919 + number, expert=expert)
             found = [a for a in decision.alternatives if a.action == choice]
             if not found:
+                each.append(None)
                 continue
             top = decision.alternatives[decision.best_fair].fair
             mine = found[0].fair
             loss = max(0.0, top.score - mine.score)
             losses.append(loss)
+            each.append(loss)
             gap = 0.0
             if top.points is not None and mine.points is not None:
                 gap = top.points - mine.points
@@ -77,6 +81,7 @@ def calibrate(
                 sum(losses) / count if count else 0.0,
                 sum(points) / len(points) if points else 0.0,
                 best / count if count else 1.0,
+                tuple(each),
             )
         )
     return figures

@@ -10,8 +10,8 @@
 * EXPERT bids like STRONG but for the chance to win the match rather than the round's points
   (``ExpertBudget.match_aware_calls``), doubles with more sampled worlds (for the match too),
   and chooses its cards by the deeper search of :mod:`baloot_engine.bots.expert` (many more
-  worlds within a time budget, for the match as well, the last tricks of each world solved
-  exactly).
+  worlds within a time budget, for the match as well, each world solved exactly from the
+  decision to the end of the round).
 
 No function here sees a match state: they receive the seat's
 :class:`~baloot_engine.rules.observation.Observation`.
