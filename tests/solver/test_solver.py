@@ -22,6 +22,7 @@ from baloot_engine.solver import (
     Position,
     SolverBudgetError,
     answer_played_out,
+    deal_value,
     new_search,
     now_plus,
     par,
@@ -29,6 +30,7 @@ from baloot_engine.solver import (
     played_out,
     position_of,
     solve,
+    solve_some,
 )
 from baloot_engine.solver.reference import minimax, rest_of
 from tests.solver.positions import RULE_SETS, end_position, first_lead, play_on
@@ -262,3 +264,24 @@ def test_the_work_of_a_search_does_not_depend_on_what_was_solved_before() -> Non
     for seed in range(3):
         solve(position_of(first_lead(20 + seed, rules)))
     assert solve(position).nodes == first
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**9), rules_name=st.sampled_from(sorted(RULE_SETS)))
+def test_some_actions_and_a_deal_s_value_are_those_of_the_whole_solution(
+    seed: int, rules_name: str
+) -> None:
+    # solve_some values any subset of the legal actions as solve values them all, and
+    # deal_value, at a trick's start, is the value of the best of them.
+    rules = RULE_SETS[rules_name]
+    position = end_position(seed, 5, 0, rules)
+    solution = solve(position)
+    plays = [v.play for v in solution.values]
+    wanted = [i for i in range(len(plays)) if (seed >> i) & 1] or [len(plays) - 1]
+    some = solve_some(position, plays, wanted)
+    assert sorted(some) == wanted
+    assert all(some[i] == solution.values[i] for i in wanted)
+    best = solution.best_value
+    assert deal_value(position) == (best.points, best.tricks)
+    with pytest.raises(ValueError, match="trick's start"):
+        deal_value(position.after(best.play))

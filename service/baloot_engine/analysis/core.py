@@ -54,7 +54,7 @@ from baloot_engine.bots.search import (
 )
 from baloot_engine.bots.tracking import sample_hands, track
 from baloot_engine.rules.actions import Action, Bid, BidKind, Deal, Doubling, EventKind, Play
-from baloot_engine.rules.cards import LAST_TRICK_BONUS, POINTS, STRENGTHS
+from baloot_engine.rules.cards import POINTS, STRENGTHS
 from baloot_engine.rules.contract import Contract, PlayMode, partner_of
 from baloot_engine.rules.dealing import REVEALED_INDEX, completion_cards, initial_hands
 from baloot_engine.rules.facts import AwardedProject
@@ -64,15 +64,15 @@ from baloot_engine.rules.record import RecordedRound, Step, replay
 from baloot_engine.rules.ruleset import RuleSet
 from baloot_engine.rules.state import BidStage, Phase, State
 from baloot_engine.solver import (
-    TRICK_WEIGHT,
     DealSearch,
     Position,
     SolverBudgetError,
-    _exact,
+    deal_value,
     new_search,
     par,
     position_of,
     solve,
+    solve_some,
 )
 
 EPSILON: Final = 1e-6
@@ -345,50 +345,12 @@ def _solve_some(
     position: Position, plays: Sequence[Play], wanted: Sequence[int], deadline: float | None
 ) -> dict[int, tuple[tuple[int, int], tuple[int, int]]]:
     """The card points and tricks per team at the round's end after each play of ``wanted``
-    (indexes of ``plays``), every hand known: :func:`~baloot_engine.solver.solve` for a few
-    of the legal cards."""
-    seat = position.seat
-    team = seat & 1
-    search = new_search(position.contract, position.rules, team)
-    hands = position.hands
-    trick = position.trick
-    points = POINTS[position.contract.trump + 1]
-    held = hands[0] | hands[1] | hands[2] | hands[3]
-    rest = LAST_TRICK_BONUS + sum(points[c] for c in trick)
-    rest += sum(points[c] for c in range(32) if held >> c & 1)
-    tricks_left = (held.bit_count() + len(trick)) // 4
-    until = 0.0 if deadline is None else deadline
-    guess: int | None = None
-    found: dict[int, tuple[tuple[int, int], tuple[int, int]]] = {}
-    for i in wanted:
-        play = plays[i]
-        after = list(hands)
-        after[seat] ^= 1 << play.card
-        value = _exact(
-            search,
-            (
-                (after[0], after[1], after[2], after[3]),
-                (*trick, play.card),
-                position.leader,
-                position.played,
-                play.akka if not trick else position.akka,
-            ),
-            TRICK_WEIGHT * rest + tricks_left,
-            guess,
-            0,
-            until,
-        )
-        if value is None:
-            raise AnalysisStoppedError("the analysis ran past its deadline")
-        guess = value
-        mine = divmod(value, TRICK_WEIGHT)
-        theirs = (rest - mine[0], tricks_left - mine[1])
-        zero, one = (mine, theirs) if team == 0 else (theirs, mine)
-        found[i] = (
-            (position.abnat[0] + zero[0], position.abnat[1] + one[0]),
-            (position.tricks_won[0] + zero[1], position.tricks_won[1] + one[1]),
-        )
-    return found
+    (indexes of ``plays``), every hand known."""
+    try:
+        found = solve_some(position, plays, wanted, deadline=deadline)
+    except SolverBudgetError:
+        raise AnalysisStoppedError("the analysis ran past its deadline") from None
+    return {i: (value.points, value.tricks) for i, value in found.items()}
 
 
 def _plain(contract: Contract) -> Contract:
@@ -400,24 +362,11 @@ def _plain(contract: Contract) -> Contract:
 def _deal_value(
     position: Position, deadline: float | None
 ) -> tuple[tuple[int, int], tuple[int, int]]:
-    """The card points and tricks of each team when a whole deal is played perfectly: one
-    search of the deal's value (cheaper than valuing every first lead)."""
-    contract = position.contract
-    search = new_search(contract, position.rules, 0)
-    points = POINTS[contract.trump + 1]
-    rest = LAST_TRICK_BONUS + sum(points[c] for c in range(32))
-    value = _exact(
-        search,
-        (position.hands, (), position.leader, 0, False),
-        TRICK_WEIGHT * rest + 8,
-        None,
-        0,
-        0.0 if deadline is None else deadline,
-    )
-    if value is None:
-        raise AnalysisStoppedError("the analysis ran past its deadline")
-    ours, won = divmod(value, TRICK_WEIGHT)
-    return (ours, rest - ours), (won, 8 - won)
+    """The card points and tricks of each team when a whole deal is played perfectly."""
+    try:
+        return deal_value(position, deadline=deadline)
+    except SolverBudgetError:
+        raise AnalysisStoppedError("the analysis ran past its deadline") from None
 
 
 def _chance(value: float) -> float:

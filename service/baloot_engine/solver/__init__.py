@@ -26,7 +26,7 @@ core and below the bots (``bots/endgame.py`` is a user of it).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Final, Literal, Protocol
 
@@ -349,10 +349,48 @@ def solve(
     ``search`` reuses the table of an earlier call on the same deal; it must count the team
     of the seat to move (:func:`new_search`).
     """
+    if search is None:
+        search = new_search(position.contract, position.rules, position.seat & 1, engine)
+    started = search.nodes
+    plays = _plays(position)
+    found = solve_some(
+        position,
+        plays,
+        range(len(plays)),
+        deadline=deadline,
+        max_nodes=max_nodes,
+        search=search,
+    )
+    values = tuple(found[i] for i in range(len(plays)))
+    team = position.seat & 1
+    best = 0
+    for index, value in enumerate(values):
+        if (value.points[team], value.tricks[team]) > (
+            values[best].points[team],
+            values[best].tricks[team],
+        ):
+            best = index
+    return Solution(position.seat, values, best, search.nodes - started)
+
+
+def solve_some(
+    position: Position,
+    plays: Sequence[Play],
+    wanted: Iterable[int],
+    *,
+    deadline: float | None = None,
+    max_nodes: int | None = None,
+    search: DealSearch | None = None,
+) -> dict[int, ActionValue]:
+    """The exact value of some of the legal actions of the seat to move: ``plays`` are its
+    legal actions (:attr:`Solution.values`' order, the same in every deal that leaves the
+    seat its hand), ``wanted`` the indexes of those to value. A caller that knows some
+    actions share their value (equal cards) values one of each; otherwise as :func:`solve`.
+    """
     seat = position.seat
     team = seat & 1
     if search is None:
-        search = new_search(position.contract, position.rules, team, engine)
+        search = new_search(position.contract, position.rules, team)
     limit, until = _deadline_args(deadline, max_nodes)
     started = search.nodes
     hands = position.hands
@@ -360,11 +398,10 @@ def solve(
     rest, tricks_left = divmod(rest_of(hands, trick, position.contract.trump), TRICK_WEIGHT)
     if tricks_left == 0:
         raise ValueError("the round is over: no card is left to play")
-    values: list[ActionValue] = []
-    best = 0
-    best_score = -1
+    found: dict[int, ActionValue] = {}
     guess: int | None = None
-    for index, play in enumerate(_plays(position)):
+    for index in wanted:
+        play = plays[index]
         after = list(hands)
         after[seat] ^= 1 << play.card
         akka = play.akka if not trick else position.akka
@@ -385,21 +422,52 @@ def solve(
         guess = value
         if value is None:
             raise SolverBudgetError("the solver's budget ran out before the values were exact")
-        mine_points, mine_tricks = divmod(value, TRICK_WEIGHT)
-        theirs = (rest - mine_points, tricks_left - mine_tricks)
-        ours = (mine_points, mine_tricks)
-        by_team = (ours, theirs) if team == 0 else (theirs, ours)
-        values.append(
-            ActionValue(
-                play,
-                (position.abnat[0] + by_team[0][0], position.abnat[1] + by_team[1][0]),
-                (position.tricks_won[0] + by_team[0][1], position.tricks_won[1] + by_team[1][1]),
-            )
-        )
-        if value > best_score:
-            best_score = value
-            best = index
-    return Solution(seat, tuple(values), best, search.nodes - started)
+        found[index] = _action_value(position, play, value, rest, tricks_left)
+    return found
+
+
+def _action_value(
+    position: Position, play: Play, value: int, rest: int, tricks_left: int
+) -> ActionValue:
+    """An action's totals for the round from its search value (the seat's team's
+    ``9 * points + tricks`` from the position on; ``rest``, ``tricks_left``: what is left)."""
+    mine_points, mine_tricks = divmod(value, TRICK_WEIGHT)
+    theirs = (rest - mine_points, tricks_left - mine_tricks)
+    ours = (mine_points, mine_tricks)
+    by_team = (ours, theirs) if position.seat & 1 == 0 else (theirs, ours)
+    return ActionValue(
+        play,
+        (position.abnat[0] + by_team[0][0], position.abnat[1] + by_team[1][0]),
+        (position.tricks_won[0] + by_team[0][1], position.tricks_won[1] + by_team[1][1]),
+    )
+
+
+def deal_value(
+    position: Position, *, deadline: float | None = None
+) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Each team's card points and tricks at the round's end when the round is played
+    perfectly from a trick's start (``position.trick`` empty): one search of the position's
+    value, cheaper than valuing every lead with :func:`solve`; past ``deadline``,
+    :class:`SolverBudgetError`."""
+    if position.trick:
+        raise ValueError("a deal's value is taken at a trick's start")
+    search = new_search(position.contract, position.rules, 0)
+    rest, tricks_left = divmod(rest_of(position.hands, (), position.contract.trump), TRICK_WEIGHT)
+    value = _exact(
+        search,
+        (position.hands, (), position.leader, position.played, False),
+        TRICK_WEIGHT * rest + tricks_left,
+        None,
+        0,
+        0.0 if deadline is None else deadline,
+    )
+    if value is None:
+        raise SolverBudgetError("the solver's budget ran out before the value was exact")
+    ours, won = divmod(value, TRICK_WEIGHT)
+    return (
+        (position.abnat[0] + ours, position.abnat[1] + rest - ours),
+        (position.tricks_won[0] + won, position.tricks_won[1] + tricks_left - won),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -588,6 +656,7 @@ __all__ = [
     "SolverBudgetError",
     "answer_live",
     "answer_played_out",
+    "deal_value",
     "new_search",
     "now_plus",
     "pair_of_searches",
@@ -596,4 +665,5 @@ __all__ = [
     "played_out",
     "position_of",
     "solve",
+    "solve_some",
 ]
