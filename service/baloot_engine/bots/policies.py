@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 from enum import Enum
+from typing import Final
 
 from baloot_engine.bots.bidding_eval import evaluate_bids, over_default, threshold_hokm
 from baloot_engine.bots.cardplay import choose_card
@@ -40,6 +41,7 @@ from baloot_engine.bots.search import (
     search_card,
     search_doubling,
 )
+from baloot_engine.bots.tracking import every_deal, track
 from baloot_engine.rules.actions import (
     Action,
     Bid,
@@ -54,6 +56,7 @@ from baloot_engine.rules.cards import ACE, FULL_DECK, HIGHER, SUIT_MASKS, TEN
 from baloot_engine.rules.contract import PlayMode
 from baloot_engine.rules.observation import Observation
 from baloot_engine.rules.projects import RAW_VALUES, best_projects
+from baloot_engine.rules.sawa import claim_holds
 from baloot_engine.rules.state import BidStage, DoublingStep, Phase
 
 
@@ -134,7 +137,9 @@ def decide(
     declarations = [a for a in legal if isinstance(a, Declare)]
     if declarations:
         return choose_declaration(obs, declarations)
-    if any(isinstance(a, ClaimSawa) for a in legal) and sawa_certain(obs):
+    if any(isinstance(a, ClaimSawa) for a in legal) and (
+        sawa_certain(obs) or (level is Level.EXPERT and sawa_proved(obs))
+    ):
         return ClaimSawa()
     plays = [a for a in legal if isinstance(a, Play)]
     if not plays:
@@ -283,6 +288,25 @@ def choose_declaration(obs: Observation, declarations: list[Declare]) -> Declare
         if sorted(kind.value for kind in declaration.kinds) == wanted:
             return declaration
     return max(declarations, key=lambda d: sum(RAW_VALUES[kind] for kind in d.kinds))
+
+
+SAWA_DEALS: Final = 1680
+"""The most deals EXPERT checks a Sawa claim in (three cards in each other hand)."""
+
+
+def sawa_proved(obs: Observation) -> bool:
+    """A Sawa claim that holds in every deal the seat cannot rule out: the rules core's own
+    verdict (:func:`~baloot_engine.rules.sawa.claim_holds`, exact) in each, late in the round
+    when they are few enough to check them all (:func:`~baloot_engine.bots.tracking.every_deal`).
+    Sound from the observation alone: a claim is made only when no layout of the unseen cards
+    can beat it."""
+    contract = obs.contract
+    if contract is None or obs.trick:
+        return False
+    deals = every_deal(obs, track(obs), SAWA_DEALS)
+    if not deals:
+        return False
+    return all(claim_holds(hands, obs.seat, contract, obs.rules) for hands in deals)
 
 
 def sawa_certain(obs: Observation) -> bool:

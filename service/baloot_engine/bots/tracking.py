@@ -323,3 +323,50 @@ def _deal_once(obs: Observation, tracker: Tracker, rng: random.Random) -> tuple[
             hands[others[j]] |= 1 << card
         start += capacity[j]
     return hands[0], hands[1], hands[2], hands[3]
+
+
+ENUMERATED_CARDS = 9
+"""The most unseen cards :func:`every_deal` places (three seats of three cards: at most 1,680
+deals, and at most 3^9 steps however the cards are constrained)."""
+
+
+def every_deal(
+    obs: Observation, tracker: Tracker, most: int
+) -> list[tuple[int, int, int, int]] | None:
+    """Every deal of the unseen cards to the other seats that ``tracker`` allows (hand sizes,
+    known cards, cards a seat cannot hold), or None when there are more than ``most`` (or
+    some of the seat's own cards are still to come).
+
+    What no tracker records (the project types a seat declared but did not show) is not
+    checked: the list may hold deals the seat could rule out, never miss one it could not.
+    """
+    if tracker.own_missing:
+        return None
+    plan = _plan_of(obs.seat, tracker)
+    if len(plan.cards) > ENUMERATED_CARDS:
+        return None
+    others = plan.others
+    cards = plan.cards
+    classes = plan.classes
+    found: list[tuple[int, int, int, int]] = []
+    hands = list(plan.hands)
+    capacity = list(plan.capacity)
+
+    def place(i: int) -> bool:
+        if i == len(cards):
+            if len(found) >= most:
+                return False
+            found.append((hands[0], hands[1], hands[2], hands[3]))
+            return True
+        for j in range(3):
+            if classes[i] >> j & 1 and capacity[j] > 0:
+                capacity[j] -= 1
+                hands[others[j]] ^= 1 << cards[i]
+                going = place(i + 1)
+                hands[others[j]] ^= 1 << cards[i]
+                capacity[j] += 1
+                if not going:
+                    return False
+        return True
+
+    return found if place(0) else None
