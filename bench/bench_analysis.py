@@ -37,7 +37,7 @@ from baloot_engine.analysis import Decision, Depth, analyze, budget_of
 from baloot_engine.analysis.calibration import calibrate
 from baloot_engine.analysis.selfplay import play_record
 from baloot_engine.bots import Level
-from baloot_engine.bots.expert import ExpertBudget
+from baloot_engine.bots.expert import BASELINE_EXPERT_BUDGET, ExpertBudget
 
 
 def load() -> str:
@@ -127,6 +127,11 @@ def main() -> None:
     parser.add_argument("--calibration-rounds", type=int, default=2)
     parser.add_argument("--calibration-depth", default="deep")
     parser.add_argument(
+        "--baseline-expert",
+        action="store_true",
+        help="also EXPERT as it played before it solved whole worlds (EXPERT-0)",
+    )
+    parser.add_argument(
         "--rpc-pauses",
         default="0,3",
         help="seconds between a server's start and its first analysis call (empty: none)",
@@ -157,39 +162,51 @@ def main() -> None:
     if not seeds:
         return
     expert = ExpertBudget(match_aware=False, match_aware_calls=False)
-    totals: dict[Level, list[float]] = {level: [0.0, 0.0, 0.0, 0.0] for level in Level}
-    # Each level's fair loss decision by decision, aligned across the levels (same decisions).
-    losses: dict[Level, list[float | None]] = {level: [] for level in Level}
+    # The rows: each level, then (``--baseline-expert``) EXPERT as it played before it solved
+    # whole worlds, on the same decisions (the analysis is a pure function of its seed).
+    rows: list[tuple[str, list[Level], ExpertBudget]] = [
+        (level.name, [level], expert) for level in Level
+    ]
+    if args.baseline_expert:
+        baseline = BASELINE_EXPERT_BUDGET._replace(match_aware=False, match_aware_calls=False)
+        rows.append(("EXPERT-0", [Level.EXPERT], baseline))
+    totals: dict[str, list[float]] = {name: [0.0, 0.0, 0.0, 0.0] for name, _, _ in rows}
+    # Each row's fair loss decision by decision, aligned across the rows (same decisions).
+    losses: dict[str, list[float | None]] = {name: [] for name, _, _ in rows}
     began = time.process_time()
     for seed in seeds:
         start, rounds = play_record([Level.BASIC] * 4, seed, max_rounds=args.calibration_rounds)
-        for f in calibrate(
-            start,
-            rounds,
-            list(Level),
-            budget=budget_of(Depth(args.calibration_depth)),
-            seed=seed,
-            expert=expert,
-        ):
-            row = totals[f.level]
-            row[0] += f.decisions
-            row[1] += f.mean_fair_loss * f.decisions
-            row[2] += f.mean_fair_loss_points * f.decisions
-            row[3] += f.accuracy * f.decisions
-            losses[f.level].extend(f.losses)
+        budget = budget_of(Depth(args.calibration_depth))
+        every = calibrate(start, rounds, list(Level), budget=budget, seed=seed, expert=expert)
+        for name, levels, expert_budget in rows:
+            if expert_budget is expert:
+                chosen = [f for f in every if f.level in levels]
+            else:
+                chosen = calibrate(
+                    start, rounds, levels, budget=budget, seed=seed, expert=expert_budget
+                )
+            for f in chosen:
+                row = totals[name]
+                row[0] += f.decisions
+                row[1] += f.mean_fair_loss * f.decisions
+                row[2] += f.mean_fair_loss_points * f.decisions
+                row[3] += f.accuracy * f.decisions
+                losses[name].extend(f.losses)
     print(
         f"calibration: {len(seeds)} records of {args.calibration_rounds} rounds, "
         f"{args.calibration_depth}, {time.process_time() - began:.0f} s CPU; load {load()}"
     )
-    for level, (count, loss, points, accuracy) in totals.items():
-        found = [x for x in losses[level] if x is not None]
+    for name, (count, loss, points, accuracy) in totals.items():
+        found = [x for x in losses[name] if x is not None]
         print(
-            f"  {level.name:<7} {count:>4.0f} decisions  mean fair loss {loss / count:.3f} "
+            f"  {name:<8} {count:>4.0f} decisions  mean fair loss {loss / count:.3f} "
             f"± {standard_error(found):.3f} game points ({points / count:.2f} card points)  "
             f"accuracy {accuracy / count:.1%}"
         )
-    levels = list(Level)
-    for weaker, stronger in itertools.pairwise(levels):
+    pairs_of = list(itertools.pairwise([level.name for level in Level]))
+    if args.baseline_expert:
+        pairs_of.append(("EXPERT-0", "EXPERT"))
+    for weaker, stronger in pairs_of:
         pairs = [
             a - b
             for a, b in zip(losses[weaker], losses[stronger], strict=True)
@@ -198,7 +215,7 @@ def main() -> None:
         mean = sum(pairs) / len(pairs)
         error = standard_error(pairs)
         print(
-            f"  {weaker.name} - {stronger.name}: {mean:+.3f} ± {error:.3f} game points a "
+            f"  {weaker} - {stronger}: {mean:+.3f} ± {error:.3f} game points a "
             f"decision over the same {len(pairs)} decisions (z {mean / error if error else 0:.1f})"
         )
 
