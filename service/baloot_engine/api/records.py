@@ -22,6 +22,7 @@ from baloot_engine.api import inbound, outbound
 from baloot_engine.api.enums import RULE_FLAGS
 from baloot_engine.api.matches import Reveal, last_reveal, round_end_index
 from baloot_engine.api.refusals import (
+    DEAL_NOT_COMMITTED,
     RECORD_DIVERGES,
     RECORD_FORMAT_UNKNOWN,
     RECORD_RULES_INCONSISTENT,
@@ -30,10 +31,12 @@ from baloot_engine.api.refusals import (
     ApiError,
     Code,
 )
+from baloot_engine.api.state_codec import DEALING_AT_MATCH_END, DEALING_EACH_ROUND
 from baloot_engine.api.views import add_views, build_view
 from baloot_engine.rules import Deal, EventKind, RuleError, State, game
 from baloot_engine.rules.dealing import REVEALED_INDEX, completion_cards, initial_hands
 from baloot_engine.rules.errors import RECORD_MISMATCH, malformed
+from baloot_engine.rules.fairdeal import CHAIN_ROUNDS, SCHEME, DealCheck, check_decks
 from baloot_engine.rules.game import BETWEEN_ROUNDS
 from baloot_engine.rules.record import (
     CLOSE_REVIEW,
@@ -72,12 +75,17 @@ _SCORED: Final = EventKind.ROUND_SCORED
 # Reveals
 
 
-def reveal_out(hand: State, deck: Sequence[int]) -> types_pb2.RoundReveal:
+def reveal_out(
+    hand: State, deck: Sequence[int], deal_key: tuple[int, bytes] | None = None
+) -> types_pb2.RoundReveal:
     """The ``RoundReveal`` of a hand: ``hand`` is a state of that hand (its dealer, number and
-    contract), ``deck`` its deck order."""
+    contract), ``deck`` its deck order, ``deal_key`` the key of the match's committed chain it
+    discloses (round, key), if any."""
     message = types_pb2.RoundReveal(
         round_number=hand.hand_number, dealer=hand.dealer, deck_order=deck
     )
+    if deal_key is not None:
+        message.deal_key.round, message.deal_key.key = deal_key
     contract = hand.contract
     if contract is not None and len(deck) == 32:
         taker = contract.taker
@@ -91,10 +99,12 @@ def reveal_out(hand: State, deck: Sequence[int]) -> types_pb2.RoundReveal:
     return message
 
 
-def reveal_event(hand: State, deck: Sequence[int]) -> types_pb2.Event:
+def reveal_event(
+    hand: State, deck: Sequence[int], deal_key: tuple[int, bytes] | None = None
+) -> types_pb2.Event:
     """The ``ROUND_REVEALED`` event of a hand that just ended (see :func:`reveal_out`)."""
     event = types_pb2.Event(kind=_REVEAL_KIND, seat=hand.dealer)
-    event.reveal.CopyFrom(reveal_out(hand, deck))
+    event.reveal.CopyFrom(reveal_out(hand, deck, deal_key))
     return event
 
 
@@ -102,7 +112,8 @@ def reveal_view_part(reveal: Reveal) -> bytes:
     """The encoded ``View`` part of a round's reveal, which views carry under
     ``reveal_hands_after_round`` while the match waits for the next deal (or is over)."""
     view = types_pb2.View()
-    view.last_round_reveal.CopyFrom(reveal_out(reveal.round, reveal.deck))
+    deal_key = reveal.deal_key if reveal.key_in_views else None
+    view.last_round_reveal.CopyFrom(reveal_out(reveal.round, reveal.deck, deal_key))
     return view.SerializeToString()
 
 
@@ -136,6 +147,45 @@ def board_set_secret_in(secret: str, board_set: str) -> str:
             "characters other than the space",
         )
     return secret
+
+
+def deal_disclosure_in(value: int) -> int:
+    """A CreateMatch ``deal_disclosure``, checked, as the token's ``dealing`` value."""
+    if value in (types_pb2.DEAL_DISCLOSURE_UNSPECIFIED, types_pb2.DEAL_DISCLOSURE_AT_MATCH_END):
+        return DEALING_AT_MATCH_END
+    if value == types_pb2.DEAL_DISCLOSURE_EACH_ROUND:
+        return DEALING_EACH_ROUND
+    raise malformed(REQUEST_INVALID, f"deal_disclosure {value} is not a DealDisclosure")
+
+
+def commitment_out(commitment: bytes, dealing: int) -> types_pb2.DealCommitment:
+    """The ``DealCommitment`` CreateMatch returns."""
+    disclosure = (
+        types_pb2.DEAL_DISCLOSURE_EACH_ROUND
+        if dealing == DEALING_EACH_ROUND
+        else types_pb2.DEAL_DISCLOSURE_AT_MATCH_END
+    )
+    return types_pb2.DealCommitment(
+        scheme=SCHEME, commitment=commitment, rounds=CHAIN_ROUNDS, disclosure=disclosure
+    )
+
+
+def deal_check(record: records_pb2.MatchRecord) -> DealCheck | None:
+    """What the record's disclosed key proves of its decks (docs/fair-deals.md); None for a
+    record without a commitment of a scheme this server reads."""
+    if not record.HasField("deal_commitment"):
+        return None
+    committed = record.deal_commitment
+    if committed.scheme not in (0, SCHEME):
+        return None
+    disclosed = record.deal_key
+    return check_decks(
+        bytes(committed.commitment),
+        disclosed.round,
+        bytes(disclosed.key),
+        [tuple(r.deck_order) for r in record.rounds],
+        [r.HasField("score") for r in record.rounds],
+    )
 
 
 def check_size(record: records_pb2.MatchRecord) -> str | None:
@@ -296,12 +346,30 @@ def verify(record: records_pb2.MatchRecord) -> pb.VerifyRecordResponse:
         return _verify(record)
 
 
+def _committed_steps(
+    record: records_pb2.MatchRecord, start: State, dealt: DealCheck | None
+) -> Iterator[Step]:
+    """:func:`_steps`, up to the first hand whose deck is not the committed one (or before the
+    first, when the disclosed key does not open the commitment): DEAL_NOT_COMMITTED there."""
+    bad = None if dealt is None else dealt.bad_round
+    for step in _steps(record, start):
+        if bad is not None and step.round_index >= bad:
+            break
+        yield step
+    if dealt is not None and bad is not None:
+        raise DivergenceError(bad, 0, DEAL_NOT_COMMITTED, dealt.why)
+
+
 def _verify(record: records_pb2.MatchRecord) -> pb.VerifyRecordResponse:
     state = start_of(record)
     response = pb.VerifyRecordResponse(valid=True)
     replayed = 0
+    dealt = deal_check(record)
+    if dealt is not None:
+        response.hands_proven = dealt.proven
+        response.deals_proven = dealt.complete and dealt.bad_round is None and bool(record.rounds)
     try:
-        for step in _steps(record, state):
+        for step in _committed_steps(record, state, dealt):
             state = step.state
             replayed += 1
             for event in step.events:

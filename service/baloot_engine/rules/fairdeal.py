@@ -170,13 +170,16 @@ def check_decks(
         return DealCheck(0, not decks, None, "no key is disclosed")
     if not key_matches(key, key_round, committed):
         return DealCheck(0, False, 0, f"the key of round {key_round} does not open the commitment")
+    keys = [key]  # key[key_round], key[key_round - 1], … key[1]: the chain walked once
+    for link in range(key_round, 1, -1):
+        keys.append(_link(link, keys[-1]))
     proven = 0
     for index, ((round_number, redeals), deck) in enumerate(
         zip(round_positions(scored), decks, strict=True)
     ):
         if round_number > key_round:
             break  # not disclosed yet
-        expected = committed_deck(earlier_key(key, key_round, round_number), redeals)
+        expected = committed_deck(keys[key_round - round_number], redeals)
         if tuple(deck) != expected:
             why = (
                 f"hand {index + 1} (round {round_number}, redeal {redeals}) was not dealt the "
