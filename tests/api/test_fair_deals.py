@@ -231,3 +231,20 @@ def test_board_set_matches_share_their_commitment_and_only_the_host_gets_the_key
         assert view.HasField("last_round_reveal")
         assert not view.last_round_reveal.HasField("deal_key")
     assert _reveals(responses)[-1].HasField("deal_key")  # the host's
+
+
+@pytest.mark.parametrize("disclosure", [types_pb2.DEAL_DISCLOSURE_AT_MATCH_END, EACH_ROUND])
+def test_replay_record_shows_the_keys_the_match_disclosed(
+    client: EngineClient, disclosure: int
+) -> None:
+    match, responses = _long_match(client, 150, deal_disclosure=disclosure)
+    record = match.record
+    shown = 0
+    for index, events in enumerate(responses):
+        live = [e for e in events if e.kind == REVEALED]
+        if not live:
+            continue
+        replayed = client.replay_record(record, index + 1)
+        assert [e for e in replayed.events if e.kind == REVEALED] == live
+        shown += live[0].reveal.HasField("deal_key")
+    assert shown == (1 if disclosure != EACH_ROUND else record.deal_key.round)

@@ -36,7 +36,14 @@ from baloot_engine.api.views import add_views, build_view
 from baloot_engine.rules import Deal, EventKind, RuleError, State, game
 from baloot_engine.rules.dealing import REVEALED_INDEX, completion_cards, initial_hands
 from baloot_engine.rules.errors import RECORD_MISMATCH, malformed
-from baloot_engine.rules.fairdeal import CHAIN_ROUNDS, SCHEME, DealCheck, check_decks
+from baloot_engine.rules.fairdeal import (
+    CHAIN_ROUNDS,
+    SCHEME,
+    DealCheck,
+    check_decks,
+    earlier_key,
+    key_matches,
+)
 from baloot_engine.rules.game import BETWEEN_ROUNDS
 from baloot_engine.rules.record import (
     CLOSE_REVIEW,
@@ -394,6 +401,26 @@ def _verify(record: records_pb2.MatchRecord) -> pb.VerifyRecordResponse:
     return response
 
 
+def _disclosed_key(
+    record: records_pb2.MatchRecord, round_index: int, match_over: bool
+) -> tuple[int, bytes] | None:
+    """The key the match disclosed in the reveal of the scored hand ``round_index``, as the
+    record's key gives it: that round's at every scored round, or the last one's at the match's
+    end (docs/fair-deals.md); None when the record's key does not open its commitment."""
+    if not (record.HasField("deal_commitment") and record.HasField("deal_key")):
+        return None
+    committed = record.deal_commitment
+    if committed.disclosure != types_pb2.DEAL_DISCLOSURE_EACH_ROUND and not match_over:
+        return None
+    round_number = sum(r.HasField("score") for r in record.rounds[: round_index + 1])
+    key_round, key = record.deal_key.round, bytes(record.deal_key.key)
+    if not 1 <= round_number <= key_round:
+        return None
+    if not key_matches(key, key_round, bytes(committed.commitment)):
+        return None
+    return round_number, earlier_key(key, key_round, round_number)
+
+
 class Replayed(NamedTuple):
     """A record replayed to a step."""
 
@@ -445,7 +472,12 @@ def replay_response(
     """The views and events of a record at a step."""
     state = replayed.state
     response = pb.ReplayRecordResponse(total_steps=total_steps(record))
-    reveal = last_reveal(state, replayed.deck) if replayed.deck else None
+    step = replayed.step
+    deal_key = None
+    if step is not None and step.ends_round and any(e.kind is _SCORED for e in step.events):
+        deal_key = _disclosed_key(record, step.round_index, state.phase is Phase.MATCH_OVER)
+    in_views = None if record.board_set else deal_key
+    reveal = last_reveal(state, replayed.deck, in_views) if replayed.deck else None
     extra = b"" if reveal is None else reveal_view_part(reveal)
     match_id = record.match_id
     add_views(response.views, state, (0, 1, 2, 3), match_id, step_number, extra=extra)
@@ -453,13 +485,12 @@ def replay_response(
     if extra:
         public.MergeFromString(extra)
     response.public_view.CopyFrom(public)
-    step = replayed.step
     if step is not None:
         events = step.events
         if step.ends_round:
             end = round_end_index(events) + 1
             outbound.add_events(response.events, events[:end], state)
-            response.events.append(reveal_event(step.before, replayed.deck))
+            response.events.append(reveal_event(step.before, replayed.deck, deal_key))
             outbound.add_events(response.events, events[end:], state)
         else:
             outbound.add_events(response.events, events, state)
