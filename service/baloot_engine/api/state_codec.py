@@ -895,6 +895,8 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
         raise StateInvalidError(["the board set's seed is malformed"])
     if m.dealing > DEALING_VOID:
         raise StateInvalidError([f"dealing {m.dealing} is not one of 0 to {DEALING_VOID}"])
+    if m.scored_at_hand > m.hand_number or m.rounds_scored > m.hand_number:
+        raise StateInvalidError(["more hands scored than dealt"])
     return Decoded(state, bytes(m.seed), m.version, data, m)
 
 
