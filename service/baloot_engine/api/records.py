@@ -62,7 +62,8 @@ from baloot_engine.rules.state import Phase
 # record RPCs need no credential, so their work is bounded whatever the record: its actions
 # (about 7-14 µs of CPU each), and the positions the Sawa searches of its claims may visit
 # together (about 6 µs each; a claim made with eight cards in hand can need 60,000). At the
-# limits a record costs under 25 ms of CPU (bench/bench_record_cost.py).
+# limits a record costs under 25 ms of CPU (bench/bench_record_cost.py), plus about 2 ms to check
+# its decks against a deal commitment (200 hands, a key of round 200: docs/fair-deals.md).
 MAX_RECORD_ROUNDS: Final = 200
 MAX_ROUND_ACTIONS: Final = 128
 MAX_RECORD_ACTIONS: Final = 1024
