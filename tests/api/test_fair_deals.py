@@ -9,16 +9,18 @@ import json
 import random
 from typing import Any
 
+import grpc
 import pytest
 from baloot_client import EngineClient, Match
 from baloot_client.records import to_json
 
+from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import records_pb2, rules_pb2, types_pb2
 from baloot_engine.api.matches import Matches, Opened
 from baloot_engine.api.sealing import KeyRing
 from baloot_engine.api.state_codec import DEALING_VOID
 from baloot_engine.rules import fairdeal
-from tests.api.conftest import open_token
+from tests.api.conftest import expect_refusal, open_token
 from tests.api.test_servicer_records import play_out, verify
 
 REVEALED = types_pb2.EVENT_KIND_ROUND_REVEALED
@@ -248,3 +250,8 @@ def test_replay_record_shows_the_keys_the_match_disclosed(
         assert [e for e in replayed.events if e.kind == REVEALED] == live
         shown += live[0].reveal.HasField("deal_key")
     assert shown == (1 if disclosure != EACH_ROUND else record.deal_key.round)
+
+
+def test_an_unknown_disclosure_is_refused(stub: Any) -> None:
+    request = pb.CreateMatchRequest(deal_disclosure=7)  # no DealDisclosure has the value 7
+    expect_refusal(stub.CreateMatch, request, grpc.StatusCode.INVALID_ARGUMENT, "REQUEST_INVALID")
