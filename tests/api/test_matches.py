@@ -17,8 +17,8 @@ from baloot_engine.api.refusals import (
     ApiError,
 )
 from baloot_engine.api.sealing import HOST_ROLE, SPECTATOR_ROLE, KeyRing, seat_role
-from baloot_engine.api.state_codec import TokenFields, decode, encode
-from baloot_engine.rules import game
+from baloot_engine.api.state_codec import DEALING_AT_MATCH_END, TokenFields, decode, encode
+from baloot_engine.rules import fairdeal, game
 from baloot_engine.rules.actions import Bid, BidKind, Deal, EventKind, Play
 from baloot_engine.rules.dealing import board_deck, deck_from_seed
 from baloot_engine.rules.errors import NOT_YOUR_TURN, RuleError
@@ -77,7 +77,10 @@ def test_a_deal_applies_and_seals_the_next_state() -> None:
     opened = _host(matches, created.token, created.match_id)
     assert matches.bot_turn(opened, 1)  # between rounds: the dealer deals
     deck = matches.next_deck(opened)
-    assert deck == deck_from_seed(opened.seed, 1)
+    # The committed deck of round 1, no redeal (docs/fair-deals.md), opened by key[1].
+    key = fairdeal.round_key(fairdeal.dealing_secret(opened.seed), 1)
+    assert deck == fairdeal.committed_deck(key, 0)
+    assert fairdeal.key_matches(key, 1, created.commitment)
     acted = matches.act(opened, 1, 0, lambda _: Deal(deck))
     assert acted.version == 1
     assert acted.state.phase is Phase.BIDDING
@@ -85,8 +88,22 @@ def test_a_deal_applies_and_seals_the_next_state() -> None:
     assert acted.reveal is None
     reopened = _host(matches, acted.token, created.match_id)
     assert (reopened.version, reopened.state) == (1, acted.state)
-    # The match's own deck is not kept in the token: it is derived from the seed.
-    assert reopened.decoded.fields.round_deck == b""
+    # A committed deck derives from the round and its redeals: the token keeps it.
+    assert reopened.decoded.fields.kept_deck(1) == deck
+    assert reopened.decoded.fields.dealing == DEALING_AT_MATCH_END
+
+
+def test_a_match_begun_before_commitments_keeps_its_own_shuffle() -> None:
+    matches = _matches()
+    match_key = bytes(range(16))
+    plaintext = encode(game.new_match(SEEDS, 1), bytes(16), 0)
+    opened = _host(matches, KEYS.seal(plaintext, match_key), match_key.hex())
+    assert not opened.decoded.fields.committed
+    deck = matches.next_deck(opened)
+    assert deck == deck_from_seed(bytes(16), 1)
+    acted = matches.act(opened, 1, 0, lambda _: Deal(deck))
+    # Its own deck is not kept in the token: it is derived from the seed.
+    assert _host(matches, acted.token, match_key.hex()).decoded.fields.round_deck == b""
 
 
 def test_acting_checks_the_seat_and_the_version_before_the_action() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from typing import Any
 
 import pytest
 
@@ -161,3 +162,54 @@ def test_a_token_in_table_play_grows_by_the_same_bytes_for_a_legal_or_an_illegal
     assert growth[False]
     # Whatever else the card changes, a breach adds nothing of its own.
     assert growth[True] <= growth[False]
+
+
+def test_a_committed_match_s_token_length_shows_neither_its_seed_nor_its_decks() -> None:
+    """Provably fair deals: a committed match keeps every hand's deck in the token (32 bytes,
+    whatever the cards) and its dealing mode (one byte, public); another seed, other decks or
+    another disclosure mode seal to the same length (docs/fair-deals.md)."""
+    from baloot_engine.api.matches import Matches
+    from baloot_engine.api.sealing import KeyRing
+    from baloot_engine.telemetry.metrics import Metrics
+
+    keys = KeyRing([bytes(range(32))])
+    matches = Matches(keys, Metrics(), allow_preset_deck=True)
+    rng = random.Random(66)
+    checked = 0
+    for _ in range(5):
+        checked += _check_committed_lengths(matches, keys, rng)
+    assert checked > 300
+
+
+def _check_committed_lengths(matches: Any, keys: Any, rng: random.Random) -> int:
+    from baloot_engine.api.state_codec import DEALING_EACH_ROUND, DEALING_VOID
+
+    created = matches.create(SEEDS, rng.randrange(4), (0, 0))
+    token, checked = created.token, 0
+    for _ in range(2000):
+        opened = matches.open(token, created.match_id, created.host_credential)
+        state, fields = opened.state, opened.decoded.fields
+        assert fields.committed
+        other_deck = list(range(32))
+        rng.shuffle(other_deck)
+        for seed, variant in (
+            (bytes(16), fields),
+            (
+                opened.seed,
+                fields._replace(round_deck=bytes(other_deck) if fields.round_deck else b""),
+            ),
+            (opened.seed, fields._replace(dealing=DEALING_EACH_ROUND)),
+            (opened.seed, fields._replace(dealing=DEALING_VOID)),
+        ):
+            forged = encode(state, seed, opened.version, fields=variant)
+            assert len(forged) == len(keys.open(token, bytes.fromhex(created.match_id)))
+        checked += 1
+        if state.phase is Phase.MATCH_OVER:
+            break
+        if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
+            acted = matches.act(opened, state.dealer, None, lambda o: Deal(matches.next_deck(o)))
+        else:
+            action = rng.choice(legal_actions(state, state.turn))
+            acted = matches.act(opened, state.turn, None, lambda _, a=action: a)
+        token = acted.token
+    return checked

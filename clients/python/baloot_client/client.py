@@ -149,14 +149,20 @@ class EngineClient:
         starting_scores: Sequence[int] = (),
         board_set: str = "",
         board_set_secret: str = "",
+        deal_disclosure: types_pb2.DealDisclosure.ValueType = (
+            types_pb2.DEAL_DISCLOSURE_UNSPECIFIED
+        ),
     ) -> Match:
         """Create a match and return its handle (``board_set``: duplicate boards, dealt from
         the set bound to ``board_set_secret``; without one the server draws it, see
-        :attr:`Match.board_set_secret`)."""
+        :attr:`Match.board_set_secret`; ``deal_disclosure``: when the key of the committed
+        decks is disclosed, at the match's end by default). The match's record holds the
+        commitment to its decks and the key once disclosed (docs/fair-deals.md)."""
         request = pb.CreateMatchRequest(
             starting_scores=list(starting_scores),
             board_set=board_set,
             board_set_secret=board_set_secret,
+            deal_disclosure=deal_disclosure,
         )
         if rules is not None:
             request.rules.CopyFrom(rules)
@@ -173,7 +179,12 @@ class EngineClient:
             views=list(response.views),
             spectator_credential=response.spectator_credential,
             board_set_secret=response.board_set_secret,
-            recorder=RecordBuilder(response.match_id, response.views[0], board_set),
+            recorder=RecordBuilder(
+                response.match_id,
+                response.views[0],
+                board_set,
+                response.deal_commitment if response.HasField("deal_commitment") else None,
+            ),
         )
 
     def verify_record(self, record: records_pb2.MatchRecord) -> pb.VerifyRecordResponse:

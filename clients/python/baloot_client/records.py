@@ -3,7 +3,8 @@
 A :class:`RecordBuilder` follows a match through the responses a host credential receives:
 each action the client sends (with its seat) and, in table play, each close of a round's
 review by the host, the deck of each hand from its
-``ROUND_REVEALED`` event, and each round's score from its ``ROUND_SCORED`` event. Records are
+``ROUND_REVEALED`` event, and each round's score from its ``ROUND_SCORED`` event; with the
+commitment CreateMatch returned, the latest key a reveal discloses (docs/fair-deals.md). Records are
 written as binary protobuf (``.pb``) or as proto3 JSON (``.json``, the documented form of
 ``docs/records.md``); both read back to an equal message.
 """
@@ -23,7 +24,13 @@ RECORD_FORMAT = 1
 class RecordBuilder:
     """Builds the ``MatchRecord`` of one match from its creation and its responses."""
 
-    def __init__(self, match_id: str, view: types_pb2.View, board_set: str = "") -> None:
+    def __init__(
+        self,
+        match_id: str,
+        view: types_pb2.View,
+        board_set: str = "",
+        deal_commitment: types_pb2.DealCommitment | None = None,
+    ) -> None:
         self.record = records_pb2.MatchRecord(
             format=RECORD_FORMAT,
             match_id=match_id,
@@ -32,6 +39,8 @@ class RecordBuilder:
             board_set=board_set,
         )
         self.record.rules.CopyFrom(view.rules)
+        if deal_commitment is not None:
+            self.record.deal_commitment.CopyFrom(deal_commitment)
 
     def add(self, seat: int, action: types_pb2.Action, events: Iterable[types_pb2.Event]) -> None:
         """Record an applied action of ``seat`` and what its response said."""
@@ -58,6 +67,9 @@ class RecordBuilder:
             if event.kind == types_pb2.EVENT_KIND_ROUND_REVEALED:
                 del current.deck_order[:]
                 current.deck_order.extend(event.reveal.deck_order)
+                key = event.reveal.deal_key
+                if event.reveal.HasField("deal_key") and key.round > self.record.deal_key.round:
+                    self.record.deal_key.CopyFrom(key)  # it opens every earlier round too
             elif event.kind == types_pb2.EVENT_KIND_ROUND_SCORED:
                 current.score.CopyFrom(event.round_score)
 

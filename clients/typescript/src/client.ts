@@ -22,6 +22,7 @@ import type {
   Action,
   ActionSchema,
   BidSchema,
+  DealDisclosure,
   CardPlaySchema,
   DeclarationSchema,
   DoublingSchema,
@@ -65,6 +66,11 @@ export interface CreateMatchOptions {
    * set, the server draws one (see `Match.boardSetSecret`). Keep it from players.
    */
   boardSetSecret?: string;
+  /**
+   * Provably fair deals: when the key of the match's committed decks is disclosed; absent means
+   * at the match's end (docs/fair-deals.md).
+   */
+  dealDisclosure?: DealDisclosure;
 }
 
 /** What AnalyzeRecord may be given besides the record (see analysis.proto). */
@@ -137,6 +143,7 @@ export class EngineClient {
           startingScores: options.startingScores ?? [],
           boardSet: options.boardSet ?? "",
           boardSetSecret: options.boardSetSecret ?? "",
+          ...(options.dealDisclosure !== undefined && { dealDisclosure: options.dealDisclosure }),
         },
         call,
       ),
@@ -153,7 +160,7 @@ export class EngineClient {
     match.boardSetSecret = response.boardSetSecret;
     const first = response.views[0];
     if (first !== undefined) {
-      match.recorder = new RecordBuilder(response.matchId, first, options.boardSet ?? "");
+      match.recorder = new RecordBuilder(response.matchId, first, options.boardSet ?? "", response.dealCommitment);
     }
     return match;
   }

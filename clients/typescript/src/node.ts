@@ -32,3 +32,6 @@ export function connectGrpc(target = "localhost:50051", options: GrpcClientOptio
 }
 
 export { EngineClient };
+
+// Provably fair deals: the verifier of a record's decks (node:crypto).
+export * from "./fairdeal.js";

@@ -21,9 +21,12 @@ import {
 import { RuleSetSchema } from "./gen/baloot/v1/rules_pb.js";
 import {
   ActionSchema,
+  DealCommitmentSchema,
+  DealKeySchema,
   EventKind,
   RoundScoreSchema,
   type Action,
+  type DealCommitment,
   type Event,
   type View,
 } from "./gen/baloot/v1/types_pb.js";
@@ -46,12 +49,13 @@ export const RECORD_FORMAT = 1;
  * Builds the MatchRecord message of one match from its creation and its responses: each action
  * sent (with its seat) and, in table play, each close of a round's review by the host, the deck of each hand from its ROUND_REVEALED event (which only the host
  * credential receives, unless the rule flag reveal_hands_after_round is on), and each round's
- * score from its ROUND_SCORED event.
+ * score from its ROUND_SCORED event; with the commitment CreateMatch returned, the latest key a
+ * reveal discloses (docs/fair-deals.md; check it with checkRecordDeals from the node entry).
  */
 export class RecordBuilder {
   readonly record: MatchRecordMessage;
 
-  constructor(matchId: string, view: View, boardSet = "") {
+  constructor(matchId: string, view: View, boardSet = "", dealCommitment?: DealCommitment) {
     this.record = create(MatchRecordSchema, {
       format: RECORD_FORMAT,
       matchId,
@@ -59,6 +63,7 @@ export class RecordBuilder {
       firstDealer: view.dealer,
       boardSet,
       ...(view.rules !== undefined && { rules: clone(RuleSetSchema, view.rules) }),
+      ...(dealCommitment !== undefined && { dealCommitment: clone(DealCommitmentSchema, dealCommitment) }),
     });
   }
 
@@ -88,6 +93,10 @@ export class RecordBuilder {
     for (const event of events) {
       if (event.kind === EventKind.ROUND_REVEALED && event.detail.case === "reveal") {
         current.deckOrder = [...event.detail.value.deckOrder];
+        const key = event.detail.value.dealKey;
+        if (key !== undefined && key.round > (this.record.dealKey?.round ?? 0)) {
+          this.record.dealKey = clone(DealKeySchema, key); // it opens every earlier round too
+        }
       } else if (event.kind === EventKind.ROUND_SCORED && event.detail.case === "roundScore") {
         current.score = clone(RoundScoreSchema, event.detail.value);
       }

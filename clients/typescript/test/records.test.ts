@@ -8,10 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 
-import { equals } from "@bufbuild/protobuf";
+import { clone, equals } from "@bufbuild/protobuf";
 
 import {
   BotLevel,
+  DealDisclosure,
   EngineError,
   EventKind,
   MatchRecordSchema,
@@ -28,7 +29,7 @@ import {
   type Match,
   type Random,
 } from "../src/index.js";
-import { connectGrpc } from "../src/node.js";
+import { checkRecordDeals, connectGrpc } from "../src/node.js";
 import { PYTHON_BIN, REPO_ROOT, startServer, type RunningServer } from "./server.js";
 
 /**
@@ -130,6 +131,39 @@ describe("match records", () => {
       encoding: "utf8",
     });
     assert.equal(out.trim(), `True ${match.version}`);
+  });
+
+  it("proves its decks against CreateMatch's commitment; a changed deck is caught", async () => {
+    const match = await client.createMatch({
+      rules: { preset: Preset.SEEDS, matchTarget: 60 },
+      firstDealer: 2,
+      dealDisclosure: DealDisclosure.EACH_ROUND,
+    });
+    assert.equal(match.matchRecord().dealCommitment?.commitment.length, 32);
+    await playMatch(match, seededRandom(21));
+    const record = match.matchRecord();
+    const scored = record.rounds.filter((round) => round.score !== undefined).length;
+    assert.equal(record.dealKey?.round, scored); // the last scored round's key
+    const verified = await client.verifyRecord(record);
+    assert.ok(verified.valid, JSON.stringify(verified.divergence));
+    assert.ok(verified.dealsProven);
+    assert.equal(verified.handsProven, record.rounds.length);
+    assert.deepEqual(checkRecordDeals(record), {
+      proven: record.rounds.length,
+      complete: true,
+      badRound: null,
+      why: "",
+    });
+    // A server that dealt the last hand another deck after the commitment is caught.
+    const forged = clone(MatchRecordSchema, record);
+    const last = forged.rounds.length - 1;
+    const deck = forged.rounds[last]?.deckOrder as number[];
+    [deck[0], deck[31]] = [deck[31] as number, deck[0] as number];
+    assert.equal(checkRecordDeals(forged)?.badRound, last);
+    const refused = await client.verifyRecord(forged);
+    assert.equal(refused.valid, false);
+    assert.equal(refused.divergence?.reason, "DEAL_NOT_COMMITTED");
+    assert.equal(refused.divergence?.roundIndex, last);
   });
 
   for (const [name, preset] of [

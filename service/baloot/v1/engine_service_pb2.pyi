@@ -90,6 +90,7 @@ class CreateMatchRequest(_message.Message):
     STARTING_SCORES_FIELD_NUMBER: _builtins.int
     BOARD_SET_FIELD_NUMBER: _builtins.int
     BOARD_SET_SECRET_FIELD_NUMBER: _builtins.int
+    DEAL_DISCLOSURE_FIELD_NUMBER: _builtins.int
     first_dealer: _builtins.int
     """The seat that deals the first round; absent means a seat drawn at random."""
     board_set: _builtins.str
@@ -107,6 +108,10 @@ class CreateMatchRequest(_message.Message):
     the boards by playing them first. Empty with a board set: the server draws a new secret and
     returns it in the response (give it to the other tables of the set, and to nobody else).
     Only with a board set.
+    """
+    deal_disclosure: _types_pb2.DealDisclosure.ValueType
+    """Provably fair deals: when the key of the match's decks is disclosed (docs/fair-deals.md);
+    unspecified means at the match's end.
     """
     @_builtins.property
     def rules(self) -> _rules_pb2.RuleSet:
@@ -128,10 +133,11 @@ class CreateMatchRequest(_message.Message):
         starting_scores: _abc.Iterable[_builtins.int] | None = ...,
         board_set: _builtins.str = ...,
         board_set_secret: _builtins.str = ...,
+        deal_disclosure: _types_pb2.DealDisclosure.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "board_set", b"board_set", "board_set_secret", b"board_set_secret", "first_dealer", b"first_dealer", "rules", b"rules", "starting_scores", b"starting_scores"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "board_set", b"board_set", "board_set_secret", b"board_set_secret", "deal_disclosure", b"deal_disclosure", "first_dealer", b"first_dealer", "rules", b"rules", "starting_scores", b"starting_scores"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__first_dealer: _TypeAlias = _typing.Literal["first_dealer"]  # noqa: Y015
     _WhichOneofArgType__first_dealer: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer"]  # noqa: Y015
@@ -153,6 +159,7 @@ class CreateMatchResponse(_message.Message):
     VIEWS_FIELD_NUMBER: _builtins.int
     SPECTATOR_CREDENTIAL_FIELD_NUMBER: _builtins.int
     BOARD_SET_SECRET_FIELD_NUMBER: _builtins.int
+    DEAL_COMMITMENT_FIELD_NUMBER: _builtins.int
     state: _builtins.bytes
     """The sealed state token of the new match."""
     state_version: _builtins.int
@@ -177,6 +184,13 @@ class CreateMatchResponse(_message.Message):
     def views(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.View]:
         """The four seat views of the new match, seat 0 first."""
 
+    @_builtins.property
+    def deal_commitment(self) -> _types_pb2.DealCommitment:
+        """The commitment to every deck the match will be dealt from its own shuffle or its board set
+        (the same for every match of a board set): keep it in the match record, where VerifyRecord
+        checks the decks against it once the key is disclosed (docs/fair-deals.md).
+        """
+
     def __init__(
         self,
         *,
@@ -188,10 +202,11 @@ class CreateMatchResponse(_message.Message):
         views: _abc.Iterable[_types_pb2.View] | None = ...,
         spectator_credential: _builtins.str = ...,
         board_set_secret: _builtins.str = ...,
+        deal_commitment: _types_pb2.DealCommitment | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["deal_commitment", b"deal_commitment"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["board_set_secret", b"board_set_secret", "host_credential", b"host_credential", "match_id", b"match_id", "seat_credentials", b"seat_credentials", "spectator_credential", b"spectator_credential", "state", b"state", "state_version", b"state_version", "views", b"views"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["board_set_secret", b"board_set_secret", "deal_commitment", b"deal_commitment", "host_credential", b"host_credential", "match_id", b"match_id", "seat_credentials", b"seat_credentials", "spectator_credential", b"spectator_credential", "state", b"state", "state_version", b"state_version", "views", b"views"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1236,6 +1251,8 @@ class VerifyRecordResponse(_message.Message):
     ACTIONS_REPLAYED_FIELD_NUMBER: _builtins.int
     COMPLETE_FIELD_NUMBER: _builtins.int
     LAST_ROUND_OVER_FIELD_NUMBER: _builtins.int
+    DEALS_PROVEN_FIELD_NUMBER: _builtins.int
+    HANDS_PROVEN_FIELD_NUMBER: _builtins.int
     valid: _builtins.bool
     """True when every action was legal when it was made, every deal used its round's deck, every
     round ended where the record says and every recorded score is the engine's.
@@ -1249,6 +1266,17 @@ class VerifyRecordResponse(_message.Message):
     last_round_over: _builtins.bool
     """True when the last round replayed is over (scored, or dealt again after everyone passed);
     false when the record stops inside a round, or holds no round.
+    """
+    deals_proven: _builtins.bool
+    """True when the record carries a deal commitment and a disclosed key, and every hand's deck
+    is the committed one (docs/fair-deals.md). False for a record without them (a match created
+    before commitments, dealt a preset deck, or whose key is not disclosed yet): such a record
+    may still be valid, but its deals are not proven. A deck (or a key) that is not the
+    committed one makes the record invalid, with the divergence reason DEAL_NOT_COMMITTED.
+    """
+    hands_proven: _builtins.int
+    """The hands, from the first, whose deck the disclosed key proves to be the committed one
+    (under DEAL_DISCLOSURE_EACH_ROUND, the hands up to the last disclosed round).
     """
     @_builtins.property
     def match(self) -> _types_pb2.MatchScore:
@@ -1272,10 +1300,12 @@ class VerifyRecordResponse(_message.Message):
         actions_replayed: _builtins.int = ...,
         complete: _builtins.bool = ...,
         last_round_over: _builtins.bool = ...,
+        deals_proven: _builtins.bool = ...,
+        hands_proven: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["divergence", b"divergence", "match", b"match"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["actions_replayed", b"actions_replayed", "complete", b"complete", "divergence", b"divergence", "last_round_over", b"last_round_over", "match", b"match", "sheet", b"sheet", "valid", b"valid"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["actions_replayed", b"actions_replayed", "complete", b"complete", "deals_proven", b"deals_proven", "divergence", b"divergence", "hands_proven", b"hands_proven", "last_round_over", b"last_round_over", "match", b"match", "sheet", b"sheet", "valid", b"valid"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

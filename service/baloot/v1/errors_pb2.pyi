@@ -243,6 +243,11 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """INVALID_ARGUMENT: a match record's rules name a preset that contradicts its flags: every
     flag is set, and the preset the engine writes for those flags (the nearest one) is another.
     """
+    ERROR_REASON_DEAL_NOT_COMMITTED: _ErrorReason.ValueType  # 74
+    """A record divergence (VerifyRecord): a hand's deck is not the one the match committed to
+    before play (MatchRecord.deal_commitment), or the disclosed key does not open the
+    commitment (docs/fair-deals.md); its round_index is the hand's (0 for the key).
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every reason a request can be refused for, as carried in `google.rpc.ErrorInfo.reason`."""
@@ -404,5 +409,10 @@ ERROR_REASON_RECORD_FORMAT_UNKNOWN: ErrorReason.ValueType  # 72
 ERROR_REASON_RECORD_RULES_INCONSISTENT: ErrorReason.ValueType  # 73
 """INVALID_ARGUMENT: a match record's rules name a preset that contradicts its flags: every
 flag is set, and the preset the engine writes for those flags (the nearest one) is another.
+"""
+ERROR_REASON_DEAL_NOT_COMMITTED: ErrorReason.ValueType  # 74
+"""A record divergence (VerifyRecord): a hand's deck is not the one the match committed to
+before play (MatchRecord.deal_commitment), or the disclosed key does not open the
+commitment (docs/fair-deals.md); its round_index is the hand's (0 for the key).
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -26,7 +26,7 @@ from baloot.v1 import rules_pb2 as baloot_dot_v1_dot_rules__pb2
 from baloot.v1 import types_pb2 as baloot_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x62\x61loot/v1/records.proto\x12\tbaloot.v1\x1a\x15\x62\x61loot/v1/rules.proto\x1a\x15\x62\x61loot/v1/types.proto\"\xbe\x01\n\x0bMatchRecord\x12\x0e\n\x06\x66ormat\x18\x01 \x01(\r\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12!\n\x05rules\x18\x03 \x01(\x0b\x32\x12.baloot.v1.RuleSet\x12\x17\n\x0fstarting_scores\x18\x04 \x03(\r\x12\x14\n\x0c\x66irst_dealer\x18\x05 \x01(\r\x12\x11\n\tboard_set\x18\x06 \x01(\t\x12(\n\x06rounds\x18\x07 \x03(\x0b\x32\x18.baloot.v1.RecordedRound\"u\n\rRecordedRound\x12\x12\n\ndeck_order\x18\x01 \x03(\r\x12*\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x19.baloot.v1.RecordedAction\x12$\n\x05score\x18\x03 \x01(\x0b\x32\x15.baloot.v1.RoundScore\"W\n\x0eRecordedAction\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12!\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x11.baloot.v1.Action\x12\x14\n\x0c\x63lose_review\x18\x03 \x01(\x08\"^\n\x10RecordDivergence\x12\x13\n\x0bround_index\x18\x01 \x01(\r\x12\x14\n\x0c\x61\x63tion_index\x18\x02 \x01(\r\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\tB\xa7\x01\n\x13org.balootengine.v1B\x0cRecordsProtoP\x01ZHgithub.com/baloot-engine/baloot-engine/clients/go/gen/baloot/v1;balootv1\xa2\x02\x03\x42LT\xaa\x02\tBaloot.V1\xba\x02\nBaloot_V1_\xca\x02\tBaloot\\V1\xea\x02\nBaloot::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x62\x61loot/v1/records.proto\x12\tbaloot.v1\x1a\x15\x62\x61loot/v1/rules.proto\x1a\x15\x62\x61loot/v1/types.proto\"\x98\x02\n\x0bMatchRecord\x12\x0e\n\x06\x66ormat\x18\x01 \x01(\r\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12!\n\x05rules\x18\x03 \x01(\x0b\x32\x12.baloot.v1.RuleSet\x12\x17\n\x0fstarting_scores\x18\x04 \x03(\r\x12\x14\n\x0c\x66irst_dealer\x18\x05 \x01(\r\x12\x11\n\tboard_set\x18\x06 \x01(\t\x12(\n\x06rounds\x18\x07 \x03(\x0b\x32\x18.baloot.v1.RecordedRound\x12\x32\n\x0f\x64\x65\x61l_commitment\x18\x08 \x01(\x0b\x32\x19.baloot.v1.DealCommitment\x12$\n\x08\x64\x65\x61l_key\x18\t \x01(\x0b\x32\x12.baloot.v1.DealKey\"u\n\rRecordedRound\x12\x12\n\ndeck_order\x18\x01 \x03(\r\x12*\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x19.baloot.v1.RecordedAction\x12$\n\x05score\x18\x03 \x01(\x0b\x32\x15.baloot.v1.RoundScore\"W\n\x0eRecordedAction\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12!\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x11.baloot.v1.Action\x12\x14\n\x0c\x63lose_review\x18\x03 \x01(\x08\"^\n\x10RecordDivergence\x12\x13\n\x0bround_index\x18\x01 \x01(\r\x12\x14\n\x0c\x61\x63tion_index\x18\x02 \x01(\r\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\tB\xa7\x01\n\x13org.balootengine.v1B\x0cRecordsProtoP\x01ZHgithub.com/baloot-engine/baloot-engine/clients/go/gen/baloot/v1;balootv1\xa2\x02\x03\x42LT\xaa\x02\tBaloot.V1\xba\x02\nBaloot_V1_\xca\x02\tBaloot\\V1\xea\x02\nBaloot::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,11 +35,11 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\023org.balootengine.v1B\014RecordsProtoP\001ZHgithub.com/baloot-engine/baloot-engine/clients/go/gen/baloot/v1;balootv1\242\002\003BLT\252\002\tBaloot.V1\272\002\nBaloot_V1_\312\002\tBaloot\\V1\352\002\nBaloot::V1'
   _globals['_MATCHRECORD']._serialized_start=85
-  _globals['_MATCHRECORD']._serialized_end=275
-  _globals['_RECORDEDROUND']._serialized_start=277
-  _globals['_RECORDEDROUND']._serialized_end=394
-  _globals['_RECORDEDACTION']._serialized_start=396
-  _globals['_RECORDEDACTION']._serialized_end=483
-  _globals['_RECORDDIVERGENCE']._serialized_start=485
-  _globals['_RECORDDIVERGENCE']._serialized_end=579
+  _globals['_MATCHRECORD']._serialized_end=365
+  _globals['_RECORDEDROUND']._serialized_start=367
+  _globals['_RECORDEDROUND']._serialized_end=484
+  _globals['_RECORDEDACTION']._serialized_start=486
+  _globals['_RECORDEDACTION']._serialized_end=573
+  _globals['_RECORDDIVERGENCE']._serialized_start=575
+  _globals['_RECORDDIVERGENCE']._serialized_end=669
 # @@protoc_insertion_point(module_scope)

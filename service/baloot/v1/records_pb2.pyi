@@ -42,6 +42,8 @@ class MatchRecord(_message.Message):
     FIRST_DEALER_FIELD_NUMBER: _builtins.int
     BOARD_SET_FIELD_NUMBER: _builtins.int
     ROUNDS_FIELD_NUMBER: _builtins.int
+    DEAL_COMMITMENT_FIELD_NUMBER: _builtins.int
+    DEAL_KEY_FIELD_NUMBER: _builtins.int
     format: _builtins.int
     """The record's format, 1 for this one; 0 is read as 1. Another value is refused with
     INVALID_ARGUMENT and reason RECORD_FORMAT_UNKNOWN.
@@ -66,6 +68,18 @@ class MatchRecord(_message.Message):
     def rounds(self) -> _containers.RepeatedCompositeFieldContainer[Global___RecordedRound]:
         """Every hand dealt, in order; a redealt hand (all passed, or Kawesh) is a round of its own."""
 
+    @_builtins.property
+    def deal_commitment(self) -> _types_pb2.DealCommitment:
+        """Provably fair deals: the commitment CreateMatch returned (unset for a match created before
+        commitments). VerifyRecord checks every deck the disclosed key opens against it.
+        """
+
+    @_builtins.property
+    def deal_key(self) -> _types_pb2.DealKey:
+        """The latest key disclosed in a ROUND_REVEALED event (RoundReveal.deal_key); unset while none
+        is. It opens the decks of its round and of every earlier one.
+        """
+
     def __init__(
         self,
         *,
@@ -76,10 +90,12 @@ class MatchRecord(_message.Message):
         first_dealer: _builtins.int = ...,
         board_set: _builtins.str = ...,
         rounds: _abc.Iterable[Global___RecordedRound] | None = ...,
+        deal_commitment: _types_pb2.DealCommitment | None = ...,
+        deal_key: _types_pb2.DealKey | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["deal_commitment", b"deal_commitment", "deal_key", b"deal_key", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["board_set", b"board_set", "first_dealer", b"first_dealer", "format", b"format", "match_id", b"match_id", "rounds", b"rounds", "rules", b"rules", "starting_scores", b"starting_scores"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["board_set", b"board_set", "deal_commitment", b"deal_commitment", "deal_key", b"deal_key", "first_dealer", b"first_dealer", "format", b"format", "match_id", b"match_id", "rounds", b"rounds", "rules", b"rules", "starting_scores", b"starting_scores"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -601,6 +601,38 @@ QAYD_CATEGORY_FALSE_SAWA: QaydCategory.ValueType  # 6
 """سوا خطأ: claimed a Sawa the team could not make (R46); the call names no card."""
 Global___QaydCategory: _TypeAlias = QaydCategory  # noqa: Y015
 
+class _DealDisclosure:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _DealDisclosureEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_DealDisclosure.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    DEAL_DISCLOSURE_UNSPECIFIED: _DealDisclosure.ValueType  # 0
+    """The default: DEAL_DISCLOSURE_AT_MATCH_END."""
+    DEAL_DISCLOSURE_AT_MATCH_END: _DealDisclosure.ValueType  # 1
+    """Once, in the reveal of the round that ends the match: the key of the last round, which
+    opens every deck of the match.
+    """
+    DEAL_DISCLOSURE_EACH_ROUND: _DealDisclosure.ValueType  # 2
+    """In the reveal of every scored round: that round's key, which opens its decks (its redeals
+    included) and every earlier round's, never a later one.
+    """
+
+class DealDisclosure(_DealDisclosure, metaclass=_DealDisclosureEnumTypeWrapper):
+    """When a committed match discloses the key of its decks (CreateMatchRequest.deal_disclosure)."""
+
+DEAL_DISCLOSURE_UNSPECIFIED: DealDisclosure.ValueType  # 0
+"""The default: DEAL_DISCLOSURE_AT_MATCH_END."""
+DEAL_DISCLOSURE_AT_MATCH_END: DealDisclosure.ValueType  # 1
+"""Once, in the reveal of the round that ends the match: the key of the last round, which
+opens every deck of the match.
+"""
+DEAL_DISCLOSURE_EACH_ROUND: DealDisclosure.ValueType  # 2
+"""In the reveal of every scored round: that round's key, which opens its decks (its redeals
+included) and every earlier round's, never a later one.
+"""
+Global___DealDisclosure: _TypeAlias = DealDisclosure  # noqa: Y015
+
 @_typing.final
 class Bid(_message.Message):
     """A bid: what a seat says during bidding."""
@@ -1367,6 +1399,7 @@ class RoundReveal(_message.Message):
     DEALER_FIELD_NUMBER: _builtins.int
     DECK_ORDER_FIELD_NUMBER: _builtins.int
     HANDS_FIELD_NUMBER: _builtins.int
+    DEAL_KEY_FIELD_NUMBER: _builtins.int
     round_number: _builtins.int
     """The round's number in the match (hands dealt so far, redeals included)."""
     dealer: _builtins.int
@@ -1383,6 +1416,16 @@ class RoundReveal(_message.Message):
         first; empty for a hand redealt before the contract was fixed.
         """
 
+    @_builtins.property
+    def deal_key(self) -> Global___DealKey:
+        """Provably fair deals (docs/fair-deals.md): the disclosed key of a committed match, in the
+        reveal of the round that ended the match (DEAL_DISCLOSURE_AT_MATCH_END), or of every scored
+        round (DEAL_DISCLOSURE_EACH_ROUND); unset otherwise (a redealt hand, a round before the
+        match's end, a match created before commitments, or one dealt a preset deck). It opens the
+        decks of this round and every earlier one, never a later one. In a board-set match it is
+        in the host's reveal only: the set's other tables may still be playing these boards.
+        """
+
     def __init__(
         self,
         *,
@@ -1390,14 +1433,77 @@ class RoundReveal(_message.Message):
         dealer: _builtins.int = ...,
         deck_order: _abc.Iterable[_builtins.int] | None = ...,
         hands: _abc.Iterable[Global___SeatCards] | None = ...,
+        deal_key: Global___DealKey | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["deal_key", b"deal_key"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dealer", b"dealer", "deck_order", b"deck_order", "hands", b"hands", "round_number", b"round_number"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal_key", b"deal_key", "dealer", b"dealer", "deck_order", b"deck_order", "hands", b"hands", "round_number", b"round_number"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___RoundReveal: _TypeAlias = RoundReveal  # noqa: Y015
+
+@_typing.final
+class DealCommitment(_message.Message):
+    """The commitment to every deck of a match, published by CreateMatch before the first deal
+    (docs/fair-deals.md gives the procedure that checks a disclosed key and the decks).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCHEME_FIELD_NUMBER: _builtins.int
+    COMMITMENT_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    DISCLOSURE_FIELD_NUMBER: _builtins.int
+    scheme: _builtins.int
+    """The scheme: 1, the reversed SHA-256 chain of round keys of docs/fair-deals.md."""
+    commitment: _builtins.bytes
+    """The 32-byte commitment: key[0] of the chain."""
+    rounds: _builtins.int
+    """The rounds the chain covers (N, 256): rounds 1 to N are dealt from it."""
+    disclosure: Global___DealDisclosure.ValueType
+    """When the keys are disclosed."""
+    def __init__(
+        self,
+        *,
+        scheme: _builtins.int = ...,
+        commitment: _builtins.bytes = ...,
+        rounds: _builtins.int = ...,
+        disclosure: Global___DealDisclosure.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commitment", b"commitment", "disclosure", b"disclosure", "rounds", b"rounds", "scheme", b"scheme"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DealCommitment: _TypeAlias = DealCommitment  # noqa: Y015
+
+@_typing.final
+class DealKey(_message.Message):
+    """A disclosed key of a committed match's chain."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROUND_FIELD_NUMBER: _builtins.int
+    KEY_FIELD_NUMBER: _builtins.int
+    round: _builtins.int
+    """The round the key belongs to (rounds scored before it, plus one), from 1."""
+    key: _builtins.bytes
+    """The 32-byte key[round] of the chain."""
+    def __init__(
+        self,
+        *,
+        round: _builtins.int = ...,
+        key: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "round", b"round"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DealKey: _TypeAlias = DealKey  # noqa: Y015
 
 @_typing.final
 class SeatCards(_message.Message):

@@ -46,7 +46,9 @@ from baloot_engine.api.sealing import (
     seat_role,
 )
 from baloot_engine.api.state_codec import (
-    NO_FIELDS,
+    DEALING_AT_MATCH_END,
+    DEALING_EACH_ROUND,
+    DEALING_VOID,
     SEED_SIZE,
     Decoded,
     StateInvalidError,
@@ -73,6 +75,13 @@ from baloot_engine.rules.dealing import (
     seeded_board_deck,
 )
 from baloot_engine.rules.errors import SAWA_NOT_ALLOWED
+from baloot_engine.rules.fairdeal import (
+    CHAIN_ROUNDS,
+    commitment,
+    committed_deck,
+    dealing_secret,
+    round_key,
+)
 from baloot_engine.telemetry.logs import bind_call_fields, get_logger
 from baloot_engine.telemetry.metrics import Metrics
 
@@ -135,11 +144,14 @@ class Opened:
 
 class Reveal(NamedTuple):
     """The reveal of a round that ended: a state of that round (its number, dealer and
-    contract), its deck order, and whether the views carry it too (``reveal_hands_after_round``)."""
+    contract), its deck order, whether the views carry it too (``reveal_hands_after_round``),
+    and the key of the match's committed chain it discloses (round, key), if any."""
 
     round: State
     deck: tuple[int, ...]
     in_views: bool
+    deal_key: tuple[int, bytes] | None = None
+    key_in_views: bool = True  # False in a board set: views are forwarded to the seats
 
 
 class Acted(NamedTuple):
@@ -156,7 +168,8 @@ class Acted(NamedTuple):
 
 
 class Created(NamedTuple):
-    """A new match: its id, first state and token, and its credentials."""
+    """A new match: its id, first state and token, its credentials, and the commitment to its
+    decks (key[0] of its chain, docs/fair-deals.md)."""
 
     match_id: str
     state: State
@@ -164,6 +177,7 @@ class Created(NamedTuple):
     host_credential: str
     seat_credentials: list[str]
     spectator_credential: str
+    commitment: bytes
 
 
 def round_end_index(events: Sequence[Event]) -> int:
@@ -201,20 +215,24 @@ class Matches:
         scores: tuple[int, int],
         board_set: str = "",
         board_secret: str = "",
+        disclosure: int = DEALING_AT_MATCH_END,
     ) -> Created:
-        """A new match: a fresh id and deck seed, the first state sealed, the credentials.
+        """A new match: a fresh id and deck seed, the first state sealed, the credentials, the
+        commitment to its decks (``disclosure``: when their key is disclosed).
 
         A board set deals from its name bound to ``board_secret`` (which it needs)."""
+        assert disclosure in (DEALING_AT_MATCH_END, DEALING_EACH_ROUND)
         state = game.new_match(rules, dealer, scores)
         match_key = secrets.token_bytes(MATCH_ID_SIZE)
         match_id = match_key.hex()
         bind_call_fields(match_id=match_id, state_version=0)
         seed = secrets.token_bytes(SEED_SIZE)
-        fields = NO_FIELDS
+        fields = TokenFields(dealing=disclosure)
         if board_set:
             assert board_secret, "a board set needs its secret"
             board_seed = board_set_seed(self.keys.board_key(), board_set, board_secret)
-            fields = TokenFields(board_set=board_set, board_seed=board_seed)
+            fields = fields._replace(board_set=board_set, board_seed=board_seed)
+        committed = _chain_key(dealing_secret(_dealing_seed(seed, fields)), 0)
         plaintext = encode(state, seed, 0, fields=fields)
         claim = _claims.get()
         if claim is not None:
@@ -229,6 +247,7 @@ class Matches:
             keys.credential(match_key, HOST_ROLE),
             [keys.credential(match_key, seat_role(s)) for s in _ALL_SEATS],
             keys.credential(match_key, SPECTATOR_ROLE),
+            committed,
         )
 
     def open(self, token: bytes, match_id: str, credential: str) -> Opened:
@@ -319,20 +338,30 @@ class Matches:
             claim.events = events  # counted only if the ledger accepts the action
         before = opened.state
         fields = opened.decoded.fields
-        if type(action) is Deal and (fields.board_set or action.deck != self._seed_deck(opened)):
-            fields = fields._replace(
-                round_deck=bytes(action.deck), round_deck_hand=new_state.hand_number
-            )
+        if type(action) is Deal:
+            if fields.committed:
+                if fields.dealing != DEALING_VOID and action.deck != self.next_deck(opened):
+                    fields = fields._replace(dealing=DEALING_VOID)  # a preset deck: not provable
+                keep = True  # a committed deck derives from the round, not the hand number
+            else:
+                keep = bool(fields.board_set) or action.deck != self._seed_deck(opened)
+            if keep:
+                fields = fields._replace(
+                    round_deck=bytes(action.deck), round_deck_hand=new_state.hand_number
+                )
         reveal = None
         end = round_end_index(events)
         if end >= 0:
+            deal_key = None
             if events[end].kind is EventKind.ROUND_SCORED:
                 fields = fields._replace(
                     rounds_scored=fields.rounds_scored + 1, scored_at_hand=new_state.hand_number
                 )
+                deal_key = self._disclosed_key(opened, fields, new_state)
             flag = new_state.rules.reveal_hands_after_round
             if flag or opened.is_host:
-                reveal = Reveal(before, self.round_deck(opened, before.hand_number), flag)
+                deck = self.round_deck(opened, before.hand_number)
+                reveal = Reveal(before, deck, flag, deal_key, not fields.board_set)
         token = self._seal(opened, new_state, version, fields)
         return Acted(opened, new_state, version, token, events, reveal, end)
 
@@ -354,8 +383,15 @@ class Matches:
         return kept if kept is not None else deck_from_seed(opened.seed, round_number)
 
     def next_deck(self, opened: Opened) -> tuple[int, ...]:
-        """The deck of the next round: the board set's, or the match's own keyed shuffle."""
+        """The deck of the next round: the committed chain's (docs/fair-deals.md), or in a
+        match created before commitments the board set's or the match's own keyed shuffle."""
         fields = opened.decoded.fields
+        round_number = fields.rounds_scored + 1
+        if fields.committed and round_number <= CHAIN_ROUNDS:
+            redeals = opened.state.hand_number - fields.scored_at_hand
+            secret = dealing_secret(_dealing_seed(opened.seed, fields))
+            return committed_deck(_chain_key(secret, round_number), redeals)
+        # Before commitments, and past the chain's last round (no record that long verifies).
         if fields.board_set:
             redeals = opened.state.hand_number - fields.scored_at_hand
             if fields.board_seed:
@@ -374,7 +410,30 @@ class Matches:
         state = opened.state
         if not shows_last_reveal(state):
             return None
-        return last_reveal(state, self.round_deck(opened, state.hand_number))
+        fields = opened.decoded.fields
+        deal_key = None if fields.board_set else self._disclosed_key(opened, fields, state)
+        return last_reveal(state, self.round_deck(opened, state.hand_number), deal_key)
+
+    @staticmethod
+    def _disclosed_key(
+        opened: Opened, fields: TokenFields, state: State
+    ) -> tuple[int, bytes] | None:
+        """The key a committed match discloses once ``fields.rounds_scored`` rounds are over in
+        ``state``: the last scored round's, at every scored round or at the match's end. Never
+        a later round's; in a board-set match to the host only, in its ROUND_REVEALED event and
+        never in the views (other tables of the set may still be playing the same boards);
+        never after a preset deck."""
+        round_number = fields.rounds_scored
+        if not 1 <= round_number <= CHAIN_ROUNDS:
+            return None
+        if fields.dealing == DEALING_EACH_ROUND:
+            pass
+        elif fields.dealing != DEALING_AT_MATCH_END or state.phase is not Phase.MATCH_OVER:
+            return None
+        if fields.board_set and not opened.is_host:
+            return None
+        secret = dealing_secret(_dealing_seed(opened.seed, fields))
+        return round_number, _chain_key(secret, round_number)
 
     # -- bots -----------------------------------------------------------------------------
 
@@ -504,12 +563,27 @@ def shows_last_reveal(state: State) -> bool:
     )
 
 
-def last_reveal(state: State, deck: tuple[int, ...]) -> Reveal | None:
-    """The reveal of the round a between-rounds ``state`` last scored, dealt from ``deck``,
-    when the views carry it (:func:`shows_last_reveal`)."""
+def last_reveal(
+    state: State, deck: tuple[int, ...], deal_key: tuple[int, bytes] | None = None
+) -> Reveal | None:
+    """The reveal of the round a between-rounds ``state`` last scored, dealt from ``deck``
+    (with the key of the match's chain it discloses, if any), when the views carry it
+    (:func:`shows_last_reveal`)."""
     if not shows_last_reveal(state):
         return None
-    return Reveal(state._replace(dealer=(state.dealer - 1) & 3), deck, in_views=True)
+    return Reveal(state._replace(dealer=(state.dealer - 1) & 3), deck, True, deal_key)
+
+
+def _dealing_seed(seed: bytes, fields: TokenFields) -> bytes:
+    """The seed a committed match's dealing secret derives from: its board set's (bound to
+    the organiser's secret), so every match of the set has the same chain, else its own."""
+    return fields.board_seed if fields.board_set else seed
+
+
+def _chain_key(secret: bytes, round_number: int) -> bytes:
+    """key[round_number] of a dealing secret's chain: 256 - round_number hashes, about 0.1 ms,
+    computed every time (a cache's hits would time the other tables of a board set)."""
+    return commitment(secret) if round_number == 0 else round_key(secret, round_number)
 
 
 def check_version(opened: Opened, expected: int | None) -> None:

@@ -196,6 +196,10 @@ CATALOGUE: Final[Mapping[str, tuple[str, str]]] = {
         "The record does not agree with its own play.",
         "السجل ما يتفق مع لعبه.",
     ),
+    "DEAL_NOT_COMMITTED": (
+        "A deck of the record is not the one the match committed to before play.",
+        "فيه ورق موزّع في السجل غير اللي التزمت فيه الصكة قبل اللعب.",
+    ),
 }
 
 # The facts of ErrorInfo.metadata a localized message repeats: key -> (English, Arabic).

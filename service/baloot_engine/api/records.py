@@ -22,6 +22,7 @@ from baloot_engine.api import inbound, outbound
 from baloot_engine.api.enums import RULE_FLAGS
 from baloot_engine.api.matches import Reveal, last_reveal, round_end_index
 from baloot_engine.api.refusals import (
+    DEAL_NOT_COMMITTED,
     RECORD_DIVERGES,
     RECORD_FORMAT_UNKNOWN,
     RECORD_RULES_INCONSISTENT,
@@ -30,10 +31,19 @@ from baloot_engine.api.refusals import (
     ApiError,
     Code,
 )
+from baloot_engine.api.state_codec import DEALING_AT_MATCH_END, DEALING_EACH_ROUND
 from baloot_engine.api.views import add_views, build_view
 from baloot_engine.rules import Deal, EventKind, RuleError, State, game
 from baloot_engine.rules.dealing import REVEALED_INDEX, completion_cards, initial_hands
 from baloot_engine.rules.errors import RECORD_MISMATCH, malformed
+from baloot_engine.rules.fairdeal import (
+    CHAIN_ROUNDS,
+    SCHEME,
+    DealCheck,
+    check_decks,
+    earlier_key,
+    key_matches,
+)
 from baloot_engine.rules.game import BETWEEN_ROUNDS
 from baloot_engine.rules.record import (
     CLOSE_REVIEW,
@@ -52,7 +62,8 @@ from baloot_engine.rules.state import Phase
 # record RPCs need no credential, so their work is bounded whatever the record: its actions
 # (about 7-14 µs of CPU each), and the positions the Sawa searches of its claims may visit
 # together (about 6 µs each; a claim made with eight cards in hand can need 60,000). At the
-# limits a record costs under 25 ms of CPU (bench/bench_record_cost.py).
+# limits a record costs under 25 ms of CPU (bench/bench_record_cost.py), plus about 2 ms to check
+# its decks against a deal commitment (200 hands, a key of round 200: docs/fair-deals.md).
 MAX_RECORD_ROUNDS: Final = 200
 MAX_ROUND_ACTIONS: Final = 128
 MAX_RECORD_ACTIONS: Final = 1024
@@ -72,12 +83,17 @@ _SCORED: Final = EventKind.ROUND_SCORED
 # Reveals
 
 
-def reveal_out(hand: State, deck: Sequence[int]) -> types_pb2.RoundReveal:
+def reveal_out(
+    hand: State, deck: Sequence[int], deal_key: tuple[int, bytes] | None = None
+) -> types_pb2.RoundReveal:
     """The ``RoundReveal`` of a hand: ``hand`` is a state of that hand (its dealer, number and
-    contract), ``deck`` its deck order."""
+    contract), ``deck`` its deck order, ``deal_key`` the key of the match's committed chain it
+    discloses (round, key), if any."""
     message = types_pb2.RoundReveal(
         round_number=hand.hand_number, dealer=hand.dealer, deck_order=deck
     )
+    if deal_key is not None:
+        message.deal_key.round, message.deal_key.key = deal_key
     contract = hand.contract
     if contract is not None and len(deck) == 32:
         taker = contract.taker
@@ -91,10 +107,12 @@ def reveal_out(hand: State, deck: Sequence[int]) -> types_pb2.RoundReveal:
     return message
 
 
-def reveal_event(hand: State, deck: Sequence[int]) -> types_pb2.Event:
+def reveal_event(
+    hand: State, deck: Sequence[int], deal_key: tuple[int, bytes] | None = None
+) -> types_pb2.Event:
     """The ``ROUND_REVEALED`` event of a hand that just ended (see :func:`reveal_out`)."""
     event = types_pb2.Event(kind=_REVEAL_KIND, seat=hand.dealer)
-    event.reveal.CopyFrom(reveal_out(hand, deck))
+    event.reveal.CopyFrom(reveal_out(hand, deck, deal_key))
     return event
 
 
@@ -102,7 +120,8 @@ def reveal_view_part(reveal: Reveal) -> bytes:
     """The encoded ``View`` part of a round's reveal, which views carry under
     ``reveal_hands_after_round`` while the match waits for the next deal (or is over)."""
     view = types_pb2.View()
-    view.last_round_reveal.CopyFrom(reveal_out(reveal.round, reveal.deck))
+    deal_key = reveal.deal_key if reveal.key_in_views else None
+    view.last_round_reveal.CopyFrom(reveal_out(reveal.round, reveal.deck, deal_key))
     return view.SerializeToString()
 
 
@@ -136,6 +155,45 @@ def board_set_secret_in(secret: str, board_set: str) -> str:
             "characters other than the space",
         )
     return secret
+
+
+def deal_disclosure_in(value: int) -> int:
+    """A CreateMatch ``deal_disclosure``, checked, as the token's ``dealing`` value."""
+    if value in (types_pb2.DEAL_DISCLOSURE_UNSPECIFIED, types_pb2.DEAL_DISCLOSURE_AT_MATCH_END):
+        return DEALING_AT_MATCH_END
+    if value == types_pb2.DEAL_DISCLOSURE_EACH_ROUND:
+        return DEALING_EACH_ROUND
+    raise malformed(REQUEST_INVALID, f"deal_disclosure {value} is not a DealDisclosure")
+
+
+def commitment_out(commitment: bytes, dealing: int) -> types_pb2.DealCommitment:
+    """The ``DealCommitment`` CreateMatch returns."""
+    disclosure = (
+        types_pb2.DEAL_DISCLOSURE_EACH_ROUND
+        if dealing == DEALING_EACH_ROUND
+        else types_pb2.DEAL_DISCLOSURE_AT_MATCH_END
+    )
+    return types_pb2.DealCommitment(
+        scheme=SCHEME, commitment=commitment, rounds=CHAIN_ROUNDS, disclosure=disclosure
+    )
+
+
+def deal_check(record: records_pb2.MatchRecord) -> DealCheck | None:
+    """What the record's disclosed key proves of its decks (docs/fair-deals.md); None for a
+    record without a commitment of a scheme this server reads."""
+    if not record.HasField("deal_commitment"):
+        return None
+    committed = record.deal_commitment
+    if committed.scheme not in (0, SCHEME):
+        return None
+    disclosed = record.deal_key
+    return check_decks(
+        bytes(committed.commitment),
+        disclosed.round,
+        bytes(disclosed.key),
+        [tuple(r.deck_order) for r in record.rounds],
+        [r.HasField("score") for r in record.rounds],
+    )
 
 
 def check_size(record: records_pb2.MatchRecord) -> str | None:
@@ -296,12 +354,30 @@ def verify(record: records_pb2.MatchRecord) -> pb.VerifyRecordResponse:
         return _verify(record)
 
 
+def _committed_steps(
+    record: records_pb2.MatchRecord, start: State, dealt: DealCheck | None
+) -> Iterator[Step]:
+    """:func:`_steps`, up to the first hand whose deck is not the committed one (or before the
+    first, when the disclosed key does not open the commitment): DEAL_NOT_COMMITTED there."""
+    bad = None if dealt is None else dealt.bad_round
+    for step in _steps(record, start):
+        if bad is not None and step.round_index >= bad:
+            break
+        yield step
+    if dealt is not None and bad is not None:
+        raise DivergenceError(bad, 0, DEAL_NOT_COMMITTED, dealt.why)
+
+
 def _verify(record: records_pb2.MatchRecord) -> pb.VerifyRecordResponse:
     state = start_of(record)
     response = pb.VerifyRecordResponse(valid=True)
     replayed = 0
+    dealt = deal_check(record)
+    if dealt is not None:
+        response.hands_proven = dealt.proven
+        response.deals_proven = dealt.complete and dealt.bad_round is None and bool(record.rounds)
     try:
-        for step in _steps(record, state):
+        for step in _committed_steps(record, state, dealt):
             state = step.state
             replayed += 1
             for event in step.events:
@@ -324,6 +400,26 @@ def _verify(record: records_pb2.MatchRecord) -> pb.VerifyRecordResponse:
     response.complete = state.phase is Phase.MATCH_OVER
     response.last_round_over = bool(record.rounds) and state.phase in _BETWEEN_ROUNDS
     return response
+
+
+def _disclosed_key(
+    record: records_pb2.MatchRecord, round_index: int, match_over: bool
+) -> tuple[int, bytes] | None:
+    """The key the match disclosed in the reveal of the scored hand ``round_index``, as the
+    record's key gives it: that round's at every scored round, or the last one's at the match's
+    end (docs/fair-deals.md); None when the record's key does not open its commitment."""
+    if not (record.HasField("deal_commitment") and record.HasField("deal_key")):
+        return None
+    committed = record.deal_commitment
+    if committed.disclosure != types_pb2.DEAL_DISCLOSURE_EACH_ROUND and not match_over:
+        return None
+    round_number = sum(r.HasField("score") for r in record.rounds[: round_index + 1])
+    key_round, key = record.deal_key.round, bytes(record.deal_key.key)
+    if not 1 <= round_number <= key_round:
+        return None
+    if not key_matches(key, key_round, bytes(committed.commitment)):
+        return None
+    return round_number, earlier_key(key, key_round, round_number)
 
 
 class Replayed(NamedTuple):
@@ -377,7 +473,12 @@ def replay_response(
     """The views and events of a record at a step."""
     state = replayed.state
     response = pb.ReplayRecordResponse(total_steps=total_steps(record))
-    reveal = last_reveal(state, replayed.deck) if replayed.deck else None
+    step = replayed.step
+    deal_key = None
+    if step is not None and step.ends_round and any(e.kind is _SCORED for e in step.events):
+        deal_key = _disclosed_key(record, step.round_index, state.phase is Phase.MATCH_OVER)
+    in_views = None if record.board_set else deal_key
+    reveal = last_reveal(state, replayed.deck, in_views) if replayed.deck else None
     extra = b"" if reveal is None else reveal_view_part(reveal)
     match_id = record.match_id
     add_views(response.views, state, (0, 1, 2, 3), match_id, step_number, extra=extra)
@@ -385,13 +486,12 @@ def replay_response(
     if extra:
         public.MergeFromString(extra)
     response.public_view.CopyFrom(public)
-    step = replayed.step
     if step is not None:
         events = step.events
         if step.ends_round:
             end = round_end_index(events) + 1
             outbound.add_events(response.events, events[:end], state)
-            response.events.append(reveal_event(step.before, replayed.deck))
+            response.events.append(reveal_event(step.before, replayed.deck, deal_key))
             outbound.add_events(response.events, events[end:], state)
         else:
             outbound.add_events(response.events, events, state)

@@ -45,7 +45,7 @@ def respond(acted: Acted, response: ActionResponseT) -> ActionResponseT:
     else:
         end = acted.reveal_at + 1
         outbound.add_events(response.events, acted.events[:end], state)
-        response.events.append(records.reveal_event(reveal.round, reveal.deck))
+        response.events.append(records.reveal_event(reveal.round, reveal.deck, reveal.deal_key))
         outbound.add_events(response.events, acted.events[end:], state)
         if reveal.in_views:
             reveal_part = records.reveal_view_part(reveal)

@@ -137,7 +137,8 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         board_set = records.board_set_in(request.board_set)
         secret = records.board_set_secret_in(request.board_set_secret, board_set)
         start = (scores[0], scores[1]) if scores else (0, 0)
-        created = self._matches.create(rules, dealer, start, board_set, secret)
+        disclosure = records.deal_disclosure_in(request.deal_disclosure)
+        created = self._matches.create(rules, dealer, start, board_set, secret, disclosure)
         response = pb.CreateMatchResponse(
             state=created.token,
             state_version=0,
@@ -147,6 +148,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             spectator_credential=created.spectator_credential,
             board_set_secret=secret,
         )
+        response.deal_commitment.CopyFrom(records.commitment_out(created.commitment, disclosure))
         add_views(response.views, created.state, _ALL_SEATS, created.match_id, 0, with_rules=True)
         return response
 

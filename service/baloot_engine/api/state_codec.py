@@ -67,6 +67,13 @@ from baloot_engine.rules.validation import MAX_BIDS, MAX_DOUBLING_CALLS
 LAYOUT: Final = 1
 SEED_SIZE: Final = 16
 BREACHES_SIZE: Final = 9
+# The token's `dealing` (provably fair deals, docs/fair-deals.md): a token sealed before
+# commitments deals as before; a committed match discloses its key at its end or at every
+# scored round, or no more once a preset deck was dealt.
+DEALING_UNCOMMITTED: Final = 0
+DEALING_AT_MATCH_END: Final = 1
+DEALING_EACH_ROUND: Final = 2
+DEALING_VOID: Final = 3
 MAX_VERSION: Final = 2**62
 """The highest state version a token may carry; its successor still fits the uint64 field."""
 
@@ -277,6 +284,12 @@ class TokenFields(NamedTuple):
     rounds_scored: int = 0
     scored_at_hand: int = 0  # the hand number of the last scored hand (0 before)
     board_seed: bytes = b""  # the board set bound to its secret (empty in older tokens)
+    dealing: int = 0  # provably fair deals: one of the DEALING_* values
+
+    @property
+    def committed(self) -> bool:
+        """Whether the match deals from its committed chain (docs/fair-deals.md)."""
+        return self.dealing != DEALING_UNCOMMITTED
 
     def kept_deck(self, hand_number: int) -> tuple[int, ...] | None:
         """The deck the token keeps for hand ``hand_number``, if it keeps one."""
@@ -333,6 +346,7 @@ def _write_fields(message: pb.MatchState, fields: TokenFields) -> None:
     message.rounds_scored = fields.rounds_scored
     message.scored_at_hand = fields.scored_at_hand
     message.board_seed = fields.board_seed
+    message.dealing = fields.dealing
 
 
 def _write(message: pb.MatchState, state: State, old: State | None) -> None:
@@ -646,7 +660,7 @@ class Decoded:
             m = self.message
             assert m is not None
             fields = NO_FIELDS
-            if m.round_deck or m.round_deck_hand or m.board_set or m.rounds_scored:
+            if m.round_deck or m.round_deck_hand or m.board_set or m.rounds_scored or m.dealing:
                 fields = TokenFields(
                     bytes(m.round_deck),
                     m.round_deck_hand,
@@ -654,6 +668,7 @@ class Decoded:
                     m.rounds_scored,
                     m.scored_at_hand,
                     bytes(m.board_seed),
+                    m.dealing,
                 )
             self._fields = fields
         return fields
@@ -878,6 +893,10 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
     )
     if m.board_seed and (len(m.board_seed) != 32 or not m.board_set):
         raise StateInvalidError(["the board set's seed is malformed"])
+    if m.dealing > DEALING_VOID:
+        raise StateInvalidError([f"dealing {m.dealing} is not one of 0 to {DEALING_VOID}"])
+    if m.scored_at_hand > m.hand_number or m.rounds_scored > m.hand_number:
+        raise StateInvalidError(["more hands scored than dealt"])
     return Decoded(state, bytes(m.seed), m.version, data, m)
 
 

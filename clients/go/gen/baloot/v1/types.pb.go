@@ -954,6 +954,61 @@ func (QaydCategory) EnumDescriptor() ([]byte, []int) {
 	return file_baloot_v1_types_proto_rawDescGZIP(), []int{12}
 }
 
+// When a committed match discloses the key of its decks (CreateMatchRequest.deal_disclosure).
+type DealDisclosure int32
+
+const (
+	// The default: DEAL_DISCLOSURE_AT_MATCH_END.
+	DealDisclosure_DEAL_DISCLOSURE_UNSPECIFIED DealDisclosure = 0
+	// Once, in the reveal of the round that ends the match: the key of the last round, which
+	// opens every deck of the match.
+	DealDisclosure_DEAL_DISCLOSURE_AT_MATCH_END DealDisclosure = 1
+	// In the reveal of every scored round: that round's key, which opens its decks (its redeals
+	// included) and every earlier round's, never a later one.
+	DealDisclosure_DEAL_DISCLOSURE_EACH_ROUND DealDisclosure = 2
+)
+
+// Enum value maps for DealDisclosure.
+var (
+	DealDisclosure_name = map[int32]string{
+		0: "DEAL_DISCLOSURE_UNSPECIFIED",
+		1: "DEAL_DISCLOSURE_AT_MATCH_END",
+		2: "DEAL_DISCLOSURE_EACH_ROUND",
+	}
+	DealDisclosure_value = map[string]int32{
+		"DEAL_DISCLOSURE_UNSPECIFIED":  0,
+		"DEAL_DISCLOSURE_AT_MATCH_END": 1,
+		"DEAL_DISCLOSURE_EACH_ROUND":   2,
+	}
+)
+
+func (x DealDisclosure) Enum() *DealDisclosure {
+	p := new(DealDisclosure)
+	*p = x
+	return p
+}
+
+func (x DealDisclosure) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (DealDisclosure) Descriptor() protoreflect.EnumDescriptor {
+	return file_baloot_v1_types_proto_enumTypes[13].Descriptor()
+}
+
+func (DealDisclosure) Type() protoreflect.EnumType {
+	return &file_baloot_v1_types_proto_enumTypes[13]
+}
+
+func (x DealDisclosure) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use DealDisclosure.Descriptor instead.
+func (DealDisclosure) EnumDescriptor() ([]byte, []int) {
+	return file_baloot_v1_types_proto_rawDescGZIP(), []int{13}
+}
+
 // A bid: what a seat says during bidding.
 type Bid struct {
 	state         protoimpl.MessageState
@@ -2535,6 +2590,13 @@ type RoundReveal struct {
 	// The eight cards each seat held after the deal was completed, one entry per seat, seat 0
 	// first; empty for a hand redealt before the contract was fixed.
 	Hands []*SeatCards `protobuf:"bytes,4,rep,name=hands,proto3" json:"hands,omitempty"`
+	// Provably fair deals (docs/fair-deals.md): the disclosed key of a committed match, in the
+	// reveal of the round that ended the match (DEAL_DISCLOSURE_AT_MATCH_END), or of every scored
+	// round (DEAL_DISCLOSURE_EACH_ROUND); unset otherwise (a redealt hand, a round before the
+	// match's end, a match created before commitments, or one dealt a preset deck). It opens the
+	// decks of this round and every earlier one, never a later one. In a board-set match it is
+	// in the host's reveal only: the set's other tables may still be playing these boards.
+	DealKey *DealKey `protobuf:"bytes,5,opt,name=deal_key,json=dealKey,proto3" json:"deal_key,omitempty"`
 }
 
 func (x *RoundReveal) Reset() {
@@ -2597,6 +2659,148 @@ func (x *RoundReveal) GetHands() []*SeatCards {
 	return nil
 }
 
+func (x *RoundReveal) GetDealKey() *DealKey {
+	if x != nil {
+		return x.DealKey
+	}
+	return nil
+}
+
+// The commitment to every deck of a match, published by CreateMatch before the first deal
+// (docs/fair-deals.md gives the procedure that checks a disclosed key and the decks).
+type DealCommitment struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	// The scheme: 1, the reversed SHA-256 chain of round keys of docs/fair-deals.md.
+	Scheme uint32 `protobuf:"varint,1,opt,name=scheme,proto3" json:"scheme,omitempty"`
+	// The 32-byte commitment: key[0] of the chain.
+	Commitment []byte `protobuf:"bytes,2,opt,name=commitment,proto3" json:"commitment,omitempty"`
+	// The rounds the chain covers (N, 256): rounds 1 to N are dealt from it.
+	Rounds uint32 `protobuf:"varint,3,opt,name=rounds,proto3" json:"rounds,omitempty"`
+	// When the keys are disclosed.
+	Disclosure DealDisclosure `protobuf:"varint,4,opt,name=disclosure,proto3,enum=baloot.v1.DealDisclosure" json:"disclosure,omitempty"`
+}
+
+func (x *DealCommitment) Reset() {
+	*x = DealCommitment{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_baloot_v1_types_proto_msgTypes[20]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *DealCommitment) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DealCommitment) ProtoMessage() {}
+
+func (x *DealCommitment) ProtoReflect() protoreflect.Message {
+	mi := &file_baloot_v1_types_proto_msgTypes[20]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DealCommitment.ProtoReflect.Descriptor instead.
+func (*DealCommitment) Descriptor() ([]byte, []int) {
+	return file_baloot_v1_types_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *DealCommitment) GetScheme() uint32 {
+	if x != nil {
+		return x.Scheme
+	}
+	return 0
+}
+
+func (x *DealCommitment) GetCommitment() []byte {
+	if x != nil {
+		return x.Commitment
+	}
+	return nil
+}
+
+func (x *DealCommitment) GetRounds() uint32 {
+	if x != nil {
+		return x.Rounds
+	}
+	return 0
+}
+
+func (x *DealCommitment) GetDisclosure() DealDisclosure {
+	if x != nil {
+		return x.Disclosure
+	}
+	return DealDisclosure_DEAL_DISCLOSURE_UNSPECIFIED
+}
+
+// A disclosed key of a committed match's chain.
+type DealKey struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	// The round the key belongs to (rounds scored before it, plus one), from 1.
+	Round uint32 `protobuf:"varint,1,opt,name=round,proto3" json:"round,omitempty"`
+	// The 32-byte key[round] of the chain.
+	Key []byte `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+}
+
+func (x *DealKey) Reset() {
+	*x = DealKey{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_baloot_v1_types_proto_msgTypes[21]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *DealKey) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DealKey) ProtoMessage() {}
+
+func (x *DealKey) ProtoReflect() protoreflect.Message {
+	mi := &file_baloot_v1_types_proto_msgTypes[21]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DealKey.ProtoReflect.Descriptor instead.
+func (*DealKey) Descriptor() ([]byte, []int) {
+	return file_baloot_v1_types_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *DealKey) GetRound() uint32 {
+	if x != nil {
+		return x.Round
+	}
+	return 0
+}
+
+func (x *DealKey) GetKey() []byte {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
 // The cards of one seat.
 type SeatCards struct {
 	state         protoimpl.MessageState
@@ -2612,7 +2816,7 @@ type SeatCards struct {
 func (x *SeatCards) Reset() {
 	*x = SeatCards{}
 	if protoimpl.UnsafeEnabled {
-		mi := &file_baloot_v1_types_proto_msgTypes[20]
+		mi := &file_baloot_v1_types_proto_msgTypes[22]
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		ms.StoreMessageInfo(mi)
 	}
@@ -2625,7 +2829,7 @@ func (x *SeatCards) String() string {
 func (*SeatCards) ProtoMessage() {}
 
 func (x *SeatCards) ProtoReflect() protoreflect.Message {
-	mi := &file_baloot_v1_types_proto_msgTypes[20]
+	mi := &file_baloot_v1_types_proto_msgTypes[22]
 	if protoimpl.UnsafeEnabled && x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2638,7 +2842,7 @@ func (x *SeatCards) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatCards.ProtoReflect.Descriptor instead.
 func (*SeatCards) Descriptor() ([]byte, []int) {
-	return file_baloot_v1_types_proto_rawDescGZIP(), []int{20}
+	return file_baloot_v1_types_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SeatCards) GetSeat() uint32 {
@@ -2670,7 +2874,7 @@ type RedealInfo struct {
 func (x *RedealInfo) Reset() {
 	*x = RedealInfo{}
 	if protoimpl.UnsafeEnabled {
-		mi := &file_baloot_v1_types_proto_msgTypes[21]
+		mi := &file_baloot_v1_types_proto_msgTypes[23]
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		ms.StoreMessageInfo(mi)
 	}
@@ -2683,7 +2887,7 @@ func (x *RedealInfo) String() string {
 func (*RedealInfo) ProtoMessage() {}
 
 func (x *RedealInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_baloot_v1_types_proto_msgTypes[21]
+	mi := &file_baloot_v1_types_proto_msgTypes[23]
 	if protoimpl.UnsafeEnabled && x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2696,7 +2900,7 @@ func (x *RedealInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RedealInfo.ProtoReflect.Descriptor instead.
 func (*RedealInfo) Descriptor() ([]byte, []int) {
-	return file_baloot_v1_types_proto_rawDescGZIP(), []int{21}
+	return file_baloot_v1_types_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *RedealInfo) GetReason() RedealReason {
@@ -2726,7 +2930,7 @@ type ProjectList struct {
 func (x *ProjectList) Reset() {
 	*x = ProjectList{}
 	if protoimpl.UnsafeEnabled {
-		mi := &file_baloot_v1_types_proto_msgTypes[22]
+		mi := &file_baloot_v1_types_proto_msgTypes[24]
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		ms.StoreMessageInfo(mi)
 	}
@@ -2739,7 +2943,7 @@ func (x *ProjectList) String() string {
 func (*ProjectList) ProtoMessage() {}
 
 func (x *ProjectList) ProtoReflect() protoreflect.Message {
-	mi := &file_baloot_v1_types_proto_msgTypes[22]
+	mi := &file_baloot_v1_types_proto_msgTypes[24]
 	if protoimpl.UnsafeEnabled && x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2752,7 +2956,7 @@ func (x *ProjectList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProjectList.ProtoReflect.Descriptor instead.
 func (*ProjectList) Descriptor() ([]byte, []int) {
-	return file_baloot_v1_types_proto_rawDescGZIP(), []int{22}
+	return file_baloot_v1_types_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ProjectList) GetProjects() []*Project {
@@ -2795,7 +2999,7 @@ type Event struct {
 func (x *Event) Reset() {
 	*x = Event{}
 	if protoimpl.UnsafeEnabled {
-		mi := &file_baloot_v1_types_proto_msgTypes[23]
+		mi := &file_baloot_v1_types_proto_msgTypes[25]
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		ms.StoreMessageInfo(mi)
 	}
@@ -2808,7 +3012,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_baloot_v1_types_proto_msgTypes[23]
+	mi := &file_baloot_v1_types_proto_msgTypes[25]
 	if protoimpl.UnsafeEnabled && x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2821,7 +3025,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_baloot_v1_types_proto_rawDescGZIP(), []int{23}
+	return file_baloot_v1_types_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Event) GetKind() EventKind {
@@ -3095,7 +3299,7 @@ type View struct {
 func (x *View) Reset() {
 	*x = View{}
 	if protoimpl.UnsafeEnabled {
-		mi := &file_baloot_v1_types_proto_msgTypes[24]
+		mi := &file_baloot_v1_types_proto_msgTypes[26]
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		ms.StoreMessageInfo(mi)
 	}
@@ -3108,7 +3312,7 @@ func (x *View) String() string {
 func (*View) ProtoMessage() {}
 
 func (x *View) ProtoReflect() protoreflect.Message {
-	mi := &file_baloot_v1_types_proto_msgTypes[24]
+	mi := &file_baloot_v1_types_proto_msgTypes[26]
 	if protoimpl.UnsafeEnabled && x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3121,7 +3325,7 @@ func (x *View) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use View.ProtoReflect.Descriptor instead.
 func (*View) Descriptor() ([]byte, []int) {
-	return file_baloot_v1_types_proto_rawDescGZIP(), []int{24}
+	return file_baloot_v1_types_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *View) GetSeat() uint32 {
@@ -3492,7 +3696,7 @@ var file_baloot_v1_types_proto_rawDesc = []byte{
 	0x73, 0x12, 0x28, 0x0a, 0x0d, 0x72, 0x65, 0x76, 0x65, 0x61, 0x6c, 0x65, 0x64, 0x5f, 0x63, 0x61,
 	0x72, 0x64, 0x18, 0x04, 0x20, 0x01, 0x28, 0x0d, 0x48, 0x00, 0x52, 0x0c, 0x72, 0x65, 0x76, 0x65,
 	0x61, 0x6c, 0x65, 0x64, 0x43, 0x61, 0x72, 0x64, 0x88, 0x01, 0x01, 0x42, 0x10, 0x0a, 0x0e, 0x5f,
-	0x72, 0x65, 0x76, 0x65, 0x61, 0x6c, 0x65, 0x64, 0x5f, 0x63, 0x61, 0x72, 0x64, 0x22, 0x93, 0x01,
+	0x72, 0x65, 0x76, 0x65, 0x61, 0x6c, 0x65, 0x64, 0x5f, 0x63, 0x61, 0x72, 0x64, 0x22, 0xc2, 0x01,
 	0x0a, 0x0b, 0x52, 0x6f, 0x75, 0x6e, 0x64, 0x52, 0x65, 0x76, 0x65, 0x61, 0x6c, 0x12, 0x21, 0x0a,
 	0x0c, 0x72, 0x6f, 0x75, 0x6e, 0x64, 0x5f, 0x6e, 0x75, 0x6d, 0x62, 0x65, 0x72, 0x18, 0x01, 0x20,
 	0x01, 0x28, 0x0d, 0x52, 0x0b, 0x72, 0x6f, 0x75, 0x6e, 0x64, 0x4e, 0x75, 0x6d, 0x62, 0x65, 0x72,
@@ -3502,7 +3706,23 @@ var file_baloot_v1_types_proto_rawDesc = []byte{
 	0x63, 0x6b, 0x4f, 0x72, 0x64, 0x65, 0x72, 0x12, 0x2a, 0x0a, 0x05, 0x68, 0x61, 0x6e, 0x64, 0x73,
 	0x18, 0x04, 0x20, 0x03, 0x28, 0x0b, 0x32, 0x14, 0x2e, 0x62, 0x61, 0x6c, 0x6f, 0x6f, 0x74, 0x2e,
 	0x76, 0x31, 0x2e, 0x53, 0x65, 0x61, 0x74, 0x43, 0x61, 0x72, 0x64, 0x73, 0x52, 0x05, 0x68, 0x61,
-	0x6e, 0x64, 0x73, 0x22, 0x35, 0x0a, 0x09, 0x53, 0x65, 0x61, 0x74, 0x43, 0x61, 0x72, 0x64, 0x73,
+	0x6e, 0x64, 0x73, 0x12, 0x2d, 0x0a, 0x08, 0x64, 0x65, 0x61, 0x6c, 0x5f, 0x6b, 0x65, 0x79, 0x18,
+	0x05, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x12, 0x2e, 0x62, 0x61, 0x6c, 0x6f, 0x6f, 0x74, 0x2e, 0x76,
+	0x31, 0x2e, 0x44, 0x65, 0x61, 0x6c, 0x4b, 0x65, 0x79, 0x52, 0x07, 0x64, 0x65, 0x61, 0x6c, 0x4b,
+	0x65, 0x79, 0x22, 0x9b, 0x01, 0x0a, 0x0e, 0x44, 0x65, 0x61, 0x6c, 0x43, 0x6f, 0x6d, 0x6d, 0x69,
+	0x74, 0x6d, 0x65, 0x6e, 0x74, 0x12, 0x16, 0x0a, 0x06, 0x73, 0x63, 0x68, 0x65, 0x6d, 0x65, 0x18,
+	0x01, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x06, 0x73, 0x63, 0x68, 0x65, 0x6d, 0x65, 0x12, 0x1e, 0x0a,
+	0x0a, 0x63, 0x6f, 0x6d, 0x6d, 0x69, 0x74, 0x6d, 0x65, 0x6e, 0x74, 0x18, 0x02, 0x20, 0x01, 0x28,
+	0x0c, 0x52, 0x0a, 0x63, 0x6f, 0x6d, 0x6d, 0x69, 0x74, 0x6d, 0x65, 0x6e, 0x74, 0x12, 0x16, 0x0a,
+	0x06, 0x72, 0x6f, 0x75, 0x6e, 0x64, 0x73, 0x18, 0x03, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x06, 0x72,
+	0x6f, 0x75, 0x6e, 0x64, 0x73, 0x12, 0x39, 0x0a, 0x0a, 0x64, 0x69, 0x73, 0x63, 0x6c, 0x6f, 0x73,
+	0x75, 0x72, 0x65, 0x18, 0x04, 0x20, 0x01, 0x28, 0x0e, 0x32, 0x19, 0x2e, 0x62, 0x61, 0x6c, 0x6f,
+	0x6f, 0x74, 0x2e, 0x76, 0x31, 0x2e, 0x44, 0x65, 0x61, 0x6c, 0x44, 0x69, 0x73, 0x63, 0x6c, 0x6f,
+	0x73, 0x75, 0x72, 0x65, 0x52, 0x0a, 0x64, 0x69, 0x73, 0x63, 0x6c, 0x6f, 0x73, 0x75, 0x72, 0x65,
+	0x22, 0x31, 0x0a, 0x07, 0x44, 0x65, 0x61, 0x6c, 0x4b, 0x65, 0x79, 0x12, 0x14, 0x0a, 0x05, 0x72,
+	0x6f, 0x75, 0x6e, 0x64, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x05, 0x72, 0x6f, 0x75, 0x6e,
+	0x64, 0x12, 0x10, 0x0a, 0x03, 0x6b, 0x65, 0x79, 0x18, 0x02, 0x20, 0x01, 0x28, 0x0c, 0x52, 0x03,
+	0x6b, 0x65, 0x79, 0x22, 0x35, 0x0a, 0x09, 0x53, 0x65, 0x61, 0x74, 0x43, 0x61, 0x72, 0x64, 0x73,
 	0x12, 0x12, 0x0a, 0x04, 0x73, 0x65, 0x61, 0x74, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x04,
 	0x73, 0x65, 0x61, 0x74, 0x12, 0x14, 0x0a, 0x05, 0x63, 0x61, 0x72, 0x64, 0x73, 0x18, 0x02, 0x20,
 	0x03, 0x28, 0x0d, 0x52, 0x05, 0x63, 0x61, 0x72, 0x64, 0x73, 0x22, 0x5e, 0x0a, 0x0a, 0x52, 0x65,
@@ -3789,18 +4009,26 @@ var file_baloot_v1_types_proto_rawDesc = []byte{
 	0x10, 0x04, 0x12, 0x1c, 0x0a, 0x18, 0x51, 0x41, 0x59, 0x44, 0x5f, 0x43, 0x41, 0x54, 0x45, 0x47,
 	0x4f, 0x52, 0x59, 0x5f, 0x46, 0x41, 0x4c, 0x53, 0x45, 0x5f, 0x41, 0x4b, 0x4b, 0x41, 0x10, 0x05,
 	0x12, 0x1c, 0x0a, 0x18, 0x51, 0x41, 0x59, 0x44, 0x5f, 0x43, 0x41, 0x54, 0x45, 0x47, 0x4f, 0x52,
-	0x59, 0x5f, 0x46, 0x41, 0x4c, 0x53, 0x45, 0x5f, 0x53, 0x41, 0x57, 0x41, 0x10, 0x06, 0x42, 0xa5,
-	0x01, 0x0a, 0x13, 0x6f, 0x72, 0x67, 0x2e, 0x62, 0x61, 0x6c, 0x6f, 0x6f, 0x74, 0x65, 0x6e, 0x67,
-	0x69, 0x6e, 0x65, 0x2e, 0x76, 0x31, 0x42, 0x0a, 0x54, 0x79, 0x70, 0x65, 0x73, 0x50, 0x72, 0x6f,
-	0x74, 0x6f, 0x50, 0x01, 0x5a, 0x48, 0x67, 0x69, 0x74, 0x68, 0x75, 0x62, 0x2e, 0x63, 0x6f, 0x6d,
-	0x2f, 0x62, 0x61, 0x6c, 0x6f, 0x6f, 0x74, 0x2d, 0x65, 0x6e, 0x67, 0x69, 0x6e, 0x65, 0x2f, 0x62,
-	0x61, 0x6c, 0x6f, 0x6f, 0x74, 0x2d, 0x65, 0x6e, 0x67, 0x69, 0x6e, 0x65, 0x2f, 0x63, 0x6c, 0x69,
-	0x65, 0x6e, 0x74, 0x73, 0x2f, 0x67, 0x6f, 0x2f, 0x67, 0x65, 0x6e, 0x2f, 0x62, 0x61, 0x6c, 0x6f,
-	0x6f, 0x74, 0x2f, 0x76, 0x31, 0x3b, 0x62, 0x61, 0x6c, 0x6f, 0x6f, 0x74, 0x76, 0x31, 0xa2, 0x02,
-	0x03, 0x42, 0x4c, 0x54, 0xaa, 0x02, 0x09, 0x42, 0x61, 0x6c, 0x6f, 0x6f, 0x74, 0x2e, 0x56, 0x31,
-	0xba, 0x02, 0x0a, 0x42, 0x61, 0x6c, 0x6f, 0x6f, 0x74, 0x5f, 0x56, 0x31, 0x5f, 0xca, 0x02, 0x09,
-	0x42, 0x61, 0x6c, 0x6f, 0x6f, 0x74, 0x5c, 0x56, 0x31, 0xea, 0x02, 0x0a, 0x42, 0x61, 0x6c, 0x6f,
-	0x6f, 0x74, 0x3a, 0x3a, 0x56, 0x31, 0x62, 0x06, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x33,
+	0x59, 0x5f, 0x46, 0x41, 0x4c, 0x53, 0x45, 0x5f, 0x53, 0x41, 0x57, 0x41, 0x10, 0x06, 0x2a, 0x73,
+	0x0a, 0x0e, 0x44, 0x65, 0x61, 0x6c, 0x44, 0x69, 0x73, 0x63, 0x6c, 0x6f, 0x73, 0x75, 0x72, 0x65,
+	0x12, 0x1f, 0x0a, 0x1b, 0x44, 0x45, 0x41, 0x4c, 0x5f, 0x44, 0x49, 0x53, 0x43, 0x4c, 0x4f, 0x53,
+	0x55, 0x52, 0x45, 0x5f, 0x55, 0x4e, 0x53, 0x50, 0x45, 0x43, 0x49, 0x46, 0x49, 0x45, 0x44, 0x10,
+	0x00, 0x12, 0x20, 0x0a, 0x1c, 0x44, 0x45, 0x41, 0x4c, 0x5f, 0x44, 0x49, 0x53, 0x43, 0x4c, 0x4f,
+	0x53, 0x55, 0x52, 0x45, 0x5f, 0x41, 0x54, 0x5f, 0x4d, 0x41, 0x54, 0x43, 0x48, 0x5f, 0x45, 0x4e,
+	0x44, 0x10, 0x01, 0x12, 0x1e, 0x0a, 0x1a, 0x44, 0x45, 0x41, 0x4c, 0x5f, 0x44, 0x49, 0x53, 0x43,
+	0x4c, 0x4f, 0x53, 0x55, 0x52, 0x45, 0x5f, 0x45, 0x41, 0x43, 0x48, 0x5f, 0x52, 0x4f, 0x55, 0x4e,
+	0x44, 0x10, 0x02, 0x42, 0xa5, 0x01, 0x0a, 0x13, 0x6f, 0x72, 0x67, 0x2e, 0x62, 0x61, 0x6c, 0x6f,
+	0x6f, 0x74, 0x65, 0x6e, 0x67, 0x69, 0x6e, 0x65, 0x2e, 0x76, 0x31, 0x42, 0x0a, 0x54, 0x79, 0x70,
+	0x65, 0x73, 0x50, 0x72, 0x6f, 0x74, 0x6f, 0x50, 0x01, 0x5a, 0x48, 0x67, 0x69, 0x74, 0x68, 0x75,
+	0x62, 0x2e, 0x63, 0x6f, 0x6d, 0x2f, 0x62, 0x61, 0x6c, 0x6f, 0x6f, 0x74, 0x2d, 0x65, 0x6e, 0x67,
+	0x69, 0x6e, 0x65, 0x2f, 0x62, 0x61, 0x6c, 0x6f, 0x6f, 0x74, 0x2d, 0x65, 0x6e, 0x67, 0x69, 0x6e,
+	0x65, 0x2f, 0x63, 0x6c, 0x69, 0x65, 0x6e, 0x74, 0x73, 0x2f, 0x67, 0x6f, 0x2f, 0x67, 0x65, 0x6e,
+	0x2f, 0x62, 0x61, 0x6c, 0x6f, 0x6f, 0x74, 0x2f, 0x76, 0x31, 0x3b, 0x62, 0x61, 0x6c, 0x6f, 0x6f,
+	0x74, 0x76, 0x31, 0xa2, 0x02, 0x03, 0x42, 0x4c, 0x54, 0xaa, 0x02, 0x09, 0x42, 0x61, 0x6c, 0x6f,
+	0x6f, 0x74, 0x2e, 0x56, 0x31, 0xba, 0x02, 0x0a, 0x42, 0x61, 0x6c, 0x6f, 0x6f, 0x74, 0x5f, 0x56,
+	0x31, 0x5f, 0xca, 0x02, 0x09, 0x42, 0x61, 0x6c, 0x6f, 0x6f, 0x74, 0x5c, 0x56, 0x31, 0xea, 0x02,
+	0x0a, 0x42, 0x61, 0x6c, 0x6f, 0x6f, 0x74, 0x3a, 0x3a, 0x56, 0x31, 0x62, 0x06, 0x70, 0x72, 0x6f,
+	0x74, 0x6f, 0x33,
 }
 
 var (
@@ -3815,8 +4043,8 @@ func file_baloot_v1_types_proto_rawDescGZIP() []byte {
 	return file_baloot_v1_types_proto_rawDescData
 }
 
-var file_baloot_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 13)
-var file_baloot_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_baloot_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 14)
+var file_baloot_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_baloot_v1_types_proto_goTypes = []interface{}{
 	(Suit)(0),                  // 0: baloot.v1.Suit
 	(Rank)(0),                  // 1: baloot.v1.Rank
@@ -3831,32 +4059,35 @@ var file_baloot_v1_types_proto_goTypes = []interface{}{
 	(MatchEndReason)(0),        // 10: baloot.v1.MatchEndReason
 	(EventKind)(0),             // 11: baloot.v1.EventKind
 	(QaydCategory)(0),          // 12: baloot.v1.QaydCategory
-	(*Bid)(nil),                // 13: baloot.v1.Bid
-	(*Doubling)(nil),           // 14: baloot.v1.Doubling
-	(*Declaration)(nil),        // 15: baloot.v1.Declaration
-	(*CardPlay)(nil),           // 16: baloot.v1.CardPlay
-	(*Action)(nil),             // 17: baloot.v1.Action
-	(*DealAction)(nil),         // 18: baloot.v1.DealAction
-	(*QaydCall)(nil),           // 19: baloot.v1.QaydCall
-	(*QaydVerdict)(nil),        // 20: baloot.v1.QaydVerdict
-	(*Contract)(nil),           // 21: baloot.v1.Contract
-	(*BidRecord)(nil),          // 22: baloot.v1.BidRecord
-	(*DoublingRecord)(nil),     // 23: baloot.v1.DoublingRecord
-	(*PlayedCard)(nil),         // 24: baloot.v1.PlayedCard
-	(*Trick)(nil),              // 25: baloot.v1.Trick
-	(*ProjectDeclaration)(nil), // 26: baloot.v1.ProjectDeclaration
-	(*Project)(nil),            // 27: baloot.v1.Project
-	(*TeamRoundScore)(nil),     // 28: baloot.v1.TeamRoundScore
-	(*RoundScore)(nil),         // 29: baloot.v1.RoundScore
-	(*MatchScore)(nil),         // 30: baloot.v1.MatchScore
-	(*DealInfo)(nil),           // 31: baloot.v1.DealInfo
-	(*RoundReveal)(nil),        // 32: baloot.v1.RoundReveal
-	(*SeatCards)(nil),          // 33: baloot.v1.SeatCards
-	(*RedealInfo)(nil),         // 34: baloot.v1.RedealInfo
-	(*ProjectList)(nil),        // 35: baloot.v1.ProjectList
-	(*Event)(nil),              // 36: baloot.v1.Event
-	(*View)(nil),               // 37: baloot.v1.View
-	(*RuleSet)(nil),            // 38: baloot.v1.RuleSet
+	(DealDisclosure)(0),        // 13: baloot.v1.DealDisclosure
+	(*Bid)(nil),                // 14: baloot.v1.Bid
+	(*Doubling)(nil),           // 15: baloot.v1.Doubling
+	(*Declaration)(nil),        // 16: baloot.v1.Declaration
+	(*CardPlay)(nil),           // 17: baloot.v1.CardPlay
+	(*Action)(nil),             // 18: baloot.v1.Action
+	(*DealAction)(nil),         // 19: baloot.v1.DealAction
+	(*QaydCall)(nil),           // 20: baloot.v1.QaydCall
+	(*QaydVerdict)(nil),        // 21: baloot.v1.QaydVerdict
+	(*Contract)(nil),           // 22: baloot.v1.Contract
+	(*BidRecord)(nil),          // 23: baloot.v1.BidRecord
+	(*DoublingRecord)(nil),     // 24: baloot.v1.DoublingRecord
+	(*PlayedCard)(nil),         // 25: baloot.v1.PlayedCard
+	(*Trick)(nil),              // 26: baloot.v1.Trick
+	(*ProjectDeclaration)(nil), // 27: baloot.v1.ProjectDeclaration
+	(*Project)(nil),            // 28: baloot.v1.Project
+	(*TeamRoundScore)(nil),     // 29: baloot.v1.TeamRoundScore
+	(*RoundScore)(nil),         // 30: baloot.v1.RoundScore
+	(*MatchScore)(nil),         // 31: baloot.v1.MatchScore
+	(*DealInfo)(nil),           // 32: baloot.v1.DealInfo
+	(*RoundReveal)(nil),        // 33: baloot.v1.RoundReveal
+	(*DealCommitment)(nil),     // 34: baloot.v1.DealCommitment
+	(*DealKey)(nil),            // 35: baloot.v1.DealKey
+	(*SeatCards)(nil),          // 36: baloot.v1.SeatCards
+	(*RedealInfo)(nil),         // 37: baloot.v1.RedealInfo
+	(*ProjectList)(nil),        // 38: baloot.v1.ProjectList
+	(*Event)(nil),              // 39: baloot.v1.Event
+	(*View)(nil),               // 40: baloot.v1.View
+	(*RuleSet)(nil),            // 41: baloot.v1.RuleSet
 }
 var file_baloot_v1_types_proto_depIdxs = []int32{
 	4,  // 0: baloot.v1.Bid.kind:type_name -> baloot.v1.BidKind
@@ -3864,62 +4095,64 @@ var file_baloot_v1_types_proto_depIdxs = []int32{
 	5,  // 2: baloot.v1.Doubling.call:type_name -> baloot.v1.DoublingCall
 	6,  // 3: baloot.v1.Doubling.mode:type_name -> baloot.v1.PlayMode
 	7,  // 4: baloot.v1.Declaration.kinds:type_name -> baloot.v1.ProjectKind
-	13, // 5: baloot.v1.Action.bid:type_name -> baloot.v1.Bid
-	14, // 6: baloot.v1.Action.doubling:type_name -> baloot.v1.Doubling
-	15, // 7: baloot.v1.Action.declaration:type_name -> baloot.v1.Declaration
-	16, // 8: baloot.v1.Action.play:type_name -> baloot.v1.CardPlay
-	18, // 9: baloot.v1.Action.deal:type_name -> baloot.v1.DealAction
-	19, // 10: baloot.v1.Action.qayd:type_name -> baloot.v1.QaydCall
+	14, // 5: baloot.v1.Action.bid:type_name -> baloot.v1.Bid
+	15, // 6: baloot.v1.Action.doubling:type_name -> baloot.v1.Doubling
+	16, // 7: baloot.v1.Action.declaration:type_name -> baloot.v1.Declaration
+	17, // 8: baloot.v1.Action.play:type_name -> baloot.v1.CardPlay
+	19, // 9: baloot.v1.Action.deal:type_name -> baloot.v1.DealAction
+	20, // 10: baloot.v1.Action.qayd:type_name -> baloot.v1.QaydCall
 	12, // 11: baloot.v1.QaydCall.category:type_name -> baloot.v1.QaydCategory
 	12, // 12: baloot.v1.QaydVerdict.category:type_name -> baloot.v1.QaydCategory
 	2,  // 13: baloot.v1.Contract.type:type_name -> baloot.v1.ContractType
 	0,  // 14: baloot.v1.Contract.trump:type_name -> baloot.v1.Suit
 	6,  // 15: baloot.v1.Contract.mode:type_name -> baloot.v1.PlayMode
-	13, // 16: baloot.v1.BidRecord.bid:type_name -> baloot.v1.Bid
-	14, // 17: baloot.v1.DoublingRecord.doubling:type_name -> baloot.v1.Doubling
-	24, // 18: baloot.v1.Trick.cards:type_name -> baloot.v1.PlayedCard
+	14, // 16: baloot.v1.BidRecord.bid:type_name -> baloot.v1.Bid
+	15, // 17: baloot.v1.DoublingRecord.doubling:type_name -> baloot.v1.Doubling
+	25, // 18: baloot.v1.Trick.cards:type_name -> baloot.v1.PlayedCard
 	7,  // 19: baloot.v1.ProjectDeclaration.kinds:type_name -> baloot.v1.ProjectKind
 	7,  // 20: baloot.v1.Project.kind:type_name -> baloot.v1.ProjectKind
-	27, // 21: baloot.v1.TeamRoundScore.projects:type_name -> baloot.v1.Project
-	21, // 22: baloot.v1.RoundScore.contract:type_name -> baloot.v1.Contract
-	28, // 23: baloot.v1.RoundScore.teams:type_name -> baloot.v1.TeamRoundScore
+	28, // 21: baloot.v1.TeamRoundScore.projects:type_name -> baloot.v1.Project
+	22, // 22: baloot.v1.RoundScore.contract:type_name -> baloot.v1.Contract
+	29, // 23: baloot.v1.RoundScore.teams:type_name -> baloot.v1.TeamRoundScore
 	9,  // 24: baloot.v1.RoundScore.reason:type_name -> baloot.v1.OutcomeReason
 	10, // 25: baloot.v1.MatchScore.end_reason:type_name -> baloot.v1.MatchEndReason
-	33, // 26: baloot.v1.RoundReveal.hands:type_name -> baloot.v1.SeatCards
-	8,  // 27: baloot.v1.RedealInfo.reason:type_name -> baloot.v1.RedealReason
-	27, // 28: baloot.v1.ProjectList.projects:type_name -> baloot.v1.Project
-	11, // 29: baloot.v1.Event.kind:type_name -> baloot.v1.EventKind
-	13, // 30: baloot.v1.Event.bid:type_name -> baloot.v1.Bid
-	21, // 31: baloot.v1.Event.contract:type_name -> baloot.v1.Contract
-	14, // 32: baloot.v1.Event.doubling:type_name -> baloot.v1.Doubling
-	26, // 33: baloot.v1.Event.declaration:type_name -> baloot.v1.ProjectDeclaration
-	35, // 34: baloot.v1.Event.projects:type_name -> baloot.v1.ProjectList
-	24, // 35: baloot.v1.Event.play:type_name -> baloot.v1.PlayedCard
-	25, // 36: baloot.v1.Event.trick:type_name -> baloot.v1.Trick
-	29, // 37: baloot.v1.Event.round_score:type_name -> baloot.v1.RoundScore
-	30, // 38: baloot.v1.Event.match_score:type_name -> baloot.v1.MatchScore
-	31, // 39: baloot.v1.Event.deal:type_name -> baloot.v1.DealInfo
-	34, // 40: baloot.v1.Event.redeal:type_name -> baloot.v1.RedealInfo
-	20, // 41: baloot.v1.Event.qayd:type_name -> baloot.v1.QaydVerdict
-	32, // 42: baloot.v1.Event.reveal:type_name -> baloot.v1.RoundReveal
-	3,  // 43: baloot.v1.View.phase:type_name -> baloot.v1.Phase
-	38, // 44: baloot.v1.View.rules:type_name -> baloot.v1.RuleSet
-	21, // 45: baloot.v1.View.contract:type_name -> baloot.v1.Contract
-	22, // 46: baloot.v1.View.bids:type_name -> baloot.v1.BidRecord
-	23, // 47: baloot.v1.View.doubling_calls:type_name -> baloot.v1.DoublingRecord
-	25, // 48: baloot.v1.View.current_trick:type_name -> baloot.v1.Trick
-	25, // 49: baloot.v1.View.last_trick:type_name -> baloot.v1.Trick
-	26, // 50: baloot.v1.View.declared_projects:type_name -> baloot.v1.ProjectDeclaration
-	27, // 51: baloot.v1.View.revealed_projects:type_name -> baloot.v1.Project
-	29, // 52: baloot.v1.View.round_score:type_name -> baloot.v1.RoundScore
-	30, // 53: baloot.v1.View.match_score:type_name -> baloot.v1.MatchScore
-	17, // 54: baloot.v1.View.legal_actions:type_name -> baloot.v1.Action
-	32, // 55: baloot.v1.View.last_round_reveal:type_name -> baloot.v1.RoundReveal
-	56, // [56:56] is the sub-list for method output_type
-	56, // [56:56] is the sub-list for method input_type
-	56, // [56:56] is the sub-list for extension type_name
-	56, // [56:56] is the sub-list for extension extendee
-	0,  // [0:56] is the sub-list for field type_name
+	36, // 26: baloot.v1.RoundReveal.hands:type_name -> baloot.v1.SeatCards
+	35, // 27: baloot.v1.RoundReveal.deal_key:type_name -> baloot.v1.DealKey
+	13, // 28: baloot.v1.DealCommitment.disclosure:type_name -> baloot.v1.DealDisclosure
+	8,  // 29: baloot.v1.RedealInfo.reason:type_name -> baloot.v1.RedealReason
+	28, // 30: baloot.v1.ProjectList.projects:type_name -> baloot.v1.Project
+	11, // 31: baloot.v1.Event.kind:type_name -> baloot.v1.EventKind
+	14, // 32: baloot.v1.Event.bid:type_name -> baloot.v1.Bid
+	22, // 33: baloot.v1.Event.contract:type_name -> baloot.v1.Contract
+	15, // 34: baloot.v1.Event.doubling:type_name -> baloot.v1.Doubling
+	27, // 35: baloot.v1.Event.declaration:type_name -> baloot.v1.ProjectDeclaration
+	38, // 36: baloot.v1.Event.projects:type_name -> baloot.v1.ProjectList
+	25, // 37: baloot.v1.Event.play:type_name -> baloot.v1.PlayedCard
+	26, // 38: baloot.v1.Event.trick:type_name -> baloot.v1.Trick
+	30, // 39: baloot.v1.Event.round_score:type_name -> baloot.v1.RoundScore
+	31, // 40: baloot.v1.Event.match_score:type_name -> baloot.v1.MatchScore
+	32, // 41: baloot.v1.Event.deal:type_name -> baloot.v1.DealInfo
+	37, // 42: baloot.v1.Event.redeal:type_name -> baloot.v1.RedealInfo
+	21, // 43: baloot.v1.Event.qayd:type_name -> baloot.v1.QaydVerdict
+	33, // 44: baloot.v1.Event.reveal:type_name -> baloot.v1.RoundReveal
+	3,  // 45: baloot.v1.View.phase:type_name -> baloot.v1.Phase
+	41, // 46: baloot.v1.View.rules:type_name -> baloot.v1.RuleSet
+	22, // 47: baloot.v1.View.contract:type_name -> baloot.v1.Contract
+	23, // 48: baloot.v1.View.bids:type_name -> baloot.v1.BidRecord
+	24, // 49: baloot.v1.View.doubling_calls:type_name -> baloot.v1.DoublingRecord
+	26, // 50: baloot.v1.View.current_trick:type_name -> baloot.v1.Trick
+	26, // 51: baloot.v1.View.last_trick:type_name -> baloot.v1.Trick
+	27, // 52: baloot.v1.View.declared_projects:type_name -> baloot.v1.ProjectDeclaration
+	28, // 53: baloot.v1.View.revealed_projects:type_name -> baloot.v1.Project
+	30, // 54: baloot.v1.View.round_score:type_name -> baloot.v1.RoundScore
+	31, // 55: baloot.v1.View.match_score:type_name -> baloot.v1.MatchScore
+	18, // 56: baloot.v1.View.legal_actions:type_name -> baloot.v1.Action
+	33, // 57: baloot.v1.View.last_round_reveal:type_name -> baloot.v1.RoundReveal
+	58, // [58:58] is the sub-list for method output_type
+	58, // [58:58] is the sub-list for method input_type
+	58, // [58:58] is the sub-list for extension type_name
+	58, // [58:58] is the sub-list for extension extendee
+	0,  // [0:58] is the sub-list for field type_name
 }
 
 func init() { file_baloot_v1_types_proto_init() }
@@ -4170,7 +4403,7 @@ func file_baloot_v1_types_proto_init() {
 			}
 		}
 		file_baloot_v1_types_proto_msgTypes[20].Exporter = func(v interface{}, i int) interface{} {
-			switch v := v.(*SeatCards); i {
+			switch v := v.(*DealCommitment); i {
 			case 0:
 				return &v.state
 			case 1:
@@ -4182,7 +4415,7 @@ func file_baloot_v1_types_proto_init() {
 			}
 		}
 		file_baloot_v1_types_proto_msgTypes[21].Exporter = func(v interface{}, i int) interface{} {
-			switch v := v.(*RedealInfo); i {
+			switch v := v.(*DealKey); i {
 			case 0:
 				return &v.state
 			case 1:
@@ -4194,7 +4427,7 @@ func file_baloot_v1_types_proto_init() {
 			}
 		}
 		file_baloot_v1_types_proto_msgTypes[22].Exporter = func(v interface{}, i int) interface{} {
-			switch v := v.(*ProjectList); i {
+			switch v := v.(*SeatCards); i {
 			case 0:
 				return &v.state
 			case 1:
@@ -4206,7 +4439,7 @@ func file_baloot_v1_types_proto_init() {
 			}
 		}
 		file_baloot_v1_types_proto_msgTypes[23].Exporter = func(v interface{}, i int) interface{} {
-			switch v := v.(*Event); i {
+			switch v := v.(*RedealInfo); i {
 			case 0:
 				return &v.state
 			case 1:
@@ -4218,6 +4451,30 @@ func file_baloot_v1_types_proto_init() {
 			}
 		}
 		file_baloot_v1_types_proto_msgTypes[24].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*ProjectList); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_baloot_v1_types_proto_msgTypes[25].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*Event); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_baloot_v1_types_proto_msgTypes[26].Exporter = func(v interface{}, i int) interface{} {
 			switch v := v.(*View); i {
 			case 0:
 				return &v.state
@@ -4244,7 +4501,7 @@ func file_baloot_v1_types_proto_init() {
 	file_baloot_v1_types_proto_msgTypes[16].OneofWrappers = []interface{}{}
 	file_baloot_v1_types_proto_msgTypes[17].OneofWrappers = []interface{}{}
 	file_baloot_v1_types_proto_msgTypes[18].OneofWrappers = []interface{}{}
-	file_baloot_v1_types_proto_msgTypes[23].OneofWrappers = []interface{}{
+	file_baloot_v1_types_proto_msgTypes[25].OneofWrappers = []interface{}{
 		(*Event_Bid)(nil),
 		(*Event_Contract)(nil),
 		(*Event_Doubling)(nil),
@@ -4259,14 +4516,14 @@ func file_baloot_v1_types_proto_init() {
 		(*Event_Qayd)(nil),
 		(*Event_Reveal)(nil),
 	}
-	file_baloot_v1_types_proto_msgTypes[24].OneofWrappers = []interface{}{}
+	file_baloot_v1_types_proto_msgTypes[26].OneofWrappers = []interface{}{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: file_baloot_v1_types_proto_rawDesc,
-			NumEnums:      13,
-			NumMessages:   25,
+			NumEnums:      14,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -16,7 +16,7 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { RuleSet } from "./rules_pb.js";
 import { file_baloot_v1_rules } from "./rules_pb.js";
-import type { Action, RoundScore } from "./types_pb.js";
+import type { Action, DealCommitment, DealKey, RoundScore } from "./types_pb.js";
 import { file_baloot_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -24,7 +24,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baloot/v1/records.proto.
  */
 export const file_baloot_v1_records: GenFile = /*@__PURE__*/
-  fileDesc("ChdiYWxvb3QvdjEvcmVjb3Jkcy5wcm90bxIJYmFsb290LnYxIr4BCgtNYXRjaFJlY29yZBIOCgZmb3JtYXQYASABKA0SEAoIbWF0Y2hfaWQYAiABKAkSIQoFcnVsZXMYAyABKAsyEi5iYWxvb3QudjEuUnVsZVNldBIXCg9zdGFydGluZ19zY29yZXMYBCADKA0SFAoMZmlyc3RfZGVhbGVyGAUgASgNEhEKCWJvYXJkX3NldBgGIAEoCRIoCgZyb3VuZHMYByADKAsyGC5iYWxvb3QudjEuUmVjb3JkZWRSb3VuZCJ1Cg1SZWNvcmRlZFJvdW5kEhIKCmRlY2tfb3JkZXIYASADKA0SKgoHYWN0aW9ucxgCIAMoCzIZLmJhbG9vdC52MS5SZWNvcmRlZEFjdGlvbhIkCgVzY29yZRgDIAEoCzIVLmJhbG9vdC52MS5Sb3VuZFNjb3JlIlcKDlJlY29yZGVkQWN0aW9uEgwKBHNlYXQYASABKA0SIQoGYWN0aW9uGAIgASgLMhEuYmFsb290LnYxLkFjdGlvbhIUCgxjbG9zZV9yZXZpZXcYAyABKAgiXgoQUmVjb3JkRGl2ZXJnZW5jZRITCgtyb3VuZF9pbmRleBgBIAEoDRIUCgxhY3Rpb25faW5kZXgYAiABKA0SDgoGcmVhc29uGAMgASgJEg8KB21lc3NhZ2UYBCABKAlCpwEKE29yZy5iYWxvb3RlbmdpbmUudjFCDFJlY29yZHNQcm90b1ABWkhnaXRodWIuY29tL2JhbG9vdC1lbmdpbmUvYmFsb290LWVuZ2luZS9jbGllbnRzL2dvL2dlbi9iYWxvb3QvdjE7YmFsb290djGiAgNCTFSqAglCYWxvb3QuVjG6AgpCYWxvb3RfVjFfygIJQmFsb290XFYx6gIKQmFsb290OjpWMWIGcHJvdG8z", [file_baloot_v1_rules, file_baloot_v1_types]);
+  fileDesc("ChdiYWxvb3QvdjEvcmVjb3Jkcy5wcm90bxIJYmFsb290LnYxIpgCCgtNYXRjaFJlY29yZBIOCgZmb3JtYXQYASABKA0SEAoIbWF0Y2hfaWQYAiABKAkSIQoFcnVsZXMYAyABKAsyEi5iYWxvb3QudjEuUnVsZVNldBIXCg9zdGFydGluZ19zY29yZXMYBCADKA0SFAoMZmlyc3RfZGVhbGVyGAUgASgNEhEKCWJvYXJkX3NldBgGIAEoCRIoCgZyb3VuZHMYByADKAsyGC5iYWxvb3QudjEuUmVjb3JkZWRSb3VuZBIyCg9kZWFsX2NvbW1pdG1lbnQYCCABKAsyGS5iYWxvb3QudjEuRGVhbENvbW1pdG1lbnQSJAoIZGVhbF9rZXkYCSABKAsyEi5iYWxvb3QudjEuRGVhbEtleSJ1Cg1SZWNvcmRlZFJvdW5kEhIKCmRlY2tfb3JkZXIYASADKA0SKgoHYWN0aW9ucxgCIAMoCzIZLmJhbG9vdC52MS5SZWNvcmRlZEFjdGlvbhIkCgVzY29yZRgDIAEoCzIVLmJhbG9vdC52MS5Sb3VuZFNjb3JlIlcKDlJlY29yZGVkQWN0aW9uEgwKBHNlYXQYASABKA0SIQoGYWN0aW9uGAIgASgLMhEuYmFsb290LnYxLkFjdGlvbhIUCgxjbG9zZV9yZXZpZXcYAyABKAgiXgoQUmVjb3JkRGl2ZXJnZW5jZRITCgtyb3VuZF9pbmRleBgBIAEoDRIUCgxhY3Rpb25faW5kZXgYAiABKA0SDgoGcmVhc29uGAMgASgJEg8KB21lc3NhZ2UYBCABKAlCpwEKE29yZy5iYWxvb3RlbmdpbmUudjFCDFJlY29yZHNQcm90b1ABWkhnaXRodWIuY29tL2JhbG9vdC1lbmdpbmUvYmFsb290LWVuZ2luZS9jbGllbnRzL2dvL2dlbi9iYWxvb3QvdjE7YmFsb290djGiAgNCTFSqAglCYWxvb3QuVjG6AgpCYWxvb3RfVjFfygIJQmFsb290XFYx6gIKQmFsb290OjpWMWIGcHJvdG8z", [file_baloot_v1_rules, file_baloot_v1_types]);
 
 /**
  * A whole match (or its beginning), as played.
@@ -82,6 +82,22 @@ export type MatchRecord = Message<"baloot.v1.MatchRecord"> & {
    * @generated from field: repeated baloot.v1.RecordedRound rounds = 7;
    */
   rounds: RecordedRound[];
+
+  /**
+   * Provably fair deals: the commitment CreateMatch returned (unset for a match created before
+   * commitments). VerifyRecord checks every deck the disclosed key opens against it.
+   *
+   * @generated from field: baloot.v1.DealCommitment deal_commitment = 8;
+   */
+  dealCommitment?: DealCommitment | undefined;
+
+  /**
+   * The latest key disclosed in a ROUND_REVEALED event (RoundReveal.deal_key); unset while none
+   * is. It opens the decks of its round and of every earlier one.
+   *
+   * @generated from field: baloot.v1.DealKey deal_key = 9;
+   */
+  dealKey?: DealKey | undefined;
 };
 
 /**
