@@ -52,7 +52,7 @@ from baloot_engine.rules.facts import AwardedProject
 from baloot_engine.rules.observation import Observation
 from baloot_engine.rules.play import allowed_cards
 from baloot_engine.rules.ruleset import RuleSet
-from baloot_engine.solver import TRICK_WEIGHT, new_search
+from baloot_engine.solver import TRICK_WEIGHT, Position, deal_value, new_search
 
 MAX_SECONDS: Final = 5.0
 """The largest time budget an EXPERT decision may be given."""
@@ -237,13 +237,8 @@ def solved_finisher(solve_at: int) -> Finisher:
             return _play_out_then_solve(
                 hands, [], leader, 0, (0, 0), (0, 0), False, contract, rules, solver, solve_at
             )
-        found = new_search(contract, rules, 0).value(
-            (hands[0], hands[1], hands[2], hands[3]), (), leader, 0, False
-        )
-        assert found is not None  # no limit was set
-        ours, tricks = divmod(found, TRICK_WEIGHT)
-        total = sum(POINTS[contract.trump + 1]) + LAST_TRICK_BONUS
-        return (ours, total - ours), (tricks, 8 - tricks)
+        deal = (hands[0], hands[1], hands[2], hands[3])
+        return deal_value(Position(deal, (), leader, 0, False, contract, rules))
 
     return finish
 
