@@ -1441,7 +1441,7 @@ class CallQaydResponse(_message.Message):
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.Event]:
         """The events the call caused, in order: the verdict (QAYD_JUDGED), then the round score and
-        possibly the match result when the hand ends; closing the review: the round score.
+        possibly the match result when the round ends; closing the review: the round score.
         """
 
     @_builtins.property

@@ -381,7 +381,7 @@ class _RedealReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_RedealRe
     """A player claimed Kawesh for a worthless hand."""
 
 class RedealReason(_RedealReason, metaclass=_RedealReasonEnumTypeWrapper):
-    """Why a dealt hand was cancelled and dealt again."""
+    """Why a dealt round was cancelled and dealt again."""
 
 REDEAL_REASON_UNSPECIFIED: RedealReason.ValueType  # 0
 """Not a valid reason."""
@@ -482,7 +482,7 @@ class _EventKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EventKind.V
     EVENT_KIND_CARDS_DEALT: _EventKind.ValueType  # 3
     """Cards were dealt (the first five each, or the rest of the hands); `deal` tells how many."""
     EVENT_KIND_REDEAL: _EventKind.ValueType  # 4
-    """The hand was cancelled and the deal passes on; `redeal` tells why."""
+    """The round was cancelled and the deal passes on; `redeal` tells why."""
     EVENT_KIND_DOUBLING_CALLED: _EventKind.ValueType  # 5
     """A seat made a doubling call; `doubling` holds it."""
     EVENT_KIND_DOUBLING_ENDED: _EventKind.ValueType  # 6
@@ -527,7 +527,7 @@ EVENT_KIND_CONTRACT_FIXED: EventKind.ValueType  # 2
 EVENT_KIND_CARDS_DEALT: EventKind.ValueType  # 3
 """Cards were dealt (the first five each, or the rest of the hands); `deal` tells how many."""
 EVENT_KIND_REDEAL: EventKind.ValueType  # 4
-"""The hand was cancelled and the deal passes on; `redeal` tells why."""
+"""The round was cancelled and the deal passes on; `redeal` tells why."""
 EVENT_KIND_DOUBLING_CALLED: EventKind.ValueType  # 5
 """A seat made a doubling call; `doubling` holds it."""
 EVENT_KIND_DOUBLING_ENDED: EventKind.ValueType  # 6
@@ -1289,8 +1289,8 @@ class MatchScore(_message.Message):
     target: _builtins.int
     """The target score that ends the match."""
     rounds_played: _builtins.int
-    """The number of hands dealt so far, hands cancelled and dealt again (all passed, Kawesh)
-    included; it is also the round number of the latest hand.
+    """The number of rounds dealt so far, rounds cancelled and dealt again (all passed, Kawesh)
+    included; it is also the number of the latest round.
     """
     winner_team: _builtins.int
     """The team that won the match, once it is over."""
@@ -1368,7 +1368,7 @@ class RoundReveal(_message.Message):
     DECK_ORDER_FIELD_NUMBER: _builtins.int
     HANDS_FIELD_NUMBER: _builtins.int
     round_number: _builtins.int
-    """The round's number in the match (hands dealt so far, redeals included)."""
+    """The round's number in the match (rounds dealt so far, redeals included)."""
     dealer: _builtins.int
     """The dealer of the round."""
     @_builtins.property
@@ -1380,7 +1380,7 @@ class RoundReveal(_message.Message):
     @_builtins.property
     def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
         """The eight cards each seat held after the deal was completed, one entry per seat, seat 0
-        first; empty for a hand redealt before the contract was fixed.
+        first; empty for a round redealt before the contract was fixed.
         """
 
     def __init__(
@@ -1429,7 +1429,7 @@ Global___SeatCards: _TypeAlias = SeatCards  # noqa: Y015
 
 @_typing.final
 class RedealInfo(_message.Message):
-    """Why a hand was cancelled, and who deals next."""
+    """Why a round was cancelled, and who deals next."""
 
     DESCRIPTOR: _descriptor.Descriptor
 

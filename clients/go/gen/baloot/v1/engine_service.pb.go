@@ -2703,7 +2703,7 @@ type CallQaydResponse struct {
 	// The version of that state.
 	StateVersion uint64 `protobuf:"varint,2,opt,name=state_version,json=stateVersion,proto3" json:"state_version,omitempty"`
 	// The events the call caused, in order: the verdict (QAYD_JUDGED), then the round score and
-	// possibly the match result when the hand ends; closing the review: the round score.
+	// possibly the match result when the round ends; closing the review: the round score.
 	Events []*Event `protobuf:"bytes,3,rep,name=events,proto3" json:"events,omitempty"`
 	// The views the credential entitles the caller to, as in DealRoundResponse.
 	Views []*View `protobuf:"bytes,4,rep,name=views,proto3" json:"views,omitempty"`
