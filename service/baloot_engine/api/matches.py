@@ -426,7 +426,7 @@ class Matches:
 
     async def _judged_once(self, claim: Claim, *, refused: bool) -> bool:
         """Whether a Sawa claim may be answered: its token is the latest (else the check
-        refuses it as stale) and it is its seat's first claim of the hand, or the same claim
+        refuses it as stale) and it is its seat's first claim of the round, or the same claim
         on the same state again."""
         assert self.ledger is not None
         assert claim.sawa is not None

@@ -1,6 +1,6 @@
 """Match records ↔ the rules core: round reveals, VerifyRecord and ReplayRecord.
 
-* **Reveals.** When a hand is over (scored or redealt) its deck order is shown in a
+* **Reveals.** When a round is over (scored or redealt) its deck order is shown in a
   ``ROUND_REVEALED`` event (to the host, or to everyone under ``reveal_hands_after_round``);
   under that flag the views also carry it while the match waits for the next deal.
 * **Records.** :func:`verify` and :func:`replay_to` turn a ``MatchRecord`` into the rules
@@ -72,18 +72,18 @@ _SCORED: Final = EventKind.ROUND_SCORED
 # Reveals
 
 
-def reveal_out(hand: State, deck: Sequence[int]) -> types_pb2.RoundReveal:
-    """The ``RoundReveal`` of a hand: ``hand`` is a state of that hand (its dealer, number and
-    contract), ``deck`` its deck order."""
+def reveal_out(round_state: State, deck: Sequence[int]) -> types_pb2.RoundReveal:
+    """The ``RoundReveal`` of a round: ``round_state`` is a state of that round (its dealer,
+    number and contract), ``deck`` its deck order."""
     message = types_pb2.RoundReveal(
-        round_number=hand.hand_number, dealer=hand.dealer, deck_order=deck
+        round_number=round_state.hand_number, dealer=round_state.dealer, deck_order=deck
     )
-    contract = hand.contract
+    contract = round_state.contract
     if contract is not None and len(deck) == 32:
         taker = contract.taker
-        first = initial_hands(deck, hand.dealer)
+        first = initial_hands(deck, round_state.dealer)
         rest = completion_cards(
-            deck[REVEALED_INDEX + 1 :], hand.dealer, taker, deck[REVEALED_INDEX]
+            deck[REVEALED_INDEX + 1 :], round_state.dealer, taker, deck[REVEALED_INDEX]
         )
         for seat in range(4):
             cards = outbound.cards_of(first[seat] | rest[seat])
@@ -91,10 +91,10 @@ def reveal_out(hand: State, deck: Sequence[int]) -> types_pb2.RoundReveal:
     return message
 
 
-def reveal_event(hand: State, deck: Sequence[int]) -> types_pb2.Event:
-    """The ``ROUND_REVEALED`` event of a hand that just ended (see :func:`reveal_out`)."""
-    event = types_pb2.Event(kind=_REVEAL_KIND, seat=hand.dealer)
-    event.reveal.CopyFrom(reveal_out(hand, deck))
+def reveal_event(round_state: State, deck: Sequence[int]) -> types_pb2.Event:
+    """The ``ROUND_REVEALED`` event of a round that just ended (see :func:`reveal_out`)."""
+    event = types_pb2.Event(kind=_REVEAL_KIND, seat=round_state.dealer)
+    event.reveal.CopyFrom(reveal_out(round_state, deck))
     return event
 
 
@@ -256,7 +256,7 @@ def _check_score(recorded: records_pb2.RecordedRound, step: Step) -> None:
     if scored is None:
         if recorded.HasField("score"):
             raise DivergenceError(
-                step.round_index, at, RECORD_MISMATCH, "the hand was redealt, not scored"
+                step.round_index, at, RECORD_MISMATCH, "the round was redealt, not scored"
             )
         return
     assert scored.score is not None
