@@ -40,7 +40,7 @@ from baloot_engine.rules.observation import observe
 from baloot_engine.rules.ruleset import SEEDS
 from baloot_engine.rules.state import Phase, State
 
-MAX_HANDS = 12
+MAX_ROUNDS = 12
 REPEATS = 2
 
 Row = dict[str, object]
@@ -77,7 +77,7 @@ def decisions(seed: int, samples: int) -> list[Row]:
     rows: list[Row] = []
     state = new_match(SEEDS, dealer=0)
     step = 0
-    while state.phase is not Phase.MATCH_OVER and state.hand_number <= MAX_HANDS:
+    while state.phase is not Phase.MATCH_OVER and state.hand_number <= MAX_ROUNDS:
         if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
             state, _ = apply(state, state.dealer, _deck(seed, state.hand_number + 1))
             continue

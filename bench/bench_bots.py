@@ -50,7 +50,7 @@ from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.state import Phase, State
 
 RULES = {"seeds": SEEDS, "kammelna": KAMMELNA}
-MAX_HANDS = 200  # a match that has not ended by then is stopped and counted as a draw
+MAX_ROUNDS = 200  # a match that has not ended by then is stopped and counted as a draw
 BASELINE = "expert_baseline"
 """EXPERT as it played before whole-world solves (``BASELINE_EXPERT_BUDGET``), a fixed
 reference level of the benchmark."""
@@ -63,10 +63,10 @@ def player(name: str, expert: ExpertBudget) -> tuple[Level, ExpertBudget]:
     return Level(name), expert
 
 
-def deck_for(seed: int, hand_number: int) -> tuple[int, ...]:
-    """The deck of hand ``hand_number`` of the deal sequence ``seed``."""
+def deck_for(seed: int, round_number: int) -> tuple[int, ...]:
+    """The deck of round ``round_number`` of the deal sequence ``seed``."""
     deck = list(range(32))
-    random.Random(f"baloot-bench-{seed}-{hand_number}").shuffle(deck)
+    random.Random(f"baloot-bench-{seed}-{round_number}").shuffle(deck)
     return tuple(deck)
 
 
@@ -107,7 +107,7 @@ def play_match(
         result.cpu.setdefault(name, [])
         result.choice_cpu.setdefault(name, [])
     decision = 0
-    while state.phase is not Phase.MATCH_OVER and state.hand_number <= MAX_HANDS:
+    while state.phase is not Phase.MATCH_OVER and state.hand_number <= MAX_ROUNDS:
         if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
             deal = Deal(deck_for(seed, state.hand_number + 1))
             state, _ = apply(state, state.dealer, deal)
@@ -246,7 +246,7 @@ def summarise(pair: str, results: Iterable[tuple[int, bool, MatchResult]]) -> di
     )
     print(
         f"  per deal sequence: {a.upper()} won both {both}, split {len(by_seed) - both - none}, "
-        f"lost both {none}; {hands / matches:.1f} hands per match"
+        f"lost both {none}; {hands / matches:.1f} rounds per match"
     )
     print(
         f"  win rate {100 * rate:.1f} % +- {100 * rate_se:.1f} (standard error over deal "

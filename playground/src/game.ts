@@ -48,19 +48,19 @@ export interface Settings {
 
 /** What the page keeps of one deal. */
 export interface RoundRecord {
-  /** The hand's number in the match (redeals count). */
+  /** The round's number in the match (redeals count). */
   number: number;
   /** The dealer of the hand. */
   dealer: number;
   /** Every card played in the round, in order. */
   plays: PlayedCard[];
-  /** The deck order and the dealt hands (ROUND_REVEALED), once the hand is over. */
+  /** The deck order and the dealt hands (ROUND_REVEALED), once the round is over. */
   reveal?: RoundReveal;
   /** The Qayd verdicts of the round (QAYD_JUDGED), in order. */
   verdicts: QaydVerdict[];
   /** The breakdown, once the round is scored. */
   score?: RoundScore;
-  /** Why the hand was cancelled, if it was. */
+  /** Why the round was cancelled, if it was. */
   redeal?: RedealInfo;
   /** The match score after the round. */
   totals?: number[];

@@ -86,7 +86,7 @@ def test_a_played_match_discloses_its_key_at_the_end_and_its_record_proves_its_d
     verified = verify(client, record)
     assert verified.valid, verified.divergence
     assert verified.deals_proven
-    assert verified.hands_proven == len(record.rounds)
+    assert verified.rounds_proven == len(record.rounds)
     # The standalone verifier reads the record's JSON form the same way.
     check = fairdeal.check_record_json(json.loads(to_json(record)))
     assert check is not None
@@ -129,7 +129,7 @@ def test_each_round_discloses_that_round_s_key_never_a_later_one(client: EngineC
     again = verify(client, cut)
     assert again.valid
     assert again.deals_proven
-    assert again.hands_proven == first_scored + 1
+    assert again.rounds_proven == first_scored + 1
 
 
 def test_a_changed_deck_or_key_is_caught(client: EngineClient) -> None:
@@ -144,7 +144,7 @@ def test_a_changed_deck_or_key_is_caught(client: EngineClient) -> None:
     assert not verified.valid
     assert verified.divergence.reason == "DEAL_NOT_COMMITTED"
     assert (verified.divergence.round_index, verified.divergence.action_index) == (second, 0)
-    assert verified.hands_proven == second
+    assert verified.rounds_proven == second
     assert not verified.deals_proven
     forged.CopyFrom(record)
     forged.deal_key.key = bytes(32)
@@ -193,7 +193,7 @@ def test_a_record_without_a_commitment_still_verifies_unproven(client: EngineCli
     verified = verify(client, record)
     assert verified.valid
     assert not verified.deals_proven
-    assert verified.hands_proven == 0
+    assert verified.rounds_proven == 0
     # With the commitment but no key yet: valid, nothing proven.
     record.deal_commitment.CopyFrom(match.record.deal_commitment)
     verified = verify(client, record)

@@ -49,10 +49,10 @@ TINY_EXPERT = ExpertBudget(worlds=3, min_worlds=2, max_worlds=6, seconds=0.05, s
 SOLVED_EXPERT = TINY_EXPERT._replace(worlds=4, solve_at=5)
 
 
-def deck(seed: int, hand_number: int) -> tuple[int, ...]:
+def deck(seed: int, round_number: int) -> tuple[int, ...]:
     """A seeded deck order."""
     cards = list(range(32))
-    random.Random(f"bots-{seed}-{hand_number}").shuffle(cards)
+    random.Random(f"bots-{seed}-{round_number}").shuffle(cards)
     return tuple(cards)
 
 
@@ -86,7 +86,7 @@ def walk(
     seed: int,
     choose: Callable[[State, int, int], Action],
     *,
-    max_hands: int = 3,
+    max_rounds: int = 3,
 ) -> Iterator[State]:
     """Yield every state a bot-played match passes through (before each decision).
 
@@ -95,9 +95,9 @@ def walk(
     """
     state = new_match(rules, dealer=seed % 4)
     step = 0
-    while state.phase is not Phase.MATCH_OVER and state.hand_number <= max_hands:
+    while state.phase is not Phase.MATCH_OVER and state.hand_number <= max_rounds:
         if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
-            if state.hand_number == max_hands:
+            if state.hand_number == max_rounds:
                 return
             state, _ = apply(state, state.dealer, Deal(deck(seed, state.hand_number + 1)))
             continue

@@ -23,7 +23,7 @@ def _bidding_states(rules_name: str) -> list[State]:
     return [
         s
         for seed in range(6)
-        for s in walk(RULE_SETS[rules_name], seed, bot(Level.BASIC), max_hands=2)
+        for s in walk(RULE_SETS[rules_name], seed, bot(Level.BASIC), max_rounds=2)
         if s.phase is Phase.BIDDING
     ]
 

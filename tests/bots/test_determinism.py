@@ -19,7 +19,7 @@ def test_the_same_seed_gives_the_same_action(level: Level) -> None:
     budget = DEFAULT_BUDGET if level is Level.STRONG else SMALL
     expert = ExpertBudget(worlds=8)
     checked = 0
-    for state in walk(RULE_SETS["kammelna"], 2, bot(Level.BASIC), max_hands=3):
+    for state in walk(RULE_SETS["kammelna"], 2, bot(Level.BASIC), max_rounds=3):
         if len(legal_actions(state, state.turn)) < 2:
             continue
         first = suggest(state, state.turn, level, seed=42, budget=budget, expert=expert)
@@ -33,7 +33,7 @@ def test_a_seeded_match_replays_exactly() -> None:
     def record(seed: int) -> list[object]:
         return [
             (s.phase, s.turn, s.hands, s.trick)
-            for s in walk(RULE_SETS["seeds"], seed, bot(Level.STRONG), max_hands=2)
+            for s in walk(RULE_SETS["seeds"], seed, bot(Level.STRONG), max_rounds=2)
         ]
 
     assert record(9) == record(9)
@@ -42,7 +42,7 @@ def test_a_seeded_match_replays_exactly() -> None:
 def test_random_levels_depend_on_the_seed_and_unseeded_calls_vary() -> None:
     states = [
         s
-        for s in walk(RULE_SETS["seeds"], 4, bot(Level.BASIC), max_hands=4)
+        for s in walk(RULE_SETS["seeds"], 4, bot(Level.BASIC), max_rounds=4)
         if s.phase is Phase.PLAYING and len(legal_actions(s, s.turn)) >= 3
     ]
     state = states[0]
@@ -55,7 +55,7 @@ def test_random_levels_depend_on_the_seed_and_unseeded_calls_vary() -> None:
 
 def test_unseeded_strong_decisions_are_legal_and_bounded_in_time() -> None:
     rng = random.Random(1)
-    states = list(walk(RULE_SETS["seeds"], 5, bot(Level.BASIC), max_hands=3))
+    states = list(walk(RULE_SETS["seeds"], 5, bot(Level.BASIC), max_rounds=3))
     for state in rng.sample(states, 8):
         action = suggest(state, state.turn, Level.STRONG)
         assert action in legal_actions(state, state.turn)

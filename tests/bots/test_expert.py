@@ -41,10 +41,10 @@ from tests.bots.games import RULE_SETS, TINY_EXPERT, bot, record_scorer_matches,
 
 
 def _card_choices(
-    rules_name: str, seed: int, max_hands: int
+    rules_name: str, seed: int, max_rounds: int
 ) -> Iterator[tuple[State, Observation, int]]:
     """The card decisions with a choice of a seeded BASIC game: state, observation, options."""
-    for state in walk(RULE_SETS[rules_name], seed, bot(Level.BASIC), max_hands=max_hands):
+    for state in walk(RULE_SETS[rules_name], seed, bot(Level.BASIC), max_rounds=max_rounds):
         if state.phase is not Phase.PLAYING:
             continue
         obs = observe(state, state.turn)
@@ -61,7 +61,7 @@ def test_a_seeded_expert_match_replays_exactly() -> None:
     def record(seed: int) -> list[object]:
         return [
             (s.phase, s.turn, s.hands, s.trick)
-            for s in walk(RULE_SETS["seeds"], seed, bot(Level.EXPERT), max_hands=2)
+            for s in walk(RULE_SETS["seeds"], seed, bot(Level.EXPERT), max_rounds=2)
         ]
 
     assert record(3) == record(3)
@@ -71,7 +71,7 @@ def test_unseeded_expert_decisions_are_legal_even_with_no_time() -> None:
     rng = random.Random(2)
     states = [
         s
-        for s in walk(RULE_SETS["kammelna"], 6, bot(Level.BASIC), max_hands=3)
+        for s in walk(RULE_SETS["kammelna"], 6, bot(Level.BASIC), max_rounds=3)
         if s.phase is Phase.PLAYING
     ]
     for state in rng.sample(states, 10):
@@ -301,7 +301,7 @@ def test_expert_bids_and_doubles_for_the_match_only_when_asked(
     kinds: set[str] = set()
     converted = 0
     for seed in range(8):
-        for state in walk(RULE_SETS["seeds"], seed, bot(Level.BASIC), max_hands=3):
+        for state in walk(RULE_SETS["seeds"], seed, bot(Level.BASIC), max_rounds=3):
             doubling_step = state.phase is Phase.DOUBLING and (
                 state.doubling_step is not DoublingStep.CHOOSE_MODE
             )
@@ -338,7 +338,7 @@ def test_defenders_playing_for_the_match_double_buyers_about_to_win_it() -> None
     states = 0
     doubled = {False: 0, True: 0}
     for seed in range(12):
-        for state in walk(RULE_SETS["seeds"], seed, bot(Level.BASIC), max_hands=2):
+        for state in walk(RULE_SETS["seeds"], seed, bot(Level.BASIC), max_rounds=2):
             if state.phase is not Phase.DOUBLING or state.doubling_step is not DoublingStep.DOUBLE:
                 continue
             obs = observe(state, state.turn)
@@ -380,7 +380,7 @@ def test_the_calls_solved_play_outs_count_every_point_and_trick(solve_at: int) -
 def test_expert_calls_with_solved_play_outs_repeat_and_stay_legal() -> None:
     budget = TINY_EXPERT._replace(calls_solve_at=4)
     checked = 0
-    for state in walk(RULE_SETS["seeds"], 8, bot(Level.BASIC), max_hands=3):
+    for state in walk(RULE_SETS["seeds"], 8, bot(Level.BASIC), max_rounds=3):
         if state.phase not in (Phase.BIDDING, Phase.DOUBLING):
             continue
         legal = legal_actions(state, state.turn)

@@ -97,7 +97,7 @@ def test_states_differing_only_in_hidden_cards_give_the_same_decision(rules_name
     rng = random.Random(rules_name)
     compared = 0
     for seed in range(8):
-        for state in walk(RULE_SETS[rules_name], seed, bot(Level.BASIC), max_hands=2):
+        for state in walk(RULE_SETS[rules_name], seed, bot(Level.BASIC), max_rounds=2):
             seat = state.turn
             twin = hidden_twin(state, seat, rng)
             if twin is None:
@@ -121,7 +121,7 @@ def test_whole_world_solves_decide_from_the_observation_alone(rules_name: str) -
     rng = random.Random(f"solved-{rules_name}")
     compared = 0
     for seed in range(6):
-        for state in walk(RULE_SETS[rules_name], seed, bot(Level.BASIC), max_hands=2):
+        for state in walk(RULE_SETS[rules_name], seed, bot(Level.BASIC), max_rounds=2):
             if state.phase is not Phase.PLAYING or state.hands[state.turn].bit_count() > 5:
                 continue
             seat = state.turn
@@ -136,7 +136,7 @@ def test_whole_world_solves_decide_from_the_observation_alone(rules_name: str) -
 
 
 def test_the_observation_holds_no_hidden_card() -> None:
-    for state in walk(RULE_SETS["seeds"], 11, bot(Level.BASIC), max_hands=2):
+    for state in walk(RULE_SETS["seeds"], 11, bot(Level.BASIC), max_rounds=2):
         for seat in range(4):
             k = observe(state, seat)
             assert k.hand == state.hands[seat]
@@ -192,7 +192,7 @@ def test_the_tracker_never_contradicts_the_real_hands(rules_name: str) -> None:
     rng = random.Random(3)
     checked = 0
     for seed in range(8):
-        for state in walk(RULE_SETS[rules_name], seed, bot(Level.BASIC), max_hands=3):
+        for state in walk(RULE_SETS[rules_name], seed, bot(Level.BASIC), max_rounds=3):
             if state.phase not in (Phase.DOUBLING, Phase.PLAYING):
                 continue
             for seat in range(4):
@@ -237,7 +237,7 @@ def test_the_tracker_never_contradicts_the_real_hands(rules_name: str) -> None:
 def test_voids_shown_in_play_are_tracked() -> None:
     found = 0
     for seed in range(10):
-        for state in walk(RULE_SETS["seeds"], seed, bot(Level.BASIC), max_hands=2):
+        for state in walk(RULE_SETS["seeds"], seed, bot(Level.BASIC), max_rounds=2):
             if state.phase is not Phase.PLAYING:
                 continue
             seat = state.turn

@@ -22,7 +22,7 @@ from tests.bots.games import RULE_SETS, bot, walk
 def test_the_real_hands_of_basic_callers_are_plausible(rules_name: str) -> None:
     checked = 0
     for seed in range(8):
-        for state in walk(RULE_SETS[rules_name], seed, bot(Level.BASIC), max_hands=3):
+        for state in walk(RULE_SETS[rules_name], seed, bot(Level.BASIC), max_rounds=3):
             if state.phase is not Phase.PLAYING:
                 continue
             for seat in range(4):
@@ -36,7 +36,7 @@ def test_weighted_worlds_agree_with_the_tracker() -> None:
     rng = random.Random(4)
     checked = 0
     for seed in range(4):
-        for state in walk(RULE_SETS["seeds"], seed, bot(Level.BASIC), max_hands=2):
+        for state in walk(RULE_SETS["seeds"], seed, bot(Level.BASIC), max_rounds=2):
             if state.phase is not Phase.PLAYING:
                 continue
             obs = observe(state, state.turn)
@@ -61,7 +61,7 @@ def test_basic_players_play_the_models_card_in_the_real_deal(rules_name: str) ->
     # power of 0.6, never one of the shares 0.4 / (k - 1) of the other cards.
     checked = 0
     for seed in range(6):
-        for state in walk(RULE_SETS[rules_name], seed, bot(Level.BASIC), max_hands=3):
+        for state in walk(RULE_SETS[rules_name], seed, bot(Level.BASIC), max_rounds=3):
             if state.phase is not Phase.PLAYING or not state.tricks:
                 continue
             obs = observe(state, state.turn)
@@ -84,7 +84,7 @@ def test_the_real_deal_of_basic_players_outweighs_the_sampled_worlds() -> None:
     rng = random.Random(9)
     above = below = 0
     for seed in range(6):
-        for state in walk(RULE_SETS["seeds"], seed, bot(Level.BASIC), max_hands=3):
+        for state in walk(RULE_SETS["seeds"], seed, bot(Level.BASIC), max_rounds=3):
             if state.phase is not Phase.PLAYING or len(state.tricks) < 3:
                 continue
             obs = observe(state, state.turn)
@@ -107,7 +107,7 @@ def test_the_real_deal_of_basic_players_outweighs_the_sampled_worlds() -> None:
 
 
 def test_the_play_history_holds_only_the_other_seats_plays() -> None:
-    for state in walk(RULE_SETS["seeds"], 2, bot(Level.BASIC), max_hands=2):
+    for state in walk(RULE_SETS["seeds"], 2, bot(Level.BASIC), max_rounds=2):
         if state.phase is not Phase.PLAYING:
             continue
         obs = observe(state, state.turn)

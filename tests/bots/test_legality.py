@@ -19,7 +19,7 @@ def test_every_suggestion_is_legal_over_seeded_games(level: Level, rules_name: s
     seeds = range(6) if level in (Level.STRONG, Level.EXPERT) else range(25)
     decisions = 0
     for seed in seeds:
-        for _ in walk(RULE_SETS[rules_name], seed, bot(level), max_hands=2 if seed % 2 else 4):
+        for _ in walk(RULE_SETS[rules_name], seed, bot(level), max_rounds=2 if seed % 2 else 4):
             decisions += 1
     assert decisions > 100
 
@@ -27,7 +27,7 @@ def test_every_suggestion_is_legal_over_seeded_games(level: Level, rules_name: s
 @pytest.mark.parametrize("rules_name", sorted(RULE_SETS))
 def test_seats_not_on_turn_get_a_legal_action_or_a_clear_refusal(rules_name: str) -> None:
     seen = set()
-    for state in walk(RULE_SETS[rules_name], 7, bot(Level.BASIC), max_hands=3):
+    for state in walk(RULE_SETS[rules_name], 7, bot(Level.BASIC), max_rounds=3):
         for seat in range(4):
             if seat == state.turn:
                 continue
@@ -66,7 +66,7 @@ def test_basic_always_declares_its_projects_and_calls_akka() -> None:
     # An Akka call exists only where the rules ask for it (akka_requires_declaration, §A.14).
     rules = RULE_SETS["seeds"].replace(akka_requires_declaration=True)
     for seed in range(40):
-        for state in walk(rules, seed, bot(Level.BASIC), max_hands=2):
+        for state in walk(rules, seed, bot(Level.BASIC), max_rounds=2):
             seat = state.turn
             legal = legal_actions(state, seat)
             action = suggest(state, seat, Level.BASIC, seed=seed)
@@ -83,7 +83,7 @@ def test_basic_always_declares_its_projects_and_calls_akka() -> None:
 def test_bots_claim_sawa_only_when_it_holds() -> None:
     claims = 0
     for seed in range(30):
-        for state in walk(RULE_SETS["custom"], seed, bot(Level.BASIC), max_hands=2):
+        for state in walk(RULE_SETS["custom"], seed, bot(Level.BASIC), max_rounds=2):
             action = suggest(state, state.turn, Level.BASIC, seed=seed)
             if isinstance(action, ClaimSawa):
                 apply(state, state.turn, action)  # raises SAWA_INVALID if the claim were false
@@ -92,7 +92,7 @@ def test_bots_claim_sawa_only_when_it_holds() -> None:
 
 
 def test_strong_with_its_real_budget_stays_legal() -> None:
-    for state in walk(RULE_SETS["kammelna"], 3, bot(Level.STRONG), max_hands=1):
+    for state in walk(RULE_SETS["kammelna"], 3, bot(Level.STRONG), max_rounds=1):
         action = suggest(state, state.turn, Level.STRONG, seed=5)
         assert action in legal_actions(state, state.turn)
     assert SMALL.steps < 2000

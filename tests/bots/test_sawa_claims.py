@@ -24,7 +24,7 @@ from tests.bots.games import RULE_SETS, TINY_EXPERT, bot, walk
 def test_every_deal_lists_the_real_deal_and_only_deals_the_seat_cannot_rule_out() -> None:
     checked = 0
     for seed in range(12):
-        for state in walk(RULE_SETS["seeds"], seed, bot(Level.BASIC), max_hands=1):
+        for state in walk(RULE_SETS["seeds"], seed, bot(Level.BASIC), max_rounds=1):
             if state.phase is not Phase.PLAYING:
                 continue
             seat = state.turn
@@ -60,7 +60,7 @@ def test_every_deal_lists_the_real_deal_and_only_deals_the_seat_cannot_rule_out(
 
 
 def test_every_deal_gives_up_past_its_bound() -> None:
-    for state in walk(RULE_SETS["seeds"], 3, bot(Level.BASIC), max_hands=1):
+    for state in walk(RULE_SETS["seeds"], 3, bot(Level.BASIC), max_rounds=1):
         if state.phase is Phase.PLAYING and state.hands[state.turn].bit_count() == 3:
             obs = observe(state, state.turn)
             tracker = track(obs)
@@ -77,7 +77,7 @@ def test_expert_claims_only_true_sawas_and_more_than_the_plain_proof() -> None:
     proved_only = 0
     claims = 0
     for seed in range(40):
-        for state in walk(RULE_SETS["custom"], seed, bot(Level.BASIC), max_hands=2):
+        for state in walk(RULE_SETS["custom"], seed, bot(Level.BASIC), max_rounds=2):
             seat = state.turn
             if ClaimSawa() not in legal_actions(state, seat):
                 continue

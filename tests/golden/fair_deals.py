@@ -5,8 +5,8 @@ decks of small records checked against a commitment (docs/fair-deals.md).
 (``rules/fairdeal.py``) and the TypeScript client's (``clients/typescript/src/fairdeal.ts``)
 both reproduce every value. Bytes are lower-case hex; a record is the part of a
 ``MatchRecord``'s proto3 JSON form the verifiers read (``dealCommitment``, ``dealKey``,
-``rounds`` with their ``deckOrder`` and, for a scored hand, a ``score``); ``expect`` is what
-the check finds: the hands proven, whether all are, and the first hand whose deck (or the key)
+``rounds`` with their ``deckOrder`` and, for a scored round, a ``score``); ``expect`` is what
+the check finds: the rounds proven, whether all are, and the first round whose deck (or the key)
 is not the committed one (null for none), or ``null`` for a record without a commitment.
 
     python -m tests.golden.fair_deals     # rewrite fair_deals.json from rules/fairdeal.py
@@ -96,7 +96,7 @@ def _record(key_round: int, *, tamper: str = "") -> dict[str, Any]:
     if tamper == "deck":
         deck = rounds[2]["deckOrder"]
         deck[0], deck[1] = deck[1], deck[0]
-    if tamper == "redeal":  # the redealt hand dealt the round's first deck again
+    if tamper == "redeal":  # the redealt round dealt the first deck of its number again
         rounds[2]["deckOrder"] = list(rounds[1]["deckOrder"])
     if tamper == "no_commitment":
         del record["dealCommitment"]

@@ -66,15 +66,15 @@ def choose(rng: random.Random, state: State) -> tuple[int, Action]:
     return seat, rng.choice(options)
 
 
-def play_match(rng: random.Random, rules: RuleSet, max_hands: int = 200) -> list[State]:
+def play_match(rng: random.Random, rules: RuleSet, max_rounds: int = 200) -> list[State]:
     """Play a whole match with random legal actions; return every state passed through."""
     state = new_match(rules, dealer=rng.randrange(4))
     states = [state]
-    hands = 0
+    dealt = 0
     while state.phase is not Phase.MATCH_OVER:
         if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
-            hands += 1
-            assert hands <= max_hands, "the match does not end"
+            dealt += 1
+            assert dealt <= max_rounds, "the match does not end"
             state, _ = apply(state, state.dealer, Deal(random_deck(rng)))
         else:
             seat, action = choose(rng, state)
@@ -84,17 +84,17 @@ def play_match(rng: random.Random, rules: RuleSet, max_hands: int = 200) -> list
 
 
 def recorded_match(
-    rng: random.Random, rules: RuleSet, max_hands: int = 200
+    rng: random.Random, rules: RuleSet, max_rounds: int = 200
 ) -> tuple[State, list[RecordedRound], State]:
     """Play a whole match with random legal actions (Sawa claims now and then, kept when they
-    hold) and return its start, its record (deck and actions per hand) and its last state."""
+    hold) and return its start, its record (deck and actions per round) and its last state."""
     start = new_match(rules, dealer=rng.randrange(4))
     state = start
     rounds: list[RecordedRound] = []
     deck: tuple[int, ...] = ()
     actions: list[tuple[int, Action | RuleError]] = []
     while state.phase is not Phase.MATCH_OVER:
-        assert len(rounds) <= max_hands, "the match does not end"
+        assert len(rounds) <= max_rounds, "the match does not end"
         if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
             if actions:
                 rounds.append(RecordedRound(deck, tuple(actions)))
@@ -308,7 +308,7 @@ def _random_qayd(rng: random.Random, state: State) -> tuple[int, Action] | None:
 def play_table_match(
     rng: random.Random,
     rules: RuleSet,
-    max_hands: int = 200,
+    max_rounds: int = 200,
     *,
     cheat: float = 0.2,
     call: float = 0.05,
@@ -318,11 +318,11 @@ def play_table_match(
     no state)."""
     state = new_match(rules, dealer=rng.randrange(4))
     steps: list[tuple[State, tuple[Event, ...]]] = [(state, ())]
-    hands = 0
+    dealt = 0
     while state.phase is not Phase.MATCH_OVER:
         if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
-            hands += 1
-            assert hands <= max_hands, "the match does not end"
+            dealt += 1
+            assert dealt <= max_rounds, "the match does not end"
             state, events = apply(state, state.dealer, Deal(random_deck(rng)))
         else:
             step = table_step(rng, state, cheat=cheat, call=call)
@@ -340,7 +340,7 @@ def play_table_match(
 
 
 def recorded_table_match(
-    rng: random.Random, rules: RuleSet, max_hands: int = 200
+    rng: random.Random, rules: RuleSet, max_rounds: int = 200
 ) -> tuple[State, list[RecordedRound], State]:
     """A whole table-play match of random steps (see :func:`table_step`), as a record: its
     start, its rounds (the closes of reviews included) and its last state."""
@@ -350,7 +350,7 @@ def recorded_table_match(
     deck: tuple[int, ...] = ()
     actions: list[tuple[int, Entry | RuleError]] = []
     while state.phase is not Phase.MATCH_OVER:
-        assert len(rounds) <= max_hands, "the match does not end"
+        assert len(rounds) <= max_rounds, "the match does not end"
         if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
             if actions:
                 rounds.append(RecordedRound(deck, tuple(actions)))

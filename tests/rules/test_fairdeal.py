@@ -104,7 +104,7 @@ def test_the_command_line_verifier(tmp_path: Path, capsys: pytest.CaptureFixture
     path = tmp_path / "record.json"
     path.write_text(json.dumps(_record(2)))
     assert fairdeal.main([str(path)]) == 0
-    assert "proven: all 2 hands" in capsys.readouterr().out
+    assert "proven: all 2 rounds" in capsys.readouterr().out
     path.write_text(json.dumps(_record(1)))
     assert fairdeal.main([str(path)]) == 2
     tampered = _record(2)

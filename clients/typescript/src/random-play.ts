@@ -42,7 +42,7 @@ export interface PlayReport {
   choose?: (match: Match, seat: number, view: View) => Promise<Action> | Action;
   /** Called with each round's score and the match view after it. */
   onRound?: (score: RoundScore, view: View) => void;
-  /** Called when a hand is cancelled and dealt again. */
+  /** Called when a round is cancelled and dealt again. */
   onRedeal?: (view: View) => void;
 }
 

@@ -147,7 +147,7 @@ describe("match records", () => {
     const verified = await client.verifyRecord(record);
     assert.ok(verified.valid, JSON.stringify(verified.divergence));
     assert.ok(verified.dealsProven);
-    assert.equal(verified.handsProven, record.rounds.length);
+    assert.equal(verified.roundsProven, record.rounds.length);
     assert.deepEqual(checkRecordDeals(record), {
       proven: record.rounds.length,
       complete: true,

@@ -1252,7 +1252,7 @@ class VerifyRecordResponse(_message.Message):
     COMPLETE_FIELD_NUMBER: _builtins.int
     LAST_ROUND_OVER_FIELD_NUMBER: _builtins.int
     DEALS_PROVEN_FIELD_NUMBER: _builtins.int
-    HANDS_PROVEN_FIELD_NUMBER: _builtins.int
+    ROUNDS_PROVEN_FIELD_NUMBER: _builtins.int
     valid: _builtins.bool
     """True when every action was legal when it was made, every deal used its round's deck, every
     round ended where the record says and every recorded score is the engine's.
@@ -1274,9 +1274,9 @@ class VerifyRecordResponse(_message.Message):
     may still be valid, but its deals are not proven. A deck (or a key) that is not the
     committed one makes the record invalid, with the divergence reason DEAL_NOT_COMMITTED.
     """
-    hands_proven: _builtins.int
-    """The hands, from the first, whose deck the disclosed key proves to be the committed one
-    (under DEAL_DISCLOSURE_EACH_ROUND, the hands up to the last disclosed round).
+    rounds_proven: _builtins.int
+    """The rounds, from the first, whose deck the disclosed key proves to be the committed one
+    (under DEAL_DISCLOSURE_EACH_ROUND, the rounds up to the last disclosed one).
     """
     @_builtins.property
     def match(self) -> _types_pb2.MatchScore:
@@ -1301,11 +1301,11 @@ class VerifyRecordResponse(_message.Message):
         complete: _builtins.bool = ...,
         last_round_over: _builtins.bool = ...,
         deals_proven: _builtins.bool = ...,
-        hands_proven: _builtins.int = ...,
+        rounds_proven: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["divergence", b"divergence", "match", b"match"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["actions_replayed", b"actions_replayed", "complete", b"complete", "deals_proven", b"deals_proven", "divergence", b"divergence", "hands_proven", b"hands_proven", "last_round_over", b"last_round_over", "match", b"match", "sheet", b"sheet", "valid", b"valid"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["actions_replayed", b"actions_replayed", "complete", b"complete", "deals_proven", b"deals_proven", "divergence", b"divergence", "last_round_over", b"last_round_over", "match", b"match", "rounds_proven", b"rounds_proven", "sheet", b"sheet", "valid", b"valid"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1471,7 +1471,7 @@ class CallQaydResponse(_message.Message):
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.Event]:
         """The events the call caused, in order: the verdict (QAYD_JUDGED), then the round score and
-        possibly the match result when the hand ends; closing the review: the round score.
+        possibly the match result when the round ends; closing the review: the round score.
         """
 
     @_builtins.property

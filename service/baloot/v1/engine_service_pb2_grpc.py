@@ -46,7 +46,7 @@ class BalootEngineServiceStub:
     PERMISSION_DENIED and reason CREDENTIAL_INVALID.
 
     FLOW. CreateMatch, then for each round: DealRound, PlaceBid until a contract is fixed (or the
-    hand is redealt), CallDouble while a doubling chain is open, DeclareProjects during the first
+    round is redealt), CallDouble while a doubling chain is open, DeclareProjects during the first
     trick and PlayCard for the 32 cards; the last card scores the round (in table play, the review
     that follows it: see CallQayd). GetView, ListLegalActions and GetScore read a state without
     changing it. ScoreRound needs no match at all.
@@ -175,7 +175,7 @@ class BalootEngineServiceServicer:
     PERMISSION_DENIED and reason CREDENTIAL_INVALID.
 
     FLOW. CreateMatch, then for each round: DealRound, PlaceBid until a contract is fixed (or the
-    hand is redealt), CallDouble while a doubling chain is open, DeclareProjects during the first
+    round is redealt), CallDouble while a doubling chain is open, DeclareProjects during the first
     trick and PlayCard for the 32 cards; the last card scores the round (in table play, the review
     that follows it: see CallQayd). GetView, ListLegalActions and GetScore read a state without
     changing it. ScoreRound needs no match at all.
@@ -327,7 +327,7 @@ class BalootEngineServiceServicer:
         or the host's), from the first card of a round until the round is scored. The round is not
         scored at its 32nd card (or at a Sawa claim): it enters PHASE_ROUND_REVIEW (event
         REVIEW_OPENED), in which the last trick can still be called. The review ends with a call
-        whose verdict ends the hand, or when the host sends `close_review` (for example when the
+        whose verdict ends the round, or when the host sends `close_review` (for example when the
         table's review time runs out, or once every seat has said it calls nothing); the round is
         then scored as usual. A call after the round was scored is refused (WRONG_PHASE).
 
@@ -338,13 +338,13 @@ class BalootEngineServiceServicer:
         own team or outside table play too (QAYD_NOT_ALLOWED); nothing is judged then.
 
         VERDICTS. Right (the accused broke a rule with that card, the one named if any): the round
-        ends at once and the offending team loses the hand; the caller's team takes the card pot
+        ends at once and the offending team loses the round; the caller's team takes the card pot
         (26 in Sun, 16 in Hokm) times the multiplier, and every awarded project (qayd_penalty =
         FULL_HAND) or only its own (BASE_ONLY); the Baloot stays with its holder; in a Gahwa round
         the caller's team wins the match. Wrong: under qayd_false_call = LOSES_HAND the caller's team
-        loses the hand the same way; under NO_PENALTY the call is refused (QAYD_WRONG), nothing is
+        loses the round the same way; under NO_PENALTY the call is refused (QAYD_WRONG), nothing is
         judged, and play goes on. Every verdict is public: the event QAYD_JUDGED carries caller,
-        accused, card, rule, verdict and the evidence cards, then ROUND_SCORED when the hand ends.
+        accused, card, rule, verdict and the evidence cards, then ROUND_SCORED when the round ends.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -480,7 +480,7 @@ class BalootEngineService:
     PERMISSION_DENIED and reason CREDENTIAL_INVALID.
 
     FLOW. CreateMatch, then for each round: DealRound, PlaceBid until a contract is fixed (or the
-    hand is redealt), CallDouble while a doubling chain is open, DeclareProjects during the first
+    round is redealt), CallDouble while a doubling chain is open, DeclareProjects during the first
     trick and PlayCard for the 32 cards; the last card scores the round (in table play, the review
     that follows it: see CallQayd). GetView, ListLegalActions and GetScore read a state without
     changing it. ScoreRound needs no match at all.

@@ -5,10 +5,10 @@ Match records: a portable, checkable account of a match, for replays, disputes, 
 coaching and tournament results.
 
 A record holds what is needed to replay a match from scratch through the rules and nothing
-secret: the resolved rule set, the starting point, and for each dealt hand its deck order and
+secret: the resolved rule set, the starting point, and for each round its deck order and
 the ordered actions of the seats. VerifyRecord replays it (no token, no key) and ReplayRecord
 shows any step of it. The Python and TypeScript clients build a record from the responses a
-host credential receives (the deck of each hand comes in its ROUND_REVEALED event) and write
+host credential receives (the deck of each round comes in its ROUND_REVEALED event) and write
 it as binary protobuf or as proto3 JSON (the `.json` form described in docs/records.md).
 """
 
@@ -66,7 +66,7 @@ class MatchRecord(_message.Message):
 
     @_builtins.property
     def rounds(self) -> _containers.RepeatedCompositeFieldContainer[Global___RecordedRound]:
-        """Every hand dealt, in order; a redealt hand (all passed, or Kawesh) is a round of its own."""
+        """Every round dealt, in order; a redeal (all passed, or Kawesh) starts a new round."""
 
     @_builtins.property
     def deal_commitment(self) -> _types_pb2.DealCommitment:
@@ -103,7 +103,7 @@ Global___MatchRecord: _TypeAlias = MatchRecord  # noqa: Y015
 
 @_typing.final
 class RecordedRound(_message.Message):
-    """One dealt hand of a record."""
+    """One round of a record."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -116,15 +116,15 @@ class RecordedRound(_message.Message):
 
     @_builtins.property
     def actions(self) -> _containers.RepeatedCompositeFieldContainer[Global___RecordedAction]:
-        """The actions of the hand in the order they were applied, the deal first: the dealer's
+        """The actions of the round in the order they were applied, the deal first: the dealer's
         `deal`, the bids, the doubling calls, the declarations, the cards, any Sawa claim and, in
         table play, the Qayd calls and the host's close of the review.
         """
 
     @_builtins.property
     def score(self) -> _types_pb2.RoundScore:
-        """The score of the hand as the engine gave it (the ROUND_SCORED event's breakdown); unset
-        for a redealt hand and for a hand still being played.
+        """The score of the round as the engine gave it (the ROUND_SCORED event's breakdown); unset
+        for a redealt round and for a round still being played.
         """
 
     def __init__(

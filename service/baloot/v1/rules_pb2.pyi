@@ -623,7 +623,7 @@ class _QaydFalseCallEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_QaydFal
     QAYD_FALSE_CALL_UNSPECIFIED: _QaydFalseCall.ValueType  # 0
     """Not set: the preset's value applies."""
     QAYD_FALSE_CALL_LOSES_HAND: _QaydFalseCall.ValueType  # 1
-    """The caller's team loses the hand as an offending team would (default)."""
+    """The caller's team loses the round as an offending team would (default)."""
     QAYD_FALSE_CALL_NO_PENALTY: _QaydFalseCall.ValueType  # 2
     """The call is refused (QAYD_WRONG) and play goes on; nothing is judged or shown."""
 
@@ -633,7 +633,7 @@ class QaydFalseCall(_QaydFalseCall, metaclass=_QaydFalseCallEnumTypeWrapper):
 QAYD_FALSE_CALL_UNSPECIFIED: QaydFalseCall.ValueType  # 0
 """Not set: the preset's value applies."""
 QAYD_FALSE_CALL_LOSES_HAND: QaydFalseCall.ValueType  # 1
-"""The caller's team loses the hand as an offending team would (default)."""
+"""The caller's team loses the round as an offending team would (default)."""
 QAYD_FALSE_CALL_NO_PENALTY: QaydFalseCall.ValueType  # 2
 """The call is refused (QAYD_WRONG) and play goes on; nothing is judged or shown."""
 Global___QaydFalseCall: _TypeAlias = QaydFalseCall  # noqa: Y015
@@ -649,7 +649,7 @@ class _FalseSawaEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_FalseSawa.V
     FALSE_SAWA_REFUSED: _FalseSawa.ValueType  # 1
     """The claim is refused with SAWA_INVALID and play goes on (default)."""
     FALSE_SAWA_LOSES_HAND: _FalseSawa.ValueType  # 2
-    """The claimer's team loses the hand at once, scored as a correct Qayd call against it."""
+    """The claimer's team loses the round at once, scored as a correct Qayd call against it."""
 
 class FalseSawa(_FalseSawa, metaclass=_FalseSawaEnumTypeWrapper):
     """R46: what a false Sawa claim does outside table play (in table play it is accepted and may be
@@ -661,7 +661,7 @@ FALSE_SAWA_UNSPECIFIED: FalseSawa.ValueType  # 0
 FALSE_SAWA_REFUSED: FalseSawa.ValueType  # 1
 """The claim is refused with SAWA_INVALID and play goes on (default)."""
 FALSE_SAWA_LOSES_HAND: FalseSawa.ValueType  # 2
-"""The claimer's team loses the hand at once, scored as a correct Qayd call against it."""
+"""The claimer's team loses the round at once, scored as a correct Qayd call against it."""
 Global___FalseSawa: _TypeAlias = FalseSawa  # noqa: Y015
 
 @_typing.final

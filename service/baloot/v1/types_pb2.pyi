@@ -381,7 +381,7 @@ class _RedealReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_RedealRe
     """A player claimed Kawesh for a worthless hand."""
 
 class RedealReason(_RedealReason, metaclass=_RedealReasonEnumTypeWrapper):
-    """Why a dealt hand was cancelled and dealt again."""
+    """Why a dealt round was cancelled and dealt again."""
 
 REDEAL_REASON_UNSPECIFIED: RedealReason.ValueType  # 0
 """Not a valid reason."""
@@ -482,7 +482,7 @@ class _EventKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EventKind.V
     EVENT_KIND_CARDS_DEALT: _EventKind.ValueType  # 3
     """Cards were dealt (the first five each, or the rest of the hands); `deal` tells how many."""
     EVENT_KIND_REDEAL: _EventKind.ValueType  # 4
-    """The hand was cancelled and the deal passes on; `redeal` tells why."""
+    """The round was cancelled and the deal passes on; `redeal` tells why."""
     EVENT_KIND_DOUBLING_CALLED: _EventKind.ValueType  # 5
     """A seat made a doubling call; `doubling` holds it."""
     EVENT_KIND_DOUBLING_ENDED: _EventKind.ValueType  # 6
@@ -527,7 +527,7 @@ EVENT_KIND_CONTRACT_FIXED: EventKind.ValueType  # 2
 EVENT_KIND_CARDS_DEALT: EventKind.ValueType  # 3
 """Cards were dealt (the first five each, or the rest of the hands); `deal` tells how many."""
 EVENT_KIND_REDEAL: EventKind.ValueType  # 4
-"""The hand was cancelled and the deal passes on; `redeal` tells why."""
+"""The round was cancelled and the deal passes on; `redeal` tells why."""
 EVENT_KIND_DOUBLING_CALLED: EventKind.ValueType  # 5
 """A seat made a doubling call; `doubling` holds it."""
 EVENT_KIND_DOUBLING_ENDED: EventKind.ValueType  # 6
@@ -1321,8 +1321,8 @@ class MatchScore(_message.Message):
     target: _builtins.int
     """The target score that ends the match."""
     rounds_played: _builtins.int
-    """The number of hands dealt so far, hands cancelled and dealt again (all passed, Kawesh)
-    included; it is also the round number of the latest hand.
+    """The number of rounds dealt so far, rounds cancelled and dealt again (all passed, Kawesh)
+    included; it is also the number of the latest round.
     """
     winner_team: _builtins.int
     """The team that won the match, once it is over."""
@@ -1401,7 +1401,7 @@ class RoundReveal(_message.Message):
     HANDS_FIELD_NUMBER: _builtins.int
     DEAL_KEY_FIELD_NUMBER: _builtins.int
     round_number: _builtins.int
-    """The round's number in the match (hands dealt so far, redeals included)."""
+    """The round's number in the match (rounds dealt so far, redeals included)."""
     dealer: _builtins.int
     """The dealer of the round."""
     @_builtins.property
@@ -1413,14 +1413,14 @@ class RoundReveal(_message.Message):
     @_builtins.property
     def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
         """The eight cards each seat held after the deal was completed, one entry per seat, seat 0
-        first; empty for a hand redealt before the contract was fixed.
+        first; empty for a round redealt before the contract was fixed.
         """
 
     @_builtins.property
     def deal_key(self) -> Global___DealKey:
         """Provably fair deals (docs/fair-deals.md): the disclosed key of a committed match, in the
         reveal of the round that ended the match (DEAL_DISCLOSURE_AT_MATCH_END), or of every scored
-        round (DEAL_DISCLOSURE_EACH_ROUND); unset otherwise (a redealt hand, a round before the
+        round (DEAL_DISCLOSURE_EACH_ROUND); unset otherwise (a redealt round, a round before the
         match's end, a match created before commitments, or one dealt a preset deck). It opens the
         decks of this round and every earlier one, never a later one. In a board-set match it is
         in the host's reveal only: the set's other tables may still be playing these boards.
@@ -1535,7 +1535,7 @@ Global___SeatCards: _TypeAlias = SeatCards  # noqa: Y015
 
 @_typing.final
 class RedealInfo(_message.Message):
-    """Why a hand was cancelled, and who deals next."""
+    """Why a round was cancelled, and who deals next."""
 
     DESCRIPTOR: _descriptor.Descriptor
 

@@ -15,10 +15,10 @@ from baloot_engine.rules.ruleset import SEEDS, RuleSet
 from baloot_engine.rules.state import Phase, State
 
 
-def deck_of(seed: int, hand_number: int) -> tuple[int, ...]:
-    """The deck of a hand of a seeded self-play match (the same for every level)."""
+def deck_of(seed: int, round_number: int) -> tuple[int, ...]:
+    """The deck of a round of a seeded self-play match (the same for every level)."""
     deck = list(range(32))
-    random.Random(f"analysis-deal/{seed}/{hand_number}").shuffle(deck)
+    random.Random(f"analysis-deal/{seed}/{round_number}").shuffle(deck)
     return tuple(deck)
 
 
@@ -33,7 +33,7 @@ def play_record(
     """A seeded match of bots, seat ``s`` playing at ``levels[s]``: its start and its rounds.
 
     It stops when the match is won or after ``max_rounds`` dealt hands (0: no limit). The
-    decks depend on the seed and the hand number only, so every set of levels meets the same
+    decks depend on the seed and the round number only, so every set of levels meets the same
     first deal.
     """
     start = new_match(rules, dealer=seed % 4)

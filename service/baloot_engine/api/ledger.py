@@ -28,9 +28,9 @@ each match, one short value: ``"<version>:<digest>"`` of its latest state, under
   persistence setting guarantees.
 - **One judged Sawa claim per seat and hand.** A refused claim on the latest token still tells
   its seat that the others can take a trick, and the claim could be sent again after each
-  card. With the ledger a seat's claims are judged once per hand: the first is answered (held
+  card. With the ledger a seat's claims are judged once per round: the first is answered (held
   or refused, and the same claim sent again gets the same answer); any other claim of that
-  seat in that hand is refused with ``SAWA_NOT_ALLOWED`` before its answer can tell anything.
+  seat in that round is refused with ``SAWA_NOT_ALLOWED`` before its answer can tell anything.
   The ledger keeps ``baloot:match:<id>:sawa:<hand>:<seat>`` for it, with the match's TTL.
 - A ledger out of reach refuses the call with ``LEDGER_UNAVAILABLE``: no token is ever
   accepted unchecked. A call that fails (a connection lost when Redis restarted) is tried once
@@ -100,7 +100,7 @@ return {latest, 0}
 
 # KEYS[1]: a seat's Sawa claim in one hand of a match. ARGV[1]: the claim's outcome (held or
 # refused, and the state it was judged on); ARGV[2]: the time to live in seconds. Returns 1 if
-# this is the seat's first claim of the hand, or the same claim again; else 0.
+# this is the seat's first claim of the round, or the same claim again; else 0.
 _JUDGE_ONCE: Final = """
 local judged = redis.call('GET', KEYS[1])
 if not judged then
@@ -265,7 +265,7 @@ class MatchLedger:
         return self._answer(reply, wanted)
 
     async def judge_once(self, match_id: str, hand: int, seat: int, outcome: bytes) -> bool:
-        """Note a seat's Sawa claim of one hand: True for its first claim of the hand (or the
+        """Note a seat's Sawa claim of one round: True for its first claim of the round (or the
         same claim on the same state sent again), False once another was judged."""
         keys = (f"{self.key(match_id)}:sawa:{hand}:{seat}",)
         args = (outcome, self._ttl)

@@ -342,7 +342,7 @@ class Matches:
             if fields.committed:
                 if fields.dealing != DEALING_VOID and action.deck != self.next_deck(opened):
                     fields = fields._replace(dealing=DEALING_VOID)  # a preset deck: not provable
-                keep = True  # a committed deck derives from the round, not the hand number
+                keep = True  # a committed deck derives from the chain's round, not the round number
             else:
                 keep = bool(fields.board_set) or action.deck != self._seed_deck(opened)
             if keep:
@@ -485,7 +485,7 @@ class Matches:
 
     async def _judged_once(self, claim: Claim, *, refused: bool) -> bool:
         """Whether a Sawa claim may be answered: its token is the latest (else the check
-        refuses it as stale) and it is its seat's first claim of the hand, or the same claim
+        refuses it as stale) and it is its seat's first claim of the round, or the same claim
         on the same state again."""
         assert self.ledger is not None
         assert claim.sawa is not None

@@ -1,6 +1,6 @@
 """Match records ↔ the rules core: round reveals, VerifyRecord and ReplayRecord.
 
-* **Reveals.** When a hand is over (scored or redealt) its deck order is shown in a
+* **Reveals.** When a round is over (scored or redealt) its deck order is shown in a
   ``ROUND_REVEALED`` event (to the host, or to everyone under ``reveal_hands_after_round``);
   under that flag the views also carry it while the match waits for the next deal.
 * **Records.** :func:`verify` and :func:`replay_to` turn a ``MatchRecord`` into the rules
@@ -57,8 +57,8 @@ from baloot_engine.rules.record import (
 from baloot_engine.rules.sawa import SearchBudgetError, search_budget
 from baloot_engine.rules.state import Phase
 
-# A match to 152 plays at most about 25 scored hands (each adds at least 16 points) plus its
-# redeals; a legal hand has under 64 actions, and a random match to 152 a few hundred. The
+# A match to 152 plays at most about 25 scored rounds (each adds at least 16 points) plus its
+# redeals; a legal round has under 64 actions, and a random match to 152 a few hundred. The
 # record RPCs need no credential, so their work is bounded whatever the record: its actions
 # (about 7-14 µs of CPU each), and the positions the Sawa searches of its claims may visit
 # together (about 6 µs each; a claim made with eight cards in hand can need 60,000). At the
@@ -84,22 +84,22 @@ _SCORED: Final = EventKind.ROUND_SCORED
 
 
 def reveal_out(
-    hand: State, deck: Sequence[int], deal_key: tuple[int, bytes] | None = None
+    round_state: State, deck: Sequence[int], deal_key: tuple[int, bytes] | None = None
 ) -> types_pb2.RoundReveal:
-    """The ``RoundReveal`` of a hand: ``hand`` is a state of that hand (its dealer, number and
-    contract), ``deck`` its deck order, ``deal_key`` the key of the match's committed chain it
-    discloses (round, key), if any."""
+    """The ``RoundReveal`` of a round: ``round_state`` is a state of that round (its dealer,
+    number and contract), ``deck`` its deck order, ``deal_key`` the key of the match's
+    committed chain it discloses (round, key), if any."""
     message = types_pb2.RoundReveal(
-        round_number=hand.hand_number, dealer=hand.dealer, deck_order=deck
+        round_number=round_state.hand_number, dealer=round_state.dealer, deck_order=deck
     )
     if deal_key is not None:
         message.deal_key.round, message.deal_key.key = deal_key
-    contract = hand.contract
+    contract = round_state.contract
     if contract is not None and len(deck) == 32:
         taker = contract.taker
-        first = initial_hands(deck, hand.dealer)
+        first = initial_hands(deck, round_state.dealer)
         rest = completion_cards(
-            deck[REVEALED_INDEX + 1 :], hand.dealer, taker, deck[REVEALED_INDEX]
+            deck[REVEALED_INDEX + 1 :], round_state.dealer, taker, deck[REVEALED_INDEX]
         )
         for seat in range(4):
             cards = outbound.cards_of(first[seat] | rest[seat])
@@ -108,11 +108,11 @@ def reveal_out(
 
 
 def reveal_event(
-    hand: State, deck: Sequence[int], deal_key: tuple[int, bytes] | None = None
+    round_state: State, deck: Sequence[int], deal_key: tuple[int, bytes] | None = None
 ) -> types_pb2.Event:
-    """The ``ROUND_REVEALED`` event of a hand that just ended (see :func:`reveal_out`)."""
-    event = types_pb2.Event(kind=_REVEAL_KIND, seat=hand.dealer)
-    event.reveal.CopyFrom(reveal_out(hand, deck, deal_key))
+    """The ``ROUND_REVEALED`` event of a round that just ended (see :func:`reveal_out`)."""
+    event = types_pb2.Event(kind=_REVEAL_KIND, seat=round_state.dealer)
+    event.reveal.CopyFrom(reveal_out(round_state, deck, deal_key))
     return event
 
 
@@ -314,7 +314,7 @@ def _check_score(recorded: records_pb2.RecordedRound, step: Step) -> None:
     if scored is None:
         if recorded.HasField("score"):
             raise DivergenceError(
-                step.round_index, at, RECORD_MISMATCH, "the hand was redealt, not scored"
+                step.round_index, at, RECORD_MISMATCH, "the round was redealt, not scored"
             )
         return
     assert scored.score is not None
@@ -374,7 +374,7 @@ def _verify(record: records_pb2.MatchRecord) -> pb.VerifyRecordResponse:
     replayed = 0
     dealt = deal_check(record)
     if dealt is not None:
-        response.hands_proven = dealt.proven
+        response.rounds_proven = dealt.proven
         response.deals_proven = dealt.complete and dealt.bad_round is None and bool(record.rounds)
     try:
         for step in _committed_steps(record, state, dealt):
@@ -405,7 +405,7 @@ def _verify(record: records_pb2.MatchRecord) -> pb.VerifyRecordResponse:
 def _disclosed_key(
     record: records_pb2.MatchRecord, round_index: int, match_over: bool
 ) -> tuple[int, bytes] | None:
-    """The key the match disclosed in the reveal of the scored hand ``round_index``, as the
+    """The key the match disclosed in the reveal of the scored round ``round_index``, as the
     record's key gives it: that round's at every scored round, or the last one's at the match's
     end (docs/fair-deals.md); None when the record's key does not open its commitment."""
     if not (record.HasField("deal_commitment") and record.HasField("deal_key")):

@@ -282,7 +282,7 @@ class TokenFields(NamedTuple):
     round_deck_hand: int = 0
     board_set: str = ""
     rounds_scored: int = 0
-    scored_at_hand: int = 0  # the hand number of the last scored hand (0 before)
+    scored_at_hand: int = 0  # the round number of the last scored round (0 before)
     board_seed: bytes = b""  # the board set bound to its secret (empty in older tokens)
     dealing: int = 0  # provably fair deals: one of the DEALING_* values
 
@@ -291,9 +291,9 @@ class TokenFields(NamedTuple):
         """Whether the match deals from its committed chain (docs/fair-deals.md)."""
         return self.dealing != DEALING_UNCOMMITTED
 
-    def kept_deck(self, hand_number: int) -> tuple[int, ...] | None:
-        """The deck the token keeps for hand ``hand_number``, if it keeps one."""
-        if self.round_deck and self.round_deck_hand == hand_number:
+    def kept_deck(self, round_number: int) -> tuple[int, ...] | None:
+        """The deck the token keeps for round ``round_number``, if it keeps one."""
+        if self.round_deck and self.round_deck_hand == round_number:
             return tuple(self.round_deck)
         return None
 
@@ -421,7 +421,7 @@ def _write(message: pb.MatchState, state: State, old: State | None) -> None:
     if old is not None and state.last_score is not old.last_score:
         message.ClearField("last_round")  # encode appends the new one
     if _keeps_breaches(state):
-        # Always written, so a token of a hand in play is as long with a breach as without.
+        # Always written, so a token of a round in play is as long with a breach as without.
         message.breaches = _encode_breaches(state)
         if message.violations:
             message.violations = b""
@@ -436,7 +436,7 @@ def _write(message: pb.MatchState, state: State, old: State | None) -> None:
             _encode_verdict(message.last_qayd, state.last_qayd)
 
 
-# Table play (§A.14) keeps a hand's breaches in the token until a Qayd judges them. Kept as a
+# Table play (§A.14) keeps a round's breaches in the token until a Qayd judges them. Kept as a
 # list, eight bytes each, they made a token longer by a breach (R45: nothing shows a breach to
 # anyone before a verdict). A hand in play keeps them in ``breaches`` instead, nine bytes
 # whatever happened: the cards played illegally, the false Akka calls, and whether the Sawa
@@ -718,7 +718,7 @@ def _size_problems(m: pb.MatchState) -> list[str]:
     if m.version > MAX_VERSION:
         problems.append(f"the state version is above {MAX_VERSION}")
     if m.hand_number > m.version:
-        problems.append("every hand dealt took at least one action: hand_number <= version")
+        problems.append("every round dealt took at least one action: hand_number <= version")
     if not -1 <= m.revealed < 32:
         problems.append("revealed must be a card 0-31 or -1")
     if not -1 <= m.buy_card < 32:
@@ -836,7 +836,7 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
     violations: tuple[Violation, ...] = ()
     if m.breaches:
         if not rules.illegal_moves_allowed or full_hands == (0, 0, 0, 0):
-            raise StateInvalidError(["only a hand in table play keeps breaches"])
+            raise StateInvalidError(["only a round in table play keeps breaches"])
         violations = _decode_breaches(
             m.breaches, tricks, m.leader, trick, full_hands, hands, trump, m.sawa_seat
         )
@@ -901,7 +901,7 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
 
 
 # The parts of a state that stay the same over many calls (the bids and doubling calls for a
-# whole hand, the completed tricks for four plays) are decoded once per distinct encoding.
+# whole round, the completed tricks for four plays) are decoded once per distinct encoding.
 # The results are immutable, so sharing them between states is safe.
 
 

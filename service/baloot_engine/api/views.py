@@ -421,6 +421,6 @@ def last_round_out(state: State) -> types_pb2.RoundScore:
     """The breakdown of ``state.last_score`` (which must be set)."""
     score = state.last_score
     assert score is not None
-    if state.phase in LIVE_PHASES:  # a new hand is under way: the score is of the one before
+    if state.phase in LIVE_PHASES:  # a new round is under way: the score is of the one before
         return outbound.round_score_out(score, max(state.hand_number - 1, 0), None)
     return outbound.round_score_out(score, state.hand_number, state.contract)

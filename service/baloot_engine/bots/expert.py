@@ -4,7 +4,7 @@ Like STRONG (:mod:`baloot_engine.bots.search`), the bot samples worlds consisten
 seat's observation and tries every candidate card in every world. Two things differ:
 
 * each play-out runs the heuristic card policy only until few cards are left in each hand; the
-  rest of the hand is then solved exactly in that world (:mod:`baloot_engine.bots.endgame`),
+  rest of the round is then solved exactly in that world (:mod:`baloot_engine.bots.endgame`),
   and once few enough cards are left at the decision itself the whole remainder is solved;
 * the work is bounded by a wall-clock budget (500 ms by default) rather than a count of card
   plays, so it samples many more worlds than STRONG does. It stops before a world that would,
@@ -132,7 +132,7 @@ BASELINE_EXPERT_BUDGET: Final = ExpertBudget(
     solve_at=3, exact_at=3, full_solve=False, node_work=1.0
 )
 """EXPERT as it played before whole-world solves: heuristic play-outs, the last three cards of
-each hand solved (the benchmark's ``expert_baseline``)."""
+each round solved (the benchmark's ``expert_baseline``)."""
 
 
 def with_seconds(budget: ExpertBudget, seconds: float) -> ExpertBudget:
@@ -160,7 +160,7 @@ def _play_out_then_solve(
     solver: Solver,
     solve_at: int,
 ) -> tuple[tuple[int, int], tuple[int, int]]:
-    """Finish the hand: heuristic cards until ``solve_at`` cards are left in each hand, then the
+    """Finish the round: heuristic cards until ``solve_at`` cards are left in each hand, then the
     exact solver; return (abnat with the last-trick bonus, tricks won)."""
     trump = contract.trump
     points = POINTS[trump + 1]
@@ -253,7 +253,7 @@ def _solved(
     won: tuple[int, int],
     solver: Solver,
 ) -> tuple[tuple[int, int], tuple[int, int]]:
-    """The end of the hand by exact play: the abnat and (estimated) tricks of both teams.
+    """The end of the round by exact play: the abnat and (estimated) tricks of both teams.
 
     The solver counts card points only; the tricks are estimated from them (a team that wins
     no point in the rest wins no trick, else each team wins at least one), which is what the

@@ -7,7 +7,7 @@ four seats, scores the result with the rules core's own scoring and keeps the ca
 average score difference for its team. Every candidate meets the same worlds (common random
 numbers), cards that are equivalent in the seat's hand are tried once, and the work is bounded
 by a budget of simulated card plays (plus a wall-clock deadline when no seed is given), so a
-decision costs about the same at every point of the hand.
+decision costs about the same at every point of the round.
 
 Doubling decisions use the same machinery: sampled worlds are played out once per playing mode
 and scored under each multiplier the seat may choose.

@@ -22,7 +22,7 @@ from baloot_engine.rules.state import Phase
 LIVE = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING)
 """The phases in which a seat is to act."""
 DEALING = (Phase.AWAITING_DEAL, Phase.ROUND_OVER)
-"""The phases in which the next hand is dealt (the environments deal it themselves)."""
+"""The phases in which the next round is dealt (the environments deal it themselves)."""
 
 
 def make_rules(
@@ -60,7 +60,7 @@ def scored_round(events: Iterable[Event]) -> RoundScore | None:
 
 
 def redealt(events: Iterable[Event]) -> bool:
-    """The events cancelled the hand (all four passed twice, or a Kawesh)."""
+    """The events cancelled the round (all four passed twice, or a Kawesh)."""
     return any(event.kind is EventKind.REDEAL for event in events)
 
 

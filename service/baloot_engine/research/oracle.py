@@ -19,7 +19,7 @@ from baloot_engine.solver import position_of, solve
 
 
 def perfect_information_abnat(state: State, max_cards: int = 32) -> tuple[int, int]:
-    """Team 0's and team 1's card abnat at the end of the hand under perfect play (all hands
+    """Team 0's and team 1's card abnat at the end of the round under perfect play (all hands
     seen, the last-trick bonus included), from a state of the play phase.
 
     Raises ValueError outside the play or when more than ``max_cards`` cards are still held.

@@ -17,7 +17,7 @@ the first dealer is ``rng.randrange(4)`` and each deal is ``rng.shuffle`` of the
 with ``rng = random.Random(seed)``.
 
 Episodes of one deal end when it is scored, or when it is cancelled (all four passed twice, or
-a Kawesh) with rewards 0 and ``infos[agent]["redeal"]`` set. In a match a cancelled hand is
+a Kawesh) with rewards 0 and ``infos[agent]["redeal"]`` set. In a match a cancelled round is
 dealt again. The environment asks only the seat on turn: a call another seat could make out
 of turn (a Kawesh, a declaration before its card) it makes on its own turn. A refused Sawa
 claim (``false_sawa = refused``) changes nothing but ``infos[agent]["sawa_refused"]``: the same

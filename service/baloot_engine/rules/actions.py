@@ -47,7 +47,7 @@ _CALL_ORDER = {call: i for i, call in enumerate(DoublingCall)}
 
 @dataclass(frozen=True, slots=True)
 class Deal:
-    """Deal a hand from ``deck``: 32 distinct cards in the dealing order of R4."""
+    """Deal a round from ``deck``: 32 distinct cards in the dealing order of R4."""
 
     deck: tuple[int, ...]
 
@@ -172,7 +172,7 @@ class QaydVerdict(NamedTuple):
     ``correct``, else the category the call named (None if it named none). ``evidence`` is
     the mask of the cards that prove or disprove it (the accused's cards of the suit led or
     of trump at the time, the higher cards still out for an Akka, the opponents' cards for a
-    Sawa). ``winner_team`` is the team that wins the hand.
+    Sawa). ``winner_team`` is the team that wins the round.
     """
 
     caller: int
@@ -236,7 +236,7 @@ class Event(NamedTuple):
       ``cards`` = the four cards in play order, ``points`` = abnat of the trick (the
       8th trick's include the 10 for the last trick, R33).
     * SAWA_CLAIMED: ``seat``, ``team``.  ROUND_SCORED: ``score``.  MATCH_WON: ``team``.
-    * QAYD_JUDGED: ``seat`` = the caller (-1: the engine), ``team`` = the hand's winner
+    * QAYD_JUDGED: ``seat`` = the caller (-1: the engine), ``team`` = the round's winner
       (-1: play goes on), ``qayd`` = the verdict.  REVIEW_OPENED: nothing (table play).
     """
 

@@ -5,7 +5,7 @@ The bidding is a queue of seats to ask (``State.to_ask``) under a stage
 the Hokm bidder's confirmation, and the «قبلك» priority question. ``legal_bids`` is the
 one definition of what a seat may say; ``apply_bid`` refuses anything else. The bidding
 ends with a contract recorded in ``State.contract`` (:mod:`baloot_engine.rules.game` then
-completes the deal and opens the doubling) or with the hand cancelled and dealt again (R9,
+completes the deal and opens the doubling) or with the round cancelled and dealt again (R9,
 R12).
 """
 
@@ -96,7 +96,7 @@ def _switch_allowed(state: State, seat: int) -> bool:
 
 
 def kawesh_allowed(state: State, seat: int) -> bool:
-    """R12 variant: a worthless first five cards (no A, K, Q, J or 10) may cancel the hand.
+    """R12 variant: a worthless first five cards (no A, K, Q, J or 10) may cancel the round.
 
     ``initial_five_of_789`` allows it during round 1 of the bidding only (until a purchase
     can be final); ``no_court_cards`` during either round. Any seat may call it, on turn
@@ -307,7 +307,7 @@ def _fix_contract(
 def _cancel_hand(
     state: State, seat: int, bid: Bid | None, *, kawesh: bool
 ) -> tuple[State, list[Event]]:
-    """All passed twice (R9) or Kawesh (R12): the hand scores 0-0 and is dealt again."""
+    """All passed twice (R9) or Kawesh (R12): the round scores 0-0 and is dealt again."""
     events: list[Event] = []
     if bid is not None:
         events.append(Event(EventKind.BID_PLACED, seat=seat, team=team_of(seat), bid=bid))

@@ -59,14 +59,14 @@ def random_deck() -> tuple[int, ...]:
     return tuple(deck)
 
 
-def deck_from_seed(seed: bytes, hand_number: int) -> tuple[int, ...]:
-    """Derive the deck of hand ``hand_number`` from a secret match seed.
+def deck_from_seed(seed: bytes, round_number: int) -> tuple[int, ...]:
+    """Derive the deck of round ``round_number`` from a secret match seed.
 
     HMAC-SHA256 in counter mode is the PRF; a Fisher-Yates shuffle with rejection
     sampling turns its bytes into an unbiased permutation.
     """
     deck = list(range(DECK_SIZE))
-    stream = _prf_stream(seed, hand_number)
+    stream = _prf_stream(seed, round_number)
     for i in range(DECK_SIZE - 1, 0, -1):
         bound = i + 1
         limit = 256 - 256 % bound
@@ -111,9 +111,9 @@ def board_deck(
     return deck_from_seed(seed, round_number)
 
 
-def _prf_stream(seed: bytes, hand_number: int):  # type: ignore[no-untyped-def]
+def _prf_stream(seed: bytes, round_number: int):  # type: ignore[no-untyped-def]
     counter = 0
-    label = b"baloot-deck" + hand_number.to_bytes(8, "big")
+    label = b"baloot-deck" + round_number.to_bytes(8, "big")
     while True:
         block = hmac.new(seed, label + counter.to_bytes(4, "big"), hashlib.sha256).digest()
         yield from block

@@ -126,10 +126,11 @@ def committed_deck(key: bytes, redeals: int) -> tuple[int, ...]:
 
 
 def round_positions(scored: Sequence[bool]) -> list[tuple[int, int]]:
-    """The (round, redeals) of each hand of a record, from whether each hand was scored.
+    """The chain's (round, redeals) of each round of a record, from whether each was scored.
 
-    A hand's round is one plus the hands scored before it; its redeals are the hands dealt
-    since the last scored one (a hand redealt, all passed or Kawesh, has no score)."""
+    The chain counts a round as one plus the rounds scored before it, and its redeals as the
+    redealt rounds since the last scored one (a round redealt, all passed or Kawesh, has no
+    score), so that the redeals of one deal share its key."""
     positions = []
     round_number, redeals = 1, 0
     for was_scored in scored:
@@ -221,8 +222,8 @@ def _bytes(text: str) -> bytes:
 def main(argv: Sequence[str] | None = None) -> int:
     """``baloot-verify-deal RECORD.json``: check that every deck of a record is the committed one.
 
-    Exit status 0 when every hand is proven, 1 when a deck or the key is not the committed one,
-    2 when the record proves nothing (no commitment, or no key disclosed) or only some hands.
+    Exit status 0 when every round is proven, 1 when a deck or the key is not the committed one,
+    2 when the record proves nothing (no commitment, or no key disclosed) or only some rounds.
     """
     parser = argparse.ArgumentParser(
         prog="baloot-verify-deal",
@@ -238,11 +239,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if result.bad_round is not None:
         print(f"NOT COMMITTED: {result.why}")
         return 1
-    hands = len(record.get("rounds") or [])
+    rounds = len(record.get("rounds") or [])
     if result.complete:
-        print(f"proven: all {hands} hands were dealt the committed decks")
+        print(f"proven: all {rounds} rounds were dealt the committed decks")
         return 0
-    print(f"partly proven: {result.proven} of {hands} hands ({result.why or 'key not disclosed'})")
+    print(f"partly proven: {result.proven} of {rounds} rounds ({result.why or 'key not disclosed'})")
     return 2
 
 

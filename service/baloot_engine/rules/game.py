@@ -159,7 +159,7 @@ def _after_doubling_step(state: State, events: list[Event]) -> tuple[State, list
 
 
 def _apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]]:
-    """A card; the first trick reveals the projects (R29), the eighth ends the hand."""
+    """A card; the first trick reveals the projects (R29), the eighth ends the round."""
     state, events = apply_play(state, seat, play)
     if not state.trick:  # the card completed a trick
         done = len(state.tricks)
@@ -171,7 +171,7 @@ def _apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]
 
 
 def _end_of_play(state: State, events: list[Event]) -> tuple[State, list[Event]]:
-    """The hand is played out: scored at once, or in table play reviewed first (§A.14)."""
+    """The round is played out: scored at once, or in table play reviewed first (§A.14)."""
     if not state.rules.illegal_moves_allowed:
         sawa_tricks = 8 - len(state.tricks) if state.sawa_seat >= 0 else 0
         return finish_round(state, events, sawa_tricks=sawa_tricks)
@@ -180,10 +180,10 @@ def _end_of_play(state: State, events: list[Event]) -> tuple[State, list[Event]]
 
 
 def _apply_sawa(state: State, seat: int, claim: ClaimSawa) -> tuple[State, list[Event]]:
-    """An accepted Sawa ends the hand: its remaining tricks go to the claiming team."""
+    """An accepted Sawa ends the round: its remaining tricks go to the claiming team."""
     state, events = apply_sawa(state, seat, claim)
     if not state.tricks:
-        # The hand ends before trick 1 is over: compare the declarations now (R29).
+        # The round ends before trick 1 is over: compare the declarations now (R29).
         state = reveal_projects(state, events)
     false_claim = false_claim_of(state)
     if false_claim is not None:
@@ -194,10 +194,10 @@ def _apply_sawa(state: State, seat: int, claim: ClaimSawa) -> tuple[State, list[
 
 
 def _apply_qayd(state: State, seat: int, call: CallQayd) -> tuple[State, list[Event]]:
-    """A Qayd call (R45, §A.14): judged at once; a verdict with a winner ends the hand."""
+    """A Qayd call (R45, §A.14): judged at once; a verdict with a winner ends the round."""
     verdict = judge(state, seat, call)  # under qayd_false_call = no_penalty a wrong call is refused
     if not state.tricks and state.phase is Phase.PLAYING:
-        # The hand ends in trick 1: compare the declarations first (R29).
+        # The round ends in trick 1: compare the declarations first (R29).
         events: list[Event] = []
         state = reveal_projects(state, events)
         return _penalty(state, events, verdict)
@@ -215,7 +215,7 @@ def _verdict_event(verdict: QaydVerdict) -> Event:
 
 
 def _penalty(state: State, events: list[Event], verdict: QaydVerdict) -> tuple[State, list[Event]]:
-    """The verdict ends the hand: its winner scores as a failed contract's defenders (§A.14)."""
+    """The verdict ends the round: its winner scores as a failed contract's defenders (§A.14)."""
     events.append(_verdict_event(verdict))
     score = penalty_score(penalty_facts(state), state.rules, verdict)
     return finish_scored(state, events, score, verdict)
@@ -266,7 +266,7 @@ _OUT_OF_PHASE: dict[type, _Step] = {
 
 
 def deal(state: State, seat: int, deck: Sequence[int]) -> tuple[State, list[Event]]:
-    """Deal a hand (R4a-b) from a deck order and open the bidding.
+    """Deal a round (R4a-b) from a deck order and open the bidding.
 
     Only the dealer deals; the API layer lets the host deal on his behalf.
     """

@@ -1,4 +1,4 @@
-"""The end of a hand and of the match (R41-R44): scoring into the totals, the winner.
+"""The end of a round and of the match (R41-R44): scoring into the totals, the winner.
 
 A played hand is turned into plain :class:`RoundFacts` and scored by the same function
 score-keeping apps call, so a played round and a recorded one can never disagree.
@@ -89,7 +89,7 @@ def _reverse_kaboot(state: State, contract: Contract, tricks_won: list[int]) -> 
 def finish_round(
     state: State, events: list[Event], sawa_tricks: int = 0
 ) -> tuple[State, list[Event]]:
-    """Score the hand, add it to the match (R44), and move to the next deal or the end."""
+    """Score the round, add it to the match (R44), and move to the next deal or the end."""
     score = score_checked_round(round_facts(state, sawa_tricks), state.rules)
     return finish_scored(state, events, score)
 
@@ -97,13 +97,13 @@ def finish_round(
 def finish_scored(
     state: State, events: list[Event], score: RoundScore, qayd: QaydVerdict | None = None
 ) -> tuple[State, list[Event]]:
-    """Add a scored hand to the match (R44): a played one, or one a Qayd verdict ended."""
+    """Add a scored round to the match (R44): a played one, or one a Qayd verdict ended."""
     contract = state.contract
     assert contract is not None
     events.append(Event(EventKind.ROUND_SCORED, team=contract.buyer_team, score=score))
     totals = (state.match_scores[0] + score.points[0], state.match_scores[1] + score.points[1])
     winner = winner_after(totals, score, state.rules)
-    # Between hands only what the views show survives: the last tricks and contract, and the
+    # Between rounds only what the views show survives: the last tricks and contract, and the
     # score (whose facts hold the awarded projects and Baloot).
     finished = State(
         rules=state.rules,

@@ -1,11 +1,11 @@
-"""Table play (R45, §A.14): judging a Qayd (قيد) call and scoring the hand it ends.
+"""Table play (R45, §A.14): judging a Qayd (قيد) call and scoring the round it ends.
 
 With ``illegal_moves_allowed`` a seat may play any card it holds; the rules it breaks are kept
 privately in :attr:`State.violations <baloot_engine.rules.state.State.violations>` (by
 :mod:`baloot_engine.rules.play` and :mod:`baloot_engine.rules.sawa`). A seat of the other team
 may call Qayd on a card from the first card until the round is scored. This module says whether
-a call may be made (:func:`judge` refuses it otherwise), what its verdict is, and what the hand
-is worth to the winner (:func:`penalty_score`). Every verdict ends the hand (a wrong call
+a call may be made (:func:`judge` refuses it otherwise), what its verdict is, and what the round
+is worth to the winner (:func:`penalty_score`). Every verdict ends the round (a wrong call
 under ``qayd_false_call = no_penalty`` is refused, not judged); what follows is
 :mod:`baloot_engine.rules.game`'s next step.
 """
@@ -174,7 +174,7 @@ def hand_before(state: State, seat: int, trick: int) -> int:
 
 
 def _evidence_of_innocence(state: State, call: CallQayd) -> int:
-    """What shows a wrong call wrong once the hand ends: the accused's cards at the time that
+    """What shows a wrong call wrong once the round ends: the accused's cards at the time that
     the rule named is about (the suit led for a revoke, trump for not trumping or not
     over-trumping, the other suits for a closed trump lead, the higher cards still out for an
     Akka; with no rule named the suit led and trump; for a Sawa the opponents' cards). Only the
@@ -205,7 +205,7 @@ def _evidence_of_innocence(state: State, call: CallQayd) -> int:
 
 
 def penalty_facts(state: State) -> RoundFacts:
-    """The facts of a hand a verdict ended: the tricks so far, the projects and the Baloot."""
+    """The facts of a round a verdict ended: the tricks so far, the projects and the Baloot."""
     return round_facts(state, ended_by_qayd=True)
 
 
@@ -279,16 +279,16 @@ def _verdict_sentence(verdict: QaydVerdict) -> str:
     if verdict.caller < 0:
         return (
             f"Seat {verdict.accused}'s Sawa claim was false, so team {verdict.accused & 1} "
-            "loses the hand."
+            "loses the round."
         )
     if verdict.correct:
         return (
             f"Seat {verdict.caller} called Qayd{named} on seat {verdict.accused}'s {what}, "
-            f"rightly: team {verdict.accused & 1} loses the hand."
+            f"rightly: team {verdict.accused & 1} loses the round."
         )
     return (
         f"Seat {verdict.caller} called Qayd{named} on seat {verdict.accused}'s {what}, "
-        f"wrongly: team {verdict.caller & 1} loses the hand."
+        f"wrongly: team {verdict.caller & 1} loses the round."
     )
 
 

@@ -1,11 +1,11 @@
-"""Replaying a match record: every hand's deck and actions, through :func:`game.apply`.
+"""Replaying a match record: every round's deck and actions, through :func:`game.apply`.
 
 A record is the starting state of a match (rules, first dealer, starting scores) and, for
-each dealt hand, its deck order and the ordered ``(seat, action)`` pairs of the hand, the
-dealer's deal first. A redealt hand is a round of its own. :func:`replay` applies them one by
-one, exactly as the service would have, and yields every :class:`Step`; the first action the
-rules refuse, or a round that ends otherwise than the record's rounds do, stops it with a
-:class:`DivergenceError` that names the round, the action and the rules' reason.
+each round dealt, its deck order and the ordered ``(seat, action)`` pairs of the round, the
+dealer's deal first. A redeal (all passed, Kawesh) starts a new round. :func:`replay` applies
+them one by one, exactly as the service would have, and yields every :class:`Step`; the first
+action the rules refuse, or a round that ends otherwise than the record's rounds do, stops it
+with a :class:`DivergenceError` that names the round, the action and the rules' reason.
 
 The deal of a record carries no deck (``Deal(())``): the round's deck is dealt. A deal that
 names a deck must name the round's. In table play the host's close of a round's review is an
@@ -38,7 +38,7 @@ Entry = Action | CloseReview
 
 
 class RecordedRound(NamedTuple):
-    """One dealt hand of a record: its deck order and its actions in order.
+    """One dealt round of a record: its deck order and its actions in order.
 
     An action that could not be read (a malformed entry) is given as the :class:`RuleError`
     reading it raised: the replay refuses it where it stands, after whatever diverged before.
@@ -58,7 +58,7 @@ class Step(NamedTuple):
     before: State
     state: State
     events: tuple[Event, ...]
-    ends_round: bool  # the action scored the hand or cancelled it (a redeal)
+    ends_round: bool  # the action scored the round or cancelled it (a redeal)
 
 
 class DivergenceError(Exception):
@@ -93,7 +93,7 @@ def replay(start: State, rounds: Sequence[RecordedRound]) -> Iterator[Step]:
                     action_index,
                     RECORD_MISMATCH,
                     f"the round ended with action {action_index - 1}; "
-                    "the next hand is a round of its own",
+                    "what follows belongs to the next round",
                 )
             if isinstance(action, RuleError):
                 raise DivergenceError(round_index, action_index, action.reason, action.message)

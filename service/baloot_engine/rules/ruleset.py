@@ -145,7 +145,7 @@ class KabootProjects(Enum):
 
 
 class BothCrossRule(Enum):
-    """Who wins when both teams reach the target after the same hand (R44)."""
+    """Who wins when both teams reach the target after the same round (R44)."""
 
     HIGHER_TOTAL = "higher_total"
     BUYER_TEAM = "buyer_team"
@@ -176,7 +176,7 @@ class QaydPenalty(Enum):
 class QaydFalseCall(Enum):
     """What a wrong Qayd call costs the caller's team (R45, §A.14)."""
 
-    LOSES_HAND = "loses_hand"  # the caller's team loses the hand as an offender would
+    LOSES_HAND = "loses_hand"  # the caller's team loses the round as an offender would
     NO_PENALTY = "no_penalty"  # the call is refused (not judged) and play goes on
 
 
@@ -184,7 +184,7 @@ class FalseSawa(Enum):
     """What a false Sawa claim does outside table play (R46, §A.14)."""
 
     REFUSED = "refused"  # the claim is refused and play goes on
-    LOSES_HAND = "loses_hand"  # the claimer's team loses the hand at once
+    LOSES_HAND = "loses_hand"  # the claimer's team loses the round at once
 
 
 class RuleSetError(ValueError):

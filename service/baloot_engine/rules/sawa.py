@@ -2,7 +2,7 @@
 
 This module owns when a claim may be made (``sawa_possible``), the proof that it holds
 (``claim_holds``: the plain case of cashing the top cards, else an exact AND-OR search over
-every play of the others), and what an accepted claim does to the hand: the remaining
+every play of the others), and what an accepted claim does to the round: the remaining
 cards' abnat and the 10 for the last trick go to the claiming team.
 
 The search is exact (in play no budget: a true claim is never refused for being hard to
@@ -130,7 +130,7 @@ def apply_sawa(state: State, seat: int, _claim: ClaimSawa) -> tuple[State, list[
                 "Sawa refused: the other players can win a trick",
                 details={"seat": str(seat)},
             )
-        # §A.14: a false claim is accepted (table play: callable as سوا خطأ) or loses the hand;
+        # §A.14: a false claim is accepted (table play: callable as سوا خطأ) or loses the round;
         # the evidence is the opponents' cards, which could take a trick.
         opponents = state.hands[(seat + 1) & 3] | state.hands[(seat + 3) & 3]
         false_claim = Violation(seat, len(state.tricks) + 1, -1, QaydCategory.FALSE_SAWA, opponents)
@@ -153,7 +153,7 @@ def apply_sawa(state: State, seat: int, _claim: ClaimSawa) -> tuple[State, list[
 
 
 def false_claim_of(state: State) -> Violation | None:
-    """The false Sawa that just ended the hand outside table play (``false_sawa = loses_hand``)."""
+    """The false Sawa that just ended the round outside table play (``false_sawa = loses_hand``)."""
     if state.rules.illegal_moves_allowed or state.sawa_seat < 0 or not state.violations:
         return None
     last = state.violations[-1]

@@ -139,7 +139,7 @@ class Decision(Enum):
     EXACT_TIE = "exact_tie"  # equal on every count: exact_tie_rule decided
     DOUBLED_TIE = "doubled_tie"  # a tie in a doubled round: doubled_tie_rule decided
     KABOOT = "kaboot"  # one team took all eight tricks
-    QAYD = "qayd"  # a Qayd verdict (or a false Sawa) ended the hand (R45, §A.14)
+    QAYD = "qayd"  # a Qayd verdict (or a false Sawa) ended the round (R45, §A.14)
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,11 +50,11 @@ class Phase(metaclass=_PhaseType):
     name: str
     value: str
 
-    AWAITING_DEAL: ClassVar[Phase]  # before the first hand, or after a cancelled hand
+    AWAITING_DEAL: ClassVar[Phase]  # before the first round, or after a cancelled round
     BIDDING: ClassVar[Phase]
     DOUBLING: ClassVar[Phase]
     PLAYING: ClassVar[Phase]
-    ROUND_OVER: ClassVar[Phase]  # a hand was scored; the next dealer deals
+    ROUND_OVER: ClassVar[Phase]  # a round was scored; the next dealer deals
     MATCH_OVER: ClassVar[Phase]
     ROUND_REVIEW: ClassVar[Phase]  # table play: the 32nd card (or a Sawa) waits for Qayd calls
     MEMBERS: ClassVar[tuple[Phase, ...]]
@@ -185,7 +185,7 @@ class State(NamedTuple):
     rules: RuleSet = SEEDS
     phase: Phase = Phase.AWAITING_DEAL
     dealer: int = 0
-    hand_number: int = 0  # hands dealt so far, redeals included
+    hand_number: int = 0  # rounds dealt so far, redeals included
     match_scores: tuple[int, int] = (0, 0)
     turn: int = -1  # the seat expected to act, -1 when nobody is
     # Cards.
@@ -218,13 +218,13 @@ class State(NamedTuple):
     project_team: int = -1  # team whose projects score, once compared (-1: none or not yet)
     baloot_seat: int = -1  # seat holding K+Q of trump, -1 if none
     baloot_announced: bool = False
-    sawa_seat: int = -1  # seat whose Sawa claim ended the hand
+    sawa_seat: int = -1  # seat whose Sawa claim ended the round
     # Results.
     last_score: RoundScore | None = None
     winner: int = -1  # team that won the match
     # Table play (§A.14).
     violations: tuple[Violation, ...] = ()  # unjudged, private: never in an observation
-    last_qayd: QaydVerdict | None = None  # the verdict that ended the last scored hand
+    last_qayd: QaydVerdict | None = None  # the verdict that ended the last scored round
 
     @property
     def trump(self) -> int:

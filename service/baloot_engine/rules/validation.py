@@ -45,14 +45,14 @@ MAX_HAND_NUMBER: Final = 2**31 - 1
 """The most hands a match can have dealt (a bound far beyond any real match)."""
 
 MAX_MATCH_SCORE: Final = 100_000
-"""The highest match score a team can hold: a target is at most 10 000 and a hand adds a few
+"""The highest match score a team can hold: a target is at most 10 000 and a round adds a few
 hundred points at most."""
 
 MAX_BIDS: Final = 32
-"""The most bids a hand can hold (two laps of four, a confirmation, the «قبلك» questions)."""
+"""The most bids a round can hold (two laps of four, a confirmation, the «قبلك» questions)."""
 
 MAX_DOUBLING_CALLS: Final = 16
-"""The most doubling calls a hand can hold (Double, Triple, Four, Gahwa, declines, the mode)."""
+"""The most doubling calls a round can hold (Double, Triple, Four, Gahwa, declines, the mode)."""
 
 
 def validate(state: State) -> list[str]:
@@ -205,7 +205,7 @@ def _phase_problems(state: State) -> list[str]:
         if state.full_hands != (0, 0, 0, 0):
             problems.append(f"no hands are in play in phase {phase.value}")
     elif phase is Phase.PLAYING and state.sawa_seat != -1:
-        problems.append("a Sawa claim ends the hand")
+        problems.append("a Sawa claim ends the round")
     if review:
         # The hand's bids and cards stay for the review; _review_problems checks the rest.
         if state.bidding_round not in (1, 2) or state.buy_card < 0 or not state.buyer_completed:
@@ -233,10 +233,10 @@ def _phase_problems(state: State) -> list[str]:
         problems.append(f"no trick has been played in phase {phase.value}")
     if phase is Phase.AWAITING_DEAL:
         if state.contract is not None or state.buy_card != -1 or state.sawa_seat != -1:
-            problems.append("nothing of a hand is kept while awaiting the deal")
+            problems.append("nothing of a round is kept while awaiting the deal")
     elif phase is Phase.ROUND_OVER or phase is Phase.MATCH_OVER:
         if state.contract is None or state.last_score is None:
-            problems.append(f"phase {phase.value} keeps the contract and score of the hand")
+            problems.append(f"phase {phase.value} keeps the contract and score of the round")
         played = 0
         for record in state.tricks:
             for card in record.cards:

@@ -275,7 +275,7 @@ class Metrics:
         def counter(name: str, text: str, labels: tuple[str, ...] = ()) -> Counter:
             return Counter(name, text, labels, registry=self.registry)
 
-        self.rounds_dealt = counter("baloot_rounds_dealt", "Hands dealt, redeals included.")
+        self.rounds_dealt = counter("baloot_rounds_dealt", "Rounds dealt, redeals included.")
         self.contracts = counter(
             "baloot_contracts", "Contracts fixed by bidding, by type.", ("contract",)
         )

@@ -92,9 +92,9 @@ class MatchState(_message.Message):
     phase: _builtins.int
     """The phase number of the rules core's Phase enum."""
     dealer: _builtins.int
-    """The dealer of the current or next hand."""
+    """The dealer of the current or next round."""
     hand_number: _builtins.int
-    """Hands dealt so far, redeals included."""
+    """Rounds dealt so far, redeals included (`hand_number`: the older word)."""
     turn: _builtins.int
     """The seat expected to act, -1 for none."""
     card_owners: _builtins.bytes
@@ -107,7 +107,7 @@ class MatchState(_message.Message):
     revealed: _builtins.int
     """The face-up buy card while on the table, -1 for none."""
     buy_card: _builtins.int
-    """The buy card of the current hand, -1 for none."""
+    """The buy card of the current round, -1 for none."""
     bidding_round: _builtins.int
     """The bidding round (1 or 2), 0 when not bidding."""
     bid_stage: _builtins.int
@@ -145,34 +145,34 @@ class MatchState(_message.Message):
     baloot_announced: _builtins.bool
     """True once the Baloot holder has played both cards."""
     sawa_seat: _builtins.int
-    """The seat whose Sawa claim ended the hand, -1 for none."""
+    """The seat whose Sawa claim ended the round, -1 for none."""
     winner: _builtins.int
     """The team that won the match, -1 while it goes on."""
     violations: _builtins.bytes
-    """Table play: the unjudged violations of the hand in progress, eight bytes each: seat, trick,
+    """Table play: the unjudged violations of the round in progress, eight bytes each: seat, trick,
     card + 1 (0 for a Sawa claim), category number, then the evidence mask (32-bit little-endian).
-    Written by earlier releases only while a hand is played or reviewed (now `breaches`).
+    Written by earlier releases only while a round is played or reviewed (now `breaches`).
     """
     breaches: _builtins.bytes
-    """Table play, while a hand is played or reviewed: its unjudged breaches in nine bytes whatever
+    """Table play, while a round is played or reviewed: its unjudged breaches in nine bytes whatever
     they are, so a token's length never shows one: the mask of the cards played illegally and the
     mask of the cards led with a false Akka (32-bit little-endian each), then 1 if the Sawa claim
     was false, else 0. The rule broken and its evidence follow from the tricks and the hands.
     """
     round_deck: _builtins.bytes
-    """Records: the deck order of hand `round_deck_hand` (32 bytes) when it was not derived from
-    `seed` (a preset deck, or a board-set deck); stale once another hand is dealt.
+    """Records: the deck order of round `round_deck_hand` (32 bytes) when it was not derived from
+    `seed` (a preset deck, or a board-set deck); stale once another round is dealt.
     """
     board_set: _builtins.str
     """Duplicate boards: the organiser's board set, empty for none."""
     rounds_scored: _builtins.int
     """Duplicate boards: the rounds scored so far (the next round's number minus one)."""
     scored_at_hand: _builtins.int
-    """Duplicate boards: the hand number of the last scored hand (0 before), so the redeals since
-    are the hands dealt after it.
+    """Duplicate boards: the round number of the last scored round (0 before), so the redeals since
+    are the rounds dealt after it.
     """
     round_deck_hand: _builtins.int
-    """Records: the hand number `round_deck` belongs to."""
+    """Records: the round number `round_deck` belongs to."""
     board_seed: _builtins.bytes
     """Duplicate boards: the board set bound to its organiser's secret (32 bytes), from which every
     round's deck is derived; empty in a token sealed before board sets had secrets.
@@ -193,11 +193,11 @@ class MatchState(_message.Message):
 
     @_builtins.property
     def last_round(self) -> Global___LastRound:
-        """The facts of the last scored hand, from which its breakdown is recomputed."""
+        """The facts of the last scored round, from which its breakdown is recomputed."""
 
     @_builtins.property
     def last_qayd(self) -> Global___QaydRecord:
-        """The Qayd verdict that ended the last scored hand, when one did."""
+        """The Qayd verdict that ended the last scored round, when one did."""
 
     def __init__(
         self,
@@ -260,7 +260,7 @@ Global___MatchState: _TypeAlias = MatchState  # noqa: Y015
 
 @_typing.final
 class QaydRecord(_message.Message):
-    """QaydRecord is a verdict that ended a hand, from which its score is recomputed."""
+    """QaydRecord is a verdict that ended a round, from which its score is recomputed."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -287,7 +287,7 @@ class QaydRecord(_message.Message):
     evidence: _builtins.int
     """The evidence mask."""
     winner_team: _builtins.int
-    """The team that won the hand."""
+    """The team that won the round."""
     def __init__(
         self,
         *,
@@ -310,7 +310,7 @@ Global___QaydRecord: _TypeAlias = QaydRecord  # noqa: Y015
 
 @_typing.final
 class LastRound(_message.Message):
-    """LastRound is the plain facts of the last scored hand."""
+    """LastRound is the plain facts of the last scored round."""
 
     DESCRIPTOR: _descriptor.Descriptor
 

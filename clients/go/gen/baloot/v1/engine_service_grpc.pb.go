@@ -77,7 +77,7 @@ type BalootEngineServiceClient interface {
 	// or the host's), from the first card of a round until the round is scored. The round is not
 	// scored at its 32nd card (or at a Sawa claim): it enters PHASE_ROUND_REVIEW (event
 	// REVIEW_OPENED), in which the last trick can still be called. The review ends with a call
-	// whose verdict ends the hand, or when the host sends `close_review` (for example when the
+	// whose verdict ends the round, or when the host sends `close_review` (for example when the
 	// table's review time runs out, or once every seat has said it calls nothing); the round is
 	// then scored as usual. A call after the round was scored is refused (WRONG_PHASE).
 	//
@@ -88,13 +88,13 @@ type BalootEngineServiceClient interface {
 	// own team or outside table play too (QAYD_NOT_ALLOWED); nothing is judged then.
 	//
 	// VERDICTS. Right (the accused broke a rule with that card, the one named if any): the round
-	// ends at once and the offending team loses the hand; the caller's team takes the card pot
+	// ends at once and the offending team loses the round; the caller's team takes the card pot
 	// (26 in Sun, 16 in Hokm) times the multiplier, and every awarded project (qayd_penalty =
 	// FULL_HAND) or only its own (BASE_ONLY); the Baloot stays with its holder; in a Gahwa round
 	// the caller's team wins the match. Wrong: under qayd_false_call = LOSES_HAND the caller's team
-	// loses the hand the same way; under NO_PENALTY the call is refused (QAYD_WRONG), nothing is
+	// loses the round the same way; under NO_PENALTY the call is refused (QAYD_WRONG), nothing is
 	// judged, and play goes on. Every verdict is public: the event QAYD_JUDGED carries caller,
-	// accused, card, rule, verdict and the evidence cards, then ROUND_SCORED when the hand ends.
+	// accused, card, rule, verdict and the evidence cards, then ROUND_SCORED when the round ends.
 	CallQayd(ctx context.Context, in *CallQaydRequest, opts ...grpc.CallOption) (*CallQaydResponse, error)
 	// The exact solver: with every hand known, the value of every legal card of the seat to play
 	// (each team's card points and tricks at the end of the round when all four seats then play
@@ -355,7 +355,7 @@ type BalootEngineServiceServer interface {
 	// or the host's), from the first card of a round until the round is scored. The round is not
 	// scored at its 32nd card (or at a Sawa claim): it enters PHASE_ROUND_REVIEW (event
 	// REVIEW_OPENED), in which the last trick can still be called. The review ends with a call
-	// whose verdict ends the hand, or when the host sends `close_review` (for example when the
+	// whose verdict ends the round, or when the host sends `close_review` (for example when the
 	// table's review time runs out, or once every seat has said it calls nothing); the round is
 	// then scored as usual. A call after the round was scored is refused (WRONG_PHASE).
 	//
@@ -366,13 +366,13 @@ type BalootEngineServiceServer interface {
 	// own team or outside table play too (QAYD_NOT_ALLOWED); nothing is judged then.
 	//
 	// VERDICTS. Right (the accused broke a rule with that card, the one named if any): the round
-	// ends at once and the offending team loses the hand; the caller's team takes the card pot
+	// ends at once and the offending team loses the round; the caller's team takes the card pot
 	// (26 in Sun, 16 in Hokm) times the multiplier, and every awarded project (qayd_penalty =
 	// FULL_HAND) or only its own (BASE_ONLY); the Baloot stays with its holder; in a Gahwa round
 	// the caller's team wins the match. Wrong: under qayd_false_call = LOSES_HAND the caller's team
-	// loses the hand the same way; under NO_PENALTY the call is refused (QAYD_WRONG), nothing is
+	// loses the round the same way; under NO_PENALTY the call is refused (QAYD_WRONG), nothing is
 	// judged, and play goes on. Every verdict is public: the event QAYD_JUDGED carries caller,
-	// accused, card, rule, verdict and the evidence cards, then ROUND_SCORED when the hand ends.
+	// accused, card, rule, verdict and the evidence cards, then ROUND_SCORED when the round ends.
 	CallQayd(context.Context, *CallQaydRequest) (*CallQaydResponse, error)
 	// The exact solver: with every hand known, the value of every legal card of the seat to play
 	// (each team's card points and tricks at the end of the round when all four seats then play

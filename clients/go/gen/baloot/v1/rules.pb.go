@@ -1195,7 +1195,7 @@ type QaydFalseCall int32
 const (
 	// Not set: the preset's value applies.
 	QaydFalseCall_QAYD_FALSE_CALL_UNSPECIFIED QaydFalseCall = 0
-	// The caller's team loses the hand as an offending team would (default).
+	// The caller's team loses the round as an offending team would (default).
 	QaydFalseCall_QAYD_FALSE_CALL_LOSES_HAND QaydFalseCall = 1
 	// The call is refused (QAYD_WRONG) and play goes on; nothing is judged or shown.
 	QaydFalseCall_QAYD_FALSE_CALL_NO_PENALTY QaydFalseCall = 2
@@ -1251,7 +1251,7 @@ const (
 	FalseSawa_FALSE_SAWA_UNSPECIFIED FalseSawa = 0
 	// The claim is refused with SAWA_INVALID and play goes on (default).
 	FalseSawa_FALSE_SAWA_REFUSED FalseSawa = 1
-	// The claimer's team loses the hand at once, scored as a correct Qayd call against it.
+	// The claimer's team loses the round at once, scored as a correct Qayd call against it.
 	FalseSawa_FALSE_SAWA_LOSES_HAND FalseSawa = 2
 )
 

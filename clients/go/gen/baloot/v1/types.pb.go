@@ -579,7 +579,7 @@ func (ProjectKind) EnumDescriptor() ([]byte, []int) {
 	return file_baloot_v1_types_proto_rawDescGZIP(), []int{7}
 }
 
-// Why a dealt hand was cancelled and dealt again.
+// Why a dealt round was cancelled and dealt again.
 type RedealReason int32
 
 const (
@@ -778,7 +778,7 @@ const (
 	EventKind_EVENT_KIND_CONTRACT_FIXED EventKind = 2
 	// Cards were dealt (the first five each, or the rest of the hands); `deal` tells how many.
 	EventKind_EVENT_KIND_CARDS_DEALT EventKind = 3
-	// The hand was cancelled and the deal passes on; `redeal` tells why.
+	// The round was cancelled and the deal passes on; `redeal` tells why.
 	EventKind_EVENT_KIND_REDEAL EventKind = 4
 	// A seat made a doubling call; `doubling` holds it.
 	EventKind_EVENT_KIND_DOUBLING_CALLED EventKind = 5
@@ -2422,8 +2422,8 @@ type MatchScore struct {
 	Points []uint32 `protobuf:"varint,1,rep,packed,name=points,proto3" json:"points,omitempty"`
 	// The target score that ends the match.
 	Target uint32 `protobuf:"varint,2,opt,name=target,proto3" json:"target,omitempty"`
-	// The number of hands dealt so far, hands cancelled and dealt again (all passed, Kawesh)
-	// included; it is also the round number of the latest hand.
+	// The number of rounds dealt so far, rounds cancelled and dealt again (all passed, Kawesh)
+	// included; it is also the number of the latest round.
 	RoundsPlayed uint32 `protobuf:"varint,3,opt,name=rounds_played,json=roundsPlayed,proto3" json:"rounds_played,omitempty"`
 	// The team that won the match, once it is over.
 	WinnerTeam *uint32 `protobuf:"varint,4,opt,name=winner_team,json=winnerTeam,proto3,oneof" json:"winner_team,omitempty"`
@@ -2580,7 +2580,7 @@ type RoundReveal struct {
 	sizeCache     protoimpl.SizeCache
 	unknownFields protoimpl.UnknownFields
 
-	// The round's number in the match (hands dealt so far, redeals included).
+	// The round's number in the match (rounds dealt so far, redeals included).
 	RoundNumber uint32 `protobuf:"varint,1,opt,name=round_number,json=roundNumber,proto3" json:"round_number,omitempty"`
 	// The dealer of the round.
 	Dealer uint32 `protobuf:"varint,2,opt,name=dealer,proto3" json:"dealer,omitempty"`
@@ -2588,11 +2588,11 @@ type RoundReveal struct {
 	// order maps to the seats), hence every hand.
 	DeckOrder []uint32 `protobuf:"varint,3,rep,packed,name=deck_order,json=deckOrder,proto3" json:"deck_order,omitempty"`
 	// The eight cards each seat held after the deal was completed, one entry per seat, seat 0
-	// first; empty for a hand redealt before the contract was fixed.
+	// first; empty for a round redealt before the contract was fixed.
 	Hands []*SeatCards `protobuf:"bytes,4,rep,name=hands,proto3" json:"hands,omitempty"`
 	// Provably fair deals (docs/fair-deals.md): the disclosed key of a committed match, in the
 	// reveal of the round that ended the match (DEAL_DISCLOSURE_AT_MATCH_END), or of every scored
-	// round (DEAL_DISCLOSURE_EACH_ROUND); unset otherwise (a redealt hand, a round before the
+	// round (DEAL_DISCLOSURE_EACH_ROUND); unset otherwise (a redealt round, a round before the
 	// match's end, a match created before commitments, or one dealt a preset deck). It opens the
 	// decks of this round and every earlier one, never a later one. In a board-set match it is
 	// in the host's reveal only: the set's other tables may still be playing these boards.
@@ -2859,7 +2859,7 @@ func (x *SeatCards) GetCards() []uint32 {
 	return nil
 }
 
-// Why a hand was cancelled, and who deals next.
+// Why a round was cancelled, and who deals next.
 type RedealInfo struct {
 	state         protoimpl.MessageState
 	sizeCache     protoimpl.SizeCache

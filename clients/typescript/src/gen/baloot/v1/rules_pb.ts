@@ -1187,7 +1187,7 @@ export enum QaydFalseCall {
   UNSPECIFIED = 0,
 
   /**
-   * The caller's team loses the hand as an offending team would (default).
+   * The caller's team loses the round as an offending team would (default).
    *
    * @generated from enum value: QAYD_FALSE_CALL_LOSES_HAND = 1;
    */
@@ -1229,7 +1229,7 @@ export enum FalseSawa {
   REFUSED = 1,
 
   /**
-   * The claimer's team loses the hand at once, scored as a correct Qayd call against it.
+   * The claimer's team loses the round at once, scored as a correct Qayd call against it.
    *
    * @generated from enum value: FALSE_SAWA_LOSES_HAND = 2;
    */

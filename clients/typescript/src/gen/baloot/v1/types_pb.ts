@@ -835,8 +835,8 @@ export type MatchScore = Message<"baloot.v1.MatchScore"> & {
   target: number;
 
   /**
-   * The number of hands dealt so far, hands cancelled and dealt again (all passed, Kawesh)
-   * included; it is also the round number of the latest hand.
+   * The number of rounds dealt so far, rounds cancelled and dealt again (all passed, Kawesh)
+   * included; it is also the number of the latest round.
    *
    * @generated from field: uint32 rounds_played = 3;
    */
@@ -913,7 +913,7 @@ export const DealInfoSchema: GenMessage<DealInfo> = /*@__PURE__*/
  */
 export type RoundReveal = Message<"baloot.v1.RoundReveal"> & {
   /**
-   * The round's number in the match (hands dealt so far, redeals included).
+   * The round's number in the match (rounds dealt so far, redeals included).
    *
    * @generated from field: uint32 round_number = 1;
    */
@@ -936,7 +936,7 @@ export type RoundReveal = Message<"baloot.v1.RoundReveal"> & {
 
   /**
    * The eight cards each seat held after the deal was completed, one entry per seat, seat 0
-   * first; empty for a hand redealt before the contract was fixed.
+   * first; empty for a round redealt before the contract was fixed.
    *
    * @generated from field: repeated baloot.v1.SeatCards hands = 4;
    */
@@ -945,7 +945,7 @@ export type RoundReveal = Message<"baloot.v1.RoundReveal"> & {
   /**
    * Provably fair deals (docs/fair-deals.md): the disclosed key of a committed match, in the
    * reveal of the round that ended the match (DEAL_DISCLOSURE_AT_MATCH_END), or of every scored
-   * round (DEAL_DISCLOSURE_EACH_ROUND); unset otherwise (a redealt hand, a round before the
+   * round (DEAL_DISCLOSURE_EACH_ROUND); unset otherwise (a redealt round, a round before the
    * match's end, a match created before commitments, or one dealt a preset deck). It opens the
    * decks of this round and every earlier one, never a later one. In a board-set match it is
    * in the host's reveal only: the set's other tables may still be playing these boards.
@@ -1062,7 +1062,7 @@ export const SeatCardsSchema: GenMessage<SeatCards> = /*@__PURE__*/
   messageDesc(file_baloot_v1_types, 22);
 
 /**
- * Why a hand was cancelled, and who deals next.
+ * Why a round was cancelled, and who deals next.
  *
  * @generated from message baloot.v1.RedealInfo
  */
@@ -1898,7 +1898,7 @@ export const ProjectKindSchema: GenEnum<ProjectKind> = /*@__PURE__*/
   enumDesc(file_baloot_v1_types, 7);
 
 /**
- * Why a dealt hand was cancelled and dealt again.
+ * Why a dealt round was cancelled and dealt again.
  *
  * @generated from enum baloot.v1.RedealReason
  */
@@ -2083,7 +2083,7 @@ export enum EventKind {
   CARDS_DEALT = 3,
 
   /**
-   * The hand was cancelled and the deal passes on; `redeal` tells why.
+   * The round was cancelled and the deal passes on; `redeal` tells why.
    *
    * @generated from enum value: EVENT_KIND_REDEAL = 4;
    */
