@@ -243,7 +243,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if result.complete:
         print(f"proven: all {rounds} rounds were dealt the committed decks")
         return 0
-    print(f"partly proven: {result.proven} of {rounds} rounds ({result.why or 'key not disclosed'})")
+    why = result.why or "key not disclosed"
+    print(f"partly proven: {result.proven} of {rounds} rounds ({why})")
     return 2
 
 
