@@ -161,11 +161,12 @@ def test_a_record_position_is_solved_without_a_credential(
             CODE.INVALID_ARGUMENT,
             "REQUEST_INVALID",
         )
-    # A record whose earlier card is changed diverges before the position.
+    # A record whose earlier card is changed diverges before the position: the second card of
+    # the round becomes the first one, which its seat cannot hold (whatever the deck).
     changed = type(record)()
     changed.CopyFrom(record)
     played = changed.rounds[last].actions[cards[1]].action.play
-    played.card = (played.card + 1) % 32
+    played.card = actions[cards[0]].action.play.card
     expect_refusal(
         stub.SolveDeal,
         pb.SolveDealRequest(
