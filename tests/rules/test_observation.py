@@ -18,9 +18,15 @@ from tests.rules.strategies import PLAYING_PHASES, play_match, random_deck
 from baloot_engine.rules.actions import Bid, BidKind, ClaimSawa, Deal
 from baloot_engine.rules.cards import KING, QUEEN
 from baloot_engine.rules.game import apply, legal_actions, new_match
-from baloot_engine.rules.observation import PUBLIC, observe, observe_public
+from baloot_engine.rules.observation import (
+    PUBLIC,
+    observe,
+    observe_public,
+    scored_baloot_seat,
+    shown_projects,
+)
 from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
-from baloot_engine.rules.state import Phase, State
+from baloot_engine.rules.state import LIVE_PHASES, Phase, State
 
 VARIANTS = [SEEDS, KAMMELNA, SEEDS.replace(sawa=True, auto_declare_projects=True)]
 SUN_BIDS = (BidKind.SUN, BidKind.ASHKAL, BidKind.SWITCH_TO_SUN, BidKind.CLAIM_SUN)
@@ -224,3 +230,26 @@ def test_a_scored_baloot_names_its_holder_after_the_round() -> None:
                 assert observe_public(after).scored_baloot_seat == expected
                 scored += expected >= 0
     assert scored > 0
+
+
+def test_the_public_fields_are_the_states_and_a_new_state_is_observed_anew() -> None:
+    """observe_public reads the state by position and remembers the last state it observed:
+    each public field is the state's own (or follows from it as documented), and a state equal
+    but for one field is observed afresh, never answered from the previous one."""
+    for state in match_states(SEEDS, 5):
+        public = observe_public(state)
+        for name in public._fields:
+            if name in State._fields and name not in ("baloot_seat", "hand", "full_hand"):
+                assert getattr(public, name) == getattr(state, name), name
+        taker = state.contract.taker if state.contract and state.buy_card >= 0 else -1
+        assert public.taker == taker
+        assert public.hand_sizes == tuple(h.bit_count() for h in state.hands)
+        kinds = tuple(None if d is None else d.kinds for d in state.declarations)
+        assert public.declared == kinds
+        assert public.shown == shown_projects(state)
+        live = state.phase in LIVE_PHASES
+        assert public.scored_baloot_seat == (-1 if live else scored_baloot_seat(state))
+        moved = state._replace(turn=(state.turn + 1) % 4)
+        assert observe_public(moved).turn == moved.turn
+        assert observe(moved, 0).turn == moved.turn
+        assert observe_public(state) == public

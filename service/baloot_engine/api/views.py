@@ -1,9 +1,12 @@
 """Views: an observation encoded for the wire.
 
 What a seat (or anyone) may see is defined once, by the rules core's observation
-(:mod:`baloot_engine.rules.observation`); :func:`encode_observation` is its readable
-field-by-field encoding into a ``View``, the definition of what a view holds. A view never
-holds another seat's hand, the stock or the deck order.
+(:mod:`baloot_engine.rules.observation`), and the views are encoded from it and from nothing
+else: the public part from ``observe_public(state)``, each seat's part from its own fields of
+``observe(state, seat)`` (:func:`~baloot_engine.rules.observation.seat_fields`, the same fields
+without copying the public ones into a whole observation per seat). A view never holds another
+seat's hand, the stock or the deck order. :func:`encode_observation` is the readable
+field-by-field encoding of an observation into a ``View``, the definition of what a view holds.
 
 Views are built on the path of every action, once per seat the caller may see (four for the
 host), so they are assembled from encoded pieces rather than field by field. Protobuf parses
@@ -18,9 +21,9 @@ append in order), so each piece is the encoding of a ``View`` that holds only so
   while a cached encoding costs one dictionary lookup;
 * the response's views are then parsed in place (:func:`add_views`).
 
-The pieces read the state directly, for speed; ``tests/api/test_views.py`` checks that for
-every state of random matches and every seat (and the public view) they give exactly the view
-:func:`encode_observation` makes of the observation.
+``tests/api/test_views.py`` checks that for every state of random matches and every seat (and
+the public view) the pieces give exactly the view :func:`encode_observation` makes of the
+observation.
 """
 
 from __future__ import annotations
@@ -43,10 +46,9 @@ from baloot_engine.rules import (
     Play,
     RuleSet,
     State,
-    legal_actions,
     tricks_won,
 )
-from baloot_engine.rules.observation import scored_baloot_seat, shown_projects
+from baloot_engine.rules.observation import SeatFields, observe_public, seat_fields
 from baloot_engine.rules.projects import baloot_project
 from baloot_engine.rules.state import BidRecord, DoublingRecord
 
@@ -146,9 +148,10 @@ def build_view(
     ``with_rules`` adds the rule set, which never changes during a match (CreateMatch and
     GetView send it; action responses leave it out to stay small).
     """
-    data = public_view_bytes(state, match_id, version, with_rules=with_rules)
+    public = observe_public(state)
+    data = public_view_bytes(public, match_id, version, with_rules=with_rules)
     if seat is not None:
-        data += seat_view_bytes(state, seat)
+        data += seat_view_bytes(seat_fields(state, seat, public))
     return types_pb2.View.FromString(data)
 
 
@@ -168,75 +171,102 @@ def add_views(
     and the seat's own part, with no intermediate message to copy. ``extra`` is an encoded
     ``View`` part every view also gets (a finished round's reveal, see ``api/records.py``).
     """
-    public = public_view_bytes(state, match_id, version, with_rules=with_rules) + extra
+    observed = observe_public(state)
+    public = public_view_bytes(observed, match_id, version, with_rules=with_rules) + extra
     for seat in seats:
-        into.add().MergeFromString(public + seat_view_bytes(state, seat))
+        into.add().MergeFromString(public + seat_view_bytes(seat_fields(state, seat, observed)))
 
 
 def public_view_bytes(
-    state: State, match_id: str, version: int, *, with_rules: bool = False
+    obs: Observation, match_id: str, version: int, *, with_rules: bool = False
 ) -> bytes:
-    """The encoded ``View`` of what everyone may see (no seat, hand or legal actions)."""
-    phase = state.phase
-    tricks = state.tricks
-    won = tricks_won(tricks)
+    """The encoded ``View`` of a public observation (no seat, hand or actions)."""
+    # Unpacked whole: cheaper than reading a NamedTuple's fields by name one at a time.
+    (
+        rules,
+        phase,
+        dealer,
+        round_number,
+        match_scores,
+        winner,
+        score,
+        turn,
+        buy_card,
+        _taker,
+        hand_sizes,
+        _bidding_round,
+        _bid_stage,
+        bids,
+        contract,
+        _doubling_step,
+        calls,
+        leader,
+        trick,
+        akka,
+        tricks,
+        _played,
+        abnat,
+        declared,
+        _project_team,
+        _shown,
+        announced,
+        _baloot_seat,
+        _scored_baloot_seat,
+        _seat,
+        _hand,
+        _full_hand,
+        _own_projects,
+        _legal_actions,
+    ) = obs
     header = types_pb2.View(
         match_id=match_id,
         state_version=version,
         phase=outbound.PHASE_NUMBERS[phase],
-        round_number=state.hand_number,
-        dealer=state.dealer,
+        round_number=round_number,
+        dealer=dealer,
     )
-    if state.turn >= 0:
-        header.turn = state.turn
-    if state.buy_card >= 0:
-        header.revealed_card = state.buy_card
+    if turn >= 0:
+        header.turn = turn
+    if buy_card >= 0:
+        header.revealed_card = buy_card
     parts = [
         header.SerializeToString(),
-        _tricks_won_part(*won),
-        _abnat_part(state.abnat),
-        _match_score_part(*outbound.match_score_facts(state)),
+        _tricks_won_part(*tricks_won(tricks)),
+        _abnat_part(abnat),
+        _match_score_part(
+            match_scores,
+            rules.match_target,
+            round_number,
+            winner,
+            score is not None and score.gahwa_winner is not None,
+        ),
     ]
-    if phase in LIVE_PHASES:
-        hands = state.hands
-        sizes = (
-            hands[0].bit_count(),
-            hands[1].bit_count(),
-            hands[2].bit_count(),
-            hands[3].bit_count(),
-        )
-        parts.append(_hand_sizes_part(sizes))
+    live = phase in LIVE_PHASES
+    if live:
+        parts.append(_hand_sizes_part(hand_sizes))
     if with_rules:
-        parts.append(_rules_part(state.rules))
-    contract = state.contract
+        parts.append(_rules_part(rules))
     if contract is not None:
         parts.append(_contract_piece(contract))
-    bids = state.bids
     if bids:
         parts.append(_bids_piece(bids))
-    calls = state.doubling_calls
     if calls:
         parts.append(_doubling_calls_piece(calls))
-    trump = state.trump
+    trump = -1 if contract is None else contract.trump
     if phase is Phase.PLAYING:
-        parts.append(
-            _trick_part(False, len(tricks) + 1, state.leader, state.trick, trump, -1, state.akka)
-        )
+        parts.append(_trick_part(False, len(tricks) + 1, leader, trick, trump, -1, akka))
     if tricks:
         last = tricks[-1]
         parts.append(_trick_part(True, len(tricks), last.leader, last.cards, trump, last.winner))
-    if (
-        state.declarations.count(None) != _NO_DECLARATIONS
-        or state.baloot_announced
-        or (state.last_score is not None and phase not in LIVE_PHASES)
-    ):
-        parts.append(_projects_and_score_part(state))
+    if declared.count(None) != _NO_DECLARATIONS or announced or (score is not None and not live):
+        parts.append(_projects_and_score_part(obs))
     return b"".join(parts)
 
 
-def seat_view_bytes(state: State, seat: int) -> bytes:
-    """The encoded ``View`` fields only ``seat`` may see: the seat, its hand, its actions."""
-    hand = state.hands[seat]
+def seat_view_bytes(fields: SeatFields) -> bytes:
+    """The encoded ``View`` fields of a seat's own observation fields (see
+    :func:`~baloot_engine.rules.observation.seat_fields`): the seat, its hand, its actions."""
+    _baloot_seat, _scored_baloot_seat, seat, hand, _full_hand, _own_projects, legal = fields
     parts = [
         _SEAT_PIECES[seat],
         _HAND_PIECES[0][hand & 0xFF],
@@ -244,7 +274,7 @@ def seat_view_bytes(state: State, seat: int) -> bytes:
         _HAND_PIECES[2][hand >> 16 & 0xFF],
         _HAND_PIECES[3][hand >> 24 & 0xFF],
     ]
-    for action in legal_actions(state, seat):
+    for action in legal:
         if type(action) is Play:
             parts.append(_PLAY_PIECES[action.akka][action.card])
         else:
@@ -390,26 +420,27 @@ def _legal_action_part(action: Action) -> bytes:
     return _encode_legal_action(action)
 
 
-def _projects_and_score_part(state: State) -> bytes:
+def _projects_and_score_part(obs: Observation) -> bytes:
     """Declared and revealed projects and the round score (a few calls per round)."""
     view = types_pb2.View()
-    trump = state.trump
-    for declarer, declaration in enumerate(state.declarations):
-        if declaration is not None:
+    trump = obs.trump
+    phase = obs.phase
+    for declarer, kinds in enumerate(obs.declared):
+        if kinds is not None:
             view.declared_projects.add(
-                seat=declarer, kinds=[outbound.PROJECT_KIND_NUMBERS[k] for k in declaration.kinds]
+                seat=declarer, kinds=[outbound.PROJECT_KIND_NUMBERS[k] for k in kinds]
             )
-    for declarer, project in shown_projects(state):
+    for declarer, project in obs.shown:
         view.revealed_projects.append(outbound.project_out(declarer, project, trump))
-    if state.baloot_announced and state.phase in _IN_PLAY:
-        holder = state.baloot_seat
+    if obs.baloot_announced and phase in _IN_PLAY:
+        holder = obs.baloot_seat
         view.revealed_projects.append(outbound.project_out(holder, baloot_project(trump), trump))
-    score = state.last_score
-    if score is not None and state.phase not in LIVE_PHASES:
-        view.round_score.CopyFrom(last_round_out(state))
+    score = obs.last_score
+    if score is not None and phase not in LIVE_PHASES:
+        view.round_score.CopyFrom(outbound.round_score_out(score, obs.hand_number, obs.contract))
         sun = score.contract is ContractType.SUN
         view.revealed_projects.extend(outbound.awarded_out(p, sun) for p in score.awarded)
-        holder = scored_baloot_seat(state)
+        holder = obs.scored_baloot_seat
         if holder >= 0:
             view.revealed_projects.append(
                 outbound.project_out(holder, baloot_project(trump), trump)

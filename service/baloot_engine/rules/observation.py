@@ -28,7 +28,7 @@ seat's own). Two states that differ only in those give equal observations.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from baloot_engine.rules.cards import KING, QUEEN
 from baloot_engine.rules.contract import Contract
@@ -53,6 +53,9 @@ if TYPE_CHECKING:
 
 PUBLIC = -1
 """The ``seat`` of the public observation: nobody's hand, nobody's actions."""
+
+SeatFields = tuple[int, int, int, int, int, "tuple[Project, ...]", "tuple[Action, ...]"]
+"""An observation's last fields, ``baloot_seat`` to ``legal_actions`` (see :func:`seat_fields`)."""
 
 # Cards are in the hands, or the round is under review (not scored yet).
 
@@ -121,12 +124,34 @@ def observe(state: State, seat: int) -> Observation:
     """What ``seat`` (0-3) may know of ``state``, and nothing else."""
     if not 0 <= seat <= 3:
         raise ValueError(f"a seat is 0-3, got {seat}")
-    return _observation(state, seat)
+    last = _last
+    public = last[1] if last is not None and last[0] is state else _public_fields(state)
+    return _new(Observation, public[:_BALOOT_SEAT] + seat_fields(state, seat, public))
+
+
+def seat_fields(state: State, seat: int, public: Observation) -> SeatFields:
+    """The fields of ``observe(state, seat)`` from ``baloot_seat`` on, given the public
+    observation of ``state``: those the seat knows beyond it (``scored_baloot_seat`` is the
+    public one). The views encode a seat's part from these, without a whole observation.
+    """
+    # Read by position (see _STATE_FIELDS).
+    holder = state[_S_BALOOT_SEAT]
+    own = state[_S_DECLARATIONS][seat]
+    return (
+        holder if state[_S_BALOOT_ANNOUNCED] or holder == seat else -1,
+        public[_SCORED_BALOOT_SEAT],
+        seat,
+        state[_S_HANDS][seat],
+        state[_S_FULL_HANDS][seat],
+        () if own is None else own.projects,
+        tuple(legal_actions(state, seat)),
+    )
 
 
 def observe_public(state: State) -> Observation:
     """What everyone may know of ``state``: the observation of no seat."""
-    return _observation(state, PUBLIC)
+    last = _last
+    return last[1] if last is not None and last[0] is state else _public_fields(state)
 
 
 def shown_projects(state: State) -> tuple[tuple[int, Project], ...]:
@@ -161,66 +186,167 @@ def scored_baloot_seat(state: State) -> int:
     return holder if holder >= 0 and played_by.get(queen) == holder else -1
 
 
-def _observation(state: State, seat: int) -> Observation:
-    contract = state.contract
-    buy_card = state.buy_card
-    taker = -1
-    if contract is not None and buy_card >= 0:
-        taker = contract.taker
-    holder = state.baloot_seat
-    announced = state.baloot_announced
-    hands = state.hands
-    declarations = state.declarations
-    if seat == PUBLIC:
-        hand = full_hand = 0
-        own_projects: tuple[Project, ...] = ()
-        legal: tuple[Action, ...] = ()
-        known_holder = holder if announced else -1
-    else:
-        hand = hands[seat]
-        full_hand = state.full_hands[seat]
-        own = declarations[seat]
-        own_projects = () if own is None else own.projects
-        legal = tuple(legal_actions(state, seat))
-        known_holder = holder if announced or holder == seat else -1
-    return Observation(
-        rules=state.rules,
-        phase=state.phase,
-        dealer=state.dealer,
-        hand_number=state.hand_number,
-        match_scores=state.match_scores,
-        winner=state.winner,
-        last_score=state.last_score,
-        turn=state.turn,
-        buy_card=buy_card,
-        taker=taker,
-        hand_sizes=(
-            hands[0].bit_count(),
-            hands[1].bit_count(),
-            hands[2].bit_count(),
-            hands[3].bit_count(),
-        ),
-        bidding_round=state.bidding_round,
-        bid_stage=state.bid_stage,
-        bids=state.bids,
-        contract=contract,
-        doubling_step=state.doubling_step,
-        doubling_calls=state.doubling_calls,
-        leader=state.leader,
-        trick=state.trick,
-        akka=state.akka,
-        tricks=state.tricks,
-        played=state.played,
-        abnat=state.abnat,
-        declared=tuple(None if d is None else d.kinds for d in declarations),
-        project_team=state.project_team,
-        shown=shown_projects(state),
-        baloot_announced=announced,
-        baloot_seat=known_holder,
-        scored_baloot_seat=scored_baloot_seat(state),
-        seat=seat,
-        hand=hand,
-        full_hand=full_hand,
-        own_projects=own_projects,
-        legal_actions=legal,
+_new: Final = tuple.__new__
+_BALOOT_SEAT: Final = 27  # Observation's baloot_seat, the first of a seat's own fields
+_SCORED_BALOOT_SEAT: Final = 28
+if Observation._fields[_BALOOT_SEAT : _SCORED_BALOOT_SEAT + 1] != (
+    "baloot_seat",
+    "scored_baloot_seat",
+):
+    raise ImportError("rules/observation.py reads Observation's fields at the wrong positions")
+_NONE_DECLARED: Final = (None, None, None, None)
+# A state is read by unpacking it whole (or by position): reading a NamedTuple's fields by
+# name costs a generic attribute lookup each, several times the unpacking of all of them.
+_STATE_FIELDS: Final = (
+    "rules",
+    "phase",
+    "dealer",
+    "hand_number",
+    "match_scores",
+    "turn",
+    "hands",
+    "stock",
+    "revealed",
+    "buy_card",
+    "bidding_round",
+    "bid_stage",
+    "to_ask",
+    "bids",
+    "pending_seat",
+    "pending_suit",
+    "pending_ashkal",
+    "contract",
+    "doubling_step",
+    "doubling_calls",
+    "buyer_completed",
+    "full_hands",
+    "leader",
+    "trick",
+    "akka",
+    "tricks",
+    "played",
+    "abnat",
+    "declarations",
+    "project_team",
+    "baloot_seat",
+    "baloot_announced",
+    "sawa_seat",
+    "last_score",
+    "winner",
+    "violations",
+    "last_qayd",
+)
+if State._fields != _STATE_FIELDS:  # the unpacking below follows this order
+    raise ImportError("rules/observation.py reads State's fields in an older order")
+# The positions of the fields a seat's own part reads (literals, so that the type checker
+# knows each field's type), checked against the names.
+_S_HANDS: Final = 6
+_S_FULL_HANDS: Final = 21
+_S_DECLARATIONS: Final = 28
+_S_BALOOT_SEAT: Final = 30
+_S_BALOOT_ANNOUNCED: Final = 31
+if tuple(
+    map(
+        _STATE_FIELDS.index,
+        ("hands", "full_hands", "declarations", "baloot_seat", "baloot_announced"),
     )
+) != (_S_HANDS, _S_FULL_HANDS, _S_DECLARATIONS, _S_BALOOT_SEAT, _S_BALOOT_ANNOUNCED):
+    raise ImportError("rules/observation.py reads State's fields at the wrong positions")
+# The public observation of the last state observed: the views observe one state for the
+# public view and again for each seat (four for the host), and so do the privacy tests.
+# One entry, replaced whole, so a reader never sees a state with another state's fields.
+_last: tuple[State, Observation] | None = None
+
+
+def _public_fields(state: State) -> Observation:
+    """The public observation of ``state``, whose fields begin every seat's observation."""
+    global _last  # noqa: PLW0603 - one entry, replaced whole
+    (
+        rules,
+        phase,
+        dealer,
+        hand_number,
+        match_scores,
+        turn,
+        hands,
+        _stock,
+        _revealed,
+        buy_card,
+        bidding_round,
+        bid_stage,
+        _to_ask,
+        bids,
+        _pending_seat,
+        _pending_suit,
+        _pending_ashkal,
+        contract,
+        doubling_step,
+        doubling_calls,
+        _buyer_completed,
+        _full_hands,
+        leader,
+        trick,
+        akka,
+        tricks,
+        played,
+        abnat,
+        declarations,
+        project_team,
+        holder,
+        announced,
+        _sawa_seat,
+        score,
+        winner,
+        _violations,
+        _last_qayd,
+    ) = state
+    if declarations.count(None) == 4:  # nobody declared (the common case)
+        declared: tuple[tuple[ProjectKind, ...] | None, ...] = _NONE_DECLARED
+    else:
+        declared = tuple(None if d is None else d.kinds for d in declarations)
+    public = _new(
+        Observation,
+        (
+            rules,
+            phase,
+            dealer,
+            hand_number,
+            match_scores,
+            winner,
+            score,
+            turn,
+            buy_card,
+            contract.taker if contract is not None and buy_card >= 0 else -1,
+            (
+                hands[0].bit_count(),
+                hands[1].bit_count(),
+                hands[2].bit_count(),
+                hands[3].bit_count(),
+            ),
+            bidding_round,
+            bid_stage,
+            bids,
+            contract,
+            doubling_step,
+            doubling_calls,
+            leader,
+            trick,
+            akka,
+            tricks,
+            played,
+            abnat,
+            declared,
+            project_team,
+            shown_projects(state) if project_team >= 0 else (),
+            announced,
+            holder if announced else -1,
+            -1 if score is None or phase in LIVE_PHASES else scored_baloot_seat(state),
+            PUBLIC,  # no seat: no hand, projects or actions
+            0,
+            0,
+            (),
+            (),
+        ),
+    )
+    _last = (state, public)
+    return public
