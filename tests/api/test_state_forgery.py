@@ -195,6 +195,13 @@ def _named_forgeries(base: Base) -> dict[str, bytes]:
     changed(version=2**64 - 1)
     changed(hand_number=2**32 - 1)
     changed(hand_number=message.version + 1)
+    # The next hand or scored round adds one: found by `make forge` (CallQayd scored a round
+    # of a token counting 2**32 - 1 rounds, and the new token's count did not fit: INTERNAL).
+    for count in (2**31 + 1, 2**32 - 1):
+        changed(rounds_scored=count)
+        changed(scored_at_hand=count)
+        changed(round_deck_hand=count)
+        changed(version=2**62, hand_number=count)
     for card in (-2, 32, 100, 2**31 - 1, -(2**31)):
         changed(buy_card=card)
         changed(revealed=card)
