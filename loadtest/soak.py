@@ -1,7 +1,7 @@
 """The soak test: one server for a bounded time under a bounded, realistic mix; its memory.
 
     python -m loadtest.soak [--minutes 30] [--rate 40] [--sample 30] [--warmup 5]
-    python -m loadtest.soak --minutes 5 --tracemalloc --dump-every 1   # what grows, by line
+    python -m loadtest.soak --minutes 5 --tracemalloc 1 --dump-every 1.5   # what grows, by line
 
 Starts ``baloot-server`` on free 127.0.0.1 ports with its defaults (as ``make run`` does: one
 process, log level info, metrics on), then plays matches with one client at most ``--rate``
@@ -10,8 +10,9 @@ its review too), the seat on turn played now by a bot (ApplyBotAction), now by t
 (a random legal action), the reads a client makes (GetView, ListLegalActions, GetScore,
 SuggestAction), and after each match its record verified and replayed at a random step,
 ScoreRound, and now and then AnalyzeRecord on one round. Every ``--sample`` seconds it reads
-the server's resident memory (VmRSS of /proc/<pid>/status; its analysis worker's apart) and
-its caches' fill (``baloot_cache_entries``), and prints a row; at the end a summary: RSS at
+the server's resident memory (VmRSS of /proc/<pid>/status; its children's apart: the bots'
+pool and the analysis worker) and its caches' fill (``baloot_cache_entries``), and prints a
+row; at the end a summary: RSS at
 the start, after the warm-up, at the end, the slope over the last third in MB/min, the caches'
 fill, and (from the SIGUSR2 dump the server logs) each cache's largest entry and the bytes
 the caches can hold at most.
@@ -80,7 +81,7 @@ class Sample:
 
     seconds: float  # since the load started
     rss: int  # bytes, the server process
-    worker_rss: int  # bytes, its children (the analysis worker), 0 when none
+    worker_rss: int  # bytes, its children (the bots' pool, the analysis worker), 0 when none
     cache_entries: int
     cache_capacity: int
     calls: int  # calls the client made so far
@@ -96,7 +97,7 @@ class Summary:
     rss_warm_mb: float  # the first sample at or after the warm-up
     rss_end_mb: float
     rss_max_mb: float
-    worker_start_mb: float  # the server's children (the analysis worker), in all
+    worker_start_mb: float  # the server's children (bots' pool, analysis worker), in all
     worker_end_mb: float
     slope_after_warmup_mb_per_min: float
     slope_last_third_mb_per_min: float
@@ -172,8 +173,8 @@ def summary_lines(summary: Summary) -> list[str]:
         f"{summary.slope_last_third_mb_per_min:+.3f} MB/min over the last third"
     )
     children = (
-        f"the server's children (analysis worker): {summary.worker_start_mb:.1f} MB at the "
-        f"start, {summary.worker_end_mb:.1f} MB at the end"
+        f"the server's children (bots' pool, analysis worker): {summary.worker_start_mb:.1f} "
+        f"MB at the start, {summary.worker_end_mb:.1f} MB at the end"
     )
     caches = (
         f"caches: {summary.cache_entries:,} of {summary.cache_capacity:,} entries "

@@ -25,6 +25,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from loadtest import forge, soak  # noqa: E402 - needs the repository root on the path
+
 from tests.rules.strategies import play_match  # noqa: E402
 
 MB = 1024 * 1024
