@@ -225,6 +225,7 @@ class CacheBytes:
     capacity: int
     largest_entry_bytes: int
     bound_bytes: int
+    where: str = ""  # the cache in the code: api.state_codec._decode_tricks
 
 
 def last_dump(log_lines: Iterable[str]) -> tuple[list[CacheBytes], list[dict[str, Any]]]:
@@ -249,6 +250,7 @@ def last_dump(log_lines: Iterable[str]) -> tuple[list[CacheBytes], list[dict[str
                     record["capacity"],
                     record["largest_entry_bytes"],
                     record["bound_bytes"],
+                    record.get("where", ""),
                 )
             )
         elif event in ("memory top", "memory growth", "memory traced"):
@@ -259,11 +261,11 @@ def last_dump(log_lines: Iterable[str]) -> tuple[list[CacheBytes], list[dict[str
 def dump_lines(caches: Sequence[CacheBytes], allocations: Sequence[dict[str, Any]]) -> list[str]:
     """The memory dump, printed: each cache's bound, then the allocation lines."""
     lines = [
-        f"  {'cache':<42}{'entries':>9}{'bound':>8}{'largest B':>11}{'bound MB':>10}",
+        f"  {'cache':<17}{'where':<40}{'entries':>9}{'bound':>8}{'largest B':>11}{'bound MB':>10}",
     ]
     for cache in sorted(caches, key=lambda c: -c.bound_bytes):
         lines.append(
-            f"  {cache.cache:<42}{cache.entries:>9,}{cache.capacity:>8,}"
+            f"  {cache.cache:<17}{cache.where:<40}{cache.entries:>9,}{cache.capacity:>8,}"
             f"{cache.largest_entry_bytes:>11,}{cache.bound_bytes / MB:>10.2f}"
         )
     total = sum(c.bound_bytes for c in caches)

@@ -86,7 +86,7 @@ def test_the_cache_gauges_are_read_back_by_the_soak() -> None:
     entries, capacity, by_cache = soak.cache_fill(generate_latest(registry).decode())
     assert capacity == sum(c.capacity for c in inventory)
     assert entries == sum(c.entries() for c in inventory) > 0
-    assert by_cache["api.state_codec._decode_tricks"][1] == 8192
+    assert by_cache["tricks_dec"][1] == 8192
     assert set(by_cache) == {c.name for c in inventory}
 
 
@@ -100,11 +100,15 @@ def test_every_cache_of_the_package_is_in_the_inventory_and_bounded() -> None:
         for name, value in vars(loaded).items():
             if hasattr(value, "cache_info") and getattr(value, "__module__", "") == module.name:
                 found.add(f"{module.name.removeprefix('baloot_engine.')}.{name}")
-    listed = {c.name for c in caches.inventory()}
-    assert len(found) >= 25
+    listed = {c.where for c in caches.inventory()}
     assert found <= listed, found - listed
+    names = [c.name for c in caches.inventory(KeyRing([bytes(range(32))]))]
+    assert len(set(names)) == len(names)
     for cache in caches.inventory():
         assert cache.capacity > 0, cache.name
+        # The service's labels: short words (tests/api/test_servicer_matches.py).
+        assert len(cache.name) <= 16, cache.name
+        assert cache.name.replace("_", "").isalnum(), cache.name
 
 
 def test_the_largest_entry_of_each_filled_cache_is_measured() -> None:
@@ -114,7 +118,7 @@ def test_the_largest_entry_of_each_filled_cache_is_measured() -> None:
     for size in filled:
         assert size.largest_entry > caches.ENTRY_OVERHEAD, size
         assert size.bound == size.capacity * size.largest_entry
-    tricks = next(s for s in sizes if s.name == "api.state_codec._decode_tricks")
+    tricks = next(s for s in sizes if s.where == "api.state_codec._decode_tricks")
     assert 500 < tricks.largest_entry < 20_000
 
 
@@ -159,12 +163,13 @@ def test_the_last_memory_dump_is_read_from_the_log() -> None:
             capacity=8,
             largest_entry_bytes=100,
             bound_bytes=800,
+            where="api.b",
         ),
         line(event="memory dump", dump="end"),
         line(event="memory dump", dump="start"),  # cut short: not complete
     ]
     cached, allocations = soak.last_dump(log)
-    assert cached == [soak.CacheBytes("b", 4, 8, 100, 800)]
+    assert cached == [soak.CacheBytes("b", 4, 8, 100, 800, "api.b")]
     assert [a["event"] for a in allocations] == ["memory traced", "memory growth"]
     printed = "\n".join(soak.dump_lines(cached, allocations))
     assert "f.py:3" in printed

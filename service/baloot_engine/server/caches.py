@@ -46,15 +46,17 @@ _SAMPLED: Final = 24  # entries whose values are recomputed to size them (the la
 
 @dataclass(frozen=True)
 class Cache:
-    """One bounded cache: its name, bound, fill, and its (key, value) pairs for sizing."""
+    """One bounded cache: its label, bound, fill, its (key, value) pairs for sizing, and where
+    it is (``api.state_codec._decode_tricks``)."""
 
     name: str
     capacity: int
     entries: Callable[[], int]
     pairs: Callable[[], Iterator[tuple[object, object]]]
+    where: str
 
 
-def _lru(name: str, function: Any) -> Cache:
+def _lru(name: str, where: str, function: Any) -> Cache:
     """A ``functools.lru_cache`` (or ``cache``, with the bound its arguments' domain sets)."""
 
     def pairs() -> Iterator[tuple[object, object]]:
@@ -70,66 +72,76 @@ def _lru(name: str, function: Any) -> Cache:
             yield key, function.__wrapped__(*args)
 
     info = function.cache_info()
-    capacity = info.maxsize if info.maxsize is not None else _UNBOUNDED_DOMAINS[name]
-    return Cache(name, capacity, lambda: int(function.cache_info().currsize), pairs)
+    capacity = info.maxsize if info.maxsize is not None else _UNBOUNDED_DOMAINS[where]
+    return Cache(name, capacity, lambda: int(function.cache_info().currsize), pairs, where)
 
 
-def _dict(name: str, table: dict[Any, Any], capacity: int) -> Cache:
+def _dict(name: str, where: str, table: dict[Any, Any], capacity: int) -> Cache:
     def pairs() -> Iterator[tuple[object, object]]:
         yield from list(table.items())
 
-    return Cache(name, capacity, table.__len__, pairs)
+    return Cache(name, capacity, table.__len__, pairs, where)
 
 
 # ``functools.cache`` without a bound whose arguments take few values.
 _UNBOUNDED_DOMAINS: Final = {"rules.projects._run_project": 4 * 8 * 8}  # suit, low rank, length
 
+# The metric label of each cache (short, as every label of the service's own families).
+
 _LRUS: Final = (
-    ("api.state_codec.encode_rules", state_codec.encode_rules),
-    ("api.state_codec.decode_rules", state_codec.decode_rules),
-    ("api.state_codec.decode_contract", state_codec.decode_contract),
-    ("api.state_codec._encode_bids", state_codec._encode_bids),
-    ("api.state_codec._encode_doubling_calls", state_codec._encode_doubling_calls),
-    ("api.state_codec._encode_tricks", state_codec._encode_tricks),
-    ("api.state_codec._last_round_part", state_codec._last_round_part),
-    ("api.state_codec._decode_bids", state_codec._decode_bids),
-    ("api.state_codec._decode_doubling_calls", state_codec._decode_doubling_calls),
-    ("api.state_codec._decode_tricks", state_codec._decode_tricks),
-    ("api.state_codec._decode_declarations", state_codec._decode_declarations),
-    ("api.state_codec._score", state_codec._score),
-    ("api.messages._best", messages._best),
-    ("api.outbound.rules_out", outbound.rules_out),
-    ("api.outbound._trick_won_event", outbound._trick_won_event),
-    ("api.views._tricks_won_part", views._tricks_won_part),
-    ("api.views._abnat_part", views._abnat_part),
-    ("api.views._hand_sizes_part", views._hand_sizes_part),
-    ("api.views._match_score_part", views._match_score_part),
-    ("api.views._rules_part", views._rules_part),
-    ("api.views._contract_part", views._contract_part),
-    ("api.views._bids_part", views._bids_part),
-    ("api.views._doubling_calls_part", views._doubling_calls_part),
-    ("api.views._trick_part", views._trick_part),
-    ("api.views._legal_action_part", views._legal_action_part),
-    ("rules.declaring._declarable", declaring._declarable),
-    ("rules.sawa.claim_holds", sawa.claim_holds),
-    ("rules.projects._run_project", projects._run_project),
+    ("rules_enc", "api.state_codec.encode_rules", state_codec.encode_rules),
+    ("rules_dec", "api.state_codec.decode_rules", state_codec.decode_rules),
+    ("contract_dec", "api.state_codec.decode_contract", state_codec.decode_contract),
+    ("bids_enc", "api.state_codec._encode_bids", state_codec._encode_bids),
+    ("doubles_enc", "api.state_codec._encode_doubling_calls", state_codec._encode_doubling_calls),
+    ("tricks_enc", "api.state_codec._encode_tricks", state_codec._encode_tricks),
+    ("last_round_enc", "api.state_codec._last_round_part", state_codec._last_round_part),
+    ("bids_dec", "api.state_codec._decode_bids", state_codec._decode_bids),
+    ("doubles_dec", "api.state_codec._decode_doubling_calls", state_codec._decode_doubling_calls),
+    ("tricks_dec", "api.state_codec._decode_tricks", state_codec._decode_tricks),
+    ("declared_dec", "api.state_codec._decode_declarations", state_codec._decode_declarations),
+    ("last_score", "api.state_codec._score", state_codec._score),
+    ("language", "api.messages._best", messages._best),
+    ("rules_out", "api.outbound.rules_out", outbound.rules_out),
+    ("trick_won_event", "api.outbound._trick_won_event", outbound._trick_won_event),
+    ("view_tricks_won", "api.views._tricks_won_part", views._tricks_won_part),
+    ("view_abnat", "api.views._abnat_part", views._abnat_part),
+    ("view_hand_sizes", "api.views._hand_sizes_part", views._hand_sizes_part),
+    ("view_match", "api.views._match_score_part", views._match_score_part),
+    ("view_rules", "api.views._rules_part", views._rules_part),
+    ("view_contract", "api.views._contract_part", views._contract_part),
+    ("view_bids", "api.views._bids_part", views._bids_part),
+    ("view_doubles", "api.views._doubling_calls_part", views._doubling_calls_part),
+    ("view_trick", "api.views._trick_part", views._trick_part),
+    ("view_legal", "api.views._legal_action_part", views._legal_action_part),
+    ("declarable", "rules.declaring._declarable", declaring._declarable),
+    ("sawa_claims", "rules.sawa.claim_holds", sawa.claim_holds),
+    ("run_projects", "rules.projects._run_project", projects._run_project),
 )
 
 _BY_IDENTITY: Final = (
-    ("api.views._contract_piece", views._contract_piece),
-    ("api.views._bids_piece", views._bids_piece),
-    ("api.views._doubling_calls_piece", views._doubling_calls_piece),
+    ("view_contract_id", "api.views._contract_piece", views._contract_piece),
+    ("view_bids_id", "api.views._bids_piece", views._bids_piece),
+    ("view_doubles_id", "api.views._doubling_calls_piece", views._doubling_calls_piece),
 )
 
 
 def inventory(keys: KeyRing | None = None) -> list[Cache]:
     """Every cache of the process (with the credentials of ``keys``' recent matches)."""
-    caches = [_lru(name, function) for name, function in _LRUS]
-    caches += [_dict(name, piece._entries, piece._size) for name, piece in _BY_IDENTITY]
-    caches.append(_dict("bots.search._TABLES", search._TABLES, search._MAX_TABLES))
-    caches.append(_dict("bots.tracking._PLANS", tracking._PLANS, tracking._MAX_PLANS))
+    caches = [_lru(name, where, function) for name, where, function in _LRUS]
+    caches += [
+        _dict(name, where, piece._entries, piece._size) for name, where, piece in _BY_IDENTITY
+    ]
+    caches.append(
+        _dict("bot_score_tables", "bots.search._TABLES", search._TABLES, search._MAX_TABLES)
+    )
+    caches.append(
+        _dict("bot_deal_plans", "bots.tracking._PLANS", tracking._PLANS, tracking._MAX_PLANS)
+    )
     if keys is not None:
-        caches.append(_dict("api.sealing.KeyRing._recent", keys._recent, _RECENT_MATCHES))
+        caches.append(
+            _dict("credentials", "api.sealing.KeyRing._recent", keys._recent, _RECENT_MATCHES)
+        )
     return caches
 
 
@@ -200,6 +212,7 @@ class CacheSize:
     """A cache's fill and the bytes of its largest entry (as sampled)."""
 
     name: str
+    where: str
     entries: int
     capacity: int
     largest_entry: int  # bytes, key + value + ENTRY_OVERHEAD; 0 when empty
@@ -217,7 +230,7 @@ def measure(caches: Iterable[Cache]) -> list[CacheSize]:
         largest = 0
         for key, value in cache.pairs():
             largest = max(largest, deep_size(key) + deep_size(value) + ENTRY_OVERHEAD)
-        sizes.append(CacheSize(cache.name, cache.entries(), cache.capacity, largest))
+        sizes.append(CacheSize(cache.name, cache.where, cache.entries(), cache.capacity, largest))
     return sizes
 
 
@@ -247,6 +260,7 @@ class MemoryDump:
             _log.warning(
                 "memory cache",
                 cache=size.name,
+                where=size.where,
                 entries=size.entries,
                 capacity=size.capacity,
                 largest_entry_bytes=size.largest_entry,
