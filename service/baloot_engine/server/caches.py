@@ -69,7 +69,11 @@ def _lru(name: str, where: str, function: Any) -> Cache:
         keys = sorted(table, key=deep_size, reverse=True)[:_SAMPLED]
         for key in keys:
             args = key if type(key) is tuple else (key,)
-            yield key, function.__wrapped__(*args)
+            try:
+                value = function.__wrapped__(*args)
+            except Exception:  # noqa: BLE001, S112 - a key of keyword arguments: not sized
+                continue
+            yield key, value
 
     info = function.cache_info()
     capacity = info.maxsize if info.maxsize is not None else _UNBOUNDED_DOMAINS[where]
