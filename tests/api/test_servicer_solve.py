@@ -161,11 +161,13 @@ def test_a_record_position_is_solved_without_a_credential(
             CODE.INVALID_ARGUMENT,
             "REQUEST_INVALID",
         )
-    # A record whose earlier card is changed diverges before the position.
+    # A record whose earlier card is changed diverges before the position: the second card
+    # played is made the first one, which nobody holds any more (the next card up, as before,
+    # was now and then another card of the same seat, legal there, and the record replayed).
     changed = type(record)()
     changed.CopyFrom(record)
     played = changed.rounds[last].actions[cards[1]].action.play
-    played.card = (played.card + 1) % 32
+    played.card = actions[cards[0]].action.play.card
     expect_refusal(
         stub.SolveDeal,
         pb.SolveDealRequest(
