@@ -4,36 +4,56 @@ Each case changes one field of the internal ``MatchState`` of a real token, seal
 key ring built from the test key and sends it over a real channel: the server refuses it with
 STATE_INVALID exactly when decoding refuses it, never with INTERNAL or UNKNOWN, and the
 untouched token still plays. (The cost of the worst of these is measured by
-``bench/bench_worst_case.py``, not here.)
+``bench/bench_worst_case.py``, not here.) The bases are tokens of every phase of a match under
+a rule set far from the presets and of a table-play match (its rounds under review, and a
+hand a Qayd verdict ended); the fields forged are every field of the state, those of its
+last round and Qayd record too. ``FORGE_EXAMPLES`` sets the number of hypothesis examples
+(150 by default; the campaign of ``make forge`` sends forged tokens at scale).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import pytest
 from baloot_client import EngineClient
+from baloot_client.client import Match
 from google.protobuf.descriptor import FieldDescriptor
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from baloot.internal.v1 import match_state_pb2
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
-from baloot.v1 import types_pb2
+from baloot.v1 import rules_pb2, types_pb2
 from baloot_engine.api.sealing import KeyRing
 from baloot_engine.api.state_codec import StateInvalidError, decode, encode_contract
 from baloot_engine.rules.cards import KING_QUEEN
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
 
-from .conftest import CUSTOM, Table, action_call, read_calls, refusal
+from .conftest import CUSTOM, SEEDS, Table, action_call, read_calls, refusal
 
 INVALID_ARGUMENT = grpc.StatusCode.INVALID_ARGUMENT
 MESSAGE = match_state_pb2.MatchState.DESCRIPTOR
 FORGED_FIELDS = [f.name for f in MESSAGE.fields if f.name not in ("layout", "seed")]
+NESTED_FIELDS = [
+    f"{f.name}.{inner.name}"
+    for f in MESSAGE.fields
+    if f.message_type is not None
+    for inner in f.message_type.fields
+]
+EXAMPLES = int(os.environ.get("FORGE_EXAMPLES", "150"))
+TABLE_PLAY = rules_pb2.RuleSet(
+    preset=SEEDS.preset,
+    illegal_moves_allowed=True,
+    sawa=True,
+    qayd_false_call=rules_pb2.QAYD_FALSE_CALL_LOSES_HAND,
+    match_target=152,
+)
 
 _Call = tuple[Callable[..., Any], Any]
 
@@ -72,7 +92,49 @@ def bases(client: EngineClient, keys: KeyRing, stub: pb_grpc.BalootEngineService
 
     table.play(record)
     record(table.latest)
-    return list(found.values())
+    return [*found.values(), *_table_play_bases(client, keys, stub)]
+
+
+class _Latest:
+    """What :class:`Base` reads of a :class:`Table`, from a match played step by step."""
+
+    def __init__(self, match: Match) -> None:
+        self.match = match
+        self.latest = match.views[0]
+
+    def seat_view(self, seat: int) -> types_pb2.View:
+        return self.match.views[seat]
+
+
+def _table_play_bases(client: EngineClient, keys: KeyRing, stub: Any) -> list[Base]:
+    """Rounds under review of a table-play match, and a hand a (false) Qayd call ended."""
+    match = client.create_match(TABLE_PLAY)
+    rng = random.Random(11)
+    bases: list[Base] = []
+    played: list[tuple[int, int, int]] = []
+    while match.views[0].phase != types_pb2.PHASE_MATCH_OVER and len(bases) < 6:
+        view = match.views[0]
+        if view.phase == types_pb2.PHASE_ROUND_REVIEW:
+            bases.append(Base(f"review/{len(bases)}", cast(Table, _Latest(match)), keys, stub))
+            if len(bases) % 2 and played:
+                accused, trick, card = rng.choice(played)
+                call = types_pb2.QaydCall(accused=accused, trick=trick, card=card)
+                match.call_qayd((accused + 1) % 4, call)  # a false call: the caller's team loses
+                bases.append(Base(f"verdict/{len(bases)}", cast(Table, _Latest(match)), keys, stub))
+            else:
+                match.close_review()
+        elif view.phase in (types_pb2.PHASE_AWAITING_DEAL, types_pb2.PHASE_ROUND_OVER):
+            played.clear()
+            match.deal(view.dealer)
+        else:
+            seat = view.turn
+            legal = [a for a in match.views[seat].legal_actions if not a.play.sawa]
+            action = rng.choice(legal)
+            for event in match.act(seat, action):
+                if event.kind == types_pb2.EVENT_KIND_CARD_PLAYED:
+                    played.append((event.seat, len(played) // 4 + 1, event.play.card))
+    assert any(b.name.startswith("verdict") for b in bases)
+    return bases
 
 
 def _send(calls: list[_Call], token: bytes) -> list[tuple[grpc.StatusCode, str]]:
@@ -135,8 +197,8 @@ def _values(field: FieldDescriptor) -> st.SearchStrategy[Any]:
 @st.composite
 def forgeries(draw: st.DrawFn, count: int) -> tuple[int, str, Any]:
     index = draw(st.integers(0, count - 1))
-    name = draw(st.sampled_from(FORGED_FIELDS))
-    field = MESSAGE.fields_by_name[name]
+    name = draw(st.sampled_from(FORGED_FIELDS) | st.sampled_from(NESTED_FIELDS))
+    field = _descriptor(name)
     if field.is_repeated and field.message_type is not None:
         value: Any = draw(st.integers(0, 5) | st.just(1000))  # that many empty entries
     elif field.is_repeated:
@@ -146,8 +208,23 @@ def forgeries(draw: st.DrawFn, count: int) -> tuple[int, str, Any]:
     return index, name, value
 
 
+def _descriptor(name: str) -> FieldDescriptor:
+    outer, _, inner = name.partition(".")
+    field = MESSAGE.fields_by_name[outer]
+    return field.message_type.fields_by_name[inner] if inner else field
+
+
 def _forge(message: match_state_pb2.MatchState, name: str, value: Any) -> bytes:
-    field = MESSAGE.fields_by_name[name]
+    outer, _, inner = name.partition(".")
+    if inner:
+        _forge_field(getattr(message, outer), _descriptor(name), value)
+    else:
+        _forge_field(message, _descriptor(name), value)
+    return message.SerializeToString()
+
+
+def _forge_field(message: Any, field: FieldDescriptor, value: Any) -> None:
+    name = field.name
     if field.is_repeated and field.message_type is not None:
         del getattr(message, name)[:]
         for _ in range(value):
@@ -159,11 +236,10 @@ def _forge(message: match_state_pb2.MatchState, name: str, value: Any) -> bytes:
         message.ClearField(name)
     else:
         setattr(message, name, value)
-    return message.SerializeToString()
 
 
 @settings(
-    max_examples=150,
+    max_examples=EXAMPLES,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -195,6 +271,13 @@ def _named_forgeries(base: Base) -> dict[str, bytes]:
     changed(version=2**64 - 1)
     changed(hand_number=2**32 - 1)
     changed(hand_number=message.version + 1)
+    # The next hand or scored round adds one: found by `make forge` (CallQayd scored a round
+    # of a token counting 2**32 - 1 rounds, and the new token's count did not fit: INTERNAL).
+    for count in (2**31 + 1, 2**32 - 1):
+        changed(rounds_scored=count)
+        changed(scored_at_hand=count)
+        changed(round_deck_hand=count)
+        changed(version=2**62, hand_number=count)
     for card in (-2, 32, 100, 2**31 - 1, -(2**31)):
         changed(buy_card=card)
         changed(revealed=card)

@@ -263,6 +263,34 @@ def test_the_penalty_in_sun_is_the_sun_pot() -> None:
     assert penalty_score(doubled, TABLE, verdict).points == (0, 52)
 
 
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"buyer_team": 2},
+        {"buyer_team": 16},
+        {"tricks_won": (5, 4)},
+        {"card_abnat": (100, 40)},
+        {"card_abnat": (-1, 10)},
+        {"multiplier": 3},
+        {"multiplier": 2**32},
+        {"gahwa": True},
+        {"baloot_teams": (0,)},
+        {"reverse_kaboot": True},
+    ],
+)
+def test_the_penalty_refuses_facts_no_cut_hand_has(change: dict[str, object]) -> None:
+    """The facts of a hand a verdict ended come from a token: the ones no hand can have
+    (found forged by `make forge`: a buying team 16 reached a response as a negative team)
+    are refused as INVALID_ROUND_FACTS, never scored."""
+    facts = RoundFacts(
+        contract=ContractType.SUN, buyer_team=0, card_abnat=(20, 10), tricks_won=(1, 1)
+    )
+    verdict = QaydVerdict(1, 0, 2, card("7S"), REVOKE, True, 0, 1)
+    with pytest.raises(errors.RuleError) as refused:
+        penalty_score(dataclasses.replace(facts, **change), TABLE, verdict)  # type: ignore[arg-type]
+    assert refused.value.reason == errors.INVALID_ROUND_FACTS
+
+
 # --- wrong calls -------------------------------------------------------------------------
 
 

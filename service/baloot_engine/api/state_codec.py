@@ -76,6 +76,9 @@ DEALING_EACH_ROUND: Final = 2
 DEALING_VOID: Final = 3
 MAX_VERSION: Final = 2**62
 """The highest state version a token may carry; its successor still fits the uint64 field."""
+MAX_COUNT: Final = 2**31
+"""The most rounds dealt or scored a token may count (far above any match): the next one still
+fits the uint32 fields."""
 
 # The longest each bytes field of a MatchState can be, checked before any of them is read:
 # nothing is allocated in proportion to a forged length or value.
@@ -719,6 +722,9 @@ def _size_problems(m: pb.MatchState) -> list[str]:
         problems.append(f"the state version is above {MAX_VERSION}")
     if m.hand_number > m.version:
         problems.append("every round dealt took at least one action: hand_number <= version")
+    if max(m.hand_number, m.rounds_scored, m.scored_at_hand, m.round_deck_hand) > MAX_COUNT:
+        # The next round dealt or scored adds one to them: it must still fit their uint32.
+        problems.append(f"the round counts are at most {MAX_COUNT}")
     if not -1 <= m.revealed < 32:
         problems.append("revealed must be a card 0-31 or -1")
     if not -1 <= m.buy_card < 32:

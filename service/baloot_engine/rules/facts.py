@@ -251,17 +251,8 @@ def validate_facts(facts: RoundFacts, rules: RuleSet) -> None:
     projects per seat, and a reverse kaboot only in a Sun whose buyer took no trick.
     """
     del rules  # every flag accepts the same facts; kept for symmetry with score_round
+    sun = _validate_shape(facts)
     contract = facts.contract
-    if not isinstance(contract, ContractType):
-        raise _invalid(f"unknown contract {contract!r}", field="contract")
-    sun = contract is ContractType.SUN
-    if not (_int(facts.buyer_team) and facts.buyer_team in (0, 1)):
-        raise _invalid(f"buyer team must be 0 or 1, got {facts.buyer_team!r}")
-    for name, pair in (("card_abnat", facts.card_abnat), ("tricks_won", facts.tricks_won)):
-        if len(pair) != 2 or type(pair[0]) is not int or type(pair[1]) is not int:
-            raise _invalid(f"{name} must be two integers, one per team, got {pair!r}")
-        if min(pair) < 0:
-            raise _invalid(f"{name} cannot be negative, got {pair}", field=name)
     total = SUN_TOTAL if sun else HOKM_TOTAL
     abnat, tricks = facts.card_abnat, facts.tricks_won
     if sum(abnat) != total:
@@ -281,6 +272,41 @@ def validate_facts(facts: RoundFacts, rules: RuleSet) -> None:
             )
         if abnat[team] == 1:
             raise _invalid(f"team {team} has 1 abnat, which no set of cards is worth", team=team)
+    _validate_abnat_per_trick(abnat, tricks, sun)
+    if facts.reverse_kaboot and not (sun and tricks[facts.buyer_team] == 0):
+        raise _invalid(
+            "a reverse kaboot needs a Sun contract whose buying team took no trick",
+            field="reverse_kaboot",
+        )
+
+
+def validate_cut_facts(facts: RoundFacts) -> None:
+    """Refuse facts no hand ended by a Qayd verdict (§A.14) can have: the checks of
+    :func:`validate_facts` that hold for any part of a round (the contract, teams 0/1, the
+    multiplier, the Gahwa, the Baloot, the projects' shapes; abnat and tricks two
+    non-negative numbers each) and at most the whole round's eight tricks and abnat."""
+    sun = _validate_shape(facts)
+    if sum(facts.tricks_won) > TRICKS_PER_ROUND:
+        raise _invalid("a hand has at most 8 tricks", field="tricks_won")
+    if sum(facts.card_abnat) > (SUN_TOTAL if sun else HOKM_TOTAL):
+        raise _invalid("a hand has at most the round's abnat", field="card_abnat")
+    if facts.reverse_kaboot:
+        raise _invalid("a hand a verdict ended is no reverse kaboot", field="reverse_kaboot")
+
+
+def _validate_shape(facts: RoundFacts) -> bool:
+    """What holds for the facts of any hand, whole or cut short; return whether it is a Sun."""
+    contract = facts.contract
+    if not isinstance(contract, ContractType):
+        raise _invalid(f"unknown contract {contract!r}", field="contract")
+    sun = contract is ContractType.SUN
+    if not (_int(facts.buyer_team) and facts.buyer_team in (0, 1)):
+        raise _invalid(f"buyer team must be 0 or 1, got {facts.buyer_team!r}")
+    for name, pair in (("card_abnat", facts.card_abnat), ("tricks_won", facts.tricks_won)):
+        if len(pair) != 2 or type(pair[0]) is not int or type(pair[1]) is not int:
+            raise _invalid(f"{name} must be two integers, one per team, got {pair!r}")
+        if min(pair) < 0:
+            raise _invalid(f"{name} cannot be negative, got {pair}", field=name)
     m = facts.multiplier
     if not _int(m) or not 1 <= m <= (2 if sun else 4):
         limit = "1 or 2 in Sun" if sun else "1 to 4 in Hokm"
@@ -291,12 +317,6 @@ def validate_facts(facts: RoundFacts, rules: RuleSet) -> None:
         raise _invalid("there is no Gahwa in a Sun contract", field="gahwa")
     if facts.gahwa and m != 4:
         raise _invalid("a Gahwa follows Four: its multiplier is 4", field="multiplier")
-    _validate_abnat_per_trick(abnat, tricks, sun)
-    if facts.reverse_kaboot and not (sun and tricks[facts.buyer_team] == 0):
-        raise _invalid(
-            "a reverse kaboot needs a Sun contract whose buying team took no trick",
-            field="reverse_kaboot",
-        )
     if len(facts.baloot_teams) > 1:
         raise _invalid("a round has at most one Baloot", field="baloot_teams")
     for team in facts.baloot_teams:
@@ -305,6 +325,7 @@ def validate_facts(facts: RoundFacts, rules: RuleSet) -> None:
         if not (_int(team) and team in (0, 1)):
             raise _invalid(f"Baloot team must be 0 or 1, got {team!r}", field="baloot_teams")
     _validate_projects(facts.projects, sun)
+    return sun
 
 
 _CARD_VALUES = {True: SORTED_SUN_POINTS, False: SORTED_HOKM_POINTS}

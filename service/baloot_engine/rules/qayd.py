@@ -17,7 +17,7 @@ from baloot_engine.rules.actions import CallQayd, QaydCategory, QaydVerdict
 from baloot_engine.rules.cards import HIGHER, SUIT_MASKS, format_card
 from baloot_engine.rules.contract import ContractType, team_of
 from baloot_engine.rules.errors import RuleError, malformed
-from baloot_engine.rules.facts import CONTRACT_NAMES, RoundFacts
+from baloot_engine.rules.facts import CONTRACT_NAMES, RoundFacts, validate_cut_facts
 from baloot_engine.rules.match import round_facts
 from baloot_engine.rules.projects import BALOOT_POINTS
 from baloot_engine.rules.ruleset import QaydFalseCall, QaydPenalty, RuleSet
@@ -215,8 +215,10 @@ def penalty_score(facts: RoundFacts, rules: RuleSet, verdict: QaydVerdict) -> Ro
     The winner takes the card pot (26 in Sun, 16 in Hokm) times the multiplier, and the
     projects: every awarded project under ``qayd_penalty = full_hand``, only its own under
     ``base_only``, times the projects' multiplier (R30). The Baloot stays with its holder's
-    team, never multiplied. A Gahwa hand's winner wins the match instead (R41).
+    team, never multiplied. A Gahwa hand's winner wins the match instead (R41). Facts no cut
+    hand can have are refused with ``INVALID_ROUND_FACTS`` (:func:`validate_cut_facts`).
     """
+    validate_cut_facts(facts)
     winner = verdict.winner_team
     buyer = facts.buyer_team
     m = facts.multiplier

@@ -288,6 +288,7 @@ def _cards_and_contract_problems(state: State) -> list[str]:
         problems += _play_problems(state)
     elif review:
         problems += _review_problems(state)
+        problems += _baloot_problems(state)
     elif phase is Phase.BIDDING:
         if any(h.bit_count() != 5 for h in hands):
             problems.append("every hand holds 5 cards while bidding")
@@ -458,6 +459,15 @@ def _play_problems(state: State) -> list[str]:
             if seat & 1 == state.project_team
         ):
             problems.append("the team whose projects score declared none")
+    problems += _baloot_problems(state)
+    return problems
+
+
+def _baloot_problems(state: State) -> list[str]:
+    """The Baloot's holder and announcement, in play and under review: a Baloot is held only
+    in Hokm, by the seat dealt the trump K and Q, and announced once both are played."""
+    problems: list[str] = []
+    trump = state.trump
     holder = -1
     if trump >= 0 and state.full_hands[0]:
         for seat in range(4):

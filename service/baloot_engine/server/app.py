@@ -41,6 +41,7 @@ from baloot_engine.api.sealing import KeyRing, StateKeyError, load_or_create_key
 from baloot_engine.api.servicer import SERVICE_NAME, BalootEngineServicer
 from baloot_engine.bots.pool import prestart as bot_pool_prestart
 from baloot_engine.server import eventloop
+from baloot_engine.server.caches import CacheCollector, install_memory_dump, inventory
 from baloot_engine.server.interceptors import CallGate, TelemetryHandler
 from baloot_engine.server.settings import (
     Settings,
@@ -50,7 +51,12 @@ from baloot_engine.server.settings import (
 )
 from baloot_engine.server.workers import run_workers
 from baloot_engine.telemetry.logs import configure_logging, get_logger
-from baloot_engine.telemetry.metrics import Metrics, MetricsEndpoint, start_metrics_endpoint
+from baloot_engine.telemetry.metrics import (
+    Metrics,
+    MetricsEndpoint,
+    multiprocess_values,
+    start_metrics_endpoint,
+)
 
 SERVING: Final = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING: Final = health_pb2.HealthCheckResponse.NOT_SERVING
@@ -250,6 +256,11 @@ class EngineServer:
         self.port = 0
 
     @property
+    def keys(self) -> KeyRing | None:
+        """The key ring the server seals with (None before :meth:`start`, unless given)."""
+        return self._keys
+
+    @property
     def metrics_port(self) -> int | None:
         """The port of the metrics endpoint, or None when metrics are off."""
         return self._endpoint.port if self._endpoint is not None else None
@@ -258,6 +269,10 @@ class EngineServer:
         """Bind, start serving, open the metrics endpoint and report SERVING."""
         settings = self.settings
         await self._open_ledger()
+        if self._keys is None:
+            self._keys = load_keys(settings)
+        if not multiprocess_values():  # workers' metrics are files: no collector reaches them
+            self.metrics.registry.register(CacheCollector(inventory(self._keys)))
         self._server, self.port = await create_server(
             settings,
             metrics=self.metrics,
@@ -390,6 +405,7 @@ async def serve(
         # second or more for a process to spawn and import the engine.
         bot_pool_prestart()
         analysis.worker()
+        install_memory_dump(loop, inventory(app.keys))
         # What start-up made lives as long as the process: the garbage collector's full
         # passes need not walk it again (the calls' own objects are collected as before).
         gc.freeze()
@@ -398,7 +414,7 @@ async def serve(
         await stopping.wait()
     finally:
         await app.stop()
-        for signum in (signal.SIGTERM, signal.SIGINT):
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGUSR2):
             loop.remove_signal_handler(signum)
 
 
