@@ -232,7 +232,16 @@ def test_streams_cancelled_by_their_client_leave_the_server_running(
 
 def _spawned_children(pid: int) -> list[str]:
     """The command lines of ``pid``'s children that multiprocessing spawned."""
-    found = []
+    return list(_spawned(pid).values())
+
+
+def _spawned_pids(pid: int) -> list[str]:
+    """The process ids of ``pid``'s children that multiprocessing spawned."""
+    return list(_spawned(pid))
+
+
+def _spawned(pid: int) -> dict[str, str]:
+    found = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -242,7 +251,7 @@ def _spawned_children(pid: int) -> list[str]:
         except (OSError, IndexError, ValueError):
             continue
         if parent == pid and "multiprocessing" in command and "spawn_main" in command:
-            found.append(command)
+            found[entry.name] = command
     return found
 
 
@@ -258,3 +267,24 @@ def test_the_bot_pool_and_the_analysis_worker_start_with_the_server(
         time.sleep(0.1)
     assert len(_spawned_children(server.process.pid)) >= 2
     assert server.terminate() == 0
+
+
+def test_the_server_s_processes_end_with_it_even_when_it_is_killed(
+    spawn: Callable[..., ServerProcess],
+) -> None:
+    # A server killed outright (SIGKILL, the out-of-memory killer) leaves no orphan running:
+    # its bots' process and analysis worker end with it.
+    server = spawn(["-m", "baloot_engine", *FREE_PORTS])
+    server.wait_started()
+    pid = server.process.pid
+    deadline = time.monotonic() + 20
+    while len(_spawned_children(pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    children = [int(c) for c in _spawned_pids(pid)]
+    assert len(children) >= 2
+    server.process.kill()
+    server.process.wait(10)
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{c}").exists() for c in children) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [c for c in children if Path(f"/proc/{c}").exists()]

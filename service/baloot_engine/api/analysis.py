@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import os
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -38,6 +39,7 @@ from baloot_engine.analysis import (
 )
 from baloot_engine.api import inbound, outbound, records
 from baloot_engine.api.status import RECORD_DIVERGES, ApiError
+from baloot_engine.bots.pool import die_with_parent
 from baloot_engine.rules import Deal, EventKind, RuleError, State
 from baloot_engine.rules.record import CloseReview, DivergenceError, RecordedRound, replay
 
@@ -313,9 +315,12 @@ def run_job(
     send((_END, ""))
 
 
-def _serve(connection: Connection, cancel: EventType) -> None:  # pragma: no cover - a process
-    """The worker's loop: one job at a time from the pipe, until the pipe closes; every
-    message it sends names its job."""
+def _serve(
+    connection: Connection, cancel: EventType, parent: int
+) -> None:  # pragma: no cover - a process
+    """The worker's loop: one job at a time from the pipe, until the pipe closes (or the
+    server process ends); every message it sends names its job."""
+    die_with_parent(parent)
     while True:
         try:
             job_id, job = connection.recv()
@@ -343,7 +348,10 @@ class Worker:
         self._cancel = context.Event()
         self._connection, child = context.Pipe()
         self._process = context.Process(
-            target=_serve, args=(child, self._cancel), daemon=True, name="baloot-analysis"
+            target=_serve,
+            args=(child, self._cancel, os.getpid()),
+            daemon=True,
+            name="baloot-analysis",
         )
         self._process.start()
         child.close()

@@ -10,8 +10,12 @@ millisecond.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import functools
 import multiprocessing
+import os
+import signal
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -35,6 +39,19 @@ _Result = TypeVar("_Result")
 
 _pool: ProcessPoolExecutor | None = None
 _pool_lock = threading.Lock()
+_PR_SET_PDEATHSIG: Final = 1
+
+
+def die_with_parent(parent: int) -> None:
+    """Make this process (a pool's or a worker's, spawned by ``parent``) end when its parent
+    does, however that ends (SIGKILL, the out-of-memory killer): an orphan would keep running,
+    and would hold the server's standard error open. Linux's parent-death signal; elsewhere
+    the process ends when its pipe closes, as before."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent ended before the signal was asked for
+        os._exit(1)
 
 
 def bot_pool() -> ProcessPoolExecutor:
@@ -44,7 +61,10 @@ def bot_pool() -> ProcessPoolExecutor:
     with _pool_lock:
         if _pool is None:
             _pool = ProcessPoolExecutor(
-                BOT_PROCESSES, mp_context=multiprocessing.get_context("spawn")
+                BOT_PROCESSES,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=die_with_parent,
+                initargs=(os.getpid(),),
             )
         return _pool
 
@@ -100,4 +120,12 @@ class BotPool:
             return await loop.run_in_executor(bot_pool(), function, job)
 
 
-__all__ = ["BOT_PROCESSES", "BOT_QUEUE", "POOLED", "BotPool", "bot_pool", "prestart"]
+__all__ = [
+    "BOT_PROCESSES",
+    "BOT_QUEUE",
+    "POOLED",
+    "BotPool",
+    "bot_pool",
+    "die_with_parent",
+    "prestart",
+]
