@@ -479,16 +479,21 @@ def fair_play(
 ) -> Iterator[Progress | FairPlayReport]:
     """The fair-play report of a set of records (the same players in the same seats).
 
-    Yields a :class:`Progress` after each record is read (its decisions counted) and after each
-    decision, then the :class:`FairPlayReport`. Deterministic for a seed.
+    Every record is replayed first (raising the replay's
+    :class:`~baloot_engine.rules.record.DivergenceError` for one the rules refuse); then yields
+    a :class:`Progress` (0 of the total), one after each decision and after each record, and
+    the :class:`FairPlayReport` last. Deterministic for a seed; ``deadline`` and ``cancelled``
+    stop it with :class:`AnalysisStoppedError`.
     """
     if len(records) > MAX_RECORDS:
         raise ValueError(f"a report reads at most {MAX_RECORDS} records, got {len(records)}")
     chosen = sorted(set(seats))
     tallies = {seat: Tally() for seat in chosen}
-    done = total = 0
+    # Every record replayed first (a record the rules refuse fails before any work), so that
+    # the total is known from the first progress report.
+    plans = []
+    total = 0
     for index, (start, rounds) in enumerate(records):
-        figures: list[DecisionFigures] = []
         items = record_figures(
             start,
             rounds,
@@ -502,7 +507,11 @@ def fair_play(
         count = next(items)
         assert isinstance(count, int)
         total += count
-        yield Progress(done, total, index, len(records))
+        plans.append(items)
+    done = 0
+    yield Progress(0, total, 0, len(records))
+    for index, items in enumerate(plans):
+        figures: list[DecisionFigures] = []
         for item in items:
             done += 1
             if isinstance(item, DecisionFigures):
