@@ -7,6 +7,7 @@ from functools import cache
 
 import grpc
 import pytest
+from baloot_client import EngineClient, EngineError
 
 from baloot.v1 import analysis_pb2, records_pb2
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
@@ -54,6 +55,14 @@ def test_the_stream_is_the_core_s_report(stub: pb_grpc.BalootEngineServiceStub) 
             analysis_pb2.FAIR_PLAY_HYPOTHESIS_OPPONENT_HAND,
         ]
         assert all(s.threshold > 0 for s in row.scores)
+
+
+def test_the_python_client_streams_it(client: EngineClient) -> None:
+    responses = list(client.fair_play_report([record()], seats=[1], worlds=2, seed=1))
+    assert responses[-1].summary.rows[0].seats == [1]
+    with pytest.raises(EngineError) as refused:
+        list(client.fair_play_report([], worlds=2))
+    assert refused.value.reason == "ANALYSIS_BUDGET_INVALID"
 
 
 def test_limits_and_records_that_do_not_verify(stub: pb_grpc.BalootEngineServiceStub) -> None:
