@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import random
 import struct
 import sys
@@ -143,14 +144,33 @@ def fill(pool: Path, wanted: dict[str, int], stop_at: float) -> None:
             )
 
 
-def base_rates(pools: dict[str, list[Tally]]) -> dict[Knowledge, float]:
-    """The null: the hit rate among telling decisions of the honest levels, pooled."""
+def level_rates(tallies: Sequence[Tally]) -> dict[Knowledge, float]:
+    """A pool's hit rate among telling decisions, per state of knowledge."""
     rates = {}
     for knowledge in PEEKS:
-        telling = sum(t.counts[knowledge].telling for k in NULL for t in pools.get(k, []))
-        hits = sum(t.counts[knowledge].hits for k in NULL for t in pools.get(k, []))
-        rates[knowledge] = hits / telling if telling else 0.3
+        telling = sum(t.counts[knowledge].telling for t in tallies)
+        hits = sum(t.counts[knowledge].hits for t in tallies)
+        rates[knowledge] = hits / telling if telling else 0.0
     return rates
+
+
+def base_rates(pools: dict[str, list[Tally]]) -> dict[Knowledge, float]:
+    """The null: per state of knowledge, the highest hit rate of an honest level (so that no
+    honest level's z-score drifts up as its sets grow); the left and right opponents are one
+    (the seats are alike), their counts added."""
+    per_level = []
+    for kind in HONEST:
+        tallies = pools.get(kind)
+        if not tallies:
+            continue
+        rates = level_rates(tallies)
+        telling = sum(
+            t.counts[k].telling for t in tallies for k in (Knowledge.LEFT, Knowledge.RIGHT)
+        )
+        hits = sum(t.counts[k].hits for t in tallies for k in (Knowledge.LEFT, Knowledge.RIGHT))
+        rates[Knowledge.LEFT] = rates[Knowledge.RIGHT] = hits / telling if telling else 0.0
+        per_level.append(rates)
+    return {k: round(max(r[k] for r in per_level), 3) for k in PEEKS}
 
 
 def draw_sets(tallies: Sequence[Tally], size: int, count: int, rng: random.Random) -> list[Tally]:
@@ -194,21 +214,42 @@ COLOURS = {
 }
 
 
+_DIGITS = {
+    "0": ("111", "101", "101", "101", "111"),
+    "1": ("010", "110", "010", "010", "111"),
+    "2": ("111", "001", "111", "100", "111"),
+    "5": ("111", "100", "111", "001", "111"),
+    ".": ("000", "000", "000", "000", "010"),
+}
+"""A 3x5 pixel font for the tick labels."""
+LOG_FLOOR = 0.001
+"""The left end of the false-positive axis (log scale); a rate of 0 is drawn there."""
+
+
+def _x_of(fpr: float) -> float:
+    """A false-positive rate's place on the log axis, 0-1."""
+    return (math.log10(max(fpr, LOG_FLOOR)) - math.log10(LOG_FLOOR)) / -math.log10(LOG_FLOOR)
+
+
 def write_png(path: Path, curves: dict[str, list[tuple[float, float]]], size: int = 480) -> None:
-    """The ROC chart: x the false-positive rate (0-1, grid every 0.1, the 1 % line dashed),
-    y the detection rate; black the chance diagonal, a colour per cheater (COLOURS)."""
-    margin = 30
+    """The ROC chart: x the false-positive rate on a log scale from 0.001 to 1 (grid at 1, 2
+    and 5 of each decade, the 1 % line darker), y the detection rate (grid every 0.1); the
+    dashed line is chance; one colour per cheater (COLOURS)."""
+    margin = 40
     width = height = size
     pixels = [[(255, 255, 255)] * width for _ in range(height)]
     inner = size - 2 * margin
+
+    def put_px(px: int, py: int, colour: tuple[int, int, int]) -> None:
+        if 0 <= px < width and 0 <= py < height:
+            pixels[py][px] = colour
 
     def put(x: float, y: float, colour: tuple[int, int, int], thick: int = 1) -> None:
         px = margin + round(x * inner)
         py = height - margin - round(y * inner)
         for dx in range(-thick + 1, thick):
             for dy in range(-thick + 1, thick):
-                if 0 <= px + dx < width and 0 <= py + dy < height:
-                    pixels[py + dy][px + dx] = colour
+                put_px(px + dx, py + dy, colour)
 
     def line(
         a: tuple[float, float],
@@ -224,19 +265,40 @@ def write_png(path: Path, curves: dict[str, list[tuple[float, float]]], size: in
             t = i / steps
             put(a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, colour, thick)
 
+    def text(label: str, px: int, py: int) -> None:
+        """``label`` at twice the font's size, its top left at (px, py)."""
+        for char in label:
+            for row, bits in enumerate(_DIGITS[char]):
+                for col, bit in enumerate(bits):
+                    if bit == "1":
+                        for dx in (0, 1):
+                            for dy in (0, 1):
+                                put_px(px + 2 * col + dx, py + 2 * row + dy, (0, 0, 0))
+            px += 8
+
+    grey = (225, 225, 225)
+    for decade in (0.001, 0.01, 0.1):
+        for step in (1, 2, 5):
+            x = _x_of(decade * step)
+            line((x, 0), (x, 1), grey)
     for i in range(11):
-        v = i / 10
-        line((v, 0), (v, 1), (225, 225, 225))
-        line((0, v), (1, v), (225, 225, 225))
-    line((0.01, 0), (0.01, 1), (120, 120, 120), dash=4)
+        line((0, i / 10), (1, i / 10), grey)
+    line((_x_of(0.01), 0), (_x_of(0.01), 1), (110, 110, 110), dash=4)
     line((0, 0), (1, 0), (0, 0, 0), 2)
     line((0, 0), (0, 1), (0, 0, 0), 2)
-    line((0, 0), (1, 1), (0, 0, 0), dash=6)
+    diagonal = [(f, f) for f in (LOG_FLOOR * 10 ** (i / 20) for i in range(61))]
+    for a, b in itertools.pairwise(diagonal):
+        line((_x_of(a[0]), a[1]), (_x_of(b[0]), b[1]), (0, 0, 0), dash=3)
+    for label, fpr in (("0.001", 0.001), ("0.01", 0.01), ("0.1", 0.1), ("1", 1.0)):
+        px = margin + round(_x_of(fpr) * inner) - 4 * len(label)
+        text(label, px, height - margin + 8)
+    for label, rate in (("0", 0.0), ("0.5", 0.5), ("1", 1.0)):
+        text(label, margin - 8 - 8 * len(label), height - margin - round(rate * inner) - 5)
     for name, points in curves.items():
         for a, b in itertools.pairwise(points):
-            # A step curve: across at the lower rate, then up.
-            line(a, (b[0], a[1]), COLOURS[name], 2)
-            line((b[0], a[1]), b, COLOURS[name], 2)
+            # A step curve: across at the lower detection rate, then up.
+            line((_x_of(a[0]), a[1]), (_x_of(b[0]), a[1]), COLOURS[name], 2)
+            line((_x_of(b[0]), a[1]), (_x_of(b[0]), b[1]), COLOURS[name], 2)
     raw = b"".join(b"\x00" + bytes(c for px in row for c in px) for row in pixels)
 
     def chunk(kind: bytes, data: bytes) -> bytes:
@@ -249,17 +311,37 @@ def write_png(path: Path, curves: dict[str, list[tuple[float, float]]], size: in
     path.write_bytes(png)
 
 
+def _zs(
+    sets: Sequence[Tally], hypothesis: Hypothesis, rates: dict[Knowledge, float], least: int
+) -> list[float]:
+    """Each set's z-score for a hypothesis (minus infinity: too few telling decisions)."""
+    found = []
+    for tally in sets:
+        result = score(tally, hypothesis, base_rates=rates, min_decisions=least)
+        found.append(result.z if result.enough else float("-inf"))
+    return found
+
+
+def _threshold(zs_per_level: Sequence[Sequence[float]]) -> float:
+    """The smallest threshold that flags at most 1 % of every honest level's sets."""
+    tops = [percentile(zs, 0.99) for zs in zs_per_level]
+    finite = [t for t in tops if t != float("-inf")]
+    return round(max(finite) + 0.005, 2) if finite else 0.0
+
+
 def report(
-    pool: Path, set_sizes: Sequence[int], sets: int, chart: Path | None, loops: float
+    pool: Path, set_sizes: Sequence[int], sets: int, chart: Path | None, loops: float, least: int
 ) -> None:
     """Calibrate on the honest pools and measure the detection power on the cheaters'."""
     entries = [json.loads(line) for line in pool.read_text().splitlines()]
     pools: dict[str, list[Tally]] = {k: [] for k in TYPES}
     cpu: list[float] = []
+    decisions_cpu = 0
     for entry in entries:
         pools[entry["kind"]].append(tally_from(entry))
         cpu.append(entry["cpu"])
-    print("\npool (matches per type; seat 0 measured):")
+        decisions_cpu += entry["decisions"]
+    print(f"\npool: {len(entries)} matches, seat 0 measured; hits/telling per knowledge:")
     for kind in TYPES:
         tallies = pools[kind]
         decisions = sum(t.decisions for t in tallies)
@@ -268,79 +350,96 @@ def report(
         for knowledge in PEEKS:
             telling = sum(t.counts[knowledge].telling for t in tallies)
             hits = sum(t.counts[knowledge].hits for t in tallies)
-            rates.append(f"{knowledge.value} {hits}/{telling}")
+            share = f"{hits / telling:.2f}" if telling else "-"
+            rates.append(f"{knowledge.value} {hits}/{telling} ({share})")
         print(
-            f"  {kind:15} {len(tallies):4} matches, {decisions:5} decisions, "
-            f"fair loss {loss:.2f}/decision; hits/telling: {', '.join(rates)}"
+            f"  {kind:15} {len(tallies):4} matches {decisions:5} decisions, "
+            f"fair loss {loss:.2f}: {', '.join(rates)}"
         )
     rates = base_rates(pools)
     print(
-        "\nnull (honest BASIC/STRONG/EXPERT pooled): "
+        "\nnull (the highest honest level's hit rate): "
         + ", ".join(f"{k.value} {v:.3f}" for k, v in rates.items())
     )
     mean_cpu = sum(cpu) / len(cpu) if cpu else 0.0
+    per_decision = sum(cpu) / decisions_cpu if decisions_cpu else 0.0
     print(
-        f"CPU per match analysed (seat 0): {mean_cpu:.2f} s = "
-        f"{mean_cpu * loops / 1e6:.2f} M calibration loops ({loops:,.0f} loops/s); "
-        f"all four seats: about 4x"
+        f"CPU per match analysed (one seat): {mean_cpu:.2f} s ({1000 * per_decision:.0f} ms a "
+        f"decision) = {mean_cpu * loops / 1e6:.2f} M calibration loops at {loops:,.0f} loops/s; "
+        "a match's four seats: four times that"
     )
     rng = random.Random(2026)
-    results: dict[int, dict[str, dict[Hypothesis, list[float]]]] = {}
+    zs: dict[int, dict[str, dict[Hypothesis, list[float]]]] = {}
+    thresholds: dict[int, dict[Hypothesis, float]] = {}
     for size in set_sizes:
-        results[size] = {}
-        flagged_ok: dict[str, dict[Hypothesis, list[bool]]] = {}
+        zs[size] = {}
         for kind in TYPES:
-            if not pools[kind]:
-                continue
-            drawn = draw_sets(pools[kind], size, sets, rng)
-            results[size][kind] = {}
-            flagged_ok[kind] = {}
-            for hypothesis in Hypothesis:
-                scores = [score(t, hypothesis, base_rates=rates) for t in drawn]
-                results[size][kind][hypothesis] = [
-                    s.z if s.enough else float("-inf") for s in scores
-                ]
-        smallest = min(len(p) for p in pools.values() if p)
-        twice = "; a match may count twice" if size > smallest else ""
+            if pools[kind]:
+                drawn = draw_sets(pools[kind], size, sets, rng)
+                zs[size][kind] = {h: _zs(drawn, h, rates, least) for h in Hypothesis}
+        thresholds[size] = {
+            h: _threshold([zs[size][k][h] for k in HONEST if k in zs[size]]) for h in Hypothesis
+        }
+    shipped_size = 10 if 10 in thresholds else set_sizes[0]
+    shipped = thresholds[shipped_size]
+    smallest = min(len(p) for p in pools.values() if p)
+    for size in set_sizes:
+        twice = "; a match may count twice in a set" if size > smallest else ""
         print(
-            f"\nsets of {size} matches ({sets} per type, drawn with replacement from the pools"
-            f"{twice}):"
+            f"\nsets of {size} matches: {sets} per type drawn with replacement from the pools "
+            f"(they overlap{twice})"
         )
-        thresholds = {}
-        for hypothesis in Hypothesis:
-            per_level = [
-                percentile(results[size][k][hypothesis], 0.99) for k in HONEST if k in results[size]
-            ]
-            finite = [v for v in per_level if v != float("-inf")]
-            thresholds[hypothesis] = max(finite) + 1e-9 if finite else 0.0
         print(
-            "  threshold (z) for <= 1 % flagged on every honest level: "
-            + ", ".join(f"{h.value} {t:.2f}" for h, t in thresholds.items())
+            "  threshold for <= 1 % of every honest level's sets: "
+            + ", ".join(f"{h.value} z >= {t:.2f}" for h, t in thresholds[size].items())
         )
         for kind in TYPES:
-            if kind not in results[size]:
+            if kind not in zs[size]:
                 continue
-            shares = []
+            cells = []
             for hypothesis in Hypothesis:
-                zs = results[size][kind][hypothesis]
-                share = sum(1 for z in zs if z >= thresholds[hypothesis]) / len(zs)
-                mean = [z for z in zs if z != float("-inf")]
-                shown = f"{sum(mean) / len(mean):5.2f}" if mean else "  -  "
-                shares.append(f"{hypothesis.value} {100 * share:5.1f} % (mean z {shown})")
-            own = f" [own: {CHEATERS[kind][2].value}]" if kind in CHEATERS else ""
-            print(f"  {kind:15} flagged: {'; '.join(shares)}{own}")
-    if chart is not None and 10 in results:
+                found = zs[size][kind][hypothesis]
+                at_own = sum(1 for z in found if z >= thresholds[size][hypothesis]) / len(found)
+                at_shipped = sum(1 for z in found if z >= shipped[hypothesis]) / len(found)
+                cells.append(
+                    f"{hypothesis.value} {100 * at_own:5.1f} % ({100 * at_shipped:5.1f} %)"
+                )
+            own = f"  [own: {CHEATERS[kind][2].value}]" if kind in CHEATERS else ""
+            print(f"  {kind:15} flagged: {'; '.join(cells)}{own}")
+    print(
+        f"  (flagged: at that size's threshold (at the shipped one, the {shipped_size}-match "
+        f"threshold); a verdict needs {least} telling decisions)"
+    )
+    print("\ndetection at <= 1 % false positives on every honest level (own hypothesis):")
+    print("  " + f"{'cheater':15}" + "".join(f"{size:>8} matches" for size in set_sizes))
+    for kind, (_, _, hypothesis) in CHEATERS.items():
+        if kind not in zs[set_sizes[0]]:
+            continue
+        cells = []
+        for size in set_sizes:
+            found = zs[size][kind][hypothesis]
+            share = sum(1 for z in found if z >= thresholds[size][hypothesis]) / len(found)
+            cells.append(f"{100 * share:14.1f} %")
+        print(f"  {kind:15}" + "".join(cells))
+    print("\nfor analysis/fairplay.py:")
+    print("BASE_RATES = {" + ", ".join(f"Knowledge.{k.name}: {v}" for k, v in rates.items()) + "}")
+    print(
+        "THRESHOLDS = {" + ", ".join(f"Hypothesis.{h.name}: {t}" for h, t in shipped.items()) + "}"
+    )
+    if chart is not None and 10 in zs:
         curves = {}
         for kind, (_, _, hypothesis) in CHEATERS.items():
-            if kind not in results[10]:
+            if kind not in zs[10]:
                 continue
-            honest = [z for k in NULL if k in results[10] for z in results[10][k][hypothesis]]
-            curves[kind] = roc(honest, results[10][kind][hypothesis])
+            honest = [z for k in NULL if k in zs[10] for z in zs[10][k][hypothesis]]
+            curves[kind] = roc(honest, zs[10][kind][hypothesis])
             at_one = max(t for f, t in curves[kind] if f <= 0.01)
-            print(f"  ROC (10 matches) {kind}: detection {100 * at_one:.1f} % at <= 1 % FPR")
+            print(
+                f"ROC (10 matches, honest BASIC/STRONG/EXPERT pooled) {kind}: "
+                f"{100 * at_one:.1f} % detected at <= 1 % FPR"
+            )
         write_png(chart, curves)
         print(f"ROC chart: {chart}")
-    print(f"(at least {MIN_DECISIONS} telling decisions for a verdict; fewer count as not flagged)")
 
 
 def main() -> None:
@@ -353,6 +452,9 @@ def main() -> None:
     parser.add_argument("--pool", type=Path, default=ROOT / "bench" / "fairplay_pool.jsonl")
     parser.add_argument("--minutes", type=float, default=0.0, help="stop filling after this")
     parser.add_argument("--report-only", action="store_true")
+    parser.add_argument(
+        "--min-decisions", type=int, default=MIN_DECISIONS, help="telling decisions a verdict needs"
+    )
     parser.add_argument("--chart", type=Path, default=ROOT / "docs" / "images" / "fairplay_roc.png")
     args = parser.parse_args()
     loops = calibration_loops(2.0)
@@ -362,7 +464,7 @@ def main() -> None:
         wanted["expert"] = args.expert_matches
         stop_at = time.time() + args.minutes * 60 if args.minutes else float("inf")
         fill(args.pool, wanted, stop_at)
-    report(args.pool, args.set_size, args.sets, args.chart, loops)
+    report(args.pool, args.set_size, args.sets, args.chart, loops, args.min_decisions)
 
 
 if __name__ == "__main__":
