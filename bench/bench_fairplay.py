@@ -1,27 +1,30 @@
 """Fair-play analysis: calibration on honest bots, detection power on cheating bots, ROC chart.
 
-    .venv/bin/python bench/bench_fairplay.py [--matches 20] [--expert-matches 8]
-                                             [--sets 400] [--set-size 3 10 30]
+    .venv/bin/python bench/bench_fairplay.py [--matches 40] [--expert-matches 40]
+                                             [--minutes M] [--sets 400] [--set-size 3 10 30]
                                              [--pool bench/fairplay_pool.jsonl] [--report-only]
+                                             [--min-decisions N]
                                              [--chart docs/images/fairplay_roc.png]
 
-A pool of seeded matches is played and analysed once per bot type, seat 0 being the one
-measured (:mod:`baloot_engine.analysis.fairplay`, its default worlds): the honest levels
-RANDOM, BASIC, STRONG and EXPERT (every seat at that level), and the cheaters of
-``bench/fairplay_bots.py`` in seat 0 (the other seats STRONG): the solver's player peeking at
-every hand, at its partner's, at its left opponent's (``expert-*``), and STRONG's search
-peeking at every hand or its partner's (``strong-*``). Each match's additive counts and the
-CPU seconds of its analysis go to the pool file as they are made (a run that stops keeps what
-it did; the next run adds to it; ``--report-only`` reads it alone).
+A pool of seeded matches is played and analysed once per bot type
+(:mod:`baloot_engine.analysis.fairplay`, its default worlds): the honest levels RANDOM, BASIC,
+STRONG and EXPERT (every seat at that level, and every seat analysed: an honest match gives
+four entries), and the cheaters of ``bench/fairplay_bots.py`` in seat 0, the other seats
+honest STRONG (seat 0 analysed): the solver's player peeking at every hand, at its partner's,
+at its left opponent's (``expert-*``), and STRONG's search peeking at every hand or its
+partner's (``strong-*``). Each entry's additive counts and the CPU seconds of its analysis go
+to the pool file as they are made (a run that stops keeps what it did; the next run adds to
+it; ``--report-only`` reads it alone); ``--matches`` is the entries wanted per type, played
+round robin until ``--minutes`` run out.
 
-Sets of ``--set-size`` matches are then drawn from each pool with replacement (``--sets`` per
-type and size): the sets overlap, and with a pool smaller than the set a match may count
-twice, which the output says. The honest rate of hits (BASIC, STRONG, EXPERT pooled) is the
-null of the z-scores; the threshold of each hypothesis and set size is the smallest that
-flags at most 1 % of the honest sets of every level (RANDOM included); the cheaters' sets
+Sets of ``--set-size`` entries (matches of one player) are then drawn from each pool with
+replacement (``--sets`` per type and size): the sets overlap, and with a pool smaller than the
+set an entry may count twice, which the output says. The null of the z-scores is the highest
+hit rate of an honest level; the threshold of each hypothesis and set size is the smallest
+that flags at most 1 % of the sets of every honest level (RANDOM included); the cheaters' sets
 flagged at it are the detection power. The ROC chart (sets of ten matches; false-positive rate
-on honest BASIC/STRONG/EXPERT sets against detection) is a PNG written without a plotting
-library. CPU per match analysed is also given in calibration loops
+on honest BASIC/STRONG/EXPERT sets, on a log scale, against detection) is a PNG written without
+a plotting library. CPU per match analysed is also given in calibration loops
 (``bench_rules.calibration_loops``), for a machine that is shared.
 """
 
@@ -82,26 +85,33 @@ def play(kind: str, seed: int) -> tuple[object, list[object]]:
     return play_cheat_record(levels, [peek, "none", "none", "none"], seed)  # type: ignore[return-value]
 
 
-def measure(kind: str, seed: int) -> dict[str, object]:
-    """Play and analyse one match: seat 0's tally and the CPU of the analysis."""
+def measure(kind: str, seed: int) -> list[dict[str, object]]:
+    """Play one match and analyse its measured seats: every seat of an honest match (four
+    honest players of that level), seat 0 of a cheater's; each seat's tally and CPU."""
     start, rounds = play(kind, seed)
-    began = time.process_time()
-    figures = [
-        f
-        for f in record_figures(start, rounds, seats=(0,), seed=seed)  # type: ignore[arg-type]
-        if isinstance(f, DecisionFigures)
-    ]
-    cpu = time.process_time() - began
-    tally = tally_of(figures, (0,))[0]
-    return {
-        "kind": kind,
-        "seed": seed,
-        "rounds": len(rounds),
-        "cpu": cpu,
-        "decisions": tally.decisions,
-        "fair_loss": tally.fair_loss,
-        "counts": {k.value: [c.telling, c.hits, c.gain] for k, c in tally.counts.items()},
-    }
+    entries: list[dict[str, object]] = []
+    for seat in (0, 1, 2, 3) if kind in HONEST else (0,):
+        began = time.process_time()
+        figures = [
+            f
+            for f in record_figures(start, rounds, seats=(seat,), seed=seed)  # type: ignore[arg-type]
+            if isinstance(f, DecisionFigures)
+        ]
+        cpu = time.process_time() - began
+        tally = tally_of(figures, (seat,))[seat]
+        entries.append(
+            {
+                "kind": kind,
+                "seed": seed,
+                "seat": seat,
+                "rounds": len(rounds),
+                "cpu": cpu,
+                "decisions": tally.decisions,
+                "fair_loss": tally.fair_loss,
+                "counts": {k.value: [c.telling, c.hits, c.gain] for k, c in tally.counts.items()},
+            }
+        )
+    return entries
 
 
 def tally_from(entry: dict[str, object]) -> Tally:
@@ -117,29 +127,34 @@ def tally_from(entry: dict[str, object]) -> Tally:
 
 
 def fill(pool: Path, wanted: dict[str, int], stop_at: float) -> None:
-    """Add matches to the pool until every type has its count (round robin) or time is up."""
-    have: dict[str, set[int]] = {k: set() for k in TYPES}
+    """Add matches to the pool, round robin over the types, until every type has ``wanted``
+    entries (an entry is one seat of one match) or the time is up."""
+    seeds: dict[str, set[int]] = {k: set() for k in TYPES}
+    have: dict[str, int] = dict.fromkeys(TYPES, 0)
     if pool.exists():
         for line in pool.read_text().splitlines():
             entry = json.loads(line)
-            have[entry["kind"]].add(entry["seed"])
+            seeds[entry["kind"]].add(entry["seed"])
+            have[entry["kind"]] += 1
     while time.time() < stop_at:
-        missing = [k for k in TYPES if len(have[k]) < wanted[k]]
+        missing = [k for k in TYPES if have[k] < wanted[k]]
         if not missing:
             return
         for kind in missing:
             if time.time() >= stop_at:
                 return
-            seed = next(s for s in range(1, 10**6) if s not in have[kind])
-            entry = measure(kind, seed)
-            have[kind].add(seed)
+            seed = next(s for s in range(1, 10**6) if s not in seeds[kind])
+            entries = measure(kind, seed)
+            seeds[kind].add(seed)
+            have[kind] += len(entries)
             with pool.open("a") as out:
-                out.write(json.dumps(entry) + "\n")
-            done = sum(len(v) for v in have.values())
-            total = sum(max(wanted[k], len(have[k])) for k in TYPES)
+                out.writelines(json.dumps(entry) + "\n" for entry in entries)
+            done = sum(have.values())
+            total = sum(max(wanted[k], have[k]) for k in TYPES)
+            cpu = sum(float(e["cpu"]) for e in entries)  # type: ignore[arg-type]
             print(
-                f"  [{done}/{total}] {kind} seed {seed}: {entry['rounds']} rounds, "
-                f"{entry['decisions']} decisions, analysis {entry['cpu']:.1f} s CPU",
+                f"  [{done}/{total}] {kind} seed {seed}: {entries[0]['rounds']} rounds, "
+                f"{len(entries)} seat(s) analysed in {cpu:.1f} s CPU",
                 flush=True,
             )
 
@@ -445,8 +460,10 @@ def report(
 def main() -> None:
     """Fill the pool, then report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=20, help="pool size per bot type")
-    parser.add_argument("--expert-matches", type=int, default=8, help="pool of honest EXPERT")
+    parser.add_argument(
+        "--matches", type=int, default=40, help="pool entries per bot type (seat-matches)"
+    )
+    parser.add_argument("--expert-matches", type=int, default=40, help="entries of honest EXPERT")
     parser.add_argument("--sets", type=int, default=400)
     parser.add_argument("--set-size", type=int, nargs="+", default=[3, 10, 30])
     parser.add_argument("--pool", type=Path, default=ROOT / "bench" / "fairplay_pool.jsonl")

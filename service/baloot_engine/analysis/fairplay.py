@@ -87,21 +87,22 @@ PEEKS: Final = (Knowledge.ALL, Knowledge.PARTNER, Knowledge.LEFT, Knowledge.RIGH
 """The states of knowledge compared with the fair one."""
 
 BASE_RATES: Final = {
-    Knowledge.ALL: 0.30,
-    Knowledge.PARTNER: 0.30,
-    Knowledge.LEFT: 0.30,
-    Knowledge.RIGHT: 0.30,
+    Knowledge.ALL: 0.367,
+    Knowledge.PARTNER: 0.302,
+    Knowledge.LEFT: 0.324,
+    Knowledge.RIGHT: 0.324,
 }
-"""The share of telling decisions where honest play hits the peek-best card (the null of the
-z-score), measured by ``bench/bench_fairplay.py`` on honest bots of every level."""
+"""The null of the z-scores: per state of knowledge, the share of telling decisions where an
+honest level hits the peek-best card, the highest of RANDOM, BASIC, STRONG and EXPERT on the
+pool of ``bench/bench_fairplay.py`` (the left and right opponents pooled)."""
 THRESHOLDS: Final = {
-    Hypothesis.ALL: 3.0,
-    Hypothesis.PARTNER: 3.0,
-    Hypothesis.OPPONENT: 3.0,
+    Hypothesis.ALL: 2.5,
+    Hypothesis.PARTNER: 2.21,
+    Hypothesis.OPPONENT: 2.89,
 }
-"""The z-score above which a seat is flagged: at most 1 % of honest sets of ten matches pass
-it (``bench/bench_fairplay.py``)."""
-MIN_DECISIONS: Final = 30
+"""The z-score from which a seat is flagged: the smallest that flags at most 1 % of the sets
+of ten matches of every honest level on the benchmark's pool (docs/fairplay.md)."""
+MIN_DECISIONS: Final = 20
 """No verdict on fewer telling decisions than this."""
 
 
