@@ -356,7 +356,9 @@ def report(
         pools[entry["kind"]].append(tally_from(entry))
         cpu.append(entry["cpu"])
         decisions_cpu += entry["decisions"]
-    print(f"\npool: {len(entries)} matches, seat 0 measured; hits/telling per knowledge:")
+    print(
+        f"\npool: {len(entries)} entries (one seat of one match each); hits/telling per knowledge:"
+    )
     for kind in TYPES:
         tallies = pools[kind]
         decisions = sum(t.decisions for t in tallies)
@@ -368,7 +370,7 @@ def report(
             share = f"{hits / telling:.2f}" if telling else "-"
             rates.append(f"{knowledge.value} {hits}/{telling} ({share})")
         print(
-            f"  {kind:15} {len(tallies):4} matches {decisions:5} decisions, "
+            f"  {kind:15} {len(tallies):4} entries {decisions:5} decisions, "
             f"fair loss {loss:.2f}: {', '.join(rates)}"
         )
     rates = base_rates(pools)

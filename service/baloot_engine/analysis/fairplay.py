@@ -87,18 +87,18 @@ PEEKS: Final = (Knowledge.ALL, Knowledge.PARTNER, Knowledge.LEFT, Knowledge.RIGH
 """The states of knowledge compared with the fair one."""
 
 BASE_RATES: Final = {
-    Knowledge.ALL: 0.367,
-    Knowledge.PARTNER: 0.302,
-    Knowledge.LEFT: 0.324,
-    Knowledge.RIGHT: 0.324,
+    Knowledge.ALL: 0.382,
+    Knowledge.PARTNER: 0.308,
+    Knowledge.LEFT: 0.34,
+    Knowledge.RIGHT: 0.34,
 }
 """The null of the z-scores: per state of knowledge, the share of telling decisions where an
 honest level hits the peek-best card, the highest of RANDOM, BASIC, STRONG and EXPERT on the
 pool of ``bench/bench_fairplay.py`` (the left and right opponents pooled)."""
 THRESHOLDS: Final = {
-    Hypothesis.ALL: 2.5,
-    Hypothesis.PARTNER: 2.21,
-    Hypothesis.OPPONENT: 2.89,
+    Hypothesis.ALL: 2.39,
+    Hypothesis.PARTNER: 2.11,
+    Hypothesis.OPPONENT: 2.86,
 }
 """The z-score from which a seat is flagged: the smallest that flags at most 1 % of the sets
 of ten matches of every honest level on the benchmark's pool (docs/fairplay.md)."""
