@@ -43,3 +43,18 @@ SOLVER_ARGS ?= --reference 3 --old-endgame 14e5d92680b5b78bbe50a8b4b2f4251c098b6
 
 solver-bench: $(STAMP) ## The exact solver: CPU per full deal and later positions, in calibration loops.
 	$(PY) bench/bench_solver.py --deals $(SOLVER_DEALS) $(SOLVER_ARGS)
+
+# The fair-play analysis (bench/bench_fairplay.py): a pool of FAIRPLAY_MATCHES seeded matches per
+# bot type (honest RANDOM, BASIC, STRONG, EXPERT; the cheaters of bench/fairplay_bots.py) played
+# and analysed once, seat 0 measured, kept in bench/fairplay_pool.jsonl (a later run adds to
+# it); then the calibration on honest sets, the detection power at 1 % false positives for sets
+# of 3, 10 and 30 matches, the CPU per match analysed, and the ROC chart of docs/fairplay.md.
+# About 8 CPU seconds a match (EXPERT's own play more); FAIRPLAY_ARGS adds options, e.g.
+# FAIRPLAY_ARGS="--minutes 50" or "--report-only".
+FAIRPLAY_MATCHES ?= 40
+FAIRPLAY_ARGS ?=
+
+.PHONY: fairplay-bench
+
+fairplay-bench: $(STAMP) ## Fair play: calibration, detection power at 1 % FPR, ROC chart (FAIRPLAY_MATCHES=40).
+	$(PY) bench/bench_fairplay.py --matches $(FAIRPLAY_MATCHES) $(FAIRPLAY_ARGS)

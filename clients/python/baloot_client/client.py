@@ -235,6 +235,32 @@ class EngineClient:
         finally:
             responses.cancel()
 
+    def fair_play_report(
+        self,
+        records: Sequence[records_pb2.MatchRecord],
+        *,
+        seats: Sequence[int] = (),
+        worlds: int = 0,
+        seed: int | None = None,
+        deadline_ms: int = 0,
+        timeout: float | None = None,
+    ) -> Iterator[analysis_pb2.FairPlayReportResponse]:
+        """Stream the fair-play report of a set of records (FairPlayReport): progress, then the
+        summary. Refusals and the deadline raise the matching :class:`EngineError`; leaving the
+        loop early cancels the call."""
+        request = analysis_pb2.FairPlayReportRequest(
+            records=list(records), seats=list(seats), worlds=worlds, deadline_ms=deadline_ms
+        )
+        if seed is not None:
+            request.seed = seed
+        responses = self.stub.FairPlayReport(request, timeout=timeout)
+        try:
+            yield from responses
+        except grpc.RpcError as error:
+            raise _typed(error) from None
+        finally:
+            responses.cancel()
+
 
 @dataclass
 class Match:

@@ -16,7 +16,7 @@ import {
   type ScoreRoundRequestSchema,
   type ScoreRoundResponse,
 } from "./gen/baloot/v1/engine_service_pb.js";
-import { AnalysisDepth, type AnalyzeRecordResponse } from "./gen/baloot/v1/analysis_pb.js";
+import { AnalysisDepth, type AnalyzeRecordResponse, type FairPlayReportResponse } from "./gen/baloot/v1/analysis_pb.js";
 import type { RuleSetSchema } from "./gen/baloot/v1/rules_pb.js";
 import type {
   Action,
@@ -86,6 +86,22 @@ export interface AnalyzeRecordOptions {
   /** The seed: the same record, options and seed give the same analysis. */
   seed?: number | bigint;
   /** The server's deadline for the analysis, in milliseconds (0: its maximum). */
+  deadlineMs?: number;
+  /** The call's deadline, in milliseconds (default 600 000). */
+  timeoutMs?: number;
+  /** Aborting it cancels the call. */
+  signal?: AbortSignal;
+}
+
+/** Options of EngineClient.fairPlayReport (FairPlayReport). */
+export interface FairPlayReportOptions {
+  /** The seats reported (0-3); absent or empty: all four and both partnerships. */
+  seats?: number[];
+  /** Worlds per card decision and per state of knowledge, 1 to 64 (0 or absent: 8). */
+  worlds?: number;
+  /** The seed: the same records, options and seed give the same report. */
+  seed?: number | bigint;
+  /** The server's deadline for the report, in milliseconds (0: its maximum). */
   deadlineMs?: number;
   /** The call's deadline, in milliseconds (default 600 000). */
   timeoutMs?: number;
@@ -191,6 +207,36 @@ export class EngineClient {
     };
     try {
       const stream = this.rpc.analyzeRecord(request, {
+        ...(this.#callOptions.headers !== undefined && { headers: this.#callOptions.headers }),
+        timeoutMs: options.timeoutMs ?? 600_000,
+        ...(options.signal !== undefined && { signal: options.signal }),
+      });
+      for await (const response of stream) {
+        yield response;
+      }
+    } catch (error) {
+      throw EngineError.from(error);
+    }
+  }
+
+  /**
+   * Stream the fair-play report of a set of finished matches' records (FairPlayReport):
+   * progress reports, then the summary (per seat and partnership, a score per hypothesis). A
+   * statistic for a referee, never proof. Refusals reject with the matching EngineError.
+   */
+  async *fairPlayReport(
+    records: MatchRecordMessage[],
+    options: FairPlayReportOptions = {},
+  ): AsyncGenerator<FairPlayReportResponse> {
+    const request = {
+      records,
+      seats: options.seats ?? [],
+      worlds: options.worlds ?? 0,
+      deadlineMs: options.deadlineMs ?? 0,
+      ...(options.seed !== undefined && { seed: BigInt(options.seed) }),
+    };
+    try {
+      const stream = this.rpc.fairPlayReport(request, {
         ...(this.#callOptions.headers !== undefined && { headers: this.#callOptions.headers }),
         timeoutMs: options.timeoutMs ?? 600_000,
         ...(options.signal !== undefined && { signal: options.signal }),

@@ -87,6 +87,34 @@ DECISION_KIND_DOUBLING: DecisionKind.ValueType  # 3
 """A doubling call (Double, Triple, Four, Gahwa, no raise) or the choice of open or closed play."""
 Global___DecisionKind: _TypeAlias = DecisionKind  # noqa: Y015
 
+class _FairPlayHypothesis:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _FairPlayHypothesisEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_FairPlayHypothesis.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    FAIR_PLAY_HYPOTHESIS_UNSPECIFIED: _FairPlayHypothesis.ValueType  # 0
+    """Never sent."""
+    FAIR_PLAY_HYPOTHESIS_ALL_HANDS: _FairPlayHypothesis.ValueType  # 1
+    """Every hand (a look at every screen, or a whole table telling)."""
+    FAIR_PLAY_HYPOTHESIS_PARTNER_HAND: _FairPlayHypothesis.ValueType  # 2
+    """The partner's hand (partners telling each other their cards)."""
+    FAIR_PLAY_HYPOTHESIS_OPPONENT_HAND: _FairPlayHypothesis.ValueType  # 3
+    """One opponent's hand (a look at one screen): the opponent with the larger score."""
+
+class FairPlayHypothesis(_FairPlayHypothesis, metaclass=_FairPlayHypothesisEnumTypeWrapper):
+    """What a seat may have seen that it should not have: a hypothesis of the fair-play report."""
+
+FAIR_PLAY_HYPOTHESIS_UNSPECIFIED: FairPlayHypothesis.ValueType  # 0
+"""Never sent."""
+FAIR_PLAY_HYPOTHESIS_ALL_HANDS: FairPlayHypothesis.ValueType  # 1
+"""Every hand (a look at every screen, or a whole table telling)."""
+FAIR_PLAY_HYPOTHESIS_PARTNER_HAND: FairPlayHypothesis.ValueType  # 2
+"""The partner's hand (partners telling each other their cards)."""
+FAIR_PLAY_HYPOTHESIS_OPPONENT_HAND: FairPlayHypothesis.ValueType  # 3
+"""One opponent's hand (a look at one screen): the opponent with the larger score."""
+Global___FairPlayHypothesis: _TypeAlias = FairPlayHypothesis  # noqa: Y015
+
 @_typing.final
 class AnalyzeRecordRequest(_message.Message):
     """The request of AnalyzeRecord."""
@@ -615,3 +643,260 @@ class MatchAnalysis(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___MatchAnalysis: _TypeAlias = MatchAnalysis  # noqa: Y015
+
+@_typing.final
+class FairPlayReportRequest(_message.Message):
+    """The request of FairPlayReport."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECORDS_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    WORLDS_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    DEADLINE_MS_FIELD_NUMBER: _builtins.int
+    worlds: _builtins.int
+    """Worlds per card decision and per state of knowledge, 1 to 64; 0: 8. Out of range:
+    INVALID_ARGUMENT, reason ANALYSIS_BUDGET_INVALID.
+    """
+    seed: _builtins.int
+    """The seed of the sampled worlds: the same records, options and seed give the same report.
+    Unset: 0.
+    """
+    deadline_ms: _builtins.int
+    """The most time the report may take, in milliseconds, 1 to 600000; 0: 600000. The call's own
+    gRPC deadline applies too. Past it the stream ends with DEADLINE_EXCEEDED and reason
+    ANALYSIS_DEADLINE. Out of range: INVALID_ARGUMENT, reason ANALYSIS_BUDGET_INVALID.
+    """
+    @_builtins.property
+    def records(self) -> _containers.RepeatedCompositeFieldContainer[_records_pb2.MatchRecord]:
+        """The records of a set of finished matches of the same players in the same seats, 1 to 100,
+        each bounded as in VerifyRecordRequest (RECORD_TOO_LARGE). Each is verified first: one that
+        does not replay is refused with FAILED_PRECONDITION and reason RECORD_DIVERGES, whose
+        ErrorInfo metadata names the "record_index", the "round_index", the "action_index" and the
+        "divergence" reason. No records, or more than 100: INVALID_ARGUMENT, reason
+        ANALYSIS_BUDGET_INVALID.
+        """
+
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seats reported (0-3); empty: all four (and both partnerships)."""
+
+    def __init__(
+        self,
+        *,
+        records: _abc.Iterable[_records_pb2.MatchRecord] | None = ...,
+        seats: _abc.Iterable[_builtins.int] | None = ...,
+        worlds: _builtins.int = ...,
+        seed: _builtins.int | None = ...,
+        deadline_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "seed", b"seed"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "deadline_ms", b"deadline_ms", "records", b"records", "seats", b"seats", "seed", b"seed", "worlds", b"worlds"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
+    _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seed) -> _WhichOneofReturnType__seed | None: ...
+
+Global___FairPlayReportRequest: _TypeAlias = FairPlayReportRequest  # noqa: Y015
+
+@_typing.final
+class FairPlayReportResponse(_message.Message):
+    """One message of the FairPlayReport stream: progress reports, then the report, last."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROGRESS_FIELD_NUMBER: _builtins.int
+    SUMMARY_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def progress(self) -> Global___FairPlayProgress:
+        """How far the report is."""
+
+    @_builtins.property
+    def summary(self) -> Global___FairPlaySummary:
+        """The report, last."""
+
+    def __init__(
+        self,
+        *,
+        progress: Global___FairPlayProgress | None = ...,
+        summary: Global___FairPlaySummary | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["progress", b"progress", "report", b"report", "summary", b"summary"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["progress", b"progress", "report", b"report", "summary", b"summary"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_report: _TypeAlias = _typing.Literal["progress", "summary"]  # noqa: Y015
+    _WhichOneofArgType_report: _TypeAlias = _typing.Literal["report", b"report"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_report) -> _WhichOneofReturnType_report | None: ...
+
+Global___FairPlayReportResponse: _TypeAlias = FairPlayReportResponse  # noqa: Y015
+
+@_typing.final
+class FairPlayProgress(_message.Message):
+    """How far the fair-play report is."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DONE_FIELD_NUMBER: _builtins.int
+    TOTAL_FIELD_NUMBER: _builtins.int
+    RECORDS_DONE_FIELD_NUMBER: _builtins.int
+    RECORDS_FIELD_NUMBER: _builtins.int
+    done: _builtins.int
+    """The card decisions analysed so far."""
+    total: _builtins.int
+    """The card decisions to analyse in the records read so far."""
+    records_done: _builtins.int
+    """The records finished."""
+    records: _builtins.int
+    """The records in the request."""
+    def __init__(
+        self,
+        *,
+        done: _builtins.int = ...,
+        total: _builtins.int = ...,
+        records_done: _builtins.int = ...,
+        records: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["done", b"done", "records", b"records", "records_done", b"records_done", "total", b"total"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FairPlayProgress: _TypeAlias = FairPlayProgress  # noqa: Y015
+
+@_typing.final
+class FairPlayScore(_message.Message):
+    """One hypothesis' score for a seat or a partnership."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HYPOTHESIS_FIELD_NUMBER: _builtins.int
+    TELLING_FIELD_NUMBER: _builtins.int
+    HITS_FIELD_NUMBER: _builtins.int
+    EXPECTED_HITS_FIELD_NUMBER: _builtins.int
+    GAIN_FIELD_NUMBER: _builtins.int
+    Z_SCORE_FIELD_NUMBER: _builtins.int
+    P_VALUE_FIELD_NUMBER: _builtins.int
+    ENOUGH_FIELD_NUMBER: _builtins.int
+    FLAGGED_FIELD_NUMBER: _builtins.int
+    THRESHOLD_FIELD_NUMBER: _builtins.int
+    hypothesis: Global___FairPlayHypothesis.ValueType
+    """The hypothesis scored."""
+    telling: _builtins.int
+    """The telling decisions: card decisions whose best cards under the hypothesis' knowledge and
+    the best cards from the seat's own knowledge have none in common.
+    """
+    hits: _builtins.int
+    """Of those, the decisions where the seat played a best card under the hypothesis."""
+    expected_hits: _builtins.float
+    """The hits honest play gives on as many telling decisions (the calibrated base rate)."""
+    gain: _builtins.float
+    """The card points the cards played gained over the fair best cards, valued with the
+    hypothesis' knowledge, summed over the telling decisions.
+    """
+    z_score: _builtins.float
+    """(hits - expected_hits) / sqrt(telling * rate * (1 - rate))."""
+    p_value: _builtins.float
+    """The one-sided normal tail of z_score."""
+    enough: _builtins.bool
+    """True when there are enough telling decisions for a verdict (min_decisions)."""
+    flagged: _builtins.bool
+    """True when enough and z_score passes the threshold: a statistic for a referee to look at,
+    never proof (docs/fairplay.md).
+    """
+    threshold: _builtins.float
+    """The z-score threshold (set for at most 1 % of honest sets of ten matches flagged)."""
+    def __init__(
+        self,
+        *,
+        hypothesis: Global___FairPlayHypothesis.ValueType = ...,
+        telling: _builtins.int = ...,
+        hits: _builtins.int = ...,
+        expected_hits: _builtins.float = ...,
+        gain: _builtins.float = ...,
+        z_score: _builtins.float = ...,
+        p_value: _builtins.float = ...,
+        enough: _builtins.bool = ...,
+        flagged: _builtins.bool = ...,
+        threshold: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["enough", b"enough", "expected_hits", b"expected_hits", "flagged", b"flagged", "gain", b"gain", "hits", b"hits", "hypothesis", b"hypothesis", "p_value", b"p_value", "telling", b"telling", "threshold", b"threshold", "z_score", b"z_score"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FairPlayScore: _TypeAlias = FairPlayScore  # noqa: Y015
+
+@_typing.final
+class FairPlayRow(_message.Message):
+    """The report's line for one seat (one seat listed) or one partnership (two seats)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEATS_FIELD_NUMBER: _builtins.int
+    DECISIONS_FIELD_NUMBER: _builtins.int
+    MEAN_FAIR_LOSS_FIELD_NUMBER: _builtins.int
+    SCORES_FIELD_NUMBER: _builtins.int
+    decisions: _builtins.int
+    """The card decisions with a choice analysed."""
+    mean_fair_loss: _builtins.float
+    """The mean card points lost per decision against the fair best card."""
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seat, or the partnership's two seats."""
+
+    @_builtins.property
+    def scores(self) -> _containers.RepeatedCompositeFieldContainer[Global___FairPlayScore]:
+        """One score per hypothesis (all hands, partner's hand, one opponent's hand)."""
+
+    def __init__(
+        self,
+        *,
+        seats: _abc.Iterable[_builtins.int] | None = ...,
+        decisions: _builtins.int = ...,
+        mean_fair_loss: _builtins.float = ...,
+        scores: _abc.Iterable[Global___FairPlayScore] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decisions", b"decisions", "mean_fair_loss", b"mean_fair_loss", "scores", b"scores", "seats", b"seats"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FairPlayRow: _TypeAlias = FairPlayRow  # noqa: Y015
+
+@_typing.final
+class FairPlaySummary(_message.Message):
+    """The fair-play report of a set of records."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECORDS_FIELD_NUMBER: _builtins.int
+    ROWS_FIELD_NUMBER: _builtins.int
+    MIN_DECISIONS_FIELD_NUMBER: _builtins.int
+    records: _builtins.int
+    """The records read."""
+    min_decisions: _builtins.int
+    """The fewest telling decisions a verdict rests on."""
+    @_builtins.property
+    def rows(self) -> _containers.RepeatedCompositeFieldContainer[Global___FairPlayRow]:
+        """One row per seat reported, then one per partnership whose two seats are reported."""
+
+    def __init__(
+        self,
+        *,
+        records: _builtins.int = ...,
+        rows: _abc.Iterable[Global___FairPlayRow] | None = ...,
+        min_decisions: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["min_decisions", b"min_decisions", "records", b"records", "rows", b"rows"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FairPlaySummary: _TypeAlias = FairPlaySummary  # noqa: Y015

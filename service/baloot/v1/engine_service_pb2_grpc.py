@@ -143,6 +143,11 @@ class BalootEngineServiceStub:
                 request_serializer=baloot_dot_v1_dot_analysis__pb2.AnalyzeRecordRequest.SerializeToString,
                 response_deserializer=baloot_dot_v1_dot_analysis__pb2.AnalyzeRecordResponse.FromString,
                 _registered_method=True)
+        self.FairPlayReport = channel.unary_stream(
+                '/baloot.v1.BalootEngineService/FairPlayReport',
+                request_serializer=baloot_dot_v1_dot_analysis__pb2.FairPlayReportRequest.SerializeToString,
+                response_deserializer=baloot_dot_v1_dot_analysis__pb2.FairPlayReportResponse.FromString,
+                _registered_method=True)
         self.CallQayd = channel.unary_unary(
                 '/baloot.v1.BalootEngineService/CallQayd',
                 request_serializer=baloot_dot_v1_dot_engine__service__pb2.CallQaydRequest.SerializeToString,
@@ -314,6 +319,19 @@ class BalootEngineServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def FairPlayReport(self, request, context):
+        """The fair-play report of a set of finished matches' records: per seat and per partnership,
+        how often a seat played the card that is best only with hidden cards known (every hand, the
+        partner's, one opponent's) where it differs from the best card from what the seat knew,
+        scored against honest play (a z-score with its p-value, and a flag past a threshold set for
+        at most 1 % of honest sets). A statistic for a referee, never proof; records only. Each
+        record is verified first; progress is streamed, the report comes last. See analysis.proto
+        and docs/fairplay.md.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def CallQayd(self, request, context):
         """Table play (rule set `illegal_moves_allowed`, R45): a seat calls Qayd (قيد) on a card of the
         other team, or the host closes the review of a finished round.
@@ -441,6 +459,11 @@ def add_BalootEngineServiceServicer_to_server(servicer, server):
                     servicer.AnalyzeRecord,
                     request_deserializer=baloot_dot_v1_dot_analysis__pb2.AnalyzeRecordRequest.FromString,
                     response_serializer=baloot_dot_v1_dot_analysis__pb2.AnalyzeRecordResponse.SerializeToString,
+            ),
+            'FairPlayReport': grpc.unary_stream_rpc_method_handler(
+                    servicer.FairPlayReport,
+                    request_deserializer=baloot_dot_v1_dot_analysis__pb2.FairPlayReportRequest.FromString,
+                    response_serializer=baloot_dot_v1_dot_analysis__pb2.FairPlayReportResponse.SerializeToString,
             ),
             'CallQayd': grpc.unary_unary_rpc_method_handler(
                     servicer.CallQayd,
@@ -891,6 +914,33 @@ class BalootEngineService:
             '/baloot.v1.BalootEngineService/AnalyzeRecord',
             baloot_dot_v1_dot_analysis__pb2.AnalyzeRecordRequest.SerializeToString,
             baloot_dot_v1_dot_analysis__pb2.AnalyzeRecordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FairPlayReport(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/baloot.v1.BalootEngineService/FairPlayReport',
+            baloot_dot_v1_dot_analysis__pb2.FairPlayReportRequest.SerializeToString,
+            baloot_dot_v1_dot_analysis__pb2.FairPlayReportResponse.FromString,
             options,
             channel_credentials,
             insecure,

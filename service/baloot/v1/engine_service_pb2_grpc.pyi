@@ -127,6 +127,15 @@ class BalootEngineServiceStub:
     limits (record size, worlds, deadline) are checked before any work; a cancelled call, or one
     past its deadline, stops its work at once. See analysis.proto and docs/analysis.md.
     """
+    FairPlayReport: _grpc.UnaryStreamMultiCallable[_analysis_pb2.FairPlayReportRequest, _analysis_pb2.FairPlayReportResponse]
+    """The fair-play report of a set of finished matches' records: per seat and per partnership,
+    how often a seat played the card that is best only with hidden cards known (every hand, the
+    partner's, one opponent's) where it differs from the best card from what the seat knew,
+    scored against honest play (a z-score with its p-value, and a flag past a threshold set for
+    at most 1 % of honest sets). A statistic for a referee, never proof; records only. Each
+    record is verified first; progress is streamed, the report comes last. See analysis.proto
+    and docs/fairplay.md.
+    """
     CallQayd: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.CallQaydRequest, _engine_service_pb2.CallQaydResponse]
     """Table play (rule set `illegal_moves_allowed`, R45): a seat calls Qayd (قيد) on a card of the
     other team, or the host closes the review of a finished round.
@@ -264,6 +273,15 @@ class BalootEngineServiceAsyncStub(BalootEngineServiceStub):
     seat's mean loss and accuracy, and the par of each deal. The record is verified first. The
     limits (record size, worlds, deadline) are checked before any work; a cancelled call, or one
     past its deadline, stops its work at once. See analysis.proto and docs/analysis.md.
+    """
+    FairPlayReport: _aio.UnaryStreamMultiCallable[_analysis_pb2.FairPlayReportRequest, _analysis_pb2.FairPlayReportResponse]  # type: ignore[assignment]
+    """The fair-play report of a set of finished matches' records: per seat and per partnership,
+    how often a seat played the card that is best only with hidden cards known (every hand, the
+    partner's, one opponent's) where it differs from the best card from what the seat knew,
+    scored against honest play (a z-score with its p-value, and a flag past a threshold set for
+    at most 1 % of honest sets). A statistic for a referee, never proof; records only. Each
+    record is verified first; progress is streamed, the report comes last. See analysis.proto
+    and docs/fairplay.md.
     """
     CallQayd: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.CallQaydRequest, _engine_service_pb2.CallQaydResponse]  # type: ignore[assignment]
     """Table play (rule set `illegal_moves_allowed`, R45): a seat calls Qayd (قيد) on a card of the
@@ -489,6 +507,21 @@ class BalootEngineServiceServicer(metaclass=_abc_1.ABCMeta):
         seat's mean loss and accuracy, and the par of each deal. The record is verified first. The
         limits (record size, worlds, deadline) are checked before any work; a cancelled call, or one
         past its deadline, stops its work at once. See analysis.proto and docs/analysis.md.
+        """
+
+    @_abc_1.abstractmethod
+    def FairPlayReport(
+        self,
+        request: _analysis_pb2.FairPlayReportRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_analysis_pb2.FairPlayReportResponse], _abc.AsyncIterator[_analysis_pb2.FairPlayReportResponse]]:
+        """The fair-play report of a set of finished matches' records: per seat and per partnership,
+        how often a seat played the card that is best only with hidden cards known (every hand, the
+        partner's, one opponent's) where it differs from the best card from what the seat knew,
+        scored against honest play (a z-score with its p-value, and a flag past a threshold set for
+        at most 1 % of honest sets). A statistic for a referee, never proof; records only. Each
+        record is verified first; progress is streamed, the report comes last. See analysis.proto
+        and docs/fairplay.md.
         """
 
     @_abc_1.abstractmethod

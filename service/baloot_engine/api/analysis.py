@@ -16,7 +16,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event as EventType
-from typing import Any, Final, NamedTuple, NoReturn
+from typing import Any, Final, NamedTuple, NoReturn, Protocol
 
 import grpc
 
@@ -209,6 +209,15 @@ MAX_DEADLINE_MS: Final = 600_000
 """The longest an analysis may run (and the deadline of one that names none)."""
 
 
+class Runnable(Protocol):
+    """Another RPC's job for the worker process (``FairPlayReport``'s): it runs itself, sending
+    its reports and how it ended as :func:`run_job` does."""
+
+    def run(
+        self, cancelled: Callable[[], bool], send: Callable[[tuple[str, Any]], None]
+    ) -> None: ...
+
+
 class Job(NamedTuple):
     """One analysis to run, as the worker process takes it."""
 
@@ -330,7 +339,10 @@ def _serve(
         def send(message: tuple[str, Any], job_id: int = job_id) -> None:
             connection.send((job_id, *message))
 
-        run_job(job, cancel.is_set, send)
+        if isinstance(job, Job):
+            run_job(job, cancel.is_set, send)
+        else:
+            job.run(cancel.is_set, send)  # another RPC's job (api/fairplay.py)
 
 
 class Worker:
@@ -400,7 +412,7 @@ class Worker:
             self._queues.pop(job_id, None)
             self._idle.set()
 
-    async def run(self, job: Job) -> AsyncIterator[tuple[str, Any]]:
+    async def run(self, job: Job | Runnable) -> AsyncIterator[tuple[str, Any]]:
         """Run ``job`` in the worker; yield its messages until it ends (the end included)."""
         async with self._lock:
             await self._idle.wait()
@@ -484,6 +496,7 @@ __all__ = [
     "MAX_DEADLINE_MS",
     "Job",
     "RecordRefusedError",
+    "Runnable",
     "Worker",
     "decision_out",
     "job_of",

@@ -84,6 +84,8 @@ REPEATED_LIMITS: Final[dict[tuple[str, str], tuple[int, str]]] = {
     ("MatchRecord", "starting_scores"): (8, REQUEST_INVALID),
     ("AnalyzeRecordRequest", "seats"): (8, "ANALYSIS_BUDGET_INVALID"),
     ("AnalyzeRecordRequest", "rounds"): (200, "ANALYSIS_BUDGET_INVALID"),
+    ("FairPlayReportRequest", "records"): (100, "ANALYSIS_BUDGET_INVALID"),
+    ("FairPlayReportRequest", "seats"): (8, "ANALYSIS_BUDGET_INVALID"),
 }
 _UNLISTED: Final = (0, REQUEST_INVALID)
 

@@ -22,7 +22,7 @@ import grpc.aio
 from baloot.v1 import analysis_pb2
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
-from baloot_engine.api import analysis, inbound, outbound, records, responses, solving
+from baloot_engine.api import analysis, fairplay, inbound, outbound, records, responses, solving
 from baloot_engine.api.ledger import MatchLedger
 from baloot_engine.api.matches import Matches, Opened
 from baloot_engine.api.refusals import (
@@ -365,6 +365,13 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     ) -> AsyncIterator[analysis_pb2.AnalyzeRecordResponse]:
         """Stream the analysis of a match record, computed in the analysis worker process."""
         async for response in analysis.stream(request, context, _abort):
+            yield response
+
+    async def FairPlayReport(
+        self, request: analysis_pb2.FairPlayReportRequest, context: _Context
+    ) -> AsyncIterator[analysis_pb2.FairPlayReportResponse]:
+        """Stream the fair-play report of a set of records, computed in the analysis worker."""
+        async for response in fairplay.stream(request, context, _abort):
             yield response
 
 

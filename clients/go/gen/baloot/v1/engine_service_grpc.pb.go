@@ -65,6 +65,14 @@ type BalootEngineServiceClient interface {
 	// limits (record size, worlds, deadline) are checked before any work; a cancelled call, or one
 	// past its deadline, stops its work at once. See analysis.proto and docs/analysis.md.
 	AnalyzeRecord(ctx context.Context, in *AnalyzeRecordRequest, opts ...grpc.CallOption) (BalootEngineService_AnalyzeRecordClient, error)
+	// The fair-play report of a set of finished matches' records: per seat and per partnership,
+	// how often a seat played the card that is best only with hidden cards known (every hand, the
+	// partner's, one opponent's) where it differs from the best card from what the seat knew,
+	// scored against honest play (a z-score with its p-value, and a flag past a threshold set for
+	// at most 1 % of honest sets). A statistic for a referee, never proof; records only. Each
+	// record is verified first; progress is streamed, the report comes last. See analysis.proto
+	// and docs/fairplay.md.
+	FairPlayReport(ctx context.Context, in *FairPlayReportRequest, opts ...grpc.CallOption) (BalootEngineService_FairPlayReportClient, error)
 	// Table play (rule set `illegal_moves_allowed`, R45): a seat calls Qayd (قيد) on a card of the
 	// other team, or the host closes the review of a finished round.
 	//
@@ -273,6 +281,38 @@ func (x *balootEngineServiceAnalyzeRecordClient) Recv() (*AnalyzeRecordResponse,
 	return m, nil
 }
 
+func (c *balootEngineServiceClient) FairPlayReport(ctx context.Context, in *FairPlayReportRequest, opts ...grpc.CallOption) (BalootEngineService_FairPlayReportClient, error) {
+	stream, err := c.cc.NewStream(ctx, &_BalootEngineService_serviceDesc.Streams[1], "/baloot.v1.BalootEngineService/FairPlayReport", opts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &balootEngineServiceFairPlayReportClient{stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+type BalootEngineService_FairPlayReportClient interface {
+	Recv() (*FairPlayReportResponse, error)
+	grpc.ClientStream
+}
+
+type balootEngineServiceFairPlayReportClient struct {
+	grpc.ClientStream
+}
+
+func (x *balootEngineServiceFairPlayReportClient) Recv() (*FairPlayReportResponse, error) {
+	m := new(FairPlayReportResponse)
+	if err := x.ClientStream.RecvMsg(m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 func (c *balootEngineServiceClient) CallQayd(ctx context.Context, in *CallQaydRequest, opts ...grpc.CallOption) (*CallQaydResponse, error) {
 	out := new(CallQaydResponse)
 	err := c.cc.Invoke(ctx, "/baloot.v1.BalootEngineService/CallQayd", in, out, opts...)
@@ -343,6 +383,14 @@ type BalootEngineServiceServer interface {
 	// limits (record size, worlds, deadline) are checked before any work; a cancelled call, or one
 	// past its deadline, stops its work at once. See analysis.proto and docs/analysis.md.
 	AnalyzeRecord(*AnalyzeRecordRequest, BalootEngineService_AnalyzeRecordServer) error
+	// The fair-play report of a set of finished matches' records: per seat and per partnership,
+	// how often a seat played the card that is best only with hidden cards known (every hand, the
+	// partner's, one opponent's) where it differs from the best card from what the seat knew,
+	// scored against honest play (a z-score with its p-value, and a flag past a threshold set for
+	// at most 1 % of honest sets). A statistic for a referee, never proof; records only. Each
+	// record is verified first; progress is streamed, the report comes last. See analysis.proto
+	// and docs/fairplay.md.
+	FairPlayReport(*FairPlayReportRequest, BalootEngineService_FairPlayReportServer) error
 	// Table play (rule set `illegal_moves_allowed`, R45): a seat calls Qayd (قيد) on a card of the
 	// other team, or the host closes the review of a finished round.
 	//
@@ -434,6 +482,9 @@ func (UnimplementedBalootEngineServiceServer) ReplayRecord(context.Context, *Rep
 }
 func (UnimplementedBalootEngineServiceServer) AnalyzeRecord(*AnalyzeRecordRequest, BalootEngineService_AnalyzeRecordServer) error {
 	return status.Errorf(codes.Unimplemented, "method AnalyzeRecord not implemented")
+}
+func (UnimplementedBalootEngineServiceServer) FairPlayReport(*FairPlayReportRequest, BalootEngineService_FairPlayReportServer) error {
+	return status.Errorf(codes.Unimplemented, "method FairPlayReport not implemented")
 }
 func (UnimplementedBalootEngineServiceServer) CallQayd(context.Context, *CallQaydRequest) (*CallQaydResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method CallQayd not implemented")
@@ -727,6 +778,27 @@ func (x *balootEngineServiceAnalyzeRecordServer) Send(m *AnalyzeRecordResponse) 
 	return x.ServerStream.SendMsg(m)
 }
 
+func _BalootEngineService_FairPlayReport_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(FairPlayReportRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(BalootEngineServiceServer).FairPlayReport(m, &balootEngineServiceFairPlayReportServer{stream})
+}
+
+type BalootEngineService_FairPlayReportServer interface {
+	Send(*FairPlayReportResponse) error
+	grpc.ServerStream
+}
+
+type balootEngineServiceFairPlayReportServer struct {
+	grpc.ServerStream
+}
+
+func (x *balootEngineServiceFairPlayReportServer) Send(m *FairPlayReportResponse) error {
+	return x.ServerStream.SendMsg(m)
+}
+
 func _BalootEngineService_CallQayd_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CallQaydRequest)
 	if err := dec(in); err != nil {
@@ -836,6 +908,11 @@ var _BalootEngineService_serviceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "AnalyzeRecord",
 			Handler:       _BalootEngineService_AnalyzeRecord_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "FairPlayReport",
+			Handler:       _BalootEngineService_FairPlayReport_Handler,
 			ServerStreams: true,
 		},
 	},

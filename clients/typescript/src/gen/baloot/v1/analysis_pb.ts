@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baloot/v1/analysis.proto.
  */
 export const file_baloot_v1_analysis: GenFile = /*@__PURE__*/
-  fileDesc("ChhiYWxvb3QvdjEvYW5hbHlzaXMucHJvdG8SCWJhbG9vdC52MSLHAQoUQW5hbHl6ZVJlY29yZFJlcXVlc3QSJgoGcmVjb3JkGAEgASgLMhYuYmFsb290LnYxLk1hdGNoUmVjb3JkEg0KBXNlYXRzGAIgAygNEg4KBnJvdW5kcxgDIAMoDRInCgVkZXB0aBgEIAEoDjIYLmJhbG9vdC52MS5BbmFseXNpc0RlcHRoEg4KBndvcmxkcxgFIAEoDRIRCgRzZWVkGAYgASgESACIAQESEwoLZGVhZGxpbmVfbXMYByABKA1CBwoFX3NlZWQi2QEKFUFuYWx5emVSZWNvcmRSZXNwb25zZRIvCghwcm9ncmVzcxgBIAEoCzIbLmJhbG9vdC52MS5BbmFseXNpc1Byb2dyZXNzSAASLwoIZGVjaXNpb24YAiABKAsyGy5iYWxvb3QudjEuRGVjaXNpb25BbmFseXNpc0gAEikKBXJvdW5kGAMgASgLMhguYmFsb290LnYxLlJvdW5kQW5hbHlzaXNIABIpCgVtYXRjaBgEIAEoCzIYLmJhbG9vdC52MS5NYXRjaEFuYWx5c2lzSABCCAoGcmVwb3J0Ii8KEEFuYWx5c2lzUHJvZ3Jlc3MSDAoEZG9uZRgBIAEoDRINCgV0b3RhbBgCIAEoDSJqCg1BbmFseXNpc1ZhbHVlEg0KBXNjb3JlGAEgASgBEhMKBnBvaW50cxgCIAEoAUgAiAEBEhkKDG1hdGNoX2NoYW5jZRgDIAEoAUgBiAEBQgkKB19wb2ludHNCDwoNX21hdGNoX2NoYW5jZSKNAQoTQW5hbHl6ZWRBbHRlcm5hdGl2ZRIhCgZhY3Rpb24YASABKAsyES5iYWxvb3QudjEuQWN0aW9uEiYKBGZhaXIYAiABKAsyGC5iYWxvb3QudjEuQW5hbHlzaXNWYWx1ZRIrCgloaW5kc2lnaHQYAyABKAsyGC5iYWxvb3QudjEuQW5hbHlzaXNWYWx1ZSItChNBbmFseXNpc0V4cGxhbmF0aW9uEgoKAmVuGAEgASgJEgoKAmFyGAIgASgJIpsEChBEZWNpc2lvbkFuYWx5c2lzEhMKC3JvdW5kX2luZGV4GAEgASgNEhQKDGFjdGlvbl9pbmRleBgCIAEoDRIMCgRzZWF0GAMgASgNEiUKBGtpbmQYBCABKA4yFy5iYWxvb3QudjEuRGVjaXNpb25LaW5kEjQKDGFsdGVybmF0aXZlcxgFIAMoCzIeLmJhbG9vdC52MS5BbmFseXplZEFsdGVybmF0aXZlEg0KBXRha2VuGAYgASgNEhEKCWJlc3RfZmFpchgHIAEoDRIbCg5iZXN0X2hpbmRzaWdodBgIIAEoDUgAiAEBEhEKCWZhaXJfbG9zcxgJIAEoARIdChBmYWlyX2xvc3NfcG9pbnRzGAogASgBSAGIAQESGwoOaGluZHNpZ2h0X2xvc3MYCyABKAFIAogBARIiChVoaW5kc2lnaHRfbG9zc19wb2ludHMYDCABKAFIA4gBARITCgtiZXN0X2Nob2ljZRgNIAEoCBIOCgZ3b3JsZHMYDiABKA0SEAoId29yc2VfaW4YDyABKA0SMwoLZXhwbGFuYXRpb24YECABKAsyHi5iYWxvb3QudjEuQW5hbHlzaXNFeHBsYW5hdGlvbkIRCg9fYmVzdF9oaW5kc2lnaHRCEwoRX2ZhaXJfbG9zc19wb2ludHNCEQoPX2hpbmRzaWdodF9sb3NzQhgKFl9oaW5kc2lnaHRfbG9zc19wb2ludHMiqwEKDFNlYXRBbmFseXNpcxIMCgRzZWF0GAEgASgNEhEKCWRlY2lzaW9ucxgCIAEoDRIUCgxiZXN0X2Nob2ljZXMYAyABKA0SEAoIYWNjdXJhY3kYBCABKAESFgoObWVhbl9mYWlyX2xvc3MYBSABKAESHQoVbWVhbl9mYWlyX2xvc3NfcG9pbnRzGAYgASgBEhsKE21lYW5faGluZHNpZ2h0X2xvc3MYByABKAEiSQoIUm91bmRQYXISDQoFc2NvcmUYASADKA0SDgoGcG9pbnRzGAIgAygNEg4KBnRyaWNrcxgDIAMoDRIOCgZhY3R1YWwYBCADKA0iyAEKDVJvdW5kQW5hbHlzaXMSEwoLcm91bmRfaW5kZXgYASABKA0SJQoIY29udHJhY3QYAiABKAsyEy5iYWxvb3QudjEuQ29udHJhY3QSMQoMa2V5X21pc3Rha2VzGAMgAygLMhsuYmFsb290LnYxLkRlY2lzaW9uQW5hbHlzaXMSJgoFc2VhdHMYBCADKAsyFy5iYWxvb3QudjEuU2VhdEFuYWx5c2lzEiAKA3BhchgFIAEoCzITLmJhbG9vdC52MS5Sb3VuZFBhciJ6Cg1NYXRjaEFuYWx5c2lzEg4KBnJvdW5kcxgBIAEoDRIxCgxrZXlfbWlzdGFrZXMYAiADKAsyGy5iYWxvb3QudjEuRGVjaXNpb25BbmFseXNpcxImCgVzZWF0cxgDIAMoCzIXLmJhbG9vdC52MS5TZWF0QW5hbHlzaXMqfwoNQW5hbHlzaXNEZXB0aBIeChpBTkFMWVNJU19ERVBUSF9VTlNQRUNJRklFRBAAEhgKFEFOQUxZU0lTX0RFUFRIX1FVSUNLEAESGwoXQU5BTFlTSVNfREVQVEhfU1RBTkRBUkQQAhIXChNBTkFMWVNJU19ERVBUSF9ERUVQEAMqeAoMRGVjaXNpb25LaW5kEh0KGURFQ0lTSU9OX0tJTkRfVU5TUEVDSUZJRUQQABIWChJERUNJU0lPTl9LSU5EX0NBUkQQARIVChFERUNJU0lPTl9LSU5EX0JJRBACEhoKFkRFQ0lTSU9OX0tJTkRfRE9VQkxJTkcQA0KoAQoTb3JnLmJhbG9vdGVuZ2luZS52MUINQW5hbHlzaXNQcm90b1ABWkhnaXRodWIuY29tL2JhbG9vdC1lbmdpbmUvYmFsb290LWVuZ2luZS9jbGllbnRzL2dvL2dlbi9iYWxvb3QvdjE7YmFsb290djGiAgNCTFSqAglCYWxvb3QuVjG6AgpCYWxvb3RfVjFfygIJQmFsb290XFYx6gIKQmFsb290OjpWMWIGcHJvdG8z", [file_baloot_v1_records, file_baloot_v1_types]);
+  fileDesc("ChhiYWxvb3QvdjEvYW5hbHlzaXMucHJvdG8SCWJhbG9vdC52MSLHAQoUQW5hbHl6ZVJlY29yZFJlcXVlc3QSJgoGcmVjb3JkGAEgASgLMhYuYmFsb290LnYxLk1hdGNoUmVjb3JkEg0KBXNlYXRzGAIgAygNEg4KBnJvdW5kcxgDIAMoDRInCgVkZXB0aBgEIAEoDjIYLmJhbG9vdC52MS5BbmFseXNpc0RlcHRoEg4KBndvcmxkcxgFIAEoDRIRCgRzZWVkGAYgASgESACIAQESEwoLZGVhZGxpbmVfbXMYByABKA1CBwoFX3NlZWQi2QEKFUFuYWx5emVSZWNvcmRSZXNwb25zZRIvCghwcm9ncmVzcxgBIAEoCzIbLmJhbG9vdC52MS5BbmFseXNpc1Byb2dyZXNzSAASLwoIZGVjaXNpb24YAiABKAsyGy5iYWxvb3QudjEuRGVjaXNpb25BbmFseXNpc0gAEikKBXJvdW5kGAMgASgLMhguYmFsb290LnYxLlJvdW5kQW5hbHlzaXNIABIpCgVtYXRjaBgEIAEoCzIYLmJhbG9vdC52MS5NYXRjaEFuYWx5c2lzSABCCAoGcmVwb3J0Ii8KEEFuYWx5c2lzUHJvZ3Jlc3MSDAoEZG9uZRgBIAEoDRINCgV0b3RhbBgCIAEoDSJqCg1BbmFseXNpc1ZhbHVlEg0KBXNjb3JlGAEgASgBEhMKBnBvaW50cxgCIAEoAUgAiAEBEhkKDG1hdGNoX2NoYW5jZRgDIAEoAUgBiAEBQgkKB19wb2ludHNCDwoNX21hdGNoX2NoYW5jZSKNAQoTQW5hbHl6ZWRBbHRlcm5hdGl2ZRIhCgZhY3Rpb24YASABKAsyES5iYWxvb3QudjEuQWN0aW9uEiYKBGZhaXIYAiABKAsyGC5iYWxvb3QudjEuQW5hbHlzaXNWYWx1ZRIrCgloaW5kc2lnaHQYAyABKAsyGC5iYWxvb3QudjEuQW5hbHlzaXNWYWx1ZSItChNBbmFseXNpc0V4cGxhbmF0aW9uEgoKAmVuGAEgASgJEgoKAmFyGAIgASgJIpsEChBEZWNpc2lvbkFuYWx5c2lzEhMKC3JvdW5kX2luZGV4GAEgASgNEhQKDGFjdGlvbl9pbmRleBgCIAEoDRIMCgRzZWF0GAMgASgNEiUKBGtpbmQYBCABKA4yFy5iYWxvb3QudjEuRGVjaXNpb25LaW5kEjQKDGFsdGVybmF0aXZlcxgFIAMoCzIeLmJhbG9vdC52MS5BbmFseXplZEFsdGVybmF0aXZlEg0KBXRha2VuGAYgASgNEhEKCWJlc3RfZmFpchgHIAEoDRIbCg5iZXN0X2hpbmRzaWdodBgIIAEoDUgAiAEBEhEKCWZhaXJfbG9zcxgJIAEoARIdChBmYWlyX2xvc3NfcG9pbnRzGAogASgBSAGIAQESGwoOaGluZHNpZ2h0X2xvc3MYCyABKAFIAogBARIiChVoaW5kc2lnaHRfbG9zc19wb2ludHMYDCABKAFIA4gBARITCgtiZXN0X2Nob2ljZRgNIAEoCBIOCgZ3b3JsZHMYDiABKA0SEAoId29yc2VfaW4YDyABKA0SMwoLZXhwbGFuYXRpb24YECABKAsyHi5iYWxvb3QudjEuQW5hbHlzaXNFeHBsYW5hdGlvbkIRCg9fYmVzdF9oaW5kc2lnaHRCEwoRX2ZhaXJfbG9zc19wb2ludHNCEQoPX2hpbmRzaWdodF9sb3NzQhgKFl9oaW5kc2lnaHRfbG9zc19wb2ludHMiqwEKDFNlYXRBbmFseXNpcxIMCgRzZWF0GAEgASgNEhEKCWRlY2lzaW9ucxgCIAEoDRIUCgxiZXN0X2Nob2ljZXMYAyABKA0SEAoIYWNjdXJhY3kYBCABKAESFgoObWVhbl9mYWlyX2xvc3MYBSABKAESHQoVbWVhbl9mYWlyX2xvc3NfcG9pbnRzGAYgASgBEhsKE21lYW5faGluZHNpZ2h0X2xvc3MYByABKAEiSQoIUm91bmRQYXISDQoFc2NvcmUYASADKA0SDgoGcG9pbnRzGAIgAygNEg4KBnRyaWNrcxgDIAMoDRIOCgZhY3R1YWwYBCADKA0iyAEKDVJvdW5kQW5hbHlzaXMSEwoLcm91bmRfaW5kZXgYASABKA0SJQoIY29udHJhY3QYAiABKAsyEy5iYWxvb3QudjEuQ29udHJhY3QSMQoMa2V5X21pc3Rha2VzGAMgAygLMhsuYmFsb290LnYxLkRlY2lzaW9uQW5hbHlzaXMSJgoFc2VhdHMYBCADKAsyFy5iYWxvb3QudjEuU2VhdEFuYWx5c2lzEiAKA3BhchgFIAEoCzITLmJhbG9vdC52MS5Sb3VuZFBhciJ6Cg1NYXRjaEFuYWx5c2lzEg4KBnJvdW5kcxgBIAEoDRIxCgxrZXlfbWlzdGFrZXMYAiADKAsyGy5iYWxvb3QudjEuRGVjaXNpb25BbmFseXNpcxImCgVzZWF0cxgDIAMoCzIXLmJhbG9vdC52MS5TZWF0QW5hbHlzaXMikAEKFUZhaXJQbGF5UmVwb3J0UmVxdWVzdBInCgdyZWNvcmRzGAEgAygLMhYuYmFsb290LnYxLk1hdGNoUmVjb3JkEg0KBXNlYXRzGAIgAygNEg4KBndvcmxkcxgDIAEoDRIRCgRzZWVkGAQgASgESACIAQESEwoLZGVhZGxpbmVfbXMYBSABKA1CBwoFX3NlZWQiggEKFkZhaXJQbGF5UmVwb3J0UmVzcG9uc2USLwoIcHJvZ3Jlc3MYASABKAsyGy5iYWxvb3QudjEuRmFpclBsYXlQcm9ncmVzc0gAEi0KB3N1bW1hcnkYAiABKAsyGi5iYWxvb3QudjEuRmFpclBsYXlTdW1tYXJ5SABCCAoGcmVwb3J0IlYKEEZhaXJQbGF5UHJvZ3Jlc3MSDAoEZG9uZRgBIAEoDRINCgV0b3RhbBgCIAEoDRIUCgxyZWNvcmRzX2RvbmUYAyABKA0SDwoHcmVjb3JkcxgEIAEoDSLcAQoNRmFpclBsYXlTY29yZRIxCgpoeXBvdGhlc2lzGAEgASgOMh0uYmFsb290LnYxLkZhaXJQbGF5SHlwb3RoZXNpcxIPCgd0ZWxsaW5nGAIgASgNEgwKBGhpdHMYAyABKA0SFQoNZXhwZWN0ZWRfaGl0cxgEIAEoARIMCgRnYWluGAUgASgBEg8KB3pfc2NvcmUYBiABKAESDwoHcF92YWx1ZRgHIAEoARIOCgZlbm91Z2gYCCABKAgSDwoHZmxhZ2dlZBgJIAEoCBIRCgl0aHJlc2hvbGQYCiABKAEicQoLRmFpclBsYXlSb3cSDQoFc2VhdHMYASADKA0SEQoJZGVjaXNpb25zGAIgASgNEhYKDm1lYW5fZmFpcl9sb3NzGAMgASgBEigKBnNjb3JlcxgEIAMoCzIYLmJhbG9vdC52MS5GYWlyUGxheVNjb3JlIl8KD0ZhaXJQbGF5U3VtbWFyeRIPCgdyZWNvcmRzGAEgASgNEiQKBHJvd3MYAiADKAsyFi5iYWxvb3QudjEuRmFpclBsYXlSb3cSFQoNbWluX2RlY2lzaW9ucxgDIAEoDSp/Cg1BbmFseXNpc0RlcHRoEh4KGkFOQUxZU0lTX0RFUFRIX1VOU1BFQ0lGSUVEEAASGAoUQU5BTFlTSVNfREVQVEhfUVVJQ0sQARIbChdBTkFMWVNJU19ERVBUSF9TVEFOREFSRBACEhcKE0FOQUxZU0lTX0RFUFRIX0RFRVAQAyp4CgxEZWNpc2lvbktpbmQSHQoZREVDSVNJT05fS0lORF9VTlNQRUNJRklFRBAAEhYKEkRFQ0lTSU9OX0tJTkRfQ0FSRBABEhUKEURFQ0lTSU9OX0tJTkRfQklEEAISGgoWREVDSVNJT05fS0lORF9ET1VCTElORxADKq0BChJGYWlyUGxheUh5cG90aGVzaXMSJAogRkFJUl9QTEFZX0hZUE9USEVTSVNfVU5TUEVDSUZJRUQQABIiCh5GQUlSX1BMQVlfSFlQT1RIRVNJU19BTExfSEFORFMQARIlCiFGQUlSX1BMQVlfSFlQT1RIRVNJU19QQVJUTkVSX0hBTkQQAhImCiJGQUlSX1BMQVlfSFlQT1RIRVNJU19PUFBPTkVOVF9IQU5EEANCqAEKE29yZy5iYWxvb3RlbmdpbmUudjFCDUFuYWx5c2lzUHJvdG9QAVpIZ2l0aHViLmNvbS9iYWxvb3QtZW5naW5lL2JhbG9vdC1lbmdpbmUvY2xpZW50cy9nby9nZW4vYmFsb290L3YxO2JhbG9vdHYxogIDQkxUqgIJQmFsb290LlYxugIKQmFsb290X1YxX8oCCUJhbG9vdFxWMeoCCkJhbG9vdDo6VjFiBnByb3RvMw", [file_baloot_v1_records, file_baloot_v1_types]);
 
 /**
  * The request of AnalyzeRecord.
@@ -600,6 +600,307 @@ export const MatchAnalysisSchema: GenMessage<MatchAnalysis> = /*@__PURE__*/
   messageDesc(file_baloot_v1_analysis, 10);
 
 /**
+ * The request of FairPlayReport.
+ *
+ * @generated from message baloot.v1.FairPlayReportRequest
+ */
+export type FairPlayReportRequest = Message<"baloot.v1.FairPlayReportRequest"> & {
+  /**
+   * The records of a set of finished matches of the same players in the same seats, 1 to 100,
+   * each bounded as in VerifyRecordRequest (RECORD_TOO_LARGE). Each is verified first: one that
+   * does not replay is refused with FAILED_PRECONDITION and reason RECORD_DIVERGES, whose
+   * ErrorInfo metadata names the "record_index", the "round_index", the "action_index" and the
+   * "divergence" reason. No records, or more than 100: INVALID_ARGUMENT, reason
+   * ANALYSIS_BUDGET_INVALID.
+   *
+   * @generated from field: repeated baloot.v1.MatchRecord records = 1;
+   */
+  records: MatchRecord[];
+
+  /**
+   * The seats reported (0-3); empty: all four (and both partnerships).
+   *
+   * @generated from field: repeated uint32 seats = 2;
+   */
+  seats: number[];
+
+  /**
+   * Worlds per card decision and per state of knowledge, 1 to 64; 0: 8. Out of range:
+   * INVALID_ARGUMENT, reason ANALYSIS_BUDGET_INVALID.
+   *
+   * @generated from field: uint32 worlds = 3;
+   */
+  worlds: number;
+
+  /**
+   * The seed of the sampled worlds: the same records, options and seed give the same report.
+   * Unset: 0.
+   *
+   * @generated from field: optional uint64 seed = 4;
+   */
+  seed?: bigint | undefined;
+
+  /**
+   * The most time the report may take, in milliseconds, 1 to 600000; 0: 600000. The call's own
+   * gRPC deadline applies too. Past it the stream ends with DEADLINE_EXCEEDED and reason
+   * ANALYSIS_DEADLINE. Out of range: INVALID_ARGUMENT, reason ANALYSIS_BUDGET_INVALID.
+   *
+   * @generated from field: uint32 deadline_ms = 5;
+   */
+  deadlineMs: number;
+};
+
+/**
+ * Describes the message baloot.v1.FairPlayReportRequest.
+ * Use `create(FairPlayReportRequestSchema)` to create a new message.
+ */
+export const FairPlayReportRequestSchema: GenMessage<FairPlayReportRequest> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_analysis, 11);
+
+/**
+ * One message of the FairPlayReport stream: progress reports, then the report, last.
+ *
+ * @generated from message baloot.v1.FairPlayReportResponse
+ */
+export type FairPlayReportResponse = Message<"baloot.v1.FairPlayReportResponse"> & {
+  /**
+   * What this message reports.
+   *
+   * @generated from oneof baloot.v1.FairPlayReportResponse.report
+   */
+  report: {
+    /**
+     * How far the report is.
+     *
+     * @generated from field: baloot.v1.FairPlayProgress progress = 1;
+     */
+    value: FairPlayProgress;
+    case: "progress";
+  } | {
+    /**
+     * The report, last.
+     *
+     * @generated from field: baloot.v1.FairPlaySummary summary = 2;
+     */
+    value: FairPlaySummary;
+    case: "summary";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message baloot.v1.FairPlayReportResponse.
+ * Use `create(FairPlayReportResponseSchema)` to create a new message.
+ */
+export const FairPlayReportResponseSchema: GenMessage<FairPlayReportResponse> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_analysis, 12);
+
+/**
+ * How far the fair-play report is.
+ *
+ * @generated from message baloot.v1.FairPlayProgress
+ */
+export type FairPlayProgress = Message<"baloot.v1.FairPlayProgress"> & {
+  /**
+   * The card decisions analysed so far.
+   *
+   * @generated from field: uint32 done = 1;
+   */
+  done: number;
+
+  /**
+   * The card decisions to analyse in the records read so far.
+   *
+   * @generated from field: uint32 total = 2;
+   */
+  total: number;
+
+  /**
+   * The records finished.
+   *
+   * @generated from field: uint32 records_done = 3;
+   */
+  recordsDone: number;
+
+  /**
+   * The records in the request.
+   *
+   * @generated from field: uint32 records = 4;
+   */
+  records: number;
+};
+
+/**
+ * Describes the message baloot.v1.FairPlayProgress.
+ * Use `create(FairPlayProgressSchema)` to create a new message.
+ */
+export const FairPlayProgressSchema: GenMessage<FairPlayProgress> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_analysis, 13);
+
+/**
+ * One hypothesis' score for a seat or a partnership.
+ *
+ * @generated from message baloot.v1.FairPlayScore
+ */
+export type FairPlayScore = Message<"baloot.v1.FairPlayScore"> & {
+  /**
+   * The hypothesis scored.
+   *
+   * @generated from field: baloot.v1.FairPlayHypothesis hypothesis = 1;
+   */
+  hypothesis: FairPlayHypothesis;
+
+  /**
+   * The telling decisions: card decisions whose best cards under the hypothesis' knowledge and
+   * the best cards from the seat's own knowledge have none in common.
+   *
+   * @generated from field: uint32 telling = 2;
+   */
+  telling: number;
+
+  /**
+   * Of those, the decisions where the seat played a best card under the hypothesis.
+   *
+   * @generated from field: uint32 hits = 3;
+   */
+  hits: number;
+
+  /**
+   * The hits honest play gives on as many telling decisions (the calibrated base rate).
+   *
+   * @generated from field: double expected_hits = 4;
+   */
+  expectedHits: number;
+
+  /**
+   * The card points the cards played gained over the fair best cards, valued with the
+   * hypothesis' knowledge, summed over the telling decisions.
+   *
+   * @generated from field: double gain = 5;
+   */
+  gain: number;
+
+  /**
+   * (hits - expected_hits) / sqrt(telling * rate * (1 - rate)).
+   *
+   * @generated from field: double z_score = 6;
+   */
+  zScore: number;
+
+  /**
+   * The one-sided normal tail of z_score.
+   *
+   * @generated from field: double p_value = 7;
+   */
+  pValue: number;
+
+  /**
+   * True when there are enough telling decisions for a verdict (min_decisions).
+   *
+   * @generated from field: bool enough = 8;
+   */
+  enough: boolean;
+
+  /**
+   * True when enough and z_score passes the threshold: a statistic for a referee to look at,
+   * never proof (docs/fairplay.md).
+   *
+   * @generated from field: bool flagged = 9;
+   */
+  flagged: boolean;
+
+  /**
+   * The z-score threshold (set for at most 1 % of honest sets of ten matches flagged).
+   *
+   * @generated from field: double threshold = 10;
+   */
+  threshold: number;
+};
+
+/**
+ * Describes the message baloot.v1.FairPlayScore.
+ * Use `create(FairPlayScoreSchema)` to create a new message.
+ */
+export const FairPlayScoreSchema: GenMessage<FairPlayScore> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_analysis, 14);
+
+/**
+ * The report's line for one seat (one seat listed) or one partnership (two seats).
+ *
+ * @generated from message baloot.v1.FairPlayRow
+ */
+export type FairPlayRow = Message<"baloot.v1.FairPlayRow"> & {
+  /**
+   * The seat, or the partnership's two seats.
+   *
+   * @generated from field: repeated uint32 seats = 1;
+   */
+  seats: number[];
+
+  /**
+   * The card decisions with a choice analysed.
+   *
+   * @generated from field: uint32 decisions = 2;
+   */
+  decisions: number;
+
+  /**
+   * The mean card points lost per decision against the fair best card.
+   *
+   * @generated from field: double mean_fair_loss = 3;
+   */
+  meanFairLoss: number;
+
+  /**
+   * One score per hypothesis (all hands, partner's hand, one opponent's hand).
+   *
+   * @generated from field: repeated baloot.v1.FairPlayScore scores = 4;
+   */
+  scores: FairPlayScore[];
+};
+
+/**
+ * Describes the message baloot.v1.FairPlayRow.
+ * Use `create(FairPlayRowSchema)` to create a new message.
+ */
+export const FairPlayRowSchema: GenMessage<FairPlayRow> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_analysis, 15);
+
+/**
+ * The fair-play report of a set of records.
+ *
+ * @generated from message baloot.v1.FairPlaySummary
+ */
+export type FairPlaySummary = Message<"baloot.v1.FairPlaySummary"> & {
+  /**
+   * The records read.
+   *
+   * @generated from field: uint32 records = 1;
+   */
+  records: number;
+
+  /**
+   * One row per seat reported, then one per partnership whose two seats are reported.
+   *
+   * @generated from field: repeated baloot.v1.FairPlayRow rows = 2;
+   */
+  rows: FairPlayRow[];
+
+  /**
+   * The fewest telling decisions a verdict rests on.
+   *
+   * @generated from field: uint32 min_decisions = 3;
+   */
+  minDecisions: number;
+};
+
+/**
+ * Describes the message baloot.v1.FairPlaySummary.
+ * Use `create(FairPlaySummarySchema)` to create a new message.
+ */
+export const FairPlaySummarySchema: GenMessage<FairPlaySummary> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_analysis, 16);
+
+/**
  * How much work the analysis does for each decision.
  *
  * @generated from enum baloot.v1.AnalysisDepth
@@ -682,4 +983,45 @@ export enum DecisionKind {
  */
 export const DecisionKindSchema: GenEnum<DecisionKind> = /*@__PURE__*/
   enumDesc(file_baloot_v1_analysis, 1);
+
+/**
+ * What a seat may have seen that it should not have: a hypothesis of the fair-play report.
+ *
+ * @generated from enum baloot.v1.FairPlayHypothesis
+ */
+export enum FairPlayHypothesis {
+  /**
+   * Never sent.
+   *
+   * @generated from enum value: FAIR_PLAY_HYPOTHESIS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Every hand (a look at every screen, or a whole table telling).
+   *
+   * @generated from enum value: FAIR_PLAY_HYPOTHESIS_ALL_HANDS = 1;
+   */
+  ALL_HANDS = 1,
+
+  /**
+   * The partner's hand (partners telling each other their cards).
+   *
+   * @generated from enum value: FAIR_PLAY_HYPOTHESIS_PARTNER_HAND = 2;
+   */
+  PARTNER_HAND = 2,
+
+  /**
+   * One opponent's hand (a look at one screen): the opponent with the larger score.
+   *
+   * @generated from enum value: FAIR_PLAY_HYPOTHESIS_OPPONENT_HAND = 3;
+   */
+  OPPONENT_HAND = 3,
+}
+
+/**
+ * Describes the enum baloot.v1.FairPlayHypothesis.
+ */
+export const FairPlayHypothesisSchema: GenEnum<FairPlayHypothesis> = /*@__PURE__*/
+  enumDesc(file_baloot_v1_analysis, 2);
 

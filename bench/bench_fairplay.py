@@ -1,0 +1,490 @@
+"""Fair-play analysis: calibration on honest bots, detection power on cheating bots, ROC chart.
+
+    .venv/bin/python bench/bench_fairplay.py [--matches 40] [--expert-matches 40]
+                                             [--minutes M] [--sets 400] [--set-size 3 10 30]
+                                             [--pool bench/fairplay_pool.jsonl] [--report-only]
+                                             [--min-decisions N]
+                                             [--chart docs/images/fairplay_roc.png]
+
+A pool of seeded matches is played and analysed once per bot type
+(:mod:`baloot_engine.analysis.fairplay`, its default worlds): the honest levels RANDOM, BASIC,
+STRONG and EXPERT (every seat at that level, and every seat analysed: an honest match gives
+four entries), and the cheaters of ``bench/fairplay_bots.py`` in seat 0, the other seats
+honest STRONG (seat 0 analysed): the solver's player peeking at every hand, at its partner's,
+at its left opponent's (``expert-*``), and STRONG's search peeking at every hand or its
+partner's (``strong-*``). Each entry's additive counts and the CPU seconds of its analysis go
+to the pool file as they are made (a run that stops keeps what it did; the next run adds to
+it; ``--report-only`` reads it alone); ``--matches`` is the entries wanted per type, played
+round robin until ``--minutes`` run out.
+
+Sets of ``--set-size`` entries (matches of one player) are then drawn from each pool with
+replacement (``--sets`` per type and size): the sets overlap, and with a pool smaller than the
+set an entry may count twice, which the output says. The null of the z-scores is the highest
+hit rate of an honest level; the threshold of each hypothesis and set size is the smallest
+that flags at most 1 % of the sets of every honest level (RANDOM included); the cheaters' sets
+flagged at it are the detection power. The ROC chart (sets of ten matches; false-positive rate
+on honest BASIC/STRONG/EXPERT sets, on a log scale, against detection) is a PNG written without
+a plotting library. CPU per match analysed is also given in calibration loops
+(``bench_rules.calibration_loops``), for a machine that is shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import random
+import struct
+import sys
+import time
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_rules import calibration_loops
+from fairplay_bots import play_cheat_record
+
+from baloot_engine.analysis.fairplay import (
+    MIN_DECISIONS,
+    PEEKS,
+    Count,
+    DecisionFigures,
+    Hypothesis,
+    Knowledge,
+    Tally,
+    record_figures,
+    score,
+    tally_of,
+)
+from baloot_engine.bots import Level
+
+ROOT = Path(__file__).resolve().parents[1]
+HONEST = ("random", "basic", "strong", "expert")
+NULL = ("basic", "strong", "expert")
+"""The honest levels whose hit rates make the null (RANDOM only checks the threshold)."""
+CHEATERS = {
+    "expert-all": (Level.EXPERT, "all", Hypothesis.ALL),
+    "expert-partner": (Level.EXPERT, "partner", Hypothesis.PARTNER),
+    "expert-left": (Level.EXPERT, "left", Hypothesis.OPPONENT),
+    "strong-all": (Level.STRONG, "all", Hypothesis.ALL),
+    "strong-partner": (Level.STRONG, "partner", Hypothesis.PARTNER),
+}
+TYPES = (*HONEST, *CHEATERS)
+
+
+def play(kind: str, seed: int) -> tuple[object, list[object]]:
+    """A match of bot type ``kind`` (seat 0 measured)."""
+    if kind in HONEST:
+        level = Level(kind)
+        return play_cheat_record([level] * 4, ["none"] * 4, seed)  # type: ignore[return-value]
+    level, peek, _ = CHEATERS[kind]
+    levels = [level, Level.STRONG, Level.STRONG, Level.STRONG]
+    return play_cheat_record(levels, [peek, "none", "none", "none"], seed)  # type: ignore[return-value]
+
+
+def measure(kind: str, seed: int) -> list[dict[str, object]]:
+    """Play one match and analyse its measured seats: every seat of an honest match (four
+    honest players of that level), seat 0 of a cheater's; each seat's tally and CPU."""
+    start, rounds = play(kind, seed)
+    entries: list[dict[str, object]] = []
+    for seat in (0, 1, 2, 3) if kind in HONEST else (0,):
+        began = time.process_time()
+        figures = [
+            f
+            for f in record_figures(start, rounds, seats=(seat,), seed=seed)  # type: ignore[arg-type]
+            if isinstance(f, DecisionFigures)
+        ]
+        cpu = time.process_time() - began
+        tally = tally_of(figures, (seat,))[seat]
+        entries.append(
+            {
+                "kind": kind,
+                "seed": seed,
+                "seat": seat,
+                "rounds": len(rounds),
+                "cpu": cpu,
+                "decisions": tally.decisions,
+                "fair_loss": tally.fair_loss,
+                "counts": {k.value: [c.telling, c.hits, c.gain] for k, c in tally.counts.items()},
+            }
+        )
+    return entries
+
+
+def tally_from(entry: dict[str, object]) -> Tally:
+    """A pool entry's tally."""
+    tally = Tally()
+    tally.decisions = int(entry["decisions"])  # type: ignore[call-overload]
+    tally.fair_loss = float(entry["fair_loss"])  # type: ignore[arg-type]
+    counts: dict[str, list[float]] = entry["counts"]  # type: ignore[assignment]
+    for knowledge in PEEKS:
+        telling, hits, gain = counts[knowledge.value]
+        tally.counts[knowledge] = Count(int(telling), int(hits), float(gain))
+    return tally
+
+
+def fill(pool: Path, wanted: dict[str, int], stop_at: float) -> None:
+    """Add matches to the pool, round robin over the types, until every type has ``wanted``
+    entries (an entry is one seat of one match) or the time is up."""
+    seeds: dict[str, set[int]] = {k: set() for k in TYPES}
+    have: dict[str, int] = dict.fromkeys(TYPES, 0)
+    if pool.exists():
+        for line in pool.read_text().splitlines():
+            entry = json.loads(line)
+            seeds[entry["kind"]].add(entry["seed"])
+            have[entry["kind"]] += 1
+    while time.time() < stop_at:
+        missing = [k for k in TYPES if have[k] < wanted[k]]
+        if not missing:
+            return
+        for kind in missing:
+            if time.time() >= stop_at:
+                return
+            seed = next(s for s in range(1, 10**6) if s not in seeds[kind])
+            entries = measure(kind, seed)
+            seeds[kind].add(seed)
+            have[kind] += len(entries)
+            with pool.open("a") as out:
+                out.writelines(json.dumps(entry) + "\n" for entry in entries)
+            done = sum(have.values())
+            total = sum(max(wanted[k], have[k]) for k in TYPES)
+            cpu = sum(float(e["cpu"]) for e in entries)  # type: ignore[arg-type]
+            print(
+                f"  [{done}/{total}] {kind} seed {seed}: {entries[0]['rounds']} rounds, "
+                f"{len(entries)} seat(s) analysed in {cpu:.1f} s CPU",
+                flush=True,
+            )
+
+
+def level_rates(tallies: Sequence[Tally]) -> dict[Knowledge, float]:
+    """A pool's hit rate among telling decisions, per state of knowledge."""
+    rates = {}
+    for knowledge in PEEKS:
+        telling = sum(t.counts[knowledge].telling for t in tallies)
+        hits = sum(t.counts[knowledge].hits for t in tallies)
+        rates[knowledge] = hits / telling if telling else 0.0
+    return rates
+
+
+def base_rates(pools: dict[str, list[Tally]]) -> dict[Knowledge, float]:
+    """The null: per state of knowledge, the highest hit rate of an honest level (so that no
+    honest level's z-score drifts up as its sets grow); the left and right opponents are one
+    (the seats are alike), their counts added."""
+    per_level = []
+    for kind in HONEST:
+        tallies = pools.get(kind)
+        if not tallies:
+            continue
+        rates = level_rates(tallies)
+        telling = sum(
+            t.counts[k].telling for t in tallies for k in (Knowledge.LEFT, Knowledge.RIGHT)
+        )
+        hits = sum(t.counts[k].hits for t in tallies for k in (Knowledge.LEFT, Knowledge.RIGHT))
+        rates[Knowledge.LEFT] = rates[Knowledge.RIGHT] = hits / telling if telling else 0.0
+        per_level.append(rates)
+    return {k: round(max(r[k] for r in per_level), 3) for k in PEEKS}
+
+
+def draw_sets(tallies: Sequence[Tally], size: int, count: int, rng: random.Random) -> list[Tally]:
+    """``count`` sets of ``size`` matches drawn from a pool with replacement, summed."""
+    sets = []
+    for _ in range(count):
+        total = Tally()
+        for tally in rng.choices(tallies, k=size):
+            total.add(tally)
+        sets.append(total)
+    return sets
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    """The value below which ``share`` of ``values`` lie (nearest rank)."""
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, int(share * len(ordered) + 0.999999) - 1))
+    return ordered[index]
+
+
+def roc(honest: Sequence[float], cheats: Sequence[float]) -> list[tuple[float, float]]:
+    """(false-positive rate, detection rate) at every threshold."""
+    points = [(1.0, 1.0)]
+    for t in sorted(set(honest) | set(cheats)):
+        fpr = sum(1 for z in honest if z >= t) / len(honest)
+        tpr = sum(1 for z in cheats if z >= t) / len(cheats)
+        points.append((fpr, tpr))
+    points.append((0.0, 0.0))
+    return sorted(points)
+
+
+# ---------------------------------------------------------------------------------------
+# A PNG without a plotting library: axes, grid, the chance diagonal and one curve per cheater.
+
+COLOURS = {
+    "expert-all": (200, 30, 30),
+    "expert-partner": (30, 90, 200),
+    "expert-left": (30, 150, 60),
+    "strong-all": (230, 140, 20),
+    "strong-partner": (140, 60, 170),
+}
+
+
+_DIGITS = {
+    "0": ("111", "101", "101", "101", "111"),
+    "1": ("010", "110", "010", "010", "111"),
+    "2": ("111", "001", "111", "100", "111"),
+    "5": ("111", "100", "111", "001", "111"),
+    ".": ("000", "000", "000", "000", "010"),
+}
+"""A 3x5 pixel font for the tick labels."""
+LOG_FLOOR = 0.001
+"""The left end of the false-positive axis (log scale); a rate of 0 is drawn there."""
+
+
+def _x_of(fpr: float) -> float:
+    """A false-positive rate's place on the log axis, 0-1."""
+    return (math.log10(max(fpr, LOG_FLOOR)) - math.log10(LOG_FLOOR)) / -math.log10(LOG_FLOOR)
+
+
+def write_png(path: Path, curves: dict[str, list[tuple[float, float]]], size: int = 480) -> None:
+    """The ROC chart: x the false-positive rate on a log scale from 0.001 to 1 (grid at 1, 2
+    and 5 of each decade, the 1 % line darker), y the detection rate (grid every 0.1); the
+    dashed line is chance; one colour per cheater (COLOURS)."""
+    margin = 40
+    width = height = size
+    pixels = [[(255, 255, 255)] * width for _ in range(height)]
+    inner = size - 2 * margin
+
+    def put_px(px: int, py: int, colour: tuple[int, int, int]) -> None:
+        if 0 <= px < width and 0 <= py < height:
+            pixels[py][px] = colour
+
+    def put(x: float, y: float, colour: tuple[int, int, int], thick: int = 1) -> None:
+        px = margin + round(x * inner)
+        py = height - margin - round(y * inner)
+        for dx in range(-thick + 1, thick):
+            for dy in range(-thick + 1, thick):
+                put_px(px + dx, py + dy, colour)
+
+    def line(
+        a: tuple[float, float],
+        b: tuple[float, float],
+        colour: tuple[int, int, int],
+        thick: int = 1,
+        dash: int = 0,
+    ) -> None:
+        steps = max(2, int(max(abs(a[0] - b[0]), abs(a[1] - b[1])) * inner * 2))
+        for i in range(steps + 1):
+            if dash and (i // dash) % 2:
+                continue
+            t = i / steps
+            put(a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, colour, thick)
+
+    def text(label: str, px: int, py: int) -> None:
+        """``label`` at twice the font's size, its top left at (px, py)."""
+        for char in label:
+            for row, bits in enumerate(_DIGITS[char]):
+                for col, bit in enumerate(bits):
+                    if bit == "1":
+                        for dx in (0, 1):
+                            for dy in (0, 1):
+                                put_px(px + 2 * col + dx, py + 2 * row + dy, (0, 0, 0))
+            px += 8
+
+    grey = (225, 225, 225)
+    for decade in (0.001, 0.01, 0.1):
+        for step in (1, 2, 5):
+            x = _x_of(decade * step)
+            line((x, 0), (x, 1), grey)
+    for i in range(11):
+        line((0, i / 10), (1, i / 10), grey)
+    line((_x_of(0.01), 0), (_x_of(0.01), 1), (110, 110, 110), dash=4)
+    line((0, 0), (1, 0), (0, 0, 0), 2)
+    line((0, 0), (0, 1), (0, 0, 0), 2)
+    diagonal = [(f, f) for f in (LOG_FLOOR * 10 ** (i / 20) for i in range(61))]
+    for a, b in itertools.pairwise(diagonal):
+        line((_x_of(a[0]), a[1]), (_x_of(b[0]), b[1]), (0, 0, 0), dash=3)
+    for label, fpr in (("0.001", 0.001), ("0.01", 0.01), ("0.1", 0.1), ("1", 1.0)):
+        px = margin + round(_x_of(fpr) * inner) - 4 * len(label)
+        text(label, px, height - margin + 8)
+    for label, rate in (("0", 0.0), ("0.5", 0.5), ("1", 1.0)):
+        text(label, margin - 8 - 8 * len(label), height - margin - round(rate * inner) - 5)
+    for name, points in curves.items():
+        for a, b in itertools.pairwise(points):
+            # A step curve: across at the lower detection rate, then up.
+            line((_x_of(a[0]), a[1]), (_x_of(b[0]), a[1]), COLOURS[name], 2)
+            line((_x_of(b[0]), a[1]), (_x_of(b[0]), b[1]), COLOURS[name], 2)
+    raw = b"".join(b"\x00" + bytes(c for px in row for c in px) for row in pixels)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+    png += chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+    path.write_bytes(png)
+
+
+def _zs(
+    sets: Sequence[Tally], hypothesis: Hypothesis, rates: dict[Knowledge, float], least: int
+) -> list[float]:
+    """Each set's z-score for a hypothesis (minus infinity: too few telling decisions)."""
+    found = []
+    for tally in sets:
+        result = score(tally, hypothesis, base_rates=rates, min_decisions=least)
+        found.append(result.z if result.enough else float("-inf"))
+    return found
+
+
+def _threshold(zs_per_level: Sequence[Sequence[float]]) -> float:
+    """The smallest threshold that flags at most 1 % of every honest level's sets."""
+    tops = [percentile(zs, 0.99) for zs in zs_per_level]
+    finite = [t for t in tops if t != float("-inf")]
+    return round(max(finite) + 0.005, 2) if finite else 0.0
+
+
+def report(
+    pool: Path, set_sizes: Sequence[int], sets: int, chart: Path | None, loops: float, least: int
+) -> None:
+    """Calibrate on the honest pools and measure the detection power on the cheaters'."""
+    entries = [json.loads(line) for line in pool.read_text().splitlines()]
+    pools: dict[str, list[Tally]] = {k: [] for k in TYPES}
+    cpu: list[float] = []
+    decisions_cpu = 0
+    for entry in entries:
+        pools[entry["kind"]].append(tally_from(entry))
+        cpu.append(entry["cpu"])
+        decisions_cpu += entry["decisions"]
+    print(
+        f"\npool: {len(entries)} entries (one seat of one match each); hits/telling per knowledge:"
+    )
+    for kind in TYPES:
+        tallies = pools[kind]
+        decisions = sum(t.decisions for t in tallies)
+        loss = sum(t.fair_loss for t in tallies) / decisions if decisions else 0.0
+        rates = []
+        for knowledge in PEEKS:
+            telling = sum(t.counts[knowledge].telling for t in tallies)
+            hits = sum(t.counts[knowledge].hits for t in tallies)
+            share = f"{hits / telling:.2f}" if telling else "-"
+            rates.append(f"{knowledge.value} {hits}/{telling} ({share})")
+        print(
+            f"  {kind:15} {len(tallies):4} entries {decisions:5} decisions, "
+            f"fair loss {loss:.2f}: {', '.join(rates)}"
+        )
+    rates = base_rates(pools)
+    print(
+        "\nnull (the highest honest level's hit rate): "
+        + ", ".join(f"{k.value} {v:.3f}" for k, v in rates.items())
+    )
+    mean_cpu = sum(cpu) / len(cpu) if cpu else 0.0
+    per_decision = sum(cpu) / decisions_cpu if decisions_cpu else 0.0
+    print(
+        f"CPU per match analysed (one seat): {mean_cpu:.2f} s ({1000 * per_decision:.0f} ms a "
+        f"decision) = {mean_cpu * loops / 1e6:.2f} M calibration loops at {loops:,.0f} loops/s; "
+        "a match's four seats: four times that"
+    )
+    rng = random.Random(2026)
+    zs: dict[int, dict[str, dict[Hypothesis, list[float]]]] = {}
+    thresholds: dict[int, dict[Hypothesis, float]] = {}
+    for size in set_sizes:
+        zs[size] = {}
+        for kind in TYPES:
+            if pools[kind]:
+                drawn = draw_sets(pools[kind], size, sets, rng)
+                zs[size][kind] = {h: _zs(drawn, h, rates, least) for h in Hypothesis}
+        thresholds[size] = {
+            h: _threshold([zs[size][k][h] for k in HONEST if k in zs[size]]) for h in Hypothesis
+        }
+    shipped_size = 10 if 10 in thresholds else set_sizes[0]
+    shipped = thresholds[shipped_size]
+    smallest = min(len(p) for p in pools.values() if p)
+    for size in set_sizes:
+        twice = "; a match may count twice in a set" if size > smallest else ""
+        print(
+            f"\nsets of {size} matches: {sets} per type drawn with replacement from the pools "
+            f"(they overlap{twice})"
+        )
+        print(
+            "  threshold for <= 1 % of every honest level's sets: "
+            + ", ".join(f"{h.value} z >= {t:.2f}" for h, t in thresholds[size].items())
+        )
+        for kind in TYPES:
+            if kind not in zs[size]:
+                continue
+            cells = []
+            for hypothesis in Hypothesis:
+                found = zs[size][kind][hypothesis]
+                at_own = sum(1 for z in found if z >= thresholds[size][hypothesis]) / len(found)
+                at_shipped = sum(1 for z in found if z >= shipped[hypothesis]) / len(found)
+                cells.append(
+                    f"{hypothesis.value} {100 * at_own:5.1f} % ({100 * at_shipped:5.1f} %)"
+                )
+            own = f"  [own: {CHEATERS[kind][2].value}]" if kind in CHEATERS else ""
+            print(f"  {kind:15} flagged: {'; '.join(cells)}{own}")
+    print(
+        f"  (flagged: at that size's threshold (at the shipped one, the {shipped_size}-match "
+        f"threshold); a verdict needs {least} telling decisions)"
+    )
+    print("\ndetection at <= 1 % false positives on every honest level (own hypothesis):")
+    print("  " + f"{'cheater':15}" + "".join(f"{size:>8} matches" for size in set_sizes))
+    for kind, (_, _, hypothesis) in CHEATERS.items():
+        if kind not in zs[set_sizes[0]]:
+            continue
+        cells = []
+        for size in set_sizes:
+            found = zs[size][kind][hypothesis]
+            share = sum(1 for z in found if z >= thresholds[size][hypothesis]) / len(found)
+            cells.append(f"{100 * share:14.1f} %")
+        print(f"  {kind:15}" + "".join(cells))
+    print("\nfor analysis/fairplay.py:")
+    print("BASE_RATES = {" + ", ".join(f"Knowledge.{k.name}: {v}" for k, v in rates.items()) + "}")
+    print(
+        "THRESHOLDS = {" + ", ".join(f"Hypothesis.{h.name}: {t}" for h, t in shipped.items()) + "}"
+    )
+    if chart is not None and 10 in zs:
+        curves = {}
+        for kind, (_, _, hypothesis) in CHEATERS.items():
+            if kind not in zs[10]:
+                continue
+            honest = [z for k in NULL if k in zs[10] for z in zs[10][k][hypothesis]]
+            curves[kind] = roc(honest, zs[10][kind][hypothesis])
+            at_one = max(t for f, t in curves[kind] if f <= 0.01)
+            print(
+                f"ROC (10 matches, honest BASIC/STRONG/EXPERT pooled) {kind}: "
+                f"{100 * at_one:.1f} % detected at <= 1 % FPR"
+            )
+        write_png(chart, curves)
+        print(f"ROC chart: {chart}")
+
+
+def main() -> None:
+    """Fill the pool, then report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--matches", type=int, default=40, help="pool entries per bot type (seat-matches)"
+    )
+    parser.add_argument("--expert-matches", type=int, default=40, help="entries of honest EXPERT")
+    parser.add_argument("--sets", type=int, default=400)
+    parser.add_argument("--set-size", type=int, nargs="+", default=[3, 10, 30])
+    parser.add_argument("--pool", type=Path, default=ROOT / "bench" / "fairplay_pool.jsonl")
+    parser.add_argument("--minutes", type=float, default=0.0, help="stop filling after this")
+    parser.add_argument("--report-only", action="store_true")
+    parser.add_argument(
+        "--min-decisions", type=int, default=MIN_DECISIONS, help="telling decisions a verdict needs"
+    )
+    parser.add_argument("--chart", type=Path, default=ROOT / "docs" / "images" / "fairplay_roc.png")
+    args = parser.parse_args()
+    loops = calibration_loops(2.0)
+    print(f"calibration {loops:,.0f} loops/s")
+    if not args.report_only:
+        wanted = dict.fromkeys(TYPES, args.matches)
+        wanted["expert"] = args.expert_matches
+        stop_at = time.time() + args.minutes * 60 if args.minutes else float("inf")
+        fill(args.pool, wanted, stop_at)
+    report(args.pool, args.set_size, args.sets, args.chart, loops, args.min_decisions)
+
+
+if __name__ == "__main__":
+    main()

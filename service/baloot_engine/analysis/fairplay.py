@@ -1,0 +1,550 @@
+"""Fair-play analysis: how often a seat found the card that is right only for the hidden layout.
+
+A player who sees cards he should not (a partner telling his hand over a phone call, a look at
+another screen) keeps finding the one card that is best for the real layout and wrong for
+most layouts he could have believed in. The statistic is the one bridge uses, computed
+exactly: at each card decision of a seat with a choice, every legal card is valued by the
+solver (:mod:`baloot_engine.solver`) under five states of knowledge:
+
+* **fair**: worlds sampled from the seat's own observation (:mod:`baloot_engine.bots.tracking`);
+* **all**: every hand known (the solver on the real position);
+* **partner**: worlds sampled with the partner's real hand fixed;
+* **left** / **right**: worlds sampled with one opponent's real hand fixed.
+
+For each hypothesis (every hand seen, the partner's hand known, one opponent's hand known) a
+decision *tells* when the cards best under that knowledge and the cards best fairly have
+nothing in common; it is a *hit* when the seat played one of the former. An honest player
+hits at a base rate (:data:`BASE_RATES`, measured on honest bots of every level); a peeker
+hits far more often. Over ``n`` telling decisions with ``h`` hits the score is the z-score
+``(h - n p0) / sqrt(n p0 (1 - p0))``, and a seat is **flagged** for a hypothesis when the
+score passes :data:`THRESHOLDS` (set so that at most 1 % of honest sets are flagged) on at
+least :data:`MIN_DECISIONS` telling decisions. The "one opponent" score is the larger of the
+left and right ones. The counts are additive: a set of records is scored by adding each
+record's :class:`Tally` per seat (and per partnership, both seats of a team added).
+
+This is a statistic for a referee to look at, never proof of cheating; it runs on records of
+finished matches only (docs/fairplay.md). Pure Python like the analysis it builds on: a pure
+function of the records, the worlds per decision and the seed.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Final
+
+from baloot_engine.analysis.core import (
+    AnalysisStoppedError,
+    _representatives,
+    _Round,
+    _rounds,
+    _solve_some,
+    _Stop,
+)
+from baloot_engine.bots.tracking import Tracker, sample_hands, track
+from baloot_engine.rules.actions import Play
+from baloot_engine.rules.contract import partner_of
+from baloot_engine.rules.game import legal_actions
+from baloot_engine.rules.observation import observe
+from baloot_engine.rules.record import RecordedRound, Step
+from baloot_engine.rules.state import State
+from baloot_engine.solver import Position, SolverBudgetError, position_of, solve
+
+DEFAULT_WORLDS: Final = 8
+"""Worlds per decision and per sampled state of knowledge (fair, partner, left, right)."""
+MAX_WORLDS: Final = 64
+"""The most worlds per decision a report may ask for."""
+MAX_RECORDS: Final = 100
+"""The most records one report reads."""
+EPSILON: Final = 1e-6
+
+
+class Knowledge(Enum):
+    """What the cards of a decision are valued from."""
+
+    FAIR = "fair"
+    ALL = "all"
+    PARTNER = "partner"
+    LEFT = "left"
+    RIGHT = "right"
+
+
+class Hypothesis(Enum):
+    """What a seat may have seen that it should not have."""
+
+    ALL = "all"
+    """Every hand (a look at every screen, or a whole table telling)."""
+    PARTNER = "partner"
+    """The partner's hand (partners telling each other their cards)."""
+    OPPONENT = "opponent"
+    """One opponent's hand (a look at one screen)."""
+
+
+PEEKS: Final = (Knowledge.ALL, Knowledge.PARTNER, Knowledge.LEFT, Knowledge.RIGHT)
+"""The states of knowledge compared with the fair one."""
+
+BASE_RATES: Final = {
+    Knowledge.ALL: 0.382,
+    Knowledge.PARTNER: 0.308,
+    Knowledge.LEFT: 0.34,
+    Knowledge.RIGHT: 0.34,
+}
+"""The null of the z-scores: per state of knowledge, the share of telling decisions where an
+honest level hits the peek-best card, the highest of RANDOM, BASIC, STRONG and EXPERT on the
+pool of ``bench/bench_fairplay.py`` (the left and right opponents pooled)."""
+THRESHOLDS: Final = {
+    Hypothesis.ALL: 2.39,
+    Hypothesis.PARTNER: 2.11,
+    Hypothesis.OPPONENT: 2.86,
+}
+"""The z-score from which a seat is flagged: the smallest that flags at most 1 % of the sets
+of ten matches of every honest level on the benchmark's pool (docs/fairplay.md)."""
+MIN_DECISIONS: Final = 20
+"""No verdict on fewer telling decisions than this."""
+
+
+@dataclass(slots=True)
+class Count:
+    """One state of knowledge's counts over a seat's decisions (additive).
+
+    ``telling``: decisions whose best cards under that knowledge and the fair best cards have
+    nothing in common; ``hits``: those where the seat played one of the former; ``gain``: the
+    card points the card played gave more than the fair best card under that knowledge, summed
+    over the telling decisions.
+    """
+
+    telling: int = 0
+    hits: int = 0
+    gain: float = 0.0
+
+    def add(self, other: Count) -> None:
+        """Add another count into this one."""
+        self.telling += other.telling
+        self.hits += other.hits
+        self.gain += other.gain
+
+
+@dataclass(slots=True)
+class Tally:
+    """One seat's (or one partnership's) additive counts over one or more records.
+
+    ``decisions``: card decisions with a choice; ``fair_loss``: the card points their cards
+    lost against the fair best card, summed; ``counts`` per peeking state of knowledge.
+    """
+
+    decisions: int = 0
+    fair_loss: float = 0.0
+    counts: dict[Knowledge, Count] = field(default_factory=lambda: {k: Count() for k in PEEKS})
+
+    def add(self, other: Tally) -> None:
+        """Add another tally into this one."""
+        self.decisions += other.decisions
+        self.fair_loss += other.fair_loss
+        for knowledge in PEEKS:
+            self.counts[knowledge].add(other.counts[knowledge])
+
+    @property
+    def mean_fair_loss(self) -> float:
+        """The card points lost per decision against the fair best card."""
+        return self.fair_loss / self.decisions if self.decisions else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """One hypothesis' score for a seat or a partnership.
+
+    ``telling``/``hits``/``gain`` are the counts it rests on (for "one opponent", the
+    opponent with the larger score); ``expected`` the hits honest play gives at the base rate;
+    ``z`` the z-score, ``p_value`` its one-sided normal tail; ``flagged`` whether ``z`` passes
+    the threshold on at least :data:`MIN_DECISIONS` telling decisions; ``enough`` whether
+    there were that many (no verdict otherwise).
+    """
+
+    hypothesis: Hypothesis
+    telling: int
+    hits: int
+    expected: float
+    gain: float
+    z: float
+    p_value: float
+    enough: bool
+    flagged: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """The report's line for one seat (``seats`` of one) or one partnership (two seats)."""
+
+    seats: tuple[int, ...]
+    decisions: int
+    mean_fair_loss: float
+    scores: tuple[Score, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """How far the report is: decisions done of the total, records done of the total."""
+
+    done: int
+    total: int
+    records_done: int
+    records: int
+
+
+@dataclass(frozen=True, slots=True)
+class FairPlayReport:
+    """The whole report: one row per seat, then one per partnership (seats 0 and 2, 1 and 3)."""
+
+    records: int
+    rows: tuple[Row, ...]
+
+
+def z_score(telling: int, hits: int, base: float) -> float:
+    """The z-score of ``hits`` among ``telling`` decisions against the base rate (0 on none)."""
+    if telling <= 0:
+        return 0.0
+    spread = math.sqrt(telling * base * (1.0 - base))
+    return (hits - telling * base) / spread
+
+
+def p_value(z: float) -> float:
+    """The one-sided normal tail of a z-score (the chance honest play scores this or more)."""
+    return 0.5 * math.erfc(z / math.sqrt(2.0))
+
+
+def score(
+    tally: Tally,
+    hypothesis: Hypothesis,
+    *,
+    base_rates: dict[Knowledge, float] = BASE_RATES,
+    thresholds: dict[Hypothesis, float] = THRESHOLDS,
+    min_decisions: int = MIN_DECISIONS,
+) -> Score:
+    """A tally's score for one hypothesis."""
+    if hypothesis is Hypothesis.ALL:
+        chosen = [Knowledge.ALL]
+    elif hypothesis is Hypothesis.PARTNER:
+        chosen = [Knowledge.PARTNER]
+    else:
+        chosen = [Knowledge.LEFT, Knowledge.RIGHT]
+    best: Score | None = None
+    for knowledge in chosen:
+        count = tally.counts[knowledge]
+        base = base_rates[knowledge]
+        z = z_score(count.telling, count.hits, base)
+        enough = count.telling >= min_decisions
+        found = Score(
+            hypothesis,
+            count.telling,
+            count.hits,
+            round(count.telling * base, 3),
+            round(count.gain, 3),
+            round(z, 3),
+            p_value(z),
+            enough,
+            enough and z >= thresholds[hypothesis],
+        )
+        if best is None or found.z > best.z:
+            best = found
+    assert best is not None
+    return best
+
+
+def _best(values: Sequence[float]) -> frozenset[int]:
+    top = max(values)
+    return frozenset(i for i, v in enumerate(values) if v >= top - EPSILON)
+
+
+def _peeking(tracker: Tracker, hands: tuple[int, int, int, int], seats: Iterable[int]) -> Tracker:
+    """The tracker of a seat that also knows the real hands of ``seats``."""
+    known = list(tracker.known)
+    excluded = list(tracker.excluded)
+    for seat in seats:
+        known[seat] = hands[seat] & tracker.unseen
+        excluded[seat] = tracker.unseen & ~hands[seat]
+    return tracker._replace(
+        known=(known[0], known[1], known[2], known[3]),
+        excluded=(excluded[0], excluded[1], excluded[2], excluded[3]),
+    )
+
+
+def _sampled(
+    position: Position,
+    plays: Sequence[Play],
+    same: Sequence[int],
+    wanted: Sequence[int],
+    sample: Callable[[], tuple[int, int, int, int]],
+    worlds: int,
+    stop: _Stop,
+) -> list[float]:
+    """The mean card points (tricks as a ninth) of the seat's team after each play, over
+    ``worlds`` sampled worlds (a world drawn twice is solved once)."""
+    team = position.seat & 1
+    sums = [0.0] * len(plays)
+    solved: dict[tuple[int, int, int, int], list[float]] = {}
+    for _ in range(worlds):
+        stop.check()
+        world = sample()
+        outcome = solved.get(world)
+        if outcome is None:
+            values = _solve_some(replace(position, hands=world), plays, wanted, stop.deadline)
+            outcome = solved[world] = []
+            for i in range(len(plays)):
+                abnat, won = values[same[i]]
+                outcome.append(abnat[team] + won[team] / 9.0)
+        for i, value in enumerate(outcome):
+            sums[i] += value
+    return [s / worlds for s in sums]
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionFigures:
+    """One card decision's figures: the values per state of knowledge and the card played."""
+
+    round_index: int
+    action_index: int
+    seat: int
+    taken: int
+    values: dict[Knowledge, tuple[float, ...]]
+
+
+def decision_figures(
+    round_: _Round,
+    step: Step,
+    worlds: int,
+    rng_of: Callable[[Knowledge], random.Random],
+    stop: _Stop,
+) -> DecisionFigures | None:
+    """The figures of one card decision (None for a forced card or a card the rules forbid)."""
+    before = step.before
+    seat = step.seat
+    position = position_of(before)
+    if position.seat != seat:
+        return None
+    real = solve(
+        position, deadline=stop.deadline, search=round_.search(position.contract, seat & 1)
+    )
+    plays = [v.play for v in real.values]
+    if len(plays) < 2 or step.action not in plays:
+        return None
+    team = seat & 1
+    values: dict[Knowledge, tuple[float, ...]] = {
+        Knowledge.ALL: tuple(v.points[team] + v.tricks[team] / 9.0 for v in real.values)
+    }
+    obs = observe(before, seat)
+    tracker = track(obs)
+    same = _representatives(position, plays)
+    wanted = sorted(set(same))
+    hands = before.hands
+    peeks = {
+        Knowledge.FAIR: (),
+        Knowledge.PARTNER: (partner_of(seat),),
+        Knowledge.LEFT: ((seat + 1) & 3,),
+        Knowledge.RIGHT: ((seat + 3) & 3,),
+    }
+    for knowledge, seen in peeks.items():
+        rng = rng_of(knowledge)
+        known = _peeking(tracker, hands, seen) if seen else tracker
+
+        def sample(known: Tracker = known, rng: random.Random = rng) -> tuple[int, int, int, int]:
+            return sample_hands(obs, known, rng)
+
+        values[knowledge] = tuple(_sampled(position, plays, same, wanted, sample, worlds, stop))
+    return DecisionFigures(round_.index, step.action_index, seat, plays.index(step.action), values)
+
+
+def tally_of(figures: Iterable[DecisionFigures], seats: Iterable[int]) -> dict[int, Tally]:
+    """The tally of each seat of ``seats`` over decisions' figures."""
+    tallies = {seat: Tally() for seat in seats}
+    for found in figures:
+        tally = tallies.get(found.seat)
+        if tally is None:
+            continue
+        fair = found.values[Knowledge.FAIR]
+        fair_best = _best(fair)
+        tally.decisions += 1
+        tally.fair_loss += max(0.0, max(fair) - fair[found.taken])
+        for knowledge in PEEKS:
+            values = found.values[knowledge]
+            best = _best(values)
+            if best & fair_best:
+                continue
+            count = tally.counts[knowledge]
+            count.telling += 1
+            if found.taken in best:
+                count.hits += 1
+            reference = max(values[i] for i in fair_best)
+            count.gain += values[found.taken] - reference
+    return tallies
+
+
+def _card_steps(round_: _Round, seats: frozenset[int]) -> list[Step]:
+    steps = []
+    for step in round_.steps:
+        if step.seat not in seats or not isinstance(step.action, Play):
+            continue
+        if sum(1 for a in legal_actions(step.before, step.seat) if isinstance(a, Play)) >= 2:
+            steps.append(step)
+    return steps
+
+
+def record_figures(
+    start: State,
+    rounds: Sequence[RecordedRound],
+    *,
+    seats: Iterable[int] = (0, 1, 2, 3),
+    worlds: int = DEFAULT_WORLDS,
+    seed: int = 0,
+    record_index: int = 0,
+    deadline: float | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Iterator[int | DecisionFigures | None]:
+    """One record's card decisions of ``seats``: first the number of decisions to analyse (an
+    ``int``), then each decision's figures as computed (None for one with nothing to compare).
+
+    Raises the replay's :class:`~baloot_engine.rules.record.DivergenceError` for a record the
+    rules refuse, and :class:`AnalysisStoppedError` past ``deadline`` (:func:`time.monotonic`)
+    or when cancelled.
+    """
+    if not 1 <= worlds <= MAX_WORLDS:
+        raise ValueError(f"worlds per decision are 1-{MAX_WORLDS}, got {worlds}")
+    stop = _Stop(deadline, cancelled)
+    chosen = frozenset(seats)
+    plans = [(r, _card_steps(r, chosen)) for r in _rounds(start, rounds) if r.ended and r.scored]
+    yield sum(len(steps) for _, steps in plans)
+    for round_, steps in plans:
+        for step in steps:
+            stop.check()
+
+            def rng_of(
+                knowledge: Knowledge, place: str = f"{round_.index}/{step.action_index}"
+            ) -> random.Random:
+                return random.Random(f"fairplay/{seed}/{record_index}/{place}/{knowledge.value}")
+
+            try:
+                found = decision_figures(round_, step, worlds, rng_of, stop)
+            except SolverBudgetError:
+                raise AnalysisStoppedError("the analysis ran past its deadline") from None
+            yield found
+
+
+def rows_of(
+    tallies: dict[int, Tally],
+    *,
+    base_rates: dict[Knowledge, float] = BASE_RATES,
+    thresholds: dict[Hypothesis, float] = THRESHOLDS,
+    min_decisions: int = MIN_DECISIONS,
+) -> tuple[Row, ...]:
+    """The report's rows: each seat, then each partnership (its two seats' tallies added)."""
+    groups: list[tuple[int, ...]] = [(s,) for s in sorted(tallies)]
+    for team in (0, 1):
+        pair = (team, team + 2)
+        if all(s in tallies for s in pair):
+            groups.append(pair)
+    rows = []
+    for group in groups:
+        total = Tally()
+        for seat in group:
+            total.add(tallies[seat])
+        rows.append(
+            Row(
+                group,
+                total.decisions,
+                round(total.mean_fair_loss, 3),
+                tuple(
+                    score(
+                        total,
+                        h,
+                        base_rates=base_rates,
+                        thresholds=thresholds,
+                        min_decisions=min_decisions,
+                    )
+                    for h in Hypothesis
+                ),
+            )
+        )
+    return tuple(rows)
+
+
+def fair_play(
+    records: Sequence[tuple[State, Sequence[RecordedRound]]],
+    *,
+    seats: Iterable[int] = (0, 1, 2, 3),
+    worlds: int = DEFAULT_WORLDS,
+    seed: int = 0,
+    deadline: float | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Iterator[Progress | FairPlayReport]:
+    """The fair-play report of a set of records (the same players in the same seats).
+
+    Every record is replayed first (raising the replay's
+    :class:`~baloot_engine.rules.record.DivergenceError` for one the rules refuse); then yields
+    a :class:`Progress` (0 of the total), one after each decision and after each record, and
+    the :class:`FairPlayReport` last. Deterministic for a seed; ``deadline`` and ``cancelled``
+    stop it with :class:`AnalysisStoppedError`.
+    """
+    if len(records) > MAX_RECORDS:
+        raise ValueError(f"a report reads at most {MAX_RECORDS} records, got {len(records)}")
+    chosen = sorted(set(seats))
+    tallies = {seat: Tally() for seat in chosen}
+    # Every record replayed first (a record the rules refuse fails before any work), so that
+    # the total is known from the first progress report.
+    plans = []
+    total = 0
+    for index, (start, rounds) in enumerate(records):
+        items = record_figures(
+            start,
+            rounds,
+            seats=chosen,
+            worlds=worlds,
+            seed=seed,
+            record_index=index,
+            deadline=deadline,
+            cancelled=cancelled,
+        )
+        count = next(items)
+        assert isinstance(count, int)
+        total += count
+        plans.append(items)
+    done = 0
+    yield Progress(0, total, 0, len(records))
+    for index, items in enumerate(plans):
+        figures: list[DecisionFigures] = []
+        for item in items:
+            done += 1
+            if isinstance(item, DecisionFigures):
+                figures.append(item)
+            yield Progress(done, total, index, len(records))
+        for seat, tally in tally_of(figures, chosen).items():
+            tallies[seat].add(tally)
+        yield Progress(done, total, index + 1, len(records))
+    yield FairPlayReport(len(records), rows_of(tallies))
+
+
+__all__ = [
+    "BASE_RATES",
+    "DEFAULT_WORLDS",
+    "MAX_RECORDS",
+    "MAX_WORLDS",
+    "MIN_DECISIONS",
+    "THRESHOLDS",
+    "Count",
+    "DecisionFigures",
+    "FairPlayReport",
+    "Hypothesis",
+    "Knowledge",
+    "Progress",
+    "Row",
+    "Score",
+    "Tally",
+    "fair_play",
+    "p_value",
+    "record_figures",
+    "rows_of",
+    "score",
+    "tally_of",
+    "z_score",
+]

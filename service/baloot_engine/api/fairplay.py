@@ -1,0 +1,204 @@
+"""The fair-play report ↔ the contract: ``FairPlayReportRequest`` checked, its records verified,
+the report run in the analysis worker process and streamed as ``FairPlayReportResponse``.
+
+The statistic itself is :mod:`baloot_engine.analysis.fairplay` (pure); this module is the
+translation, used by the ``FairPlayReport`` RPC and by ``baloot-fairplay``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any, Final, NamedTuple
+
+import grpc
+
+from baloot.v1 import analysis_pb2, records_pb2
+from baloot_engine.analysis import AnalysisStoppedError
+from baloot_engine.analysis.fairplay import (
+    DEFAULT_WORLDS,
+    MAX_RECORDS,
+    MAX_WORLDS,
+    MIN_DECISIONS,
+    THRESHOLDS,
+    FairPlayReport,
+    Hypothesis,
+    Progress,
+    fair_play,
+)
+from baloot_engine.api import inbound, records
+from baloot_engine.api.analysis import (
+    _END,
+    _FAILED,
+    _REPORT,
+    _STOPPED,
+    ANALYSIS_BUDGET_INVALID,
+    ANALYSIS_DEADLINE,
+    MAX_DEADLINE_MS,
+    Abort,
+    RecordRefusedError,
+    prepare,
+    worker,
+)
+from baloot_engine.api.status import RECORD_DIVERGES, ApiError
+from baloot_engine.rules import RuleError, State
+from baloot_engine.rules.record import RecordedRound
+
+_HYPOTHESES: Final = {
+    Hypothesis.ALL: analysis_pb2.FAIR_PLAY_HYPOTHESIS_ALL_HANDS,
+    Hypothesis.PARTNER: analysis_pb2.FAIR_PLAY_HYPOTHESIS_PARTNER_HAND,
+    Hypothesis.OPPONENT: analysis_pb2.FAIR_PLAY_HYPOTHESIS_OPPONENT_HAND,
+}
+
+
+def report_out(report: Progress | FairPlayReport) -> analysis_pb2.FairPlayReportResponse:
+    """The stream message of one report of the fair-play analysis."""
+    message = analysis_pb2.FairPlayReportResponse()
+    if isinstance(report, Progress):
+        progress = message.progress
+        progress.done = report.done
+        progress.total = report.total
+        progress.records_done = report.records_done
+        progress.records = report.records
+        return message
+    summary = message.summary
+    summary.records = report.records
+    summary.min_decisions = MIN_DECISIONS
+    for row in report.rows:
+        into = summary.rows.add(
+            seats=row.seats, decisions=row.decisions, mean_fair_loss=row.mean_fair_loss
+        )
+        for found in row.scores:
+            into.scores.add(
+                hypothesis=_HYPOTHESES[found.hypothesis],
+                telling=found.telling,
+                hits=found.hits,
+                expected_hits=found.expected,
+                gain=found.gain,
+                z_score=found.z,
+                p_value=found.p_value,
+                enough=found.enough,
+                flagged=found.flagged,
+                threshold=THRESHOLDS[found.hypothesis],
+            )
+    return message
+
+
+def prepare_all(
+    messages: Sequence[records_pb2.MatchRecord],
+) -> list[tuple[State, list[RecordedRound]]]:
+    """Every record's start and rounds, each size-checked and verified; raises
+    :class:`ApiError` (RECORD_TOO_LARGE, RECORD_DIVERGES with the record's index)."""
+    prepared = []
+    for index, record in enumerate(messages):
+        records.require_size(record)
+        try:
+            prepared.append(prepare(record))
+        except RecordRefusedError as refused:
+            divergence = refused.divergence
+            assert divergence is not None
+            raise ApiError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                RECORD_DIVERGES,
+                f"record {index} does not verify: {divergence}",
+                {
+                    "record_index": str(index),
+                    "round_index": str(divergence.round_index),
+                    "action_index": str(divergence.action_index),
+                    "divergence": divergence.reason,
+                },
+            ) from None
+    return prepared
+
+
+class FairPlayJob(NamedTuple):
+    """One fair-play report to run in the analysis worker process."""
+
+    records: tuple[bytes, ...]
+    seats: tuple[int, ...]
+    worlds: int
+    seed: int
+    seconds: float
+
+    def run(self, cancelled: Callable[[], bool], send: Callable[[tuple[str, Any]], None]) -> None:
+        """Run the report, sending each message (serialized), then how it ended."""
+        deadline = time.monotonic() + self.seconds
+        try:
+            prepared = prepare_all([records_pb2.MatchRecord.FromString(r) for r in self.records])
+            reports = fair_play(
+                prepared,
+                seats=self.seats,
+                worlds=self.worlds,
+                seed=self.seed,
+                deadline=deadline,
+                cancelled=cancelled,
+            )
+            for report in reports:
+                send((_REPORT, report_out(report).SerializeToString()))
+        except AnalysisStoppedError as stopped:
+            send((_STOPPED, str(stopped)))
+            return
+        except Exception as error:  # noqa: BLE001 - reported to the caller's process, logged there
+            send((_FAILED, f"{type(error).__name__}: {error}"))
+            return
+        send((_END, ""))
+
+
+def _budget_refusal(why: str) -> ApiError:
+    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, ANALYSIS_BUDGET_INVALID, why)
+
+
+def job_of(request: analysis_pb2.FairPlayReportRequest, time_left: float | None) -> FairPlayJob:
+    """Check every limit of a request (records, seats, worlds, deadline) and verify its records;
+    the job to run, or an :class:`ApiError`."""
+    count = len(request.records)
+    if not 1 <= count <= MAX_RECORDS:
+        raise _budget_refusal(f"a report reads 1 to {MAX_RECORDS} records, got {count}")
+    seats = tuple(sorted(set(request.seats))) or (0, 1, 2, 3)
+    if any(seat > 3 for seat in seats):
+        raise _budget_refusal(f"a seat is 0-3, got {max(seats)}")
+    worlds = request.worlds or DEFAULT_WORLDS
+    if worlds > MAX_WORLDS:
+        raise _budget_refusal(f"worlds per decision are 1-{MAX_WORLDS}, got {worlds}")
+    if request.deadline_ms > MAX_DEADLINE_MS:
+        raise _budget_refusal(
+            f"deadline_ms is at most {MAX_DEADLINE_MS}, got {request.deadline_ms}"
+        )
+    seconds = (request.deadline_ms or MAX_DEADLINE_MS) / 1000
+    if time_left is not None:
+        seconds = min(seconds, time_left)
+    prepare_all(request.records)
+    return FairPlayJob(
+        tuple(r.SerializeToString() for r in request.records),
+        seats,
+        worlds,
+        request.seed,
+        seconds,
+    )
+
+
+async def stream(
+    request: analysis_pb2.FairPlayReportRequest, context: Any, abort: Abort
+) -> AsyncIterator[analysis_pb2.FairPlayReportResponse]:
+    """The FairPlayReport stream: the limits checked, the records verified, then the report's
+    messages as the worker sends them."""
+    try:
+        inbound.check_sizes(request)
+        job = job_of(request, context.time_remaining())
+    except RuleError as error:
+        await abort(context, ApiError.from_rule_error(error))
+    except ApiError as error:
+        await abort(context, error)
+    async for kind, payload in worker().run(job):
+        if kind == _REPORT:
+            yield analysis_pb2.FairPlayReportResponse.FromString(payload)
+        elif kind == _STOPPED:
+            await abort(
+                context,
+                ApiError(grpc.StatusCode.DEADLINE_EXCEEDED, ANALYSIS_DEADLINE, str(payload)),
+            )
+        elif kind == _FAILED:
+            raise RuntimeError(f"the fair-play report failed: {payload}")
+
+
+__all__ = ["FairPlayJob", "job_of", "prepare_all", "report_out", "stream"]

@@ -1,0 +1,247 @@
+"""The fair-play statistic: additive tallies, determinism, honest play not flagged, a cheater
+flagged on its own hypothesis, records that do not verify refused, the CLI."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+from google.protobuf import json_format
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from baloot.v1 import records_pb2
+from baloot_engine.analysis.fairplay import (
+    BASE_RATES,
+    MIN_DECISIONS,
+    PEEKS,
+    THRESHOLDS,
+    DecisionFigures,
+    FairPlayReport,
+    Hypothesis,
+    Knowledge,
+    Progress,
+    Tally,
+    fair_play,
+    p_value,
+    record_figures,
+    score,
+    tally_of,
+    z_score,
+)
+from baloot_engine.analysis.selfplay import play_record
+from baloot_engine.api.analysis import record_message
+from baloot_engine.api.fairplay import prepare_all
+from baloot_engine.api.fairplay_cli import main
+from baloot_engine.api.status import ApiError
+from baloot_engine.bots import Level
+from baloot_engine.rules.record import DivergenceError
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT / "bench") not in sys.path:
+    sys.path.insert(0, str(ROOT / "bench"))
+
+import bench_fairplay  # noqa: E402 - needs bench/ on the path
+from fairplay_bots import play_cheat_record  # noqa: E402
+
+POOL = ROOT / "bench" / "fairplay_pool.jsonl"
+
+
+@cache
+def short_record(seed: int = 3) -> records_pb2.MatchRecord:
+    start, rounds = play_record([Level.BASIC] * 4, seed, max_rounds=1)
+    return record_message(start, rounds)
+
+
+def figures(record: records_pb2.MatchRecord, seed: int, seats: tuple[int, ...] = (0,)) -> list:
+    (start, rounds), *_ = prepare_all([record])
+    return [
+        f
+        for f in record_figures(start, rounds, seats=seats, worlds=4, seed=seed)
+        if isinstance(f, DecisionFigures)
+    ]
+
+
+def test_the_figures_are_a_function_of_the_record_and_the_seed() -> None:
+    first = figures(short_record(), seed=5)
+    assert first
+    assert figures(short_record(), seed=5) == first
+    assert {f.seat for f in first} == {0}
+    for found in first:
+        assert set(found.values) == set(Knowledge)
+        assert all(len(v) == len(found.values[Knowledge.FAIR]) for v in found.values.values())
+
+
+def _random_figures(rng: random.Random, count: int) -> list[DecisionFigures]:
+    found = []
+    for i in range(count):
+        width = rng.randint(2, 5)
+        values = {k: tuple(float(rng.randint(0, 3)) for _ in range(width)) for k in Knowledge}
+        found.append(DecisionFigures(0, i, rng.randint(0, 3), rng.randrange(width), values))
+    return found
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 40), st.integers(0, 40))
+def test_tallies_are_additive(seed: int, first: int, second: int) -> None:
+    rng = random.Random(seed)
+    a = _random_figures(rng, first)
+    b = _random_figures(rng, second)
+    together = tally_of(a + b, range(4))
+    for seat in range(4):
+        added = Tally()
+        added.add(tally_of(a, range(4))[seat])
+        added.add(tally_of(b, range(4))[seat])
+        assert added.decisions == together[seat].decisions
+        for knowledge in PEEKS:
+            x, y = added.counts[knowledge], together[seat].counts[knowledge]
+            assert (x.telling, x.hits) == (y.telling, y.hits)
+            assert x.gain == pytest.approx(y.gain)
+            assert y.hits <= y.telling
+
+
+def test_the_z_score_and_its_p_value() -> None:
+    assert z_score(0, 0, 0.3) == 0.0
+    assert z_score(100, 30, 0.3) == pytest.approx(0.0)
+    assert z_score(100, 60, 0.3) == pytest.approx(30 / (100 * 0.21) ** 0.5)
+    assert p_value(0.0) == pytest.approx(0.5)
+    assert p_value(2.326) == pytest.approx(0.01, abs=1e-4)
+    few = Tally()
+    few.counts[Knowledge.ALL].telling = MIN_DECISIONS - 1
+    few.counts[Knowledge.ALL].hits = MIN_DECISIONS - 1
+    verdict = score(few, Hypothesis.ALL)
+    assert not verdict.enough
+    assert not verdict.flagged
+
+
+def test_the_opponent_score_is_the_larger_of_the_two() -> None:
+    tally = Tally()
+    tally.counts[Knowledge.LEFT].telling, tally.counts[Knowledge.LEFT].hits = 50, 40
+    tally.counts[Knowledge.RIGHT].telling, tally.counts[Knowledge.RIGHT].hits = 50, 10
+    found = score(tally, Hypothesis.OPPONENT)
+    assert (found.telling, found.hits) == (50, 40)
+    assert found.flagged
+
+
+@pytest.mark.skipif(not POOL.exists(), reason="the benchmark's pool is not there")
+def test_honest_sets_of_the_benchmark_pool_are_flagged_at_most_one_percent() -> None:
+    """The shipped thresholds against the committed pool of the benchmark: sets of ten matches
+    of every honest level are flagged about 1 % of the time on every hypothesis. The benchmark
+    sets them at 1 % on its own draw of sets; this draw is another one of the same pool, whose
+    estimate of a 1 % tail varies by about a percent (docs/fairplay.md): at most 2 % here."""
+    pools: dict[str, list[Tally]] = {}
+    for line in POOL.read_text().splitlines():
+        entry = json.loads(line)
+        pools.setdefault(entry["kind"], []).append(bench_fairplay.tally_from(entry))
+    rng = random.Random(1)
+    for level in bench_fairplay.HONEST:
+        sets = bench_fairplay.draw_sets(pools[level], 10, 300, rng)
+        for hypothesis in Hypothesis:
+            flagged = sum(1 for t in sets if score(t, hypothesis).flagged)
+            assert flagged <= 0.02 * len(sets), (level, hypothesis, flagged)
+
+
+def test_honest_play_is_not_flagged() -> None:
+    records = [play_record([level] * 4, 11, max_rounds=1) for level in (Level.RANDOM, Level.BASIC)]
+    reports = list(fair_play(records, seats=(0, 1), worlds=2, seed=2))
+    assert isinstance(reports[0], Progress)
+    assert reports[0].done == 0
+    done = [r.done for r in reports if isinstance(r, Progress)]
+    assert done == sorted(done)
+    assert done[-1] == reports[0].total
+    report = reports[-1]
+    assert isinstance(report, FairPlayReport)
+    assert report.records == 2
+    assert [row.seats for row in report.rows] == [(0,), (1,)]
+    assert not any(s.flagged for row in report.rows for s in row.scores)
+
+
+def test_an_all_hands_peeker_always_plays_a_hindsight_best_card() -> None:
+    """The EXPERT-like bot that sees every hand plays the solver's card on the real position:
+    every decision where that card differs from the fair best one is a hit."""
+    start, rounds = play_cheat_record(
+        [Level.EXPERT, Level.BASIC, Level.BASIC, Level.BASIC],
+        ["all", "none", "none", "none"],
+        4,
+        max_rounds=2,
+    )
+    found = [
+        f
+        for f in record_figures(start, rounds, seats=(0,), worlds=2, seed=1)
+        if isinstance(f, DecisionFigures)
+    ]
+    assert found
+    for decision in found:
+        values = decision.values[Knowledge.ALL]
+        assert values[decision.taken] == pytest.approx(max(values))
+    count = tally_of(found, (0,))[0].counts[Knowledge.ALL]
+    assert count.hits == count.telling
+
+
+@pytest.mark.skipif(not POOL.exists(), reason="the benchmark's pool is not there")
+def test_each_cheater_of_the_benchmark_pool_scores_highest_on_its_own_hypothesis() -> None:
+    """Sets of ten matches of the committed pool: the all-hands and the partner peekers score
+    higher on their own hypothesis than on the others, on average."""
+    pools: dict[str, list[Tally]] = {}
+    for line in POOL.read_text().splitlines():
+        entry = json.loads(line)
+        pools.setdefault(entry["kind"], []).append(bench_fairplay.tally_from(entry))
+    rng = random.Random(2)
+    for kind in ("expert-all", "expert-partner"):
+        own = bench_fairplay.CHEATERS[kind][2]
+        sets = bench_fairplay.draw_sets(pools[kind], 10, 200, rng)
+        mean = {h: sum(score(t, h).z for t in sets) / len(sets) for h in Hypothesis}
+        assert all(mean[own] > mean[h] for h in Hypothesis if h is not own), (kind, mean)
+        flagged = sum(1 for t in sets if score(t, own).flagged)
+        assert flagged > 0.5 * len(sets), (kind, flagged)
+
+
+def test_a_record_that_does_not_verify_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = records_pb2.MatchRecord()
+    record.CopyFrom(short_record())
+    record.rounds[0].score.teams[0].final_points += 1
+    with pytest.raises(ApiError) as refused:
+        prepare_all([short_record(), record])
+    assert refused.value.reason == "RECORD_DIVERGES"
+    assert refused.value.metadata["record_index"] == "1"
+    path = tmp_path / "bad.json"
+    path.write_text(json_format.MessageToJson(record), encoding="utf-8")
+    assert main([str(path)]) == 2
+    assert "RECORD_DIVERGES" in capsys.readouterr().err
+    start, rounds = prepare_all([short_record()])[0]
+    broken = [rounds[0]._replace(actions=rounds[0].actions[:3] + rounds[0].actions[2:])]
+    with pytest.raises(DivergenceError):
+        list(fair_play([(start, broken)]))
+
+
+def test_the_cli_prints_the_table_per_seat_and_partnership(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "record.json"
+    path.write_text(json_format.MessageToJson(short_record()), encoding="utf-8")
+    assert main([str(path), str(path), "--worlds", "2", "--progress"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("Fair play over 2 record(s)")
+    for who in ("seat 0", "seat 3", "seats 0+2", "seats 1+3"):
+        assert who in out
+    assert "partner's hand" in out
+    assert "too few decisions" in out
+    assert "never proof" in out
+    assert "decisions" in err  # the progress bar
+    assert main([str(path), "--worlds", "2", "--seats", "2", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [row["seats"] for row in report["rows"]] == [[2]]
+    assert {s["hypothesis"] for s in report["rows"][0]["scores"]} == {"all", "partner", "opponent"}
+    assert main([str(path), "--worlds", "65"]) == 2
+
+
+def test_the_thresholds_and_base_rates_are_set() -> None:
+    assert set(BASE_RATES) == set(PEEKS)
+    assert all(0 < rate < 1 for rate in BASE_RATES.values())
+    assert set(THRESHOLDS) == set(Hypothesis)
