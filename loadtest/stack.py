@@ -52,14 +52,28 @@ def _stat(pid: int) -> list[str] | None:
     return text[text.rindex(")") + 2 :].split()
 
 
-def process_tree(pid: int) -> list[int]:
-    """``pid`` and its descendants (read from /proc)."""
+def _parents() -> dict[int, int]:
+    """Every live process with its parent (read from /proc)."""
     parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             fields = _stat(int(entry.name))
             if fields is not None:
                 parents[int(entry.name)] = int(fields[1])
+    return parents
+
+
+def _command(pid: int) -> str:
+    """The command line of ``pid`` ("" once it is gone)."""
+    try:
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (read from /proc)."""
+    parents = _parents()
     tree, frontier = [pid], [pid]
     while frontier:
         parent = frontier.pop()
@@ -170,8 +184,15 @@ class Service:
         return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
 
     def worker_pids(self) -> list[int]:
-        """The worker processes (empty for a single-process server)."""
-        return [pid for pid in process_tree(self.child.pid) if pid != self.child.pid]
+        """The worker processes (empty for a single-process server): the server's own children
+        that are servers, not the bots' process, analysis worker or resource tracker each
+        server process starts."""
+        root = self.child.pid
+        return [
+            pid
+            for pid, parent in _parents().items()
+            if parent == root and "multiprocessing" not in _command(pid)
+        ]
 
     def calls_by_process(self) -> dict[int, int]:
         """Engine calls handled per worker process, from the multiprocess metric files."""

@@ -463,6 +463,13 @@ def worker() -> Worker:
     return found
 
 
+def close_worker() -> None:
+    """End the worker of the running event loop, if it has one (a server's last step)."""
+    found = _workers.pop(asyncio.get_running_loop(), None)
+    if found is not None:
+        found.close()
+
+
 Abort = Callable[[Any, ApiError], Awaitable[NoReturn]]
 
 

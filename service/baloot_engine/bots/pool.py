@@ -10,13 +10,11 @@ millisecond.
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import functools
 import multiprocessing
 import os
-import signal
-import sys
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Final, TypeVar
@@ -39,19 +37,21 @@ _Result = TypeVar("_Result")
 
 _pool: ProcessPoolExecutor | None = None
 _pool_lock = threading.Lock()
-_PR_SET_PDEATHSIG: Final = 1
+_WATCH_SECONDS: Final = 1.0
 
 
 def die_with_parent(parent: int) -> None:
     """Make this process (a pool's or a worker's, spawned by ``parent``) end when its parent
     does, however that ends (SIGKILL, the out-of-memory killer): an orphan would keep running,
-    and would hold the server's standard error open. Linux's parent-death signal; elsewhere
-    the process ends when its pipe closes, as before."""
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:  # the parent ended before the signal was asked for
+    and would hold the server's standard error open. A thread checks every second whether
+    the process was handed to another parent."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_WATCH_SECONDS)
         os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
 def bot_pool() -> ProcessPoolExecutor:
@@ -72,6 +72,15 @@ def bot_pool() -> ProcessPoolExecutor:
 def _ready() -> bool:
     """A no-op job: it runs once the pool's process has started and imported the bots."""
     return True
+
+
+def shutdown() -> None:
+    """Stop the pool's process and free what the pool holds (a server's last step)."""
+    global _pool  # noqa: PLW0603 - one pool per process, shared by its servers
+    with _pool_lock:
+        if _pool is not None:
+            _pool.shutdown(wait=True, cancel_futures=True)
+            _pool = None
 
 
 def prestart() -> None:
@@ -128,4 +137,5 @@ __all__ = [
     "bot_pool",
     "die_with_parent",
     "prestart",
+    "shutdown",
 ]

@@ -40,6 +40,7 @@ from baloot_engine.api.ledger import LedgerClientMissingError, MatchLedger, reda
 from baloot_engine.api.sealing import KeyRing, StateKeyError, load_or_create_key_file
 from baloot_engine.api.servicer import SERVICE_NAME, BalootEngineServicer
 from baloot_engine.bots.pool import prestart as bot_pool_prestart
+from baloot_engine.bots.pool import shutdown as bot_pool_shutdown
 from baloot_engine.server import eventloop
 from baloot_engine.server.caches import CacheCollector, install_memory_dump, inventory
 from baloot_engine.server.interceptors import CallGate, TelemetryHandler
@@ -414,6 +415,10 @@ async def serve(
         await stopping.wait()
     finally:
         await app.stop()
+        # The processes started with the server end with it, and free what they held (a
+        # forked worker ends without the interpreter's exit handlers).
+        analysis.close_worker()
+        bot_pool_shutdown()
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGUSR2):
             loop.remove_signal_handler(signum)
 
