@@ -16,9 +16,10 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event as EventType
-from typing import Any, Final, NamedTuple, NoReturn, Protocol
+from typing import Any, Final, NamedTuple, NoReturn, Protocol, TypeVar
 
 import grpc
+from google.protobuf.message import Message
 
 from baloot.v1 import analysis_pb2, records_pb2
 from baloot_engine.analysis import (
@@ -471,30 +472,46 @@ def close_worker() -> None:
 
 
 Abort = Callable[[Any, ApiError], Awaitable[NoReturn]]
+_Response = TypeVar("_Response", bound=Message)
 
 
-async def stream(
-    request: analysis_pb2.AnalyzeRecordRequest, context: Any, abort: Abort
-) -> AsyncIterator[analysis_pb2.AnalyzeRecordResponse]:
-    """The AnalyzeRecord stream: the limits checked, the record verified, then the analysis'
-    messages as the worker sends them."""
+async def worker_stream(
+    request: Any,
+    context: Any,
+    abort: Abort,
+    make_job: Callable[[Any, float | None], Any],
+    response: type[_Response],
+    what: str,
+) -> AsyncIterator[_Response]:
+    """A stream computed in the worker (an analysis, a fair-play report): the limits checked
+    and the job made by ``make_job`` (records verified), then the job's messages as the
+    worker sends them, each a ``response``; ``what`` names the work in a failure."""
     try:
         inbound.check_sizes(request)
-        job = job_of(request, context.time_remaining())
+        job = make_job(request, context.time_remaining())
     except RuleError as error:
         await abort(context, ApiError.from_rule_error(error))
     except ApiError as error:
         await abort(context, error)
     async for kind, payload in worker().run(job):
         if kind == _REPORT:
-            yield analysis_pb2.AnalyzeRecordResponse.FromString(payload)
+            yield response.FromString(payload)
         elif kind == _STOPPED:
             await abort(
                 context,
                 ApiError(grpc.StatusCode.DEADLINE_EXCEEDED, ANALYSIS_DEADLINE, str(payload)),
             )
         elif kind == _FAILED:
-            raise RuntimeError(f"the analysis failed: {payload}")
+            raise RuntimeError(f"{what} failed: {payload}")
+
+
+def stream(
+    request: analysis_pb2.AnalyzeRecordRequest, context: Any, abort: Abort
+) -> AsyncIterator[analysis_pb2.AnalyzeRecordResponse]:
+    """The AnalyzeRecord stream (see :func:`worker_stream`)."""
+    return worker_stream(
+        request, context, abort, job_of, analysis_pb2.AnalyzeRecordResponse, "the analysis"
+    )
 
 
 __all__ = [

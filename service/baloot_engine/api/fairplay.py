@@ -26,22 +26,21 @@ from baloot_engine.analysis.fairplay import (
     Progress,
     fair_play,
 )
-from baloot_engine.api import inbound, records
+from baloot_engine.api import records
 from baloot_engine.api.analysis import (
     _END,
     _FAILED,
     _REPORT,
     _STOPPED,
     ANALYSIS_BUDGET_INVALID,
-    ANALYSIS_DEADLINE,
     MAX_DEADLINE_MS,
     Abort,
     RecordRefusedError,
     prepare,
-    worker,
+    worker_stream,
 )
 from baloot_engine.api.status import RECORD_DIVERGES, ApiError
-from baloot_engine.rules import RuleError, State
+from baloot_engine.rules import State
 from baloot_engine.rules.record import RecordedRound
 
 _HYPOTHESES: Final = {
@@ -177,28 +176,19 @@ def job_of(request: analysis_pb2.FairPlayReportRequest, time_left: float | None)
     )
 
 
-async def stream(
+def stream(
     request: analysis_pb2.FairPlayReportRequest, context: Any, abort: Abort
 ) -> AsyncIterator[analysis_pb2.FairPlayReportResponse]:
     """The FairPlayReport stream: the limits checked, the records verified, then the report's
-    messages as the worker sends them."""
-    try:
-        inbound.check_sizes(request)
-        job = job_of(request, context.time_remaining())
-    except RuleError as error:
-        await abort(context, ApiError.from_rule_error(error))
-    except ApiError as error:
-        await abort(context, error)
-    async for kind, payload in worker().run(job):
-        if kind == _REPORT:
-            yield analysis_pb2.FairPlayReportResponse.FromString(payload)
-        elif kind == _STOPPED:
-            await abort(
-                context,
-                ApiError(grpc.StatusCode.DEADLINE_EXCEEDED, ANALYSIS_DEADLINE, str(payload)),
-            )
-        elif kind == _FAILED:
-            raise RuntimeError(f"the fair-play report failed: {payload}")
+    messages as the worker sends them (:func:`~baloot_engine.api.analysis.worker_stream`)."""
+    return worker_stream(
+        request,
+        context,
+        abort,
+        job_of,
+        analysis_pb2.FairPlayReportResponse,
+        "the fair-play report",
+    )
 
 
 __all__ = ["FairPlayJob", "job_of", "prepare_all", "report_out", "stream"]
