@@ -13,7 +13,7 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event as EventType
 from typing import Any, Final, NamedTuple, NoReturn, Protocol, TypeVar
@@ -301,10 +301,10 @@ def run_job(
 ) -> None:
     """Run one analysis, sending each report's message (serialized), then how it ended."""
     deadline = time.monotonic() + job.seconds
-    try:
-        record = records_pb2.MatchRecord.FromString(job.record)
-        start, rounds = prepare(record)
-        reports = analyze(
+
+    def reports() -> Iterator[Message]:
+        start, rounds = prepare(records_pb2.MatchRecord.FromString(job.record))
+        for report in analyze(
             start,
             rounds,
             seats=job.seats,
@@ -313,9 +313,18 @@ def run_job(
             seed=job.seed,
             deadline=deadline,
             cancelled=cancelled,
-        )
-        for report in reports:
-            send((_REPORT, report_out(report).SerializeToString()))
+        ):
+            yield report_out(report)
+
+    send_all(reports(), send)
+
+
+def send_all(messages: Iterator[Message], send: Callable[[tuple[str, Any]], None]) -> None:
+    """Send each message a worker's job makes (serialized), then how the job ended: at its
+    end, stopped (deadline, cancel), or failed."""
+    try:
+        for message in messages:
+            send((_REPORT, message.SerializeToString()))
     except AnalysisStoppedError as stopped:
         send((_STOPPED, str(stopped)))
         return

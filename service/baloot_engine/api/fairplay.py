@@ -8,13 +8,12 @@ translation, used by the ``FairPlayReport`` RPC and by ``baloot-fairplay``.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, Final, NamedTuple
 
 import grpc
 
 from baloot.v1 import analysis_pb2, records_pb2
-from baloot_engine.analysis import AnalysisStoppedError
 from baloot_engine.analysis.fairplay import (
     DEFAULT_WORLDS,
     MAX_RECORDS,
@@ -28,15 +27,12 @@ from baloot_engine.analysis.fairplay import (
 )
 from baloot_engine.api import records
 from baloot_engine.api.analysis import (
-    _END,
-    _FAILED,
-    _REPORT,
-    _STOPPED,
     ANALYSIS_BUDGET_INVALID,
     MAX_DEADLINE_MS,
     Abort,
     RecordRefusedError,
     prepare,
+    send_all,
     worker_stream,
 )
 from baloot_engine.api.status import RECORD_DIVERGES, ApiError
@@ -122,25 +118,20 @@ class FairPlayJob(NamedTuple):
     def run(self, cancelled: Callable[[], bool], send: Callable[[tuple[str, Any]], None]) -> None:
         """Run the report, sending each message (serialized), then how it ended."""
         deadline = time.monotonic() + self.seconds
-        try:
+
+        def reports() -> Iterator[analysis_pb2.FairPlayReportResponse]:
             prepared = prepare_all([records_pb2.MatchRecord.FromString(r) for r in self.records])
-            reports = fair_play(
+            for report in fair_play(
                 prepared,
                 seats=self.seats,
                 worlds=self.worlds,
                 seed=self.seed,
                 deadline=deadline,
                 cancelled=cancelled,
-            )
-            for report in reports:
-                send((_REPORT, report_out(report).SerializeToString()))
-        except AnalysisStoppedError as stopped:
-            send((_STOPPED, str(stopped)))
-            return
-        except Exception as error:  # noqa: BLE001 - reported to the caller's process, logged there
-            send((_FAILED, f"{type(error).__name__}: {error}"))
-            return
-        send((_END, ""))
+            ):
+                yield report_out(report)
+
+        send_all(reports(), send)
 
 
 def _budget_refusal(why: str) -> ApiError:
