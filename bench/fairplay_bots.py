@@ -19,16 +19,14 @@ from collections.abc import Sequence
 
 from baloot_engine.analysis.core import _representatives, _Stop
 from baloot_engine.analysis.fairplay import _sampled
-from baloot_engine.analysis.selfplay import deck_of
+from baloot_engine.analysis.selfplay import play_record
 from baloot_engine.bots import Level, suggest
 from baloot_engine.bots.search import DEFAULT_BUDGET, search_card
 from baloot_engine.bots.tracking import Tracker, sample_hands, track
-from baloot_engine.rules.actions import Action, Deal, EventKind, Play
+from baloot_engine.rules.actions import Action, Play
 from baloot_engine.rules.contract import partner_of
-from baloot_engine.rules.game import apply, new_match
 from baloot_engine.rules.observation import Observation, observe
-from baloot_engine.rules.record import Entry, RecordedRound
-from baloot_engine.rules.ruleset import SEEDS
+from baloot_engine.rules.record import RecordedRound
 from baloot_engine.rules.state import Phase, State
 from baloot_engine.solver import _plays, position_of, solve
 
@@ -121,29 +119,14 @@ def play_cheat_record(
 ) -> tuple[State, list[RecordedRound]]:
     """A seeded match like :func:`baloot_engine.analysis.selfplay.play_record`, seat ``s``
     playing at ``levels[s]`` and peeking at ``peeks[s]``."""
-    start = new_match(SEEDS, dealer=seed % 4)
-    state = start
-    rounds: list[RecordedRound] = []
-    actions: list[tuple[int, Entry]] = []
-    deck: tuple[int, ...] = ()
-    decision = 0
-    while state.phase is not Phase.MATCH_OVER:
-        if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
-            if max_rounds and len(rounds) >= max_rounds:
-                break
-            deck = deck_of(seed, state.hand_number + 1)
-            actions = [(state.dealer, Deal(()))]
-            state, _ = apply(state, state.dealer, Deal(deck))
-            continue
-        seat = state.turn
-        action = cheat(state, seat, levels[seat], peeks[seat], seed * 100_003 + decision)
-        decision += 1
-        state, events = apply(state, seat, action)
-        actions.append((seat, action))
-        if any(e.kind in (EventKind.ROUND_SCORED, EventKind.REDEAL) for e in events):
-            rounds.append(RecordedRound(deck, tuple(actions)))
-            actions = []
-    return start, rounds
+    return play_record(
+        levels,
+        seed,
+        max_rounds=max_rounds,
+        decide=lambda state, seat, decision_seed: cheat(
+            state, seat, levels[seat], peeks[seat], decision_seed
+        ),
+    )
 
 
 __all__ = ["PEEKS", "cheat", "peeked_seats", "play_cheat_record"]

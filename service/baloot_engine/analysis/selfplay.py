@@ -4,7 +4,7 @@ its calibration and its benchmark."""
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from baloot_engine.bots import Level, suggest
 from baloot_engine.bots.expert import DEFAULT_EXPERT_BUDGET, ExpertBudget
@@ -29,8 +29,12 @@ def play_record(
     max_rounds: int = 0,
     rules: RuleSet = SEEDS,
     expert: ExpertBudget = DEFAULT_EXPERT_BUDGET,
+    decide: Callable[[State, int, int], Action] | None = None,
 ) -> tuple[State, list[RecordedRound]]:
     """A seeded match of bots, seat ``s`` playing at ``levels[s]``: its start and its rounds.
+
+    ``decide(state, seat, seed)`` replaces the bots' decisions when given (a benchmark's own
+    players).
 
     It stops when the match is won or after ``max_rounds`` dealt hands (0: no limit). The
     decks depend on the seed and the round number only, so every set of levels meets the same
@@ -51,9 +55,11 @@ def play_record(
             state, _ = apply(state, state.dealer, Deal(deck))
             continue
         seat = state.turn
-        action: Action = suggest(
-            state, seat, levels[seat], seed=seed * 100_003 + decision, expert=expert
-        )
+        decision_seed = seed * 100_003 + decision
+        if decide is None:
+            action = suggest(state, seat, levels[seat], seed=decision_seed, expert=expert)
+        else:
+            action = decide(state, seat, decision_seed)
         decision += 1
         state, events = apply(state, seat, action)
         actions.append((seat, action))
