@@ -6,6 +6,7 @@ import copy
 import pickle
 import random
 from dataclasses import replace
+from enum import Enum
 
 import pytest
 
@@ -83,7 +84,7 @@ def test_replace_refuses_an_unknown_field() -> None:
         State()._replace(no_such_field=1)  # type: ignore[call-arg]
 
 
-def test_phases_behave_like_enum_members() -> None:
+def test_phases_are_enum_members_hashed_by_identity() -> None:
     names = [phase.name for phase in Phase]
     assert names == [
         "AWAITING_DEAL",
@@ -101,7 +102,8 @@ def test_phases_behave_like_enum_members() -> None:
         assert copy.copy(phase) is phase
         assert copy.deepcopy(phase) is phase
         assert pickle.loads(pickle.dumps(phase)) is phase  # noqa: S301 - our own bytes
-        assert repr(phase) == f"Phase.{phase.name}"
+        assert isinstance(phase, Enum)
+        assert hash(phase) == object.__hash__(phase)  # the phase table's lookup is C code
     state = State()
     assert copy.deepcopy(state).phase is Phase.AWAITING_DEAL
 
@@ -215,3 +217,58 @@ def test_the_match_score_decides_the_match() -> None:
     target = over.rules.match_target
     assert validate(over._replace(match_scores=(target, 0)))
     assert validate(over._replace(match_scores=(target + 5, target + 1)))
+
+
+def test_members_are_the_enums_own() -> None:
+    """rules.members holds each enum's own members, each once."""
+    from baloot_engine.rules import members
+
+    constants = {name: value for name, value in vars(members).items() if name.isupper()}
+    assert len(constants) == len({id(v) for v in constants.values()}) > 10
+    for name, member in constants.items():
+        assert isinstance(member, Enum), name
+        assert getattr(type(member), member.name) is member
+
+
+_HOT_MODULES = (
+    "rules/bidding.py",
+    "rules/declaring.py",
+    "rules/doubling.py",
+    "rules/game.py",
+    "rules/match.py",
+    "rules/play.py",
+    "rules/qayd.py",
+    "rules/sawa.py",
+    "rules/validation.py",
+    "api/outbound.py",
+    "api/records.py",
+    "api/state_codec.py",
+    "api/views.py",
+)
+
+
+def test_hot_paths_read_members_from_rules_members() -> None:
+    """The functions of the modules on every call's path compare the members rules.members
+    holds through its constants, never through their enum class (the slow lookup)."""
+    import ast
+    from pathlib import Path
+
+    import baloot_engine
+    from baloot_engine.rules import members
+
+    held = {(type(v).__name__, v.name) for v in vars(members).values() if isinstance(v, Enum)}
+    root = Path(baloot_engine.__file__).parent
+    found = []
+    for name in _HOT_MODULES:
+        tree = ast.parse((root / name).read_text())
+        for function in ast.walk(tree):
+            if not isinstance(function, ast.FunctionDef):
+                continue
+            for node in ast.walk(function):
+                if (
+                    isinstance(node, ast.Attribute)
+                    and isinstance(node.value, ast.Name)
+                    and (node.value.id, node.attr) in held
+                ):
+                    found.append(f"{name}:{node.lineno} {node.value.id}.{node.attr}")
+    assert found == []

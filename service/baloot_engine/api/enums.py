@@ -14,7 +14,6 @@ from enum import Enum
 from typing import Any, Final
 
 from baloot.v1 import rules_pb2
-from baloot_engine.rules import Phase
 
 
 def enum_prefix(enum_name: str) -> str:
@@ -22,13 +21,13 @@ def enum_prefix(enum_name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", enum_name).upper() + "_"
 
 
-def to_core(proto_enum: Any, core_enum: type[Enum] | type[Phase]) -> dict[int, Any]:
+def to_core(proto_enum: Any, core_enum: type[Enum]) -> dict[int, Any]:
     """Each proto enum number that names a member of ``core_enum``, with that member."""
     prefix = enum_prefix(proto_enum.DESCRIPTOR.name)
     return {proto_enum.Value(prefix + member.name): member for member in core_enum}
 
 
-def to_wire(proto_enum: Any, core_enum: type[Enum] | type[Phase]) -> dict[Any, Any]:
+def to_wire(proto_enum: Any, core_enum: type[Enum]) -> dict[Any, Any]:
     """Each member of ``core_enum`` with its proto enum number (the inverse of :func:`to_core`).
 
     The numbers are typed ``Any``: each is of its own proto enum's ``ValueType``.

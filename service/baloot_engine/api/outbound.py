@@ -49,6 +49,13 @@ from baloot_engine.rules import (
 from baloot_engine.rules.cards import trick_points
 from baloot_engine.rules.facts import TRICKS_PER_ROUND
 from baloot_engine.rules.match import winner_after
+from baloot_engine.rules.members import (
+    AKKA_CALLED,
+    CARD_PLAYED,
+    CONTRACT_SUN,
+    ROUND_SCORED,
+    TRICK_WON,
+)
 from baloot_engine.rules.projects import Project, baloot_project
 
 # Core member -> proto enum number.
@@ -260,7 +267,7 @@ def round_score_out(
 ) -> types_pb2.RoundScore:
     """A proto ``RoundScore``: the whole explaining breakdown."""
     facts = score.facts
-    sun = score.contract is ContractType.SUN
+    sun = score.contract is CONTRACT_SUN
     contract_message = (
         contract_out(contract)
         if contract is not None
@@ -375,23 +382,18 @@ def add_events(into: Any, events: Sequence[Event], state: State) -> None:
 def _cached_event(event: Event, state: State) -> bytes | None:
     """The encoded event for the kinds that depend only on small values, else None.
 
-    The kinds are compared with module constants: reading a member through its Enum class
-    goes through the slow metaclass lookup of Python 3.11, and this runs for every event.
+    The kinds are compared with the constants of :mod:`baloot_engine.rules.members`: this
+    runs for every event.
     """
     kind = event.kind
-    if kind is _CARD_PLAYED:
+    if kind is CARD_PLAYED:
         return _CARD_EVENTS[0][event.seat][event.card]
-    if kind is _AKKA_CALLED:
+    if kind is AKKA_CALLED:
         return _CARD_EVENTS[1][event.seat][event.card]
-    if kind is _TRICK_WON:
+    if kind is TRICK_WON:
         number, leader = _trick_of(state, event)
         return _trick_won_event(event.seat, number, leader, event.cards, state.trump)
     return None
-
-
-_CARD_PLAYED: Final = EventKind.CARD_PLAYED
-_AKKA_CALLED: Final = EventKind.AKKA_CALLED
-_TRICK_WON: Final = EventKind.TRICK_WON
 
 
 @lru_cache(maxsize=4096)
@@ -399,7 +401,7 @@ def _trick_won_event(
     winner: int, number: int, leader: int, cards: tuple[int, ...], trump: int
 ) -> bytes:
     """The encoded TRICK_WON event of a trick."""
-    message = types_pb2.Event(kind=EVENT_KIND_NUMBERS[EventKind.TRICK_WON])
+    message = types_pb2.Event(kind=EVENT_KIND_NUMBERS[TRICK_WON])
     if winner >= 0:
         message.seat = winner
     trick_out(number, leader, cards, trump, winner, into=message.trick)
@@ -435,14 +437,14 @@ def _build_event(event: Event, state: State) -> types_pb2.Event:
         message.projects.projects.extend(project_out(s, p, trump) for s, p in event.projects)
     elif kind is EventKind.BALOOT_ANNOUNCED and trump >= 0:
         message.projects.projects.append(project_out(event.seat, baloot_project(trump), trump))
-    elif kind in (EventKind.CARD_PLAYED, EventKind.AKKA_CALLED):
+    elif kind in (CARD_PLAYED, AKKA_CALLED):
         message.play.seat = event.seat
         message.play.card = event.card
-        message.play.akka = kind is EventKind.AKKA_CALLED
-    elif kind is EventKind.TRICK_WON:
+        message.play.akka = kind is AKKA_CALLED
+    elif kind is TRICK_WON:
         number, leader = _trick_of(state, event)
         trick_out(number, leader, event.cards, trump, event.seat, into=message.trick)
-    elif kind is EventKind.ROUND_SCORED and event.score is not None:
+    elif kind is ROUND_SCORED and event.score is not None:
         message.round_score.CopyFrom(
             round_score_out(event.score, state.hand_number, state.contract)
         )

@@ -33,7 +33,7 @@ from baloot_engine.api.refusals import (
 )
 from baloot_engine.api.state_codec import DEALING_AT_MATCH_END, DEALING_EACH_ROUND
 from baloot_engine.api.views import add_views, build_view
-from baloot_engine.rules import Deal, EventKind, RuleError, State, game
+from baloot_engine.rules import Deal, RuleError, State, game
 from baloot_engine.rules.dealing import REVEALED_INDEX, completion_cards, initial_hands
 from baloot_engine.rules.errors import RECORD_MISMATCH, malformed
 from baloot_engine.rules.fairdeal import (
@@ -45,6 +45,7 @@ from baloot_engine.rules.fairdeal import (
     key_matches,
 )
 from baloot_engine.rules.game import BETWEEN_ROUNDS
+from baloot_engine.rules.members import MATCH_OVER, ROUND_SCORED
 from baloot_engine.rules.record import (
     CLOSE_REVIEW,
     CloseReview,
@@ -76,7 +77,6 @@ BOARD_SECRET_BYTES: Final = 16  # a drawn secret: 128 random bits, 22 base64url 
 RECORD_FORMAT: Final = 1
 
 _REVEAL_KIND: Final = types_pb2.EVENT_KIND_ROUND_REVEALED
-_SCORED: Final = EventKind.ROUND_SCORED
 
 
 # ---------------------------------------------------------------------------------------
@@ -309,7 +309,7 @@ def _steps(record: records_pb2.MatchRecord, start: State) -> Iterator[Step]:
 
 def _check_score(recorded: records_pb2.RecordedRound, step: Step) -> None:
     """Compare a round's recorded score with the score the step gave it."""
-    scored = next((e for e in step.events if e.kind is _SCORED), None)
+    scored = next((e for e in step.events if e.kind is ROUND_SCORED), None)
     at = step.action_index + 1
     if scored is None:
         if recorded.HasField("score"):
@@ -381,7 +381,7 @@ def _verify(record: records_pb2.MatchRecord) -> pb.VerifyRecordResponse:
             state = step.state
             replayed += 1
             for event in step.events:
-                if event.kind is _SCORED and event.score is not None:
+                if event.kind is ROUND_SCORED and event.score is not None:
                     response.sheet.append(
                         outbound.round_score_out(event.score, state.hand_number, state.contract)
                     )
@@ -397,7 +397,7 @@ def _verify(record: records_pb2.MatchRecord) -> pb.VerifyRecordResponse:
         )
     response.actions_replayed = replayed
     response.match.CopyFrom(outbound.match_score_out(state))
-    response.complete = state.phase is Phase.MATCH_OVER
+    response.complete = state.phase is MATCH_OVER
     response.last_round_over = bool(record.rounds) and state.phase in _BETWEEN_ROUNDS
     return response
 
@@ -475,8 +475,8 @@ def replay_response(
     response = pb.ReplayRecordResponse(total_steps=total_steps(record))
     step = replayed.step
     deal_key = None
-    if step is not None and step.ends_round and any(e.kind is _SCORED for e in step.events):
-        deal_key = _disclosed_key(record, step.round_index, state.phase is Phase.MATCH_OVER)
+    if step is not None and step.ends_round and any(e.kind is ROUND_SCORED for e in step.events):
+        deal_key = _disclosed_key(record, step.round_index, state.phase is MATCH_OVER)
     in_views = None if record.board_set else deal_key
     reveal = last_reveal(state, replayed.deck, in_views) if replayed.deck else None
     extra = b"" if reveal is None else reveal_view_part(reveal)

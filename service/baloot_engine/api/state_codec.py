@@ -32,10 +32,8 @@ from baloot_engine.rules import (
     Bid,
     BidKind,
     Contract,
-    ContractType,
     Doubling,
     DoublingCall,
-    Phase,
     PlayMode,
     ProjectKind,
     QaydCategory,
@@ -50,6 +48,17 @@ from baloot_engine.rules import (
     validate,
 )
 from baloot_engine.rules.cards import HIGHER, trick_winner_index
+from baloot_engine.rules.members import (
+    AWAITING_DEAL,
+    BIDDING,
+    CONTRACT_HOKM,
+    CONTRACT_SUN,
+    DOUBLING,
+    MATCH_OVER,
+    PLAYING,
+    ROUND_OVER,
+    ROUND_REVIEW,
+)
 from baloot_engine.rules.play import broken_rule
 from baloot_engine.rules.projects import baloot_mask, projects_for_declaration
 from baloot_engine.rules.qayd import penalty_score
@@ -102,13 +111,13 @@ _BYTES_FIELDS: Final = attrgetter(*_BYTES_LIMITS)
 _BYTES_MAXIMA: Final = tuple(_BYTES_LIMITS.values())
 
 PHASES: Final = (
-    Phase.AWAITING_DEAL,
-    Phase.BIDDING,
-    Phase.DOUBLING,
-    Phase.PLAYING,
-    Phase.ROUND_OVER,
-    Phase.MATCH_OVER,
-    Phase.ROUND_REVIEW,
+    AWAITING_DEAL,
+    BIDDING,
+    DOUBLING,
+    PLAYING,
+    ROUND_OVER,
+    MATCH_OVER,
+    ROUND_REVIEW,
 )
 QAYD_CATEGORIES: Final = (
     QaydCategory.REVOKE,
@@ -240,7 +249,7 @@ def encode_contract(contract: Contract | None) -> int:
         return 0
     return (
         1
-        | (contract.type is ContractType.HOKM) << 1
+        | (contract.type is CONTRACT_HOKM) << 1
         | (contract.trump + 1) << 2
         | contract.buyer << 5
         | contract.ashkal << 7
@@ -263,7 +272,7 @@ def decode_contract(bits: int) -> Contract | None:
     if not (0 <= trump <= 3 if hokm else trump == -1):
         raise StateInvalidError(["the contract's trump does not fit its type"])
     return Contract(
-        type=ContractType.HOKM if bits >> 1 & 1 else ContractType.SUN,
+        type=CONTRACT_HOKM if bits >> 1 & 1 else CONTRACT_SUN,
         trump=(bits >> 2 & 7) - 1,
         buyer=bits >> 5 & 3,
         ashkal=bool(bits >> 7 & 1),
@@ -449,7 +458,7 @@ def _write(message: pb.MatchState, state: State, old: State | None) -> None:
 
 def _keeps_breaches(state: State) -> bool:
     return state.rules.illegal_moves_allowed and (
-        state.phase is Phase.PLAYING or state.phase is Phase.ROUND_REVIEW
+        state.phase is PLAYING or state.phase is ROUND_REVIEW
     )
 
 
@@ -615,7 +624,7 @@ def _last_round_part(facts: RoundFacts) -> bytes:
 
 
 def _encode_facts(out: pb.LastRound, facts: RoundFacts) -> None:
-    out.contract_type = 1 if facts.contract is ContractType.SUN else 2
+    out.contract_type = 1 if facts.contract is CONTRACT_SUN else 2
     out.buyer_team = facts.buyer_team
     out.card_abnat.extend(facts.card_abnat)
     out.tricks_won.extend(facts.tricks_won)
@@ -828,7 +837,7 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
         elsewhere |= 1 << m.revealed
     hands = decode_owners(m.card_owners, elsewhere) if m.card_owners else (0, 0, 0, 0)
     full_hands = (0, 0, 0, 0)
-    if phase is Phase.PLAYING or phase is Phase.ROUND_REVIEW:
+    if phase is PLAYING or phase is ROUND_REVIEW:
         full_hands = _full_hands(hands, played_by_seat, m.leader, trick)
     declarations = EMPTY_DECLARATIONS
     if m.declarations:
@@ -1005,7 +1014,7 @@ def _score(
         for i in range(0, len(raw), 3)
     )
     facts = RoundFacts(
-        contract=ContractType.SUN if last.contract_type == 1 else ContractType.HOKM,
+        contract=CONTRACT_SUN if last.contract_type == 1 else CONTRACT_HOKM,
         buyer_team=last.buyer_team,
         card_abnat=_pair(last.card_abnat, "last card abnat"),
         tricks_won=_pair(last.tricks_won, "last tricks won"),

@@ -40,7 +40,6 @@ from baloot_engine.rules import (
     LIVE_PHASES,
     Action,
     Contract,
-    ContractType,
     Observation,
     Phase,
     Play,
@@ -48,6 +47,7 @@ from baloot_engine.rules import (
     State,
     tricks_won,
 )
+from baloot_engine.rules.members import CONTRACT_SUN, PLAYING
 from baloot_engine.rules.observation import SeatFields, observe_public, seat_fields
 from baloot_engine.rules.projects import baloot_project
 from baloot_engine.rules.state import BidRecord, DoublingRecord
@@ -100,7 +100,7 @@ def encode_observation(
         view.doubling_calls.add(seat=call.seat, doubling=outbound.doubling_out(call.call))
     trump = obs.trump
     tricks = obs.tricks
-    if phase is Phase.PLAYING:
+    if phase is PLAYING:
         outbound.trick_out(
             len(tricks) + 1, obs.leader, obs.trick, trump, akka=obs.akka, into=view.current_trick
         )
@@ -124,7 +124,7 @@ def encode_observation(
         )
     if score is not None and phase not in LIVE_PHASES:
         view.round_score.CopyFrom(outbound.round_score_out(score, obs.hand_number, obs.contract))
-        sun = score.contract is ContractType.SUN
+        sun = score.contract is CONTRACT_SUN
         view.revealed_projects.extend(outbound.awarded_out(p, sun) for p in score.awarded)
         holder = obs.scored_baloot_seat
         if holder >= 0:
@@ -253,7 +253,7 @@ def public_view_bytes(
     if calls:
         parts.append(_doubling_calls_piece(calls))
     trump = -1 if contract is None else contract.trump
-    if phase is Phase.PLAYING:
+    if phase is PLAYING:
         parts.append(_trick_part(False, len(tricks) + 1, leader, trick, trump, -1, akka))
     if tricks:
         last = tricks[-1]
@@ -438,7 +438,7 @@ def _projects_and_score_part(obs: Observation) -> bytes:
     score = obs.last_score
     if score is not None and phase not in LIVE_PHASES:
         view.round_score.CopyFrom(outbound.round_score_out(score, obs.hand_number, obs.contract))
-        sun = score.contract is ContractType.SUN
+        sun = score.contract is CONTRACT_SUN
         view.revealed_projects.extend(outbound.awarded_out(p, sun) for p in score.awarded)
         holder = obs.scored_baloot_seat
         if holder >= 0:

@@ -274,7 +274,7 @@ _SCALARS = _AT["abnat"]
 _SCALAR_COUNT = OBSERVATION_SIZE - _SCALARS
 _ZEROS: Final = array("f", bytes(4 * OBSERVATION_SIZE))
 
-_PHASE_INDEX: Final = {phase: i for i, phase in enumerate(Phase.MEMBERS)}
+_PHASE_INDEX: Final = {phase: i for i, phase in enumerate(Phase)}
 _STAGE_INDEX: Final = {stage: i for i, stage in enumerate(BidStage)}
 _STEP_INDEX: Final = {step: i for i, step in enumerate(DoublingStep)}
 _BID_INDEX: Final = {bid: i for i, bid in enumerate(BIDS)}

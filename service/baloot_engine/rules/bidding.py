@@ -14,10 +14,20 @@ from __future__ import annotations
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import Bid, BidKind, Event, EventKind
 from baloot_engine.rules.cards import ACE, EIGHT, NINE, SEVEN, SUITS
-from baloot_engine.rules.contract import Contract, ContractType, next_seat, team_of
+from baloot_engine.rules.contract import Contract, next_seat, team_of
 from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.members import (
+    AWAITING_DEAL,
+    BIDDING,
+    CONTRACT_HOKM,
+    CONTRACT_SUN,
+    KAWESH_OFF,
+    STAGE_CONFIRM,
+    STAGE_PRIORITY,
+    STAGE_REOPEN,
+)
 from baloot_engine.rules.ruleset import Kawesh, SunPriorityClaim
-from baloot_engine.rules.state import BidRecord, BidStage, Phase, State
+from baloot_engine.rules.state import BidRecord, BidStage, State
 
 # Bids are immutable values: the ones offered are built once (listing the bids of a turn
 # then allocates nothing, and a bid chosen from that list is found by identity).
@@ -30,12 +40,6 @@ _SWITCH_TO_SUN = Bid(BidKind.SWITCH_TO_SUN)
 _HOKM_SUIT_LATER = Bid(BidKind.HOKM)
 _HOKM_IN = tuple(Bid(BidKind.HOKM, suit) for suit in SUITS)
 _CONFIRM_IN = tuple(Bid(BidKind.CONFIRM_HOKM, suit) for suit in SUITS)
-
-# Enum members read on every bid, as module constants (see ``state.Phase``).
-_REOPEN = BidStage.REOPEN
-_CONFIRM = BidStage.CONFIRM
-_PRIORITY = BidStage.PRIORITY
-_KAWESH_OFF = Kawesh.OFF
 
 _LOW_CARDS = tuple((1 << SEVEN | 1 << EIGHT | 1 << NINE) << (8 * s) for s in SUITS)
 _WORTHLESS = _LOW_CARDS[0] | _LOW_CARDS[1] | _LOW_CARDS[2] | _LOW_CARDS[3]
@@ -59,7 +63,7 @@ def start_bidding(
     order = lap(state.dealer)
     return State(
         state.rules,
-        Phase.BIDDING,
+        BIDDING,
         state.dealer,
         state.hand_number + 1,
         state.match_scores,
@@ -103,7 +107,7 @@ def kawesh_allowed(state: State, seat: int) -> bool:
     or not.
     """
     kawesh = state.rules.kawesh
-    if kawesh is _KAWESH_OFF or state.phase is not Phase.BIDDING:
+    if kawesh is KAWESH_OFF or state.phase is not BIDDING:
         return False
     if state.bidding_round != 1 and kawesh is Kawesh.INITIAL_FIVE_OF_789:
         return False
@@ -112,7 +116,7 @@ def kawesh_allowed(state: State, seat: int) -> bool:
 
 def legal_bids(state: State, seat: int) -> list[Bid]:
     """Every bid ``seat`` may say now, in the documented action order."""
-    if state.phase is not Phase.BIDDING:
+    if state.phase is not BIDDING:
         return []
     bids: list[Bid] = []
     if state.to_ask and state.to_ask[0] == seat:
@@ -125,15 +129,15 @@ def legal_bids(state: State, seat: int) -> list[Bid]:
 def _bids_on_turn(state: State, seat: int) -> list[Bid]:
     stage = state.bid_stage
     revealed_suit = state.revealed >> 3
-    if stage is _CONFIRM:
+    if stage is STAGE_CONFIRM:
         if state.pending_suit >= 0:
             confirm = [_CONFIRM_IN[state.pending_suit]]
         else:
             confirm = [_CONFIRM_IN[s] for s in SUITS if s != revealed_suit]
         return [*confirm, _SWITCH_TO_SUN] if _switch_allowed(state, seat) else confirm
-    if stage is _PRIORITY:
+    if stage is STAGE_PRIORITY:
         return [_PASS, _CLAIM_SUN]
-    if stage is _REOPEN:
+    if stage is STAGE_REOPEN:
         # §A.15: a seat asked for Sun may buy it as Ashkal where R7 lets it say Ashkal.
         return [_PASS, _SUN, _ASHKAL] if _ashkal_allowed(state, seat) else [_PASS, _SUN]
     bids = [_PASS]
@@ -152,7 +156,7 @@ def _bids_on_turn(state: State, seat: int) -> list[Bid]:
 
 def apply_bid(state: State, seat: int, bid: Bid) -> tuple[State, list[Event]]:
     """Apply a bid and return the new state and the events it caused."""
-    if state.phase is not Phase.BIDDING:
+    if state.phase is not BIDDING:
         raise RuleError(errors.WRONG_PHASE, f"no bidding in phase {state.phase.value}")
     if bid.kind is BidKind.KAWESH:
         if bid.suit != -1:
@@ -181,14 +185,14 @@ def apply_bid(state: State, seat: int, bid: Bid) -> tuple[State, list[Event]]:
         return _sun_called(state, seat, kind is BidKind.ASHKAL, events)
     if kind is BidKind.CLAIM_SUN:
         return _fix_contract(
-            state, Contract(ContractType.SUN, -1, seat, False, state.bidding_round), events
+            state, Contract(CONTRACT_SUN, -1, seat, False, state.bidding_round), events
         )
     if kind is BidKind.CONFIRM_HOKM:
-        contract = Contract(ContractType.HOKM, bid.suit, seat, False, state.bidding_round)
+        contract = Contract(CONTRACT_HOKM, bid.suit, seat, False, state.bidding_round)
         return _fix_contract(state, contract, events)
     # SWITCH_TO_SUN
     return _fix_contract(
-        state, Contract(ContractType.SUN, -1, seat, False, state.bidding_round), events
+        state, Contract(CONTRACT_SUN, -1, seat, False, state.bidding_round), events
     )
 
 
@@ -218,7 +222,7 @@ def _refusal(state: State, seat: int, bid: Bid, legal: list[Bid]) -> RuleError:
         b.kind is bid.kind for b in legal
     ):
         reason, why = errors.SUIT_NOT_ALLOWED, f"Hokm in that suit is not allowed: {bid}"
-    elif bid.kind is BidKind.SWITCH_TO_SUN and state.bid_stage is _CONFIRM:
+    elif bid.kind is BidKind.SWITCH_TO_SUN and state.bid_stage is STAGE_CONFIRM:
         reason = errors.BID_NOT_ALLOWED
         why = "on a revealed Ace only the dealer's right may switch his Hokm to Sun"
     else:
@@ -230,7 +234,7 @@ def _next_speaker(state: State, events: list[Event]) -> tuple[State, list[Event]
     rest = state.to_ask[1:]
     if rest:
         return state._replace(to_ask=rest, turn=rest[0]), events
-    if state.bid_stage is _PRIORITY:
+    if state.bid_stage is STAGE_PRIORITY:
         return _finish_priority(state, events)
     return _lap_over(state, events)
 
@@ -247,8 +251,8 @@ def _lap_over(state: State, events: list[Event]) -> tuple[State, list[Event]]:
         ):
             earlier = order[: order.index(hokm_seat)]
             if earlier:
-                return _ask(state, BidStage.REOPEN, earlier), events
-        return _ask(state, BidStage.CONFIRM, (hokm_seat,)), events
+                return _ask(state, STAGE_REOPEN, earlier), events
+        return _ask(state, STAGE_CONFIRM, (hokm_seat,)), events
     if state.bidding_round == 1:
         state = state._replace(bidding_round=2)
         return _ask(state, BidStage.LAP, lap(state.dealer)), events
@@ -264,7 +268,7 @@ def _sun_called(
     state: State, seat: int, ashkal: bool, events: list[Event]
 ) -> tuple[State, list[Event]]:
     claim = state.rules.sun_priority_claim
-    if claim is not SunPriorityClaim.OFF and state.bid_stage is not BidStage.PRIORITY:
+    if claim is not SunPriorityClaim.OFF and state.bid_stage is not STAGE_PRIORITY:
         order = lap(state.dealer)
         earlier = order[: order.index(seat)]
         if claim is SunPriorityClaim.OPPONENTS_WHO_PASSED:
@@ -276,15 +280,15 @@ def _sun_called(
             earlier = tuple(s for s in earlier if team_of(s) != team_of(seat) and s in passed)
         if earlier:
             state = state._replace(pending_seat=seat, pending_suit=-1, pending_ashkal=ashkal)
-            return _ask(state, BidStage.PRIORITY, earlier), events
-    contract = Contract(ContractType.SUN, -1, seat, ashkal, state.bidding_round)
+            return _ask(state, STAGE_PRIORITY, earlier), events
+    contract = Contract(CONTRACT_SUN, -1, seat, ashkal, state.bidding_round)
     return _fix_contract(state, contract, events)
 
 
 def _finish_priority(state: State, events: list[Event]) -> tuple[State, list[Event]]:
     """Nobody claimed the Sun: the original caller keeps it."""
     contract = Contract(
-        ContractType.SUN, -1, state.pending_seat, state.pending_ashkal, state.bidding_round
+        CONTRACT_SUN, -1, state.pending_seat, state.pending_ashkal, state.bidding_round
     )
     return _fix_contract(state, contract, events)
 
@@ -319,7 +323,7 @@ def _cancel_hand(
     events.append(Event(EventKind.REDEAL, seat=dealer, text=why))
     cleared = State(
         rules=state.rules,
-        phase=Phase.AWAITING_DEAL,
+        phase=AWAITING_DEAL,
         dealer=dealer,
         hand_number=state.hand_number,
         match_scores=state.match_scores,

@@ -16,6 +16,7 @@ from baloot_engine.rules import errors
 from baloot_engine.rules.actions import Declare, Event, EventKind
 from baloot_engine.rules.contract import team_of
 from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.members import PLAYING
 from baloot_engine.rules.projects import (
     ProjectKind,
     best_projects,
@@ -25,7 +26,7 @@ from baloot_engine.rules.projects import (
     projects_for_declaration,
 )
 from baloot_engine.rules.ruleset import RuleSet
-from baloot_engine.rules.state import Declaration, Phase, State
+from baloot_engine.rules.state import Declaration, State
 
 _DECLARABLE = (ProjectKind.SIRA, ProjectKind.FIFTY, ProjectKind.HUNDRED, ProjectKind.FOUR_HUNDRED)
 
@@ -79,7 +80,7 @@ def _kinds_order(kinds: tuple[ProjectKind, ...]) -> tuple[int, ...]:
 
 def declaration_open(state: State, seat: int) -> bool:
     """A seat may declare during trick 1, before or with its first card, once (R28)."""
-    if state.phase is not Phase.PLAYING or state.tricks or state.rules.auto_declare_projects:
+    if state.phase is not PLAYING or state.tricks or state.rules.auto_declare_projects:
         return False
     if state.declarations[seat] is not None:
         return False
@@ -97,7 +98,7 @@ def legal_declarations(state: State, seat: int) -> list[Declare]:
 
 def apply_declare(state: State, seat: int, action: Declare) -> tuple[State, list[Event]]:
     """Record a declaration; the engine assigns the seat's best cards for those types."""
-    if state.phase is not Phase.PLAYING:
+    if state.phase is not PLAYING:
         raise RuleError(errors.WRONG_PHASE, f"no declaring in phase {state.phase.value}")
     if not declaration_open(state, seat):
         raise RuleError(

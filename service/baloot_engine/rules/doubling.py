@@ -19,8 +19,9 @@ from baloot_engine.rules.actions import Doubling, DoublingCall, Event, EventKind
 from baloot_engine.rules.contract import Contract, PlayMode, team_of
 from baloot_engine.rules.dealing import completion_cards
 from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.members import DOUBLING, DOUBLING_STEP_NONE
 from baloot_engine.rules.ruleset import ClosedChooser, DoublingWindow
-from baloot_engine.rules.state import BidStage, DoublingRecord, DoublingStep, Phase, State
+from baloot_engine.rules.state import BidStage, DoublingRecord, DoublingStep, State
 
 _MODES = (PlayMode.OPEN, PlayMode.CLOSED)
 
@@ -55,7 +56,7 @@ def begin_contract(state: State, events: list[Event]) -> tuple[State, list[Event
     if _doubling_open(state, contract):
         order = _team_after(contract.buyer, 1 - contract.buyer_team, state, buyer_step=False)
         state = state._replace(
-            phase=Phase.DOUBLING, doubling_step=DoublingStep.DOUBLE, to_ask=order, turn=order[0]
+            phase=DOUBLING, doubling_step=DoublingStep.DOUBLE, to_ask=order, turn=order[0]
         )
         return state, events
     return _end_chain(state, events)
@@ -81,7 +82,7 @@ def _team_after(caller: int, team: int, state: State, *, buyer_step: bool) -> tu
 
 def legal_calls(state: State, seat: int) -> list[Doubling]:
     """Every doubling call ``seat`` may make now, in the documented action order."""
-    if state.phase is not Phase.DOUBLING or not state.to_ask or state.to_ask[0] != seat:
+    if state.phase is not DOUBLING or not state.to_ask or state.to_ask[0] != seat:
         return []
     step = state.doubling_step
     if step is DoublingStep.CHOOSE_MODE:
@@ -104,7 +105,7 @@ def legal_calls(state: State, seat: int) -> list[Doubling]:
 
 def apply_call(state: State, seat: int, call: Doubling) -> tuple[State, list[Event]]:
     """Apply a doubling call and return the new state and the events it caused."""
-    if state.phase is not Phase.DOUBLING:
+    if state.phase is not DOUBLING:
         raise RuleError(errors.WRONG_PHASE, f"no doubling in phase {state.phase.value}")
     if state.to_ask[0] != seat:
         raise errors.not_your_turn(state.to_ask[0], seat, "answer the doubling")
@@ -187,7 +188,7 @@ def _end_chain(state: State, events: list[Event]) -> tuple[State, list[Event]]:
         and not (contract.gahwa and state.rules.gahwa_forces_open)
     ):
         state = state._replace(
-            phase=Phase.DOUBLING,
+            phase=DOUBLING,
             doubling_step=DoublingStep.CHOOSE_MODE,
             to_ask=(contract.buyer,),
             turn=contract.buyer,
@@ -199,7 +200,7 @@ def _end_chain(state: State, events: list[Event]) -> tuple[State, list[Event]]:
 def _start(state: State, events: list[Event]) -> tuple[State, list[Event]]:
     contract = state.contract
     assert contract is not None
-    if state.doubling_calls or state.phase is Phase.DOUBLING:
+    if state.doubling_calls or state.phase is DOUBLING:
         events.append(Event(EventKind.DOUBLING_ENDED, contract=contract))
     if not state.buyer_completed:
         taker = contract.taker
@@ -215,4 +216,4 @@ def _start(state: State, events: list[Event]) -> tuple[State, list[Event]]:
             buyer_completed=True,
         )
         events.append(Event(EventKind.CARDS_DEALT, cards=_sizes(state), card=state.buy_card))
-    return state._replace(doubling_step=DoublingStep.NONE, to_ask=()), events
+    return state._replace(doubling_step=DOUBLING_STEP_NONE, to_ask=()), events

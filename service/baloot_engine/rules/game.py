@@ -41,16 +41,25 @@ from baloot_engine.rules.declaring import (
 from baloot_engine.rules.doubling import apply_call, begin_contract, legal_calls
 from baloot_engine.rules.errors import RuleError, malformed, not_your_turn
 from baloot_engine.rules.match import finish_round, finish_scored
+from baloot_engine.rules.members import (
+    AWAITING_DEAL,
+    BIDDING,
+    DOUBLING,
+    DOUBLING_STEP_NONE,
+    MATCH_OVER,
+    PLAYING,
+    ROUND_OVER,
+    ROUND_REVIEW,
+)
 from baloot_engine.rules.play import apply_play, legal_plays, start_play
 from baloot_engine.rules.qayd import false_sawa_verdict, judge, penalty_facts, penalty_score
 from baloot_engine.rules.ruleset import SEEDS, RuleSet
 from baloot_engine.rules.sawa import apply_sawa, false_claim_of, sawa_possible
-from baloot_engine.rules.state import DoublingStep, Phase, State
+from baloot_engine.rules.state import Phase, State
 
 BETWEEN_ROUNDS: Final = (Phase.AWAITING_DEAL, Phase.ROUND_OVER)
 """The phases between two rounds, where the dealer deals the next one."""
 _CLAIM_SAWA = ClaimSawa()
-_NO_DOUBLING_STEP = DoublingStep.NONE
 
 
 def new_match(
@@ -88,7 +97,7 @@ def apply(state: State, seat: int, action: Action) -> tuple[State, tuple[Event, 
     if not isinstance(checked, int) or not 0 <= seat <= 3:
         raise malformed(errors.INVALID_SEAT, f"a seat is 0-3, got {seat!r}")
     phase = state.phase
-    if phase is Phase.MATCH_OVER:
+    if phase is MATCH_OVER:
         raise RuleError(errors.MATCH_OVER, "the match is over")
     kind = type(action)
     step = _STEPS[phase].get(kind)
@@ -137,7 +146,7 @@ def _apply_deal(state: State, seat: int, action: Deal) -> tuple[State, list[Even
 def _apply_bid(state: State, seat: int, bid: Bid) -> tuple[State, list[Event]]:
     """A bid; one that fixes the contract completes the deal and opens the doubling."""
     state, events = apply_bid(state, seat, bid)
-    if state.phase is Phase.BIDDING and state.contract is not None:
+    if state.phase is BIDDING and state.contract is not None:
         state, events = begin_contract(state, events)
         return _after_doubling_step(state, events)
     return state, events
@@ -150,7 +159,7 @@ def _apply_call(state: State, seat: int, call: Doubling) -> tuple[State, list[Ev
 
 def _after_doubling_step(state: State, events: list[Event]) -> tuple[State, list[Event]]:
     """The doubling chain is over (or never opened): play starts, declarations with it."""
-    if state.doubling_step is not _NO_DOUBLING_STEP:
+    if state.doubling_step is not DOUBLING_STEP_NONE:
         return state, events
     state, events = start_play(state, events)
     if state.rules.auto_declare_projects:
@@ -176,7 +185,7 @@ def _end_of_play(state: State, events: list[Event]) -> tuple[State, list[Event]]
         sawa_tricks = 8 - len(state.tricks) if state.sawa_seat >= 0 else 0
         return finish_round(state, events, sawa_tricks=sawa_tricks)
     events.append(Event(EventKind.REVIEW_OPENED))
-    return state._replace(phase=Phase.ROUND_REVIEW, turn=-1), events
+    return state._replace(phase=ROUND_REVIEW, turn=-1), events
 
 
 def _apply_sawa(state: State, seat: int, claim: ClaimSawa) -> tuple[State, list[Event]]:
@@ -196,7 +205,7 @@ def _apply_sawa(state: State, seat: int, claim: ClaimSawa) -> tuple[State, list[
 def _apply_qayd(state: State, seat: int, call: CallQayd) -> tuple[State, list[Event]]:
     """A Qayd call (R45, §A.14): judged at once; a verdict with a winner ends the round."""
     verdict = judge(state, seat, call)  # under qayd_false_call = no_penalty a wrong call is refused
-    if not state.tricks and state.phase is Phase.PLAYING:
+    if not state.tricks and state.phase is PLAYING:
         # The round ends in trick 1: compare the declarations first (R29).
         events: list[Event] = []
         state = reveal_projects(state, events)
@@ -223,7 +232,7 @@ def _penalty(state: State, events: list[Event], verdict: QaydVerdict) -> tuple[S
 
 def close_review(state: State) -> tuple[State, list[Event]]:
     """End the review of a table-play round (the host's call, e.g. on a timeout): score it."""
-    if state.phase is not Phase.ROUND_REVIEW:
+    if state.phase is not ROUND_REVIEW:
         raise RuleError(
             errors.REVIEW_NOT_OPEN,
             f"no round is under review in phase {state.phase.value}",
@@ -237,16 +246,16 @@ _Step = Callable[[State, int, Any], tuple[State, list[Event]]]
 
 _DEALING: tuple[_Legal, dict[type, _Step]] = (_legal_deal, {Deal: _apply_deal})
 _PHASES: dict[Phase, tuple[_Legal, dict[type, _Step]]] = {
-    Phase.AWAITING_DEAL: _DEALING,
-    Phase.BIDDING: (_legal_bidding, {Bid: _apply_bid}),
-    Phase.DOUBLING: (_legal_doubling, {Doubling: _apply_call}),
-    Phase.PLAYING: (
+    AWAITING_DEAL: _DEALING,
+    BIDDING: (_legal_bidding, {Bid: _apply_bid}),
+    DOUBLING: (_legal_doubling, {Doubling: _apply_call}),
+    PLAYING: (
         _legal_playing,
         {Play: _apply_play, Declare: apply_declare, ClaimSawa: _apply_sawa, CallQayd: _apply_qayd},
     ),
-    Phase.ROUND_OVER: _DEALING,
-    Phase.MATCH_OVER: (_legal_nothing, {}),
-    Phase.ROUND_REVIEW: (_legal_nothing, {CallQayd: _apply_qayd}),
+    ROUND_OVER: _DEALING,
+    MATCH_OVER: (_legal_nothing, {}),
+    ROUND_REVIEW: (_legal_nothing, {CallQayd: _apply_qayd}),
 }
 """Each phase: who may do what (``legal_actions``), and the step of each action it takes."""
 # The two halves of the table, for one dictionary lookup per call.
@@ -289,6 +298,6 @@ def bot_turn(state: State, seat: int) -> bool:
     True between rounds, where that seat deals."""
     between = state.phase in BETWEEN_ROUNDS
     on_turn = state.dealer if between else state.turn
-    if state.phase is not Phase.MATCH_OVER and seat != on_turn:
+    if state.phase is not MATCH_OVER and seat != on_turn:
         raise not_your_turn(on_turn, seat)
     return between

@@ -10,10 +10,11 @@ from baloot_engine.rules.actions import Event, EventKind, QaydVerdict
 from baloot_engine.rules.cards import ACES
 from baloot_engine.rules.contract import Contract, next_seat, team_of
 from baloot_engine.rules.facts import AwardedProject, RoundFacts
+from baloot_engine.rules.members import MATCH_OVER, ROUND_OVER, ROUND_SCORED
 from baloot_engine.rules.projects import baloot_absorbed
 from baloot_engine.rules.ruleset import BothCrossRule, RuleSet
 from baloot_engine.rules.scoring import RoundScore, score_checked_round
-from baloot_engine.rules.state import Phase, State
+from baloot_engine.rules.state import State
 from baloot_engine.rules.state import tricks_won as won_per_team
 
 
@@ -100,14 +101,14 @@ def finish_scored(
     """Add a scored round to the match (R44): a played one, or one a Qayd verdict ended."""
     contract = state.contract
     assert contract is not None
-    events.append(Event(EventKind.ROUND_SCORED, team=contract.buyer_team, score=score))
+    events.append(Event(ROUND_SCORED, team=contract.buyer_team, score=score))
     totals = (state.match_scores[0] + score.points[0], state.match_scores[1] + score.points[1])
     winner = winner_after(totals, score, state.rules)
     # Between rounds only what the views show survives: the last tricks and contract, and the
     # score (whose facts hold the awarded projects and Baloot).
     finished = State(
         rules=state.rules,
-        phase=Phase.MATCH_OVER if winner >= 0 else Phase.ROUND_OVER,
+        phase=MATCH_OVER if winner >= 0 else ROUND_OVER,
         dealer=next_seat(state.dealer),
         hand_number=state.hand_number,
         match_scores=totals,

@@ -25,22 +25,22 @@ from baloot_engine.rules.cards import (
 )
 from baloot_engine.rules.contract import Contract, partner_of, team_of
 from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.members import (
+    PARTNER_WINNING_ANY,
+    PARTNER_WINNING_NEVER,
+    PARTNER_WINNING_POSITIONAL,
+    PLAYING,
+    TRICK_WON,
+)
 from baloot_engine.rules.projects import has_baloot
-from baloot_engine.rules.ruleset import FirstLeader, PartnerWinningRule, RuleSet
+from baloot_engine.rules.ruleset import FirstLeader, RuleSet
 from baloot_engine.rules.state import (
-    Phase,
     State,
     TrickRecord,
     Violation,
     after_card,
     after_trick,
 )
-
-# Enum members as module constants on the paths of every card (see ``state.Phase``).
-_TRICK_WON = EventKind.TRICK_WON
-_NEVER = PartnerWinningRule.NEVER
-_ANY_PARTNER_WINNING = PartnerWinningRule.ANY_PARTNER_WINNING
-_POSITIONAL = PartnerWinningRule.POSITIONAL
 
 
 def start_play(state: State, events: list[Event]) -> tuple[State, list[Event]]:
@@ -59,7 +59,7 @@ def start_play(state: State, events: list[Event]) -> tuple[State, list[Event]]:
             if has_baloot(state.hands[seat], trump):
                 baloot_seat = seat
     state = state._replace(
-        phase=Phase.PLAYING,
+        phase=PLAYING,
         full_hands=state.hands,
         leader=leader,
         turn=leader,
@@ -143,11 +143,11 @@ def _partner_exempts(
 ) -> bool:
     """R20: is a void player whose partner is winning free of the duty to trump?"""
     rule = rules.partner_winning_rule
-    if rule is _NEVER:
+    if rule is PARTNER_WINNING_NEVER:
         return False
-    if rule is _ANY_PARTNER_WINNING:
+    if rule is PARTNER_WINNING_ANY:
         return True
-    if rule is _POSITIONAL and len(trick) == 3:
+    if rule is PARTNER_WINNING_POSITIONAL and len(trick) == 3:
         return True
     if leader != partner_of(seat):
         return False
@@ -241,7 +241,7 @@ _SUIT_PLAYS = tuple(
 
 def legal_plays(state: State, seat: int) -> list[Action]:
     """Every card action ``seat`` may take now, in card order."""
-    if state.turn != seat or state.phase is not Phase.PLAYING:
+    if state.turn != seat or state.phase is not PLAYING:
         return []
     contract = state.contract
     assert contract is not None
@@ -286,7 +286,7 @@ def _leads_with_akka(state: State, mask: int) -> list[Action]:
 
 def apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]]:
     """Play a card and return the new state and the events it caused."""
-    if state.phase is not Phase.PLAYING:
+    if state.phase is not PLAYING:
         raise RuleError(errors.WRONG_PHASE, f"no card play in phase {state.phase.value}")
     if state.turn != seat:
         raise errors.not_your_turn(state.turn, seat, "play")
@@ -396,5 +396,5 @@ def _complete_trick(
     won, lost = state.abnat
     abnat = (won + points, lost) if team == 0 else (won, lost + points)
     played = state.played | 1 << first | 1 << second | 1 << third | 1 << fourth
-    events.append(Event(_TRICK_WON, seat=winner, team=team, cards=cards, points=points))
+    events.append(Event(TRICK_WON, seat=winner, team=team, cards=cards, points=points))
     return after_trick(state, hands, record, played, abnat, baloot_announced), events

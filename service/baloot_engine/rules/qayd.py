@@ -15,10 +15,11 @@ from __future__ import annotations
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import CallQayd, QaydCategory, QaydVerdict
 from baloot_engine.rules.cards import HIGHER, SUIT_MASKS, format_card
-from baloot_engine.rules.contract import ContractType, team_of
+from baloot_engine.rules.contract import team_of
 from baloot_engine.rules.errors import RuleError, malformed
 from baloot_engine.rules.facts import CONTRACT_NAMES, RoundFacts, validate_cut_facts
 from baloot_engine.rules.match import round_facts
+from baloot_engine.rules.members import CONTRACT_SUN, PLAYING, ROUND_REVIEW
 from baloot_engine.rules.projects import BALOOT_POINTS
 from baloot_engine.rules.ruleset import QaydFalseCall, QaydPenalty, RuleSet
 from baloot_engine.rules.scoring import (
@@ -33,7 +34,7 @@ from baloot_engine.rules.scoring import (
     project_totals,
     round_score,
 )
-from baloot_engine.rules.state import Phase, State
+from baloot_engine.rules.state import State
 
 _HIGHER_SUN = HIGHER[0]
 
@@ -51,9 +52,9 @@ def may_call(state: State) -> bool:
     """Whether Qayd calls are taken now: table play, from the first card until the scoring."""
     if not state.rules.illegal_moves_allowed:
         return False
-    if state.phase is Phase.ROUND_REVIEW:
+    if state.phase is ROUND_REVIEW:
         return True
-    return state.phase is Phase.PLAYING and bool(state.tricks or state.trick)
+    return state.phase is PLAYING and bool(state.tricks or state.trick)
 
 
 def judge(state: State, caller: int, call: CallQayd) -> QaydVerdict:
@@ -224,7 +225,7 @@ def penalty_score(facts: RoundFacts, rules: RuleSet, verdict: QaydVerdict) -> Ro
     m = facts.multiplier
     project_gp, project_raw = project_totals(facts)
     tally = Tally([0, 0], [0, 0], [0, 0], [_verdict_sentence(verdict)])
-    pot = SUN_POT if facts.contract is ContractType.SUN else HOKM_POT
+    pot = SUN_POT if facts.contract is CONTRACT_SUN else HOKM_POT
     if facts.gahwa:
         tally.sentences.append(gahwa_sentence(winner))
     else:

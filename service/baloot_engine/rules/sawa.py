@@ -46,9 +46,10 @@ from baloot_engine.rules.cards import (
 )
 from baloot_engine.rules.contract import Contract, team_of
 from baloot_engine.rules.errors import RuleError
+from baloot_engine.rules.members import PLAYING
 from baloot_engine.rules.play import allowed_cards, is_boss
 from baloot_engine.rules.ruleset import FalseSawa, RuleSet
-from baloot_engine.rules.state import Phase, State, Violation
+from baloot_engine.rules.state import State, Violation
 
 
 class SearchBudgetError(Exception):
@@ -86,9 +87,7 @@ def search_budget(positions: int) -> Iterator[SearchBudget]:
 
 def sawa_possible(state: State, seat: int) -> bool:
     """A Sawa claim may be made by the player on lead when the flag is on (R46)."""
-    return (
-        state.rules.sawa and state.phase is Phase.PLAYING and not state.trick and state.turn == seat
-    )
+    return state.rules.sawa and state.phase is PLAYING and not state.trick and state.turn == seat
 
 
 # The ranks strongest first, from the card orders of rules/cards.py.

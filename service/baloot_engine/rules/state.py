@@ -7,10 +7,9 @@ API layer seals it in the token and the views expose only what a seat may see.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from enum import Enum
-from typing import Any, ClassVar, Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from baloot_engine.rules.actions import Bid, Doubling, QaydCategory, QaydVerdict
 from baloot_engine.rules.cards import (
@@ -23,76 +22,23 @@ from baloot_engine.rules.ruleset import SEEDS, RuleSet
 from baloot_engine.rules.scoring import RoundScore
 
 
-class _PhaseType(type):
-    """Lets ``Phase`` be iterated like an enum class, in declaration order."""
+class Phase(Enum):
+    """Where a match stands.
 
-    def __iter__(cls) -> Iterator[Phase]:
-        return iter(Phase.MEMBERS)
-
-    def __len__(cls) -> int:
-        return len(Phase.MEMBERS)
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Phase(metaclass=_PhaseType):
-    """Where a match stands: one of the seven members below, compared by identity.
-
-    Not an ``Enum``: on Python 3.11 reading a member through an enum class
-    (``Phase.PLAYING``) goes through the enum metaclass's ``__getattr__`` hook and costs
-    about as much as a small function call, and the phase is compared on every call. Here
-    the members are plain class attributes (a dictionary lookup), so ``Phase.PLAYING`` is
-    the one spelling everywhere, hot paths included. Like an enum, a phase has a ``name``
-    and a ``value``, the class iterates in order, and a phase copies and pickles as itself
-    and reprs as ``Phase.NAME``. Phases compare and hash by identity (``eq=False``), so
-    the phase table of :mod:`baloot_engine.rules.game` is a plain dictionary lookup.
+    A phase hashes by identity (``object.__hash__``, C code) rather than by ``Enum``'s Python
+    ``__hash__``: the phase table of :mod:`baloot_engine.rules.game` is looked up with it on
+    every call. Code on a hot path reads the members from :mod:`baloot_engine.rules.members`.
     """
 
-    name: str
-    value: str
+    AWAITING_DEAL = "awaiting_deal"  # before the first round, or after a cancelled round
+    BIDDING = "bidding"
+    DOUBLING = "doubling"
+    PLAYING = "playing"
+    ROUND_OVER = "round_over"  # a round was scored; the next dealer deals
+    MATCH_OVER = "match_over"
+    ROUND_REVIEW = "round_review"  # table play: the 32nd card (or a Sawa) waits for Qayd calls
 
-    AWAITING_DEAL: ClassVar[Phase]  # before the first round, or after a cancelled round
-    BIDDING: ClassVar[Phase]
-    DOUBLING: ClassVar[Phase]
-    PLAYING: ClassVar[Phase]
-    ROUND_OVER: ClassVar[Phase]  # a round was scored; the next dealer deals
-    MATCH_OVER: ClassVar[Phase]
-    ROUND_REVIEW: ClassVar[Phase]  # table play: the 32nd card (or a Sawa) waits for Qayd calls
-    MEMBERS: ClassVar[tuple[Phase, ...]]
-
-    def __repr__(self) -> str:
-        return f"Phase.{self.name}"
-
-    def __copy__(self) -> Phase:
-        return self
-
-    def __deepcopy__(self, memo: object) -> Phase:
-        return self
-
-    def __reduce__(self) -> tuple[object, tuple[type, str]]:
-        return getattr, (Phase, self.name)
-
-
-Phase.MEMBERS = tuple(
-    Phase(name, name.lower())
-    for name in (
-        "AWAITING_DEAL",
-        "BIDDING",
-        "DOUBLING",
-        "PLAYING",
-        "ROUND_OVER",
-        "MATCH_OVER",
-        "ROUND_REVIEW",
-    )
-)
-(
-    Phase.AWAITING_DEAL,
-    Phase.BIDDING,
-    Phase.DOUBLING,
-    Phase.PLAYING,
-    Phase.ROUND_OVER,
-    Phase.MATCH_OVER,
-    Phase.ROUND_REVIEW,
-) = Phase.MEMBERS
+    __hash__ = object.__hash__
 
 
 LIVE_PHASES: Final = (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING, Phase.ROUND_REVIEW)

@@ -16,13 +16,24 @@ from baloot_engine.rules.cards import (
     format_card,
     trick_winner_index,
 )
-from baloot_engine.rules.contract import Contract, ContractType
+from baloot_engine.rules.contract import Contract
+from baloot_engine.rules.members import (
+    AWAITING_DEAL,
+    BIDDING,
+    CONTRACT_HOKM,
+    CONTRACT_SUN,
+    DOUBLING,
+    DOUBLING_STEP_NONE,
+    MATCH_OVER,
+    PLAYING,
+    ROUND_OVER,
+    ROUND_REVIEW,
+)
 from baloot_engine.rules.ruleset import BothCrossRule
 from baloot_engine.rules.state import (
     EMPTY_DECLARATIONS,
     LIVE_PHASES,
     BidStage,
-    DoublingStep,
     Phase,
     State,
 )
@@ -35,11 +46,6 @@ def _seat_problems(name: str, seat: int, allow_none: bool) -> list[str]:
         return [f"{name} must be a seat 0-3, got {seat}"]
     return []
 
-
-# The contract types as module constants (see ``Phase``): ``validate`` runs on
-# every call of the service.
-_SUN = ContractType.SUN
-_HOKM = ContractType.HOKM
 
 MAX_HAND_NUMBER: Final = 2**31 - 1
 """The most hands a match can have dealt (a bound far beyond any real match)."""
@@ -171,11 +177,11 @@ def _phase_problems(state: State) -> list[str]:
     problems: list[str] = []
     phase = state.phase
     live = phase in LIVE_PHASES
-    if phase is not Phase.AWAITING_DEAL and state.hand_number < 1:
+    if phase is not AWAITING_DEAL and state.hand_number < 1:
         problems.append(f"phase {phase.value} needs a dealt hand")
-    if phase is not Phase.BIDDING:
+    if phase is not BIDDING:
         # The buyer's last cards wait while doubling (R16 variant): the buy card with them.
-        if state.revealed != -1 and (phase is not Phase.DOUBLING or state.buyer_completed):
+        if state.revealed != -1 and (phase is not DOUBLING or state.buyer_completed):
             problems.append(f"no card lies face up in phase {phase.value}")
         if state.bid_stage is not BidStage.NONE:
             problems.append(f"no bidding stage in phase {phase.value}")
@@ -185,17 +191,17 @@ def _phase_problems(state: State) -> list[str]:
         problems.append("the face-up card is the hand's buy card while bidding")
     elif state.bid_stage is BidStage.NONE:
         problems.append("bidding needs a stage")
-    if phase is not Phase.DOUBLING and state.doubling_step is not DoublingStep.NONE:
+    if phase is not DOUBLING and state.doubling_step is not DOUBLING_STEP_NONE:
         problems.append(f"no doubling step in phase {phase.value}")
-    if phase is Phase.DOUBLING:
-        if state.doubling_step is DoublingStep.NONE:
+    if phase is DOUBLING:
+        if state.doubling_step is DOUBLING_STEP_NONE:
             problems.append("doubling needs a step")
         if not state.to_ask or state.turn != state.to_ask[0]:
             problems.append("the seat on turn must be the first seat to ask")
-    elif phase is not Phase.BIDDING and state.to_ask:
+    elif phase is not BIDDING and state.to_ask:
         problems.append(f"no seat is asked in phase {phase.value}")
-    review = phase is Phase.ROUND_REVIEW
-    if phase is not Phase.PLAYING and not review:
+    review = phase is ROUND_REVIEW
+    if phase is not PLAYING and not review:
         if state.leader != -1 or state.trick or state.akka:
             problems.append(f"no trick is in progress in phase {phase.value}")
         if state.declarations != EMPTY_DECLARATIONS or state.project_team != -1:
@@ -204,7 +210,7 @@ def _phase_problems(state: State) -> list[str]:
             problems.append(f"no Baloot is held in phase {phase.value}")
         if state.full_hands != (0, 0, 0, 0):
             problems.append(f"no hands are in play in phase {phase.value}")
-    elif phase is Phase.PLAYING and state.sawa_seat != -1:
+    elif phase is PLAYING and state.sawa_seat != -1:
         problems.append("a Sawa claim ends the round")
     if review:
         # The hand's bids and cards stay for the review; _review_problems checks the rest.
@@ -217,24 +223,24 @@ def _phase_problems(state: State) -> list[str]:
             problems.append(f"phase {phase.value} needs the hand's buy card")
         if state.turn == -1:
             problems.append(f"a seat is on turn in phase {phase.value}")
-        if not state.buyer_completed and phase is not Phase.DOUBLING:
+        if not state.buyer_completed and phase is not DOUBLING:
             problems.append("the buyer waits for his last cards only while doubling")
     else:
         if state.bidding_round != 0 or state.bids or state.doubling_calls:
             problems.append(f"no bids or doubling calls are kept in phase {phase.value}")
         if not state.buyer_completed:
             problems.append(f"no buyer waits for cards in phase {phase.value}")
-        expected_turn = -1 if phase is Phase.MATCH_OVER else state.dealer
+        expected_turn = -1 if phase is MATCH_OVER else state.dealer
         if state.turn != expected_turn:
             problems.append(f"the seat on turn must be {expected_turn} in phase {phase.value}")
-    if (phase is Phase.AWAITING_DEAL or phase is Phase.BIDDING or phase is Phase.DOUBLING) and (
+    if (phase is AWAITING_DEAL or phase is BIDDING or phase is DOUBLING) and (
         state.tricks or state.played or state.abnat != (0, 0)
     ):
         problems.append(f"no trick has been played in phase {phase.value}")
-    if phase is Phase.AWAITING_DEAL:
+    if phase is AWAITING_DEAL:
         if state.contract is not None or state.buy_card != -1 or state.sawa_seat != -1:
             problems.append("nothing of a round is kept while awaiting the deal")
-    elif phase is Phase.ROUND_OVER or phase is Phase.MATCH_OVER:
+    elif phase is ROUND_OVER or phase is MATCH_OVER:
         if state.contract is None or state.last_score is None:
             problems.append(f"phase {phase.value} keeps the contract and score of the round")
         played = 0
@@ -243,9 +249,9 @@ def _phase_problems(state: State) -> list[str]:
                 played |= 1 << card
         if played != state.played:
             problems.append("the played cards are not the cards of the tricks")
-    elif phase is Phase.BIDDING and state.contract is not None:
+    elif phase is BIDDING and state.contract is not None:
         problems.append("no contract is fixed while bidding")
-    if phase is Phase.MATCH_OVER:
+    if phase is MATCH_OVER:
         if state.winner not in (0, 1):
             problems.append("a finished match needs a winning team")
     elif state.winner != -1:
@@ -255,7 +261,7 @@ def _phase_problems(state: State) -> list[str]:
 
 def _score_problems(state: State) -> list[str]:
     """The match score against the target: a match goes on only while nobody has won."""
-    if state.phase is Phase.MATCH_OVER:
+    if state.phase is MATCH_OVER:
         return []
     target = state.rules.match_target
     first, second = state.match_scores
@@ -272,31 +278,31 @@ def _cards_and_contract_problems(state: State) -> list[str]:
     phase = state.phase
     hands = state.hands
     contract = state.contract
-    review = phase is Phase.ROUND_REVIEW
-    if phase is Phase.PLAYING or phase is Phase.BIDDING or phase is Phase.DOUBLING or review:
+    review = phase is ROUND_REVIEW
+    if phase is PLAYING or phase is BIDDING or phase is DOUBLING or review:
         problems += _card_problems(state)
     elif hands != (0, 0, 0, 0) or state.stock or state.trick:
         problems.append(f"no cards may be out in phase {phase.value}")
     if contract is None:
-        if phase is Phase.PLAYING or phase is Phase.DOUBLING or review:
+        if phase is PLAYING or phase is DOUBLING or review:
             problems.append(f"phase {phase.value} needs a contract")
     else:
         problems += _contract_problems(contract)
-        if phase is Phase.PLAYING or phase is Phase.DOUBLING:
+        if phase is PLAYING or phase is DOUBLING:
             problems += _contract_in_hand_problems(state, contract)
-    if phase is Phase.PLAYING:
+    if phase is PLAYING:
         problems += _play_problems(state)
     elif review:
         problems += _review_problems(state)
         problems += _baloot_problems(state)
-    elif phase is Phase.BIDDING:
+    elif phase is BIDDING:
         if any(h.bit_count() != 5 for h in hands):
             problems.append("every hand holds 5 cards while bidding")
         if not state.to_ask:
             problems.append("bidding needs a seat to ask")
         elif state.turn != state.to_ask[0]:
             problems.append("the seat on turn must be the first seat to ask")
-    elif phase is Phase.DOUBLING:
+    elif phase is DOUBLING:
         sizes = sorted(h.bit_count() for h in hands)
         if sizes != ([5, 8, 8, 8] if not state.buyer_completed else [8, 8, 8, 8]):
             problems.append("every hand holds 8 cards while doubling (the buyer 5 if waiting)")
@@ -357,7 +363,7 @@ def _card_problems(state: State) -> list[str]:
 
 def _contract_problems(contract: Contract) -> list[str]:
     problems = _seat_problems("buyer", contract.buyer, False)
-    if contract.type is _SUN:
+    if contract.type is CONTRACT_SUN:
         if contract.trump != -1:
             problems.append("a Sun contract has no trump")
         if contract.multiplier not in (1, 2) or contract.gahwa:
@@ -379,19 +385,19 @@ def _contract_in_hand_problems(state: State, contract: Contract) -> list[str]:
     if contract.ashkal and contract.buyer not in (state.dealer, (state.dealer + 3) & 3):
         problems.append("only the dealer or the dealer's left can call Ashkal")
     kind = contract.type
-    if kind is _HOKM and state.buy_card >= 0:
+    if kind is CONTRACT_HOKM and state.buy_card >= 0:
         revealed_suit = state.buy_card >> 3
         if contract.bidding_round == 1 and contract.trump != revealed_suit:
             problems.append("a first-round Hokm is in the revealed card's suit")
         if contract.bidding_round == 2 and contract.trump == revealed_suit:
             problems.append("a second-round Hokm is not in the revealed card's suit")
     closed = contract.closed
-    if closed and (kind is _SUN or contract.multiplier < 2):
+    if closed and (kind is CONTRACT_SUN or contract.multiplier < 2):
         problems.append("only a doubled Hokm can be closed")
     if contract.gahwa and closed and rules.gahwa_forces_open:
         problems.append("a Gahwa is played open")
     if (
-        kind is _SUN
+        kind is CONTRACT_SUN
         and contract.multiplier == 2
         and not rules.sun_double_allowed(state.match_scores, contract.buyer_team)
     ):
