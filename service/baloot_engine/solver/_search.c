@@ -314,6 +314,67 @@ static int candidates(const Deal *d, uint32_t options, uint32_t hand, const int 
 static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int akka, int alpha,
                   int beta, int rest);
 
+/* A lower bound on what the leader's team takes from a trick's start (DDS's quick tricks, in
+ * points): the leader cashes the cards of his that are the strongest still out in their suit,
+ * one after another, keeping the lead. A suit counts where nobody can take such a card: the
+ * trump suit first (unless the contract is closed, when trumps may not be led), then in Hokm a
+ * plain suit only when neither opponent holds a trump once those trumps are cashed (each must
+ * follow to them while it holds trumps). Each other seat must follow while it holds the
+ * suit, so over the ``c`` cards cashed in a suit it gives at least its ``c`` cheapest cards of
+ * that suit (or all it holds); what it plays when void is worth at least nothing. Cashing every
+ * trick left takes everything (``rest``). In value units (9 * points + tricks). */
+static int quick_tricks(const Deal *d, int leader, int rest) {
+    uint32_t mine = d->hands[leader];
+    int left = count(mine);
+    int trump = d->trump;
+    uint32_t opponents = d->hands[(leader + 1) & 3] | d->hands[(leader + 3) & 3];
+    int ruff = 0; /* the most trumps an opponent holds */
+    if (trump >= 0) {
+        int a = count(d->hands[(leader + 1) & 3] & SUIT_MASK[trump]);
+        int b = count(d->hands[(leader + 3) & 3] & SUIT_MASK[trump]);
+        ruff = a > b ? a : b;
+    }
+    uint32_t others = opponents | d->hands[(leader + 2) & 3];
+    int pts = 0, tricks = 0;
+    for (int step = 0; step < 5; step++) {
+        int suit = step == 0 ? trump : step - 1;
+        if (suit < 0 || (step > 0 && suit == trump)) continue;
+        if (!(mine & SUIT_MASK[suit])) continue;
+        if (suit == trump ? d->closed : ruff > 0) continue;
+        int cashed = 0;
+        for (int k = 0; k < 8; k++) {
+            int card = d->order[suit][k];
+            if (mine >> card & 1) {
+                cashed++;
+                pts += d->points[card];
+            } else if (others >> card & 1) {
+                break;
+            }
+        }
+        if (!cashed) continue;
+        if (suit == trump) ruff = ruff > cashed ? ruff : 0;
+        tricks += cashed;
+        for (int i = 1; i < 4; i++) {
+            uint32_t cards = d->hands[(leader + i) & 3] & SUIT_MASK[suit];
+            int held = count(cards);
+            int given = held < cashed ? held : cashed;
+            /* its ``given`` cheapest cards of the suit */
+            int values[8], m = 0;
+            for (uint32_t c = cards; c; c &= c - 1) {
+                int v = d->points[lowest(c)], j = m++;
+                while (j > 0 && values[j - 1] > v) {
+                    values[j] = values[j - 1];
+                    j--;
+                }
+                values[j] = v;
+            }
+            for (int j = 0; j < given; j++) pts += values[j];
+        }
+    }
+    if (tricks >= left) return rest;
+    return 9 * pts + tricks;
+}
+
 
 /* The trick just completed: its value to the team plus the rest of the round. */
 static int after_trick(Deal *d, const int *trick, int leader, uint32_t played, int alpha,
@@ -355,10 +416,18 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
             upper = entry->upper;
             if (lower >= beta || lower == upper) return lower;
             if (upper <= alpha) return upper;
-            if (lower > low) low = lower;
-            if (upper < high) high = upper;
             hint = entry->move;
         }
+        int cash = quick_tricks(d, leader, rest);
+        if ((leader & 1) == d->team) {
+            if (cash > lower) lower = cash;
+        } else if (rest - cash < upper) {
+            upper = rest - cash;
+        }
+        if (lower >= beta || lower == upper) return lower;
+        if (upper <= alpha) return upper;
+        if (lower > low) low = lower;
+        if (upper < high) high = upper;
     }
     int seat = (leader + n) & 3;
     uint32_t hand = d->hands[seat];
