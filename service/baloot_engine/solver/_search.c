@@ -76,7 +76,12 @@ typedef struct {
 static const uint32_t SUIT_MASK[4] = {0xFFu, 0xFF00u, 0xFF0000u, 0xFF000000u};
 
 static inline int lowest(uint32_t mask) { return __builtin_ctz(mask); }
-static inline int count(uint32_t mask) { return __builtin_popcount(mask); }
+/* Bits set, without the compiler's library call (no popcount instruction is assumed). */
+static inline int count(uint32_t mask) {
+    mask = mask - ((mask >> 1) & 0x55555555u);
+    mask = (mask & 0x33333333u) + ((mask >> 2) & 0x33333333u);
+    return (int)((((mask + (mask >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
+}
 
 static inline double monotonic(void) {
     struct timespec now;
@@ -217,9 +222,11 @@ static int candidates(const Deal *d, uint32_t options, uint32_t hand, const int 
     for (int suit = 0; suit < 4; suit++) {
         if (!(options & SUIT_MASK[suit])) continue;
         int start = -1;
-        for (int k = 0; k < 8; k++) {
+        uint32_t out = still & SUIT_MASK[suit];
+        for (int k = 0; out; k++) {
             int card = d->order[suit][k];
-            if (!(still >> card & 1)) continue;
+            if (!(out >> card & 1)) continue;
+            out ^= 1u << card;
             if (options >> card & 1) {
                 if (start < 0 || d->points[card] != d->points[start]) {
                     start = card;
@@ -235,6 +242,22 @@ static int candidates(const Deal *d, uint32_t options, uint32_t hand, const int 
      * team that then takes the trick wants the most points in it, the other the fewest. */
     int score[8];
     int team = seat & 1;
+    /* The strongest card of the trick so far, and its seat. */
+    int so_far = -1, so_far_seat = -1;
+    if (n) {
+        so_far = trick[0];
+        so_far_seat = leader;
+        int led0 = trick[0] >> 3;
+        for (int k = 1; k < n; k++) {
+            int c = trick[k];
+            if (((c >> 3) == led0 || (c >> 3) == d->trump) &&
+                (((so_far >> 3) == (c >> 3)) ? d->strength[c] > d->strength[so_far]
+                                             : (c >> 3) == d->trump)) {
+                so_far = c;
+                so_far_seat = (leader + k) & 3;
+            }
+        }
+    }
     int tops[4][3]; /* [suit led][seats after this one]: their strongest card, or -1 */
     int known = 0;  /* suits led whose tops are filled */
     for (int i = 0; i < m; i++) {
@@ -260,19 +283,9 @@ static int candidates(const Deal *d, uint32_t options, uint32_t hand, const int 
         }
         /* The trick's winner if the rest play their tops. */
         int best = card, best_seat = seat;
-        for (int k = 0; k < n; k++) {
-            int c = trick[k];
-            if (k == 0) {
-                best = c;
-                best_seat = leader;
-            } else if (((c >> 3) == led || (c >> 3) == d->trump) &&
-                       (((best >> 3) == (c >> 3)) ? d->strength[c] > d->strength[best]
-                                                  : (c >> 3) == d->trump)) {
-                best = c;
-                best_seat = (leader + k) & 3;
-            }
-        }
         if (n) {
+            best = so_far;
+            best_seat = so_far_seat;
             int c = card;
             if (((c >> 3) == led || (c >> 3) == d->trump) &&
                 (((best >> 3) == (c >> 3)) ? d->strength[c] > d->strength[best]
