@@ -66,6 +66,7 @@ typedef struct {
     int8_t order[4][8];      /* each suit's cards, strongest first */
     uint32_t scoring;        /* the cards worth points (the rest are worth nothing) */
     int8_t pointless[4][8];  /* each suit's cards worth nothing, strongest first, -1 after */
+    int8_t cheap[4][8];      /* each suit's cards, fewest points first */
     int8_t seat_of[32];      /* who held each card at the start of the search */
     uint64_t nodes;
     uint64_t max_nodes; /* 0: no limit */
@@ -370,18 +371,13 @@ static int quick_tricks(const Deal *d, int leader, int rest) {
         for (int i = 1; i < 4; i++) {
             uint32_t cards = d->hands[(leader + i) & 3] & SUIT_MASK[suit];
             int held = count(cards);
-            int given = held < cashed ? held : cashed;
-            /* its ``given`` cheapest cards of the suit */
-            int values[8], m = 0;
-            for (uint32_t c = cards; c; c &= c - 1) {
-                int v = d->points[lowest(c)], j = m++;
-                while (j > 0 && values[j - 1] > v) {
-                    values[j] = values[j - 1];
-                    j--;
+            int given = held < cashed ? held : cashed; /* its cheapest cards of the suit */
+            for (const int8_t *c = d->cheap[suit]; given > 0; c++) {
+                if (cards >> *c & 1) {
+                    pts += d->points[*c];
+                    given--;
                 }
-                values[j] = v;
             }
-            for (int j = 0; j < given; j++) pts += values[j];
         }
     }
     if (tricks >= left) return rest;
@@ -592,6 +588,15 @@ static int Deal_init(Deal *self, PyObject *args, PyObject *kwds) {
         if (self->points[i]) self->scoring |= 1u << i;
     }
     for (int suit = 0; suit < 4; suit++) {
+        for (int i = 0; i < 8; i++) { /* fewest points first */
+            int8_t c = (int8_t)(suit * 8 + i);
+            int j = i;
+            while (j > 0 && self->points[self->cheap[suit][j - 1]] > self->points[c]) {
+                self->cheap[suit][j] = self->cheap[suit][j - 1];
+                j--;
+            }
+            self->cheap[suit][j] = c;
+        }
         int k = 0;
         for (int i = 0; i < 8; i++) {
             int8_t card = self->order[suit][i];
