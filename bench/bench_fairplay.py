@@ -1,9 +1,10 @@
 """Fair-play analysis: calibration on honest bots, detection power on cheating bots, ROC chart.
 
-    .venv/bin/python bench/bench_fairplay.py [--matches 40] [--expert-matches 40]
+    .venv/bin/python bench/bench_fairplay.py [--matches 40] [--honest-matches N]
+                                             [--expert-matches N] [--want KIND=N ...]
                                              [--minutes M] [--sets 400] [--set-size 3 10 30]
                                              [--pool bench/fairplay_pool.jsonl] [--report-only]
-                                             [--min-decisions N]
+                                             [--min-decisions N] [--min-gain-decisions N]
                                              [--chart docs/images/fairplay_roc.png]
 
 A pool of seeded matches is played and analysed once per bot type
@@ -12,20 +13,26 @@ STRONG and EXPERT (every seat at that level, and every seat analysed: an honest 
 four entries), and the cheaters of ``bench/fairplay_bots.py`` in seat 0, the other seats
 honest STRONG (seat 0 analysed): the solver's player peeking at every hand, at its partner's,
 at its left opponent's (``expert-*``), and STRONG's search peeking at every hand or its
-partner's (``strong-*``). Each entry's additive counts and the CPU seconds of its analysis go
-to the pool file as they are made (a run that stops keeps what it did; the next run adds to
-it; ``--report-only`` reads it alone); ``--matches`` is the entries wanted per type, played
-round robin until ``--minutes`` run out.
+partner's (``strong-*``). Each entry keeps every card decision's figures — the index of the
+card played and the value vector of each state of knowledge, rounded to 3 decimals — and the
+CPU seconds of its analysis, so that any statistic can be recomputed from the pool file
+alone; entries go to the file as they are made (a run that stops keeps what it did; the next
+run adds to it; ``--report-only`` reads it alone). ``--matches`` is the entries wanted per type
+(``--honest-matches``, ``--expert-matches`` and ``--want kind=N`` override it per type),
+played round robin until ``--minutes`` run out.
 
 Sets of ``--set-size`` entries (matches of one player) are then drawn from each pool with
 replacement (``--sets`` per type and size): the sets overlap, and with a pool smaller than the
-set an entry may count twice, which the output says. The null of the z-scores is the highest
-hit rate of an honest level; the threshold of each hypothesis and set size is the smallest
-that flags at most 1 % of the sets of every honest level (RANDOM included); the cheaters' sets
-flagged at it are the detection power. The ROC chart (sets of ten matches; false-positive rate
-on honest BASIC/STRONG/EXPERT sets, on a log scale, against detection) is a PNG written without
-a plotting library. CPU per match analysed is also given in calibration loops
-(``bench_rules.calibration_loops``), for a machine that is shared.
+set an entry may count twice, which the output says. Two scores are compared per hypothesis:
+the hits' z-score alone (the statistic before the hindsight gain) and the shipped one, the
+larger of the hits' z-score and the gain score. The nulls are the highest hit rate and the
+highest mean weighted gain of an honest level; the threshold of each score, hypothesis and set
+size is the smallest that flags at most 1 % of the sets of every honest level (RANDOM
+included); the cheaters' sets flagged at it are the detection power. The ROC chart (sets of ten
+matches, the shipped score; false-positive rate on honest BASIC/STRONG/EXPERT sets, on a log
+scale, against detection) is a PNG written without a plotting library. CPU per match analysed
+is also given in calibration loops (``bench_rules.calibration_loops``), for a machine that is
+shared.
 """
 
 from __future__ import annotations
@@ -405,10 +412,12 @@ def _zs(
 
 
 def _threshold(zs_per_level: Sequence[Sequence[float]]) -> float:
-    """The smallest threshold that flags at most 1 % of every honest level's sets."""
+    """The smallest threshold (to 2 decimals) that flags at most 1 % of every honest level's
+    sets: just above the highest level's 99th percentile (a set at the percentile itself is
+    not flagged, nor are its ties)."""
     tops = [percentile(zs, 0.99) for zs in zs_per_level]
     finite = [t for t in tops if t != float("-inf")]
-    return round(max(finite) + 0.005, 2) if finite else 0.0
+    return (math.floor(max(finite) * 100 + 1e-9) + 1) / 100 if finite else 0.0
 
 
 def _share(found: Sequence[float], threshold: float) -> float:

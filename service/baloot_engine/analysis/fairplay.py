@@ -108,7 +108,7 @@ were the exact posterior of what the seat knows; the sampler of the bots is not 
 inference from the other seats' play or bids), and some honest levels follow the hidden
 cards a little beyond it."""
 THRESHOLDS: Final = {
-    Hypothesis.ALL: 2.52,
+    Hypothesis.ALL: 2.53,
     Hypothesis.PARTNER: 2.76,
     Hypothesis.OPPONENT: 3.07,
 }
