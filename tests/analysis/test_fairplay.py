@@ -160,12 +160,12 @@ def test_the_gain_is_about_zero_for_an_honest_chooser_and_positive_for_a_peeker(
     for knowledge in PEEKS:
         count = honest.counts[knowledge]
         assert count.gain_decisions == 400
-        assert abs(count.gain_mean) < 1.0  # the noise at one card: sd 4 / sqrt(400) = 0.2
+        assert abs(count.gain_mean) < 0.8  # the noise at one card: about 4 / sqrt(400) = 0.2
         assert abs(gain_z(count)) < 4.5
     peeker = tally_of(_chooser_figures(rng, 400, Knowledge.PARTNER), (0,))[0]
     partner = peeker.counts[Knowledge.PARTNER]
-    assert partner.gain_mean > 2.0
-    assert gain_z(partner) > 10.0
+    assert partner.gain_mean > 1.2
+    assert gain_z(partner) > 6.0
     # The peeker's choices follow the partner's hand only: on the other knowledge it gains
     # nothing more than the honest chooser, and it scores highest on its own hypothesis.
     assert abs(gain_z(peeker.counts[Knowledge.ALL])) < 4.5
