@@ -16,11 +16,24 @@ decision *tells* when the cards best under that knowledge and the cards best fai
 nothing in common; it is a *hit* when the seat played one of the former. An honest player
 hits at a base rate (:data:`BASE_RATES`, measured on honest bots of every level); a peeker
 hits far more often. Over ``n`` telling decisions with ``h`` hits the score is the z-score
-``(h - n p0) / sqrt(n p0 (1 - p0))``, and a seat is **flagged** for a hypothesis when the
-score passes :data:`THRESHOLDS` (set so that at most 1 % of honest sets are flagged) on at
-least :data:`MIN_DECISIONS` telling decisions. The "one opponent" score is the larger of the
-left and right ones. The counts are additive: a set of records is scored by adding each
-record's :class:`Tally` per seat (and per partnership, both seats of a team added).
+``(h - n p0) / sqrt(n p0 (1 - p0))``, counted on at least :data:`MIN_DECISIONS` telling
+decisions.
+
+A peeker who leans toward the hidden cards without playing the exact best one is caught by the
+second score, the *hindsight gain* (:func:`hindsight_gain`): at every decision with a choice,
+``d = (K[t] - mean K) - (F[t] - mean F)``, what the card played ``t`` gained over the mean
+legal card valued with the peeking knowledge ``K``, less what it gained valued fairly (``F``).
+The fair values estimate the knowing ones' mean over the layouts the seat may believe in, and
+an honest choice rests on what the seat knows only, so honest play gains nothing on average;
+a peeker's choices follow the hidden cards and gain. Each gain is weighted by
+:func:`gain_weight` (from the fair values only) and the score is the self-normalised sum
+:func:`gain_z` against the honest null :data:`GAIN_NULLS` (the bots' sampler is not the exact
+posterior: honest levels that read the play gain a little). A hypothesis is flagged when the
+larger of the hits' z (on enough telling decisions) and the gain score (on at least
+:data:`MIN_GAIN_DECISIONS` decisions) passes its threshold, :data:`THRESHOLDS` (set so that at
+most 1 % of honest sets of ten matches are flagged). The "one opponent" score is the
+larger of the left and right ones. The counts are additive: a set of records is scored by
+adding each record's :class:`Tally` per seat (and per partnership, both seats of a team added).
 
 This is a statistic for a referee to look at, never proof of cheating; it runs on records of
 finished matches only (docs/fairplay.md). Pure Python like the analysis it builds on: a pure
@@ -112,8 +125,9 @@ THRESHOLDS: Final = {
     Hypothesis.PARTNER: 2.76,
     Hypothesis.OPPONENT: 3.07,
 }
-"""The z-score from which a seat is flagged: the smallest that flags at most 1 % of the sets
-of ten matches of every honest level on the benchmark's pool (docs/fairplay.md)."""
+"""The score (the larger of the hits' z and the gain z) from which a seat is flagged: the
+smallest that flags at most 1 % of the sets of ten matches of every honest level on the
+benchmark's pool (docs/fairplay.md)."""
 MIN_DECISIONS: Final = 20
 """No verdict from the hits on fewer telling decisions than this."""
 MIN_GAIN_DECISIONS: Final = 60
