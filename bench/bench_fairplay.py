@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_fairplay.py [--matches 40] [--honest-matches N]
                                              [--expert-matches N] [--want KIND=N ...]
-                                             [--minutes M] [--sets 400] [--set-size 3 10 30]
+                                             [--minutes M] [--sets 4000] [--set-size 3 10 30]
                                              [--pool bench/fairplay_pool.jsonl] [--report-only]
                                              [--min-decisions N] [--min-gain-decisions N]
                                              [--chart docs/images/fairplay_roc.png]
@@ -595,7 +595,7 @@ def main() -> None:
         metavar="KIND=N",
         help="entries wanted of one bot type (e.g. random=16), over the options above",
     )
-    parser.add_argument("--sets", type=int, default=400)
+    parser.add_argument("--sets", type=int, default=4000)
     parser.add_argument("--set-size", type=int, nargs="+", default=[3, 10, 30])
     parser.add_argument("--pool", type=Path, default=ROOT / "bench" / "fairplay_pool.jsonl")
     parser.add_argument("--minutes", type=float, default=0.0, help="stop filling after this")

@@ -100,19 +100,19 @@ PEEKS: Final = (Knowledge.ALL, Knowledge.PARTNER, Knowledge.LEFT, Knowledge.RIGH
 """The states of knowledge compared with the fair one."""
 
 BASE_RATES: Final = {
-    Knowledge.ALL: 0.416,
-    Knowledge.PARTNER: 0.347,
-    Knowledge.LEFT: 0.381,
-    Knowledge.RIGHT: 0.381,
+    Knowledge.ALL: 0.381,
+    Knowledge.PARTNER: 0.322,
+    Knowledge.LEFT: 0.35,
+    Knowledge.RIGHT: 0.35,
 }
 """The null of the z-scores: per state of knowledge, the share of telling decisions where an
 honest level hits the peek-best card, the highest of RANDOM, BASIC, STRONG and EXPERT on the
 pool of ``bench/bench_fairplay.py`` (the left and right opponents pooled)."""
 GAIN_NULLS: Final = {
-    Knowledge.ALL: 0.0139,
-    Knowledge.PARTNER: 0.026,
-    Knowledge.LEFT: 0.0162,
-    Knowledge.RIGHT: 0.0162,
+    Knowledge.ALL: 0.0113,
+    Knowledge.PARTNER: 0.0149,
+    Knowledge.LEFT: 0.0112,
+    Knowledge.RIGHT: 0.0112,
 }
 """The null of the gain scores: per state of knowledge, the mean weighted hindsight gain per
 decision of honest play, the highest of RANDOM, BASIC, STRONG and EXPERT on the pool of
@@ -121,9 +121,9 @@ were the exact posterior of what the seat knows; the sampler of the bots is not 
 inference from the other seats' play or bids), and some honest levels follow the hidden
 cards a little beyond it."""
 THRESHOLDS: Final = {
-    Hypothesis.ALL: 2.53,
-    Hypothesis.PARTNER: 2.76,
-    Hypothesis.OPPONENT: 3.07,
+    Hypothesis.ALL: 2.54,
+    Hypothesis.PARTNER: 2.6,
+    Hypothesis.OPPONENT: 2.81,
 }
 """The score (the larger of the hits' z and the gain z) from which a seat is flagged: the
 smallest that flags at most 1 % of the sets of ten matches of every honest level on the
