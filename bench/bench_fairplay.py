@@ -1,9 +1,10 @@
 """Fair-play analysis: calibration on honest bots, detection power on cheating bots, ROC chart.
 
-    .venv/bin/python bench/bench_fairplay.py [--matches 40] [--expert-matches 40]
-                                             [--minutes M] [--sets 400] [--set-size 3 10 30]
+    .venv/bin/python bench/bench_fairplay.py [--matches 40] [--honest-matches N]
+                                             [--expert-matches N] [--want KIND=N ...]
+                                             [--minutes M] [--sets 4000] [--set-size 3 10 30]
                                              [--pool bench/fairplay_pool.jsonl] [--report-only]
-                                             [--min-decisions N]
+                                             [--min-decisions N] [--min-gain-decisions N]
                                              [--chart docs/images/fairplay_roc.png]
 
 A pool of seeded matches is played and analysed once per bot type
@@ -12,20 +13,26 @@ STRONG and EXPERT (every seat at that level, and every seat analysed: an honest 
 four entries), and the cheaters of ``bench/fairplay_bots.py`` in seat 0, the other seats
 honest STRONG (seat 0 analysed): the solver's player peeking at every hand, at its partner's,
 at its left opponent's (``expert-*``), and STRONG's search peeking at every hand or its
-partner's (``strong-*``). Each entry's additive counts and the CPU seconds of its analysis go
-to the pool file as they are made (a run that stops keeps what it did; the next run adds to
-it; ``--report-only`` reads it alone); ``--matches`` is the entries wanted per type, played
-round robin until ``--minutes`` run out.
+partner's (``strong-*``). Each entry keeps every card decision's figures — the index of the
+card played and the value vector of each state of knowledge, rounded to 3 decimals — and the
+CPU seconds of its analysis, so that any statistic can be recomputed from the pool file
+alone; entries go to the file as they are made (a run that stops keeps what it did; the next
+run adds to it; ``--report-only`` reads it alone). ``--matches`` is the entries wanted per type
+(``--honest-matches``, ``--expert-matches`` and ``--want kind=N`` override it per type),
+played round robin until ``--minutes`` run out.
 
 Sets of ``--set-size`` entries (matches of one player) are then drawn from each pool with
 replacement (``--sets`` per type and size): the sets overlap, and with a pool smaller than the
-set an entry may count twice, which the output says. The null of the z-scores is the highest
-hit rate of an honest level; the threshold of each hypothesis and set size is the smallest
-that flags at most 1 % of the sets of every honest level (RANDOM included); the cheaters' sets
-flagged at it are the detection power. The ROC chart (sets of ten matches; false-positive rate
-on honest BASIC/STRONG/EXPERT sets, on a log scale, against detection) is a PNG written without
-a plotting library. CPU per match analysed is also given in calibration loops
-(``bench_rules.calibration_loops``), for a machine that is shared.
+set an entry may count twice, which the output says. Two scores are compared per hypothesis:
+the hits' z-score alone (the statistic before the hindsight gain) and the shipped one, the
+larger of the hits' z-score and the gain score. The nulls are the highest hit rate and the
+highest mean weighted gain of an honest level; the threshold of each score, hypothesis and set
+size is the smallest that flags at most 1 % of the sets of every honest level (RANDOM
+included); the cheaters' sets flagged at it are the detection power. The ROC chart (sets of ten
+matches, the shipped score; false-positive rate on honest BASIC/STRONG/EXPERT sets, on a log
+scale, against detection) is a PNG written without a plotting library. CPU per match analysed
+is also given in calibration loops (``bench_rules.calibration_loops``), for a machine that is
+shared.
 """
 
 from __future__ import annotations
@@ -49,12 +56,14 @@ from fairplay_bots import play_cheat_record
 
 from baloot_engine.analysis.fairplay import (
     MIN_DECISIONS,
+    MIN_GAIN_DECISIONS,
     PEEKS,
     Count,
     DecisionFigures,
     Hypothesis,
     Knowledge,
     Tally,
+    gain_z,
     record_figures,
     score,
     tally_of,
@@ -85,9 +94,18 @@ def play(kind: str, seed: int) -> tuple[object, list[object]]:
     return play_cheat_record(levels, [peek, "none", "none", "none"], seed)  # type: ignore[return-value]
 
 
+FIGURE_ORDER = (Knowledge.FAIR, *PEEKS)
+"""The order of the value vectors in a pool entry's decisions."""
+
+
 def measure(kind: str, seed: int) -> list[dict[str, object]]:
     """Play one match and analyse its measured seats: every seat of an honest match (four
-    honest players of that level), seat 0 of a cheater's; each seat's tally and CPU."""
+    honest players of that level), seat 0 of a cheater's; each seat's decisions and CPU.
+
+    A decision is stored as ``[taken, fair, all, partner, left, right]``: the index of the
+    card played among the legal cards and the value vector of each state of knowledge
+    (:data:`FIGURE_ORDER`), rounded to 3 decimals, so that any statistic can be recomputed
+    from the pool."""
     start, rounds = play(kind, seed)
     entries: list[dict[str, object]] = []
     for seat in (0, 1, 2, 3) if kind in HONEST else (0,):
@@ -98,32 +116,39 @@ def measure(kind: str, seed: int) -> list[dict[str, object]]:
             if isinstance(f, DecisionFigures)
         ]
         cpu = time.process_time() - began
-        tally = tally_of(figures, (seat,))[seat]
         entries.append(
             {
                 "kind": kind,
                 "seed": seed,
                 "seat": seat,
                 "rounds": len(rounds),
-                "cpu": cpu,
-                "decisions": tally.decisions,
-                "fair_loss": tally.fair_loss,
-                "counts": {k.value: [c.telling, c.hits, c.gain] for k, c in tally.counts.items()},
+                "cpu": round(cpu, 3),
+                "figures": [
+                    [f.taken, *([round(v, 3) for v in f.values[k]] for k in FIGURE_ORDER)]
+                    for f in figures
+                ],
             }
         )
     return entries
 
 
+def figures_from(entry: dict[str, object]) -> list[DecisionFigures]:
+    """A pool entry's decisions (its seat's, in the order played)."""
+    seat = int(entry["seat"])  # type: ignore[call-overload]
+    found = []
+    for index, (taken, *vectors) in enumerate(entry["figures"]):  # type: ignore[attr-defined]
+        values = {
+            k: tuple(float(v) for v in vector)
+            for k, vector in zip(FIGURE_ORDER, vectors, strict=True)
+        }
+        found.append(DecisionFigures(0, index, seat, int(taken), values))
+    return found
+
+
 def tally_from(entry: dict[str, object]) -> Tally:
     """A pool entry's tally."""
-    tally = Tally()
-    tally.decisions = int(entry["decisions"])  # type: ignore[call-overload]
-    tally.fair_loss = float(entry["fair_loss"])  # type: ignore[arg-type]
-    counts: dict[str, list[float]] = entry["counts"]  # type: ignore[assignment]
-    for knowledge in PEEKS:
-        telling, hits, gain = counts[knowledge.value]
-        tally.counts[knowledge] = Count(int(telling), int(hits), float(gain))
-    return tally
+    seat = int(entry["seat"])  # type: ignore[call-overload]
+    return tally_of(figures_from(entry), (seat,))[seat]
 
 
 def fill(pool: Path, wanted: dict[str, int], stop_at: float) -> None:
@@ -148,7 +173,7 @@ def fill(pool: Path, wanted: dict[str, int], stop_at: float) -> None:
             seeds[kind].add(seed)
             have[kind] += len(entries)
             with pool.open("a") as out:
-                out.writelines(json.dumps(entry) + "\n" for entry in entries)
+                out.writelines(json.dumps(entry, separators=(",", ":")) + "\n" for entry in entries)
             done = sum(have.values())
             total = sum(max(wanted[k], have[k]) for k in TYPES)
             cpu = sum(float(e["cpu"]) for e in entries)  # type: ignore[arg-type]
@@ -186,6 +211,28 @@ def base_rates(pools: dict[str, list[Tally]]) -> dict[Knowledge, float]:
         rates[Knowledge.LEFT] = rates[Knowledge.RIGHT] = hits / telling if telling else 0.0
         per_level.append(rates)
     return {k: round(max(r[k] for r in per_level), 3) for k in PEEKS}
+
+
+def gain_nulls(pools: dict[str, list[Tally]]) -> dict[Knowledge, float]:
+    """The null of the gain scores: per state of knowledge, the highest mean weighted hindsight
+    gain per decision of an honest level (the left and right opponents are one, added)."""
+    per_level = []
+    for kind in HONEST:
+        tallies = pools.get(kind)
+        if not tallies:
+            continue
+        means = {}
+        for knowledge in PEEKS:
+            pair = (
+                (Knowledge.LEFT, Knowledge.RIGHT)
+                if knowledge in (Knowledge.LEFT, Knowledge.RIGHT)
+                else (knowledge,)
+            )
+            n = sum(t.counts[k].gain_decisions for t in tallies for k in pair)
+            weighted = sum(t.counts[k].gain_weighted for t in tallies for k in pair)
+            means[knowledge] = weighted / n if n else 0.0
+        per_level.append(means)
+    return {k: round(max(m[k] for m in per_level), 4) for k in PEEKS}
 
 
 def draw_sets(tallies: Sequence[Tally], size: int, count: int, rng: random.Random) -> list[Tally]:
@@ -326,26 +373,64 @@ def write_png(path: Path, curves: dict[str, list[tuple[float, float]]], size: in
     path.write_bytes(png)
 
 
+SCORES = ("hits", "combined")
+"""The scores compared: the hits' z-score alone (the statistic before the hindsight gain) and
+the shipped one, the larger of the hits' z-score and the gain score."""
+
+
 def _zs(
-    sets: Sequence[Tally], hypothesis: Hypothesis, rates: dict[Knowledge, float], least: int
+    sets: Sequence[Tally],
+    hypothesis: Hypothesis,
+    rates: dict[Knowledge, float],
+    nulls: dict[Knowledge, float],
+    least: tuple[int, int],
+    which: str,
 ) -> list[float]:
-    """Each set's z-score for a hypothesis (minus infinity: too few telling decisions)."""
+    """Each set's score for a hypothesis (minus infinity: too few decisions for a verdict):
+    ``which`` is "hits" (the hits' z-score alone) or "combined" (the shipped score)."""
     found = []
     for tally in sets:
-        result = score(tally, hypothesis, base_rates=rates, min_decisions=least)
-        found.append(result.z if result.enough else float("-inf"))
+        if which == "hits":
+            result = score(
+                tally,
+                hypothesis,
+                base_rates=rates,
+                min_decisions=least[0],
+                min_gain_decisions=2**62,
+            )
+        else:
+            result = score(
+                tally,
+                hypothesis,
+                base_rates=rates,
+                gain_nulls=nulls,
+                min_decisions=least[0],
+                min_gain_decisions=least[1],
+            )
+        found.append(result.combined if result.enough else float("-inf"))
     return found
 
 
 def _threshold(zs_per_level: Sequence[Sequence[float]]) -> float:
-    """The smallest threshold that flags at most 1 % of every honest level's sets."""
+    """The smallest threshold (to 2 decimals) that flags at most 1 % of every honest level's
+    sets: just above the highest level's 99th percentile (a set at the percentile itself is
+    not flagged, nor are its ties)."""
     tops = [percentile(zs, 0.99) for zs in zs_per_level]
     finite = [t for t in tops if t != float("-inf")]
-    return round(max(finite) + 0.005, 2) if finite else 0.0
+    return (math.floor(max(finite) * 100 + 1e-9) + 1) / 100 if finite else 0.0
+
+
+def _share(found: Sequence[float], threshold: float) -> float:
+    return sum(1 for z in found if z >= threshold) / len(found)
 
 
 def report(
-    pool: Path, set_sizes: Sequence[int], sets: int, chart: Path | None, loops: float, least: int
+    pool: Path,
+    set_sizes: Sequence[int],
+    sets: int,
+    chart: Path | None,
+    loops: float,
+    least: tuple[int, int],
 ) -> None:
     """Calibrate on the honest pools and measure the detection power on the cheaters'."""
     entries = [json.loads(line) for line in pool.read_text().splitlines()]
@@ -353,9 +438,10 @@ def report(
     cpu: list[float] = []
     decisions_cpu = 0
     for entry in entries:
-        pools[entry["kind"]].append(tally_from(entry))
+        tally = tally_from(entry)
+        pools[entry["kind"]].append(tally)
         cpu.append(entry["cpu"])
-        decisions_cpu += entry["decisions"]
+        decisions_cpu += tally.decisions
     print(
         f"\npool: {len(entries)} entries (one seat of one match each); hits/telling per knowledge:"
     )
@@ -373,10 +459,31 @@ def report(
             f"  {kind:15} {len(tallies):4} entries {decisions:5} decisions, "
             f"fair loss {loss:.2f}: {', '.join(rates)}"
         )
+    print(
+        "\nhindsight gain per knowledge: mean (card points), mean weighted, score against 0 "
+        "over the whole pool:"
+    )
+    for kind in TYPES:
+        cells = []
+        for knowledge in PEEKS:
+            total = Count()
+            for tally in pools[kind]:
+                total.add(tally.counts[knowledge])
+            mean = total.gain_weighted / total.gain_decisions if total.gain_decisions else 0.0
+            cells.append(
+                f"{knowledge.value} {total.gain_mean:+.3f} weighted {mean:+.4f} "
+                f"({gain_z(total):+.2f})"
+            )
+        print(f"  {kind:15} {', '.join(cells)}")
     rates = base_rates(pools)
     print(
         "\nnull (the highest honest level's hit rate): "
         + ", ".join(f"{k.value} {v:.3f}" for k, v in rates.items())
+    )
+    nulls = gain_nulls(pools)
+    print(
+        "null of the gain score (the highest honest level's mean weighted gain): "
+        + ", ".join(f"{k.value} {v:+.4f}" for k, v in nulls.items())
     )
     mean_cpu = sum(cpu) / len(cpu) if cpu else 0.0
     per_decision = sum(cpu) / decisions_cpu if decisions_cpu else 0.0
@@ -386,16 +493,19 @@ def report(
         "a match's four seats: four times that"
     )
     rng = random.Random(2026)
-    zs: dict[int, dict[str, dict[Hypothesis, list[float]]]] = {}
-    thresholds: dict[int, dict[Hypothesis, float]] = {}
+    zs: dict[int, dict[str, dict[tuple[str, Hypothesis], list[float]]]] = {}
+    thresholds: dict[int, dict[tuple[str, Hypothesis], float]] = {}
+    keys = [(which, h) for which in SCORES for h in Hypothesis]
     for size in set_sizes:
         zs[size] = {}
         for kind in TYPES:
             if pools[kind]:
                 drawn = draw_sets(pools[kind], size, sets, rng)
-                zs[size][kind] = {h: _zs(drawn, h, rates, least) for h in Hypothesis}
+                zs[size][kind] = {
+                    (which, h): _zs(drawn, h, rates, nulls, least, which) for which, h in keys
+                }
         thresholds[size] = {
-            h: _threshold([zs[size][k][h] for k in HONEST if k in zs[size]]) for h in Hypothesis
+            key: _threshold([zs[size][k][key] for k in HONEST if k in zs[size]]) for key in keys
         }
     shipped_size = 10 if 10 in thresholds else set_sizes[0]
     shipped = thresholds[shipped_size]
@@ -406,50 +516,59 @@ def report(
             f"\nsets of {size} matches: {sets} per type drawn with replacement from the pools "
             f"(they overlap{twice})"
         )
-        print(
-            "  threshold for <= 1 % of every honest level's sets: "
-            + ", ".join(f"{h.value} z >= {t:.2f}" for h, t in thresholds[size].items())
-        )
+        for which in SCORES:
+            print(
+                f"  threshold ({which}) for <= 1 % of every honest level's sets: "
+                + ", ".join(f"{h.value} >= {thresholds[size][which, h]:.2f}" for h in Hypothesis)
+            )
         for kind in TYPES:
             if kind not in zs[size]:
                 continue
             cells = []
             for hypothesis in Hypothesis:
-                found = zs[size][kind][hypothesis]
-                at_own = sum(1 for z in found if z >= thresholds[size][hypothesis]) / len(found)
-                at_shipped = sum(1 for z in found if z >= shipped[hypothesis]) / len(found)
+                key = ("combined", hypothesis)
+                at_own = _share(zs[size][kind][key], thresholds[size][key])
+                at_shipped = _share(zs[size][kind][key], shipped[key])
                 cells.append(
                     f"{hypothesis.value} {100 * at_own:5.1f} % ({100 * at_shipped:5.1f} %)"
                 )
             own = f"  [own: {CHEATERS[kind][2].value}]" if kind in CHEATERS else ""
             print(f"  {kind:15} flagged: {'; '.join(cells)}{own}")
     print(
-        f"  (flagged: at that size's threshold (at the shipped one, the {shipped_size}-match "
-        f"threshold); a verdict needs {least} telling decisions)"
+        f"  (flagged on the combined score: at that size's threshold (at the shipped one, the "
+        f"{shipped_size}-match threshold); a verdict needs {least[0]} telling decisions for the "
+        f"hits, {least[1]} decisions for the gain)"
     )
     print("\ndetection at <= 1 % false positives on every honest level (own hypothesis):")
-    print("  " + f"{'cheater':15}" + "".join(f"{size:>8} matches" for size in set_sizes))
+    print(
+        "  " + f"{'cheater':15} {'score':9}" + "".join(f"{size:>8} matches" for size in set_sizes)
+    )
     for kind, (_, _, hypothesis) in CHEATERS.items():
         if kind not in zs[set_sizes[0]]:
             continue
-        cells = []
-        for size in set_sizes:
-            found = zs[size][kind][hypothesis]
-            share = sum(1 for z in found if z >= thresholds[size][hypothesis]) / len(found)
-            cells.append(f"{100 * share:14.1f} %")
-        print(f"  {kind:15}" + "".join(cells))
+        for which in SCORES:
+            key = (which, hypothesis)
+            cells = [
+                f"{100 * _share(zs[size][kind][key], thresholds[size][key]):14.1f} %"
+                for size in set_sizes
+            ]
+            print(f"  {kind:15} {which:9}" + "".join(cells))
     print("\nfor analysis/fairplay.py:")
     print("BASE_RATES = {" + ", ".join(f"Knowledge.{k.name}: {v}" for k, v in rates.items()) + "}")
+    print("GAIN_NULLS = {" + ", ".join(f"Knowledge.{k.name}: {v}" for k, v in nulls.items()) + "}")
     print(
-        "THRESHOLDS = {" + ", ".join(f"Hypothesis.{h.name}: {t}" for h, t in shipped.items()) + "}"
+        "THRESHOLDS = {"
+        + ", ".join(f"Hypothesis.{h.name}: {shipped['combined', h]}" for h in Hypothesis)
+        + "}"
     )
     if chart is not None and 10 in zs:
         curves = {}
         for kind, (_, _, hypothesis) in CHEATERS.items():
             if kind not in zs[10]:
                 continue
-            honest = [z for k in NULL if k in zs[10] for z in zs[10][k][hypothesis]]
-            curves[kind] = roc(honest, zs[10][kind][hypothesis])
+            key = ("combined", hypothesis)
+            honest = [z for k in NULL if k in zs[10] for z in zs[10][k][key]]
+            curves[kind] = roc(honest, zs[10][kind][key])
             at_one = max(t for f, t in curves[kind] if f <= 0.01)
             print(
                 f"ROC (10 matches, honest BASIC/STRONG/EXPERT pooled) {kind}: "
@@ -465,8 +584,18 @@ def main() -> None:
     parser.add_argument(
         "--matches", type=int, default=40, help="pool entries per bot type (seat-matches)"
     )
-    parser.add_argument("--expert-matches", type=int, default=40, help="entries of honest EXPERT")
-    parser.add_argument("--sets", type=int, default=400)
+    parser.add_argument(
+        "--honest-matches", type=int, default=0, help="entries per honest level (0: --matches)"
+    )
+    parser.add_argument("--expert-matches", type=int, default=0, help="entries of honest EXPERT")
+    parser.add_argument(
+        "--want",
+        action="append",
+        default=[],
+        metavar="KIND=N",
+        help="entries wanted of one bot type (e.g. random=16), over the options above",
+    )
+    parser.add_argument("--sets", type=int, default=4000)
     parser.add_argument("--set-size", type=int, nargs="+", default=[3, 10, 30])
     parser.add_argument("--pool", type=Path, default=ROOT / "bench" / "fairplay_pool.jsonl")
     parser.add_argument("--minutes", type=float, default=0.0, help="stop filling after this")
@@ -474,16 +603,31 @@ def main() -> None:
     parser.add_argument(
         "--min-decisions", type=int, default=MIN_DECISIONS, help="telling decisions a verdict needs"
     )
+    parser.add_argument(
+        "--min-gain-decisions",
+        type=int,
+        default=MIN_GAIN_DECISIONS,
+        help="decisions a verdict from the hindsight gain needs",
+    )
     parser.add_argument("--chart", type=Path, default=ROOT / "docs" / "images" / "fairplay_roc.png")
     args = parser.parse_args()
     loops = calibration_loops(2.0)
     print(f"calibration {loops:,.0f} loops/s")
     if not args.report_only:
         wanted = dict.fromkeys(TYPES, args.matches)
-        wanted["expert"] = args.expert_matches
+        for kind in HONEST:
+            wanted[kind] = args.honest_matches or args.matches
+        if args.expert_matches:
+            wanted["expert"] = args.expert_matches
+        for want in args.want:
+            kind, _, count = want.partition("=")
+            if kind not in wanted:
+                parser.error(f"--want: no bot type {kind!r}")
+            wanted[kind] = int(count)
         stop_at = time.time() + args.minutes * 60 if args.minutes else float("inf")
         fill(args.pool, wanted, stop_at)
-    report(args.pool, args.set_size, args.sets, args.chart, loops, args.min_decisions)
+    least = (args.min_decisions, args.min_gain_decisions)
+    report(args.pool, args.set_size, args.sets, args.chart, loops, least)
 
 
 if __name__ == "__main__":

@@ -17,9 +17,12 @@ from hypothesis import strategies as st
 from baloot.v1 import records_pb2
 from baloot_engine.analysis.fairplay import (
     BASE_RATES,
+    GAIN_NULLS,
     MIN_DECISIONS,
+    MIN_GAIN_DECISIONS,
     PEEKS,
     THRESHOLDS,
+    Count,
     DecisionFigures,
     FairPlayReport,
     Hypothesis,
@@ -27,6 +30,9 @@ from baloot_engine.analysis.fairplay import (
     Progress,
     Tally,
     fair_play,
+    gain_weight,
+    gain_z,
+    hindsight_gain,
     p_value,
     record_figures,
     score,
@@ -102,6 +108,90 @@ def test_tallies_are_additive(seed: int, first: int, second: int) -> None:
             assert (x.telling, x.hits) == (y.telling, y.hits)
             assert x.gain == pytest.approx(y.gain)
             assert y.hits <= y.telling
+            assert x.gain_decisions == y.gain_decisions == together[seat].decisions
+            assert x.gain_sum == pytest.approx(y.gain_sum, abs=1e-9)
+            assert x.gain_weighted == pytest.approx(y.gain_weighted, abs=1e-9)
+            assert x.gain_squares == pytest.approx(y.gain_squares, abs=1e-9)
+            assert gain_z(x, 0.01) == pytest.approx(gain_z(y, 0.01), abs=1e-9)
+
+
+def test_the_hindsight_gain_of_one_decision() -> None:
+    # The card played (index 1) is worth 3 more than the mean legal card with the hidden hands
+    # known, and 1 more than the mean fairly: it gained 2 from the hidden hands.
+    assert hindsight_gain((0.0, 6.0, 3.0), (2.0, 4.0, 3.0), 1) == pytest.approx(2.0)
+    # The same values under both: nothing gained, whatever the card.
+    assert hindsight_gain((1.0, 5.0), (1.0, 5.0), 0) == pytest.approx(0.0)
+    assert gain_weight((2.0, 4.0, 3.0)) == pytest.approx(1 / (2.0 + 5.0))
+    count = Count()
+    count.add_gain(2.0, 0.5)
+    count.add_gain(-1.0, 0.25)
+    assert (count.gain_decisions, count.gain_sum, count.gain_mean) == (2, 1.0, 0.5)
+    assert (count.gain_weighted, count.gain_squares) == (0.75, 1.0 + 0.0625)
+    assert gain_z(count) == pytest.approx(0.75 / (1.0625**0.5))
+    # Against a null of 0.1 a decision: sum (w d - 0.1) / sqrt(sum (w d - 0.1)^2).
+    assert gain_z(count, 0.1) == pytest.approx((0.9 - 0.35) / (0.9**2 + 0.35**2) ** 0.5)
+    assert gain_z(Count()) == 0.0
+
+
+def _chooser_figures(rng: random.Random, count: int, peeks: Knowledge | None) -> list:
+    """Decisions with random fair values and each peeking knowledge the fair values plus the
+    noise of the hidden cards; the card taken is the fair best one (an honest chooser) or the
+    best one under ``peeks`` (a peeker)."""
+    found = []
+    for i in range(count):
+        width = rng.randint(2, 6)
+        fair = tuple(rng.uniform(0.0, 20.0) for _ in range(width))
+        values = {Knowledge.FAIR: fair}
+        for knowledge in PEEKS:
+            values[knowledge] = tuple(v + rng.gauss(0.0, 4.0) for v in fair)
+        chosen = values[peeks] if peeks is not None else fair
+        taken = max(range(width), key=chosen.__getitem__)
+        found.append(DecisionFigures(0, i, 0, taken, values))
+    return found
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**32))
+def test_the_gain_is_about_zero_for_an_honest_chooser_and_positive_for_a_peeker(
+    seed: int,
+) -> None:
+    rng = random.Random(seed)
+    honest = tally_of(_chooser_figures(rng, 400, None), (0,))[0]
+    for knowledge in PEEKS:
+        count = honest.counts[knowledge]
+        assert count.gain_decisions == 400
+        assert abs(count.gain_mean) < 0.8  # the noise at one card: about 4 / sqrt(400) = 0.2
+        assert abs(gain_z(count)) < 4.5
+    peeker = tally_of(_chooser_figures(rng, 400, Knowledge.PARTNER), (0,))[0]
+    partner = peeker.counts[Knowledge.PARTNER]
+    assert partner.gain_mean > 1.2
+    assert gain_z(partner) > 6.0
+    # The peeker's choices follow the partner's hand only: on the other knowledge it gains
+    # nothing more than the honest chooser, and it scores highest on its own hypothesis.
+    assert abs(gain_z(peeker.counts[Knowledge.ALL])) < 4.5
+    nulls = dict.fromkeys(PEEKS, 0.0)
+    scores = {h: score(peeker, h, gain_nulls=nulls) for h in Hypothesis}
+    assert scores[Hypothesis.PARTNER].flagged
+    assert scores[Hypothesis.PARTNER].combined > scores[Hypothesis.ALL].combined
+    assert not any(score(honest, h, gain_nulls=nulls).flagged for h in Hypothesis)
+
+
+def test_a_gain_verdict_needs_its_decisions() -> None:
+    rng = random.Random(7)
+    few = tally_of(_chooser_figures(rng, MIN_GAIN_DECISIONS - 1, Knowledge.ALL), (0,))[0]
+    enough = tally_of(_chooser_figures(rng, MIN_GAIN_DECISIONS, Knowledge.ALL), (0,))[0]
+    for tally in (few, enough):
+        tally.counts[Knowledge.ALL].telling = 0  # the hits say nothing: the gain alone
+        tally.counts[Knowledge.ALL].hits = 0
+    verdict = score(few, Hypothesis.ALL)
+    assert verdict.gain_z > THRESHOLDS[Hypothesis.ALL]
+    assert not verdict.enough
+    assert not verdict.flagged
+    verdict = score(enough, Hypothesis.ALL)
+    assert verdict.gain_decisions == MIN_GAIN_DECISIONS
+    assert verdict.enough
+    assert verdict.flagged
+    assert verdict.combined == verdict.gain_z
 
 
 def test_the_z_score_and_its_p_value() -> None:
@@ -116,6 +206,14 @@ def test_the_z_score_and_its_p_value() -> None:
     verdict = score(few, Hypothesis.ALL)
     assert not verdict.enough
     assert not verdict.flagged
+    # Enough telling decisions: the hits alone flag, and the score is the larger of the two.
+    many = Tally()
+    many.counts[Knowledge.ALL].telling = MIN_DECISIONS
+    many.counts[Knowledge.ALL].hits = MIN_DECISIONS
+    verdict = score(many, Hypothesis.ALL)
+    assert verdict.enough
+    assert verdict.flagged
+    assert verdict.combined == verdict.z
 
 
 def test_the_opponent_score_is_the_larger_of_the_two() -> None:
@@ -184,17 +282,18 @@ def test_an_all_hands_peeker_always_plays_a_hindsight_best_card() -> None:
 
 @pytest.mark.skipif(not POOL.exists(), reason="the benchmark's pool is not there")
 def test_each_cheater_of_the_benchmark_pool_scores_highest_on_its_own_hypothesis() -> None:
-    """Sets of ten matches of the committed pool: the all-hands and the partner peekers score
-    higher on their own hypothesis than on the others, on average."""
+    """Sets of ten matches of the committed pool: the EXPERT-like peekers (every hand, the
+    partner's, the left opponent's) score higher on their own hypothesis than on the others,
+    on average, on the shipped score (the larger of the hits' and the gain's)."""
     pools: dict[str, list[Tally]] = {}
     for line in POOL.read_text().splitlines():
         entry = json.loads(line)
         pools.setdefault(entry["kind"], []).append(bench_fairplay.tally_from(entry))
     rng = random.Random(2)
-    for kind in ("expert-all", "expert-partner"):
+    for kind in ("expert-all", "expert-partner", "expert-left"):
         own = bench_fairplay.CHEATERS[kind][2]
         sets = bench_fairplay.draw_sets(pools[kind], 10, 200, rng)
-        mean = {h: sum(score(t, h).z for t in sets) / len(sets) for h in Hypothesis}
+        mean = {h: sum(score(t, h).combined for t in sets) / len(sets) for h in Hypothesis}
         assert all(mean[own] > mean[h] for h in Hypothesis if h is not own), (kind, mean)
         flagged = sum(1 for t in sets if score(t, own).flagged)
         assert flagged > 0.5 * len(sets), (kind, flagged)
@@ -244,4 +343,6 @@ def test_the_cli_prints_the_table_per_seat_and_partnership(
 def test_the_thresholds_and_base_rates_are_set() -> None:
     assert set(BASE_RATES) == set(PEEKS)
     assert all(0 < rate < 1 for rate in BASE_RATES.values())
+    assert set(GAIN_NULLS) == set(PEEKS)
+    assert all(abs(null) < 0.1 for null in GAIN_NULLS.values())
     assert set(THRESHOLDS) == set(Hypothesis)

@@ -11,7 +11,7 @@ from baloot_client import EngineClient, EngineError
 
 from baloot.v1 import analysis_pb2, records_pb2
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
-from baloot_engine.analysis.fairplay import FairPlayReport, fair_play
+from baloot_engine.analysis.fairplay import MIN_GAIN_DECISIONS, FairPlayReport, fair_play
 from baloot_engine.analysis.selfplay import play_record
 from baloot_engine.api.analysis import record_message
 from baloot_engine.api.fairplay import prepare_all
@@ -41,6 +41,7 @@ def test_the_stream_is_the_core_s_report(stub: pb_grpc.BalootEngineServiceStub) 
     summary = responses[-1].summary
     assert summary.records == 1
     assert summary.min_decisions > 0
+    assert summary.min_gain_decisions == MIN_GAIN_DECISIONS
     assert [list(row.seats) for row in summary.rows] == [[0], [2], [0, 2]]
     core = list(fair_play(prepare_all([record()]), seats=(0, 2), worlds=2, seed=3))[-1]
     assert isinstance(core, FairPlayReport)
@@ -55,6 +56,14 @@ def test_the_stream_is_the_core_s_report(stub: pb_grpc.BalootEngineServiceStub) 
             analysis_pb2.FAIR_PLAY_HYPOTHESIS_OPPONENT_HAND,
         ]
         assert all(s.threshold > 0 for s in row.scores)
+        # The hindsight gain: every decision of the row counted, the core's mean and score.
+        assert [(s.gain_decisions, s.gain_mean, s.gain_z) for s in row.scores] == [
+            (s.gain_decisions, s.gain_mean, s.gain_z) for s in expected.scores
+        ]
+        assert all(s.gain_decisions == row.decisions > 0 for s in row.scores)
+        assert [s.flagged for s in row.scores] == [s.flagged for s in expected.scores]
+        assert [s.enough for s in row.scores] == [s.enough for s in expected.scores]
+    assert any(s.gain_mean != 0.0 and s.gain_z != 0.0 for row in summary.rows for s in row.scores)
 
 
 def test_the_python_client_streams_it(client: EngineClient) -> None:

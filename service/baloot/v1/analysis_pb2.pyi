@@ -783,6 +783,9 @@ class FairPlayScore(_message.Message):
     ENOUGH_FIELD_NUMBER: _builtins.int
     FLAGGED_FIELD_NUMBER: _builtins.int
     THRESHOLD_FIELD_NUMBER: _builtins.int
+    GAIN_DECISIONS_FIELD_NUMBER: _builtins.int
+    GAIN_MEAN_FIELD_NUMBER: _builtins.int
+    GAIN_Z_FIELD_NUMBER: _builtins.int
     hypothesis: Global___FairPlayHypothesis.ValueType
     """The hypothesis scored."""
     telling: _builtins.int
@@ -802,13 +805,33 @@ class FairPlayScore(_message.Message):
     p_value: _builtins.float
     """The one-sided normal tail of z_score."""
     enough: _builtins.bool
-    """True when there are enough telling decisions for a verdict (min_decisions)."""
+    """True when there are enough decisions for a verdict: at least min_decisions telling
+    decisions for z_score, or at least min_gain_decisions decisions for gain_z.
+    """
     flagged: _builtins.bool
-    """True when enough and z_score passes the threshold: a statistic for a referee to look at,
-    never proof (docs/fairplay.md).
+    """True when enough and the larger of z_score and gain_z, each counted only on enough
+    decisions, passes the threshold: a statistic for a referee to look at, never proof
+    (docs/fairplay.md).
     """
     threshold: _builtins.float
-    """The z-score threshold (set for at most 1 % of honest sets of ten matches flagged)."""
+    """The threshold of the larger of z_score and gain_z (set for at most 1 % of honest sets of
+    ten matches flagged).
+    """
+    gain_decisions: _builtins.int
+    """The card decisions the hindsight gain is measured on: every card decision with a choice
+    (for the one-opponent hypothesis, those of the opponent with the larger score).
+    """
+    gain_mean: _builtins.float
+    """The mean hindsight gain per decision, in card points (tricks as a ninth): what the card
+    played gained over the mean legal card valued with the hypothesis' knowledge, less what it
+    gained valued from the seat's own knowledge. About 0 for honest play, positive for a seat
+    whose choices follow the hidden cards (docs/fairplay.md).
+    """
+    gain_z: _builtins.float
+    """The score of the hindsight gains: each decision's gain weighted by 1 / (the spread of its
+    fair values + 5 card points), less the calibrated honest mean, summed, over the square
+    root of the sum of their squares; about a standard normal score for honest play.
+    """
     def __init__(
         self,
         *,
@@ -822,10 +845,13 @@ class FairPlayScore(_message.Message):
         enough: _builtins.bool = ...,
         flagged: _builtins.bool = ...,
         threshold: _builtins.float = ...,
+        gain_decisions: _builtins.int = ...,
+        gain_mean: _builtins.float = ...,
+        gain_z: _builtins.float = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["enough", b"enough", "expected_hits", b"expected_hits", "flagged", b"flagged", "gain", b"gain", "hits", b"hits", "hypothesis", b"hypothesis", "p_value", b"p_value", "telling", b"telling", "threshold", b"threshold", "z_score", b"z_score"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["enough", b"enough", "expected_hits", b"expected_hits", "flagged", b"flagged", "gain", b"gain", "gain_decisions", b"gain_decisions", "gain_mean", b"gain_mean", "gain_z", b"gain_z", "hits", b"hits", "hypothesis", b"hypothesis", "p_value", b"p_value", "telling", b"telling", "threshold", b"threshold", "z_score", b"z_score"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -878,10 +904,13 @@ class FairPlaySummary(_message.Message):
     RECORDS_FIELD_NUMBER: _builtins.int
     ROWS_FIELD_NUMBER: _builtins.int
     MIN_DECISIONS_FIELD_NUMBER: _builtins.int
+    MIN_GAIN_DECISIONS_FIELD_NUMBER: _builtins.int
     records: _builtins.int
     """The records read."""
     min_decisions: _builtins.int
-    """The fewest telling decisions a verdict rests on."""
+    """The fewest telling decisions a verdict on z_score rests on."""
+    min_gain_decisions: _builtins.int
+    """The fewest card decisions a verdict on gain_z rests on."""
     @_builtins.property
     def rows(self) -> _containers.RepeatedCompositeFieldContainer[Global___FairPlayRow]:
         """One row per seat reported, then one per partnership whose two seats are reported."""
@@ -892,10 +921,11 @@ class FairPlaySummary(_message.Message):
         records: _builtins.int = ...,
         rows: _abc.Iterable[Global___FairPlayRow] | None = ...,
         min_decisions: _builtins.int = ...,
+        min_gain_decisions: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["min_decisions", b"min_decisions", "records", b"records", "rows", b"rows"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["min_decisions", b"min_decisions", "min_gain_decisions", b"min_gain_decisions", "records", b"records", "rows", b"rows"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -16,11 +16,24 @@ decision *tells* when the cards best under that knowledge and the cards best fai
 nothing in common; it is a *hit* when the seat played one of the former. An honest player
 hits at a base rate (:data:`BASE_RATES`, measured on honest bots of every level); a peeker
 hits far more often. Over ``n`` telling decisions with ``h`` hits the score is the z-score
-``(h - n p0) / sqrt(n p0 (1 - p0))``, and a seat is **flagged** for a hypothesis when the
-score passes :data:`THRESHOLDS` (set so that at most 1 % of honest sets are flagged) on at
-least :data:`MIN_DECISIONS` telling decisions. The "one opponent" score is the larger of the
-left and right ones. The counts are additive: a set of records is scored by adding each
-record's :class:`Tally` per seat (and per partnership, both seats of a team added).
+``(h - n p0) / sqrt(n p0 (1 - p0))``, counted on at least :data:`MIN_DECISIONS` telling
+decisions.
+
+A peeker who leans toward the hidden cards without playing the exact best one is caught by the
+second score, the *hindsight gain* (:func:`hindsight_gain`): at every decision with a choice,
+``d = (K[t] - mean K) - (F[t] - mean F)``, what the card played ``t`` gained over the mean
+legal card valued with the peeking knowledge ``K``, less what it gained valued fairly (``F``).
+The fair values estimate the knowing ones' mean over the layouts the seat may believe in, and
+an honest choice rests on what the seat knows only, so honest play gains nothing on average;
+a peeker's choices follow the hidden cards and gain. Each gain is weighted by
+:func:`gain_weight` (from the fair values only) and the score is the self-normalised sum
+:func:`gain_z` against the honest null :data:`GAIN_NULLS` (the bots' sampler is not the exact
+posterior: honest levels that read the play gain a little). A hypothesis is flagged when the
+larger of the hits' z (on enough telling decisions) and the gain score (on at least
+:data:`MIN_GAIN_DECISIONS` decisions) passes its threshold, :data:`THRESHOLDS` (set so that at
+most 1 % of honest sets of ten matches are flagged). The "one opponent" score is the
+larger of the left and right ones. The counts are additive: a set of records is scored by
+adding each record's :class:`Tally` per seat (and per partnership, both seats of a team added).
 
 This is a statistic for a referee to look at, never proof of cheating; it runs on records of
 finished matches only (docs/fairplay.md). Pure Python like the analysis it builds on: a pure
@@ -87,23 +100,41 @@ PEEKS: Final = (Knowledge.ALL, Knowledge.PARTNER, Knowledge.LEFT, Knowledge.RIGH
 """The states of knowledge compared with the fair one."""
 
 BASE_RATES: Final = {
-    Knowledge.ALL: 0.382,
-    Knowledge.PARTNER: 0.308,
-    Knowledge.LEFT: 0.34,
-    Knowledge.RIGHT: 0.34,
+    Knowledge.ALL: 0.381,
+    Knowledge.PARTNER: 0.322,
+    Knowledge.LEFT: 0.35,
+    Knowledge.RIGHT: 0.35,
 }
 """The null of the z-scores: per state of knowledge, the share of telling decisions where an
 honest level hits the peek-best card, the highest of RANDOM, BASIC, STRONG and EXPERT on the
 pool of ``bench/bench_fairplay.py`` (the left and right opponents pooled)."""
-THRESHOLDS: Final = {
-    Hypothesis.ALL: 2.39,
-    Hypothesis.PARTNER: 2.11,
-    Hypothesis.OPPONENT: 2.86,
+GAIN_NULLS: Final = {
+    Knowledge.ALL: 0.0113,
+    Knowledge.PARTNER: 0.0149,
+    Knowledge.LEFT: 0.0112,
+    Knowledge.RIGHT: 0.0112,
 }
-"""The z-score from which a seat is flagged: the smallest that flags at most 1 % of the sets
-of ten matches of every honest level on the benchmark's pool (docs/fairplay.md)."""
+"""The null of the gain scores: per state of knowledge, the mean weighted hindsight gain per
+decision of honest play, the highest of RANDOM, BASIC, STRONG and EXPERT on the pool of
+``bench/bench_fairplay.py`` (the left and right opponents pooled). Zero if the fair worlds
+were the exact posterior of what the seat knows; the sampler of the bots is not (it reads no
+inference from the other seats' play or bids), and some honest levels follow the hidden
+cards a little beyond it."""
+THRESHOLDS: Final = {
+    Hypothesis.ALL: 2.54,
+    Hypothesis.PARTNER: 2.6,
+    Hypothesis.OPPONENT: 2.81,
+}
+"""The score (the larger of the hits' z and the gain z) from which a seat is flagged: the
+smallest that flags at most 1 % of the sets of ten matches of every honest level on the
+benchmark's pool (docs/fairplay.md)."""
 MIN_DECISIONS: Final = 20
-"""No verdict on fewer telling decisions than this."""
+"""No verdict from the hits on fewer telling decisions than this."""
+MIN_GAIN_DECISIONS: Final = 60
+"""No verdict from the hindsight gain on fewer decisions than this."""
+GAIN_SCALE: Final = 5.0
+"""Card points added to the spread of a decision's fair values in its weight
+(:func:`gain_weight`)."""
 
 
 @dataclass(slots=True)
@@ -114,17 +145,42 @@ class Count:
     nothing in common; ``hits``: those where the seat played one of the former; ``gain``: the
     card points the card played gave more than the fair best card under that knowledge, summed
     over the telling decisions.
+
+    The hindsight gain (:func:`hindsight_gain`), over every decision with a choice:
+    ``gain_decisions`` decisions, ``gain_sum`` their gains summed (card points),
+    ``gain_weighted`` their gains each weighted by :func:`gain_weight` and summed,
+    ``gain_squares`` the squares of the weighted gains summed.
     """
 
     telling: int = 0
     hits: int = 0
     gain: float = 0.0
+    gain_decisions: int = 0
+    gain_sum: float = 0.0
+    gain_weighted: float = 0.0
+    gain_squares: float = 0.0
 
     def add(self, other: Count) -> None:
         """Add another count into this one."""
         self.telling += other.telling
         self.hits += other.hits
         self.gain += other.gain
+        self.gain_decisions += other.gain_decisions
+        self.gain_sum += other.gain_sum
+        self.gain_weighted += other.gain_weighted
+        self.gain_squares += other.gain_squares
+
+    def add_gain(self, gained: float, weight: float) -> None:
+        """Count one decision's hindsight gain, with its weight."""
+        self.gain_decisions += 1
+        self.gain_sum += gained
+        self.gain_weighted += weight * gained
+        self.gain_squares += (weight * gained) ** 2
+
+    @property
+    def gain_mean(self) -> float:
+        """The mean hindsight gain per decision (card points, tricks as a ninth)."""
+        return self.gain_sum / self.gain_decisions if self.gain_decisions else 0.0
 
 
 @dataclass(slots=True)
@@ -158,9 +214,12 @@ class Score:
 
     ``telling``/``hits``/``gain`` are the counts it rests on (for "one opponent", the
     opponent with the larger score); ``expected`` the hits honest play gives at the base rate;
-    ``z`` the z-score, ``p_value`` its one-sided normal tail; ``flagged`` whether ``z`` passes
-    the threshold on at least :data:`MIN_DECISIONS` telling decisions; ``enough`` whether
-    there were that many (no verdict otherwise).
+    ``z`` the hits' z-score, ``p_value`` its one-sided normal tail; ``gain_decisions``,
+    ``gain_mean`` and ``gain_z`` the hindsight gain's decisions, mean and score;
+    ``combined`` the larger of ``z`` (on at least :data:`MIN_DECISIONS` telling decisions)
+    and ``gain_z`` (on at least :data:`MIN_GAIN_DECISIONS` decisions); ``enough`` whether
+    either rests on that many (no verdict otherwise); ``flagged`` whether ``combined`` passes
+    the threshold.
     """
 
     hypothesis: Hypothesis
@@ -172,6 +231,10 @@ class Score:
     p_value: float
     enough: bool
     flagged: bool
+    gain_decisions: int = 0
+    gain_mean: float = 0.0
+    gain_z: float = 0.0
+    combined: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,10 +283,13 @@ def score(
     hypothesis: Hypothesis,
     *,
     base_rates: dict[Knowledge, float] = BASE_RATES,
+    gain_nulls: dict[Knowledge, float] = GAIN_NULLS,
     thresholds: dict[Hypothesis, float] = THRESHOLDS,
     min_decisions: int = MIN_DECISIONS,
+    min_gain_decisions: int = MIN_GAIN_DECISIONS,
 ) -> Score:
-    """A tally's score for one hypothesis."""
+    """A tally's score for one hypothesis: the hits' z-score and the hindsight gain's score,
+    the larger of those that rest on enough decisions against one threshold."""
     if hypothesis is Hypothesis.ALL:
         chosen = [Knowledge.ALL]
     elif hypothesis is Hypothesis.PARTNER:
@@ -235,7 +301,14 @@ def score(
         count = tally.counts[knowledge]
         base = base_rates[knowledge]
         z = z_score(count.telling, count.hits, base)
-        enough = count.telling >= min_decisions
+        gained = gain_z(count, gain_nulls[knowledge])
+        parts = []
+        if count.telling >= min_decisions:
+            parts.append(z)
+        if count.gain_decisions >= min_gain_decisions:
+            parts.append(gained)
+        enough = bool(parts)
+        combined = max(parts) if parts else max(z, gained)
         found = Score(
             hypothesis,
             count.telling,
@@ -245,12 +318,47 @@ def score(
             round(z, 3),
             p_value(z),
             enough,
-            enough and z >= thresholds[hypothesis],
+            enough and combined >= thresholds[hypothesis],
+            count.gain_decisions,
+            round(count.gain_mean, 3),
+            round(gained, 3),
+            round(combined, 3),
         )
-        if best is None or found.z > best.z:
+        if best is None or (found.enough, found.combined) > (best.enough, best.combined):
             best = found
     assert best is not None
     return best
+
+
+def hindsight_gain(values: Sequence[float], fair: Sequence[float], taken: int) -> float:
+    """What the card played gained over the average legal card, valued with some knowledge,
+    less what it gained valued fairly (card points, tricks as a ninth):
+    ``(K[t] - mean K) - (F[t] - mean F)``.
+
+    The fair values estimate the mean of the knowing values over the worlds the seat may
+    believe in; a seat whose choice rests on its own information only gains nothing on
+    average, a seat that knows the hidden hands gains."""
+    width = len(values)
+    return (values[taken] - sum(values) / width) - (fair[taken] - sum(fair) / width)
+
+
+def gain_weight(fair: Sequence[float]) -> float:
+    """A decision's weight in the gain score: ``1 / (spread of the fair values + GAIN_SCALE)``.
+
+    A decision whose cards differ a lot in value has large gains either way; the weight evens
+    the decisions out. It rests on the fair values only (what the seat could know), so the
+    weighted gains of honest play still average zero."""
+    return 1.0 / (max(fair) - min(fair) + GAIN_SCALE)
+
+
+def gain_z(count: Count, null: float = 0.0) -> float:
+    """The self-normalised sum of the weighted hindsight gains less their honest mean
+    ``null`` per decision: ``sum (w d - null) / sqrt(sum (w d - null)^2)`` (0 on none)."""
+    n = count.gain_decisions
+    squares = count.gain_squares - 2.0 * null * count.gain_weighted + n * null * null
+    if n == 0 or squares <= 0.0:
+        return 0.0
+    return (count.gain_weighted - n * null) / math.sqrt(squares)
 
 
 def _best(values: Sequence[float]) -> frozenset[int]:
@@ -367,12 +475,14 @@ def tally_of(figures: Iterable[DecisionFigures], seats: Iterable[int]) -> dict[i
         fair_best = _best(fair)
         tally.decisions += 1
         tally.fair_loss += max(0.0, max(fair) - fair[found.taken])
+        weight = gain_weight(fair)
         for knowledge in PEEKS:
             values = found.values[knowledge]
+            count = tally.counts[knowledge]
+            count.add_gain(hindsight_gain(values, fair, found.taken), weight)
             best = _best(values)
             if best & fair_best:
                 continue
-            count = tally.counts[knowledge]
             count.telling += 1
             if found.taken in best:
                 count.hits += 1
@@ -527,9 +637,12 @@ def fair_play(
 __all__ = [
     "BASE_RATES",
     "DEFAULT_WORLDS",
+    "GAIN_NULLS",
+    "GAIN_SCALE",
     "MAX_RECORDS",
     "MAX_WORLDS",
     "MIN_DECISIONS",
+    "MIN_GAIN_DECISIONS",
     "THRESHOLDS",
     "Count",
     "DecisionFigures",
@@ -541,6 +654,9 @@ __all__ = [
     "Score",
     "Tally",
     "fair_play",
+    "gain_weight",
+    "gain_z",
+    "hindsight_gain",
     "p_value",
     "record_figures",
     "rows_of",

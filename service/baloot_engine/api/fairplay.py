@@ -19,6 +19,7 @@ from baloot_engine.analysis.fairplay import (
     MAX_RECORDS,
     MAX_WORLDS,
     MIN_DECISIONS,
+    MIN_GAIN_DECISIONS,
     THRESHOLDS,
     FairPlayReport,
     Hypothesis,
@@ -59,6 +60,7 @@ def report_out(report: Progress | FairPlayReport) -> analysis_pb2.FairPlayReport
     summary = message.summary
     summary.records = report.records
     summary.min_decisions = MIN_DECISIONS
+    summary.min_gain_decisions = MIN_GAIN_DECISIONS
     for row in report.rows:
         into = summary.rows.add(
             seats=row.seats, decisions=row.decisions, mean_fair_loss=row.mean_fair_loss
@@ -75,6 +77,9 @@ def report_out(report: Progress | FairPlayReport) -> analysis_pb2.FairPlayReport
                 enough=found.enough,
                 flagged=found.flagged,
                 threshold=THRESHOLDS[found.hypothesis],
+                gain_decisions=found.gain_decisions,
+                gain_mean=found.gain_mean,
+                gain_z=found.gain_z,
             )
     return message
 

@@ -7,8 +7,9 @@ finished matches of the same players in the same seats. Every record is verified
 that does not replay is refused with its divergence (exit 2). The table lists, per seat and
 per partnership, the card decisions analysed, the mean fair loss, and for each hypothesis
 (every hand seen, the partner's hand known, one opponent's hand known) the telling decisions,
-the hits against those honest play gives, the z-score with its p-value and the verdict: a
-statistic for a referee to look at, never proof (docs/fairplay.md). A progress bar runs on
+the hits against those honest play gives, the z-score with its p-value, the mean hindsight
+gain per decision with its score, and the verdict on the larger score: a statistic for a
+referee to look at, never proof (docs/fairplay.md). A progress bar runs on
 standard error while it works (when it is a terminal, or with ``--progress``).
 """
 
@@ -28,6 +29,7 @@ from baloot_engine.analysis.fairplay import (
     MAX_RECORDS,
     MAX_WORLDS,
     MIN_DECISIONS,
+    MIN_GAIN_DECISIONS,
     THRESHOLDS,
     FairPlayReport,
     Progress,
@@ -51,11 +53,12 @@ def table(report: FairPlayReport) -> list[str]:
     """The report as lines of text."""
     title = (
         f"Fair play over {report.records} record(s); a verdict needs {MIN_DECISIONS} telling "
-        "decisions."
+        f"decisions (z) or {MIN_GAIN_DECISIONS} decisions (gain z)."
     )
     header = (
         f"  {'who':<10} {'decisions':>9} {'fair loss':>9}  {'hypothesis':<15} {'telling':>7} "
-        f"{'hits':>5} {'expected':>8} {'gain':>8} {'z':>6} {'p':>8}  verdict"
+        f"{'hits':>5} {'expected':>8} {'gain':>8} {'z':>6} {'p':>8} {'gain/dec':>8} "
+        f"{'gain z':>6}  verdict"
     )
     lines = [title, header]
     for row in report.rows:
@@ -66,13 +69,14 @@ def table(report: FairPlayReport) -> list[str]:
             if not found.enough:
                 verdict = "too few decisions"
             elif found.flagged:
-                verdict = f"FLAGGED (z >= {THRESHOLDS[found.hypothesis]:.2f})"
+                verdict = f"FLAGGED ({found.combined:.2f} >= {THRESHOLDS[found.hypothesis]:.2f})"
             else:
                 verdict = "-"
             lines.append(
                 f"  {who:<10} {decisions} {loss}  {_NAMES[found.hypothesis.value]:<15} "
                 f"{found.telling:>7} {found.hits:>5} {found.expected:>8.1f} {found.gain:>8.1f} "
-                f"{found.z:>6.2f} {found.p_value:>8.2g}  {verdict}"
+                f"{found.z:>6.2f} {found.p_value:>8.2g} {found.gain_mean:>8.2f} "
+                f"{found.gain_z:>6.2f}  {verdict}"
             )
     lines.append(
         "A statistic for a referee to look at, never proof of cheating (docs/fairplay.md)."
@@ -84,6 +88,7 @@ def _as_dict(report: FairPlayReport) -> dict[str, object]:
     return {
         "records": report.records,
         "min_decisions": MIN_DECISIONS,
+        "min_gain_decisions": MIN_GAIN_DECISIONS,
         "rows": [
             {
                 "seats": list(row.seats),
@@ -101,6 +106,9 @@ def _as_dict(report: FairPlayReport) -> dict[str, object]:
                         "enough": s.enough,
                         "flagged": s.flagged,
                         "threshold": THRESHOLDS[s.hypothesis],
+                        "gain_decisions": s.gain_decisions,
+                        "gain_mean": s.gain_mean,
+                        "gain_z": s.gain_z,
                     }
                     for s in row.scores
                 ],
