@@ -227,13 +227,7 @@ class EngineClient:
         )
         if seed is not None:
             request.seed = seed
-        responses = self.stub.AnalyzeRecord(request, timeout=timeout)
-        try:
-            yield from responses
-        except grpc.RpcError as error:
-            raise _typed(error) from None
-        finally:
-            responses.cancel()
+        yield from _streamed(self.stub.AnalyzeRecord(request, timeout=timeout))
 
     def fair_play_report(
         self,
@@ -253,13 +247,18 @@ class EngineClient:
         )
         if seed is not None:
             request.seed = seed
-        responses = self.stub.FairPlayReport(request, timeout=timeout)
-        try:
-            yield from responses
-        except grpc.RpcError as error:
-            raise _typed(error) from None
-        finally:
-            responses.cancel()
+        yield from _streamed(self.stub.FairPlayReport(request, timeout=timeout))
+
+
+def _streamed(responses: Any) -> Iterator[Any]:
+    """The messages of a server stream; a refusal raises the matching :class:`EngineError`,
+    and leaving the loop early cancels the call (which stops the server's work)."""
+    try:
+        yield from responses
+    except grpc.RpcError as error:
+        raise _typed(error) from None
+    finally:
+        responses.cancel()
 
 
 @dataclass

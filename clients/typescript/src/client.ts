@@ -205,18 +205,7 @@ export class EngineClient {
       deadlineMs: options.deadlineMs ?? 0,
       ...(options.seed !== undefined && { seed: BigInt(options.seed) }),
     };
-    try {
-      const stream = this.rpc.analyzeRecord(request, {
-        ...(this.#callOptions.headers !== undefined && { headers: this.#callOptions.headers }),
-        timeoutMs: options.timeoutMs ?? 600_000,
-        ...(options.signal !== undefined && { signal: options.signal }),
-      });
-      for await (const response of stream) {
-        yield response;
-      }
-    } catch (error) {
-      throw EngineError.from(error);
-    }
+    yield* this.#streamed(this.rpc.analyzeRecord(request, this.#streamOptions(options)));
   }
 
   /**
@@ -235,12 +224,21 @@ export class EngineClient {
       deadlineMs: options.deadlineMs ?? 0,
       ...(options.seed !== undefined && { seed: BigInt(options.seed) }),
     };
+    yield* this.#streamed(this.rpc.fairPlayReport(request, this.#streamOptions(options)));
+  }
+
+  /** A server stream's call options: the client's headers, the timeout (10 minutes by default), the signal. */
+  #streamOptions(options: { timeoutMs?: number; signal?: AbortSignal }) {
+    return {
+      ...(this.#callOptions.headers !== undefined && { headers: this.#callOptions.headers }),
+      timeoutMs: options.timeoutMs ?? 600_000,
+      ...(options.signal !== undefined && { signal: options.signal }),
+    };
+  }
+
+  /** The messages of a server stream; a refusal rejects with the matching EngineError. */
+  async *#streamed<T>(stream: AsyncIterable<T>): AsyncGenerator<T> {
     try {
-      const stream = this.rpc.fairPlayReport(request, {
-        ...(this.#callOptions.headers !== undefined && { headers: this.#callOptions.headers }),
-        timeoutMs: options.timeoutMs ?? 600_000,
-        ...(options.signal !== undefined && { signal: options.signal }),
-      });
       for await (const response of stream) {
         yield response;
       }
