@@ -68,6 +68,12 @@ typedef struct {
     int8_t pointless[4][8];  /* each suit's cards worth nothing, strongest first, -1 after */
     int8_t cheap[4][8];      /* each suit's cards, fewest points first */
     int8_t seat_of[32];      /* who held each card at the start of the search */
+    int8_t top_of[4][256];   /* [suit][its cards as 8 bits]: the strongest of them, or -1 */
+    uint8_t ranked[4][256];  /* [suit][its cards as 8 bits]: the same cards by strength, bit i
+                                for order[suit][i] */
+    uint16_t keypart[4][256]; /* [suit][its cards held as 8 bits]: their part of the key */
+    uint32_t keyed;           /* the cards keypart covers (with keyed_seat, their seats) */
+    int8_t keyed_seat[32];
     uint64_t nodes;
     uint64_t max_nodes; /* 0: no limit */
     double deadline;    /* CLOCK_MONOTONIC seconds; 0: none */
@@ -184,17 +190,37 @@ static inline uint64_t slot_of(uint64_t key, uint32_t owner) {
  * suit: the cards worth points still held (8 bits), then the seats of the pointless cards
  * still held, strongest first (2 bits each, after a leading 1). */
 static inline uint64_t canonical(const Deal *d, uint32_t held) {
-    uint64_t key = 0;
-    for (int suit = 0; suit < 4; suit++) {
-        uint32_t cards = held & SUIT_MASK[suit];
-        uint64_t part = (uint64_t)((cards & d->scoring) >> (8 * suit));
-        uint64_t seats = 1;
-        for (const int8_t *card = d->pointless[suit]; *card >= 0; card++) {
-            if (cards >> *card & 1) seats = seats << 2 | (uint64_t)d->seat_of[*card];
-        }
-        key = key << 16 | part << 8 | seats; /* seats < 256: at most 3 pointless cards */
+    return (uint64_t)d->keypart[0][held & 0xFFu] << 48 |
+           (uint64_t)d->keypart[1][held >> 8 & 0xFFu] << 32 |
+           (uint64_t)d->keypart[2][held >> 16 & 0xFFu] << 16 | (uint64_t)d->keypart[3][held >> 24];
+}
+
+/* Fill keypart for every set of the cards ``cards`` (those of the position searched: every
+ * later position holds a subset of them), each suit's part computed once rather than at each
+ * trick's start. Kept while the cards and their seats stay those of the last fill. */
+static void index_keys(Deal *d, uint32_t cards) {
+    int same = (cards & ~d->keyed) == 0;
+    for (uint32_t m = cards; same && m; m &= m - 1) {
+        same = d->keyed_seat[lowest(m)] == d->seat_of[lowest(m)];
     }
-    return key;
+    if (same) return;
+    for (int suit = 0; suit < 4; suit++) {
+        uint32_t all = (cards >> (8 * suit)) & 0xFFu;
+        uint32_t scoring = (d->scoring >> (8 * suit)) & 0xFFu;
+        uint32_t sub = all;
+        for (;;) { /* every subset of ``all``, itself first and the empty set last */
+            uint32_t seats = 1;
+            for (const int8_t *card = d->pointless[suit]; *card >= 0; card++) {
+                if (sub >> (*card & 7) & 1) seats = seats << 2 | (uint32_t)d->seat_of[*card];
+            }
+            /* seats < 256: at most 3 pointless cards */
+            d->keypart[suit][sub] = (uint16_t)((sub & scoring) << 8 | seats);
+            if (sub == 0) break;
+            sub = (sub - 1) & all;
+        }
+    }
+    d->keyed = cards;
+    memcpy(d->keyed_seat, d->seat_of, sizeof(d->seat_of));
 }
 
 /* The last trick, every seat holding one card: all of them forced. */
@@ -221,19 +247,23 @@ static int candidates(const Deal *d, uint32_t options, uint32_t hand, const int 
     int chosen[8];
     int m = 0;
     for (int suit = 0; suit < 4; suit++) {
-        if (!(options & SUIT_MASK[suit])) continue;
-        int start = -1;
-        uint32_t out = still & SUIT_MASK[suit];
-        for (int k = 0; out; k++) {
-            int card = d->order[suit][k];
-            if (!(out >> card & 1)) continue;
-            out ^= 1u << card;
-            if (options >> card & 1) {
-                if (start < 0 || d->points[card] != d->points[start]) {
-                    start = card;
+        int shift = 8 * suit;
+        uint32_t mine = options >> shift & 0xFFu;
+        if (!mine) continue;
+        /* The suit's cards by strength (bit k: order[suit][k]). */
+        const uint8_t *ranked = d->ranked[suit];
+        uint32_t may = ranked[mine];
+        uint32_t held = ranked[hand >> shift & 0xFFu];
+        int start = -1; /* the points of the run's first card; -1: no run */
+        for (uint32_t out = ranked[still >> shift & 0xFFu]; out; out &= out - 1) {
+            int k = lowest(out);
+            if (may >> k & 1) {
+                int card = d->order[suit][k];
+                if (start != d->points[card]) {
+                    start = d->points[card];
                     chosen[m++] = card;
                 }
-            } else if (!(hand >> card & 1)) {
+            } else if (!(held >> k & 1)) {
                 start = -1;
             }
         }
@@ -272,12 +302,10 @@ static int candidates(const Deal *d, uint32_t options, uint32_t hand, const int 
             known |= 1 << led;
             for (int k = n + 1; k < 4; k++) {
                 uint32_t later = d->hands[(leader + k) & 3];
-                uint32_t pool = later & SUIT_MASK[led];
-                if (!pool && d->trump >= 0) pool = later & SUIT_MASK[d->trump];
-                int top = -1;
-                for (uint32_t m2 = pool; m2; m2 &= m2 - 1) {
-                    int c = lowest(m2);
-                    if (top < 0 || d->strength[c] > d->strength[top]) top = c;
+                uint32_t pool = later >> (8 * led) & 0xFFu;
+                int top = d->top_of[led][pool];
+                if (!pool && d->trump >= 0) {
+                    top = d->top_of[d->trump][later >> (8 * d->trump) & 0xFFu];
                 }
                 tops[led][k - n - 1] = top;
             }
@@ -608,6 +636,22 @@ static int Deal_init(Deal *self, PyObject *args, PyObject *kwds) {
         }
         while (k < 8) self->pointless[suit][k++] = -1;
     }
+    for (int suit = 0; suit < 4; suit++) {
+        for (int mask = 0; mask < 256; mask++) {
+            int top = -1;
+            uint32_t rankedmask = 0;
+            for (int k = 0; k < 8; k++) {
+                int card = self->order[suit][k];
+                if (mask >> (card & 7) & 1) {
+                    if (top < 0) top = card;
+                    rankedmask |= 1u << k;
+                }
+            }
+            self->top_of[suit][mask] = (int8_t)top;
+            self->ranked[suit][mask] = (uint8_t)rankedmask;
+        }
+    }
+    self->keyed = 0;
     self->deal = ++deals_made & ((1ull << 29) - 1);
     if (self->deal == 0) self->deal = ++deals_made & ((1ull << 29) - 1);
     self->nodes = 0;
@@ -689,6 +733,7 @@ static PyObject *Deal_value(Deal *self, PyObject *args, PyObject *kwds) {
         for (uint32_t m = hands[s]; m; m &= m - 1) self->seat_of[lowest(m)] = (int8_t)s;
     }
     for (int i = 0; i < n; i++) self->seat_of[trick[i]] = (int8_t)((leader + i) & 3);
+    index_keys(self, hands[0] | hands[1] | hands[2] | hands[3]);
     int rest = LAST_TRICK_BONUS;
     uint32_t out = hands[0] | hands[1] | hands[2] | hands[3];
     for (int i = 0; i < n; i++) out |= 1u << trick[i];
