@@ -26,7 +26,7 @@ replacement (``--sets`` per type and size): the sets overlap, and with a pool sm
 set an entry may count twice, which the output says. Two scores are compared per hypothesis:
 the hits' z-score alone (the statistic before the hindsight gain) and the shipped one, the
 larger of the hits' z-score and the gain score. The nulls are the highest hit rate and the
-highest mean weighted gain of an honest level; the threshold of each score, hypothesis and set
+highest mean hindsight gain of an honest level; the threshold of each score, hypothesis and set
 size is the smallest that flags at most 1 % of the sets of every honest level (RANDOM
 included); the cheaters' sets flagged at it are the detection power. The ROC chart (sets of ten
 matches, the shipped score; false-positive rate on honest BASIC/STRONG/EXPERT sets, on a log
@@ -214,8 +214,8 @@ def base_rates(pools: dict[str, list[Tally]]) -> dict[Knowledge, float]:
 
 
 def gain_nulls(pools: dict[str, list[Tally]]) -> dict[Knowledge, float]:
-    """The null of the gain scores: per state of knowledge, the highest mean weighted hindsight
-    gain per decision of an honest level (the left and right opponents are one, added)."""
+    """The null of the gain scores: per state of knowledge, the highest mean hindsight gain
+    per decision of an honest level (the left and right opponents are one, added)."""
     per_level = []
     for kind in HONEST:
         tallies = pools.get(kind)
@@ -229,8 +229,8 @@ def gain_nulls(pools: dict[str, list[Tally]]) -> dict[Knowledge, float]:
                 else (knowledge,)
             )
             n = sum(t.counts[k].gain_decisions for t in tallies for k in pair)
-            weighted = sum(t.counts[k].gain_weighted for t in tallies for k in pair)
-            means[knowledge] = weighted / n if n else 0.0
+            gained = sum(t.counts[k].gain_sum for t in tallies for k in pair)
+            means[knowledge] = gained / n if n else 0.0
         per_level.append(means)
     return {k: round(max(m[k] for m in per_level), 4) for k in PEEKS}
 
@@ -460,8 +460,8 @@ def report(
             f"fair loss {loss:.2f}: {', '.join(rates)}"
         )
     print(
-        "\nhindsight gain per knowledge: mean (card points), mean weighted, score against 0 "
-        "over the whole pool:"
+        "\nhindsight gain per knowledge: mean (card points a decision), score against 0 over "
+        "the whole pool:"
     )
     for kind in TYPES:
         cells = []
@@ -469,11 +469,7 @@ def report(
             total = Count()
             for tally in pools[kind]:
                 total.add(tally.counts[knowledge])
-            mean = total.gain_weighted / total.gain_decisions if total.gain_decisions else 0.0
-            cells.append(
-                f"{knowledge.value} {total.gain_mean:+.3f} weighted {mean:+.4f} "
-                f"({gain_z(total):+.2f})"
-            )
+            cells.append(f"{knowledge.value} {total.gain_mean:+.4f} ({gain_z(total):+.2f})")
         print(f"  {kind:15} {', '.join(cells)}")
     rates = base_rates(pools)
     print(
@@ -482,7 +478,7 @@ def report(
     )
     nulls = gain_nulls(pools)
     print(
-        "null of the gain score (the highest honest level's mean weighted gain): "
+        "null of the gain score (the highest honest level's mean gain): "
         + ", ".join(f"{k.value} {v:+.4f}" for k, v in nulls.items())
     )
     mean_cpu = sum(cpu) / len(cpu) if cpu else 0.0

@@ -4,6 +4,7 @@ flagged on its own hypothesis, records that do not verify refused, the CLI."""
 from __future__ import annotations
 
 import json
+import math
 import random
 import sys
 from functools import cache
@@ -30,7 +31,7 @@ from baloot_engine.analysis.fairplay import (
     Progress,
     Tally,
     fair_play,
-    gain_weight,
+    fair_weights,
     gain_z,
     hindsight_gain,
     p_value,
@@ -110,26 +111,40 @@ def test_tallies_are_additive(seed: int, first: int, second: int) -> None:
             assert y.hits <= y.telling
             assert x.gain_decisions == y.gain_decisions == together[seat].decisions
             assert x.gain_sum == pytest.approx(y.gain_sum, abs=1e-9)
-            assert x.gain_weighted == pytest.approx(y.gain_weighted, abs=1e-9)
             assert x.gain_squares == pytest.approx(y.gain_squares, abs=1e-9)
             assert gain_z(x, 0.01) == pytest.approx(gain_z(y, 0.01), abs=1e-9)
 
 
+def test_the_fair_weights() -> None:
+    weights = fair_weights((2.0, 12.0, 7.0))
+    assert sum(weights) == pytest.approx(1.0)
+    # A card worth 10 card points more fairly is e times as likely (GAIN_TEMPERATURE 0.1).
+    assert weights[1] / weights[0] == pytest.approx(math.e)
+    assert weights[0] < weights[2] < weights[1]
+    assert fair_weights((3.0, 3.0)) == pytest.approx([0.5, 0.5])
+    # Huge values do not overflow.
+    assert sum(fair_weights((1e4, 0.0))) == pytest.approx(1.0)
+
+
 def test_the_hindsight_gain_of_one_decision() -> None:
-    # The card played (index 1) is worth 3 more than the mean legal card with the hidden hands
-    # known, and 1 more than the mean fairly: it gained 2 from the hidden hands.
-    assert hindsight_gain((0.0, 6.0, 3.0), (2.0, 4.0, 3.0), 1) == pytest.approx(2.0)
+    # The card played (index 1) is worth 2 more with the hidden hands known than fairly; the
+    # cards a fair player would likely play, weighed by the fair weights, 2 w1 - 2 w0 more.
+    known, fair = (0.0, 6.0, 3.0), (2.0, 4.0, 3.0)
+    w = fair_weights(fair)
+    assert hindsight_gain(known, fair, 1) == pytest.approx(2.0 - (2.0 * w[1] - 2.0 * w[0]))
+    assert hindsight_gain(known, fair, 0) == pytest.approx(-2.0 - (2.0 * w[1] - 2.0 * w[0]))
     # The same values under both: nothing gained, whatever the card.
     assert hindsight_gain((1.0, 5.0), (1.0, 5.0), 0) == pytest.approx(0.0)
-    assert gain_weight((2.0, 4.0, 3.0)) == pytest.approx(1 / (2.0 + 5.0))
+    # Knowing adds the same to every card: nothing gained either.
+    assert hindsight_gain((4.0, 9.0, 1.0), (1.0, 6.0, -2.0), 2) == pytest.approx(0.0)
     count = Count()
-    count.add_gain(2.0, 0.5)
-    count.add_gain(-1.0, 0.25)
+    count.add_gain(2.0)
+    count.add_gain(-1.0)
     assert (count.gain_decisions, count.gain_sum, count.gain_mean) == (2, 1.0, 0.5)
-    assert (count.gain_weighted, count.gain_squares) == (0.75, 1.0 + 0.0625)
-    assert gain_z(count) == pytest.approx(0.75 / (1.0625**0.5))
-    # Against a null of 0.1 a decision: sum (w d - 0.1) / sqrt(sum (w d - 0.1)^2).
-    assert gain_z(count, 0.1) == pytest.approx((0.9 - 0.35) / (0.9**2 + 0.35**2) ** 0.5)
+    assert count.gain_squares == 5.0
+    assert gain_z(count) == pytest.approx(1.0 / 5.0**0.5)
+    # Against a null of 0.1 a decision: sum (d - 0.1) / sqrt(sum (d - 0.1)^2).
+    assert gain_z(count, 0.1) == pytest.approx((1.9 - 1.1) / (1.9**2 + 1.1**2) ** 0.5)
     assert gain_z(Count()) == 0.0
 
 
@@ -173,7 +188,12 @@ def test_the_gain_is_about_zero_for_an_honest_chooser_and_positive_for_a_peeker(
     scores = {h: score(peeker, h, gain_nulls=nulls) for h in Hypothesis}
     assert scores[Hypothesis.PARTNER].flagged
     assert scores[Hypothesis.PARTNER].combined > scores[Hypothesis.ALL].combined
-    assert not any(score(honest, h, gain_nulls=nulls).flagged for h in Hypothesis)
+    # The honest chooser's scores are about standard normal: the thresholds (about 2.5) flag
+    # some 1 % of honest sets by design, so it is checked at a z of 4 (a chance of 3e-5).
+    strict = dict.fromkeys(Hypothesis, 4.0)
+    assert not any(
+        score(honest, h, gain_nulls=nulls, thresholds=strict).flagged for h in Hypothesis
+    )
 
 
 def test_a_gain_verdict_needs_its_decisions() -> None:
@@ -344,5 +364,6 @@ def test_the_thresholds_and_base_rates_are_set() -> None:
     assert set(BASE_RATES) == set(PEEKS)
     assert all(0 < rate < 1 for rate in BASE_RATES.values())
     assert set(GAIN_NULLS) == set(PEEKS)
-    assert all(abs(null) < 0.1 for null in GAIN_NULLS.values())
+    # Card points a decision: small against the card points a decision is worth.
+    assert all(0.0 <= null < 1.0 for null in GAIN_NULLS.values())
     assert set(THRESHOLDS) == set(Hypothesis)

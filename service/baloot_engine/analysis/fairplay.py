@@ -21,14 +21,15 @@ decisions.
 
 A peeker who leans toward the hidden cards without playing the exact best one is caught by the
 second score, the *hindsight gain* (:func:`hindsight_gain`): at every decision with a choice,
-``d = (K[t] - mean K) - (F[t] - mean F)``, what the card played ``t`` gained over the mean
-legal card valued with the peeking knowledge ``K``, less what it gained valued fairly (``F``).
-The fair values estimate the knowing ones' mean over the layouts the seat may believe in, and
-an honest choice rests on what the seat knows only, so honest play gains nothing on average;
-a peeker's choices follow the hidden cards and gain. Each gain is weighted by
-:func:`gain_weight` (from the fair values only) and the score is the self-normalised sum
-:func:`gain_z` against the honest null :data:`GAIN_NULLS` (the bots' sampler is not the exact
-posterior: honest levels that read the play gain a little). A hypothesis is flagged when the
+``d = (K[t] - F[t]) - sum_c P[c] (K[c] - F[c])``, what the card played ``t`` gained valued with
+the peeking knowledge ``K`` rather than fairly (``F``), less the same for the cards a fair
+player would likely play (``P``: :func:`fair_weights`, from the fair values only). The fair
+values estimate the knowing ones' mean over the layouts the seat may believe in, and an honest
+choice rests on what the seat knows only, so honest play gains nothing on average, whatever its
+strength or style; a peeker's choices follow the hidden cards and gain. The score is the
+self-normalised sum :func:`gain_z` against the honest null :data:`GAIN_NULLS` (the bots'
+sampler is not the exact posterior: honest levels that read the play gain a little). A
+hypothesis is flagged when the
 larger of the hits' z (on enough telling decisions) and the gain score (on at least
 :data:`MIN_GAIN_DECISIONS` decisions) passes its threshold, :data:`THRESHOLDS` (set so that at
 most 1 % of honest sets of ten matches are flagged). The "one opponent" score is the
@@ -109,21 +110,23 @@ BASE_RATES: Final = {
 honest level hits the peek-best card, the highest of RANDOM, BASIC, STRONG and EXPERT on the
 pool of ``bench/bench_fairplay.py`` (the left and right opponents pooled)."""
 GAIN_NULLS: Final = {
-    Knowledge.ALL: 0.0113,
-    Knowledge.PARTNER: 0.0149,
-    Knowledge.LEFT: 0.0112,
-    Knowledge.RIGHT: 0.0112,
+    Knowledge.ALL: 0.3553,
+    Knowledge.PARTNER: 0.3608,
+    Knowledge.LEFT: 0.3701,
+    Knowledge.RIGHT: 0.3701,
 }
-"""The null of the gain scores: per state of knowledge, the mean weighted hindsight gain per
-decision of honest play, the highest of RANDOM, BASIC, STRONG and EXPERT on the pool of
-``bench/bench_fairplay.py`` (the left and right opponents pooled). Zero if the fair worlds
-were the exact posterior of what the seat knows; the sampler of the bots is not (it reads no
-inference from the other seats' play or bids), and some honest levels follow the hidden
-cards a little beyond it."""
+"""The null of the gain scores: per state of knowledge, the mean hindsight gain per decision
+of honest play (card points), the highest of RANDOM, BASIC, STRONG and EXPERT on the pool of
+``bench/bench_fairplay.py`` (the left and right opponents pooled). It would be zero if the
+fair values were exact; they are not: the weights :func:`fair_weights` rest on the same
+sampled worlds as the fair values they weigh, so a card whose fair value the worlds
+overestimate weighs more, an offset of some 0.3 card points a decision whatever card the seat
+plays; and the sampler of the bots is not the exact posterior (it reads no inference from the
+other seats' play or bids)."""
 THRESHOLDS: Final = {
-    Hypothesis.ALL: 2.54,
-    Hypothesis.PARTNER: 2.6,
-    Hypothesis.OPPONENT: 2.81,
+    Hypothesis.ALL: 2.5,
+    Hypothesis.PARTNER: 2.48,
+    Hypothesis.OPPONENT: 2.83,
 }
 """The score (the larger of the hits' z and the gain z) from which a seat is flagged: the
 smallest that flags at most 1 % of the sets of ten matches of every honest level on the
@@ -132,9 +135,9 @@ MIN_DECISIONS: Final = 20
 """No verdict from the hits on fewer telling decisions than this."""
 MIN_GAIN_DECISIONS: Final = 60
 """No verdict from the hindsight gain on fewer decisions than this."""
-GAIN_SCALE: Final = 5.0
-"""Card points added to the spread of a decision's fair values in its weight
-(:func:`gain_weight`)."""
+GAIN_TEMPERATURE: Final = 0.1
+"""How sharply a fair player is taken to prefer the better cards in the hindsight gain
+(:func:`fair_weights`): a card worth 10 card points less fairly is e times less likely."""
 
 
 @dataclass(slots=True)
@@ -148,8 +151,7 @@ class Count:
 
     The hindsight gain (:func:`hindsight_gain`), over every decision with a choice:
     ``gain_decisions`` decisions, ``gain_sum`` their gains summed (card points),
-    ``gain_weighted`` their gains each weighted by :func:`gain_weight` and summed,
-    ``gain_squares`` the squares of the weighted gains summed.
+    ``gain_squares`` the squares of the gains summed.
     """
 
     telling: int = 0
@@ -157,7 +159,6 @@ class Count:
     gain: float = 0.0
     gain_decisions: int = 0
     gain_sum: float = 0.0
-    gain_weighted: float = 0.0
     gain_squares: float = 0.0
 
     def add(self, other: Count) -> None:
@@ -167,15 +168,13 @@ class Count:
         self.gain += other.gain
         self.gain_decisions += other.gain_decisions
         self.gain_sum += other.gain_sum
-        self.gain_weighted += other.gain_weighted
         self.gain_squares += other.gain_squares
 
-    def add_gain(self, gained: float, weight: float) -> None:
-        """Count one decision's hindsight gain, with its weight."""
+    def add_gain(self, gained: float) -> None:
+        """Count one decision's hindsight gain."""
         self.gain_decisions += 1
         self.gain_sum += gained
-        self.gain_weighted += weight * gained
-        self.gain_squares += (weight * gained) ** 2
+        self.gain_squares += gained * gained
 
     @property
     def gain_mean(self) -> float:
@@ -330,35 +329,41 @@ def score(
     return best
 
 
+def fair_weights(fair: Sequence[float]) -> list[float]:
+    """How likely a fair player is taken to play each card: ``exp(GAIN_TEMPERATURE * F[c])``,
+    normalised. From the fair values only (what the seat could know)."""
+    top = max(fair)
+    weights = [math.exp(GAIN_TEMPERATURE * (value - top)) for value in fair]
+    total = sum(weights)
+    return [weight / total for weight in weights]
+
+
 def hindsight_gain(values: Sequence[float], fair: Sequence[float], taken: int) -> float:
-    """What the card played gained over the average legal card, valued with some knowledge,
-    less what it gained valued fairly (card points, tricks as a ninth):
-    ``(K[t] - mean K) - (F[t] - mean F)``.
+    """What the card played gained valued with some knowledge rather than fairly, less the
+    same for the cards a fair player would likely play (card points, tricks as a ninth):
+    ``(K[t] - F[t]) - sum_c P[c] (K[c] - F[c])``, ``P`` the :func:`fair_weights`.
 
     The fair values estimate the mean of the knowing values over the worlds the seat may
-    believe in; a seat whose choice rests on its own information only gains nothing on
-    average, a seat that knows the hidden hands gains."""
-    width = len(values)
-    return (values[taken] - sum(values) / width) - (fair[taken] - sum(fair) / width)
-
-
-def gain_weight(fair: Sequence[float]) -> float:
-    """A decision's weight in the gain score: ``1 / (spread of the fair values + GAIN_SCALE)``.
-
-    A decision whose cards differ a lot in value has large gains either way; the weight evens
-    the decisions out. It rests on the fair values only (what the seat could know), so the
-    weighted gains of honest play still average zero."""
-    return 1.0 / (max(fair) - min(fair) + GAIN_SCALE)
+    believe in, so each ``K[c] - F[c]`` averages zero given what the seat knows; the weights
+    rest on that knowledge only, so a seat whose choice rests on its own information gains
+    nothing on average, whatever its strength or style, and a seat that knows the hidden hands
+    gains. Weighing the cards by how likely a fair player plays them (rather than alike) is
+    what a statistician would call the locally most powerful test against a player whose
+    choices lean toward the knowing values; on the benchmark's pool it caught more of the
+    peekers that lean only a little (docs/fairplay.md)."""
+    weights = fair_weights(fair)
+    expected = sum(w * (v - f) for w, v, f in zip(weights, values, fair, strict=True))
+    return (values[taken] - fair[taken]) - expected
 
 
 def gain_z(count: Count, null: float = 0.0) -> float:
-    """The self-normalised sum of the weighted hindsight gains less their honest mean
-    ``null`` per decision: ``sum (w d - null) / sqrt(sum (w d - null)^2)`` (0 on none)."""
+    """The self-normalised sum of the hindsight gains less their honest mean ``null`` per
+    decision: ``sum (d - null) / sqrt(sum (d - null)^2)`` (0 on none)."""
     n = count.gain_decisions
-    squares = count.gain_squares - 2.0 * null * count.gain_weighted + n * null * null
+    squares = count.gain_squares - 2.0 * null * count.gain_sum + n * null * null
     if n == 0 or squares <= 0.0:
         return 0.0
-    return (count.gain_weighted - n * null) / math.sqrt(squares)
+    return (count.gain_sum - n * null) / math.sqrt(squares)
 
 
 def _best(values: Sequence[float]) -> frozenset[int]:
@@ -475,11 +480,10 @@ def tally_of(figures: Iterable[DecisionFigures], seats: Iterable[int]) -> dict[i
         fair_best = _best(fair)
         tally.decisions += 1
         tally.fair_loss += max(0.0, max(fair) - fair[found.taken])
-        weight = gain_weight(fair)
         for knowledge in PEEKS:
             values = found.values[knowledge]
             count = tally.counts[knowledge]
-            count.add_gain(hindsight_gain(values, fair, found.taken), weight)
+            count.add_gain(hindsight_gain(values, fair, found.taken))
             best = _best(values)
             if best & fair_best:
                 continue
@@ -638,7 +642,7 @@ __all__ = [
     "BASE_RATES",
     "DEFAULT_WORLDS",
     "GAIN_NULLS",
-    "GAIN_SCALE",
+    "GAIN_TEMPERATURE",
     "MAX_RECORDS",
     "MAX_WORLDS",
     "MIN_DECISIONS",
@@ -654,7 +658,7 @@ __all__ = [
     "Score",
     "Tally",
     "fair_play",
-    "gain_weight",
+    "fair_weights",
     "gain_z",
     "hindsight_gain",
     "p_value",

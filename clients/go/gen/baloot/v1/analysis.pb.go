@@ -1495,13 +1495,14 @@ type FairPlayScore struct {
 	// (for the one-opponent hypothesis, those of the opponent with the larger score).
 	GainDecisions uint32 `protobuf:"varint,11,opt,name=gain_decisions,json=gainDecisions,proto3" json:"gain_decisions,omitempty"`
 	// The mean hindsight gain per decision, in card points (tricks as a ninth): what the card
-	// played gained over the mean legal card valued with the hypothesis' knowledge, less what it
-	// gained valued from the seat's own knowledge. About 0 for honest play, positive for a seat
-	// whose choices follow the hidden cards (docs/fairplay.md).
+	// played gained valued with the hypothesis' knowledge rather than from the seat's own, less
+	// the same for the cards a fair player would likely play (each weighed by exp(0.1 x its
+	// fair value)). A small calibrated offset for honest play (some 0.3), more for a seat whose
+	// choices follow the hidden cards (docs/fairplay.md).
 	GainMean float64 `protobuf:"fixed64,12,opt,name=gain_mean,json=gainMean,proto3" json:"gain_mean,omitempty"`
-	// The score of the hindsight gains: each decision's gain weighted by 1 / (the spread of its
-	// fair values + 5 card points), less the calibrated honest mean, summed, over the square
-	// root of the sum of their squares; about a standard normal score for honest play.
+	// The score of the hindsight gains: each decision's gain less the calibrated honest mean,
+	// summed, over the square root of the sum of their squares; about a standard normal score
+	// for honest play.
 	GainZ float64 `protobuf:"fixed64,13,opt,name=gain_z,json=gainZ,proto3" json:"gain_z,omitempty"`
 }
 

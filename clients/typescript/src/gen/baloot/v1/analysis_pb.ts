@@ -828,18 +828,19 @@ export type FairPlayScore = Message<"baloot.v1.FairPlayScore"> & {
 
   /**
    * The mean hindsight gain per decision, in card points (tricks as a ninth): what the card
-   * played gained over the mean legal card valued with the hypothesis' knowledge, less what it
-   * gained valued from the seat's own knowledge. About 0 for honest play, positive for a seat
-   * whose choices follow the hidden cards (docs/fairplay.md).
+   * played gained valued with the hypothesis' knowledge rather than from the seat's own, less
+   * the same for the cards a fair player would likely play (each weighed by exp(0.1 x its
+   * fair value)). A small calibrated offset for honest play (some 0.3), more for a seat whose
+   * choices follow the hidden cards (docs/fairplay.md).
    *
    * @generated from field: double gain_mean = 12;
    */
   gainMean: number;
 
   /**
-   * The score of the hindsight gains: each decision's gain weighted by 1 / (the spread of its
-   * fair values + 5 card points), less the calibrated honest mean, summed, over the square
-   * root of the sum of their squares; about a standard normal score for honest play.
+   * The score of the hindsight gains: each decision's gain less the calibrated honest mean,
+   * summed, over the square root of the sum of their squares; about a standard normal score
+   * for honest play.
    *
    * @generated from field: double gain_z = 13;
    */
