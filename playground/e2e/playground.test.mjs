@@ -44,6 +44,17 @@ let session;
 const problems = [];
 
 /** A new page that records every console error, page error and failed request. */
+/** An element's box. The page redraws itself whole, so a box read while it redraws is null:
+ * read again until one is there (at most 5 s). */
+async function boxOf(locator) {
+  for (let tries = 0; tries < 50; tries++) {
+    const box = await locator.boundingBox();
+    if (box !== null) return box;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error("no box for the element");
+}
+
 async function newPage() {
   const page = await session.context.newPage();
   page.on("console", (message) => {
@@ -187,7 +198,7 @@ describe("the playground in Chromium", () => {
       if (state.phase === "PLAYING" && state.turn !== "0" && (await page.locator("#hand .card-button").count()) > 0) {
         const before = await lastPlayCard();
         const callsBefore = await lastCall();
-        const box = await page.locator("#hand .card-button").first().boundingBox();
+        const box = await boxOf(page.locator("#hand .card-button").first());
         await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
         await page.mouse.down();
         await page.waitForTimeout(1_000);
@@ -341,15 +352,15 @@ describe("the playground in Chromium", () => {
         "no round scored in the Arabic log",
       );
       // In right-to-left the side panel sits left of the table.
-      const table = await page.locator(".play-area").boundingBox();
-      const side = await page.locator(".side").boundingBox();
+      const table = await boxOf(page.locator(".play-area"));
+      const side = await boxOf(page.locator(".side"));
       assert.ok(side.x < table.x, "the side panel is not on the left in Arabic");
       await page.screenshot({ path: join(ARTIFACTS, "playground-ar.png"), fullPage: true });
       await page.locator("#lang-toggle").click();
       await page.waitForFunction(() => document.body.dataset["lang"] === "en");
       assert.equal(await page.evaluate(() => document.documentElement.dir), "ltr");
-      const tableEn = await page.locator(".play-area").boundingBox();
-      const sideEn = await page.locator(".side").boundingBox();
+      const tableEn = await boxOf(page.locator(".play-area"));
+      const sideEn = await boxOf(page.locator(".side"));
       assert.ok(sideEn.x > tableEn.x, "the side panel is not on the right in English");
     });
   });
