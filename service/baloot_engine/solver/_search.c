@@ -555,6 +555,49 @@ static int read_u32s(PyObject *seq, uint32_t *out, Py_ssize_t size, const char *
     return 0;
 }
 
+/* The tables that depend on the trick strengths only (top_of, ranked): the same for every deal
+ * of a contract, so the first deal of each set of strengths computes them and later ones copy. */
+typedef struct {
+    uint8_t strength[32];
+    int8_t top_of[4][256];
+    uint8_t ranked[4][256];
+} StrengthTables;
+
+static StrengthTables known_tables[8];
+static int tables_known = 0;
+
+static void strength_tables(Deal *self) {
+    for (int i = 0; i < tables_known; i++) {
+        const StrengthTables *t = &known_tables[i];
+        if (memcmp(t->strength, self->strength, sizeof(t->strength)) == 0) {
+            memcpy(self->top_of, t->top_of, sizeof(t->top_of));
+            memcpy(self->ranked, t->ranked, sizeof(t->ranked));
+            return;
+        }
+    }
+    for (int suit = 0; suit < 4; suit++) { /* each set from the set without its lowest card */
+        int8_t *top = self->top_of[suit];
+        uint8_t *ranked = self->ranked[suit];
+        int place[8]; /* place[rank]: the card's place in order[suit] */
+        for (int k = 0; k < 8; k++) place[self->order[suit][k] & 7] = k;
+        top[0] = -1;
+        ranked[0] = 0;
+        for (int mask = 1; mask < 256; mask++) {
+            int low = lowest((uint32_t)mask), rest = mask & (mask - 1);
+            int card = suit * 8 + low;
+            ranked[mask] = (uint8_t)(ranked[rest] | 1u << place[low]);
+            top[mask] = (int8_t)(rest && self->strength[top[rest]] > self->strength[card] ? top[rest]
+                                                                                          : card);
+        }
+    }
+    if (tables_known < 8) { /* Sun and the four trumps: five in practice */
+        StrengthTables *t = &known_tables[tables_known++];
+        memcpy(t->strength, self->strength, sizeof(t->strength));
+        memcpy(t->top_of, self->top_of, sizeof(t->top_of));
+        memcpy(t->ranked, self->ranked, sizeof(t->ranked));
+    }
+}
+
 static int Deal_init(Deal *self, PyObject *args, PyObject *kwds) {
     static char *keywords[] = {"trump", "closed", "overtrump_partner", "undertrump_required",
                                "partner_rule", "akka_declared", "team", "points", "strength",
@@ -636,21 +679,7 @@ static int Deal_init(Deal *self, PyObject *args, PyObject *kwds) {
         }
         while (k < 8) self->pointless[suit][k++] = -1;
     }
-    for (int suit = 0; suit < 4; suit++) {
-        for (int mask = 0; mask < 256; mask++) {
-            int top = -1;
-            uint32_t rankedmask = 0;
-            for (int k = 0; k < 8; k++) {
-                int card = self->order[suit][k];
-                if (mask >> (card & 7) & 1) {
-                    if (top < 0) top = card;
-                    rankedmask |= 1u << k;
-                }
-            }
-            self->top_of[suit][mask] = (int8_t)top;
-            self->ranked[suit][mask] = (uint8_t)rankedmask;
-        }
-    }
+    strength_tables(self);
     self->keyed = 0;
     self->deal = ++deals_made & ((1ull << 29) - 1);
     if (self->deal == 0) self->deal = ++deals_made & ((1ull << 29) - 1);
