@@ -25,11 +25,11 @@ second score, the *hindsight gain* (:func:`hindsight_gain`): at every decision w
 the peeking knowledge ``K`` rather than fairly (``F``), less the same for the cards a fair
 player would likely play (``P``: :func:`fair_weights`, from the fair values only). The fair
 values estimate the knowing ones' mean over the layouts the seat may believe in, and an honest
-choice rests on what the seat knows only, so honest play gains nothing on average, whatever its
-strength or style; a peeker's choices follow the hidden cards and gain. The score is the
-self-normalised sum :func:`gain_z` against the honest null :data:`GAIN_NULLS` (the bots'
-sampler is not the exact posterior: honest levels that read the play gain a little). A
-hypothesis is flagged when the
+choice rests on what the seat knows only, so honest play gains nothing on average beyond a
+calibrated offset, whatever its strength or style; a peeker's choices follow the hidden cards
+and gain. The score is the self-normalised sum :func:`gain_z` against the honest null
+:data:`GAIN_NULLS` (the offset: the weights and the fair values come from the same sampled
+worlds, and the bots' sampler is not the exact posterior). A hypothesis is flagged when the
 larger of the hits' z (on enough telling decisions) and the gain score (on at least
 :data:`MIN_GAIN_DECISIONS` decisions) passes its threshold, :data:`THRESHOLDS` (set so that at
 most 1 % of honest sets of ten matches are flagged). The "one opponent" score is the
