@@ -308,31 +308,41 @@ def _exact(
     until: float,
 ) -> int | None:
     """The exact value of one position by null-window searches converging on it: each search
-    proves a bound and the table keeps them. From a ``guess`` (the value of a sibling) each
-    search tests the last bound found (MTD(f)), and a good guess needs only two or three;
-    without one, each tests the middle of what is still possible (bisection), which on the
-    deals of ``bench/bench_solver.py`` tried fewer cards than one search with the whole window
-    (the value's range is some 1,500, and a wide window cuts little)."""
+    proves a bound and the table keeps them. The first search tests the ``guess`` (the value of
+    a sibling), or without one the middle of the values possible. Each next search steps on
+    from the bound just proved, as MTD(f) does, but the step doubles while the searches keep
+    failing the same way (a guess far off costs a few searches, not one per bound proved),
+    and once the value lies between two proved bounds each search tests their middle. On the
+    dear deals of ``bench/bench_solver.py`` this tried 14-16 % fewer cards than plain MTD(f)."""
     lower, upper = 0, most
-    value = -1 if guess is None else guess
+    test = (lower + upper + 1) // 2 if guess is None else max(lower + 1, min(guess, upper))
+    step, heading = 1, 0
     nodes = search.nodes
     while lower < upper:
-        if value < 0:
-            beta = (lower + upper + 1) // 2
-        else:
-            beta = max(value, lower + 1)
         left = 0 if not limit else limit - (search.nodes - nodes)
         if limit and left <= 0:
             return None
-        found = search.value(*args, left, until, beta - 1, beta)
+        found = search.value(*args, left, until, test - 1, test)
         if found is None:
             return None
-        if value >= 0:
-            value = found
-        if found < beta:
-            upper = found
-        else:
+        went = 1 if found >= test else -1
+        if went > 0:
             lower = found
+        else:
+            upper = found
+        if lower >= upper:
+            break
+        if went == heading:
+            step *= 2
+        elif heading:
+            step = 0  # bracketed: halve what is left
+        heading = went
+        if not step:
+            test = (lower + upper + 1) // 2
+        elif went > 0:
+            test = min(upper, lower + step)
+        else:
+            test = max(lower + 1, upper - step + 1)
     return lower
 
 
