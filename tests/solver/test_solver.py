@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from baloot_engine.rules.actions import Declare, Play
+from baloot_engine.rules.cards import card_of, strength
 from baloot_engine.rules.game import apply, close_review
 from baloot_engine.rules.play import allowed_cards
 from baloot_engine.rules.projects import best_projects
@@ -70,6 +71,46 @@ def test_minimax_agrees_on_four_cards_a_seat() -> None:
             args = (position.hands, position.trick, position.leader, position.played, position.akka)
             expected = minimax(*args, position.contract, rules, 0)
             assert new_search(position.contract, rules, 0).value(*args) == expected, rules_name
+
+
+def _partner_can_be_reached(position: Position) -> bool:
+    """Does the leader hold a card of a plain suit whose strongest card still out is his
+    partner's (the quick tricks' crossing to the partner)?"""
+    trump = position.contract.trump
+    leader = position.leader
+    partner = position.hands[(leader + 2) & 3]
+    opponents = position.hands[(leader + 1) & 3] | position.hands[(leader + 3) & 3]
+    for suit in range(4):
+        if suit == trump or not position.hands[leader] >> (8 * suit) & 0xFF:
+            continue
+        cards = [card_of(suit, rank) for rank in range(8)]
+        ours = [strength(c, trump) for c in cards if partner >> c & 1]
+        theirs = [strength(c, trump) for c in cards if opponents >> c & 1]
+        if ours and max(ours) > max(theirs, default=-1):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("rules_name", sorted(RULE_SETS))
+def test_the_bound_of_a_crossing_to_the_partner_keeps_the_minimax_value(rules_name: str) -> None:
+    # Trick starts where the leader can reach his partner's winners (3 or 4 cards a seat; Sun,
+    # and Hokm where an opponent may still hold a trump, when the crossing must not count): the
+    # compiled search's bound may end a search, and the value must stay the plain minimax one.
+    rules = RULE_SETS[rules_name]
+    checked = 0
+    for seed in range(2_000):
+        position = end_position(70_000 + seed, 3 + (seed % 4 == 0), 0, rules)
+        if not _partner_can_be_reached(position):
+            continue
+        args = (position.hands, position.trick, position.leader, position.played, position.akka)
+        for team in (0, 1):
+            expected = minimax(*args, position.contract, rules, team)
+            found = new_search(position.contract, rules, team).value(*args)  # type: ignore[arg-type]
+            assert found == expected, (seed, team, position)
+        checked += 1
+        if checked == 80:
+            break
+    assert checked == 80
 
 
 @pytest.mark.skipif(not COMPILED, reason="the compiled search is not installed")

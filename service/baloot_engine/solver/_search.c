@@ -377,6 +377,7 @@ static int quick_tricks(const Deal *d, int leader, int rest) {
     uint32_t mine = d->hands[leader];
     int left = count(mine);
     int trump = d->trump;
+    uint32_t partner = d->hands[(leader + 2) & 3];
     uint32_t opponents = d->hands[(leader + 1) & 3] | d->hands[(leader + 3) & 3];
     int ruff = 0; /* the most trumps an opponent holds */
     if (trump >= 0) {
@@ -384,8 +385,11 @@ static int quick_tricks(const Deal *d, int leader, int rest) {
         int b = count(d->hands[(leader + 3) & 3] & SUIT_MASK[trump]);
         ruff = a > b ? a : b;
     }
-    uint32_t others = opponents | d->hands[(leader + 2) & 3];
+    uint32_t others = opponents | partner;
     int pts = 0, tricks = 0;
+    int own = 0;           /* the points of the team's own cards in those tricks */
+    int led[4] = {0, 0, 0, 0};
+    uint32_t used = 0;     /* the team's cards played in them */
     for (int step = 0; step < 5; step++) {
         int suit = step == 0 ? trump : step - 1;
         if (suit < 0 || (step > 0 && suit == trump)) continue;
@@ -397,6 +401,8 @@ static int quick_tricks(const Deal *d, int leader, int rest) {
             if (mine >> card & 1) {
                 cashed++;
                 pts += d->points[card];
+                own += d->points[card];
+                used |= 1u << card;
             } else if (others >> card & 1) {
                 break;
             }
@@ -404,6 +410,7 @@ static int quick_tricks(const Deal *d, int leader, int rest) {
         if (!cashed) continue;
         if (suit == trump) ruff = ruff > cashed ? ruff : 0;
         tricks += cashed;
+        led[suit] = cashed;
         for (int i = 1; i < 4; i++) {
             uint32_t cards = d->hands[(leader + i) & 3] & SUIT_MASK[suit];
             int held = count(cards);
@@ -411,13 +418,77 @@ static int quick_tricks(const Deal *d, int leader, int rest) {
             for (const int8_t *c = d->cheap[suit]; given > 0; c++) {
                 if (cards >> *c & 1) {
                     pts += d->points[*c];
+                    if (i == 2) {
+                        own += d->points[*c];
+                        used |= 1u << *c;
+                    }
                     given--;
                 }
             }
         }
     }
     if (tricks >= left) return rest;
-    return 9 * pts + tricks;
+    int best = 9 * pts + tricks;
+    if (ruff > 0) return best;
+    /* Then the leader crosses to his partner: he leads a card of a plain suit whose strongest
+     * card still out is the partner's (above every card of it an opponent holds, and above the
+     * card led), and the partner, on lead, cashes his cards of plain suits above every card of
+     * them an opponent holds. No opponent holds a trump by then. Over all the tricks of the
+     * plan, an opponent gives at least his cheapest cards of each suit led, as many as it was
+     * led (or all he holds); the leader's cards under his partner's count nothing. */
+    int top_opp[4]; /* the strength of each suit's strongest card an opponent holds, or -1 */
+    for (int suit = 0; suit < 4; suit++) {
+        int top = d->top_of[suit][opponents >> (8 * suit) & 0xFFu];
+        top_opp[suit] = top < 0 ? -1 : d->strength[top];
+    }
+    uint32_t spare = partner & ~used;
+    int room = left - tricks - 1; /* the partner's tricks that can follow the entry */
+    for (int entry = 0; entry < 4; entry++) {
+        if (entry == trump) continue;
+        uint32_t lead = mine & ~used & SUIT_MASK[entry];
+        uint32_t his = spare & SUIT_MASK[entry];
+        if (!lead || !his) continue;
+        int top = d->top_of[entry][his >> (8 * entry) & 0xFFu];
+        int low = -1; /* the leader's cheapest card of the suit */
+        for (const int8_t *c = d->cheap[entry]; low < 0; c++) {
+            if (lead >> *c & 1) low = *c;
+        }
+        if (d->strength[top] <= top_opp[entry] || d->strength[top] <= d->strength[low]) continue;
+        int gained = own + d->points[low] + d->points[top];
+        int times[4] = {led[0], led[1], led[2], led[3]};
+        times[entry]++;
+        int more = 0;
+        for (int suit = 0; suit < 4 && more < room; suit++) {
+            if (suit == trump) continue;
+            for (int k = 0; k < 8 && more < room; k++) {
+                int card = d->order[suit][k];
+                if (d->strength[card] <= top_opp[suit]) break;
+                if (card != top && (spare >> card & 1)) {
+                    more++;
+                    times[suit]++;
+                    gained += d->points[card];
+                }
+            }
+        }
+        if (more >= room) return rest; /* every trick left */
+        for (int i = 1; i < 4; i += 2) {
+            uint32_t hand = d->hands[(leader + i) & 3];
+            for (int suit = 0; suit < 4; suit++) {
+                uint32_t cards = hand & SUIT_MASK[suit];
+                int given = times[suit];
+                for (const int8_t *c = d->cheap[suit]; given > 0 && cards; c++) {
+                    if (cards >> *c & 1) {
+                        gained += d->points[*c];
+                        cards ^= 1u << *c;
+                        given--;
+                    }
+                }
+            }
+        }
+        int value = 9 * gained + tricks + 1 + more;
+        if (value > best) best = value;
+    }
+    return best;
 }
 
 
