@@ -105,7 +105,7 @@ def test_the_bound_of_a_crossing_to_the_partner_keeps_the_minimax_value(rules_na
         args = (position.hands, position.trick, position.leader, position.played, position.akka)
         for team in (0, 1):
             expected = minimax(*args, position.contract, rules, team)
-            found = new_search(position.contract, rules, team).value(*args)  # type: ignore[arg-type]
+            found = new_search(position.contract, rules, team).value(*args)
             assert found == expected, (seed, team, position)
         checked += 1
         if checked == 80:
