@@ -364,6 +364,16 @@ static int candidates(const Deal *d, uint32_t options, uint32_t hand, const int 
 static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int akka, int alpha,
                   int beta, int rest);
 
+/* What the leader's own cash (quick_tricks) leaves for the crossing to his partner. */
+typedef struct {
+    int value;     /* the bound, in value units */
+    int tricks;    /* the tricks cashed */
+    int own;       /* the points of the team's cards in them */
+    int ruff;      /* the most trumps an opponent may still hold */
+    int led[4];    /* the tricks led in each suit */
+    uint32_t used; /* the team's cards played in them */
+} Cash;
+
 /* A lower bound on what the leader's team takes from a trick's start (DDS's quick tricks, in
  * points): the leader cashes the cards of his that are the strongest still out in their suit,
  * one after another, keeping the lead. A suit counts where nobody can take such a card: the
@@ -373,23 +383,21 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
  * suit, so over the ``c`` cards cashed in a suit it gives at least its ``c`` cheapest cards of
  * that suit (or all it holds); what it plays when void is worth at least nothing. Cashing every
  * trick left takes everything (``rest``). In value units (9 * points + tricks). */
-static int quick_tricks(const Deal *d, int leader, int rest) {
+static void quick_tricks(const Deal *d, int leader, int rest, Cash *cash) {
     uint32_t mine = d->hands[leader];
     int left = count(mine);
     int trump = d->trump;
-    uint32_t partner = d->hands[(leader + 2) & 3];
     uint32_t opponents = d->hands[(leader + 1) & 3] | d->hands[(leader + 3) & 3];
-    int ruff = 0; /* the most trumps an opponent holds */
+    int ruff = 0;
     if (trump >= 0) {
         int a = count(d->hands[(leader + 1) & 3] & SUIT_MASK[trump]);
         int b = count(d->hands[(leader + 3) & 3] & SUIT_MASK[trump]);
         ruff = a > b ? a : b;
     }
-    uint32_t others = opponents | partner;
-    int pts = 0, tricks = 0;
-    int own = 0;           /* the points of the team's own cards in those tricks */
-    int led[4] = {0, 0, 0, 0};
-    uint32_t used = 0;     /* the team's cards played in them */
+    uint32_t others = opponents | d->hands[(leader + 2) & 3];
+    int pts = 0, tricks = 0, own = 0;
+    uint32_t used = 0;
+    memset(cash->led, 0, sizeof(cash->led));
     for (int step = 0; step < 5; step++) {
         int suit = step == 0 ? trump : step - 1;
         if (suit < 0 || (step > 0 && suit == trump)) continue;
@@ -400,7 +408,6 @@ static int quick_tricks(const Deal *d, int leader, int rest) {
             int card = d->order[suit][k];
             if (mine >> card & 1) {
                 cashed++;
-                pts += d->points[card];
                 own += d->points[card];
                 used |= 1u << card;
             } else if (others >> card & 1) {
@@ -410,72 +417,86 @@ static int quick_tricks(const Deal *d, int leader, int rest) {
         if (!cashed) continue;
         if (suit == trump) ruff = ruff > cashed ? ruff : 0;
         tricks += cashed;
-        led[suit] = cashed;
+        cash->led[suit] = cashed;
         for (int i = 1; i < 4; i++) {
             uint32_t cards = d->hands[(leader + i) & 3] & SUIT_MASK[suit];
             int held = count(cards);
             int given = held < cashed ? held : cashed; /* its cheapest cards of the suit */
             for (const int8_t *c = d->cheap[suit]; given > 0; c++) {
                 if (cards >> *c & 1) {
-                    pts += d->points[*c];
-                    if (i == 2) {
+                    if (i == 2) { /* the partner's: the team's */
                         own += d->points[*c];
                         used |= 1u << *c;
+                    } else {
+                        pts += d->points[*c];
                     }
                     given--;
                 }
             }
         }
     }
-    if (tricks >= left) return rest;
-    int best = 9 * pts + tricks;
-    if (ruff > 0) return best;
-    /* Then the leader crosses to his partner: he leads a card of a plain suit whose strongest
-     * card still out is the partner's (above every card of it an opponent holds, and above the
-     * card led), and the partner, on lead, cashes his cards of plain suits above every card of
-     * them an opponent holds. No opponent holds a trump by then. Over all the tricks of the
-     * plan, an opponent gives at least his cheapest cards of each suit led, as many as it was
-     * led (or all he holds); the leader's cards under his partner's count nothing. */
-    int top_opp[4]; /* the strength of each suit's strongest card an opponent holds, or -1 */
+    cash->tricks = tricks;
+    cash->own = own;
+    cash->ruff = ruff;
+    cash->used = used;
+    cash->value = tricks >= left ? rest : 9 * (pts + own) + tricks;
+}
+
+/* The points of a set of cards. */
+static inline int points_of(const Deal *d, uint32_t cards) {
+    int pts = 0;
+    for (; cards; cards &= cards - 1) pts += d->points[lowest(cards)];
+    return pts;
+}
+
+/* The quick tricks continued (after quick_tricks, when no opponent may still hold a trump): the
+ * leader crosses to his partner. He leads his cheapest card of a plain suit whose strongest card
+ * still out is the partner's (above every card of that suit an opponent holds, and above the
+ * card led), and the partner, on lead, cashes his cards of plain suits that are above every card
+ * of their suit an opponent holds. Over the whole plan an opponent gives at least his cheapest
+ * cards of each suit, as many as it was led (or all he holds); the leader's cards under his
+ * partner's count nothing. The partner follows the leader's cash with his cheapest cards (as
+ * quick_tricks counts them) and throws, when void, cards the plan does not need: it has enough
+ * while the plan takes no more tricks than are left. The best bound over the suits crossed by. */
+static int crossing(const Deal *d, int leader, int rest, const Cash *cash) {
+    uint32_t mine = d->hands[leader] & ~cash->used;
+    uint32_t spare = d->hands[(leader + 2) & 3] & ~cash->used;
+    uint32_t lho = d->hands[(leader + 1) & 3], rho = d->hands[(leader + 3) & 3];
+    uint32_t opponents = lho | rho;
+    int trump = d->trump;
+    int room = count(d->hands[leader]) - cash->tricks - 1; /* tricks after the crossing */
+    uint32_t above[4]; /* each plain suit's cards above every card of it an opponent holds */
+    int reach = 0;     /* the suits the leader may cross by */
     for (int suit = 0; suit < 4; suit++) {
+        above[suit] = 0;
+        if (suit == trump) continue;
         int top = d->top_of[suit][opponents >> (8 * suit) & 0xFFu];
-        top_opp[suit] = top < 0 ? -1 : d->strength[top];
+        above[suit] = top < 0 ? SUIT_MASK[suit] : d->higher[top];
+        if ((mine & SUIT_MASK[suit]) && (spare & above[suit])) reach |= 1 << suit;
     }
-    uint32_t spare = partner & ~used;
-    int room = left - tricks - 1; /* the partner's tricks that can follow the entry */
+    if (!reach) return 0;
+    uint32_t runs = 0; /* the partner's cards above the opponents' */
+    for (int suit = 0; suit < 4; suit++) runs |= spare & above[suit];
+    int best = 0;
     for (int entry = 0; entry < 4; entry++) {
-        if (entry == trump) continue;
-        uint32_t lead = mine & ~used & SUIT_MASK[entry];
-        uint32_t his = spare & SUIT_MASK[entry];
-        if (!lead || !his) continue;
-        int top = d->top_of[entry][his >> (8 * entry) & 0xFFu];
+        if (!(reach >> entry & 1)) continue;
+        uint32_t lead = mine & SUIT_MASK[entry];
         int low = -1; /* the leader's cheapest card of the suit */
         for (const int8_t *c = d->cheap[entry]; low < 0; c++) {
             if (lead >> *c & 1) low = *c;
         }
-        if (d->strength[top] <= top_opp[entry] || d->strength[top] <= d->strength[low]) continue;
-        int gained = own + d->points[low] + d->points[top];
-        int times[4] = {led[0], led[1], led[2], led[3]};
-        times[entry]++;
-        int more = 0;
-        for (int suit = 0; suit < 4 && more < room; suit++) {
-            if (suit == trump) continue;
-            for (int k = 0; k < 8 && more < room; k++) {
-                int card = d->order[suit][k];
-                if (d->strength[card] <= top_opp[suit]) break;
-                if (card != top && (spare >> card & 1)) {
-                    more++;
-                    times[suit]++;
-                    gained += d->points[card];
-                }
-            }
-        }
+        int top = d->top_of[entry][spare >> (8 * entry) & 0xFFu];
+        if (d->strength[top] <= d->strength[low]) continue;
+        uint32_t cashed = runs & ~(1u << top); /* the partner's tricks after the crossing */
+        int more = count(cashed);
         if (more >= room) return rest; /* every trick left */
-        for (int i = 1; i < 4; i += 2) {
-            uint32_t hand = d->hands[(leader + i) & 3];
-            for (int suit = 0; suit < 4; suit++) {
-                uint32_t cards = hand & SUIT_MASK[suit];
-                int given = times[suit];
+        int gained = cash->own + d->points[low] + d->points[top] + points_of(d, cashed);
+        for (int suit = 0; suit < 4; suit++) {
+            int times = cash->led[suit] + (suit == entry) + count(cashed & SUIT_MASK[suit]);
+            if (!times) continue;
+            for (int i = 0; i < 2; i++) { /* each opponent's cheapest cards of the suit */
+                uint32_t cards = (i ? rho : lho) & SUIT_MASK[suit];
+                int given = times;
                 for (const int8_t *c = d->cheap[suit]; given > 0 && cards; c++) {
                     if (cards >> *c & 1) {
                         gained += d->points[*c];
@@ -485,7 +506,7 @@ static int quick_tricks(const Deal *d, int leader, int rest) {
                 }
             }
         }
-        int value = 9 * gained + tricks + 1 + more;
+        int value = 9 * gained + cash->tricks + 1 + more;
         if (value > best) best = value;
     }
     return best;
@@ -557,7 +578,8 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
         owner = (uint32_t)(d->deal << 2) | (uint32_t)leader;
         entry = &table[slot_of(key, owner)];
         __builtin_prefetch(entry); /* read while the quick tricks are counted */
-        int cash = quick_tricks(d, leader, rest);
+        Cash cash;
+        quick_tricks(d, leader, rest, &cash);
         if (entry->key == key && entry->owner == owner) {
             lower = (int)entry->lower;
             upper = (int)entry->upper;
@@ -565,13 +587,21 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
             if (upper <= alpha) return upper;
             hint = (int)entry->move;
         }
-        if ((leader & 1) == d->team) {
-            if (cash > lower) lower = cash;
-        } else if (rest - cash < upper) {
-            upper = rest - cash;
+        int ours = (leader & 1) == d->team;
+        for (int pass = 0; pass < 2; pass++) { /* the leader's own cash, then the crossing */
+            int bound = cash.value;
+            if (pass) {
+                if (cash.ruff > 0 || cash.value == rest) break;
+                bound = crossing(d, leader, rest, &cash);
+            }
+            if (ours) {
+                if (bound > lower) lower = bound;
+            } else if (rest - bound < upper) {
+                upper = rest - bound;
+            }
+            if (lower >= beta || lower == upper) return lower;
+            if (upper <= alpha) return upper;
         }
-        if (lower >= beta || lower == upper) return lower;
-        if (upper <= alpha) return upper;
         if (lower > low) low = lower;
         if (upper < high) high = upper;
     }
