@@ -9,7 +9,7 @@ from baloot_engine.rules.actions import Deal, Play
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
 from baloot_engine.rules.game import apply, new_match
 from baloot_engine.rules.play import allowed_cards
-from baloot_engine.rules.ruleset import PRESETS, Preset, RuleSet
+from baloot_engine.rules.ruleset import PRESETS, PartnerWinningRule, Preset, RuleSet
 from baloot_engine.rules.state import Phase, State
 from baloot_engine.solver import Position
 from baloot_engine.solver.reference import akka_call
@@ -20,6 +20,9 @@ RULE_SETS: dict[str, RuleSet] = {
     # The flags the three presets leave at one value: the Akka call, the positional partner
     # rule, no over-trumping of a partner, no duty to under-trump.
     "custom": CUSTOM.replace(overtrump_partner=False, undertrump_required=False),
+    # No void player is ever free of the duty to trump (R20), so a partner must trump his own
+    # partner's winner: the quick tricks must not count on keeping the lead there.
+    "never": PRESETS[Preset.SEEDS].replace(partner_winning_rule=PartnerWinningRule.NEVER),
 }
 
 

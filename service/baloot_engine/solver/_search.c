@@ -394,7 +394,8 @@ static void quick_tricks(const Deal *d, int leader, int rest, Cash *cash) {
         int b = count(d->hands[(leader + 3) & 3] & SUIT_MASK[trump]);
         ruff = a > b ? a : b;
     }
-    uint32_t others = opponents | d->hands[(leader + 2) & 3];
+    uint32_t partner = d->hands[(leader + 2) & 3];
+    uint32_t others = opponents | partner;
     int pts = 0, tricks = 0, own = 0;
     uint32_t used = 0;
     memset(cash->led, 0, sizeof(cash->led));
@@ -403,8 +404,16 @@ static void quick_tricks(const Deal *d, int leader, int rest, Cash *cash) {
         if (suit < 0 || (step > 0 && suit == trump)) continue;
         if (!(mine & SUIT_MASK[suit])) continue;
         if (suit == trump ? d->closed : ruff > 0) continue;
+        /* Where nothing frees a void seat whose partner leads from the duty to trump (R20),
+         * the partner holding a trump must trump the leader's winner once void in its suit,
+         * and the lead would pass to him: cash only the tricks he can follow. */
+        int most = 8;
+        if (suit != trump && trump >= 0 && d->partner_rule == PWR_NEVER &&
+            count(partner & SUIT_MASK[trump]) > cash->led[trump]) {
+            most = count(partner & SUIT_MASK[suit]);
+        }
         int cashed = 0;
-        for (int k = 0; k < 8; k++) {
+        for (int k = 0; k < 8 && cashed < most; k++) {
             int card = d->order[suit][k];
             if (mine >> card & 1) {
                 cashed++;
@@ -460,6 +469,9 @@ static inline int points_of(const Deal *d, uint32_t cards) {
  * while the plan takes no more tricks than are left. The best bound over the suits crossed by. */
 static int crossing(const Deal *d, int leader, int rest, const Cash *cash) {
     uint32_t mine = d->hands[leader] & ~cash->used;
+    /* The leader, void in a suit his partner cashes, must trump it where nothing frees him
+     * (R20): the lead would come back to him. */
+    if (d->trump >= 0 && d->partner_rule == PWR_NEVER && (mine & SUIT_MASK[d->trump])) return 0;
     uint32_t spare = d->hands[(leader + 2) & 3] & ~cash->used;
     uint32_t lho = d->hands[(leader + 1) & 3], rho = d->hands[(leader + 3) & 3];
     uint32_t opponents = lho | rho;
