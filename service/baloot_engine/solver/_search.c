@@ -184,6 +184,11 @@ static inline int akka_call(const Deal *d, int card, uint32_t played) {
            (d->higher_sun[card] & ~played) == 0;
 }
 
+/* Whose a table entry is: this deal's, with this leader. */
+static inline uint32_t owner_of(const Deal *d, int leader) {
+    return (uint32_t)(d->deal << 2) | (uint32_t)leader;
+}
+
 /* The slot of a position: from its key and leader, not from its deal, so that a search makes the
  * same collisions, and tries the same number of cards, whatever deals the process solved before
  * (a seeded bot's work count depends on it). */
@@ -374,6 +379,27 @@ typedef struct {
     uint32_t used; /* the team's cards played in them */
 } Cash;
 
+/* The ``k`` cheapest cards of ``suit`` among ``cards`` (all of them if fewer). */
+static inline uint32_t cheapest(const Deal *d, int suit, uint32_t cards, int k) {
+    uint32_t found = 0;
+    cards &= SUIT_MASK[suit];
+    for (const int8_t *c = d->cheap[suit]; k > 0 && cards; c++) {
+        if (cards >> *c & 1) {
+            found |= 1u << *c;
+            cards ^= 1u << *c;
+            k--;
+        }
+    }
+    return found;
+}
+
+/* The points of a set of cards. */
+static inline int points_of(const Deal *d, uint32_t cards) {
+    int pts = 0;
+    for (; cards; cards &= cards - 1) pts += d->points[lowest(cards)];
+    return pts;
+}
+
 /* A lower bound on what the leader's team takes from a trick's start (DDS's quick tricks, in
  * points): the leader cashes the cards of his that are the strongest still out in their suit,
  * one after another, keeping the lead. A suit counts where nobody can take such a card: the
@@ -427,20 +453,13 @@ static void quick_tricks(const Deal *d, int leader, int rest, Cash *cash) {
         if (suit == trump) ruff = ruff > cashed ? ruff : 0;
         tricks += cashed;
         cash->led[suit] = cashed;
-        for (int i = 1; i < 4; i++) {
-            uint32_t cards = d->hands[(leader + i) & 3] & SUIT_MASK[suit];
-            int held = count(cards);
-            int given = held < cashed ? held : cashed; /* its cheapest cards of the suit */
-            for (const int8_t *c = d->cheap[suit]; given > 0; c++) {
-                if (cards >> *c & 1) {
-                    if (i == 2) { /* the partner's: the team's */
-                        own += d->points[*c];
-                        used |= 1u << *c;
-                    } else {
-                        pts += d->points[*c];
-                    }
-                    given--;
-                }
+        for (int i = 1; i < 4; i++) { /* each gives its cheapest cards of the suit */
+            uint32_t given = cheapest(d, suit, d->hands[(leader + i) & 3], cashed);
+            if (i == 2) { /* the partner's: the team's */
+                own += points_of(d, given);
+                used |= given;
+            } else {
+                pts += points_of(d, given);
             }
         }
     }
@@ -449,13 +468,6 @@ static void quick_tricks(const Deal *d, int leader, int rest, Cash *cash) {
     cash->ruff = ruff;
     cash->used = used;
     cash->value = tricks >= left ? rest : 9 * (pts + own) + tricks;
-}
-
-/* The points of a set of cards. */
-static inline int points_of(const Deal *d, uint32_t cards) {
-    int pts = 0;
-    for (; cards; cards &= cards - 1) pts += d->points[lowest(cards)];
-    return pts;
 }
 
 /* The quick tricks continued (after quick_tricks, when no opponent may still hold a trump): the
@@ -468,14 +480,14 @@ static inline int points_of(const Deal *d, uint32_t cards) {
  * quick_tricks counts them) and throws, when void, cards the plan does not need: it has enough
  * while the plan takes no more tricks than are left. The best bound over the suits crossed by. */
 static int crossing(const Deal *d, int leader, int rest, const Cash *cash) {
+    int trump = d->trump;
     uint32_t mine = d->hands[leader] & ~cash->used;
     /* The leader, void in a suit his partner cashes, must trump it where nothing frees him
      * (R20): the lead would come back to him. */
-    if (d->trump >= 0 && d->partner_rule == PWR_NEVER && (mine & SUIT_MASK[d->trump])) return 0;
+    if (trump >= 0 && d->partner_rule == PWR_NEVER && (mine & SUIT_MASK[trump])) return 0;
     uint32_t spare = d->hands[(leader + 2) & 3] & ~cash->used;
     uint32_t lho = d->hands[(leader + 1) & 3], rho = d->hands[(leader + 3) & 3];
     uint32_t opponents = lho | rho;
-    int trump = d->trump;
     int room = count(d->hands[leader]) - cash->tricks - 1; /* tricks after the crossing */
     uint32_t above[4]; /* each plain suit's cards above every card of it an opponent holds */
     int reach = 0;     /* the suits the leader may cross by */
@@ -492,11 +504,7 @@ static int crossing(const Deal *d, int leader, int rest, const Cash *cash) {
     int best = 0;
     for (int entry = 0; entry < 4; entry++) {
         if (!(reach >> entry & 1)) continue;
-        uint32_t lead = mine & SUIT_MASK[entry];
-        int low = -1; /* the leader's cheapest card of the suit */
-        for (const int8_t *c = d->cheap[entry]; low < 0; c++) {
-            if (lead >> *c & 1) low = *c;
-        }
+        int low = lowest(cheapest(d, entry, mine, 1)); /* the leader's card led */
         int top = d->top_of[entry][spare >> (8 * entry) & 0xFFu];
         if (d->strength[top] <= d->strength[low]) continue;
         uint32_t cashed = runs & ~(1u << top); /* the partner's tricks after the crossing */
@@ -505,18 +513,8 @@ static int crossing(const Deal *d, int leader, int rest, const Cash *cash) {
         int gained = cash->own + d->points[low] + d->points[top] + points_of(d, cashed);
         for (int suit = 0; suit < 4; suit++) {
             int times = cash->led[suit] + (suit == entry) + count(cashed & SUIT_MASK[suit]);
-            if (!times) continue;
-            for (int i = 0; i < 2; i++) { /* each opponent's cheapest cards of the suit */
-                uint32_t cards = (i ? rho : lho) & SUIT_MASK[suit];
-                int given = times;
-                for (const int8_t *c = d->cheap[suit]; given > 0 && cards; c++) {
-                    if (cards >> *c & 1) {
-                        gained += d->points[*c];
-                        cards ^= 1u << *c;
-                        given--;
-                    }
-                }
-            }
+            if (!times) continue; /* each opponent gives his cheapest cards of the suit */
+            gained += points_of(d, cheapest(d, suit, lho, times) | cheapest(d, suit, rho, times));
         }
         int value = 9 * gained + cash->tricks + 1 + more;
         if (value > best) best = value;
@@ -558,7 +556,7 @@ static int cutoff_after(const Deal *d, int *trick, int leader, const int *cards,
         trick[3] = card;
         int winner = (leader + winner_index(d, trick, 4)) & 3;
         keys[i] = canonical(d, held ^ 1u << card);
-        owners[i] = (uint32_t)(d->deal << 2) | (uint32_t)winner;
+        owners[i] = owner_of(d, winner);
         slots[i] = &table[slot_of(keys[i], owners[i])];
         __builtin_prefetch(slots[i]);
         gained[i] = (winner & 1) == d->team ? 9 * (pts + d->points[card]) + 1 : 0;
@@ -587,7 +585,7 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
         if (!(lead_hand & (lead_hand - 1))) return last_trick(d, leader);
         uint32_t held = d->hands[0] | d->hands[1] | d->hands[2] | d->hands[3];
         key = canonical(d, held);
-        owner = (uint32_t)(d->deal << 2) | (uint32_t)leader;
+        owner = owner_of(d, leader);
         entry = &table[slot_of(key, owner)];
         __builtin_prefetch(entry); /* read while the quick tricks are counted */
         Cash cash;
