@@ -43,7 +43,6 @@ function pageUrl(params) {
 let session;
 const problems = [];
 
-/** A new page that records every console error, page error and failed request. */
 /** An element's box. The page redraws itself whole, so a box read while it redraws is null:
  * read again until one is there (at most 5 s). */
 async function boxOf(locator) {
@@ -55,6 +54,7 @@ async function boxOf(locator) {
   throw new Error("no box for the element");
 }
 
+/** A new page that records every console error, page error and failed request. */
 async function newPage() {
   const page = await session.context.newPage();
   page.on("console", (message) => {
