@@ -137,7 +137,7 @@ def main() -> None:
         help="seconds between a server's start and its first analysis call (empty: none)",
     )
     args = parser.parse_args()
-    loops = calibration_loops(2.0)
+    loops = calibration_loops(2.0, time.process_time)
     print(f"load {load()}; calibration {loops:,.0f} loops/s")
     for pause in [float(p) for p in args.rpc_pauses.split(",") if p]:
         report, decision = first_over_rpc(pause)

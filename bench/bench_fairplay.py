@@ -607,7 +607,7 @@ def main() -> None:
     )
     parser.add_argument("--chart", type=Path, default=ROOT / "docs" / "images" / "fairplay_roc.png")
     args = parser.parse_args()
-    loops = calibration_loops(2.0)
+    loops = calibration_loops(2.0, time.process_time)
     print(f"calibration {loops:,.0f} loops/s")
     if not args.report_only:
         wanted = dict.fromkeys(TYPES, args.matches)

@@ -3,11 +3,12 @@
 Random deals, half Sun and half Hokm (a random trump, a closed game one time in four), solved
 from the first lead, and from positions after 2, 4 and 6 tricks of random legal play: CPU time
 per position on one core (p50, p99, max) and the cards tried (nodes). The machine's speed
-varies, so a calibration loop (``bench_rules.calibration_loops``) runs beside the solver every
-few positions and each figure is also printed in calibration loops, the unit the targets are
-set in. ``--reference N`` also solves the first N positions with the pure-Python reference, and
-``--old-endgame REV`` the value of the first lead alone with the ``bots/endgame.py`` of a git
-revision (the solver the bots had before), for a side-by-side on the same positions.
+varies, so a calibration loop (``bench_rules.calibration_loops``, timed on the same CPU clock)
+runs beside the solver every few positions and each figure is also printed in calibration
+loops, the unit the targets are set in. ``--reference N`` also solves the first N positions
+with the pure-Python reference, and ``--old-endgame REV`` the value of the first lead alone
+with the ``bots/endgame.py`` of a git revision (the solver the bots had before), for a
+side-by-side on the same positions.
 
     python bench/bench_solver.py [--deals 1000] [--after 0,2,4,6] [--preset seeds]
 """
@@ -168,7 +169,7 @@ def main() -> None:
     deals = [random_deal(rng, i % 2 == 0, rules) for i in range(args.deals)]
     for index, deal in enumerate(deals):
         if index % 25 == 0:
-            calibrations.append(calibration_loops(0.1))
+            calibrations.append(calibration_loops(0.1, time.process_time))
         for after in afters:
             position = after_tricks(deal, after, random.Random(f"{args.seed}-{index}-{after}"))
             started = time.process_time()
@@ -185,7 +186,7 @@ def main() -> None:
                 compiled_same.seconds.append(spent)
                 compiled_same.nodes.append(solution.nodes)
                 agree += slow.values == solution.values
-    calibrations.append(calibration_loops(0.1))
+    calibrations.append(calibration_loops(0.1, time.process_time))
     calibration = statistics.median(calibrations)
     print(
         f"calibration loop beside the solver: median {calibration:,.0f} loops/s "
