@@ -12,7 +12,8 @@
  * both sides play for their own team. The search is a fail-soft alpha-beta with:
  *   - a transposition table at the start of each trick, keyed by (deal, leader, cards still
  *     held): within one deal those cards say which seat holds what, and the value of the rest
- *     depends on nothing else; each entry keeps a lower and an upper bound and the best card;
+ *     depends on nothing else; each entry keeps a lower and an upper bound and the best card,
+ *     in buckets of four entries (a cache line) where the entry with the fewest cards gives way;
  *   - cards that win and lose the same tricks (adjacent among the cards still out, in one
  *     hand, of equal points) tried once;
  *   - move ordering: the table's best card first, then cards that take the trick;
@@ -32,6 +33,7 @@
 #define TT_BITS 20
 #define TT_SIZE (1u << TT_BITS)
 #define TT_MASK (TT_SIZE - 1u)
+#define WAYS 4
 
 /* Partner-winning rules (RuleSet.partner_winning_rule), as the Python side numbers them. */
 #define PWR_AKKA_ONLY 0
@@ -51,7 +53,9 @@ typedef struct {
     uint64_t lower : 12;
     uint64_t upper : 12;
     uint64_t move : 5;
+    uint64_t size : 4; /* the cards each hand holds (see victim) */
 } Entry;
+_Static_assert(sizeof(Entry) * 4 == 64, "a bucket of four entries is one cache line");
 
 static Entry *table = NULL;
 static uint64_t deals_made = 0;
@@ -194,7 +198,28 @@ static inline uint32_t owner_of(const Deal *d, int leader) {
  * (a seeded bot's work count depends on it). */
 static inline uint64_t slot_of(uint64_t key, uint32_t owner) {
     uint64_t h = (key ^ (uint64_t)(owner & 3u) << 62) * 0x9E3779B97F4A7C15ull;
-    return (h >> (64 - TT_BITS)) & TT_MASK;
+    return (h >> (64 - TT_BITS)) & TT_MASK & ~(uint64_t)(WAYS - 1);
+}
+
+/* A position's entry in its bucket (the WAYS entries of one cache line), or NULL. */
+static inline Entry *find(Entry *bucket, uint64_t key, uint32_t owner) {
+    for (int i = 0; i < WAYS; i++) {
+        if (bucket[i].key == key && bucket[i].owner == owner) return &bucket[i];
+    }
+    return NULL;
+}
+
+/* Where a position's bounds go in its bucket: its own entry, else a free one (empty, or another
+ * deal's: those count as free, so that what this deal keeps does not depend on the deals solved
+ * before), else this deal's entry with the fewest cards (the cheapest to search again). */
+static inline Entry *victim(Entry *bucket, uint64_t deal) {
+    Entry *found = NULL;
+    for (int i = 0; i < WAYS; i++) {
+        Entry *e = &bucket[i];
+        if (e->owner == 0 || (e->owner >> 2) != (deal & 0x1FFFFFFFu)) return e;
+        if (found == NULL || e->size < found->size) found = e;
+    }
+    return found;
 }
 
 /* The cards held, keyed so that positions that differ only in which cards worth nothing are
@@ -562,8 +587,8 @@ static int cutoff_after(const Deal *d, int *trick, int leader, const int *cards,
         gained[i] = (winner & 1) == d->team ? 9 * (pts + d->points[card]) + 1 : 0;
     }
     for (int i = 0; i < m; i++) {
-        const Entry *e = slots[i];
-        if (e->key != keys[i] || e->owner != owners[i]) continue;
+        const Entry *e = find((Entry *)slots[i], keys[i], owners[i]);
+        if (e == NULL) continue;
         if (maximising && gained[i] + (int)e->lower >= beta) return gained[i] + (int)e->lower;
         if (!maximising && gained[i] + (int)e->upper <= alpha) return gained[i] + (int)e->upper;
     }
@@ -575,7 +600,7 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
     if (rest <= alpha) return rest;
     if (beta <= 0) return 0;
     if (n == 4) return after_trick(d, trick, leader, played, alpha, beta, rest);
-    Entry *entry = NULL;
+    Entry *entry = NULL, *bucket = NULL;
     uint64_t key = 0;
     uint32_t owner = 0;
     int lower = 0, upper = rest, hint = -1;
@@ -586,11 +611,12 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
         uint32_t held = d->hands[0] | d->hands[1] | d->hands[2] | d->hands[3];
         key = canonical(d, held);
         owner = owner_of(d, leader);
-        entry = &table[slot_of(key, owner)];
-        __builtin_prefetch(entry); /* read while the quick tricks are counted */
+        bucket = &table[slot_of(key, owner)];
+        __builtin_prefetch(bucket); /* read while the quick tricks are counted */
         Cash cash;
         quick_tricks(d, leader, rest, &cash);
-        if (entry->key == key && entry->owner == owner) {
+        entry = find(bucket, key, owner);
+        if (entry != NULL) {
             lower = (int)entry->lower;
             upper = (int)entry->upper;
             if (lower >= beta || lower == upper) return lower;
@@ -663,7 +689,11 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
         }
         if (low >= high) break;
     }
-    if (entry != NULL) {
+    if (bucket != NULL) {
+        /* Searched deeper, the entry found may have gone to another position of the bucket. */
+        int size = count(d->hands[leader]);
+        entry = find(bucket, key, owner);
+        if (entry == NULL) entry = victim(bucket, d->deal);
         /* Bounds relative to the window searched (narrowed by the entry's own bounds). */
         int a = alpha > lower ? alpha : lower;
         int b = beta < upper ? beta : upper;
@@ -679,6 +709,7 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
         entry->lower = (unsigned)lower;
         entry->upper = (unsigned)upper;
         entry->move = (unsigned)best_card;
+        entry->size = (unsigned)size;
     }
     return best_value;
 }
@@ -767,7 +798,10 @@ static Entry *new_table(void) {
         return memory;
     }
 #endif
-    return PyMem_RawCalloc(TT_SIZE, sizeof(Entry));
+    /* Kept for the process's life; aligned so that a bucket is one cache line. */
+    char *raw = PyMem_RawCalloc(TT_SIZE + WAYS, sizeof(Entry));
+    if (raw == NULL) return NULL;
+    return (Entry *)(raw + (64 - (uintptr_t)raw % 64) % 64);
 }
 
 static int Deal_init(Deal *self, PyObject *args, PyObject *kwds) {
