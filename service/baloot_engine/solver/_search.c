@@ -18,7 +18,8 @@
  *     hand, of equal points) tried once;
  *   - move ordering: the table's best card first, then cards that take the trick;
  *   - at a trick's last card, the table entries of the trick starts each card leads to read
- *     first, any of which may end the search (an enhanced transposition cutoff);
+ *     first, and the quick tricks of those where the side to move takes the trick counted,
+ *     any of which may end the search (an enhanced transposition cutoff);
  *   - the last trick (one card a hand) counted without a search.
  */
 #define PY_SSIZE_T_CLEAN
@@ -495,6 +496,12 @@ static void quick_tricks(const Deal *d, int leader, int rest, Cash *cash) {
     cash->value = tricks >= left ? rest : 9 * (pts + own) + tricks;
 }
 
+/* Whether the crossing (below) may add to the leader's own cash: no opponent may ruff the
+ * partner's winners, and the cash has not taken everything already. */
+static inline int may_cross(const Cash *cash, int rest) {
+    return cash->ruff <= 0 && cash->value != rest;
+}
+
 /* The quick tricks continued (after quick_tricks, when no opponent may still hold a trump): the
  * leader crosses to his partner. He leads his cheapest card of a plain suit whose strongest card
  * still out is the partner's (above every card of that suit an opponent holds, and above the
@@ -567,19 +574,23 @@ static int after_trick(Deal *d, const int *trick, int leader, uint32_t played, i
 }
 
 /* For the trick's last seat, ``cards`` its cards to try: a value that ends the search from the
- * table entries of the trick starts they lead to, or -1. */
-static int cutoff_after(const Deal *d, int *trick, int leader, const int *cards, int m,
-                        int maximising, int alpha, int beta) {
+ * trick starts they lead to, or -1. First their table entries; then, for each card after which
+ * the side to move takes the trick, the quick tricks (and the crossing) of its leader there: a
+ * bound that would end that card's search at once ends this one, before any card is tried. */
+static int cutoff_after(Deal *d, int *trick, int leader, const int *cards, int m,
+                        int maximising, int alpha, int beta, int rest) {
     uint32_t held = d->hands[0] | d->hands[1] | d->hands[2] | d->hands[3];
     uint64_t keys[8];
     uint32_t owners[8];
     int gained[8];
+    int winners[8];
     const Entry *slots[8];
     int pts = d->points[trick[0]] + d->points[trick[1]] + d->points[trick[2]];
     for (int i = 0; i < m; i++) {
         int card = cards[i];
         trick[3] = card;
         int winner = (leader + winner_index(d, trick, 4)) & 3;
+        winners[i] = winner;
         keys[i] = canonical(d, held ^ 1u << card);
         owners[i] = owner_of(d, winner);
         slots[i] = &table[slot_of(keys[i], owners[i])];
@@ -591,6 +602,24 @@ static int cutoff_after(const Deal *d, int *trick, int leader, const int *cards,
         if (e == NULL) continue;
         if (maximising && gained[i] + (int)e->lower >= beta) return gained[i] + (int)e->lower;
         if (!maximising && gained[i] + (int)e->upper <= alpha) return gained[i] + (int)e->upper;
+    }
+    int seat = (leader + 3) & 3;
+    for (int i = 0; i < m; i++) {
+        int card = cards[i];
+        int winner = winners[i];
+        if (((winner & 1) == d->team) != maximising) continue;
+        int after = rest - (9 * (pts + d->points[card]) + 1); /* what is left after the trick */
+        int need = maximising ? beta - gained[i] : after - alpha; /* a bound that ends it */
+        d->hands[seat] ^= 1u << card;
+        Cash cash;
+        quick_tricks(d, winner, after, &cash);
+        int bound = cash.value;
+        if (bound < need && may_cross(&cash, after)) {
+            int crossed = crossing(d, winner, after, &cash);
+            if (crossed > bound) bound = crossed;
+        }
+        d->hands[seat] ^= 1u << card;
+        if (bound >= need) return maximising ? gained[i] + bound : after - bound;
     }
     return -1;
 }
@@ -627,7 +656,7 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
         for (int pass = 0; pass < 2; pass++) { /* the leader's own cash, then the crossing */
             int bound = cash.value;
             if (pass) {
-                if (cash.ruff > 0 || cash.value == rest) break;
+                if (!may_cross(&cash, rest)) break;
                 bound = crossing(d, leader, rest, &cash);
             }
             if (ours) {
@@ -651,7 +680,7 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
      * whose table entry may already end this search (an enhanced transposition cutoff). The
      * entries are fetched together, so their memory is waited for once. */
     if (n == 3 && m > 1 && count(hand) >= 3) {
-        int cut = cutoff_after(d, trick, leader, cards, m, maximising, alpha, beta);
+        int cut = cutoff_after(d, trick, leader, cards, m, maximising, alpha, beta, rest);
         if (cut >= 0) return cut;
     }
     int best_value = maximising ? -1 : 1 << 30;
