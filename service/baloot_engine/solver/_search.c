@@ -496,6 +496,28 @@ static void quick_tricks(const Deal *d, int leader, int rest, Cash *cash) {
     cash->value = tricks >= left ? rest : 9 * (pts + own) + tricks;
 }
 
+/* In Hokm, the trumps of the team holding the strongest trump still out, down to the strongest
+ * trump of the other team, each take the trick they are played to (only a stronger trump beats
+ * a trump, and the other team has none): their points and a trick are that team's, whoever
+ * leads and however the play goes. The bound, in value units; ``*whose`` the team (0 when
+ * no trump is held). */
+static int sure_trumps(const Deal *d, int *whose) {
+    *whose = -1;
+    if (d->trump < 0) return 0;
+    uint32_t team0 = (d->hands[0] | d->hands[2]) & SUIT_MASK[d->trump];
+    uint32_t team1 = (d->hands[1] | d->hands[3]) & SUIT_MASK[d->trump];
+    int pts = 0;
+    for (int k = 0; k < 8; k++) {
+        int card = d->order[d->trump][k];
+        int team = team0 >> card & 1 ? 0 : team1 >> card & 1 ? 1 : -1;
+        if (team < 0) continue;
+        if (*whose < 0) *whose = team;
+        if (team != *whose) break;
+        pts += d->points[card];
+    }
+    return *whose < 0 ? 0 : 9 * pts + 1;
+}
+
 /* Whether the crossing (below) may add to the leader's own cash: no opponent may ruff the
  * partner's winners, and the cash has not taken everything already. */
 static inline int may_cross(const Cash *cash, int rest) {
@@ -663,6 +685,17 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
                 if (bound > lower) lower = bound;
             } else if (rest - bound < upper) {
                 upper = rest - bound;
+            }
+            if (lower >= beta || lower == upper) return lower;
+            if (upper <= alpha) return upper;
+        }
+        int whose;
+        int sure = sure_trumps(d, &whose);
+        if (sure > 0) {
+            if (whose == d->team) {
+                if (sure > lower) lower = sure;
+            } else if (rest - sure < upper) {
+                upper = rest - sure;
             }
             if (lower >= beta || lower == upper) return lower;
             if (upper <= alpha) return upper;
