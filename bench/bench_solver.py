@@ -98,29 +98,17 @@ def after_tricks(position: Position, tricks: int, rng: random.Random) -> Positio
     )
 
 
-CALIBRATE_EVERY = 10
-"""Deals between two calibration samples (each 0.1 s of CPU)."""
-
-
 @dataclass
 class Figures:
-    """CPU seconds and nodes of one kind of position, with the calibration beside them:
-    ``blocks`` says for each position the block of :data:`CALIBRATE_EVERY` deals it was
-    solved in, and ``rates`` (filled once the run is over) the calibration loops per CPU
-    second next to it, the mean of the samples taken just before and just after its block.
-    The machine's speed drifts during a run (by a factor of two on a shared machine), so each
-    position is read against the loop measured beside it rather than the run's median."""
+    """CPU seconds and nodes of one kind of position, with the calibration beside them."""
 
     seconds: list[float] = field(default_factory=list)
     nodes: list[int] = field(default_factory=list)
-    blocks: list[int] = field(default_factory=list)
-    rates: list[float] = field(default_factory=list)
 
     def line(self, name: str, calibration: float) -> str:
         ms = sorted(s * 1000 for s in self.seconds)
         nodes = sorted(self.nodes)
-        rates = self.rates or [calibration] * len(self.seconds)
-        loops = sorted(s * r for s, r in zip(self.seconds, rates, strict=True))
+        loops = [m / 1000 * calibration for m in ms]
 
         def pick(values: list[float], q: float) -> float:
             return values[min(len(values) - 1, int(q * len(values)))]
@@ -180,9 +168,8 @@ def main() -> None:
     print(f"exact solver: {args.deals} deals ({args.preset}), engine {engine}, load {load()}")
     deals = [random_deal(rng, i % 2 == 0, rules) for i in range(args.deals)]
     for index, deal in enumerate(deals):
-        if index % CALIBRATE_EVERY == 0:
+        if index % 25 == 0:
             calibrations.append(calibration_loops(0.1, time.process_time))
-        block = index // CALIBRATE_EVERY
         for after in afters:
             position = after_tricks(deal, after, random.Random(f"{args.seed}-{index}-{after}"))
             started = time.process_time()
@@ -191,33 +178,25 @@ def main() -> None:
             sun = deal.contract.trump < 0
             figures[(after, sun)].seconds.append(spent)
             figures[(after, sun)].nodes.append(solution.nodes)
-            figures[(after, sun)].blocks.append(block)
             if after == 0 and index < args.reference:
                 started = time.process_time()
                 slow = solve(position, engine="reference")
                 reference.seconds.append(time.process_time() - started)
                 reference.nodes.append(slow.nodes)
-                reference.blocks.append(block)
                 compiled_same.seconds.append(spent)
                 compiled_same.nodes.append(solution.nodes)
-                compiled_same.blocks.append(block)
                 agree += slow.values == solution.values
     calibrations.append(calibration_loops(0.1, time.process_time))
     calibration = statistics.median(calibrations)
-    for kept in (*figures.values(), reference, compiled_same):
-        kept.rates = [(calibrations[b] + calibrations[b + 1]) / 2 for b in kept.blocks]
     print(
-        f"calibration loop beside the solver: median {calibration:,.0f} loops per CPU second "
-        f"(from {min(calibrations):,.0f} to {max(calibrations):,.0f}; each position is read "
-        f"against the samples either side of its {CALIBRATE_EVERY} deals); load {load()}"
+        f"calibration loop beside the solver: median {calibration:,.0f} loops/s "
+        f"(from {min(calibrations):,.0f} to {max(calibrations):,.0f}); "
+        f"load {load()}"
     )
     for after in afters:
-        sun_part, hokm_part = figures[(after, True)], figures[(after, False)]
         both = Figures(
-            sun_part.seconds + hokm_part.seconds,
-            sun_part.nodes + hokm_part.nodes,
-            sun_part.blocks + hokm_part.blocks,
-            sun_part.rates + hokm_part.rates,
+            figures[(after, True)].seconds + figures[(after, False)].seconds,
+            figures[(after, True)].nodes + figures[(after, False)].nodes,
         )
         name = "full deal" if after == 0 else f"after {after} tricks"
         print(both.line(f"{name}, all", calibration))
