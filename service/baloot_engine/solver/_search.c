@@ -499,8 +499,8 @@ static void quick_tricks(const Deal *d, int leader, int rest, Cash *cash) {
 /* In Hokm, the trumps of the team holding the strongest trump still out, down to the strongest
  * trump of the other team, each take the trick they are played to (only a stronger trump beats
  * a trump, and the other team has none): their points and a trick are that team's, whoever
- * leads and however the play goes. The bound, in value units; ``*whose`` the team (0 when
- * no trump is held). */
+ * leads and however the play goes. The bound, in value units; ``*whose`` the team (-1, and
+ * the bound 0, when no trump is held). */
 static int sure_trumps(const Deal *d, int *whose) {
     *whose = -1;
     if (d->trump < 0) return 0;
