@@ -674,28 +674,23 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
             if (upper <= alpha) return upper;
             hint = (int)entry->move;
         }
-        int ours = (leader & 1) == d->team;
-        for (int pass = 0; pass < 2; pass++) { /* the leader's own cash, then the crossing */
-            int bound = cash.value;
-            if (pass) {
-                if (!may_cross(&cash, rest)) break;
+        /* The leader's own cash, the crossing to his partner, then the sure trumps of either
+         * team: each a lower bound for one team's value. */
+        for (int pass = 0; pass < 3; pass++) {
+            int bound = cash.value, ours = (leader & 1) == d->team;
+            if (pass == 1) {
+                if (!may_cross(&cash, rest)) continue;
                 bound = crossing(d, leader, rest, &cash);
+            } else if (pass == 2) {
+                int whose;
+                bound = sure_trumps(d, &whose);
+                if (!bound) break;
+                ours = whose == d->team;
             }
             if (ours) {
                 if (bound > lower) lower = bound;
             } else if (rest - bound < upper) {
                 upper = rest - bound;
-            }
-            if (lower >= beta || lower == upper) return lower;
-            if (upper <= alpha) return upper;
-        }
-        int whose;
-        int sure = sure_trumps(d, &whose);
-        if (sure > 0) {
-            if (whose == d->team) {
-                if (sure > lower) lower = sure;
-            } else if (rest - sure < upper) {
-                upper = rest - sure;
             }
             if (lower >= beta || lower == upper) return lower;
             if (upper <= alpha) return upper;
