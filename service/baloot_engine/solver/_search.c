@@ -213,11 +213,11 @@ static inline Entry *find(Entry *bucket, uint64_t key, uint32_t owner) {
 /* Where a position's bounds go in its bucket: its own entry, else a free one (empty, or another
  * deal's: those count as free, so that what this deal keeps does not depend on the deals solved
  * before), else this deal's entry with the fewest cards (the cheapest to search again). */
-static inline Entry *victim(Entry *bucket, uint64_t deal) {
+static inline Entry *victim(Entry *bucket, uint32_t owner) {
     Entry *found = NULL;
     for (int i = 0; i < WAYS; i++) {
         Entry *e = &bucket[i];
-        if (e->owner == 0 || (e->owner >> 2) != (deal & 0x1FFFFFFFu)) return e;
+        if (e->owner == 0 || (e->owner >> 2) != (owner >> 2)) return e; /* another deal's */
         if (found == NULL || e->size < found->size) found = e;
     }
     return found;
@@ -750,7 +750,7 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
         /* Searched deeper, the entry found may have gone to another position of the bucket. */
         int size = count(d->hands[leader]);
         entry = find(bucket, key, owner);
-        if (entry == NULL) entry = victim(bucket, d->deal);
+        if (entry == NULL) entry = victim(bucket, owner);
         /* Bounds relative to the window searched (narrowed by the entry's own bounds). */
         int a = alpha > lower ? alpha : lower;
         int b = beta < upper ? beta : upper;
