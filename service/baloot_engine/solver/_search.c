@@ -274,13 +274,20 @@ static int last_trick(const Deal *d, int leader) {
     return (winner & 1) == d->team ? 9 * pts + 1 : 0;
 }
 
-/* The cards worth trying, one of each run of equivalent cards, best guesses first. */
+/* The cards worth trying, one of each run of equivalent cards, best guesses first. ``links[i]``
+ * is the card tried just above ``out[i]`` in its run when nothing lies between them but cards
+ * equivalent to that one (else -1): the two are neighbours, whose values differ by at most their
+ * points' difference (see ``search``). ``linked`` has a bit for every card with a neighbour. */
 static int candidates(const Deal *d, uint32_t options, uint32_t hand, const int *trick, int n,
-                      int leader, int seat, uint32_t played, int hint, int *out) {
+                      int leader, int seat, uint32_t played, int hint, int *out, int *links,
+                      uint32_t *linked) {
     if (!(options & (options - 1))) {
         out[0] = lowest(options);
+        links[0] = -1;
+        *linked = 0;
         return 1;
     }
+    int link[8];
     uint32_t still = d->hands[0] | d->hands[1] | d->hands[2] | d->hands[3];
     for (int i = 0; i < n; i++) still |= 1u << trick[i];
     int chosen[8];
@@ -293,17 +300,21 @@ static int candidates(const Deal *d, uint32_t options, uint32_t hand, const int 
         const uint8_t *ranked = d->ranked[suit];
         uint32_t may = ranked[mine];
         uint32_t held = ranked[hand >> shift & 0xFFu];
-        int start = -1; /* the points of the run's first card; -1: no run */
+        int start = -1;  /* the points of the run's first card; -1: no run */
+        int before = -1; /* the card tried for the card just above; -1: none of this seat's */
         for (uint32_t out = ranked[still >> shift & 0xFFu]; out; out &= out - 1) {
             int k = lowest(out);
             if (may >> k & 1) {
                 int card = d->order[suit][k];
                 if (start != d->points[card]) {
                     start = d->points[card];
+                    link[m] = before;
+                    before = card;
                     chosen[m++] = card;
                 }
-            } else if (!(held >> k & 1)) {
-                start = -1;
+            } else {
+                before = -1;
+                if (!(held >> k & 1)) start = -1;
             }
         }
     }
@@ -378,16 +389,23 @@ static int candidates(const Deal *d, uint32_t options, uint32_t hand, const int 
         }
     }
     for (int i = 0; i < m; i++) { /* insertion sort, at most 8 cards */
-        int c = chosen[i], s = score[i], j = i;
+        int c = chosen[i], s = score[i], l = link[i], j = i;
         while (j > 0 && score[j - 1] < s) {
             chosen[j] = chosen[j - 1];
             score[j] = score[j - 1];
+            link[j] = link[j - 1];
             j--;
         }
         chosen[j] = c;
         score[j] = s;
+        link[j] = l;
     }
     memcpy(out, chosen, sizeof(int) * (size_t)m);
+    memcpy(links, link, sizeof(int) * (size_t)m);
+    *linked = 0;
+    for (int i = 0; i < m; i++) {
+        if (link[i] >= 0) *linked |= 1u << chosen[i] | 1u << link[i];
+    }
     (void)played;
     return m;
 }
@@ -701,8 +719,9 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
     int seat = (leader + n) & 3;
     uint32_t hand = d->hands[seat];
     uint32_t options = allowed(d, hand, trick, n, leader, seat, played, akka);
-    int cards[8];
-    int m = candidates(d, options, hand, trick, n, leader, seat, played, hint, cards);
+    int cards[8], links[8], seen[8];
+    uint32_t linked;
+    int m = candidates(d, options, hand, trick, n, leader, seat, played, hint, cards, links, &linked);
     int maximising = (seat & 1) == d->team;
     /* The trick's last card, three cards or more a hand: every card leads to a trick's start,
      * whose table entry may already end this search (an enhanced transposition cutoff). The
@@ -713,8 +732,36 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
     }
     int best_value = maximising ? -1 : 1 << 30;
     int best_card = cards[0];
+    /* Neighbours: two cards of this hand next to each other among the cards still out (and
+     * cards equivalent to them) win and lose the same tricks whatever is played, since every
+     * seat has the same choices in both lines; only the points of the two differ. Played now,
+     * one of them goes to this trick and the other to the later trick it is played to, so the
+     * two lines' values differ by at most 9 times the points' difference. A card whose
+     * neighbour's value, or bound, is that far past the window is not tried: its bound counts.
+     * Not for a Hokm lead of a plain suit, where leading the Ace or the strongest card still
+     * out frees the partner from trumping (R20) and a card below it does not. */
+    int neighbours = n > 0 || d->trump < 0;
     for (int i = 0; i < m; i++) {
         int card = cards[i];
+        if ((linked >> card & 1) && (neighbours || (card >> 3) == d->trump)) {
+            int skip = 0;
+            for (int j = 0; j < i && !skip; j++) {
+                int other = cards[j];
+                if (links[i] != other && links[j] != card) continue;
+                int swing = 9 * (d->points[card] - d->points[other]);
+                if (swing < 0) swing = -swing;
+                if (maximising && seen[j] + swing <= low) {
+                    skip = 1;
+                    seen[i] = seen[j] + swing; /* at most */
+                    if (seen[i] > best_value) best_value = seen[i];
+                } else if (!maximising && seen[j] - swing >= high) {
+                    skip = 1;
+                    seen[i] = seen[j] - swing; /* at least */
+                    if (seen[i] < best_value) best_value = seen[i];
+                }
+            }
+            if (skip) continue;
+        }
         d->nodes++;
         if ((d->nodes & 0x3FF) == 0 &&
             ((d->max_nodes && d->nodes > d->max_nodes) ||
@@ -733,6 +780,7 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
         }
         d->hands[seat] ^= 1u << card;
         if (d->stopped) return 0;
+        seen[i] = value; /* a bound past the window, or the value */
         if (maximising) {
             if (value > best_value) {
                 best_value = value;
