@@ -10,12 +10,16 @@
  * round (the cards of the trick in progress and the last-trick 10 included): points come first,
  * tricks break ties (so a kaboot, all eight tricks, is always found where it can be had), and
  * both sides play for their own team. The search is a fail-soft alpha-beta with:
- *   - a transposition table at the start of each trick, keyed by (deal, leader, cards still
- *     held): within one deal those cards say which seat holds what, and the value of the rest
- *     depends on nothing else; each entry keeps a lower and an upper bound and the best card,
- *     in buckets of four entries (a cache line) where the entry with the fewest cards gives way;
+ *   - a transposition table at the start of each trick, keyed by (deal, leader, shape): the
+ *     shape of a position is the seats of the cards still held, suit by suit in order of
+ *     strength. Positions of one shape win and lose the same tricks however they are played;
+ *     only the points of the cards differ, so an entry's bounds hold for every position of its
+ *     shape, widened by the points the two differ by (the same position: not widened). Each
+ *     entry keeps the cards held, a lower and an upper bound and the best card, in buckets of
+ *     two entries (a cache line) where the entry with the fewest cards gives way;
  *   - cards that win and lose the same tricks (adjacent among the cards still out, in one
- *     hand, of equal points) tried once;
+ *     hand, of equal points) tried once; of different points, the second not tried where the
+ *     first one's value or bound and their points' difference keep it out of the window;
  *   - move ordering: the table's best card first, then cards that take the trick;
  *   - at a trick's last card, the table entries of the trick starts each card leads to read
  *     first, and the quick tricks of those where the side to move takes the trick counted,
@@ -31,10 +35,10 @@
 #include <sys/mman.h>
 #endif
 
-#define TT_BITS 20
+#define TT_BITS 19
 #define TT_SIZE (1u << TT_BITS)
 #define TT_MASK (TT_SIZE - 1u)
-#define WAYS 4
+#define WAYS 2
 
 /* Partner-winning rules (RuleSet.partner_winning_rule), as the Python side numbers them. */
 #define PWR_AKKA_ONLY 0
@@ -45,18 +49,20 @@
 #define ACE 7
 #define LAST_TRICK_BONUS 10
 
-/* 16 bytes, four to a cache line: the table is read at every trick's start, and on the dear deals
- * waiting for its memory was a third of the time (the smaller entry and large pages, below,
- * took some 10 % off). A value is at most 4,095 (Deal_init checks the points). */
+/* 32 bytes, two to a cache line: the table is read at every trick's start, and on the dear deals
+ * waiting for its memory was a third of the time (a bucket in one cache line and large pages,
+ * below, took some 10 % off). A value is at most 4,095 (Deal_init checks the points). */
 typedef struct {
-    uint64_t key;        /* the cards held, in relative form (see canonical) */
-    uint64_t owner : 31; /* deal << 2 | leader; 0 = empty */
-    uint64_t lower : 12;
-    uint64_t upper : 12;
-    uint64_t move : 5;
-    uint64_t size : 4; /* the cards each hand holds (see victim) */
+    uint64_t shape; /* the seats of the cards held (see shape_of) */
+    uint32_t held;  /* the cards held */
+    uint32_t owner; /* deal << 2 | leader; 0 = empty */
+    uint16_t lower;
+    uint16_t upper;
+    uint8_t move; /* the best card found */
+    uint8_t size; /* the cards each hand holds (see victim) */
+    uint8_t unused[10];
 } Entry;
-_Static_assert(sizeof(Entry) * 4 == 64, "a bucket of four entries is one cache line");
+_Static_assert(sizeof(Entry) * WAYS == 64, "a bucket of two entries is one cache line");
 
 static Entry *table = NULL;
 static uint64_t deals_made = 0;
@@ -77,15 +83,13 @@ typedef struct {
     uint32_t higher[32];     /* cards of the same suit that beat a card, under the contract */
     uint32_t higher_sun[32]; /* the same in the plain order: is a lead the boss of its suit */
     int8_t order[4][8];      /* each suit's cards, strongest first */
-    uint32_t scoring;        /* the cards worth points (the rest are worth nothing) */
-    int8_t pointless[4][8];  /* each suit's cards worth nothing, strongest first, -1 after */
     int8_t cheap[4][8];      /* each suit's cards, fewest points first */
     int8_t seat_of[32];      /* who held each card at the start of the search */
     int8_t top_of[4][256];   /* [suit][its cards as 8 bits]: the strongest of them, or -1 */
     uint8_t ranked[4][256];  /* [suit][its cards as 8 bits]: the same cards by strength, bit i
                                 for order[suit][i] */
-    uint16_t keypart[4][256]; /* [suit][its cards held as 8 bits]: their part of the key */
-    uint32_t keyed;           /* the cards keypart covers (with keyed_seat, their seats) */
+    uint16_t shapepart[4][256]; /* [suit][its cards held as 8 bits]: their seats (shape_of) */
+    uint32_t keyed;             /* the cards shapepart covers (with keyed_seat, their seats) */
     int8_t keyed_seat[32];
     uint64_t nodes;
     uint64_t max_nodes; /* 0: no limit */
@@ -194,27 +198,107 @@ static inline uint32_t owner_of(const Deal *d, int leader) {
     return (uint32_t)(d->deal << 2) | (uint32_t)leader;
 }
 
-/* The slot of a position: from its key and leader, not from its deal, so that a search makes the
- * same collisions, and tries the same number of cards, whatever deals the process solved before
- * (a seeded bot's work count depends on it). */
-static inline uint64_t slot_of(uint64_t key, uint32_t owner) {
-    uint64_t h = (key ^ (uint64_t)(owner & 3u) << 62) * 0x9E3779B97F4A7C15ull;
+/* The number of cards of each suit in ``cards``, one suit a byte. */
+static inline uint32_t suit_lengths(uint32_t cards) {
+    uint32_t x = cards - ((cards >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    return (x + (x >> 4)) & 0x0F0F0F0Fu;
+}
+
+/* The shape of a position: for each suit, the seats of its cards still held in order of
+ * strength, two bits a card, the suits one after another. With the suits' lengths it says
+ * which seat holds the strongest card of each suit, the next, and so on: positions of one
+ * shape (and one leader) offer every seat the same choices, trick after trick, and each line
+ * of play gives every trick to the same seat. Only the points in the tricks differ. At most 64
+ * bits: 32 cards. */
+static inline uint64_t shape_of(const Deal *d, uint32_t held, uint32_t lengths) {
+    uint64_t shape = d->shapepart[0][held & 0xFFu];
+    shape = shape << (2 * (lengths >> 8 & 0xFu)) | d->shapepart[1][held >> 8 & 0xFFu];
+    shape = shape << (2 * (lengths >> 16 & 0xFu)) | d->shapepart[2][held >> 16 & 0xFFu];
+    return shape << (2 * (lengths >> 24)) | d->shapepart[3][held >> 24];
+}
+
+/* The bucket of a position: from its shape, suit lengths and leader, not from its deal, so that
+ * a search makes the same collisions, and tries the same number of cards, whatever deals the
+ * process solved before (a seeded bot's work count depends on it). */
+static inline uint64_t slot_of(uint64_t shape, uint32_t lengths, uint32_t owner) {
+    uint64_t h = (shape ^ (uint64_t)(lengths | (owner & 3u) << 30) << 32) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
     return (h >> (64 - TT_BITS)) & TT_MASK & ~(uint64_t)(WAYS - 1);
 }
 
-/* A position's entry in its bucket (the WAYS entries of one cache line), or NULL. */
-static inline Entry *find(Entry *bucket, uint64_t key, uint32_t owner) {
-    for (int i = 0; i < WAYS; i++) {
-        if (bucket[i].key == key && bucket[i].owner == owner) return &bucket[i];
+/* How far the values of two positions of one shape may differ: card by card in order of
+ * strength, what ``held``'s cards are worth more (``more``) and less (``less``) than
+ * ``other``'s, in value units. Whatever line is played, the same tricks go to the same seats
+ * with the cards of the same places, so the team's value in ``held`` is at most ``more`` above
+ * and ``less`` below its value in ``other``. */
+static void widening(const Deal *d, uint32_t held, uint32_t other, int *more, int *less) {
+    int up = 0, down = 0;
+    for (int suit = 0; suit < 4; suit++) {
+        uint32_t mine = d->ranked[suit][held >> (8 * suit) & 0xFFu];
+        uint32_t theirs = d->ranked[suit][other >> (8 * suit) & 0xFFu];
+        if (mine == theirs) continue;
+        for (; mine; mine &= mine - 1, theirs &= theirs - 1) { /* as many cards in each */
+            int diff = d->points[d->order[suit][lowest(mine)]] -
+                       d->points[d->order[suit][lowest(theirs)]];
+            if (diff > 0) {
+                up += diff;
+            } else {
+                down -= diff;
+            }
+        }
     }
-    return NULL;
+    *more = 9 * up;
+    *less = 9 * down;
+}
+
+/* The card of ``held`` in the place that ``card`` has in ``other`` (one shape: the same seat's). */
+static inline int same_place(const Deal *d, int card, uint32_t other, uint32_t held) {
+    int suit = card >> 3;
+    uint32_t place = d->ranked[suit][1u << (card & 7)];
+    uint32_t mine = d->ranked[suit][held >> (8 * suit) & 0xFFu];
+    for (int above = count(d->ranked[suit][other >> (8 * suit) & 0xFFu] & (place - 1)); above;
+         above--) {
+        mine &= mine - 1;
+    }
+    return d->order[suit][lowest(mine)];
+}
+
+/* What the table holds for a position: the bounds of its own entry and of the entries of its
+ * shape (widened by the points they differ by) narrow ``lower`` and ``upper``. Returns the best
+ * card of the position's entry, else of one of its shape (in the same place), else -1. */
+static inline int bounds_of(const Deal *d, const Entry *bucket, uint64_t shape, uint32_t lengths,
+                            uint32_t held, uint32_t owner, int *lower, int *upper) {
+    int hint = -1;
+    for (int i = 0; i < WAYS; i++) {
+        const Entry *e = &bucket[i];
+        if (e->owner != owner || e->shape != shape || suit_lengths(e->held) != lengths) continue;
+        int low = (int)e->lower, high = (int)e->upper;
+        if (e->held == held) {
+            hint = (int)e->move;
+        } else {
+            int more, less;
+            widening(d, held, e->held, &more, &less);
+            low -= less;
+            high += more;
+            if (hint < 0) hint = same_place(d, (int)e->move, e->held, held);
+        }
+        if (low > *lower) *lower = low;
+        if (high < *upper) *upper = high;
+    }
+    return hint;
 }
 
 /* Where a position's bounds go in its bucket: its own entry, else a free one (empty, or another
  * deal's: those count as free, so that what this deal keeps does not depend on the deals solved
  * before), else this deal's entry with the fewest cards (the cheapest to search again). */
-static inline Entry *victim(Entry *bucket, uint32_t owner) {
+static inline Entry *victim(Entry *bucket, uint32_t held, uint32_t owner) {
     Entry *found = NULL;
+    for (int i = 0; i < WAYS; i++) {
+        Entry *e = &bucket[i];
+        if (e->owner == owner && e->held == held) return e;
+    }
     for (int i = 0; i < WAYS; i++) {
         Entry *e = &bucket[i];
         if (e->owner == 0 || (e->owner >> 2) != (owner >> 2)) return e; /* another deal's */
@@ -223,18 +307,7 @@ static inline Entry *victim(Entry *bucket, uint32_t owner) {
     return found;
 }
 
-/* The cards held, keyed so that positions that differ only in which cards worth nothing are
- * left (the same seats holding them in the same order of strength) share one entry: such
- * positions have the same value, every trick going the same way for the same points. Per
- * suit: the cards worth points still held (8 bits), then the seats of the pointless cards
- * still held, strongest first (2 bits each, after a leading 1). */
-static inline uint64_t canonical(const Deal *d, uint32_t held) {
-    return (uint64_t)d->keypart[0][held & 0xFFu] << 48 |
-           (uint64_t)d->keypart[1][held >> 8 & 0xFFu] << 32 |
-           (uint64_t)d->keypart[2][held >> 16 & 0xFFu] << 16 | (uint64_t)d->keypart[3][held >> 24];
-}
-
-/* Fill keypart for every set of the cards ``cards`` (those of the position searched: every
+/* Fill shapepart for every set of the cards ``cards`` (those of the position searched: every
  * later position holds a subset of them), each suit's part computed once rather than at each
  * trick's start. Kept while the cards and their seats stay those of the last fill. */
 static void index_keys(Deal *d, uint32_t cards) {
@@ -245,15 +318,14 @@ static void index_keys(Deal *d, uint32_t cards) {
     if (same) return;
     for (int suit = 0; suit < 4; suit++) {
         uint32_t all = (cards >> (8 * suit)) & 0xFFu;
-        uint32_t scoring = (d->scoring >> (8 * suit)) & 0xFFu;
         uint32_t sub = all;
         for (;;) { /* every subset of ``all``, itself first and the empty set last */
-            uint32_t seats = 1;
-            for (const int8_t *card = d->pointless[suit]; *card >= 0; card++) {
-                if (sub >> (*card & 7) & 1) seats = seats << 2 | (uint32_t)d->seat_of[*card];
+            uint32_t seats = 0;
+            for (int k = 0; k < 8; k++) {
+                int card = d->order[suit][k];
+                if (sub >> (card & 7) & 1) seats = seats << 2 | (uint32_t)d->seat_of[card];
             }
-            /* seats < 256: at most 3 pointless cards */
-            d->keypart[suit][sub] = (uint16_t)((sub & scoring) << 8 | seats);
+            d->shapepart[suit][sub] = (uint16_t)seats;
             if (sub == 0) break;
             sub = (sub - 1) & all;
         }
@@ -620,7 +692,7 @@ static int after_trick(Deal *d, const int *trick, int leader, uint32_t played, i
 static int cutoff_after(Deal *d, int *trick, int leader, const int *cards, int m,
                         int maximising, int alpha, int beta, int rest) {
     uint32_t held = d->hands[0] | d->hands[1] | d->hands[2] | d->hands[3];
-    uint64_t keys[8];
+    uint64_t shapes[8];
     uint32_t owners[8];
     int gained[8];
     int winners[8];
@@ -631,17 +703,20 @@ static int cutoff_after(Deal *d, int *trick, int leader, const int *cards, int m
         trick[3] = card;
         int winner = (leader + winner_index(d, trick, 4)) & 3;
         winners[i] = winner;
-        keys[i] = canonical(d, held ^ 1u << card);
+        uint32_t after = held ^ 1u << card;
+        uint32_t lengths = suit_lengths(after);
+        shapes[i] = shape_of(d, after, lengths);
         owners[i] = owner_of(d, winner);
-        slots[i] = &table[slot_of(keys[i], owners[i])];
+        slots[i] = &table[slot_of(shapes[i], lengths, owners[i])];
         __builtin_prefetch(slots[i]);
         gained[i] = (winner & 1) == d->team ? 9 * (pts + d->points[card]) + 1 : 0;
     }
     for (int i = 0; i < m; i++) {
-        const Entry *e = find((Entry *)slots[i], keys[i], owners[i]);
-        if (e == NULL) continue;
-        if (maximising && gained[i] + (int)e->lower >= beta) return gained[i] + (int)e->lower;
-        if (!maximising && gained[i] + (int)e->upper <= alpha) return gained[i] + (int)e->upper;
+        uint32_t after = held ^ 1u << cards[i];
+        int lower = 0, upper = 1 << 16;
+        bounds_of(d, slots[i], shapes[i], suit_lengths(after), after, owners[i], &lower, &upper);
+        if (maximising && gained[i] + lower >= beta) return gained[i] + lower;
+        if (!maximising && gained[i] + upper <= alpha) return gained[i] + upper;
     }
     int seat = (leader + 3) & 3;
     for (int i = 0; i < m; i++) {
@@ -669,29 +744,25 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
     if (rest <= alpha) return rest;
     if (beta <= 0) return 0;
     if (n == 4) return after_trick(d, trick, leader, played, alpha, beta, rest);
-    Entry *entry = NULL, *bucket = NULL;
-    uint64_t key = 0;
-    uint32_t owner = 0;
+    Entry *bucket = NULL;
+    uint64_t shape = 0;
+    uint32_t owner = 0, held = 0;
     int lower = 0, upper = rest, hint = -1;
     int low = alpha, high = beta;
     if (n == 0) {
         uint32_t lead_hand = d->hands[leader]; /* every hand holds as many cards */
         if (!(lead_hand & (lead_hand - 1))) return last_trick(d, leader);
-        uint32_t held = d->hands[0] | d->hands[1] | d->hands[2] | d->hands[3];
-        key = canonical(d, held);
+        held = d->hands[0] | d->hands[1] | d->hands[2] | d->hands[3];
+        uint32_t lengths = suit_lengths(held);
+        shape = shape_of(d, held, lengths);
         owner = owner_of(d, leader);
-        bucket = &table[slot_of(key, owner)];
+        bucket = &table[slot_of(shape, lengths, owner)];
         __builtin_prefetch(bucket); /* read while the quick tricks are counted */
         Cash cash;
         quick_tricks(d, leader, rest, &cash);
-        entry = find(bucket, key, owner);
-        if (entry != NULL) {
-            lower = (int)entry->lower;
-            upper = (int)entry->upper;
-            if (lower >= beta || lower == upper) return lower;
-            if (upper <= alpha) return upper;
-            hint = (int)entry->move;
-        }
+        hint = bounds_of(d, bucket, shape, lengths, held, owner, &lower, &upper);
+        if (lower >= beta || lower >= upper) return lower;
+        if (upper <= alpha) return upper;
         /* The leader's own cash, the crossing to his partner, then the sure trumps of either
          * team: each a lower bound for one team's value. */
         for (int pass = 0; pass < 3; pass++) {
@@ -797,8 +868,7 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
     if (bucket != NULL) {
         /* Searched deeper, the entry found may have gone to another position of the bucket. */
         int size = count(d->hands[leader]);
-        entry = find(bucket, key, owner);
-        if (entry == NULL) entry = victim(bucket, owner);
+        Entry *entry = victim(bucket, held, owner);
         /* Bounds relative to the window searched (narrowed by the entry's own bounds). */
         int a = alpha > lower ? alpha : lower;
         int b = beta < upper ? beta : upper;
@@ -809,7 +879,8 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
         } else {
             lower = upper = best_value;
         }
-        entry->key = key;
+        entry->shape = shape;
+        entry->held = held;
         entry->owner = owner;
         entry->lower = (unsigned)lower;
         entry->upper = (unsigned)upper;
@@ -971,10 +1042,6 @@ static int Deal_init(Deal *self, PyObject *args, PyObject *kwds) {
             return -1;
         }
     }
-    self->scoring = 0;
-    for (int i = 0; i < 32; i++) {
-        if (self->points[i]) self->scoring |= 1u << i;
-    }
     for (int suit = 0; suit < 4; suit++) {
         for (int i = 0; i < 8; i++) { /* fewest points first */
             int8_t c = (int8_t)(suit * 8 + i);
@@ -985,16 +1052,6 @@ static int Deal_init(Deal *self, PyObject *args, PyObject *kwds) {
             }
             self->cheap[suit][j] = c;
         }
-        int k = 0;
-        for (int i = 0; i < 8; i++) {
-            int8_t card = self->order[suit][i];
-            if (!self->points[card]) self->pointless[suit][k++] = card;
-        }
-        if (k > 3) {
-            PyErr_SetString(PyExc_ValueError, "points: at most three cards of a suit worth nothing");
-            return -1;
-        }
-        while (k < 8) self->pointless[suit][k++] = -1;
     }
     strength_tables(self);
     self->keyed = 0;
