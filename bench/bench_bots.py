@@ -14,7 +14,7 @@ took there and then).
                                [--rules seeds|kammelna] [--timing-matches 20] [--json out.json]
                                [--expert-worlds 96] [--expert-solve-at 8] [--expert-exact-at 3]
                                [--expert-exact-worlds 2000] [--expert-ms 500]
-                               [--[no-]expert-full-solve] [--expert-node-work 0.033]
+                               [--[no-]expert-full-solve] [--expert-node-work 0.048]
                                [--expert-calls-solve-at 0]
 
 ``--deals N`` plays 2N matches per pair. ``--timing-matches M`` then plays M matches per pair

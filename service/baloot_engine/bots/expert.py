@@ -71,12 +71,14 @@ WORLD_WORK: Final = 20
 """The work of sampling a world, in nodes."""
 
 
-NODE_WORK: Final = 0.033
+NODE_WORK: Final = 0.048
 """The work of a node of the compiled solver in a whole-world solve, in :func:`world_work` units
-(calibrated like :data:`WORK_PER_SECOND`, whose unit was one node of the pure-Python solver: 120
-seeded decisions took 0.077 µs of CPU a node over those costing more than 100 ms, with the
-calibration loop at 235,000 a second, so 0.031 units scaled to the reference machine's 220,000,
-rounded up to 0.033)."""
+(calibrated like :data:`WORK_PER_SECOND`, whose unit was one node of the pure-Python solver: the
+197 seeded decisions of six matches took 0.111 µs of CPU a node over those costing more than
+100 ms, with the calibration loop at 238,000 a second: 0.120 µs on the reference machine's
+220,000, so 0.048 units. The solver's table keyed by shapes tries four to five times fewer nodes
+than the search this was first calibrated on, 0.077 µs a node and 0.033 units, and each of its
+nodes does more)."""
 
 
 class ExpertBudget(NamedTuple):
