@@ -656,7 +656,8 @@ class FairPlayReportRequest(_message.Message):
     SEED_FIELD_NUMBER: _builtins.int
     DEADLINE_MS_FIELD_NUMBER: _builtins.int
     worlds: _builtins.int
-    """Worlds per card decision and per state of knowledge, 1 to 64; 0: 8. Out of range:
+    """Worlds per card decision and per state of knowledge, 1 to 64 (the fair values take two
+    independent samples of this many); 0: 8. Out of range:
     INVALID_ARGUMENT, reason ANALYSIS_BUDGET_INVALID.
     """
     seed: _builtins.int
@@ -815,7 +816,7 @@ class FairPlayScore(_message.Message):
     """
     threshold: _builtins.float
     """The threshold of the larger of z_score and gain_z (set for at most 1 % of honest sets of
-    ten matches flagged).
+    ten matches flagged: a seat's, or a partnership's for a row of two seats).
     """
     gain_decisions: _builtins.int
     """The card decisions the hindsight gain is measured on: every card decision with a choice
@@ -825,8 +826,9 @@ class FairPlayScore(_message.Message):
     """The mean hindsight gain per decision, in card points (tricks as a ninth): what the card
     played gained valued with the hypothesis' knowledge rather than from the seat's own, less
     the same for the cards a fair player would likely play (each weighed by exp(0.1 x its
-    fair value)). A small calibrated offset for honest play (some 0.3), more for a seat whose
-    choices follow the hidden cards (docs/fairplay.md).
+    fair value, from a second fair sample of worlds independent of the first)). About zero
+    for honest play (a small calibrated offset), more for a seat whose choices follow the
+    hidden cards (docs/fairplay.md).
     """
     gain_z: _builtins.float
     """The score of the hindsight gains: each decision's gain less the calibrated honest mean,

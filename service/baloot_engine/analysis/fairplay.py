@@ -23,16 +23,17 @@ A peeker who leans toward the hidden cards without playing the exact best one is
 second score, the *hindsight gain* (:func:`hindsight_gain`): at every decision with a choice,
 ``d = (K[t] - F[t]) - sum_c P[c] (K[c] - F[c])``, what the card played ``t`` gained valued with
 the peeking knowledge ``K`` rather than fairly (``F``), less the same for the cards a fair
-player would likely play (``P``: :func:`fair_weights`, from the fair values only). The fair
-values estimate the knowing ones' mean over the layouts the seat may believe in, and an honest
-choice rests on what the seat knows only, so honest play gains nothing on average beyond a
-calibrated offset, whatever its strength or style; a peeker's choices follow the hidden cards
-and gain. The score is the self-normalised sum :func:`gain_z` against the honest null
-:data:`GAIN_NULLS` (the offset: the weights and the fair values come from the same sampled
-worlds, and the bots' sampler is not the exact posterior). A hypothesis is flagged when the
-larger of the hits' z (on enough telling decisions) and the gain score (on at least
-:data:`MIN_GAIN_DECISIONS` decisions) passes its threshold, :data:`THRESHOLDS` (set so that at
-most 1 % of honest sets of ten matches are flagged). The "one opponent" score is the
+player would likely play (``P``: :func:`fair_weights`, from fair values only). The fair values
+estimate the knowing ones' mean over the layouts the seat may believe in, and an honest choice
+rests on what the seat knows only, so honest play gains nothing on average, whatever its
+strength or style; a peeker's choices follow the hidden cards and gain. The fair values come
+from two independent samples of worlds, and each sample's gain is weighed by the other's values
+(:func:`cross_fitted_gain`), so that the weights know nothing of the errors of the values they
+weigh. The score is the self-normalised sum :func:`gain_z` against the honest null
+:data:`GAIN_NULLS` (what is left: the bots' sampler is not the exact posterior). A hypothesis
+is flagged when the larger of the hits' z (on enough telling decisions) and the gain score (on
+at least :data:`MIN_GAIN_DECISIONS` decisions) passes its threshold, :data:`THRESHOLDS` (set so
+that at most 1 % of honest sets of ten matches are flagged). The "one opponent" score is the
 larger of the left and right ones. The counts are additive: a set of records is scored by
 adding each record's :class:`Tally` per seat (and per partnership, both seats of a team added).
 
@@ -68,12 +69,15 @@ from baloot_engine.rules.state import State
 from baloot_engine.solver import Position, SolverBudgetError, position_of, solve
 
 DEFAULT_WORLDS: Final = 8
-"""Worlds per decision and per sampled state of knowledge (fair, partner, left, right)."""
+"""Worlds per decision and per sampled state of knowledge (partner, left, right; the fair
+values take two independent samples of this many, :data:`FAIR_SAMPLES`)."""
 MAX_WORLDS: Final = 64
 """The most worlds per decision a report may ask for."""
 MAX_RECORDS: Final = 100
 """The most records one report reads."""
 EPSILON: Final = 1e-6
+FAIR_SAMPLES: Final = ("fair", "fair/2")
+"""The two independent samples of fair worlds (the names of their random streams)."""
 
 
 class Knowledge(Enum):
@@ -101,36 +105,41 @@ PEEKS: Final = (Knowledge.ALL, Knowledge.PARTNER, Knowledge.LEFT, Knowledge.RIGH
 """The states of knowledge compared with the fair one."""
 
 BASE_RATES: Final = {
-    Knowledge.ALL: 0.381,
-    Knowledge.PARTNER: 0.322,
-    Knowledge.LEFT: 0.35,
-    Knowledge.RIGHT: 0.35,
+    Knowledge.ALL: 0.352,
+    Knowledge.PARTNER: 0.299,
+    Knowledge.LEFT: 0.323,
+    Knowledge.RIGHT: 0.323,
 }
 """The null of the z-scores: per state of knowledge, the share of telling decisions where an
 honest level hits the peek-best card, the highest of RANDOM, BASIC, STRONG and EXPERT on the
 pool of ``bench/bench_fairplay.py`` (the left and right opponents pooled)."""
 GAIN_NULLS: Final = {
-    Knowledge.ALL: 0.3553,
-    Knowledge.PARTNER: 0.3608,
-    Knowledge.LEFT: 0.3701,
-    Knowledge.RIGHT: 0.3701,
+    Knowledge.ALL: 0.144,
+    Knowledge.PARTNER: 0.1327,
+    Knowledge.LEFT: 0.0253,
+    Knowledge.RIGHT: 0.0253,
 }
 """The null of the gain scores: per state of knowledge, the mean hindsight gain per decision
 of honest play (card points), the highest of RANDOM, BASIC, STRONG and EXPERT on the pool of
-``bench/bench_fairplay.py`` (the left and right opponents pooled). It would be zero if the
-fair values were exact; they are not: the weights :func:`fair_weights` rest on the same
-sampled worlds as the fair values they weigh, so a card whose fair value the worlds
-overestimate weighs more, an offset of some 0.3 card points a decision whatever card the seat
-plays; and the sampler of the bots is not the exact posterior (it reads no inference from the
-other seats' play or bids)."""
+``bench/bench_fairplay.py`` (the left and right opponents pooled). With the gain cross-fitted
+(:func:`cross_fitted_gain`) it would be zero if the sampler of the bots were the exact
+posterior; it is not (it reads no inference from the other seats' play or bids), and honest
+levels' means lie between -0.11 and +0.14 card points a decision."""
 THRESHOLDS: Final = {
-    Hypothesis.ALL: 2.5,
-    Hypothesis.PARTNER: 2.48,
-    Hypothesis.OPPONENT: 2.83,
+    Hypothesis.ALL: 2.52,
+    Hypothesis.PARTNER: 2.49,
+    Hypothesis.OPPONENT: 2.85,
 }
 """The score (the larger of the hits' z and the gain z) from which a seat is flagged: the
 smallest that flags at most 1 % of the sets of ten matches of every honest level on the
 benchmark's pool (docs/fairplay.md)."""
+PARTNERSHIP_THRESHOLDS: Final = {
+    Hypothesis.ALL: 2.4,
+    Hypothesis.PARTNER: 2.14,
+    Hypothesis.OPPONENT: 2.87,
+}
+"""The same for a partnership (its two seats' counts added): the smallest score that flags
+at most 1 % of the honest partnerships' sets of ten matches on the benchmark's pool."""
 MIN_DECISIONS: Final = 20
 """No verdict from the hits on fewer telling decisions than this."""
 MIN_GAIN_DECISIONS: Final = 60
@@ -218,7 +227,8 @@ class Score:
     ``combined`` the larger of ``z`` (on at least :data:`MIN_DECISIONS` telling decisions)
     and ``gain_z`` (on at least :data:`MIN_GAIN_DECISIONS` decisions); ``enough`` whether
     either rests on that many (no verdict otherwise); ``flagged`` whether ``combined`` passes
-    the threshold.
+    ``threshold`` (a seat's, :data:`THRESHOLDS`, or a partnership's,
+    :data:`PARTNERSHIP_THRESHOLDS`).
     """
 
     hypothesis: Hypothesis
@@ -234,6 +244,7 @@ class Score:
     gain_mean: float = 0.0
     gain_z: float = 0.0
     combined: float = 0.0
+    threshold: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,6 +333,7 @@ def score(
             round(count.gain_mean, 3),
             round(gained, 3),
             round(combined, 3),
+            thresholds[hypothesis],
         )
         if best is None or (found.enough, found.combined) > (best.enough, best.combined):
             best = found
@@ -338,10 +350,22 @@ def fair_weights(fair: Sequence[float]) -> list[float]:
     return [weight / total for weight in weights]
 
 
-def hindsight_gain(values: Sequence[float], fair: Sequence[float], taken: int) -> float:
+def hindsight_gain(
+    values: Sequence[float],
+    fair: Sequence[float],
+    taken: int,
+    weighed: Sequence[float] | None = None,
+) -> float:
     """What the card played gained valued with some knowledge rather than fairly, less the
     same for the cards a fair player would likely play (card points, tricks as a ninth):
-    ``(K[t] - F[t]) - sum_c P[c] (K[c] - F[c])``, ``P`` the :func:`fair_weights`.
+    ``(K[t] - F[t]) - sum_c P[c] (K[c] - F[c])``, ``P`` the :func:`fair_weights` of
+    ``weighed`` (by default the fair values ``F`` themselves).
+
+    When ``weighed`` is a second fair estimate from worlds sampled independently of ``F``'s,
+    the weights know nothing of ``F``'s sampling errors, and each ``K[c] - F[c]`` averages
+    zero whatever the weights: weights resting on ``F`` itself favour the cards whose fair
+    value the worlds overestimate, whose ``K - F`` is then low, an offset that grows with the
+    spread of the worlds (:func:`cross_fitted_gain`).
 
     The fair values estimate the mean of the knowing values over the worlds the seat may
     believe in, so each ``K[c] - F[c]`` averages zero given what the seat knows; the weights
@@ -351,9 +375,23 @@ def hindsight_gain(values: Sequence[float], fair: Sequence[float], taken: int) -
     what a statistician would call the locally most powerful test against a player whose
     choices lean toward the knowing values; on the benchmark's pool it caught more of the
     peekers that lean only a little (docs/fairplay.md)."""
-    weights = fair_weights(fair)
+    weights = fair_weights(fair if weighed is None else weighed)
     expected = sum(w * (v - f) for w, v, f in zip(weights, values, fair, strict=True))
     return (values[taken] - fair[taken]) - expected
+
+
+def cross_fitted_gain(
+    values: Sequence[float], samples: tuple[Sequence[float], Sequence[float]], taken: int
+) -> float:
+    """The hindsight gain from two independent fair estimates: each one's gain weighed by the
+    other's values, the two averaged. Neither half's weights rest on the worlds of the values
+    they weigh, so a seat whose choice rests on its own information gains nothing on average
+    (given exact sampling), whatever its strength and however untidy its positions; using
+    both halves both ways keeps all the worlds' precision."""
+    first, second = samples
+    return 0.5 * (
+        hindsight_gain(values, first, taken, second) + hindsight_gain(values, second, taken, first)
+    )
 
 
 def gain_z(count: Count, null: float = 0.0) -> float:
@@ -422,16 +460,22 @@ class DecisionFigures:
     seat: int
     taken: int
     values: dict[Knowledge, tuple[float, ...]]
+    fair_samples: tuple[tuple[float, ...], tuple[float, ...]] | None = None
+    """The fair values of two independent samples of worlds (``values[FAIR]`` is their mean),
+    for the hindsight gain (:func:`cross_fitted_gain`); None: the gain weighs by the fair
+    values themselves."""
 
 
 def decision_figures(
     round_: _Round,
     step: Step,
     worlds: int,
-    rng_of: Callable[[Knowledge], random.Random],
+    rng_of: Callable[[str], random.Random],
     stop: _Stop,
 ) -> DecisionFigures | None:
-    """The figures of one card decision (None for a forced card or a card the rules forbid)."""
+    """The figures of one card decision (None for a forced card or a card the rules forbid):
+    ``worlds`` worlds per sampled state of knowledge, twice that for the fair one (two
+    independent samples, ``fair_samples``)."""
     before = step.before
     seat = step.seat
     position = position_of(before)
@@ -452,21 +496,34 @@ def decision_figures(
     same = _representatives(position, plays)
     wanted = sorted(set(same))
     hands = before.hands
-    peeks = {
-        Knowledge.FAIR: (),
-        Knowledge.PARTNER: (partner_of(seat),),
-        Knowledge.LEFT: ((seat + 1) & 3,),
-        Knowledge.RIGHT: ((seat + 3) & 3,),
+    peeks: dict[str, tuple[int, ...]] = {
+        FAIR_SAMPLES[0]: (),
+        FAIR_SAMPLES[1]: (),
+        Knowledge.PARTNER.value: (partner_of(seat),),
+        Knowledge.LEFT.value: ((seat + 1) & 3,),
+        Knowledge.RIGHT.value: ((seat + 3) & 3,),
     }
-    for knowledge, seen in peeks.items():
-        rng = rng_of(knowledge)
+    samples = {}
+    for label, seen in peeks.items():
+        rng = rng_of(label)
         known = _peeking(tracker, hands, seen) if seen else tracker
 
         def sample(known: Tracker = known, rng: random.Random = rng) -> tuple[int, int, int, int]:
             return sample_hands(obs, known, rng)
 
-        values[knowledge] = tuple(_sampled(position, plays, same, wanted, sample, worlds, stop))
-    return DecisionFigures(round_.index, step.action_index, seat, plays.index(step.action), values)
+        samples[label] = tuple(_sampled(position, plays, same, wanted, sample, worlds, stop))
+    first, second = samples.pop(FAIR_SAMPLES[0]), samples.pop(FAIR_SAMPLES[1])
+    values[Knowledge.FAIR] = tuple((a + b) / 2.0 for a, b in zip(first, second, strict=True))
+    for knowledge in (Knowledge.PARTNER, Knowledge.LEFT, Knowledge.RIGHT):
+        values[knowledge] = samples[knowledge.value]
+    return DecisionFigures(
+        round_.index,
+        step.action_index,
+        seat,
+        plays.index(step.action),
+        values,
+        (first, second),
+    )
 
 
 def tally_of(figures: Iterable[DecisionFigures], seats: Iterable[int]) -> dict[int, Tally]:
@@ -483,7 +540,10 @@ def tally_of(figures: Iterable[DecisionFigures], seats: Iterable[int]) -> dict[i
         for knowledge in PEEKS:
             values = found.values[knowledge]
             count = tally.counts[knowledge]
-            count.add_gain(hindsight_gain(values, fair, found.taken))
+            if found.fair_samples is None:
+                count.add_gain(hindsight_gain(values, fair, found.taken))
+            else:
+                count.add_gain(cross_fitted_gain(values, found.fair_samples, found.taken))
             best = _best(values)
             if best & fair_best:
                 continue
@@ -534,9 +594,9 @@ def record_figures(
             stop.check()
 
             def rng_of(
-                knowledge: Knowledge, place: str = f"{round_.index}/{step.action_index}"
+                label: str, place: str = f"{round_.index}/{step.action_index}"
             ) -> random.Random:
-                return random.Random(f"fairplay/{seed}/{record_index}/{place}/{knowledge.value}")
+                return random.Random(f"fairplay/{seed}/{record_index}/{place}/{label}")
 
             try:
                 found = decision_figures(round_, step, worlds, rng_of, stop)
@@ -550,9 +610,11 @@ def rows_of(
     *,
     base_rates: dict[Knowledge, float] = BASE_RATES,
     thresholds: dict[Hypothesis, float] = THRESHOLDS,
+    partnership_thresholds: dict[Hypothesis, float] = PARTNERSHIP_THRESHOLDS,
     min_decisions: int = MIN_DECISIONS,
 ) -> tuple[Row, ...]:
-    """The report's rows: each seat, then each partnership (its two seats' tallies added)."""
+    """The report's rows: each seat, then each partnership (its two seats' tallies added,
+    flagged against the partnerships' thresholds)."""
     groups: list[tuple[int, ...]] = [(s,) for s in sorted(tallies)]
     for team in (0, 1):
         pair = (team, team + 2)
@@ -573,7 +635,7 @@ def rows_of(
                         total,
                         h,
                         base_rates=base_rates,
-                        thresholds=thresholds,
+                        thresholds=thresholds if len(group) == 1 else partnership_thresholds,
                         min_decisions=min_decisions,
                     )
                     for h in Hypothesis
@@ -647,6 +709,7 @@ __all__ = [
     "MAX_WORLDS",
     "MIN_DECISIONS",
     "MIN_GAIN_DECISIONS",
+    "PARTNERSHIP_THRESHOLDS",
     "THRESHOLDS",
     "Count",
     "DecisionFigures",
@@ -657,6 +720,7 @@ __all__ = [
     "Row",
     "Score",
     "Tally",
+    "cross_fitted_gain",
     "fair_play",
     "fair_weights",
     "gain_z",

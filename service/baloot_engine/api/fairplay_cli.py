@@ -30,7 +30,6 @@ from baloot_engine.analysis.fairplay import (
     MAX_WORLDS,
     MIN_DECISIONS,
     MIN_GAIN_DECISIONS,
-    THRESHOLDS,
     FairPlayReport,
     Progress,
     Row,
@@ -69,7 +68,7 @@ def table(report: FairPlayReport) -> list[str]:
             if not found.enough:
                 verdict = "too few decisions"
             elif found.flagged:
-                verdict = f"FLAGGED ({found.combined:.2f} >= {THRESHOLDS[found.hypothesis]:.2f})"
+                verdict = f"FLAGGED ({found.combined:.2f} >= {found.threshold:.2f})"
             else:
                 verdict = "-"
             lines.append(
@@ -105,7 +104,7 @@ def _as_dict(report: FairPlayReport) -> dict[str, object]:
                         "p_value": s.p_value,
                         "enough": s.enough,
                         "flagged": s.flagged,
-                        "threshold": THRESHOLDS[s.hypothesis],
+                        "threshold": s.threshold,
                         "gain_decisions": s.gain_decisions,
                         "gain_mean": s.gain_mean,
                         "gain_z": s.gain_z,

@@ -1218,7 +1218,8 @@ type FairPlayReportRequest struct {
 	Records []*MatchRecord `protobuf:"bytes,1,rep,name=records,proto3" json:"records,omitempty"`
 	// The seats reported (0-3); empty: all four (and both partnerships).
 	Seats []uint32 `protobuf:"varint,2,rep,packed,name=seats,proto3" json:"seats,omitempty"`
-	// Worlds per card decision and per state of knowledge, 1 to 64; 0: 8. Out of range:
+	// Worlds per card decision and per state of knowledge, 1 to 64 (the fair values take two
+	// independent samples of this many); 0: 8. Out of range:
 	// INVALID_ARGUMENT, reason ANALYSIS_BUDGET_INVALID.
 	Worlds uint32 `protobuf:"varint,3,opt,name=worlds,proto3" json:"worlds,omitempty"`
 	// The seed of the sampled worlds: the same records, options and seed give the same report.
@@ -1489,7 +1490,7 @@ type FairPlayScore struct {
 	// (docs/fairplay.md).
 	Flagged bool `protobuf:"varint,9,opt,name=flagged,proto3" json:"flagged,omitempty"`
 	// The threshold of the larger of z_score and gain_z (set for at most 1 % of honest sets of
-	// ten matches flagged).
+	// ten matches flagged: a seat's, or a partnership's for a row of two seats).
 	Threshold float64 `protobuf:"fixed64,10,opt,name=threshold,proto3" json:"threshold,omitempty"`
 	// The card decisions the hindsight gain is measured on: every card decision with a choice
 	// (for the one-opponent hypothesis, those of the opponent with the larger score).
@@ -1497,8 +1498,9 @@ type FairPlayScore struct {
 	// The mean hindsight gain per decision, in card points (tricks as a ninth): what the card
 	// played gained valued with the hypothesis' knowledge rather than from the seat's own, less
 	// the same for the cards a fair player would likely play (each weighed by exp(0.1 x its
-	// fair value)). A small calibrated offset for honest play (some 0.3), more for a seat whose
-	// choices follow the hidden cards (docs/fairplay.md).
+	// fair value, from a second fair sample of worlds independent of the first)). About zero
+	// for honest play (a small calibrated offset), more for a seat whose choices follow the
+	// hidden cards (docs/fairplay.md).
 	GainMean float64 `protobuf:"fixed64,12,opt,name=gain_mean,json=gainMean,proto3" json:"gain_mean,omitempty"`
 	// The score of the hindsight gains: each decision's gain less the calibrated honest mean,
 	// summed, over the square root of the sum of their squares; about a standard normal score

@@ -625,7 +625,8 @@ export type FairPlayReportRequest = Message<"baloot.v1.FairPlayReportRequest"> &
   seats: number[];
 
   /**
-   * Worlds per card decision and per state of knowledge, 1 to 64; 0: 8. Out of range:
+   * Worlds per card decision and per state of knowledge, 1 to 64 (the fair values take two
+   * independent samples of this many); 0: 8. Out of range:
    * INVALID_ARGUMENT, reason ANALYSIS_BUDGET_INVALID.
    *
    * @generated from field: uint32 worlds = 3;
@@ -812,7 +813,7 @@ export type FairPlayScore = Message<"baloot.v1.FairPlayScore"> & {
 
   /**
    * The threshold of the larger of z_score and gain_z (set for at most 1 % of honest sets of
-   * ten matches flagged).
+   * ten matches flagged: a seat's, or a partnership's for a row of two seats).
    *
    * @generated from field: double threshold = 10;
    */
@@ -830,8 +831,9 @@ export type FairPlayScore = Message<"baloot.v1.FairPlayScore"> & {
    * The mean hindsight gain per decision, in card points (tricks as a ninth): what the card
    * played gained valued with the hypothesis' knowledge rather than from the seat's own, less
    * the same for the cards a fair player would likely play (each weighed by exp(0.1 x its
-   * fair value)). A small calibrated offset for honest play (some 0.3), more for a seat whose
-   * choices follow the hidden cards (docs/fairplay.md).
+   * fair value, from a second fair sample of worlds independent of the first)). About zero
+   * for honest play (a small calibrated offset), more for a seat whose choices follow the
+   * hidden cards (docs/fairplay.md).
    *
    * @generated from field: double gain_mean = 12;
    */
