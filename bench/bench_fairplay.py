@@ -81,26 +81,48 @@ CHEATERS = {
     "strong-all": (Level.STRONG, "all", Hypothesis.ALL),
     "strong-partner": (Level.STRONG, "partner", Hypothesis.PARTNER),
 }
-TYPES = (*HONEST, *CHEATERS)
+PAIRS = {"expert-pair": Level.EXPERT, "strong-pair": Level.STRONG}
+"""Partners who tell each other their hands: seats 0 and 2 both peek at the partner's hand
+(seats 1 and 3 honest STRONG); both are analysed, and scored one by one and as a partnership."""
+TYPES = (*HONEST, *CHEATERS, *PAIRS)
+OWN = {kind: hypothesis for kind, (_, _, hypothesis) in CHEATERS.items()} | dict.fromkeys(
+    PAIRS, Hypothesis.PARTNER
+)
+"""Each cheating type's own hypothesis."""
 
 
 def play(kind: str, seed: int) -> tuple[object, list[object]]:
-    """A match of bot type ``kind`` (seat 0 measured)."""
+    """A seeded match of bot type ``kind`` (its seats: :func:`measured_seats`)."""
     if kind in HONEST:
         level = Level(kind)
         return play_cheat_record([level] * 4, ["none"] * 4, seed)  # type: ignore[return-value]
+    if kind in PAIRS:
+        level = PAIRS[kind]
+        levels = [level, Level.STRONG, level, Level.STRONG]
+        peeks = ["partner", "none", "partner", "none"]
+        return play_cheat_record(levels, peeks, seed)  # type: ignore[return-value]
     level, peek, _ = CHEATERS[kind]
     levels = [level, Level.STRONG, Level.STRONG, Level.STRONG]
     return play_cheat_record(levels, [peek, "none", "none", "none"], seed)  # type: ignore[return-value]
 
 
-FIGURE_ORDER = (Knowledge.FAIR, *PEEKS)
-"""The order of the value vectors in a pool entry's decisions."""
+def measured_seats(kind: str) -> tuple[int, ...]:
+    """The seats analysed in a match of ``kind``: every seat of an honest match, both
+    partners of a colluding pair, seat 0 of a lone cheater."""
+    if kind in HONEST:
+        return (0, 1, 2, 3)
+    return (0, 2) if kind in PAIRS else (0,)
+
+
+FIGURE_ORDER = ("fair", "fair/2", *(k.value for k in PEEKS))
+"""The order of the value vectors in a pool entry's decisions: the two fair samples (their mean
+is the fair values), then each peeking state of knowledge."""
 
 
 def measure(kind: str, seed: int) -> list[dict[str, object]]:
     """Play one match and analyse its measured seats: every seat of an honest match (four
-    honest players of that level), seat 0 of a cheater's; each seat's decisions and CPU.
+    honest players of that level), seats 0 and 2 of a colluding pair's, seat 0 of a lone
+    cheater's; each seat's decisions and CPU.
 
     A decision is stored as ``[taken, fair, all, partner, left, right]``: the index of the
     card played among the legal cards and the value vector of each state of knowledge
@@ -108,7 +130,7 @@ def measure(kind: str, seed: int) -> list[dict[str, object]]:
     from the pool."""
     start, rounds = play(kind, seed)
     entries: list[dict[str, object]] = []
-    for seat in (0, 1, 2, 3) if kind in HONEST else (0,):
+    for seat in measured_seats(kind):
         began = time.process_time()
         figures = [
             f
@@ -123,13 +145,17 @@ def measure(kind: str, seed: int) -> list[dict[str, object]]:
                 "seat": seat,
                 "rounds": len(rounds),
                 "cpu": round(cpu, 3),
-                "figures": [
-                    [f.taken, *([round(v, 3) for v in f.values[k]] for k in FIGURE_ORDER)]
-                    for f in figures
-                ],
+                "figures": [[f.taken, *_vectors(f)] for f in figures],
             }
         )
     return entries
+
+
+def _vectors(found: DecisionFigures) -> list[list[float]]:
+    """A decision's value vectors in :data:`FIGURE_ORDER`, rounded to 3 decimals."""
+    assert found.fair_samples is not None
+    vectors = [*found.fair_samples, *(found.values[k] for k in PEEKS)]
+    return [[round(v, 3) for v in vector] for vector in vectors]
 
 
 def figures_from(entry: dict[str, object]) -> list[DecisionFigures]:
@@ -137,11 +163,14 @@ def figures_from(entry: dict[str, object]) -> list[DecisionFigures]:
     seat = int(entry["seat"])  # type: ignore[call-overload]
     found = []
     for index, (taken, *vectors) in enumerate(entry["figures"]):  # type: ignore[attr-defined]
-        values = {
-            k: tuple(float(v) for v in vector)
-            for k, vector in zip(FIGURE_ORDER, vectors, strict=True)
+        named = {
+            name: tuple(float(v) for v in vector)
+            for name, vector in zip(FIGURE_ORDER, vectors, strict=True)
         }
-        found.append(DecisionFigures(0, index, seat, int(taken), values))
+        first, second = named.pop("fair"), named.pop("fair/2")
+        values = {Knowledge(name): vector for name, vector in named.items()}
+        values[Knowledge.FAIR] = tuple((a + b) / 2.0 for a, b in zip(first, second, strict=True))
+        found.append(DecisionFigures(0, index, seat, int(taken), values, (first, second)))
     return found
 
 
@@ -273,6 +302,8 @@ COLOURS = {
     "expert-left": (30, 150, 60),
     "strong-all": (230, 140, 20),
     "strong-partner": (140, 60, 170),
+    "expert-pair": (0, 150, 150),
+    "strong-pair": (150, 100, 30),
 }
 
 
@@ -424,6 +455,86 @@ def _share(found: Sequence[float], threshold: float) -> float:
     return sum(1 for z in found if z >= threshold) / len(found)
 
 
+def partnerships(tallied: Sequence[tuple[dict[str, object], Tally]]) -> dict[str, list[Tally]]:
+    """The partnerships of the pool: both seats of one team in one match, their tallies added
+    (honest matches give two, a colluding pair's match one; a lone cheater's partner is not
+    analysed)."""
+    teams: dict[tuple[str, int, int], list[Tally]] = {}
+    for entry, tally in tallied:
+        kind = str(entry["kind"])
+        if kind in HONEST or kind in PAIRS:
+            key = (kind, int(entry["seed"]), int(entry["seat"]) & 1)  # type: ignore[call-overload]
+            teams.setdefault(key, []).append(tally)
+    found: dict[str, list[Tally]] = {k: [] for k in (*HONEST, *PAIRS)}
+    for (kind, _, _), pair in sorted(teams.items()):
+        if len(pair) == 2:
+            total = Tally()
+            for tally in pair:
+                total.add(tally)
+            found[kind].append(total)
+    return found
+
+
+def report_partnerships(
+    teams: dict[str, list[Tally]],
+    set_sizes: Sequence[int],
+    sets: int,
+    rates: dict[Knowledge, float],
+    nulls: dict[Knowledge, float],
+    least: tuple[int, int],
+) -> tuple[dict[int, dict[str, dict[Hypothesis, list[float]]]], dict[int, dict[Hypothesis, float]]]:
+    """Calibrate the partnerships' thresholds on honest partnerships and measure how many of
+    the colluding pairs' sets they flag; the scores and thresholds per set size."""
+    print("\npartnerships (the two seats of a team in one match, their counts added):")
+    for kind, found in teams.items():
+        if not found:
+            continue
+        total = Count()
+        for tally in found:
+            total.add(tally.counts[Knowledge.PARTNER])
+        decisions = sum(t.decisions for t in found)
+        print(
+            f"  {kind:15} {len(found):4} partnerships {decisions:5} decisions, partner's hand: "
+            f"hits {total.hits}/{total.telling}, mean gain {total.gain_mean:+.4f}"
+        )
+    rng = random.Random(2027)
+    zs: dict[int, dict[str, dict[Hypothesis, list[float]]]] = {}
+    thresholds: dict[int, dict[Hypothesis, float]] = {}
+    for size in set_sizes:
+        zs[size] = {}
+        for kind, found in teams.items():
+            if found:
+                drawn = draw_sets(found, size, sets, rng)
+                zs[size][kind] = {
+                    h: _zs(drawn, h, rates, nulls, least, "combined") for h in Hypothesis
+                }
+        thresholds[size] = {
+            h: _threshold([zs[size][k][h] for k in HONEST if k in zs[size]]) for h in Hypothesis
+        }
+    shipped = thresholds[10 if 10 in thresholds else set_sizes[0]]
+    for size in set_sizes:
+        print(
+            f"  sets of {size} matches of one partnership: threshold for <= 1 % of every honest "
+            "level's sets: "
+            + ", ".join(f"{h.value} >= {thresholds[size][h]:.2f}" for h in Hypothesis)
+        )
+        for kind in teams:
+            if kind not in zs[size]:
+                continue
+            cells = [
+                f"{h.value} {100 * _share(zs[size][kind][h], thresholds[size][h]):5.1f} % "
+                f"({100 * _share(zs[size][kind][h], shipped[h]):5.1f} %)"
+                for h in Hypothesis
+            ]
+            own = "  [own: partner]" if kind in PAIRS else ""
+            print(f"    {kind:15} flagged: {'; '.join(cells)}{own}")
+    print(
+        "  (flagged: at that size's partnership threshold (at the ten-match one); the "
+        "thresholds above flag at most 1 % of every honest level's partnership sets)"
+    )
+    return zs, thresholds
+
+
 def report(
     pool: Path,
     set_sizes: Sequence[int],
@@ -437,8 +548,10 @@ def report(
     pools: dict[str, list[Tally]] = {k: [] for k in TYPES}
     cpu: list[float] = []
     decisions_cpu = 0
+    tallied = []
     for entry in entries:
         tally = tally_from(entry)
+        tallied.append((entry, tally))
         pools[entry["kind"]].append(tally)
         cpu.append(entry["cpu"])
         decisions_cpu += tally.decisions
@@ -528,7 +641,7 @@ def report(
                 cells.append(
                     f"{hypothesis.value} {100 * at_own:5.1f} % ({100 * at_shipped:5.1f} %)"
                 )
-            own = f"  [own: {CHEATERS[kind][2].value}]" if kind in CHEATERS else ""
+            own = f"  [own: {OWN[kind].value}]" if kind in OWN else ""
             print(f"  {kind:15} flagged: {'; '.join(cells)}{own}")
     print(
         f"  (flagged on the combined score: at that size's threshold (at the shipped one, the "
@@ -539,7 +652,7 @@ def report(
     print(
         "  " + f"{'cheater':15} {'score':9}" + "".join(f"{size:>8} matches" for size in set_sizes)
     )
-    for kind, (_, _, hypothesis) in CHEATERS.items():
+    for kind, hypothesis in OWN.items():
         if kind not in zs[set_sizes[0]]:
             continue
         for which in SCORES:
@@ -549,6 +662,8 @@ def report(
                 for size in set_sizes
             ]
             print(f"  {kind:15} {which:9}" + "".join(cells))
+    teams = partnerships(tallied)
+    team_zs, team_thresholds = report_partnerships(teams, set_sizes, sets, rates, nulls, least)
     print("\nfor analysis/fairplay.py:")
     print("BASE_RATES = {" + ", ".join(f"Knowledge.{k.name}: {v}" for k, v in rates.items()) + "}")
     print("GAIN_NULLS = {" + ", ".join(f"Knowledge.{k.name}: {v}" for k, v in nulls.items()) + "}")
@@ -557,6 +672,12 @@ def report(
         + ", ".join(f"Hypothesis.{h.name}: {shipped['combined', h]}" for h in Hypothesis)
         + "}"
     )
+    if 10 in team_thresholds:
+        print(
+            "PARTNERSHIP_THRESHOLDS = {"
+            + ", ".join(f"Hypothesis.{h.name}: {team_thresholds[10][h]}" for h in Hypothesis)
+            + "}"
+        )
     if chart is not None and 10 in zs:
         curves = {}
         for kind, (_, _, hypothesis) in CHEATERS.items():
@@ -568,6 +689,18 @@ def report(
             at_one = max(t for f, t in curves[kind] if f <= 0.01)
             print(
                 f"ROC (10 matches, honest BASIC/STRONG/EXPERT pooled) {kind}: "
+                f"{100 * at_one:.1f} % detected at <= 1 % FPR"
+            )
+        for kind in PAIRS:
+            if kind not in team_zs.get(10, {}):
+                continue
+            honest = [
+                z for k in NULL if k in team_zs[10] for z in team_zs[10][k][Hypothesis.PARTNER]
+            ]
+            curves[kind] = roc(honest, team_zs[10][kind][Hypothesis.PARTNER])
+            at_one = max(t for f, t in curves[kind] if f <= 0.01)
+            print(
+                f"ROC (10 matches, partnerships, honest BASIC/STRONG/EXPERT pooled) {kind}: "
                 f"{100 * at_one:.1f} % detected at <= 1 % FPR"
             )
         write_png(chart, curves)
