@@ -11,7 +11,14 @@ from baloot_client import EngineClient, EngineError
 
 from baloot.v1 import analysis_pb2, records_pb2
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
-from baloot_engine.analysis.fairplay import MIN_GAIN_DECISIONS, FairPlayReport, fair_play
+from baloot_engine.analysis.fairplay import (
+    MIN_GAIN_DECISIONS,
+    PARTNERSHIP_THRESHOLDS,
+    THRESHOLDS,
+    FairPlayReport,
+    Hypothesis,
+    fair_play,
+)
 from baloot_engine.analysis.selfplay import play_record
 from baloot_engine.api.analysis import record_message
 from baloot_engine.api.fairplay import prepare_all
@@ -55,7 +62,10 @@ def test_the_stream_is_the_core_s_report(stub: pb_grpc.BalootEngineServiceStub) 
             analysis_pb2.FAIR_PLAY_HYPOTHESIS_PARTNER_HAND,
             analysis_pb2.FAIR_PLAY_HYPOTHESIS_OPPONENT_HAND,
         ]
-        assert all(s.threshold > 0 for s in row.scores)
+        # A seat's thresholds, or the partnerships' for the row of two seats.
+        shipped = THRESHOLDS if len(row.seats) == 1 else PARTNERSHIP_THRESHOLDS
+        assert [s.threshold for s in row.scores] == [shipped[h] for h in Hypothesis]
+        assert [s.threshold for s in row.scores] == [s.threshold for s in expected.scores]
         # The hindsight gain: every decision of the row counted, the core's mean and score.
         assert [(s.gain_decisions, s.gain_mean, s.gain_z) for s in row.scores] == [
             (s.gain_decisions, s.gain_mean, s.gain_z) for s in expected.scores
