@@ -10,16 +10,22 @@
 A pool of seeded matches is played and analysed once per bot type
 (:mod:`baloot_engine.analysis.fairplay`, its default worlds): the honest levels RANDOM, BASIC,
 STRONG and EXPERT (every seat at that level, and every seat analysed: an honest match gives
-four entries), and the cheaters of ``bench/fairplay_bots.py`` in seat 0, the other seats
-honest STRONG (seat 0 analysed): the solver's player peeking at every hand, at its partner's,
-at its left opponent's (``expert-*``), and STRONG's search peeking at every hand or its
-partner's (``strong-*``). Each entry keeps every card decision's figures — the index of the
-card played and the value vector of each state of knowledge, rounded to 3 decimals — and the
-CPU seconds of its analysis, so that any statistic can be recomputed from the pool file
-alone; entries go to the file as they are made (a run that stops keeps what it did; the next
-run adds to it; ``--report-only`` reads it alone). ``--matches`` is the entries wanted per type
-(``--honest-matches``, ``--expert-matches`` and ``--want kind=N`` override it per type),
-played round robin until ``--minutes`` run out.
+four entries), and the cheaters of ``bench/fairplay_bots.py`` in seat 0, the other seats honest
+STRONG (seat 0 analysed): the solver's player peeking at every hand, at its partner's, at its
+left opponent's (``expert-*``), and STRONG's search peeking at every hand or its partner's
+(``strong-*``); and partners who tell each other their hands, seats 0 and 2 both peeking at the
+other's (``expert-pair``, ``strong-pair``, both seats analysed). Each entry keeps every card
+decision's figures — the index of the card played and the value vector of each state of
+knowledge, rounded to 3 decimals — and the CPU seconds of its analysis, so that any statistic
+can be recomputed from the pool file alone; entries go to the file as they are made (a run that
+stops keeps what it did; the next run adds to it; ``--report-only`` reads it alone).
+``--matches`` is the entries wanted per type (``--honest-matches``, ``--expert-matches`` and
+``--want kind=N`` override it per type), played round robin until ``--minutes`` run out.
+
+Partnerships are scored too: both seats of one team of one match, their counts added (two per
+honest match, one per colluding pair's); their thresholds are calibrated on honest
+partnerships as the seats' are on honest seats, and the colluding pairs' partnership sets
+flagged at them are the detection power for collusion.
 
 Sets of ``--set-size`` entries (matches of one player) are then drawn from each pool with
 replacement (``--sets`` per type and size): the sets overlap, and with a pool smaller than the
@@ -124,8 +130,9 @@ def measure(kind: str, seed: int) -> list[dict[str, object]]:
     honest players of that level), seats 0 and 2 of a colluding pair's, seat 0 of a lone
     cheater's; each seat's decisions and CPU.
 
-    A decision is stored as ``[taken, fair, all, partner, left, right]``: the index of the
-    card played among the legal cards and the value vector of each state of knowledge
+    A decision is stored as ``[taken, fair, fair/2, all, partner, left, right]``: the index
+    of the card played among the legal cards, the value vectors of the two fair samples and
+    of each peeking state of knowledge
     (:data:`FIGURE_ORDER`), rounded to 3 decimals, so that any statistic can be recomputed
     from the pool."""
     start, rounds = play(kind, seed)

@@ -445,7 +445,40 @@ def test_the_cli_prints_the_table_per_seat_and_partnership(
     report = json.loads(capsys.readouterr().out)
     assert [row["seats"] for row in report["rows"]] == [[2]]
     assert {s["hypothesis"] for s in report["rows"][0]["scores"]} == {"all", "partner", "opponent"}
+    # Every seat and both partnerships: each row's thresholds, a seat's or the partnerships'.
+    assert main([str(path), "--worlds", "2", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    names = {h.value: h for h in Hypothesis}
+    for row in rows:
+        shipped = THRESHOLDS if len(row["seats"]) == 1 else PARTNERSHIP_THRESHOLDS
+        assert {s["threshold"] for s in row["scores"]} <= set(shipped.values())
+        for s in row["scores"]:
+            assert s["threshold"] == shipped[names[s["hypothesis"]]]
+    assert [0, 2] in [row["seats"] for row in rows]
     assert main([str(path), "--worlds", "65"]) == 2
+
+
+def test_a_pool_entry_keeps_every_figure() -> None:
+    """The benchmark's pool stores a decision's two fair samples and peeking values, and reads
+    them back into the same figures (to its 3 decimals): the same tally."""
+    found = figures(short_record(), seed=4, seats=(1,))
+    entry = {"seat": 1, "figures": [[f.taken, *bench_fairplay._vectors(f)] for f in found]}
+    back = bench_fairplay.figures_from(json.loads(json.dumps(entry)))
+    assert len(back) == len(found)
+    for a, b in zip(found, back, strict=True):
+        assert a.taken == b.taken
+        assert a.fair_samples is not None
+        assert b.fair_samples is not None
+        for x, y in zip(a.fair_samples, b.fair_samples, strict=True):
+            assert y == pytest.approx(x, abs=1e-3)
+        for knowledge in Knowledge:
+            assert b.values[knowledge] == pytest.approx(a.values[knowledge], abs=1e-3)
+    original = tally_of(found, (1,))[1]
+    read = tally_of(back, (1,))[1]
+    assert read.decisions == original.decisions
+    for knowledge in PEEKS:
+        x, y = original.counts[knowledge], read.counts[knowledge]
+        assert y.gain_sum == pytest.approx(x.gain_sum, abs=0.01 * max(1, x.gain_decisions))
 
 
 def test_the_thresholds_and_base_rates_are_set() -> None:

@@ -826,9 +826,9 @@ class FairPlayScore(_message.Message):
     """The mean hindsight gain per decision, in card points (tricks as a ninth): what the card
     played gained valued with the hypothesis' knowledge rather than from the seat's own, less
     the same for the cards a fair player would likely play (each weighed by exp(0.1 x its
-    fair value, from a second fair sample of worlds independent of the first)). About zero
-    for honest play (a small calibrated offset), more for a seat whose choices follow the
-    hidden cards (docs/fairplay.md).
+    fair value); the fair values come from two independent samples of worlds, each weighed by
+    the other's values, the two averaged). About zero for honest play, more for a seat whose
+    choices follow the hidden cards (docs/fairplay.md).
     """
     gain_z: _builtins.float
     """The score of the hindsight gains: each decision's gain less the calibrated honest mean,

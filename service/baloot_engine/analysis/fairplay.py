@@ -32,8 +32,9 @@ from two independent samples of worlds, and each sample's gain is weighed by the
 weigh. The score is the self-normalised sum :func:`gain_z` against the honest null
 :data:`GAIN_NULLS` (what is left: the bots' sampler is not the exact posterior). A hypothesis
 is flagged when the larger of the hits' z (on enough telling decisions) and the gain score (on
-at least :data:`MIN_GAIN_DECISIONS` decisions) passes its threshold, :data:`THRESHOLDS` (set so
-that at most 1 % of honest sets of ten matches are flagged). The "one opponent" score is the
+at least :data:`MIN_GAIN_DECISIONS` decisions) passes its threshold, :data:`THRESHOLDS` for a
+seat and :data:`PARTNERSHIP_THRESHOLDS` for a partnership (set so that at most 1 % of honest
+sets of ten matches are flagged). The "one opponent" score is the
 larger of the left and right ones. The counts are additive: a set of records is scored by
 adding each record's :class:`Tally` per seat (and per partnership, both seats of a team added).
 
