@@ -69,6 +69,7 @@ from baloot_engine.analysis.fairplay import (
     Hypothesis,
     Knowledge,
     Tally,
+    fair_of,
     gain_z,
     record_figures,
     score,
@@ -176,7 +177,7 @@ def figures_from(entry: dict[str, object]) -> list[DecisionFigures]:
         }
         first, second = named.pop("fair"), named.pop("fair/2")
         values = {Knowledge(name): vector for name, vector in named.items()}
-        values[Knowledge.FAIR] = tuple((a + b) / 2.0 for a, b in zip(first, second, strict=True))
+        values[Knowledge.FAIR] = fair_of(first, second)
         found.append(DecisionFigures(0, index, seat, int(taken), values, (first, second)))
     return found
 

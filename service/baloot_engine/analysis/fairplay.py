@@ -395,6 +395,11 @@ def cross_fitted_gain(
     )
 
 
+def fair_of(first: Sequence[float], second: Sequence[float]) -> tuple[float, ...]:
+    """The fair values of a decision: the mean of its two fair samples."""
+    return tuple((a + b) / 2.0 for a, b in zip(first, second, strict=True))
+
+
 def gain_z(count: Count, null: float = 0.0) -> float:
     """The self-normalised sum of the hindsight gains less their honest mean ``null`` per
     decision: ``sum (d - null) / sqrt(sum (d - null)^2)`` (0 on none)."""
@@ -463,8 +468,8 @@ class DecisionFigures:
     values: dict[Knowledge, tuple[float, ...]]
     fair_samples: tuple[tuple[float, ...], tuple[float, ...]] | None = None
     """The fair values of two independent samples of worlds (``values[FAIR]`` is their mean),
-    for the hindsight gain (:func:`cross_fitted_gain`); None: the gain weighs by the fair
-    values themselves."""
+    for the hindsight gain (:func:`cross_fitted_gain`); None: both are the fair values
+    themselves (the gain then weighs by the values it weighs)."""
 
 
 def decision_figures(
@@ -514,7 +519,7 @@ def decision_figures(
 
         samples[label] = tuple(_sampled(position, plays, same, wanted, sample, worlds, stop))
     first, second = samples.pop(FAIR_SAMPLES[0]), samples.pop(FAIR_SAMPLES[1])
-    values[Knowledge.FAIR] = tuple((a + b) / 2.0 for a, b in zip(first, second, strict=True))
+    values[Knowledge.FAIR] = fair_of(first, second)
     for knowledge in (Knowledge.PARTNER, Knowledge.LEFT, Knowledge.RIGHT):
         values[knowledge] = samples[knowledge.value]
     return DecisionFigures(
@@ -535,16 +540,14 @@ def tally_of(figures: Iterable[DecisionFigures], seats: Iterable[int]) -> dict[i
         if tally is None:
             continue
         fair = found.values[Knowledge.FAIR]
+        samples = found.fair_samples or (fair, fair)
         fair_best = _best(fair)
         tally.decisions += 1
         tally.fair_loss += max(0.0, max(fair) - fair[found.taken])
         for knowledge in PEEKS:
             values = found.values[knowledge]
             count = tally.counts[knowledge]
-            if found.fair_samples is None:
-                count.add_gain(hindsight_gain(values, fair, found.taken))
-            else:
-                count.add_gain(cross_fitted_gain(values, found.fair_samples, found.taken))
+            count.add_gain(cross_fitted_gain(values, samples, found.taken))
             best = _best(values)
             if best & fair_best:
                 continue
@@ -722,6 +725,7 @@ __all__ = [
     "Score",
     "Tally",
     "cross_fitted_gain",
+    "fair_of",
     "fair_play",
     "fair_weights",
     "gain_z",
