@@ -29,9 +29,10 @@ flagged at them are the detection power for collusion.
 
 Sets of ``--set-size`` entries (matches of one player) are then drawn from each pool with
 replacement (``--sets`` per type and size): the sets overlap, and with a pool smaller than the
-set an entry may count twice, which the output says. Two scores are compared per hypothesis:
-the hits' z-score alone (the statistic before the hindsight gain) and the shipped one, the
-larger of the hits' z-score and the gain score. The nulls are the highest hit rate and the
+set an entry may count twice, which the output says. Three scores are compared per
+hypothesis: the hits' z-score alone (the statistic before the hindsight gain), the larger of
+the hits' z-score and the gain score (the score until 3 December 2026) and the shipped one,
+their weighted sum (``combined_score``). The nulls are the highest hit rate and the
 highest mean hindsight gain of an honest level; the threshold of each score, hypothesis and set
 size is the smallest that flags at most 1 % of the sets of every honest level (RANDOM
 included); the cheaters' sets flagged at it are the detection power. The ROC chart (sets of ten
@@ -412,9 +413,10 @@ def write_png(path: Path, curves: dict[str, list[tuple[float, float]]], size: in
     path.write_bytes(png)
 
 
-SCORES = ("hits", "combined")
-"""The scores compared: the hits' z-score alone (the statistic before the hindsight gain) and
-the shipped one, the larger of the hits' z-score and the gain score."""
+SCORES = ("hits", "larger", "combined")
+"""The scores compared: the hits' z-score alone (the statistic before the hindsight gain), the
+larger of the hits' z-score and the gain score (the score until 3 December 2026), and the
+shipped one, their weighted sum (``combined_score``)."""
 
 
 def _zs(
@@ -426,27 +428,29 @@ def _zs(
     which: str,
 ) -> list[float]:
     """Each set's score for a hypothesis (minus infinity: too few decisions for a verdict):
-    ``which`` is "hits" (the hits' z-score alone) or "combined" (the shipped score)."""
+    ``which`` is "hits" (the hits' z-score alone), "larger" (the larger of the hits' z-score
+    and the gain score, each on enough decisions) or "combined" (the shipped score)."""
+
+    def one(tally: Tally, hits: int, gains: int) -> float:
+        result = score(
+            tally,
+            hypothesis,
+            base_rates=rates,
+            gain_nulls=nulls,
+            min_decisions=hits,
+            min_gain_decisions=gains,
+        )
+        return result.combined if result.enough else float("-inf")
+
+    never = 2**62
     found = []
     for tally in sets:
         if which == "hits":
-            result = score(
-                tally,
-                hypothesis,
-                base_rates=rates,
-                min_decisions=least[0],
-                min_gain_decisions=2**62,
-            )
+            found.append(one(tally, least[0], never))
+        elif which == "larger":
+            found.append(max(one(tally, least[0], never), one(tally, never, least[1])))
         else:
-            result = score(
-                tally,
-                hypothesis,
-                base_rates=rates,
-                gain_nulls=nulls,
-                min_decisions=least[0],
-                min_gain_decisions=least[1],
-            )
-        found.append(result.combined if result.enough else float("-inf"))
+            found.append(one(tally, least[0], least[1]))
     return found
 
 

@@ -19,6 +19,7 @@ from baloot.v1 import records_pb2
 from baloot_engine.analysis.fairplay import (
     BASE_RATES,
     GAIN_NULLS,
+    HITS_WEIGHT,
     MIN_DECISIONS,
     MIN_GAIN_DECISIONS,
     PARTNERSHIP_THRESHOLDS,
@@ -31,6 +32,7 @@ from baloot_engine.analysis.fairplay import (
     Knowledge,
     Progress,
     Tally,
+    combined_score,
     cross_fitted_gain,
     fair_play,
     fair_weights,
@@ -228,7 +230,7 @@ def test_the_gain_is_about_zero_for_an_honest_chooser_and_positive_for_a_peeker(
     scores = {h: score(peeker, h, gain_nulls=nulls) for h in Hypothesis}
     assert scores[Hypothesis.PARTNER].flagged
     assert scores[Hypothesis.PARTNER].combined > scores[Hypothesis.ALL].combined
-    # The honest chooser's scores are about standard normal: the thresholds (about 2.5) flag
+    # The honest chooser's scores are about standard normal: the thresholds (2.0-2.9) flag
     # some 1 % of honest sets by design, so it is checked at a z of 4 (a chance of 3e-5).
     strict = dict.fromkeys(Hypothesis, 4.0)
     assert not any(
@@ -266,7 +268,7 @@ def test_the_z_score_and_its_p_value() -> None:
     verdict = score(few, Hypothesis.ALL)
     assert not verdict.enough
     assert not verdict.flagged
-    # Enough telling decisions: the hits alone flag, and the score is the larger of the two.
+    # Enough telling decisions and no gain decisions: the hits alone are the score, and flag.
     many = Tally()
     many.counts[Knowledge.ALL].telling = MIN_DECISIONS
     many.counts[Knowledge.ALL].hits = MIN_DECISIONS
@@ -274,6 +276,36 @@ def test_the_z_score_and_its_p_value() -> None:
     assert verdict.enough
     assert verdict.flagged
     assert verdict.combined == verdict.z
+
+
+def test_the_score_adds_half_the_hits_to_the_gain() -> None:
+    """With both resting on enough decisions, the score is their normalised weighted sum: a
+    seat that scores a little on each, neither past the threshold, is flagged (the larger of
+    the two would not flag it); with one counted, that one alone."""
+    assert HITS_WEIGHT == 0.5
+    assert combined_score(2.0, None) == 2.0
+    assert combined_score(None, 1.5) == 1.5
+    assert combined_score(None, None) == 0.0
+    assert combined_score(2.0, 2.0) == pytest.approx(3.0 / math.sqrt(1.65))
+    assert combined_score(0.0, 0.0) == 0.0
+    tally = Tally()
+    count = tally.counts[Knowledge.ALL]
+    count.telling, count.hits = 100, 46
+    count.gain_decisions, count.gain_sum, count.gain_squares = 100, 22.0, 100.0
+    nulls = dict.fromkeys(PEEKS, 0.0)
+    thresholds = dict.fromkeys(Hypothesis, 2.5)
+    found = score(tally, Hypothesis.ALL, gain_nulls=nulls, thresholds=thresholds)
+    assert found.z == pytest.approx(2.261, abs=1e-3)
+    assert found.gain_z == pytest.approx(2.2)
+    assert max(found.z, found.gain_z) < 2.5
+    assert found.combined == pytest.approx((2.2 + 0.5 * 2.2613) / math.sqrt(1.65), abs=1e-3)
+    assert found.enough
+    assert found.flagged
+    # The hits below their verdict's count: the gain alone, not flagged.
+    count.telling, count.hits = MIN_DECISIONS - 1, MIN_DECISIONS - 1
+    alone = score(tally, Hypothesis.ALL, gain_nulls=nulls, thresholds=thresholds)
+    assert alone.combined == pytest.approx(2.2)
+    assert not alone.flagged
 
 
 def test_the_opponent_score_is_the_larger_of_the_two() -> None:
@@ -392,7 +424,7 @@ def test_an_all_hands_peeker_always_plays_a_hindsight_best_card() -> None:
 def test_each_cheater_of_the_benchmark_pool_scores_highest_on_its_own_hypothesis() -> None:
     """Sets of ten matches of the committed pool: the EXPERT-like peekers (every hand, the
     partner's, the left opponent's) score higher on their own hypothesis than on the others,
-    on average, on the shipped score (the larger of the hits' and the gain's)."""
+    on average, on the shipped score (the hits' and the gain's combined)."""
     pools: dict[str, list[Tally]] = {}
     for line in POOL.read_text().splitlines():
         entry = json.loads(line)
@@ -438,6 +470,7 @@ def test_the_cli_prints_the_table_per_seat_and_partnership(
     for who in ("seat 0", "seat 3", "seats 0+2", "seats 1+3"):
         assert who in out
     assert "partner's hand" in out
+    assert " score " in out.splitlines()[1]  # the header names the score the verdict is on
     assert "too few decisions" in out
     assert "never proof" in out
     assert "decisions" in err  # the progress bar
@@ -454,6 +487,7 @@ def test_the_cli_prints_the_table_per_seat_and_partnership(
         assert {s["threshold"] for s in row["scores"]} <= set(shipped.values())
         for s in row["scores"]:
             assert s["threshold"] == shipped[names[s["hypothesis"]]]
+            assert s["flagged"] == (s["enough"] and s["score"] >= s["threshold"])
     assert [0, 2] in [row["seats"] for row in rows]
     assert main([str(path), "--worlds", "65"]) == 2
 
@@ -489,4 +523,4 @@ def test_the_thresholds_and_base_rates_are_set() -> None:
     assert all(0.0 <= null < 1.0 for null in GAIN_NULLS.values())
     assert set(THRESHOLDS) == set(Hypothesis)
     assert set(PARTNERSHIP_THRESHOLDS) == set(Hypothesis)
-    assert all(2.0 < t < 4.0 for t in (*THRESHOLDS.values(), *PARTNERSHIP_THRESHOLDS.values()))
+    assert all(1.5 < t < 4.0 for t in (*THRESHOLDS.values(), *PARTNERSHIP_THRESHOLDS.values()))

@@ -72,6 +72,9 @@ def test_the_stream_is_the_core_s_report(stub: pb_grpc.BalootEngineServiceStub) 
         ]
         assert all(s.gain_decisions == row.decisions > 0 for s in row.scores)
         assert [s.flagged for s in row.scores] == [s.flagged for s in expected.scores]
+        # The score the verdict compares with the threshold.
+        assert [s.score for s in row.scores] == [s.combined for s in expected.scores]
+        assert all(s.flagged == (s.enough and s.score >= s.threshold) for s in row.scores)
         assert [s.enough for s in row.scores] == [s.enough for s in expected.scores]
     assert any(s.gain_mean != 0.0 and s.gain_z != 0.0 for row in summary.rows for s in row.scores)
 

@@ -787,6 +787,7 @@ class FairPlayScore(_message.Message):
     GAIN_DECISIONS_FIELD_NUMBER: _builtins.int
     GAIN_MEAN_FIELD_NUMBER: _builtins.int
     GAIN_Z_FIELD_NUMBER: _builtins.int
+    SCORE_FIELD_NUMBER: _builtins.int
     hypothesis: Global___FairPlayHypothesis.ValueType
     """The hypothesis scored."""
     telling: _builtins.int
@@ -810,13 +811,12 @@ class FairPlayScore(_message.Message):
     decisions for z_score, or at least min_gain_decisions decisions for gain_z.
     """
     flagged: _builtins.bool
-    """True when enough and the larger of z_score and gain_z, each counted only on enough
-    decisions, passes the threshold: a statistic for a referee to look at, never proof
-    (docs/fairplay.md).
+    """True when enough and score passes the threshold: a statistic for a referee to look at,
+    never proof (docs/fairplay.md).
     """
     threshold: _builtins.float
-    """The threshold of the larger of z_score and gain_z (set for at most 1 % of honest sets of
-    ten matches flagged: a seat's, or a partnership's for a row of two seats).
+    """The threshold of score (set for at most 1 % of honest sets of ten matches flagged: a
+    seat's, or a partnership's for a row of two seats).
     """
     gain_decisions: _builtins.int
     """The card decisions the hindsight gain is measured on: every card decision with a choice
@@ -835,6 +835,11 @@ class FairPlayScore(_message.Message):
     summed, over the square root of the sum of their squares; about a standard normal score
     for honest play.
     """
+    score: _builtins.float
+    """The score compared with the threshold: (gain_z + 0.5 z_score) / sqrt(1.65) when both rest
+    on enough decisions (at least min_gain_decisions decisions and min_decisions telling ones),
+    else the one that does; about a standard normal score for honest play.
+    """
     def __init__(
         self,
         *,
@@ -851,10 +856,11 @@ class FairPlayScore(_message.Message):
         gain_decisions: _builtins.int = ...,
         gain_mean: _builtins.float = ...,
         gain_z: _builtins.float = ...,
+        score: _builtins.float = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["enough", b"enough", "expected_hits", b"expected_hits", "flagged", b"flagged", "gain", b"gain", "gain_decisions", b"gain_decisions", "gain_mean", b"gain_mean", "gain_z", b"gain_z", "hits", b"hits", "hypothesis", b"hypothesis", "p_value", b"p_value", "telling", b"telling", "threshold", b"threshold", "z_score", b"z_score"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["enough", b"enough", "expected_hits", b"expected_hits", "flagged", b"flagged", "gain", b"gain", "gain_decisions", b"gain_decisions", "gain_mean", b"gain_mean", "gain_z", b"gain_z", "hits", b"hits", "hypothesis", b"hypothesis", "p_value", b"p_value", "score", b"score", "telling", b"telling", "threshold", b"threshold", "z_score", b"z_score"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -31,11 +31,13 @@ from two independent samples of worlds, and each sample's gain is weighed by the
 (:func:`cross_fitted_gain`), so that the weights know nothing of the errors of the values they
 weigh. The score is the self-normalised sum :func:`gain_z` against the honest null
 :data:`GAIN_NULLS` (what is left: the bots' sampler is not the exact posterior). A hypothesis
-is flagged when the larger of the hits' z (on enough telling decisions) and the gain score (on
-at least :data:`MIN_GAIN_DECISIONS` decisions) passes its threshold, :data:`THRESHOLDS` for a
-seat and :data:`PARTNERSHIP_THRESHOLDS` for a partnership (set so that at most 1 % of honest
-sets of ten matches are flagged). The "one opponent" score is the
-larger of the left and right ones. The counts are additive: a set of records is scored by
+is flagged when its score passes its threshold, :data:`THRESHOLDS` for a seat and
+:data:`PARTNERSHIP_THRESHOLDS` for a partnership (set so that at most 1 % of honest sets of ten
+matches are flagged). The score (:func:`combined_score`) adds the gain score and half the hits'
+z, normalised to about a standard normal score for honest play; when only one of them rests on
+enough decisions (:data:`MIN_DECISIONS` telling decisions for the hits,
+:data:`MIN_GAIN_DECISIONS` decisions for the gain), that one alone. The "one opponent" score
+is the larger of the left and right ones. The counts are additive: a set of records is scored by
 adding each record's :class:`Tally` per seat (and per partnership, both seats of a team added).
 
 This is a statistic for a referee to look at, never proof of cheating; it runs on records of
@@ -127,17 +129,17 @@ of honest play (card points), the highest of RANDOM, BASIC, STRONG and EXPERT on
 posterior; it is not (it reads no inference from the other seats' play or bids), and honest
 levels' means lie between -0.11 and +0.14 card points a decision."""
 THRESHOLDS: Final = {
-    Hypothesis.ALL: 2.52,
-    Hypothesis.PARTNER: 2.49,
-    Hypothesis.OPPONENT: 2.85,
+    Hypothesis.ALL: 2.29,
+    Hypothesis.PARTNER: 2.1,
+    Hypothesis.OPPONENT: 2.61,
 }
-"""The score (the larger of the hits' z and the gain z) from which a seat is flagged: the
+"""The score (:func:`combined_score`) from which a seat is flagged: the
 smallest that flags at most 1 % of the sets of ten matches of every honest level on the
 benchmark's pool (docs/fairplay.md)."""
 PARTNERSHIP_THRESHOLDS: Final = {
-    Hypothesis.ALL: 2.4,
-    Hypothesis.PARTNER: 2.14,
-    Hypothesis.OPPONENT: 2.87,
+    Hypothesis.ALL: 2.29,
+    Hypothesis.PARTNER: 2.0,
+    Hypothesis.OPPONENT: 2.86,
 }
 """The same for a partnership (its two seats' counts added): the smallest score that flags
 at most 1 % of the honest partnerships' sets of ten matches on the benchmark's pool."""
@@ -145,6 +147,15 @@ MIN_DECISIONS: Final = 20
 """No verdict from the hits on fewer telling decisions than this."""
 MIN_GAIN_DECISIONS: Final = 60
 """No verdict from the hindsight gain on fewer decisions than this."""
+HITS_WEIGHT: Final = 0.5
+"""The weight of the hits' z in the score, the gain score's being 1 (:func:`combined_score`).
+Chosen on the benchmark's pool among 0 to 1.5 and the larger of the two (the score until
+3 December 2026): it caught the most of the STRONG-based peekers of every kind, whose choices
+lean toward the hidden cards without always finding the exact best one (docs/fairplay.md)."""
+SCORE_CORRELATION: Final = 0.4
+"""The correlation of the hits' z and the gain score over honest sets (0.05 to 0.53 on the
+benchmark's pool, about 0.4 for the levels that play by sense), by which their weighted sum is
+normalised to about a standard normal score."""
 GAIN_TEMPERATURE: Final = 0.1
 """How sharply a fair player is taken to prefer the better cards in the hindsight gain
 (:func:`fair_weights`): a card worth 10 card points less fairly is e times less likely."""
@@ -225,9 +236,10 @@ class Score:
     opponent with the larger score); ``expected`` the hits honest play gives at the base rate;
     ``z`` the hits' z-score, ``p_value`` its one-sided normal tail; ``gain_decisions``,
     ``gain_mean`` and ``gain_z`` the hindsight gain's decisions, mean and score;
-    ``combined`` the larger of ``z`` (on at least :data:`MIN_DECISIONS` telling decisions)
-    and ``gain_z`` (on at least :data:`MIN_GAIN_DECISIONS` decisions); ``enough`` whether
-    either rests on that many (no verdict otherwise); ``flagged`` whether ``combined`` passes
+    ``combined`` the score (:func:`combined_score` of ``z``, on at least :data:`MIN_DECISIONS`
+    telling decisions, and ``gain_z``, on at least :data:`MIN_GAIN_DECISIONS` decisions);
+    ``enough`` whether either rests on that many (no verdict otherwise); ``flagged`` whether
+    ``combined`` passes
     ``threshold`` (a seat's, :data:`THRESHOLDS`, or a partnership's,
     :data:`PARTNERSHIP_THRESHOLDS`).
     """
@@ -300,7 +312,8 @@ def score(
     min_gain_decisions: int = MIN_GAIN_DECISIONS,
 ) -> Score:
     """A tally's score for one hypothesis: the hits' z-score and the hindsight gain's score,
-    the larger of those that rest on enough decisions against one threshold."""
+    those that rest on enough decisions combined (:func:`combined_score`) against one
+    threshold."""
     if hypothesis is Hypothesis.ALL:
         chosen = [Knowledge.ALL]
     elif hypothesis is Hypothesis.PARTNER:
@@ -313,13 +326,13 @@ def score(
         base = base_rates[knowledge]
         z = z_score(count.telling, count.hits, base)
         gained = gain_z(count, gain_nulls[knowledge])
-        parts = []
-        if count.telling >= min_decisions:
-            parts.append(z)
-        if count.gain_decisions >= min_gain_decisions:
-            parts.append(gained)
-        enough = bool(parts)
-        combined = max(parts) if parts else max(z, gained)
+        hits_enough = count.telling >= min_decisions
+        gain_enough = count.gain_decisions >= min_gain_decisions
+        enough = hits_enough or gain_enough
+        combined = combined_score(
+            z if hits_enough or not enough else None,
+            gained if gain_enough or not enough else None,
+        )
         found = Score(
             hypothesis,
             count.telling,
@@ -340,6 +353,25 @@ def score(
             best = found
     assert best is not None
     return best
+
+
+def combined_score(z: float | None, gained: float | None) -> float:
+    """The score of a hypothesis from the hits' z and the gain score (None: not counted, too
+    few decisions): ``(gain_z + c z) / sqrt(1 + c^2 + 2 c rho)``, ``c`` :data:`HITS_WEIGHT`
+    and ``rho`` :data:`SCORE_CORRELATION`, about a standard normal score for honest play; one
+    of them alone when the other is not counted (0 when neither is).
+
+    The two see the same lean from two sides: the hits count the decisions where the seat
+    found the exact card that only the hidden cards make best, the gain what every choice
+    gained by the hidden cards. A peeker who uses what he sees well scores high on both; one
+    who leans toward the hidden cards without always finding the best one scores a little on
+    each, and their sum catches him where the larger of the two would not."""
+    if z is None:
+        return gained if gained is not None else 0.0
+    if gained is None:
+        return z
+    c = HITS_WEIGHT
+    return (gained + c * z) / math.sqrt(1.0 + c * c + 2.0 * c * SCORE_CORRELATION)
 
 
 def fair_weights(fair: Sequence[float]) -> list[float]:
@@ -709,11 +741,13 @@ __all__ = [
     "DEFAULT_WORLDS",
     "GAIN_NULLS",
     "GAIN_TEMPERATURE",
+    "HITS_WEIGHT",
     "MAX_RECORDS",
     "MAX_WORLDS",
     "MIN_DECISIONS",
     "MIN_GAIN_DECISIONS",
     "PARTNERSHIP_THRESHOLDS",
+    "SCORE_CORRELATION",
     "THRESHOLDS",
     "Count",
     "DecisionFigures",
@@ -724,6 +758,7 @@ __all__ = [
     "Row",
     "Score",
     "Tally",
+    "combined_score",
     "cross_fitted_gain",
     "fair_of",
     "fair_play",

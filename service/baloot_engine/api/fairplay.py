@@ -76,6 +76,7 @@ def report_out(report: Progress | FairPlayReport) -> analysis_pb2.FairPlayReport
                 enough=found.enough,
                 flagged=found.flagged,
                 threshold=found.threshold,
+                score=found.combined,
                 gain_decisions=found.gain_decisions,
                 gain_mean=found.gain_mean,
                 gain_z=found.gain_z,

@@ -8,8 +8,8 @@ that does not replay is refused with its divergence (exit 2). The table lists, p
 per partnership, the card decisions analysed, the mean fair loss, and for each hypothesis
 (every hand seen, the partner's hand known, one opponent's hand known) the telling decisions,
 the hits against those honest play gives, the z-score with its p-value, the mean hindsight
-gain per decision with its score, and the verdict on the larger score: a statistic for a
-referee to look at, never proof (docs/fairplay.md). A progress bar runs on
+gain per decision with its score, the two combined into one score, and the verdict on it: a
+statistic for a referee to look at, never proof (docs/fairplay.md). A progress bar runs on
 standard error while it works (when it is a terminal, or with ``--progress``).
 """
 
@@ -57,7 +57,7 @@ def table(report: FairPlayReport) -> list[str]:
     header = (
         f"  {'who':<10} {'decisions':>9} {'fair loss':>9}  {'hypothesis':<15} {'telling':>7} "
         f"{'hits':>5} {'expected':>8} {'gain':>8} {'z':>6} {'p':>8} {'gain/dec':>8} "
-        f"{'gain z':>6}  verdict"
+        f"{'gain z':>6} {'score':>6}  verdict"
     )
     lines = [title, header]
     for row in report.rows:
@@ -75,7 +75,7 @@ def table(report: FairPlayReport) -> list[str]:
                 f"  {who:<10} {decisions} {loss}  {_NAMES[found.hypothesis.value]:<15} "
                 f"{found.telling:>7} {found.hits:>5} {found.expected:>8.1f} {found.gain:>8.1f} "
                 f"{found.z:>6.2f} {found.p_value:>8.2g} {found.gain_mean:>8.2f} "
-                f"{found.gain_z:>6.2f}  {verdict}"
+                f"{found.gain_z:>6.2f} {found.combined:>6.2f}  {verdict}"
             )
     lines.append(
         "A statistic for a referee to look at, never proof of cheating (docs/fairplay.md)."
@@ -104,6 +104,7 @@ def _as_dict(report: FairPlayReport) -> dict[str, object]:
                         "p_value": s.p_value,
                         "enough": s.enough,
                         "flagged": s.flagged,
+                        "score": s.combined,
                         "threshold": s.threshold,
                         "gain_decisions": s.gain_decisions,
                         "gain_mean": s.gain_mean,
