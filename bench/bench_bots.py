@@ -15,7 +15,7 @@ took there and then).
                                [--expert-worlds 96] [--expert-solve-at 8] [--expert-exact-at 3]
                                [--expert-exact-worlds 2000] [--expert-ms 500]
                                [--[no-]expert-full-solve] [--expert-node-work 0.048]
-                               [--expert-calls-solve-at 0]
+                               [--expert-calls-solve-at 0] [--expert-weighted-sampling]
 
 ``--deals N`` plays 2N matches per pair. ``--timing-matches M`` then plays M matches per pair
 with unseeded decisions in this one process, as a production call makes them (a STRONG search
@@ -439,6 +439,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "deal (8: the whole deal; 0: heuristic play-outs)",
     )
     parser.add_argument(
+        "--expert-weighted-sampling",
+        action=argparse.BooleanOptionalAction,
+        default=ExpertBudget().weighted_sampling,
+        help="EXPERT samples its card play's worlds to fit the calls (bots/inference.py)",
+    )
+    parser.add_argument(
         "--expert-ms", type=float, default=500, help="time budget of an unseeded EXPERT decision"
     )
     parser.add_argument("--json", help="also write the figures to this file")
@@ -463,6 +469,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         full_solve=args.expert_full_solve,
         node_work=args.expert_node_work,
         calls_solve_at=args.expert_calls_solve_at,
+        weighted_sampling=args.expert_weighted_sampling,
         seconds=args.expert_ms / 1000,
     )
     if any("expert" in p for p in args.pairs.split(",")):

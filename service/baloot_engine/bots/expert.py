@@ -110,6 +110,9 @@ class ExpertBudget(NamedTuple):
     ``solve_at`` cards. ``calls_solve_at`` above 0 plays the sampled deals of the bids and
     doubling calls by the heuristic until that many cards are left in each hand and solves the
     rest (8: each deal solved from its first lead); 0 plays them out by the heuristic alone.
+    ``weighted_sampling`` (off by default) samples the card play's worlds with
+    :func:`~baloot_engine.bots.inference.sample_weighted` (made to fit the calls when a few
+    tries find such a world) instead of alike.
     """
 
     worlds: int = 96
@@ -126,6 +129,7 @@ class ExpertBudget(NamedTuple):
     full_solve: bool = True
     node_work: float = NODE_WORK
     calls_solve_at: int = 0
+    weighted_sampling: bool = False
 
 
 DEFAULT_EXPERT_BUDGET: Final = ExpertBudget()

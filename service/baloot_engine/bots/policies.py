@@ -32,6 +32,7 @@ from baloot_engine.bots.expert import (
     solved_finisher,
 )
 from baloot_engine.bots.handeval import BASIC_STYLE, Style, hokm_value, sun_value
+from baloot_engine.bots.inference import sample_weighted
 from baloot_engine.bots.search import (
     DEFAULT_BUDGET,
     Budget,
@@ -41,7 +42,7 @@ from baloot_engine.bots.search import (
     search_card,
     search_doubling,
 )
-from baloot_engine.bots.tracking import every_deal, track
+from baloot_engine.bots.tracking import every_deal, sample_hands, track
 from baloot_engine.rules.actions import (
     Action,
     Bid,
@@ -152,7 +153,8 @@ def decide(
     if level is Level.STRONG:
         card = search_card(obs, options, rng, budget, deadline=deadline)
     elif level is Level.EXPERT:
-        card = expert_card(obs, options, rng, expert, deadline=deadline)
+        sampler = sample_weighted if expert.weighted_sampling else sample_hands
+        card = expert_card(obs, options, rng, expert, deadline=deadline, sampler=sampler)
     else:
         gone = obs.played
         for played in obs.trick:
