@@ -838,7 +838,8 @@ class FairPlayScore(_message.Message):
     score: _builtins.float
     """The score compared with the threshold: (gain_z + 0.5 z_score) / sqrt(1.65) when both rest
     on enough decisions (at least min_gain_decisions decisions and min_decisions telling ones),
-    else the one that does; about a standard normal score for honest play.
+    else the one that does (when neither does, both, and enough is false); about a standard
+    normal score for honest play.
     """
     def __init__(
         self,

@@ -329,9 +329,13 @@ def score(
         hits_enough = count.telling >= min_decisions
         gain_enough = count.gain_decisions >= min_gain_decisions
         enough = hits_enough or gain_enough
-        combined = combined_score(
-            z if hits_enough or not enough else None,
-            gained if gain_enough or not enough else None,
+        # Rounded as the report gives it, so that the flag is what the published score shows.
+        combined = round(
+            combined_score(
+                z if hits_enough or not enough else None,
+                gained if gain_enough or not enough else None,
+            ),
+            3,
         )
         found = Score(
             hypothesis,
@@ -346,7 +350,7 @@ def score(
             count.gain_decisions,
             round(count.gain_mean, 3),
             round(gained, 3),
-            round(combined, 3),
+            combined,
             thresholds[hypothesis],
         )
         if best is None or (found.enough, found.combined) > (best.enough, best.combined):

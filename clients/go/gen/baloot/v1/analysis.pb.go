@@ -1507,7 +1507,8 @@ type FairPlayScore struct {
 	GainZ float64 `protobuf:"fixed64,13,opt,name=gain_z,json=gainZ,proto3" json:"gain_z,omitempty"`
 	// The score compared with the threshold: (gain_z + 0.5 z_score) / sqrt(1.65) when both rest
 	// on enough decisions (at least min_gain_decisions decisions and min_decisions telling ones),
-	// else the one that does; about a standard normal score for honest play.
+	// else the one that does (when neither does, both, and enough is false); about a standard
+	// normal score for honest play.
 	Score float64 `protobuf:"fixed64,14,opt,name=score,proto3" json:"score,omitempty"`
 }
 
