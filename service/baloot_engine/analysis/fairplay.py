@@ -239,8 +239,7 @@ class Score:
     ``combined`` the score (:func:`combined_score` of ``z``, on at least :data:`MIN_DECISIONS`
     telling decisions, and ``gain_z``, on at least :data:`MIN_GAIN_DECISIONS` decisions);
     ``enough`` whether either rests on that many (no verdict otherwise); ``flagged`` whether
-    ``combined`` passes
-    ``threshold`` (a seat's, :data:`THRESHOLDS`, or a partnership's,
+    ``combined`` passes ``threshold`` (a seat's, :data:`THRESHOLDS`, or a partnership's,
     :data:`PARTNERSHIP_THRESHOLDS`).
     """
 
