@@ -445,6 +445,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="EXPERT samples its card play's worlds to fit the calls (bots/inference.py)",
     )
     parser.add_argument(
+        "--expert-mix",
+        type=float,
+        default=ExpertBudget().mix,
+        help="EXPERT values a solved world at this share of a heuristic play-out (0: the solve)",
+    )
+    parser.add_argument(
         "--expert-ms", type=float, default=500, help="time budget of an unseeded EXPERT decision"
     )
     parser.add_argument("--json", help="also write the figures to this file")
@@ -470,6 +476,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         node_work=args.expert_node_work,
         calls_solve_at=args.expert_calls_solve_at,
         weighted_sampling=args.expert_weighted_sampling,
+        mix=args.expert_mix,
         seconds=args.expert_ms / 1000,
     )
     if any("expert" in p for p in args.pairs.split(",")):

@@ -391,3 +391,25 @@ def test_expert_calls_with_solved_play_outs_repeat_and_stay_legal() -> None:
         assert first in legal
         checked += 1
     assert checked >= 8
+
+
+def test_a_world_valued_by_its_play_out_alone_chooses_as_the_baseline_does() -> None:
+    # ``mix`` 1 values each solved world by the baseline's play-out alone: over the same
+    # sampled worlds the choice is the baseline's, card for card.
+    mixed = DEFAULT_EXPERT_BUDGET._replace(worlds=6, seconds=MAX_SECONDS, mix=1.0)
+    baseline = BASELINE_EXPERT_BUDGET._replace(worlds=6, seconds=MAX_SECONDS)
+    solved_only = DEFAULT_EXPERT_BUDGET._replace(worlds=6, seconds=MAX_SECONDS)
+    checked = differs = 0
+    for rules_name in sorted(RULE_SETS):
+        for _state, obs, options in _card_choices(rules_name, 5, 2):
+            if obs.hand.bit_count() < 4 or checked >= 40:
+                continue
+            seed = 1000 + checked
+            chosen = expert_card(obs, options, random.Random(seed), mixed, deadline=None)
+            assert chosen == expert_card(obs, options, random.Random(seed), baseline, deadline=None)
+            solved = expert_card(obs, options, random.Random(seed), solved_only, deadline=None)
+            differs += solved != chosen
+            checked += 1
+    assert checked >= 20
+    # The test could not tell the two values apart if the solves always agreed.
+    assert differs, "no decision where the solve and the play-out disagree"

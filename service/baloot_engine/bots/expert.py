@@ -112,7 +112,9 @@ class ExpertBudget(NamedTuple):
     rest (8: each deal solved from its first lead); 0 plays them out by the heuristic alone.
     ``weighted_sampling`` (off by default) samples the card play's worlds with
     :func:`~baloot_engine.bots.inference.sample_weighted` (made to fit the calls when a few
-    tries find such a world) instead of alike.
+    tries find such a world) instead of alike. ``mix`` above 0 (off by default) values each
+    solved world's candidate at ``1 - mix`` times its solve plus ``mix`` times a heuristic
+    play-out of it solved for its last three cards (the baseline's value of that world).
     """
 
     worlds: int = 96
@@ -130,6 +132,7 @@ class ExpertBudget(NamedTuple):
     node_work: float = NODE_WORK
     calls_solve_at: int = 0
     weighted_sampling: bool = False
+    mix: float = 0.0
 
 
 DEFAULT_EXPERT_BUDGET: Final = ExpertBudget()
@@ -439,6 +442,8 @@ def _solved_card(
     done = 0
     started = time.perf_counter()
     values = [0.0] * len(candidates)
+    mix = budget.mix
+    plays = max(0, 32 - played.bit_count() - len(trick) - 1 - 12)
     for _ in range(limit):
         if done >= max(1, budget.min_worlds):
             if deadline is None:
@@ -481,7 +486,30 @@ def _solved_card(
             value = table.get((abnat, tricks))
             if value is None:
                 value = scorer.value(abnat, tricks, projects, baloot, table=table)
-            values[i] = value
+            if mix > 0:
+                solver = Solver(contract, rules, team)
+                hands = [world[0], world[1], world[2], world[3]]
+                hands[seat] ^= 1 << card
+                abnat, tricks = _play_out_then_solve(
+                    hands,
+                    [*after],
+                    leader,
+                    played,
+                    obs.abnat,
+                    won,
+                    akka,
+                    contract,
+                    rules,
+                    solver,
+                    3,
+                )
+                heuristic = table.get((abnat, tricks))
+                if heuristic is None:
+                    heuristic = scorer.value(abnat, tricks, projects, baloot, table=table)
+                values[i] = (1.0 - mix) * value + mix * heuristic
+                work += world_work(solver.nodes, 1, plays, 1.0) - WORLD_WORK
+            else:
+                values[i] = value
         work += world_work(search.nodes, len(candidates), 0, node_work)
         if stopped:
             break
