@@ -456,6 +456,7 @@ def _solved_card(
         world = sampler(obs, tracker, rng)
         weight = 1.0 if history is None else play_weight(history, world, contract, rules, agree)
         search = new_search(contract, rules, team)
+        solver = Solver(contract, rules, team) if mix > 0 else None
         stopped = False
         for i, (card, after, akka) in enumerate(afters):
             hands = [world[0], world[1], world[2], world[3]]
@@ -486,10 +487,9 @@ def _solved_card(
             value = table.get((abnat, tricks))
             if value is None:
                 value = scorer.value(abnat, tricks, projects, baloot, table=table)
-            if mix > 0:
-                solver = Solver(contract, rules, team)
-                hands = [world[0], world[1], world[2], world[3]]
-                hands[seat] ^= 1 << card
+            if solver is not None:
+                # The baseline's value of this world: its play-out of the candidate, one
+                # solver a world as the baseline's (the search is done with the hands).
                 abnat, tricks = _play_out_then_solve(
                     hands,
                     [*after],
@@ -507,10 +507,11 @@ def _solved_card(
                 if heuristic is None:
                     heuristic = scorer.value(abnat, tricks, projects, baloot, table=table)
                 values[i] = (1.0 - mix) * value + mix * heuristic
-                work += world_work(solver.nodes, 1, plays, 1.0) - WORLD_WORK
             else:
                 values[i] = value
         work += world_work(search.nodes, len(candidates), 0, node_work)
+        if solver is not None:
+            work += world_work(solver.nodes, len(candidates), plays) - WORLD_WORK
         if stopped:
             break
         done += 1
