@@ -34,8 +34,9 @@ hypothesis: the hits' z-score alone (the statistic before the hindsight gain), t
 the hits' z-score and the gain score (the score until 3 December 2026) and the shipped one,
 their weighted sum (``combined_score``). The nulls are the highest hit rate and the
 highest mean hindsight gain of an honest level; the threshold of each score, hypothesis and set
-size is the smallest that flags at most 1 % of the sets of every honest level (RANDOM
-included); the cheaters' sets flagged at it are the detection power. The ROC chart (sets of ten
+size is the smallest that flags at most 1 % of the sets of every honest level, among the sets
+that get a verdict (RANDOM's, whose cards lose more than ``MAX_FAIR_LOSS`` a decision, get
+none); the cheaters' sets flagged at it are the detection power. The ROC chart (sets of ten
 matches, the shipped score; false-positive rate on honest BASIC/STRONG/EXPERT sets, on a log
 scale, against detection) is a PNG written without a plotting library. CPU per match analysed
 is also given in calibration loops (``bench_rules.calibration_loops``), for a machine that is

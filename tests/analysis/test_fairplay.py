@@ -20,6 +20,7 @@ from baloot_engine.analysis.fairplay import (
     BASE_RATES,
     GAIN_NULLS,
     HITS_WEIGHT,
+    MAX_FAIR_LOSS,
     MIN_DECISIONS,
     MIN_GAIN_DECISIONS,
     PARTNERSHIP_THRESHOLDS,
@@ -48,7 +49,7 @@ from baloot_engine.analysis.fairplay import (
 from baloot_engine.analysis.selfplay import play_record
 from baloot_engine.api.analysis import record_message
 from baloot_engine.api.fairplay import prepare_all
-from baloot_engine.api.fairplay_cli import main
+from baloot_engine.api.fairplay_cli import main, table
 from baloot_engine.api.status import ApiError
 from baloot_engine.bots import Level
 from baloot_engine.rules.record import DivergenceError
@@ -254,6 +255,32 @@ def test_a_gain_verdict_needs_its_decisions() -> None:
     assert verdict.enough
     assert verdict.flagged
     assert verdict.combined == verdict.gain_z
+
+
+def test_play_no_better_than_chance_gets_no_verdict() -> None:
+    """A seat whose cards lost more than MAX_FAIR_LOSS card points a decision against the fair
+    best card gets no verdict, however high its score; at that loss it still gets one."""
+    tally = Tally()
+    tally.counts[Knowledge.ALL].telling = MIN_DECISIONS
+    tally.counts[Knowledge.ALL].hits = MIN_DECISIONS
+    tally.decisions = 100
+    tally.fair_loss = 100 * MAX_FAIR_LOSS
+    verdict = score(tally, Hypothesis.ALL)
+    assert verdict.enough
+    assert verdict.flagged
+    tally.fair_loss += 0.5
+    verdict = score(tally, Hypothesis.ALL)
+    assert verdict.combined > THRESHOLDS[Hypothesis.ALL]
+    assert not verdict.enough
+    assert not verdict.flagged
+    assert score(tally, Hypothesis.ALL, max_fair_loss=MAX_FAIR_LOSS + 0.01).flagged
+    # The report and the command line say why there is no verdict.
+    (row,) = rows_of({0: tally})
+    assert row.mean_fair_loss > MAX_FAIR_LOSS
+    assert not any(s.enough or s.flagged for s in row.scores)
+    lines = table(FairPlayReport(1, (row,)))
+    assert "no verdict: play no better than chance" in lines[2]
+    assert "too few decisions" not in "\n".join(lines)
 
 
 def test_the_z_score_and_its_p_value() -> None:

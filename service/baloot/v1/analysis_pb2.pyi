@@ -808,7 +808,9 @@ class FairPlayScore(_message.Message):
     """The one-sided normal tail of z_score."""
     enough: _builtins.bool
     """True when there are enough decisions for a verdict: at least min_decisions telling
-    decisions for z_score, or at least min_gain_decisions decisions for gain_z.
+    decisions for z_score, or at least min_gain_decisions decisions for gain_z; false too when
+    the row's mean_fair_loss is above 3 card points a decision (play no better than chance
+    gets no verdict, docs/fairplay.md).
     """
     flagged: _builtins.bool
     """True when enough and score passes the threshold: a statistic for a referee to look at,

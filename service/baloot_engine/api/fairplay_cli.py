@@ -26,6 +26,7 @@ from google.protobuf import json_format
 from baloot.v1 import records_pb2
 from baloot_engine.analysis.fairplay import (
     DEFAULT_WORLDS,
+    MAX_FAIR_LOSS,
     MAX_RECORDS,
     MAX_WORLDS,
     MIN_DECISIONS,
@@ -52,7 +53,8 @@ def table(report: FairPlayReport) -> list[str]:
     """The report as lines of text."""
     title = (
         f"Fair play over {report.records} record(s); a verdict needs {MIN_DECISIONS} telling "
-        f"decisions (z) or {MIN_GAIN_DECISIONS} decisions (gain z)."
+        f"decisions (z) or {MIN_GAIN_DECISIONS} decisions (gain z), and a fair loss of at most "
+        f"{MAX_FAIR_LOSS:.1f} a decision."
     )
     header = (
         f"  {'who':<10} {'decisions':>9} {'fair loss':>9}  {'hypothesis':<15} {'telling':>7} "
@@ -66,7 +68,11 @@ def table(report: FairPlayReport) -> list[str]:
             decisions = f"{row.decisions:>9}" if i == 0 else " " * 9
             loss = f"{row.mean_fair_loss:>9.2f}" if i == 0 else " " * 9
             if not found.enough:
-                verdict = "too few decisions"
+                verdict = (
+                    "no verdict: play no better than chance"
+                    if row.mean_fair_loss > MAX_FAIR_LOSS
+                    else "too few decisions"
+                )
             elif found.flagged:
                 verdict = f"FLAGGED ({found.combined:.2f} >= {found.threshold:.2f})"
             else:

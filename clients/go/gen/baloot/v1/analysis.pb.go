@@ -1483,7 +1483,9 @@ type FairPlayScore struct {
 	// The one-sided normal tail of z_score.
 	PValue float64 `protobuf:"fixed64,7,opt,name=p_value,json=pValue,proto3" json:"p_value,omitempty"`
 	// True when there are enough decisions for a verdict: at least min_decisions telling
-	// decisions for z_score, or at least min_gain_decisions decisions for gain_z.
+	// decisions for z_score, or at least min_gain_decisions decisions for gain_z; false too when
+	// the row's mean_fair_loss is above 3 card points a decision (play no better than chance
+	// gets no verdict, docs/fairplay.md).
 	Enough bool `protobuf:"varint,8,opt,name=enough,proto3" json:"enough,omitempty"`
 	// True when enough and score passes the threshold: a statistic for a referee to look at,
 	// never proof (docs/fairplay.md).

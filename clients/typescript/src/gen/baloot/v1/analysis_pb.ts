@@ -796,7 +796,9 @@ export type FairPlayScore = Message<"baloot.v1.FairPlayScore"> & {
 
   /**
    * True when there are enough decisions for a verdict: at least min_decisions telling
-   * decisions for z_score, or at least min_gain_decisions decisions for gain_z.
+   * decisions for z_score, or at least min_gain_decisions decisions for gain_z; false too when
+   * the row's mean_fair_loss is above 3 card points a decision (play no better than chance
+   * gets no verdict, docs/fairplay.md).
    *
    * @generated from field: bool enough = 8;
    */
