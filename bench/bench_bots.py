@@ -26,6 +26,11 @@ fewer are left in its hand, solves each from the decision to the end (8: always)
 one (the timing pass) searches for ``--expert-ms``. The player ``expert_baseline`` of
 ``--pairs`` is EXPERT as it played before whole-world solves (``BASELINE_EXPERT_BUDGET``: the
 last three cards of heuristic play-outs solved), kept as the fixed reference of the new EXPERT.
+The player ``expert_peek`` is EXPERT whose card play sees every hand: the solver's card on the
+real position, as the fair-play benchmark's ``expert-all`` cheater plays (``fairplay_bots.py``,
+bench only); its bids, calls, declarations and claims are EXPERT's. It is no bot a client can
+ask for: it measures what knowing the hidden hands is worth in card play, the bound on what any
+better reading of the hidden hands could bring EXPERT.
 Prints numbers; exits 1 if a bot made an illegal move.
 """
 
@@ -55,13 +60,29 @@ MAX_ROUNDS = 200  # a match that has not ended by then is stopped and counted as
 BASELINE = "expert_baseline"
 """EXPERT as it played before whole-world solves (``BASELINE_EXPERT_BUDGET``), a fixed
 reference level of the benchmark."""
+PEEK = "expert_peek"
+"""EXPERT whose card play sees every hand (bench only: the bound of better inference)."""
 
 
 def player(name: str, expert: ExpertBudget) -> tuple[Level, ExpertBudget]:
     """The bot level and EXPERT budget a player name of ``--pairs`` stands for."""
     if name == BASELINE:
         return Level.EXPERT, BASELINE_EXPERT_BUDGET._replace(seconds=expert.seconds)
+    if name == PEEK:
+        return Level.EXPERT, expert
     return Level(name), expert
+
+
+def decide_as(
+    name: str, state: State, seat: int, level: Level, seed: int | None, expert: ExpertBudget
+) -> object:
+    """The action of player ``name``: ``expert_peek`` plays its cards with every hand seen
+    (``fairplay_bots.cheat``), every other player is the bot of its level."""
+    if name == PEEK and state.phase is Phase.PLAYING:
+        from fairplay_bots import cheat  # bench only, beside this file
+
+        return cheat(state, seat, Level.EXPERT, "all", seed if seed is not None else 0)
+    return suggest(state, seat, level, seed=seed, expert=expert)
 
 
 def deck_for(seed: int, round_number: int) -> tuple[int, ...]:
@@ -120,7 +141,7 @@ def play_match(
         wall0 = time.perf_counter()
         cpu0 = time.thread_time()
         bot_seed = seed * 1_000_003 + decision if seeded else None
-        action = suggest(state, seat, level, seed=bot_seed, expert=budget)
+        action = decide_as(name, state, seat, level, bot_seed, budget)
         cpu = time.thread_time() - cpu0
         wall = time.perf_counter() - wall0
         decision += 1
