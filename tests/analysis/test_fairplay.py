@@ -503,6 +503,7 @@ def test_the_cli_prints_the_table_per_seat_and_partnership(
     assert "decisions" in err  # the progress bar
     assert main([str(path), "--worlds", "2", "--seats", "2", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
+    assert report["max_fair_loss"] == MAX_FAIR_LOSS
     assert [row["seats"] for row in report["rows"]] == [[2]]
     assert {s["hypothesis"] for s in report["rows"][0]["scores"]} == {"all", "partner", "opponent"}
     # Every seat and both partnerships: each row's thresholds, a seat's or the partnerships'.

@@ -12,6 +12,7 @@ from baloot_client import EngineClient, EngineError
 from baloot.v1 import analysis_pb2, records_pb2
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot_engine.analysis.fairplay import (
+    MAX_FAIR_LOSS,
     MIN_GAIN_DECISIONS,
     PARTNERSHIP_THRESHOLDS,
     THRESHOLDS,
@@ -49,6 +50,7 @@ def test_the_stream_is_the_core_s_report(stub: pb_grpc.BalootEngineServiceStub) 
     assert summary.records == 1
     assert summary.min_decisions > 0
     assert summary.min_gain_decisions == MIN_GAIN_DECISIONS
+    assert summary.max_fair_loss == MAX_FAIR_LOSS
     assert [list(row.seats) for row in summary.rows] == [[0], [2], [0, 2]]
     core = list(fair_play(prepare_all([record()]), seats=(0, 2), worlds=2, seed=3))[-1]
     assert isinstance(core, FairPlayReport)

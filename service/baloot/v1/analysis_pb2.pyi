@@ -809,7 +809,7 @@ class FairPlayScore(_message.Message):
     enough: _builtins.bool
     """True when there are enough decisions for a verdict: at least min_decisions telling
     decisions for z_score, or at least min_gain_decisions decisions for gain_z; false too when
-    the row's mean_fair_loss is above 3 card points a decision (play no better than chance
+    the row's mean_fair_loss is above the summary's max_fair_loss (play no better than chance
     gets no verdict, docs/fairplay.md).
     """
     flagged: _builtins.bool
@@ -917,12 +917,18 @@ class FairPlaySummary(_message.Message):
     ROWS_FIELD_NUMBER: _builtins.int
     MIN_DECISIONS_FIELD_NUMBER: _builtins.int
     MIN_GAIN_DECISIONS_FIELD_NUMBER: _builtins.int
+    MAX_FAIR_LOSS_FIELD_NUMBER: _builtins.int
     records: _builtins.int
     """The records read."""
     min_decisions: _builtins.int
     """The fewest telling decisions a verdict on z_score rests on."""
     min_gain_decisions: _builtins.int
     """The fewest card decisions a verdict on gain_z rests on."""
+    max_fair_loss: _builtins.float
+    """The largest mean fair loss (card points a decision lost against the fair best card) of a
+    row that gets a verdict: play that loses more is no better than chance, and its scores
+    have enough false (docs/fairplay.md).
+    """
     @_builtins.property
     def rows(self) -> _containers.RepeatedCompositeFieldContainer[Global___FairPlayRow]:
         """One row per seat reported, then one per partnership whose two seats are reported."""
@@ -934,10 +940,11 @@ class FairPlaySummary(_message.Message):
         rows: _abc.Iterable[Global___FairPlayRow] | None = ...,
         min_decisions: _builtins.int = ...,
         min_gain_decisions: _builtins.int = ...,
+        max_fair_loss: _builtins.float = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["min_decisions", b"min_decisions", "min_gain_decisions", b"min_gain_decisions", "records", b"records", "rows", b"rows"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_fair_loss", b"max_fair_loss", "min_decisions", b"min_decisions", "min_gain_decisions", b"min_gain_decisions", "records", b"records", "rows", b"rows"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

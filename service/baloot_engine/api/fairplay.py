@@ -16,6 +16,7 @@ import grpc
 from baloot.v1 import analysis_pb2, records_pb2
 from baloot_engine.analysis.fairplay import (
     DEFAULT_WORLDS,
+    MAX_FAIR_LOSS,
     MAX_RECORDS,
     MAX_WORLDS,
     MIN_DECISIONS,
@@ -60,6 +61,7 @@ def report_out(report: Progress | FairPlayReport) -> analysis_pb2.FairPlayReport
     summary.records = report.records
     summary.min_decisions = MIN_DECISIONS
     summary.min_gain_decisions = MIN_GAIN_DECISIONS
+    summary.max_fair_loss = MAX_FAIR_LOSS
     for row in report.rows:
         into = summary.rows.add(
             seats=row.seats, decisions=row.decisions, mean_fair_loss=row.mean_fair_loss

@@ -94,6 +94,7 @@ def _as_dict(report: FairPlayReport) -> dict[str, object]:
         "records": report.records,
         "min_decisions": MIN_DECISIONS,
         "min_gain_decisions": MIN_GAIN_DECISIONS,
+        "max_fair_loss": MAX_FAIR_LOSS,
         "rows": [
             {
                 "seats": list(row.seats),
