@@ -28,9 +28,10 @@ one (the timing pass) searches for ``--expert-ms``. The player ``expert_baseline
 last three cards of heuristic play-outs solved), kept as the fixed reference of the new EXPERT.
 The player ``expert_peek`` is EXPERT whose card play sees every hand: the solver's card on the
 real position, as the fair-play benchmark's ``expert-all`` cheater plays (``fairplay_bots.py``,
-bench only); its bids, calls, declarations and claims are EXPERT's. It is no bot a client can
-ask for: it measures what knowing the hidden hands is worth in card play, the bound on what any
-better reading of the hidden hands could bring EXPERT.
+bench only); ``expert_peek_partner`` is EXPERT's own card search with its partner's real hand
+in every world. Their bids, calls, declarations and claims are EXPERT's. Neither is a bot a
+client can ask for: they measure what knowing the hidden hands is worth in card play, the bound
+on what any better reading of them could bring EXPERT.
 Prints numbers; exits 1 if a bot made an illegal move.
 """
 
@@ -49,9 +50,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
 from baloot_engine.bots import BASELINE_EXPERT_BUDGET, ExpertBudget, Level, suggest
+from baloot_engine.bots.policies import decide
+from baloot_engine.bots.qayd import proven_call
 from baloot_engine.rules.actions import Deal
+from baloot_engine.rules.contract import partner_of
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.game import apply, legal_actions, new_match
+from baloot_engine.rules.observation import observe
 from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.state import Phase, State
 
@@ -62,13 +67,15 @@ BASELINE = "expert_baseline"
 reference level of the benchmark."""
 PEEK = "expert_peek"
 """EXPERT whose card play sees every hand (bench only: the bound of better inference)."""
+PEEK_PARTNER = "expert_peek_partner"
+"""EXPERT whose card play's worlds hold its partner's real hand (bench only)."""
 
 
 def player(name: str, expert: ExpertBudget) -> tuple[Level, ExpertBudget]:
     """The bot level and EXPERT budget a player name of ``--pairs`` stands for."""
     if name == BASELINE:
         return Level.EXPERT, BASELINE_EXPERT_BUDGET._replace(seconds=expert.seconds)
-    if name == PEEK:
+    if name in (PEEK, PEEK_PARTNER):
         return Level.EXPERT, expert
     return Level(name), expert
 
@@ -82,6 +89,17 @@ def decide_as(
         from fairplay_bots import cheat  # bench only, beside this file
 
         return cheat(state, seat, Level.EXPERT, "all", seed if seed is not None else 0)
+    if name == PEEK_PARTNER and state.phase is Phase.PLAYING:
+        from fairplay_bots import peeking_sampler
+
+        obs = observe(state, seat)
+        call = proven_call(obs)
+        if call is not None:
+            return call
+        rng = random.Random(seed)
+        deadline = None if seed is not None else time.perf_counter() + expert.seconds
+        sampler = peeking_sampler(state.hands, (partner_of(seat),))
+        return decide(obs, level, rng, deadline=deadline, expert=expert, sampler=sampler)
     return suggest(state, seat, level, seed=seed, expert=expert)
 
 

@@ -48,7 +48,9 @@ def peeked_seats(seat: int, peek: str) -> tuple[int, ...]:
     return ()
 
 
-def _sampler(hands: tuple[int, int, int, int], seats: tuple[int, ...]):  # type: ignore[no-untyped-def]
+def peeking_sampler(hands: tuple[int, int, int, int], seats: tuple[int, ...]):  # type: ignore[no-untyped-def]
+    """A sampler of worlds with the real hands of ``seats`` fixed (``hands``: the real deal)."""
+
     def sample(obs: Observation, tracker: Tracker, rng: random.Random) -> tuple[int, int, int, int]:
         known = list(tracker.known)
         excluded = list(tracker.excluded)
@@ -78,7 +80,7 @@ def cheat(state: State, seat: int, level: Level, peek: str, seed: int) -> Action
         options |= 1 << play.card
     rng = random.Random(seed)
     if level is Level.STRONG:
-        sampler = _sampler(state.hands, seats)
+        sampler = peeking_sampler(state.hands, seats)
         card = search_card(obs, options, rng, DEFAULT_BUDGET, deadline=None, sampler=sampler)
     else:
         return _solved(state, obs, seats, rng)
@@ -97,7 +99,7 @@ def _solved(state: State, obs: Observation, seats: tuple[int, ...], rng: random.
     else:
         plays = _plays(position)
         same = _representatives(position, plays)
-        sampler = _sampler(state.hands, seats)
+        sampler = peeking_sampler(state.hands, seats)
         tracker = track(obs)
 
         def sample() -> tuple[int, int, int, int]:
@@ -129,4 +131,4 @@ def play_cheat_record(
     )
 
 
-__all__ = ["PEEKS", "cheat", "peeked_seats", "play_cheat_record"]
+__all__ = ["PEEKS", "cheat", "peeked_seats", "peeking_sampler", "play_cheat_record"]

@@ -28,7 +28,7 @@ from baloot_engine.bots.search import (
     in_score_units,
     search_doubling,
 )
-from baloot_engine.bots.tracking import Tracker
+from baloot_engine.bots.tracking import Tracker, sample_hands
 from baloot_engine.rules.actions import Action, Doubling, DoublingCall
 from baloot_engine.rules.cards import ACE, HIGHER, LAST_TRICK_BONUS, POINTS
 from baloot_engine.rules.contract import Contract, ContractType
@@ -96,7 +96,7 @@ def test_a_seeded_decision_does_the_work_its_time_budget_buys(
 
     class Counting(Solver):
         def __init__(self, *args: object) -> None:
-            super().__init__(*args)  # type: ignore[arg-type]
+            super().__init__(*args)
             solvers.append(self)
 
     monkeypatch.setattr(expert, "Solver", Counting)
@@ -129,7 +129,7 @@ def test_a_seeded_whole_world_solve_is_bounded_by_its_work(
     real = expert.new_search
 
     def counting(*args: object) -> object:
-        search = real(*args)  # type: ignore[arg-type]
+        search = real(*args)
         searches.append(search)
         return search
 
@@ -278,11 +278,11 @@ def test_expert_bids_and_doubles_for_the_match_only_when_asked(
 
     def recording_bids(*args: object, match_aware: bool = False, **more: object) -> object:
         calls.append(("bid", match_aware))
-        return bid_eval(*args, match_aware=match_aware, **more)  # type: ignore[arg-type]
+        return bid_eval(*args, match_aware=match_aware, **more)
 
     def recording_doubling(*args: object, match_aware: bool = False, **more: object) -> Action:
         calls.append(("double", match_aware))
-        return doubling(*args, match_aware=match_aware, **more)  # type: ignore[arg-type]
+        return doubling(*args, match_aware=match_aware, **more)
 
     monkeypatch.setattr(policies, "evaluate_bids", recording_bids)
     monkeypatch.setattr(policies, "search_doubling", recording_doubling)
@@ -295,7 +295,7 @@ def test_expert_bids_and_doubles_for_the_match_only_when_asked(
             points: float, match: object, *args: object, _kind: str = kind
         ) -> float:
             margins.append((_kind, points, match))
-            return in_score_units(points, match, *args)  # type: ignore[arg-type]
+            return in_score_units(points, match, *args)
 
         monkeypatch.setattr(module, "in_score_units", recording_margin)
     kinds: set[str] = set()
@@ -413,3 +413,30 @@ def test_a_world_valued_by_its_play_out_alone_chooses_as_the_baseline_does() -> 
     assert checked >= 20
     # The test could not tell the two values apart if the solves always agreed.
     assert differs, "no decision where the solve and the play-out disagree"
+
+
+def test_the_card_play_deals_its_worlds_with_the_sampler_it_is_given() -> None:
+    """``decide``'s ``sampler`` deals the worlds of EXPERT's card play (the benchmark's
+    partner-peeking player gives one); by default the one the budget names."""
+    state, obs, _ = next(_card_choices("seeds", 4, 2))
+    drawn: list[tuple[int, int, int, int]] = []
+
+    def counting(
+        seen: Observation, tracker: Tracker, rng: random.Random
+    ) -> tuple[int, int, int, int]:
+        world = sample_hands(seen, tracker, rng)
+        drawn.append(world)
+        return world
+
+    given = policies.decide(
+        obs, Level.EXPERT, random.Random(5), expert=TINY_EXPERT, sampler=counting
+    )
+    assert drawn
+    assert given in legal_actions(state, state.turn)
+    # The default sampler, given explicitly, chooses as the default does.
+    default = policies.decide(obs, Level.EXPERT, random.Random(5), expert=TINY_EXPERT)
+    explicit = policies.decide(
+        obs, Level.EXPERT, random.Random(5), expert=TINY_EXPERT, sampler=sample_hands
+    )
+    assert explicit == default
+    assert explicit == given  # the counting sampler draws the same worlds

@@ -37,6 +37,7 @@ from baloot_engine.bots.search import (
     DEFAULT_BUDGET,
     Budget,
     Finisher,
+    Sampler,
     in_score_units,
     play_whole,
     search_card,
@@ -89,11 +90,13 @@ def decide(
     budget: Budget = DEFAULT_BUDGET,
     deadline: float | None = None,
     expert: ExpertBudget = DEFAULT_EXPERT_BUDGET,
+    sampler: Sampler | None = None,
 ) -> Action:
     """One legal action for the seat of ``obs`` (which must have at least one).
 
     ``budget`` bounds a STRONG search, ``expert`` an EXPERT one; ``deadline`` (a
     ``time.perf_counter`` value) also stops either search when the decision is not seeded.
+    ``sampler`` (None: the one ``expert`` names) deals the worlds of EXPERT's card play.
     """
     legal = obs.legal_actions
     if not legal:
@@ -153,7 +156,8 @@ def decide(
     if level is Level.STRONG:
         card = search_card(obs, options, rng, budget, deadline=deadline)
     elif level is Level.EXPERT:
-        sampler = sample_weighted if expert.weighted_sampling else sample_hands
+        if sampler is None:
+            sampler = sample_weighted if expert.weighted_sampling else sample_hands
         card = expert_card(obs, options, rng, expert, deadline=deadline, sampler=sampler)
     else:
         gone = obs.played
