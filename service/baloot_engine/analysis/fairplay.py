@@ -332,7 +332,8 @@ def score(
         chosen = [Knowledge.PARTNER]
     else:
         chosen = [Knowledge.LEFT, Knowledge.RIGHT]
-    purposeful = tally.mean_fair_loss <= max_fair_loss
+    # Rounded as the row gives it, so that the report's own figure says why there is no verdict.
+    purposeful = round(tally.mean_fair_loss, 3) <= max_fair_loss
     best: Score | None = None
     for knowledge in chosen:
         count = tally.counts[knowledge]
