@@ -32,8 +32,9 @@ replacement (``--sets`` per type and size): the sets overlap, and with a pool sm
 set an entry may count twice, which the output says. Three scores are compared per
 hypothesis: the hits' z-score alone (the statistic before the hindsight gain), the larger of
 the hits' z-score and the gain score (the score until 3 December 2026) and the shipped one,
-their weighted sum (``combined_score``). The nulls are the highest hit rate and the
-highest mean hindsight gain of an honest level; the threshold of each score, hypothesis and set
+their weighted sum (``combined_score``). The nulls are the highest hit rate of an honest level
+and the lowest line in the mean fair loss on or above every honest level's mean hindsight gain
+(:func:`gain_nulls`); the threshold of each score, hypothesis and set
 size is the smallest that flags at most 1 % of the sets of every honest level, among the sets
 that get a verdict (RANDOM's, whose cards lose more than ``MAX_FAIR_LOSS`` a decision, get
 none); the cheaters' sets flagged at it are the detection power. The ROC chart (sets of ten
@@ -252,15 +253,19 @@ def base_rates(pools: dict[str, list[Tally]]) -> dict[Knowledge, float]:
     return {k: round(max(r[k] for r in per_level), 3) for k in PEEKS}
 
 
-def gain_nulls(pools: dict[str, list[Tally]]) -> dict[Knowledge, float]:
-    """The null of the gain scores: per state of knowledge, the highest mean hindsight gain
-    per decision of an honest level (the left and right opponents are one, added)."""
-    per_level = []
+def gain_nulls(pools: dict[str, list[Tally]]) -> dict[Knowledge, tuple[float, float]]:
+    """The null of the gain scores: per state of knowledge, the line ``a + b L`` in the mean
+    fair loss ``L`` (``analysis.fairplay.gain_null``) that lies on or above every honest
+    level's mean hindsight gain per decision: the lowest such line with ``b >= 0``, through
+    the level that plays worst (:func:`envelope`; the left and right opponents are one,
+    added)."""
+    points: dict[Knowledge, list[tuple[float, float]]] = {k: [] for k in PEEKS}
     for kind in HONEST:
         tallies = pools.get(kind)
         if not tallies:
             continue
-        means = {}
+        decisions = sum(t.decisions for t in tallies)
+        loss = sum(t.fair_loss for t in tallies) / decisions if decisions else 0.0
         for knowledge in PEEKS:
             pair = (
                 (Knowledge.LEFT, Knowledge.RIGHT)
@@ -269,9 +274,20 @@ def gain_nulls(pools: dict[str, list[Tally]]) -> dict[Knowledge, float]:
             )
             n = sum(t.counts[k].gain_decisions for t in tallies for k in pair)
             gained = sum(t.counts[k].gain_sum for t in tallies for k in pair)
-            means[knowledge] = gained / n if n else 0.0
-        per_level.append(means)
-    return {k: round(max(m[k] for m in per_level), 4) for k in PEEKS}
+            points[knowledge].append((loss, gained / n if n else 0.0))
+    return {k: envelope(found) for k, found in points.items()}
+
+
+def envelope(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
+    """The line ``(a, b)``, ``a + b x`` on or above every point ``(x, y)``: through the point
+    of the largest ``x``, with the steepest slope ``b >= 0`` that keeps every other point on
+    or below it (the lowest such line at the smaller ``x``), 0 when none is; ``b`` rounded
+    down and ``a`` up to 4 decimals, so that it stays above them."""
+    anchor_x, anchor_y = max(points)
+    slopes = [(anchor_y - y) / (anchor_x - x) for x, y in points if x < anchor_x]
+    slope = math.floor(max(0.0, min(slopes, default=0.0)) * 1e4) / 1e4
+    intercept = max(y - slope * x for x, y in points)
+    return math.ceil(intercept * 1e4 - 1e-9) / 1e4, slope
 
 
 def draw_sets(tallies: Sequence[Tally], size: int, count: int, rng: random.Random) -> list[Tally]:
@@ -424,7 +440,7 @@ def _zs(
     sets: Sequence[Tally],
     hypothesis: Hypothesis,
     rates: dict[Knowledge, float],
-    nulls: dict[Knowledge, float],
+    nulls: dict[Knowledge, tuple[float, float]],
     least: tuple[int, int],
     which: str,
 ) -> list[float]:
@@ -493,7 +509,7 @@ def report_partnerships(
     set_sizes: Sequence[int],
     sets: int,
     rates: dict[Knowledge, float],
-    nulls: dict[Knowledge, float],
+    nulls: dict[Knowledge, tuple[float, float]],
     least: tuple[int, int],
 ) -> tuple[dict[int, dict[str, dict[Hypothesis, list[float]]]], dict[int, dict[Hypothesis, float]]]:
     """Calibrate the partnerships' thresholds on honest partnerships and measure how many of
@@ -604,8 +620,8 @@ def report(
     )
     nulls = gain_nulls(pools)
     print(
-        "null of the gain score (the highest honest level's mean gain): "
-        + ", ".join(f"{k.value} {v:+.4f}" for k, v in nulls.items())
+        "null of the gain score (a + b x mean fair loss, on or above every honest level): "
+        + ", ".join(f"{k.value} {a:+.4f} {b:+.4f} L" for k, (a, b) in nulls.items())
     )
     mean_cpu = sum(cpu) / len(cpu) if cpu else 0.0
     per_decision = sum(cpu) / decisions_cpu if decisions_cpu else 0.0
@@ -679,7 +695,11 @@ def report(
     team_zs, team_thresholds = report_partnerships(teams, set_sizes, sets, rates, nulls, least)
     print("\nfor analysis/fairplay.py:")
     print("BASE_RATES = {" + ", ".join(f"Knowledge.{k.name}: {v}" for k, v in rates.items()) + "}")
-    print("GAIN_NULLS = {" + ", ".join(f"Knowledge.{k.name}: {v}" for k, v in nulls.items()) + "}")
+    print(
+        "GAIN_NULLS = {"
+        + ", ".join(f"Knowledge.{k.name}: ({a}, {b})" for k, (a, b) in nulls.items())
+        + "}"
+    )
     print(
         "THRESHOLDS = {"
         + ", ".join(f"Hypothesis.{h.name}: {shipped['combined', h]}" for h in Hypothesis)

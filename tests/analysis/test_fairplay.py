@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from baloot.v1 import records_pb2
 from baloot_engine.analysis.fairplay import (
     BASE_RATES,
+    GAIN_LIMIT,
     GAIN_NULLS,
     HITS_WEIGHT,
     MAX_FAIR_LOSS,
@@ -33,10 +34,12 @@ from baloot_engine.analysis.fairplay import (
     Knowledge,
     Progress,
     Tally,
+    bounded_gain,
     combined_score,
     cross_fitted_gain,
     fair_play,
     fair_weights,
+    gain_null,
     gain_z,
     hindsight_gain,
     p_value,
@@ -161,6 +164,22 @@ def test_the_hindsight_gain_of_one_decision() -> None:
     assert gain_z(Count()) == 0.0
 
 
+def test_one_decision_counts_a_bounded_gain() -> None:
+    # A decision where the hidden layout swings the card played by 40 card points: its gain
+    # counts as GAIN_LIMIT (12), no more, either way; a gain within the bound counts whole.
+    assert GAIN_LIMIT == 12.0
+    assert (bounded_gain(40.0), bounded_gain(-40.0), bounded_gain(3.5)) == (12.0, -12.0, 3.5)
+    fair = (10.0, 10.0)
+    values = dict.fromkeys(Knowledge, fair) | {Knowledge.ALL: (50.0, 10.0)}
+    swing = DecisionFigures(0, 0, 0, 0, values, (fair, fair))
+    small = DecisionFigures(0, 1, 0, 1, values, (fair, fair))
+    count = tally_of([swing, small], (0,))[0].counts[Knowledge.ALL]
+    # Unbounded: +20 and -20 (the weights are even); bounded: +12 and -12.
+    assert count.gain_decisions == 2
+    assert count.gain_sum == pytest.approx(0.0)
+    assert count.gain_squares == pytest.approx(2 * 12.0**2)
+
+
 def test_the_cross_fitted_gain_has_no_offset_from_the_worlds_noise() -> None:
     # A seat that picks its card at random, whatever the values: honest by construction. Each
     # card has a value given what the seat knows (V), a value with the hidden hands known (V
@@ -227,7 +246,7 @@ def test_the_gain_is_about_zero_for_an_honest_chooser_and_positive_for_a_peeker(
     # The peeker's choices follow the partner's hand only: on the other knowledge it gains
     # nothing more than the honest chooser, and it scores highest on its own hypothesis.
     assert abs(gain_z(peeker.counts[Knowledge.ALL])) < 4.5
-    nulls = dict.fromkeys(PEEKS, 0.0)
+    nulls = dict.fromkeys(PEEKS, (0.0, 0.0))
     scores = {h: score(peeker, h, gain_nulls=nulls) for h in Hypothesis}
     assert scores[Hypothesis.PARTNER].flagged
     assert scores[Hypothesis.PARTNER].combined > scores[Hypothesis.ALL].combined
@@ -319,7 +338,7 @@ def test_the_score_adds_half_the_hits_to_the_gain() -> None:
     count = tally.counts[Knowledge.ALL]
     count.telling, count.hits = 100, 46
     count.gain_decisions, count.gain_sum, count.gain_squares = 100, 22.0, 100.0
-    nulls = dict.fromkeys(PEEKS, 0.0)
+    nulls = dict.fromkeys(PEEKS, (0.0, 0.0))
     thresholds = dict.fromkeys(Hypothesis, 2.5)
     found = score(tally, Hypothesis.ALL, gain_nulls=nulls, thresholds=thresholds)
     assert found.z == pytest.approx(2.261, abs=1e-3)
@@ -333,6 +352,27 @@ def test_the_score_adds_half_the_hits_to_the_gain() -> None:
     alone = score(tally, Hypothesis.ALL, gain_nulls=nulls, thresholds=thresholds)
     assert alone.combined == pytest.approx(2.2)
     assert not alone.flagged
+
+
+def test_the_gain_null_rises_with_the_mean_fair_loss() -> None:
+    # The null of the gain score is a line in the seat's mean fair loss: the same gains score
+    # lower for a seat whose cards lose more against the fair best card.
+    assert gain_null((0.01, 0.05), 0.0) == pytest.approx(0.01)
+    assert gain_null((0.01, 0.05), 2.0) == pytest.approx(0.11)
+    nulls = dict.fromkeys(PEEKS, (0.0, 0.1))
+
+    def tally(fair_loss: float) -> Tally:
+        found = Tally(decisions=100, fair_loss=100 * fair_loss)
+        count = found.counts[Knowledge.ALL]
+        count.gain_decisions, count.gain_sum, count.gain_squares = 100, 30.0, 100.0
+        return found
+
+    tidy = score(tally(0.0), Hypothesis.ALL, gain_nulls=nulls)
+    untidy = score(tally(2.0), Hypothesis.ALL, gain_nulls=nulls)
+    assert tidy.gain_z == pytest.approx(3.0)
+    # Against 0.2 a decision: (30 - 20) / sqrt(100 - 2 * 0.2 * 30 + 100 * 0.04).
+    assert untidy.gain_z == pytest.approx(10.0 / math.sqrt(92.0), abs=1e-3)
+    assert GAIN_NULLS[Knowledge.ALL][1] > 0.0
 
 
 def test_the_opponent_score_is_the_larger_of_the_two() -> None:
@@ -350,17 +390,21 @@ def test_honest_sets_of_the_benchmark_pool_are_flagged_at_most_one_percent() -> 
     of every honest level are flagged about 1 % of the time on every hypothesis. The benchmark
     sets them at 1 % on its own draw of sets; this draw is another one of the same pool, whose
     estimate of a 1 % tail varies by about a percent (docs/fairplay.md): at most 2 % here, on
-    2,000 sets (on a few hundred, the count of a 1 % tail itself varies too much)."""
+    2,000 sets (on a few hundred, the count of a 1 % tail itself varies too much). The same
+    thresholds hold roughly for three and for thirty matches (at most 3 %): honest play's
+    scores do not drift with the number of matches, since the gain's null follows each honest
+    level's mean gain rather than the highest of them."""
     pools: dict[str, list[Tally]] = {}
     for line in POOL.read_text().splitlines():
         entry = json.loads(line)
         pools.setdefault(entry["kind"], []).append(bench_fairplay.tally_from(entry))
     rng = random.Random(1)
-    for level in bench_fairplay.HONEST:
-        sets = bench_fairplay.draw_sets(pools[level], 10, 2000, rng)
-        for hypothesis in Hypothesis:
-            flagged = sum(1 for t in sets if score(t, hypothesis).flagged)
-            assert flagged <= 0.02 * len(sets), (level, hypothesis, flagged)
+    for size, sets_drawn, most in ((10, 2000, 0.02), (3, 2000, 0.03), (30, 1000, 0.03)):
+        for level in bench_fairplay.HONEST:
+            sets = bench_fairplay.draw_sets(pools[level], size, sets_drawn, rng)
+            for hypothesis in Hypothesis:
+                flagged = sum(1 for t in sets if score(t, hypothesis).flagged)
+                assert flagged <= most * len(sets), (size, level, hypothesis, flagged)
 
 
 def _pool_entries() -> list[tuple[dict[str, object], Tally]]:
@@ -376,15 +420,17 @@ def test_partnerships_of_the_benchmark_pool() -> None:
     ten matches (both seats of a team of an honest match) are flagged about 1 % of the time
     (at most 2 % on this draw, as for the seats), and partners who tell each other their hands
     score highest on "partner's hand" and are flagged on it far more often: the EXPERT-like
-    pair on every set, the STRONG-based pair on most (92.5 % on the benchmark's draw)."""
+    pair on every set, the STRONG-based pair on most (92.3 % on the benchmark's draw). The
+    ten-match thresholds hold roughly for three matches too (at most 3 %)."""
     teams = bench_fairplay.partnerships(_pool_entries())
     rng = random.Random(3)
-    for level in bench_fairplay.HONEST:
-        sets = bench_fairplay.draw_sets(teams[level], 10, 2000, rng)
-        for hypothesis in Hypothesis:
-            found = [score(t, hypothesis, thresholds=PARTNERSHIP_THRESHOLDS) for t in sets]
-            flagged = sum(1 for f in found if f.flagged)
-            assert flagged <= 0.02 * len(sets), (level, hypothesis, flagged)
+    for size, most in ((10, 0.02), (3, 0.03)):
+        for level in bench_fairplay.HONEST:
+            sets = bench_fairplay.draw_sets(teams[level], size, 2000, rng)
+            for hypothesis in Hypothesis:
+                found = [score(t, hypothesis, thresholds=PARTNERSHIP_THRESHOLDS) for t in sets]
+                flagged = sum(1 for f in found if f.flagged)
+                assert flagged <= most * len(sets), (size, level, hypothesis, flagged)
     for kind, least in (("expert-pair", 0.99), ("strong-pair", 0.8)):
         sets = bench_fairplay.draw_sets(teams[kind], 10, 300, rng)
         scores = {
@@ -547,8 +593,11 @@ def test_the_thresholds_and_base_rates_are_set() -> None:
     assert set(BASE_RATES) == set(PEEKS)
     assert all(0 < rate < 1 for rate in BASE_RATES.values())
     assert set(GAIN_NULLS) == set(PEEKS)
-    # Card points a decision: small against the card points a decision is worth.
-    assert all(0.0 <= null < 1.0 for null in GAIN_NULLS.values())
+    # Card points a decision: small against the card points a decision is worth, and rising
+    # (or flat) with the mean fair loss, over the range that gets a verdict.
+    for null in GAIN_NULLS.values():
+        assert null[1] >= 0.0
+        assert all(-0.2 < gain_null(null, loss) < 1.0 for loss in (0.0, 1.0, MAX_FAIR_LOSS))
     assert set(THRESHOLDS) == set(Hypothesis)
     assert set(PARTNERSHIP_THRESHOLDS) == set(Hypothesis)
     assert all(1.5 < t < 4.0 for t in (*THRESHOLDS.values(), *PARTNERSHIP_THRESHOLDS.values()))

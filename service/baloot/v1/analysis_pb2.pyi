@@ -830,12 +830,13 @@ class FairPlayScore(_message.Message):
     the same for the cards a fair player would likely play (each weighed by exp(0.1 x its
     fair value); the fair values come from two independent samples of worlds, each weighed by
     the other's values, the two averaged). About zero for honest play, more for a seat whose
-    choices follow the hidden cards (docs/fairplay.md).
+    choices follow the hidden cards (docs/fairplay.md). Each decision's gain counts within
+    +-12 card points.
     """
     gain_z: _builtins.float
-    """The score of the hindsight gains: each decision's gain less the calibrated honest mean,
-    summed, over the square root of the sum of their squares; about a standard normal score
-    for honest play.
+    """The score of the hindsight gains: each decision's gain less the calibrated honest mean at
+    the row's mean_fair_loss, summed, over the square root of the sum of their squares; about
+    a standard normal score for honest play.
     """
     score: _builtins.float
     """The score compared with the threshold: (gain_z + 0.5 z_score) / sqrt(1.65) when both rest

@@ -29,8 +29,9 @@ rests on what the seat knows only, so honest play gains nothing on average, what
 strength or style; a peeker's choices follow the hidden cards and gain. The fair values come
 from two independent samples of worlds, and each sample's gain is weighed by the other's values
 (:func:`cross_fitted_gain`), so that the weights know nothing of the errors of the values they
-weigh. The score is the self-normalised sum :func:`gain_z` against the honest null
-:data:`GAIN_NULLS` (what is left: the bots' sampler is not the exact posterior). A hypothesis
+weigh. The score is the self-normalised sum :func:`gain_z` of the gains, each bounded
+(:func:`bounded_gain`), against the honest null :data:`GAIN_NULLS`, a line in the seat's mean
+fair loss (what is left: the bots' sampler is not the exact posterior). A hypothesis
 is flagged when its score passes its threshold, :data:`THRESHOLDS` for a seat and
 :data:`PARTNERSHIP_THRESHOLDS` for a partnership (set so that at most 1 % of honest sets of ten
 matches are flagged). The score (:func:`combined_score`) adds the gain score and half the hits'
@@ -119,30 +120,37 @@ BASE_RATES: Final = {
 honest level hits the peek-best card, the highest of RANDOM, BASIC, STRONG and EXPERT on the
 pool of ``bench/bench_fairplay.py`` (the left and right opponents pooled)."""
 GAIN_NULLS: Final = {
-    Knowledge.ALL: 0.144,
-    Knowledge.PARTNER: 0.1327,
-    Knowledge.LEFT: 0.0253,
-    Knowledge.RIGHT: 0.0253,
+    Knowledge.ALL: (-0.0076, 0.0492),
+    Knowledge.PARTNER: (-0.0024, 0.0424),
+    Knowledge.LEFT: (0.0066, 0.006),
+    Knowledge.RIGHT: (0.0066, 0.006),
 }
 """The null of the gain scores: per state of knowledge, the mean hindsight gain per decision
-of honest play (card points), the highest of RANDOM, BASIC, STRONG and EXPERT on the pool of
-``bench/bench_fairplay.py`` (the left and right opponents pooled). With the gain cross-fitted
-(:func:`cross_fitted_gain`) it would be zero if the sampler of the bots were the exact
-posterior; it is not (it reads no inference from the other seats' play or bids), and honest
-levels' means lie between -0.11 and +0.14 card points a decision."""
+honest play may have (card points), a line ``a + b L`` in the mean fair loss ``L`` of the seat
+or partnership scored (:func:`gain_null`), fitted as the lowest line with ``b >= 0`` that lies
+on or above every honest level of the pool of ``bench/bench_fairplay.py`` (RANDOM, BASIC,
+STRONG, EXPERT; the left and right opponents pooled) through the level that plays worst.
+With the gain cross-fitted (:func:`cross_fitted_gain`) it would be zero if the sampler of the
+bots were the exact posterior; it is not (it reads no inference from the other seats' play or
+bids), and what is left grows with how untidy the play is: on "all hands" EXPERT -0.15, STRONG
+-0.02, BASIC +0.06 and RANDOM +0.21 card points a decision at mean fair losses of 0.4, 1.2,
+1.4 and 4.5. A null as high as RANDOM's for every seat would push purposeful honest play's
+scores below zero by more the more matches a report holds, so that no one threshold would
+hold at 1 % for three matches and for thirty; one as low as the best levels' would flag weak
+honest players more than 1 %. The line does neither (docs/fairplay.md)."""
 THRESHOLDS: Final = {
-    Hypothesis.ALL: 2.29,
-    Hypothesis.PARTNER: 1.92,
-    Hypothesis.OPPONENT: 2.61,
+    Hypothesis.ALL: 2.63,
+    Hypothesis.PARTNER: 2.21,
+    Hypothesis.OPPONENT: 2.68,
 }
 """The score (:func:`combined_score`) from which a seat is flagged: the
 smallest that flags at most 1 % of the sets of ten matches of every honest level on the
 benchmark's pool, among the sets that get a verdict (:data:`MAX_FAIR_LOSS`; RANDOM's get none)
 (docs/fairplay.md)."""
 PARTNERSHIP_THRESHOLDS: Final = {
-    Hypothesis.ALL: 2.29,
-    Hypothesis.PARTNER: 2.0,
-    Hypothesis.OPPONENT: 2.86,
+    Hypothesis.ALL: 2.79,
+    Hypothesis.PARTNER: 2.34,
+    Hypothesis.OPPONENT: 2.89,
 }
 """The same for a partnership (its two seats' counts added): the smallest score that flags
 at most 1 % of the honest partnerships' sets of ten matches on the benchmark's pool."""
@@ -169,6 +177,14 @@ normalised to about a standard normal score."""
 GAIN_TEMPERATURE: Final = 0.1
 """How sharply a fair player is taken to prefer the better cards in the hindsight gain
 (:func:`fair_weights`): a card worth 10 card points less fairly is e times less likely."""
+GAIN_LIMIT: Final = 12.0
+"""The most one decision's hindsight gain counts, either way (card points,
+:func:`bounded_gain`). A few decisions swing by 20 to 60 card points on where one hidden card
+lies; unbounded, they make most of the gains' spread and little of their evidence. Chosen on
+the benchmark's pool among 6 to 15 and no limit: bounded at 12, the gain score alone (a flat
+null) caught 68 % of the STRONG-based all-hands peekers' sets of ten (58 % unbounded) and 72 %
+of the partner peekers' (59 %); with the shipped score and nulls, 59.4 % (52.8 %) and 70.9 %
+(64.5 %); every EXPERT-based peeker still (docs/fairplay.md)."""
 
 
 @dataclass(slots=True)
@@ -180,9 +196,10 @@ class Count:
     card points the card played gave more than the fair best card under that knowledge, summed
     over the telling decisions.
 
-    The hindsight gain (:func:`hindsight_gain`), over every decision with a choice:
-    ``gain_decisions`` decisions, ``gain_sum`` their gains summed (card points),
-    ``gain_squares`` the squares of the gains summed.
+    The hindsight gain (:func:`hindsight_gain`, each decision's bounded by
+    :func:`bounded_gain`), over every decision with a choice: ``gain_decisions`` decisions,
+    ``gain_sum`` their gains summed (card points), ``gain_squares`` the squares of the gains
+    summed.
     """
 
     telling: int = 0
@@ -316,7 +333,7 @@ def score(
     hypothesis: Hypothesis,
     *,
     base_rates: dict[Knowledge, float] = BASE_RATES,
-    gain_nulls: dict[Knowledge, float] = GAIN_NULLS,
+    gain_nulls: dict[Knowledge, tuple[float, float]] = GAIN_NULLS,
     thresholds: dict[Hypothesis, float] = THRESHOLDS,
     min_decisions: int = MIN_DECISIONS,
     min_gain_decisions: int = MIN_GAIN_DECISIONS,
@@ -339,7 +356,7 @@ def score(
         count = tally.counts[knowledge]
         base = base_rates[knowledge]
         z = z_score(count.telling, count.hits, base)
-        gained = gain_z(count, gain_nulls[knowledge])
+        gained = gain_z(count, gain_null(gain_nulls[knowledge], tally.mean_fair_loss))
         hits_enough = count.telling >= min_decisions
         gain_enough = count.gain_decisions >= min_gain_decisions
         counted = hits_enough or gain_enough
@@ -446,9 +463,23 @@ def cross_fitted_gain(
     )
 
 
+def bounded_gain(gained: float) -> float:
+    """A decision's hindsight gain as the score counts it: within ``±GAIN_LIMIT``
+    (:data:`GAIN_LIMIT`), a robust score in which no single decision weighs more than a
+    typical handful."""
+    return max(-GAIN_LIMIT, min(GAIN_LIMIT, gained))
+
+
 def fair_of(first: Sequence[float], second: Sequence[float]) -> tuple[float, ...]:
     """The fair values of a decision: the mean of its two fair samples."""
     return tuple((a + b) / 2.0 for a, b in zip(first, second, strict=True))
+
+
+def gain_null(null: tuple[float, float], fair_loss: float) -> float:
+    """The honest null of the gain score at a mean fair loss: ``a + b fair_loss`` for
+    ``null = (a, b)`` (:data:`GAIN_NULLS`)."""
+    intercept, slope = null
+    return intercept + slope * fair_loss
 
 
 def gain_z(count: Count, null: float = 0.0) -> float:
@@ -598,7 +629,7 @@ def tally_of(figures: Iterable[DecisionFigures], seats: Iterable[int]) -> dict[i
         for knowledge in PEEKS:
             values = found.values[knowledge]
             count = tally.counts[knowledge]
-            count.add_gain(cross_fitted_gain(values, samples, found.taken))
+            count.add_gain(bounded_gain(cross_fitted_gain(values, samples, found.taken)))
             best = _best(values)
             if best & fair_best:
                 continue
@@ -758,6 +789,7 @@ def fair_play(
 __all__ = [
     "BASE_RATES",
     "DEFAULT_WORLDS",
+    "GAIN_LIMIT",
     "GAIN_NULLS",
     "GAIN_TEMPERATURE",
     "HITS_WEIGHT",
@@ -778,11 +810,13 @@ __all__ = [
     "Row",
     "Score",
     "Tally",
+    "bounded_gain",
     "combined_score",
     "cross_fitted_gain",
     "fair_of",
     "fair_play",
     "fair_weights",
+    "gain_null",
     "gain_z",
     "hindsight_gain",
     "p_value",

@@ -1501,11 +1501,12 @@ type FairPlayScore struct {
 	// the same for the cards a fair player would likely play (each weighed by exp(0.1 x its
 	// fair value); the fair values come from two independent samples of worlds, each weighed by
 	// the other's values, the two averaged). About zero for honest play, more for a seat whose
-	// choices follow the hidden cards (docs/fairplay.md).
+	// choices follow the hidden cards (docs/fairplay.md). Each decision's gain counts within
+	// +-12 card points.
 	GainMean float64 `protobuf:"fixed64,12,opt,name=gain_mean,json=gainMean,proto3" json:"gain_mean,omitempty"`
-	// The score of the hindsight gains: each decision's gain less the calibrated honest mean,
-	// summed, over the square root of the sum of their squares; about a standard normal score
-	// for honest play.
+	// The score of the hindsight gains: each decision's gain less the calibrated honest mean at
+	// the row's mean_fair_loss, summed, over the square root of the sum of their squares; about
+	// a standard normal score for honest play.
 	GainZ float64 `protobuf:"fixed64,13,opt,name=gain_z,json=gainZ,proto3" json:"gain_z,omitempty"`
 	// The score compared with the threshold: (gain_z + 0.5 z_score) / sqrt(1.65) when both rest
 	// on enough decisions (at least min_gain_decisions decisions and min_decisions telling ones),

@@ -834,16 +834,17 @@ export type FairPlayScore = Message<"baloot.v1.FairPlayScore"> & {
    * the same for the cards a fair player would likely play (each weighed by exp(0.1 x its
    * fair value); the fair values come from two independent samples of worlds, each weighed by
    * the other's values, the two averaged). About zero for honest play, more for a seat whose
-   * choices follow the hidden cards (docs/fairplay.md).
+   * choices follow the hidden cards (docs/fairplay.md). Each decision's gain counts within
+   * +-12 card points.
    *
    * @generated from field: double gain_mean = 12;
    */
   gainMean: number;
 
   /**
-   * The score of the hindsight gains: each decision's gain less the calibrated honest mean,
-   * summed, over the square root of the sum of their squares; about a standard normal score
-   * for honest play.
+   * The score of the hindsight gains: each decision's gain less the calibrated honest mean at
+   * the row's mean_fair_loss, summed, over the square root of the sum of their squares; about
+   * a standard normal score for honest play.
    *
    * @generated from field: double gain_z = 13;
    */
