@@ -67,8 +67,10 @@ from baloot_engine.analysis.fairplay import (
     MIN_DECISIONS,
     MIN_GAIN_DECISIONS,
     PEEKS,
+    BaseRate,
     Count,
     DecisionFigures,
+    GainNull,
     Hypothesis,
     Knowledge,
     Tally,
@@ -83,7 +85,8 @@ from baloot_engine.bots import Level
 ROOT = Path(__file__).resolve().parents[1]
 HONEST = ("random", "basic", "strong", "expert")
 NULL = ("basic", "strong", "expert")
-"""The honest levels whose hit rates make the null (RANDOM only checks the threshold)."""
+"""The honest levels that get a verdict (RANDOM's play is no better than chance): the ROC's
+honest sets, and the levels whose standard errors the nulls carry."""
 CHEATERS = {
     "expert-all": (Level.EXPERT, "all", Hypothesis.ALL),
     "expert-partner": (Level.EXPERT, "partner", Hypothesis.PARTNER),
@@ -234,32 +237,51 @@ def level_rates(tallies: Sequence[Tally]) -> dict[Knowledge, float]:
     return rates
 
 
-def base_rates(pools: dict[str, list[Tally]]) -> dict[Knowledge, float]:
+def base_rates(pools: dict[str, list[Tally]]) -> dict[Knowledge, BaseRate]:
     """The null: per state of knowledge, the highest hit rate of an honest level (so that no
-    honest level's z-score drifts up as its sets grow); the left and right opponents are one
-    (the seats are alike), their counts added."""
-    per_level = []
+    honest level's z-score drifts up as its sets grow), and the largest standard error of the
+    levels that get a verdict (:data:`NULL`; each entry a cluster of decisions), rounded up to 3
+    decimals; the left and right opponents are one (the seats are alike), their counts
+    added."""
+    rates: dict[Knowledge, list[float]] = {k: [] for k in PEEKS}
+    errors: dict[Knowledge, list[float]] = {k: [] for k in PEEKS}
     for kind in HONEST:
         tallies = pools.get(kind)
         if not tallies:
             continue
-        rates = level_rates(tallies)
-        telling = sum(
-            t.counts[k].telling for t in tallies for k in (Knowledge.LEFT, Knowledge.RIGHT)
+        for knowledge in PEEKS:
+            pair = (
+                (Knowledge.LEFT, Knowledge.RIGHT)
+                if knowledge in (Knowledge.LEFT, Knowledge.RIGHT)
+                else (knowledge,)
+            )
+            told = [sum(t.counts[k].telling for k in pair) for t in tallies]
+            hit = [sum(t.counts[k].hits for k in pair) for t in tallies]
+            n = sum(told)
+            rate = sum(hit) / n if n else 0.0
+            spread = math.sqrt(sum((h - rate * m) ** 2 for h, m in zip(hit, told, strict=True)))
+            rates[knowledge].append(rate)
+            if kind in NULL:
+                errors[knowledge].append(spread / n if n else 0.0)
+    return {
+        k: BaseRate(
+            round(max(rates[k]), 3), math.ceil(max(errors[k], default=0.0) * 1000 - 1e-9) / 1000
         )
-        hits = sum(t.counts[k].hits for t in tallies for k in (Knowledge.LEFT, Knowledge.RIGHT))
-        rates[Knowledge.LEFT] = rates[Knowledge.RIGHT] = hits / telling if telling else 0.0
-        per_level.append(rates)
-    return {k: round(max(r[k] for r in per_level), 3) for k in PEEKS}
+        for k in PEEKS
+    }
 
 
-def gain_nulls(pools: dict[str, list[Tally]]) -> dict[Knowledge, tuple[float, float]]:
+def gain_nulls(pools: dict[str, list[Tally]]) -> dict[Knowledge, GainNull]:
     """The null of the gain scores: per state of knowledge, the line ``a + b L`` in the mean
     fair loss ``L`` (``analysis.fairplay.gain_null``) that lies on or above every honest
     level's mean hindsight gain per decision: the lowest such line with ``b >= 0``, through
     the level that plays worst (:func:`envelope`; the left and right opponents are one,
-    added)."""
+    added); and its standard error, the largest of the means' of the levels that get a verdict
+    (:data:`NULL`; each entry a cluster of decisions), rounded up to 3 decimals. RANDOM's does
+    not count: its point sets the line's slope, but at the fair losses that get a verdict the
+    line rests on the purposeful levels' means."""
     points: dict[Knowledge, list[tuple[float, float]]] = {k: [] for k in PEEKS}
+    errors: dict[Knowledge, list[float]] = {k: [] for k in PEEKS}
     for kind in HONEST:
         tallies = pools.get(kind)
         if not tallies:
@@ -272,10 +294,20 @@ def gain_nulls(pools: dict[str, list[Tally]]) -> dict[Knowledge, tuple[float, fl
                 if knowledge in (Knowledge.LEFT, Knowledge.RIGHT)
                 else (knowledge,)
             )
-            n = sum(t.counts[k].gain_decisions for t in tallies for k in pair)
-            gained = sum(t.counts[k].gain_sum for t in tallies for k in pair)
-            points[knowledge].append((loss, gained / n if n else 0.0))
-    return {k: envelope(found) for k, found in points.items()}
+            sizes = [sum(t.counts[k].gain_decisions for k in pair) for t in tallies]
+            sums = [sum(t.counts[k].gain_sum for k in pair) for t in tallies]
+            n = sum(sizes)
+            mean = sum(sums) / n if n else 0.0
+            spread = math.sqrt(sum((g - mean * m) ** 2 for g, m in zip(sums, sizes, strict=True)))
+            points[knowledge].append((loss, mean))
+            if kind in NULL:
+                errors[knowledge].append(spread / n if n else 0.0)
+    found = {}
+    for knowledge in PEEKS:
+        intercept, slope = envelope(points[knowledge])
+        error = math.ceil(max(errors[knowledge], default=0.0) * 1000 - 1e-9) / 1000
+        found[knowledge] = GainNull(intercept, slope, error)
+    return found
 
 
 def envelope(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
@@ -439,8 +471,8 @@ shipped one, their weighted sum (``combined_score``)."""
 def _zs(
     sets: Sequence[Tally],
     hypothesis: Hypothesis,
-    rates: dict[Knowledge, float],
-    nulls: dict[Knowledge, tuple[float, float]],
+    rates: dict[Knowledge, BaseRate],
+    nulls: dict[Knowledge, GainNull],
     least: tuple[int, int],
     which: str,
 ) -> list[float]:
@@ -508,8 +540,8 @@ def report_partnerships(
     teams: dict[str, list[Tally]],
     set_sizes: Sequence[int],
     sets: int,
-    rates: dict[Knowledge, float],
-    nulls: dict[Knowledge, tuple[float, float]],
+    rates: dict[Knowledge, BaseRate],
+    nulls: dict[Knowledge, GainNull],
     least: tuple[int, int],
 ) -> tuple[dict[int, dict[str, dict[Hypothesis, list[float]]]], dict[int, dict[Hypothesis, float]]]:
     """Calibrate the partnerships' thresholds on honest partnerships and measure how many of
@@ -615,13 +647,16 @@ def report(
         print(f"  {kind:15} {', '.join(cells)}")
     rates = base_rates(pools)
     print(
-        "\nnull (the highest honest level's hit rate): "
-        + ", ".join(f"{k.value} {v:.3f}" for k, v in rates.items())
+        "\nnull (the highest honest level's hit rate, and its standard error): "
+        + ", ".join(f"{k.value} {v.rate:.3f} (error {v.error:.3f})" for k, v in rates.items())
     )
     nulls = gain_nulls(pools)
     print(
-        "null of the gain score (a + b x mean fair loss, on or above every honest level): "
-        + ", ".join(f"{k.value} {a:+.4f} {b:+.4f} L" for k, (a, b) in nulls.items())
+        "null of the gain score (a + b x mean fair loss, on or above every honest level, and its "
+        "standard error): "
+        + ", ".join(
+            f"{k.value} {a:+.4f} {b:+.4f} L (error {e:.3f})" for k, (a, b, e) in nulls.items()
+        )
     )
     mean_cpu = sum(cpu) / len(cpu) if cpu else 0.0
     per_decision = sum(cpu) / decisions_cpu if decisions_cpu else 0.0
@@ -694,10 +729,16 @@ def report(
     teams = partnerships(tallied)
     team_zs, team_thresholds = report_partnerships(teams, set_sizes, sets, rates, nulls, least)
     print("\nfor analysis/fairplay.py:")
-    print("BASE_RATES = {" + ", ".join(f"Knowledge.{k.name}: {v}" for k, v in rates.items()) + "}")
+    print(
+        "BASE_RATES = {"
+        + ", ".join(f"Knowledge.{k.name}: BaseRate{tuple(v)}" for k, v in rates.items())
+        + "}"
+    )
     print(
         "GAIN_NULLS = {"
-        + ", ".join(f"Knowledge.{k.name}: ({a}, {b})" for k, (a, b) in nulls.items())
+        + ", ".join(
+            f"Knowledge.{k.name}: GainNull({a}, {b}, {e})" for k, (a, b, e) in nulls.items()
+        )
         + "}"
     )
     print(

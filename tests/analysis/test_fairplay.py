@@ -27,9 +27,11 @@ from baloot_engine.analysis.fairplay import (
     PARTNERSHIP_THRESHOLDS,
     PEEKS,
     THRESHOLDS,
+    BaseRate,
     Count,
     DecisionFigures,
     FairPlayReport,
+    GainNull,
     Hypothesis,
     Knowledge,
     Progress,
@@ -162,6 +164,12 @@ def test_the_hindsight_gain_of_one_decision() -> None:
     # Against a null of 0.1 a decision: sum (d - 0.1) / sqrt(sum (d - 0.1)^2).
     assert gain_z(count, 0.1) == pytest.approx((1.9 - 1.1) / (1.9**2 + 1.1**2) ** 0.5)
     assert gain_z(Count()) == 0.0
+    # The null's own error widens the spread by n^2 e^2 (here 2^2 x 0.5^2 = 1).
+    assert gain_z(count, 0.1, 0.5) == pytest.approx(0.8 / (1.9**2 + 1.1**2 + 1.0) ** 0.5)
+    # A long honest report whose mean lies one error above the null scores about one.
+    steady = Count(gain_decisions=10**6, gain_sum=0.05 * 10**6, gain_squares=16.0 * 10**6)
+    assert gain_z(steady, 0.0, 0.05) == pytest.approx(1.0, abs=0.05)
+    assert gain_z(steady) > 10
 
 
 def test_one_decision_counts_a_bounded_gain() -> None:
@@ -246,7 +254,7 @@ def test_the_gain_is_about_zero_for_an_honest_chooser_and_positive_for_a_peeker(
     # The peeker's choices follow the partner's hand only: on the other knowledge it gains
     # nothing more than the honest chooser, and it scores highest on its own hypothesis.
     assert abs(gain_z(peeker.counts[Knowledge.ALL])) < 4.5
-    nulls = dict.fromkeys(PEEKS, (0.0, 0.0))
+    nulls = dict.fromkeys(PEEKS, GainNull(0.0, 0.0, 0.0))
     scores = {h: score(peeker, h, gain_nulls=nulls) for h in Hypothesis}
     assert scores[Hypothesis.PARTNER].flagged
     assert scores[Hypothesis.PARTNER].combined > scores[Hypothesis.ALL].combined
@@ -306,6 +314,11 @@ def test_the_z_score_and_its_p_value() -> None:
     assert z_score(0, 0, 0.3) == 0.0
     assert z_score(100, 30, 0.3) == pytest.approx(0.0)
     assert z_score(100, 60, 0.3) == pytest.approx(30 / (100 * 0.21) ** 0.5)
+    # The base rate's own error widens the spread by n^2 e^2: a long honest report whose true
+    # rate lies one error above the measured one scores about one, however long it is.
+    assert z_score(100, 60, 0.3, 0.05) == pytest.approx(30 / (21 + 25) ** 0.5)
+    assert z_score(10**6, 320_000, 0.3, 0.02) == pytest.approx(1.0, abs=0.03)
+    assert z_score(10**6, 320_000, 0.3) > 40
     assert p_value(0.0) == pytest.approx(0.5)
     assert p_value(2.326) == pytest.approx(0.01, abs=1e-4)
     few = Tally()
@@ -338,9 +351,10 @@ def test_the_score_adds_half_the_hits_to_the_gain() -> None:
     count = tally.counts[Knowledge.ALL]
     count.telling, count.hits = 100, 46
     count.gain_decisions, count.gain_sum, count.gain_squares = 100, 22.0, 100.0
-    nulls = dict.fromkeys(PEEKS, (0.0, 0.0))
+    nulls = dict.fromkeys(PEEKS, GainNull(0.0, 0.0, 0.0))
+    rates = dict.fromkeys(PEEKS, BaseRate(0.352, 0.0))
     thresholds = dict.fromkeys(Hypothesis, 2.5)
-    found = score(tally, Hypothesis.ALL, gain_nulls=nulls, thresholds=thresholds)
+    found = score(tally, Hypothesis.ALL, base_rates=rates, gain_nulls=nulls, thresholds=thresholds)
     assert found.z == pytest.approx(2.261, abs=1e-3)
     assert found.gain_z == pytest.approx(2.2)
     assert max(found.z, found.gain_z) < 2.5
@@ -349,7 +363,7 @@ def test_the_score_adds_half_the_hits_to_the_gain() -> None:
     assert found.flagged
     # The hits below their verdict's count: the gain alone, not flagged.
     count.telling, count.hits = MIN_DECISIONS - 1, MIN_DECISIONS - 1
-    alone = score(tally, Hypothesis.ALL, gain_nulls=nulls, thresholds=thresholds)
+    alone = score(tally, Hypothesis.ALL, base_rates=rates, gain_nulls=nulls, thresholds=thresholds)
     assert alone.combined == pytest.approx(2.2)
     assert not alone.flagged
 
@@ -357,9 +371,9 @@ def test_the_score_adds_half_the_hits_to_the_gain() -> None:
 def test_the_gain_null_rises_with_the_mean_fair_loss() -> None:
     # The null of the gain score is a line in the seat's mean fair loss: the same gains score
     # lower for a seat whose cards lose more against the fair best card.
-    assert gain_null((0.01, 0.05), 0.0) == pytest.approx(0.01)
-    assert gain_null((0.01, 0.05), 2.0) == pytest.approx(0.11)
-    nulls = dict.fromkeys(PEEKS, (0.0, 0.1))
+    assert gain_null(GainNull(0.01, 0.05, 0.0), 0.0) == pytest.approx(0.01)
+    assert gain_null(GainNull(0.01, 0.05, 0.0), 2.0) == pytest.approx(0.11)
+    nulls = dict.fromkeys(PEEKS, GainNull(0.0, 0.1, 0.0))
 
     def tally(fair_loss: float) -> Tally:
         found = Tally(decisions=100, fair_loss=100 * fair_loss)
@@ -591,12 +605,13 @@ def test_a_pool_entry_keeps_every_figure() -> None:
 
 def test_the_thresholds_and_base_rates_are_set() -> None:
     assert set(BASE_RATES) == set(PEEKS)
-    assert all(0 < rate < 1 for rate in BASE_RATES.values())
+    assert all(0 < base.rate < 1 and 0 < base.error < 0.1 for base in BASE_RATES.values())
     assert set(GAIN_NULLS) == set(PEEKS)
     # Card points a decision: small against the card points a decision is worth, and rising
     # (or flat) with the mean fair loss, over the range that gets a verdict.
     for null in GAIN_NULLS.values():
-        assert null[1] >= 0.0
+        assert null.slope >= 0.0
+        assert 0.0 < null.error < 0.2
         assert all(-0.2 < gain_null(null, loss) < 1.0 for loss in (0.0, 1.0, MAX_FAIR_LOSS))
     assert set(THRESHOLDS) == set(Hypothesis)
     assert set(PARTNERSHIP_THRESHOLDS) == set(Hypothesis)

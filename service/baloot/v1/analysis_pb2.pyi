@@ -803,7 +803,9 @@ class FairPlayScore(_message.Message):
     hypothesis' knowledge, summed over the telling decisions.
     """
     z_score: _builtins.float
-    """(hits - expected_hits) / sqrt(telling * rate * (1 - rate))."""
+    """(hits - expected_hits) / sqrt(telling * rate * (1 - rate) + (telling * error)^2), error the
+    calibrated base rate's own standard error.
+    """
     p_value: _builtins.float
     """The one-sided normal tail of z_score."""
     enough: _builtins.bool
@@ -835,8 +837,9 @@ class FairPlayScore(_message.Message):
     """
     gain_z: _builtins.float
     """The score of the hindsight gains: each decision's gain less the calibrated honest mean at
-    the row's mean_fair_loss, summed, over the square root of the sum of their squares; about
-    a standard normal score for honest play.
+    the row's mean_fair_loss, summed, over the square root of the sum of their squares plus
+    (gain_decisions * that mean's standard error)^2; about a standard normal score for honest
+    play.
     """
     score: _builtins.float
     """The score compared with the threshold: (gain_z + 0.5 z_score) / sqrt(1.65) when both rest

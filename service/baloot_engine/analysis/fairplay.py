@@ -55,7 +55,7 @@ import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Final
+from typing import Final, NamedTuple
 
 from baloot_engine.analysis.core import (
     AnalysisStoppedError,
@@ -110,47 +110,73 @@ class Hypothesis(Enum):
 PEEKS: Final = (Knowledge.ALL, Knowledge.PARTNER, Knowledge.LEFT, Knowledge.RIGHT)
 """The states of knowledge compared with the fair one."""
 
+
+class BaseRate(NamedTuple):
+    """The honest null of one state of knowledge's hits: the share ``rate`` of telling
+    decisions where honest play hits, known to within ``error`` (its standard error,
+    :func:`z_score`)."""
+
+    rate: float
+    error: float
+
+
 BASE_RATES: Final = {
-    Knowledge.ALL: 0.352,
-    Knowledge.PARTNER: 0.299,
-    Knowledge.LEFT: 0.323,
-    Knowledge.RIGHT: 0.323,
+    Knowledge.ALL: BaseRate(0.346, 0.014),
+    Knowledge.PARTNER: BaseRate(0.319, 0.011),
+    Knowledge.LEFT: BaseRate(0.318, 0.009),
+    Knowledge.RIGHT: BaseRate(0.318, 0.009),
 }
 """The null of the z-scores: per state of knowledge, the share of telling decisions where an
 honest level hits the peek-best card, the highest of RANDOM, BASIC, STRONG and EXPERT on the
-pool of ``bench/bench_fairplay.py`` (the left and right opponents pooled)."""
+pool of ``bench/bench_fairplay.py`` (the left and right opponents pooled), and the largest of
+those levels' standard errors."""
+
+
+class GainNull(NamedTuple):
+    """The honest null of one state of knowledge's gain score: ``intercept + slope L`` card
+    points a decision at a mean fair loss ``L`` (:func:`gain_null`), known to within
+    ``error`` (the standard error of the honest means it rests on, :func:`gain_z`)."""
+
+    intercept: float
+    slope: float
+    error: float
+
+
 GAIN_NULLS: Final = {
-    Knowledge.ALL: (-0.0076, 0.0492),
-    Knowledge.PARTNER: (-0.0024, 0.0424),
-    Knowledge.LEFT: (0.0066, 0.006),
-    Knowledge.RIGHT: (0.0066, 0.006),
+    Knowledge.ALL: GainNull(0.0573, 0.0128, 0.04),
+    Knowledge.PARTNER: GainNull(0.0817, 0.0026, 0.033),
+    Knowledge.LEFT: GainNull(0.0127, 0.0, 0.025),
+    Knowledge.RIGHT: GainNull(0.0127, 0.0, 0.025),
 }
 """The null of the gain scores: per state of knowledge, the mean hindsight gain per decision
 honest play may have (card points), a line ``a + b L`` in the mean fair loss ``L`` of the seat
 or partnership scored (:func:`gain_null`), fitted as the lowest line with ``b >= 0`` that lies
 on or above every honest level of the pool of ``bench/bench_fairplay.py`` (RANDOM, BASIC,
-STRONG, EXPERT; the left and right opponents pooled) through the level that plays worst.
-With the gain cross-fitted (:func:`cross_fitted_gain`) it would be zero if the sampler of the
+STRONG, EXPERT; the left and right opponents pooled) through the level that plays worst, and
+the standard error of those levels' means (the largest of those that get a verdict). With the
+gain cross-fitted (:func:`cross_fitted_gain`) it would be zero if the sampler of the
 bots were the exact posterior; it is not (it reads no inference from the other seats' play or
-bids), and what is left grows with how untidy the play is: on "all hands" EXPERT -0.15, STRONG
--0.02, BASIC +0.06 and RANDOM +0.21 card points a decision at mean fair losses of 0.4, 1.2,
-1.4 and 4.5. A null as high as RANDOM's for every seat would push purposeful honest play's
-scores below zero by more the more matches a report holds, so that no one threshold would
-hold at 1 % for three matches and for thirty; one as low as the best levels' would flag weak
-honest players more than 1 %. The line does neither (docs/fairplay.md)."""
+bids), and what is left grows with how far the play strays from the fair best card: on "all
+hands" EXPERT -0.08, STRONG +0.05, BASIC +0.08 and RANDOM +0.11 card points a decision at
+mean fair losses of 0.5, 1.2, 1.4 and 4.3. A null as high as RANDOM's for every seat would
+push purposeful honest play's scores below zero by more the more matches a report holds, so
+that no one threshold would hold at 1 % for three matches and for thirty; one as low as the
+best levels' would flag weak honest players more than 1 %. The line does neither
+(docs/fairplay.md). The error enters the score (:func:`gain_z`) so that an honest level whose
+true mean lies a little above the pool's is not flagged more and more as its reports grow."""
 THRESHOLDS: Final = {
-    Hypothesis.ALL: 2.63,
-    Hypothesis.PARTNER: 2.21,
-    Hypothesis.OPPONENT: 2.68,
+    Hypothesis.ALL: 2.44,
+    Hypothesis.PARTNER: 2.14,
+    Hypothesis.OPPONENT: 2.69,
 }
 """The score (:func:`combined_score`) from which a seat is flagged: the
 smallest that flags at most 1 % of the sets of ten matches of every honest level on the
 benchmark's pool, among the sets that get a verdict (:data:`MAX_FAIR_LOSS`; RANDOM's get none)
 (docs/fairplay.md)."""
 PARTNERSHIP_THRESHOLDS: Final = {
-    Hypothesis.ALL: 2.79,
-    Hypothesis.PARTNER: 2.34,
-    Hypothesis.OPPONENT: 2.89,
+    Hypothesis.ALL: 2.12,
+    Hypothesis.PARTNER: 2.13,
+    Hypothesis.OPPONENT: 2.68,
 }
 """The same for a partnership (its two seats' counts added): the smallest score that flags
 at most 1 % of the honest partnerships' sets of ten matches on the benchmark's pool."""
@@ -183,8 +209,9 @@ GAIN_LIMIT: Final = 12.0
 lies; unbounded, they make most of the gains' spread and little of their evidence. Chosen on
 the benchmark's pool among 6 to 15 and no limit: bounded at 12, the gain score alone (a flat
 null) caught 68 % of the STRONG-based all-hands peekers' sets of ten (58 % unbounded) and 72 %
-of the partner peekers' (59 %); with the shipped score and nulls, 59.4 % (52.8 %) and 70.9 %
-(64.5 %); every EXPERT-based peeker still (docs/fairplay.md)."""
+of the partner peekers' (59 %), on the pool of 24 honest matches a level; with the shipped
+score and calibration on the grown pool, 65.7 % (62.5 %) and 65.8 % (64.8 %); every
+EXPERT-based peeker still (docs/fairplay.md)."""
 
 
 @dataclass(slots=True)
@@ -315,11 +342,15 @@ class FairPlayReport:
     rows: tuple[Row, ...]
 
 
-def z_score(telling: int, hits: int, base: float) -> float:
-    """The z-score of ``hits`` among ``telling`` decisions against the base rate (0 on none)."""
+def z_score(telling: int, hits: int, base: float, base_error: float = 0.0) -> float:
+    """The z-score of ``hits`` among ``telling`` decisions against the base rate (0 on none):
+    ``(h - n p) / sqrt(n p (1 - p) + n^2 e^2)``, ``e`` the base rate's own standard error
+    (``base_error``; a rate measured on honest bots' play), so that an honest seat whose true
+    rate lies above the measured one scores no more than about that many errors however many
+    decisions it has, and short reports are hardly touched."""
     if telling <= 0:
         return 0.0
-    spread = math.sqrt(telling * base * (1.0 - base))
+    spread = math.sqrt(telling * base * (1.0 - base) + (telling * base_error) ** 2)
     return (hits - telling * base) / spread
 
 
@@ -332,8 +363,8 @@ def score(
     tally: Tally,
     hypothesis: Hypothesis,
     *,
-    base_rates: dict[Knowledge, float] = BASE_RATES,
-    gain_nulls: dict[Knowledge, tuple[float, float]] = GAIN_NULLS,
+    base_rates: dict[Knowledge, BaseRate] = BASE_RATES,
+    gain_nulls: dict[Knowledge, GainNull] = GAIN_NULLS,
     thresholds: dict[Hypothesis, float] = THRESHOLDS,
     min_decisions: int = MIN_DECISIONS,
     min_gain_decisions: int = MIN_GAIN_DECISIONS,
@@ -355,8 +386,9 @@ def score(
     for knowledge in chosen:
         count = tally.counts[knowledge]
         base = base_rates[knowledge]
-        z = z_score(count.telling, count.hits, base)
-        gained = gain_z(count, gain_null(gain_nulls[knowledge], tally.mean_fair_loss))
+        z = z_score(count.telling, count.hits, base.rate, base.error)
+        null = gain_nulls[knowledge]
+        gained = gain_z(count, gain_null(null, tally.mean_fair_loss), null.error)
         hits_enough = count.telling >= min_decisions
         gain_enough = count.gain_decisions >= min_gain_decisions
         counted = hits_enough or gain_enough
@@ -373,7 +405,7 @@ def score(
             hypothesis,
             count.telling,
             count.hits,
-            round(count.telling * base, 3),
+            round(count.telling * base.rate, 3),
             round(count.gain, 3),
             round(z, 3),
             p_value(z),
@@ -475,18 +507,23 @@ def fair_of(first: Sequence[float], second: Sequence[float]) -> tuple[float, ...
     return tuple((a + b) / 2.0 for a, b in zip(first, second, strict=True))
 
 
-def gain_null(null: tuple[float, float], fair_loss: float) -> float:
-    """The honest null of the gain score at a mean fair loss: ``a + b fair_loss`` for
-    ``null = (a, b)`` (:data:`GAIN_NULLS`)."""
-    intercept, slope = null
-    return intercept + slope * fair_loss
+def gain_null(null: GainNull, fair_loss: float) -> float:
+    """The honest null of the gain score at a mean fair loss: ``intercept + slope fair_loss``
+    (:data:`GAIN_NULLS`)."""
+    return null.intercept + null.slope * fair_loss
 
 
-def gain_z(count: Count, null: float = 0.0) -> float:
+def gain_z(count: Count, null: float = 0.0, null_error: float = 0.0) -> float:
     """The self-normalised sum of the hindsight gains less their honest mean ``null`` per
-    decision: ``sum (d - null) / sqrt(sum (d - null)^2)`` (0 on none)."""
+    decision: ``sum (d - null) / sqrt(sum (d - null)^2 + n^2 null_error^2)`` (0 on none).
+
+    ``null_error`` is the standard error of ``null`` itself (a mean measured on honest bots'
+    play): an honest seat whose true mean lies above the measured one by some errors would
+    otherwise score without bound as its decisions grow; with it, its score tends to that many
+    errors at most, and short reports are hardly touched."""
     n = count.gain_decisions
     squares = count.gain_squares - 2.0 * null * count.gain_sum + n * null * null
+    squares += (n * null_error) ** 2
     if n == 0 or squares <= 0.0:
         return 0.0
     return (count.gain_sum - n * null) / math.sqrt(squares)
@@ -694,7 +731,7 @@ def record_figures(
 def rows_of(
     tallies: dict[int, Tally],
     *,
-    base_rates: dict[Knowledge, float] = BASE_RATES,
+    base_rates: dict[Knowledge, BaseRate] = BASE_RATES,
     thresholds: dict[Hypothesis, float] = THRESHOLDS,
     partnership_thresholds: dict[Hypothesis, float] = PARTNERSHIP_THRESHOLDS,
     min_decisions: int = MIN_DECISIONS,
@@ -801,9 +838,11 @@ __all__ = [
     "PARTNERSHIP_THRESHOLDS",
     "SCORE_CORRELATION",
     "THRESHOLDS",
+    "BaseRate",
     "Count",
     "DecisionFigures",
     "FairPlayReport",
+    "GainNull",
     "Hypothesis",
     "Knowledge",
     "Progress",

@@ -1478,7 +1478,8 @@ type FairPlayScore struct {
 	// The card points the cards played gained over the fair best cards, valued with the
 	// hypothesis' knowledge, summed over the telling decisions.
 	Gain float64 `protobuf:"fixed64,5,opt,name=gain,proto3" json:"gain,omitempty"`
-	// (hits - expected_hits) / sqrt(telling * rate * (1 - rate)).
+	// (hits - expected_hits) / sqrt(telling * rate * (1 - rate) + (telling * error)^2), error the
+	// calibrated base rate's own standard error.
 	ZScore float64 `protobuf:"fixed64,6,opt,name=z_score,json=zScore,proto3" json:"z_score,omitempty"`
 	// The one-sided normal tail of z_score.
 	PValue float64 `protobuf:"fixed64,7,opt,name=p_value,json=pValue,proto3" json:"p_value,omitempty"`
@@ -1505,8 +1506,9 @@ type FairPlayScore struct {
 	// +-12 card points.
 	GainMean float64 `protobuf:"fixed64,12,opt,name=gain_mean,json=gainMean,proto3" json:"gain_mean,omitempty"`
 	// The score of the hindsight gains: each decision's gain less the calibrated honest mean at
-	// the row's mean_fair_loss, summed, over the square root of the sum of their squares; about
-	// a standard normal score for honest play.
+	// the row's mean_fair_loss, summed, over the square root of the sum of their squares plus
+	// (gain_decisions * that mean's standard error)^2; about a standard normal score for honest
+	// play.
 	GainZ float64 `protobuf:"fixed64,13,opt,name=gain_z,json=gainZ,proto3" json:"gain_z,omitempty"`
 	// The score compared with the threshold: (gain_z + 0.5 z_score) / sqrt(1.65) when both rest
 	// on enough decisions (at least min_gain_decisions decisions and min_decisions telling ones),

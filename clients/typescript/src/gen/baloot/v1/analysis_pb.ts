@@ -781,7 +781,8 @@ export type FairPlayScore = Message<"baloot.v1.FairPlayScore"> & {
   gain: number;
 
   /**
-   * (hits - expected_hits) / sqrt(telling * rate * (1 - rate)).
+   * (hits - expected_hits) / sqrt(telling * rate * (1 - rate) + (telling * error)^2), error the
+   * calibrated base rate's own standard error.
    *
    * @generated from field: double z_score = 6;
    */
@@ -843,8 +844,9 @@ export type FairPlayScore = Message<"baloot.v1.FairPlayScore"> & {
 
   /**
    * The score of the hindsight gains: each decision's gain less the calibrated honest mean at
-   * the row's mean_fair_loss, summed, over the square root of the sum of their squares; about
-   * a standard normal score for honest play.
+   * the row's mean_fair_loss, summed, over the square root of the sum of their squares plus
+   * (gain_decisions * that mean's standard error)^2; about a standard normal score for honest
+   * play.
    *
    * @generated from field: double gain_z = 13;
    */
