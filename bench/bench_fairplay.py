@@ -237,12 +237,37 @@ def level_rates(tallies: Sequence[Tally]) -> dict[Knowledge, float]:
     return rates
 
 
+def ratio(
+    tallies: Sequence[Tally], knowledge: Knowledge, part: str, whole: str
+) -> tuple[float, float]:
+    """A pool's ratio of two of its counts' fields (``part`` over ``whole``: hits over telling
+    decisions, gains over decisions) for one state of knowledge, the left and right opponents
+    one (the seats are alike, their counts added), and its standard error, each entry a cluster
+    of decisions."""
+    pair = (
+        (Knowledge.LEFT, Knowledge.RIGHT)
+        if knowledge in (Knowledge.LEFT, Knowledge.RIGHT)
+        else (knowledge,)
+    )
+    tops = [sum(getattr(t.counts[k], part) for k in pair) for t in tallies]
+    bottoms = [sum(getattr(t.counts[k], whole) for k in pair) for t in tallies]
+    n = sum(bottoms)
+    if not n:
+        return 0.0, 0.0
+    value = sum(tops) / n
+    spread = math.sqrt(sum((a - value * b) ** 2 for a, b in zip(tops, bottoms, strict=True)))
+    return value, spread / n
+
+
+def _error(errors: Sequence[float]) -> float:
+    """The largest of ``errors``, rounded up to 3 decimals."""
+    return math.ceil(max(errors, default=0.0) * 1000 - 1e-9) / 1000
+
+
 def base_rates(pools: dict[str, list[Tally]]) -> dict[Knowledge, BaseRate]:
     """The null: per state of knowledge, the highest hit rate of an honest level (so that no
     honest level's z-score drifts up as its sets grow), and the largest standard error of the
-    levels that get a verdict (:data:`NULL`; each entry a cluster of decisions), rounded up to 3
-    decimals; the left and right opponents are one (the seats are alike), their counts
-    added."""
+    levels that get a verdict (:data:`NULL`), rounded up to 3 decimals (:func:`ratio`)."""
     rates: dict[Knowledge, list[float]] = {k: [] for k in PEEKS}
     errors: dict[Knowledge, list[float]] = {k: [] for k in PEEKS}
     for kind in HONEST:
@@ -250,36 +275,21 @@ def base_rates(pools: dict[str, list[Tally]]) -> dict[Knowledge, BaseRate]:
         if not tallies:
             continue
         for knowledge in PEEKS:
-            pair = (
-                (Knowledge.LEFT, Knowledge.RIGHT)
-                if knowledge in (Knowledge.LEFT, Knowledge.RIGHT)
-                else (knowledge,)
-            )
-            told = [sum(t.counts[k].telling for k in pair) for t in tallies]
-            hit = [sum(t.counts[k].hits for k in pair) for t in tallies]
-            n = sum(told)
-            rate = sum(hit) / n if n else 0.0
-            spread = math.sqrt(sum((h - rate * m) ** 2 for h, m in zip(hit, told, strict=True)))
+            rate, error = ratio(tallies, knowledge, "hits", "telling")
             rates[knowledge].append(rate)
             if kind in NULL:
-                errors[knowledge].append(spread / n if n else 0.0)
-    return {
-        k: BaseRate(
-            round(max(rates[k]), 3), math.ceil(max(errors[k], default=0.0) * 1000 - 1e-9) / 1000
-        )
-        for k in PEEKS
-    }
+                errors[knowledge].append(error)
+    return {k: BaseRate(round(max(rates[k]), 3), _error(errors[k])) for k in PEEKS}
 
 
 def gain_nulls(pools: dict[str, list[Tally]]) -> dict[Knowledge, GainNull]:
     """The null of the gain scores: per state of knowledge, the line ``a + b L`` in the mean
     fair loss ``L`` (``analysis.fairplay.gain_null``) that lies on or above every honest
     level's mean hindsight gain per decision: the lowest such line with ``b >= 0``, through
-    the level that plays worst (:func:`envelope`; the left and right opponents are one,
-    added); and its standard error, the largest of the means' of the levels that get a verdict
-    (:data:`NULL`; each entry a cluster of decisions), rounded up to 3 decimals. RANDOM's does
-    not count: its point sets the line's slope, but at the fair losses that get a verdict the
-    line rests on the purposeful levels' means."""
+    the level that plays worst (:func:`envelope`); and its standard error, the largest of the
+    means' of the levels that get a verdict (:data:`NULL`), rounded up to 3 decimals
+    (:func:`ratio`). RANDOM's does not count: its point sets the line's slope, but at the fair
+    losses that get a verdict the line rests on the purposeful levels' means."""
     points: dict[Knowledge, list[tuple[float, float]]] = {k: [] for k in PEEKS}
     errors: dict[Knowledge, list[float]] = {k: [] for k in PEEKS}
     for kind in HONEST:
@@ -289,25 +299,11 @@ def gain_nulls(pools: dict[str, list[Tally]]) -> dict[Knowledge, GainNull]:
         decisions = sum(t.decisions for t in tallies)
         loss = sum(t.fair_loss for t in tallies) / decisions if decisions else 0.0
         for knowledge in PEEKS:
-            pair = (
-                (Knowledge.LEFT, Knowledge.RIGHT)
-                if knowledge in (Knowledge.LEFT, Knowledge.RIGHT)
-                else (knowledge,)
-            )
-            sizes = [sum(t.counts[k].gain_decisions for k in pair) for t in tallies]
-            sums = [sum(t.counts[k].gain_sum for k in pair) for t in tallies]
-            n = sum(sizes)
-            mean = sum(sums) / n if n else 0.0
-            spread = math.sqrt(sum((g - mean * m) ** 2 for g, m in zip(sums, sizes, strict=True)))
+            mean, error = ratio(tallies, knowledge, "gain_sum", "gain_decisions")
             points[knowledge].append((loss, mean))
             if kind in NULL:
-                errors[knowledge].append(spread / n if n else 0.0)
-    found = {}
-    for knowledge in PEEKS:
-        intercept, slope = envelope(points[knowledge])
-        error = math.ceil(max(errors[knowledge], default=0.0) * 1000 - 1e-9) / 1000
-        found[knowledge] = GainNull(intercept, slope, error)
-    return found
+                errors[knowledge].append(error)
+    return {k: GainNull(*envelope(points[k]), _error(errors[k])) for k in PEEKS}
 
 
 def envelope(points: Sequence[tuple[float, float]]) -> tuple[float, float]:

@@ -421,6 +421,18 @@ def test_honest_sets_of_the_benchmark_pool_are_flagged_at_most_one_percent() -> 
                 assert flagged <= most * len(sets), (size, level, hypothesis, flagged)
 
 
+@pytest.mark.skipif(not POOL.exists(), reason="the benchmark's pool is not there")
+def test_the_shipped_nulls_are_the_benchmarks_on_the_committed_pool() -> None:
+    """The base rates and gain nulls in the code are what the benchmark computes from the
+    committed pool, errors included: a pool that grows, or a change in how the nulls are
+    fitted, must be shipped with its constants."""
+    pools: dict[str, list[Tally]] = {}
+    for entry, tally in _pool_entries():
+        pools.setdefault(str(entry["kind"]), []).append(tally)
+    assert bench_fairplay.base_rates(pools) == BASE_RATES
+    assert bench_fairplay.gain_nulls(pools) == GAIN_NULLS
+
+
 def _pool_entries() -> list[tuple[dict[str, object], Tally]]:
     return [
         (entry, bench_fairplay.tally_from(entry))
