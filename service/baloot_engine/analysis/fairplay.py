@@ -16,8 +16,8 @@ decision *tells* when the cards best under that knowledge and the cards best fai
 nothing in common; it is a *hit* when the seat played one of the former. An honest player
 hits at a base rate (:data:`BASE_RATES`, measured on honest bots of every level); a peeker
 hits far more often. Over ``n`` telling decisions with ``h`` hits the score is the z-score
-``(h - n p0) / sqrt(n p0 (1 - p0))``, counted on at least :data:`MIN_DECISIONS` telling
-decisions.
+``(h - n p0) / sqrt(n p0 (1 - p0) + n^2 e^2)``, ``e`` the base rate's own standard error,
+counted on at least :data:`MIN_DECISIONS` telling decisions.
 
 A peeker who leans toward the hidden cards without playing the exact best one is caught by the
 second score, the *hindsight gain* (:func:`hindsight_gain`): at every decision with a choice,
