@@ -186,7 +186,7 @@ MIN_GAIN_DECISIONS: Final = 60
 """No verdict from the hindsight gain on fewer decisions than this."""
 MAX_FAIR_LOSS: Final = 3.0
 """No verdict on a seat (or a partnership) whose cards lost more than this many card points a
-decision on average against the fair best card: play no better than chance (RANDOM loses 4.5,
+decision on average against the fair best card: play no better than chance (RANDOM loses 4.3,
 the weakest bot that plays with a purpose, BASIC, 1.4, and the STRONG-based peekers 1.5 to
 1.8 on the benchmark's pool). Such play shows no purpose that a hidden card could explain, and
 peeking gains nothing to a seat that throws its cards away; the thresholds are calibrated on
