@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/bench_fairplay.py [--matches 40] [--honest-matches N]
                                              [--expert-matches N] [--want KIND=N ...]
-                                             [--minutes M] [--sets 4000] [--set-size 3 10 30]
+                                             [--minutes M] [--first-seed 1]
+                                             [--sets 4000] [--set-size 3 10 30]
                                              [--pool bench/fairplay_pool.jsonl] [--report-only]
                                              [--min-decisions N] [--min-gain-decisions N]
                                              [--chart docs/images/fairplay_roc.png]
@@ -20,7 +21,14 @@ knowledge, rounded to 3 decimals — and the CPU seconds of its analysis, so tha
 can be recomputed from the pool file alone; entries go to the file as they are made (a run that
 stops keeps what it did; the next run adds to it; ``--report-only`` reads it alone).
 ``--matches`` is the entries wanted per type (``--honest-matches``, ``--expert-matches`` and
-``--want kind=N`` override it per type), played round robin until ``--minutes`` run out.
+``--want kind=N`` override it per type), played round robin until ``--minutes`` run out,
+from seed ``--first-seed`` on.
+
+``bench/fairplay_validation.jsonl`` holds honest matches that no calibration has seen (seeds 75
+to 94 of BASIC, STRONG and EXPERT, made with ``--pool bench/fairplay_validation.jsonl
+--first-seed 75 --matches 0 --want basic=80 --want strong=80 --want expert=80``); the test
+suite scores them at the shipped constants. Never calibrate on it: add new matches to the pool
+instead, and new held-out ones from a seed above both.
 
 Partnerships are scored too: both seats of one team of one match, their counts added (two per
 honest match, one per colluding pair's); their thresholds are calibrated on honest
@@ -194,9 +202,10 @@ def tally_from(entry: dict[str, object]) -> Tally:
     return tally_of(figures_from(entry), (seat,))[seat]
 
 
-def fill(pool: Path, wanted: dict[str, int], stop_at: float) -> None:
+def fill(pool: Path, wanted: dict[str, int], stop_at: float, first_seed: int = 1) -> None:
     """Add matches to the pool, round robin over the types, until every type has ``wanted``
-    entries (an entry is one seat of one match) or the time is up."""
+    entries (an entry is one seat of one match) or the time is up; each type's next match is
+    the smallest seed from ``first_seed`` on that its entries do not have."""
     seeds: dict[str, set[int]] = {k: set() for k in TYPES}
     have: dict[str, int] = dict.fromkeys(TYPES, 0)
     if pool.exists():
@@ -211,7 +220,7 @@ def fill(pool: Path, wanted: dict[str, int], stop_at: float) -> None:
         for kind in missing:
             if time.time() >= stop_at:
                 return
-            seed = next(s for s in range(1, 10**6) if s not in seeds[kind])
+            seed = next(s for s in range(first_seed, 10**6) if s not in seeds[kind])
             entries = measure(kind, seed)
             seeds[kind].add(seed)
             have[kind] += len(entries)
@@ -798,6 +807,12 @@ def main() -> None:
     parser.add_argument("--set-size", type=int, nargs="+", default=[3, 10, 30])
     parser.add_argument("--pool", type=Path, default=ROOT / "bench" / "fairplay_pool.jsonl")
     parser.add_argument("--minutes", type=float, default=0.0, help="stop filling after this")
+    parser.add_argument(
+        "--first-seed",
+        type=int,
+        default=1,
+        help="the first match seed to fill with (the validation pool's start at 75)",
+    )
     parser.add_argument("--report-only", action="store_true")
     parser.add_argument(
         "--min-decisions", type=int, default=MIN_DECISIONS, help="telling decisions a verdict needs"
@@ -824,7 +839,7 @@ def main() -> None:
                 parser.error(f"--want: no bot type {kind!r}")
             wanted[kind] = int(count)
         stop_at = time.time() + args.minutes * 60 if args.minutes else float("inf")
-        fill(args.pool, wanted, stop_at)
+        fill(args.pool, wanted, stop_at, args.first_seed)
     least = (args.min_decisions, args.min_gain_decisions)
     report(args.pool, args.set_size, args.sets, args.chart, loops, least)
 
