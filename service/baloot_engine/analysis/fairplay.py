@@ -210,8 +210,8 @@ lies; unbounded, they make most of the gains' spread and little of their evidenc
 the benchmark's pool among 6 to 15 and no limit: bounded at 12, the gain score alone (a flat
 null) caught 68 % of the STRONG-based all-hands peekers' sets of ten (58 % unbounded) and 72 %
 of the partner peekers' (59 %), on the pool of 24 honest matches a level; with the shipped
-score and calibration on the grown pool, 65.7 % (62.5 %) and 65.8 % (64.8 %); every
-EXPERT-based peeker still (docs/fairplay.md)."""
+score and calibration on the grown pool (the cheaters' first 64 matches), 65.7 % (62.5 %) and
+65.8 % (64.8 %); every EXPERT-based peeker still (docs/fairplay.md)."""
 
 
 @dataclass(slots=True)
