@@ -7,6 +7,7 @@
                                              [--pool bench/fairplay_pool.jsonl] [--report-only]
                                              [--min-decisions N] [--min-gain-decisions N]
                                              [--chart docs/images/fairplay_roc.png]
+                                             [--validation bench/fairplay_validation.jsonl]
 
 A pool of seeded matches is played and analysed once per bot type
 (:mod:`baloot_engine.analysis.fairplay`, its default worlds): the honest levels RANDOM, BASIC,
@@ -26,9 +27,12 @@ from seed ``--first-seed`` on.
 
 ``bench/fairplay_validation.jsonl`` holds honest matches that no calibration has seen (seeds 75
 to 94 of BASIC, STRONG and EXPERT, made with ``--pool bench/fairplay_validation.jsonl
---first-seed 75 --matches 0 --want basic=80 --want strong=80 --want expert=80``); the test
-suite scores them at the shipped constants. Never calibrate on it: add new matches to the pool
-instead, and new held-out ones from a seed above both.
+--first-seed 75 --matches 0 --want basic=80 --want strong=80 --want expert=80``), and 124
+matches of an honest style the calibration never plays, an EXPERT that reads the calls and
+the play (``reading``, :data:`READING`: seeds 1 to 94 and 101 to 130, ``--first-seed 1
+--want reading=376`` then ``--first-seed 101 --want reading=496``); the test suite scores
+them at the shipped constants. Never calibrate on it: add new matches to the pool instead, and
+new held-out ones from a seed above both.
 
 Partnerships are scored too: both seats of one team of one match, their counts added (two per
 honest match, one per colluding pair's); their thresholds are calibrated on honest
@@ -46,7 +50,7 @@ and the lowest line in the mean fair loss on or above every honest level's mean 
 size is the smallest that flags at most 1 % of the sets of every honest level, among the sets
 that get a verdict (RANDOM's, whose cards lose more than ``MAX_FAIR_LOSS`` a decision, get
 none); the cheaters' sets flagged at it are the detection power. The ROC chart (sets of ten
-matches, the shipped score; false-positive rate on honest BASIC/STRONG/EXPERT sets, on a log
+matches, the shipped score; false-positive rate on the honest players' sets, on a log
 scale, against detection) is a PNG written without a plotting library. CPU per match analysed
 is also given in calibration loops (``bench_rules.calibration_loops``), for a machine that is
 shared.
@@ -74,7 +78,9 @@ from fairplay_bots import play_cheat_record
 from baloot_engine.analysis.fairplay import (
     MIN_DECISIONS,
     MIN_GAIN_DECISIONS,
+    PARTNERSHIP_THRESHOLDS,
     PEEKS,
+    THRESHOLDS,
     BaseRate,
     Count,
     DecisionFigures,
@@ -88,13 +94,26 @@ from baloot_engine.analysis.fairplay import (
     score,
     tally_of,
 )
+from baloot_engine.analysis.selfplay import play_record
 from baloot_engine.bots import Level
+from baloot_engine.bots.expert import ExpertBudget
 
 ROOT = Path(__file__).resolve().parents[1]
 HONEST = ("random", "basic", "strong", "expert")
 NULL = ("basic", "strong", "expert")
 """The honest levels that get a verdict (RANDOM's play is no better than chance): the ROC's
 honest sets, and the levels whose standard errors the nulls carry."""
+READING = ExpertBudget(weighted_sampling=True, agree=0.4)
+"""An honest player who reads the table as people do: EXPERT whose card play's worlds are
+fitted to the calls (a buyer holds his trumps) and weighed by a model of the other seats' play
+(a seat that ducked probably had no cheap winner). Its choices lean toward the real layout as
+far as the calls and the play reveal it, further than the analysis' fair worlds (dealt alike
+among the hands the play allows) do, so its cards may gain a little from the hidden hands
+without anyone seeing them."""
+HELD_OUT = ("reading",)
+"""Honest players the calibration never sees (:data:`READING`): they are played only into
+the validation pool, to check that the thresholds hold for a style of honest play they were
+not set on."""
 CHEATERS = {
     "expert-all": (Level.EXPERT, "all", Hypothesis.ALL),
     "expert-partner": (Level.EXPERT, "partner", Hypothesis.PARTNER),
@@ -105,7 +124,7 @@ CHEATERS = {
 PAIRS = {"expert-pair": Level.EXPERT, "strong-pair": Level.STRONG}
 """Partners who tell each other their hands: seats 0 and 2 both peek at the partner's hand
 (seats 1 and 3 honest STRONG); both are analysed, and scored one by one and as a partnership."""
-TYPES = (*HONEST, *CHEATERS, *PAIRS)
+TYPES = (*HONEST, *CHEATERS, *PAIRS, *HELD_OUT)
 OWN = {kind: hypothesis for kind, (_, _, hypothesis) in CHEATERS.items()} | dict.fromkeys(
     PAIRS, Hypothesis.PARTNER
 )
@@ -114,6 +133,8 @@ OWN = {kind: hypothesis for kind, (_, _, hypothesis) in CHEATERS.items()} | dict
 
 def play(kind: str, seed: int) -> tuple[object, list[object]]:
     """A seeded match of bot type ``kind`` (its seats: :func:`measured_seats`)."""
+    if kind == "reading":
+        return play_record([Level.EXPERT] * 4, seed, expert=READING)  # type: ignore[return-value]
     if kind in HONEST:
         level = Level(kind)
         return play_cheat_record([level] * 4, ["none"] * 4, seed)  # type: ignore[return-value]
@@ -130,7 +151,7 @@ def play(kind: str, seed: int) -> tuple[object, list[object]]:
 def measured_seats(kind: str) -> tuple[int, ...]:
     """The seats analysed in a match of ``kind``: every seat of an honest match, both
     partners of a colluding pair, seat 0 of a lone cheater."""
-    if kind in HONEST:
+    if kind in HONEST or kind in HELD_OUT:
         return (0, 1, 2, 3)
     return (0, 2) if kind in PAIRS else (0,)
 
@@ -528,10 +549,10 @@ def partnerships(tallied: Sequence[tuple[dict[str, object], Tally]]) -> dict[str
     teams: dict[tuple[str, int, int], list[Tally]] = {}
     for entry, tally in tallied:
         kind = str(entry["kind"])
-        if kind in HONEST or kind in PAIRS:
+        if kind in HONEST or kind in PAIRS or kind in HELD_OUT:
             key = (kind, int(entry["seed"]), int(entry["seat"]) & 1)  # type: ignore[call-overload]
             teams.setdefault(key, []).append(tally)
-    found: dict[str, list[Tally]] = {k: [] for k in (*HONEST, *PAIRS)}
+    found: dict[str, list[Tally]] = {k: [] for k in (*HONEST, *PAIRS, *HELD_OUT)}
     for (kind, _, _), pair in sorted(teams.items()):
         if len(pair) == 2:
             total = Tally()
@@ -601,6 +622,47 @@ def report_partnerships(
     return zs, thresholds
 
 
+def report_held_out(path: Path, set_sizes: Sequence[int], sets: int) -> None:
+    """Score matches no calibration saw (the validation pool) at the shipped constants: per
+    player type, its mean fair loss and gains, and the share of its sets of each size flagged
+    on each hypothesis, seat by seat and as partnerships."""
+    tallied = [
+        (entry, tally_from(entry))
+        for entry in (json.loads(line) for line in path.read_text().splitlines())
+    ]
+    seats: dict[str, list[Tally]] = {}
+    for entry, tally in tallied:
+        seats.setdefault(str(entry["kind"]), []).append(tally)
+    teams = partnerships(tallied)
+    print(f"\nheld out ({path.name}, never calibrated on), at the shipped constants:")
+    rng = random.Random(75)
+    for kind, found in seats.items():
+        total = Tally()
+        for tally in found:
+            total.add(tally)
+        gains = ", ".join(f"{k.value} {total.counts[k].gain_mean:+.4f}" for k in PEEKS)
+        matches = len({(e["seed"]) for e, _ in tallied if e["kind"] == kind})
+        print(
+            f"  {kind:15} {matches} matches, {total.decisions} decisions, fair loss "
+            f"{total.mean_fair_loss:.2f}; mean gain: {gains}"
+        )
+        for size in set_sizes:
+            cells = []
+            for name, pool, thresholds in (
+                ("seat", found, THRESHOLDS),
+                ("partnership", teams.get(kind, []), PARTNERSHIP_THRESHOLDS),
+            ):
+                if not pool:
+                    continue
+                drawn = draw_sets(pool, size, sets, rng)
+                shares = [
+                    sum(score(t, h, thresholds=thresholds).flagged for t in drawn) / len(drawn)
+                    for h in Hypothesis
+                ]
+                cells.append(f"{name} " + " / ".join(f"{100 * share:.1f}" for share in shares))
+            print(f"    sets of {size}: flagged % (all / partner / opponent): {'; '.join(cells)}")
+
+
 def report(
     pool: Path,
     set_sizes: Sequence[int],
@@ -624,7 +686,8 @@ def report(
     print(
         f"\npool: {len(entries)} entries (one seat of one match each); hits/telling per knowledge:"
     )
-    for kind in TYPES:
+    present = [kind for kind in TYPES if pools[kind]]
+    for kind in present:
         tallies = pools[kind]
         decisions = sum(t.decisions for t in tallies)
         loss = sum(t.fair_loss for t in tallies) / decisions if decisions else 0.0
@@ -642,7 +705,7 @@ def report(
         "\nhindsight gain per knowledge: mean (card points a decision), score against 0 over "
         "the whole pool:"
     )
-    for kind in TYPES:
+    for kind in present:
         cells = []
         for knowledge in PEEKS:
             total = Count()
@@ -650,6 +713,9 @@ def report(
                 total.add(tally.counts[knowledge])
             cells.append(f"{knowledge.value} {total.gain_mean:+.4f} ({gain_z(total):+.2f})")
         print(f"  {kind:15} {', '.join(cells)}")
+    if not any(pools[kind] for kind in HONEST):
+        print("\nno honest level in the pool: nothing to calibrate on")
+        return
     rates = base_rates(pools)
     print(
         "\nnull (the highest honest level's hit rate, and its standard error): "
@@ -767,7 +833,7 @@ def report(
             curves[kind] = roc(honest, zs[10][kind][key])
             at_one = max(t for f, t in curves[kind] if f <= 0.01)
             print(
-                f"ROC (10 matches, honest BASIC/STRONG/EXPERT pooled) {kind}: "
+                f"ROC (10 matches, honest players pooled) {kind}: "
                 f"{100 * at_one:.1f} % detected at <= 1 % FPR"
             )
         for kind in PAIRS:
@@ -779,7 +845,7 @@ def report(
             curves[kind] = roc(honest, team_zs[10][kind][Hypothesis.PARTNER])
             at_one = max(t for f, t in curves[kind] if f <= 0.01)
             print(
-                f"ROC (10 matches, partnerships, honest BASIC/STRONG/EXPERT pooled) {kind}: "
+                f"ROC (10 matches, partnerships, honest players pooled) {kind}: "
                 f"{100 * at_one:.1f} % detected at <= 1 % FPR"
             )
         write_png(chart, curves)
@@ -824,11 +890,17 @@ def main() -> None:
         help="decisions a verdict from the hindsight gain needs",
     )
     parser.add_argument("--chart", type=Path, default=ROOT / "docs" / "images" / "fairplay_roc.png")
+    parser.add_argument(
+        "--validation",
+        type=Path,
+        default=ROOT / "bench" / "fairplay_validation.jsonl",
+        help="held-out matches scored at the shipped constants after the report",
+    )
     args = parser.parse_args()
     loops = calibration_loops(2.0, time.process_time)
     print(f"calibration {loops:,.0f} loops/s")
     if not args.report_only:
-        wanted = dict.fromkeys(TYPES, args.matches)
+        wanted = dict.fromkeys(TYPES, args.matches) | dict.fromkeys(HELD_OUT, 0)
         for kind in HONEST:
             wanted[kind] = args.honest_matches or args.matches
         if args.expert_matches:
@@ -842,6 +914,8 @@ def main() -> None:
         fill(args.pool, wanted, stop_at, args.first_seed)
     least = (args.min_decisions, args.min_gain_decisions)
     report(args.pool, args.set_size, args.sets, args.chart, loops, least)
+    if args.validation.exists() and args.validation != args.pool:
+        report_held_out(args.validation, args.set_size, args.sets)
 
 
 if __name__ == "__main__":
