@@ -27,12 +27,14 @@ from seed ``--first-seed`` on.
 
 ``bench/fairplay_validation.jsonl`` holds honest matches that no calibration has seen (seeds 75
 to 94 of BASIC, STRONG and EXPERT, made with ``--pool bench/fairplay_validation.jsonl
---first-seed 75 --matches 0 --want basic=80 --want strong=80 --want expert=80``), and 124
-matches of an honest style the calibration never plays, an EXPERT that reads the calls and
-the play (``reading``, :data:`READING`: seeds 1 to 94 and 101 to 130, ``--first-seed 1
---want reading=376`` then ``--first-seed 101 --want reading=496``); the test suite scores
-them at the shipped constants. Never calibrate on it: add new matches to the pool instead, and
-new held-out ones from a seed above both.
+--first-seed 75 --matches 0 --want basic=80 --want strong=80 --want expert=80``), and play
+the calibration never sees (:data:`HELD_OUT`): 124 matches of an EXPERT that reads the calls
+and the play (``reading``, :data:`READING`: seeds 1 to 94 and 101 to 130, ``--first-seed 1
+--want reading=376`` then ``--first-seed 101 --want reading=496``) and honest STRONG and
+EXPERT under the KAMMELNA rules (``--want strong-kammelna=160 --want expert-kammelna=120``,
+seeds 1 to 40 and 1 to 30); the test suite scores them at the shipped constants, and the
+report prints their figures at the end (``--validation``). Never calibrate on it: add new
+matches to the pool instead, and new held-out ones from a seed above both.
 
 Partnerships are scored too: both seats of one team of one match, their counts added (two per
 honest match, one per colluding pair's); their thresholds are calibrated on honest
@@ -97,6 +99,7 @@ from baloot_engine.analysis.fairplay import (
 from baloot_engine.analysis.selfplay import play_record
 from baloot_engine.bots import Level
 from baloot_engine.bots.expert import ExpertBudget
+from baloot_engine.rules.ruleset import KAMMELNA
 
 ROOT = Path(__file__).resolve().parents[1]
 HONEST = ("random", "basic", "strong", "expert")
@@ -110,10 +113,12 @@ fitted to the calls (a buyer holds his trumps) and weighed by a model of the oth
 far as the calls and the play reveal it, further than the analysis' fair worlds (dealt alike
 among the hands the play allows) do, so its cards may gain a little from the hidden hands
 without anyone seeing them."""
-HELD_OUT = ("reading",)
-"""Honest players the calibration never sees (:data:`READING`): they are played only into
-the validation pool, to check that the thresholds hold for a style of honest play they were
-not set on."""
+HELD_OUT = ("reading", "strong-kammelna", "expert-kammelna")
+"""Honest players the calibration never sees, played only into the validation pool to check
+that the thresholds hold for play they were not set on: :data:`READING`, and honest STRONG and
+EXPERT under the KAMMELNA rule set (the calibration's matches are all SEEDS; KAMMELNA lets a
+seat whose partner is winning the trick discard freely, never asks it to overtrump its
+partner, and scores otherwise)."""
 CHEATERS = {
     "expert-all": (Level.EXPERT, "all", Hypothesis.ALL),
     "expert-partner": (Level.EXPERT, "partner", Hypothesis.PARTNER),
@@ -135,6 +140,9 @@ def play(kind: str, seed: int) -> tuple[object, list[object]]:
     """A seeded match of bot type ``kind`` (its seats: :func:`measured_seats`)."""
     if kind == "reading":
         return play_record([Level.EXPERT] * 4, seed, expert=READING)  # type: ignore[return-value]
+    if kind.endswith("-kammelna"):
+        level = Level(kind.removesuffix("-kammelna"))
+        return play_record([level] * 4, seed, rules=KAMMELNA)  # type: ignore[return-value]
     if kind in HONEST:
         level = Level(kind)
         return play_cheat_record([level] * 4, ["none"] * 4, seed)  # type: ignore[return-value]
