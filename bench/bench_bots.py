@@ -491,6 +491,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="EXPERT values a solved world at this share of a heuristic play-out (0: the solve)",
     )
     parser.add_argument(
+        "--expert-call-samples",
+        type=int,
+        default=ExpertBudget().call_samples,
+        help="deals EXPERT samples for each bid and doubling call (0: the defaults, 64 each)",
+    )
+    parser.add_argument(
         "--expert-ms", type=float, default=500, help="time budget of an unseeded EXPERT decision"
     )
     parser.add_argument("--json", help="also write the figures to this file")
@@ -517,6 +523,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         calls_solve_at=args.expert_calls_solve_at,
         weighted_sampling=args.expert_weighted_sampling,
         mix=args.expert_mix,
+        call_samples=args.expert_call_samples,
         seconds=args.expert_ms / 1000,
     )
     if any("expert" in p for p in args.pairs.split(",")):

@@ -440,3 +440,58 @@ def test_the_card_play_deals_its_worlds_with_the_sampler_it_is_given() -> None:
     )
     assert explicit == default
     assert explicit == given  # the counting sampler draws the same worlds
+
+
+def test_expert_call_samples_set_the_deals_of_its_bids_and_doubling_calls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # ``call_samples`` 0 keeps the defaults (64 a bid, 64 a doubling call); above 0 it is the
+    # number of deals every bid and doubling call of EXPERT is valued over, STRONG's unchanged.
+    asked: list[tuple[str, Level, int]] = []
+    real_bid, real_double = policies.choose_bid_evaluated, policies.search_doubling
+
+    def bid(
+        obs: Observation,
+        bids: list[Action],
+        style: object,
+        rng: object,
+        samples: int,
+        *a: object,
+        **k: object,
+    ) -> Action:
+        asked.append(("bid", level, samples))
+        return real_bid(obs, bids, style, rng, min(samples, 4), *a, **k)  # type: ignore[arg-type]
+
+    def double(
+        obs: Observation, calls: list[Action], rng: object, samples: int, *a: object, **k: object
+    ) -> Action:
+        asked.append(("double", level, samples))
+        return real_double(obs, calls, rng, min(samples, 4), *a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(policies, "choose_bid_evaluated", bid)
+    monkeypatch.setattr(policies, "search_doubling", double)
+    seen: set[tuple[str, Level, int]] = set()
+    for state in walk(RULE_SETS["seeds"], 3, bot(Level.BASIC), max_rounds=4):
+        if state.phase not in (Phase.BIDDING, Phase.DOUBLING):
+            continue
+        if len(legal_actions(state, state.turn)) < 2:
+            continue
+        for level, budget in (
+            (Level.EXPERT, TINY_EXPERT),
+            (Level.EXPERT, TINY_EXPERT._replace(call_samples=7)),
+            (Level.STRONG, TINY_EXPERT._replace(call_samples=7)),
+        ):
+            asked.clear()
+            suggest(state, state.turn, level, 5, expert=budget)
+            seen.update(asked)
+    assert ("bid", Level.EXPERT, policies.BIDDING_SAMPLES[Level.EXPERT]) in seen
+    assert ("bid", Level.EXPERT, 7) in seen
+    assert ("bid", Level.STRONG, policies.BIDDING_SAMPLES[Level.STRONG]) in seen
+    assert ("bid", Level.STRONG, 7) not in seen
+    doubles = {entry for entry in seen if entry[0] == "double"}
+    if doubles:
+        assert doubles <= {
+            ("double", Level.EXPERT, policies.EXPERT_DOUBLING_SAMPLES),
+            ("double", Level.EXPERT, 7),
+            ("double", Level.STRONG, policies.DOUBLING_SAMPLES),
+        }

@@ -115,6 +115,9 @@ class ExpertBudget(NamedTuple):
     tries find such a world) instead of alike. ``mix`` above 0 (off by default) values each
     solved world's candidate at ``1 - mix`` times its solve plus ``mix`` times a heuristic
     play-out of it solved for its last three cards (the baseline's value of that world).
+    ``call_samples`` above 0 samples that many deals for each bid and doubling call instead
+    of the defaults (:data:`~baloot_engine.bots.policies.BIDDING_SAMPLES`,
+    :data:`~baloot_engine.bots.policies.EXPERT_DOUBLING_SAMPLES`).
     """
 
     worlds: int = 96
@@ -133,6 +136,7 @@ class ExpertBudget(NamedTuple):
     calls_solve_at: int = 0
     weighted_sampling: bool = False
     mix: float = 0.0
+    call_samples: int = 0
 
 
 DEFAULT_EXPERT_BUDGET: Final = ExpertBudget()
