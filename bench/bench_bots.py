@@ -16,7 +16,7 @@ took there and then).
                                [--expert-exact-worlds 2000] [--expert-ms 500]
                                [--[no-]expert-full-solve] [--expert-node-work 0.048]
                                [--expert-calls-solve-at 0] [--expert-weighted-sampling]
-                               [--expert-mix 0]
+                               [--expert-mix 0] [--expert-call-samples 0]
 
 ``--deals N`` plays 2N matches per pair. ``--timing-matches M`` then plays M matches per pair
 with unseeded decisions in this one process, as a production call makes them (a STRONG search
