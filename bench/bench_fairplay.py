@@ -8,6 +8,7 @@
                                              [--min-decisions N] [--min-gain-decisions N]
                                              [--chart docs/images/fairplay_roc.png]
                                              [--validation bench/fairplay_validation.jsonl]
+                                             [--part-time]
 
 A pool of seeded matches is played and analysed once per bot type
 (:mod:`baloot_engine.analysis.fairplay`, its default worlds): the honest levels RANDOM, BASIC,
@@ -61,6 +62,7 @@ shared.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import json
 import math
@@ -630,6 +632,62 @@ def report_partnerships(
     return zs, thresholds
 
 
+PART_TIME = (
+    ("expert-all", "expert", Hypothesis.ALL),
+    ("expert-all", "strong", Hypothesis.ALL),
+    ("expert-partner", "expert", Hypothesis.PARTNER),
+)
+"""The part-time peekers estimated: (the peeker whose decisions are drawn, the honest level
+whose decisions fill the rest, the hypothesis scored)."""
+PART_TIME_SHARES = (0.1, 0.2, 0.3, 0.5)
+"""The shares of a part-time peeker's decisions made while peeking."""
+
+
+def report_part_time(pool: Path, set_sizes: Sequence[int], sets: int) -> None:
+    """Estimate how often a player who peeks on only part of his decisions is flagged, at the
+    shipped constants: each decision of a set is drawn from a peeker's pool with the given
+    chance and from an honest level's otherwise (a set holds as many decisions as that many of
+    the peeker's matches do on average). Decisions are drawn one by one, across matches, so
+    the sets are a little less varied than real matches make them: an estimate, not a pool."""
+    figures: dict[str, list[DecisionFigures]] = {}
+    matches: dict[str, int] = {}
+    for line in pool.read_text().splitlines():
+        entry = json.loads(line)
+        kind = str(entry["kind"])
+        if kind not in {k for row in PART_TIME for k in row[:2]}:
+            continue
+        found = [dataclasses.replace(f, seat=0) for f in figures_from(entry)]
+        figures.setdefault(kind, []).extend(found)
+        matches[kind] = matches.get(kind, 0) + 1
+    rng = random.Random(1001)
+    print(
+        "\npart-time peekers (each decision peeking with the given chance, honest otherwise), "
+        "flagged at the shipped constants:"
+    )
+    for cheat, honest, hypothesis in PART_TIME:
+        if not figures.get(cheat) or not figures.get(honest):
+            continue
+        per_match = len(figures[cheat]) / matches[cheat]
+        cells = []
+        for share in PART_TIME_SHARES:
+            found = []
+            for size in set_sizes:
+                count = round(per_match * size)
+                flagged = 0
+                for _ in range(sets):
+                    drawn = [
+                        rng.choice(figures[cheat] if rng.random() < share else figures[honest])
+                        for _ in range(count)
+                    ]
+                    flagged += score(tally_of(drawn, (0,))[0], hypothesis).flagged
+                found.append(f"{100 * flagged / sets:.1f}")
+            cells.append(f"{share:.0%}: " + " / ".join(found))
+        sizes = " / ".join(str(size) for size in set_sizes)
+        print(
+            f"  {cheat} over {honest} ({hypothesis.value}), {sizes} matches: {'; '.join(cells)} %"
+        )
+
+
 def report_held_out(path: Path, set_sizes: Sequence[int], sets: int) -> None:
     """Score matches no calibration saw (the validation pool) at the shipped constants: per
     player type, its mean fair loss and gains, and the share of its sets of each size flagged
@@ -899,6 +957,11 @@ def main() -> None:
     )
     parser.add_argument("--chart", type=Path, default=ROOT / "docs" / "images" / "fairplay_roc.png")
     parser.add_argument(
+        "--part-time",
+        action="store_true",
+        help="also estimate part-time peekers' detection (some five minutes of CPU)",
+    )
+    parser.add_argument(
         "--validation",
         type=Path,
         default=ROOT / "bench" / "fairplay_validation.jsonl",
@@ -922,6 +985,8 @@ def main() -> None:
         fill(args.pool, wanted, stop_at, args.first_seed)
     least = (args.min_decisions, args.min_gain_decisions)
     report(args.pool, args.set_size, args.sets, args.chart, loops, least)
+    if args.part_time:
+        report_part_time(args.pool, [size for size in args.set_size if size >= 10], 400)
     if args.validation.exists() and args.validation != args.pool:
         report_held_out(args.validation, args.set_size, args.sets)
 
