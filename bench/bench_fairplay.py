@@ -267,16 +267,6 @@ def fill(pool: Path, wanted: dict[str, int], stop_at: float, first_seed: int = 1
             )
 
 
-def level_rates(tallies: Sequence[Tally]) -> dict[Knowledge, float]:
-    """A pool's hit rate among telling decisions, per state of knowledge."""
-    rates = {}
-    for knowledge in PEEKS:
-        telling = sum(t.counts[knowledge].telling for t in tallies)
-        hits = sum(t.counts[knowledge].hits for t in tallies)
-        rates[knowledge] = hits / telling if telling else 0.0
-    return rates
-
-
 def ratio(
     tallies: Sequence[Tally], knowledge: Knowledge, part: str, whole: str
 ) -> tuple[float, float]:
@@ -649,12 +639,13 @@ def report_part_time(pool: Path, set_sizes: Sequence[int], sets: int) -> None:
     chance and from an honest level's otherwise (a set holds as many decisions as that many of
     the peeker's matches do on average). Decisions are drawn one by one, across matches, so
     the sets are a little less varied than real matches make them: an estimate, not a pool."""
+    wanted = {kind for row in PART_TIME for kind in row[:2]}
     figures: dict[str, list[DecisionFigures]] = {}
     matches: dict[str, int] = {}
     for line in pool.read_text().splitlines():
         entry = json.loads(line)
         kind = str(entry["kind"])
-        if kind not in {k for row in PART_TIME for k in row[:2]}:
+        if kind not in wanted:
             continue
         found = [dataclasses.replace(f, seat=0) for f in figures_from(entry)]
         figures.setdefault(kind, []).extend(found)
