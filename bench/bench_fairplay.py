@@ -720,6 +720,81 @@ def report_held_out(path: Path, set_sizes: Sequence[int], sets: int) -> None:
             print(f"    sets of {size}: flagged % (all / partner / opponent): {'; '.join(cells)}")
 
 
+def _mean_spread(values: Sequence[float]) -> str:
+    """Percentages' mean, standard deviation and range over the draws, as the report prints
+    them."""
+    mean = sum(values) / len(values)
+    spread = math.sqrt(sum((v - mean) ** 2 for v in values) / max(1, len(values) - 1))
+    return (
+        f"{100 * mean:5.1f} % ± {100 * spread:4.1f} (range {100 * min(values):5.1f}-"
+        f"{100 * max(values):5.1f})"
+    )
+
+
+def report_draws(
+    pool: Path, size: int, sets: int, draws: int, least: tuple[int, int], first: int = 3000
+) -> None:
+    """How much the detection figures of one size owe to the draw of sets: ``draws``
+    independent draws (seeds ``first`` on), each calibrating its own thresholds on honest
+    sets as the report does, then each cheater's share flagged on its own hypothesis at that
+    draw's thresholds and at the shipped ones; seats and partnerships. The pool's matches stay
+    the same: this is the spread of the estimate on one pool, not of the pool itself."""
+    tallied = [
+        (entry, tally_from(entry))
+        for entry in (json.loads(line) for line in pool.read_text().splitlines())
+    ]
+    pools: dict[str, list[Tally]] = {k: [] for k in TYPES}
+    for entry, tally in tallied:
+        pools[str(entry["kind"])].append(tally)
+    if not any(pools[kind] for kind in HONEST):
+        return
+    rates, nulls = base_rates(pools), gain_nulls(pools)
+    teams = partnerships(tallied)
+    own: dict[str, list[float]] = {}
+    at_shipped: dict[str, list[float]] = {}
+    found_thresholds: dict[str, list[float]] = {}
+    for draw in range(draws):
+        rng = random.Random(first + draw)
+        for unit, groups, cheaters, shipped in (
+            ("seat", pools, OWN, THRESHOLDS),
+            (
+                "partnership",
+                teams,
+                dict.fromkeys(PAIRS, Hypothesis.PARTNER),
+                PARTNERSHIP_THRESHOLDS,
+            ),
+        ):
+            zs: dict[str, dict[Hypothesis, list[float]]] = {}
+            for kind in (*HONEST, *cheaters):
+                if groups.get(kind):
+                    drawn = draw_sets(groups[kind], size, sets, rng)
+                    zs[kind] = {
+                        h: _zs(drawn, h, rates, nulls, least, "combined") for h in Hypothesis
+                    }
+            thresholds = {h: _threshold([zs[k][h] for k in HONEST if k in zs]) for h in Hypothesis}
+            for h in Hypothesis:
+                found_thresholds.setdefault(f"{unit} {h.value}", []).append(thresholds[h])
+            for kind, hypothesis in cheaters.items():
+                if kind in zs:
+                    key = f"{kind} ({unit})"
+                    own.setdefault(key, []).append(
+                        _share(zs[kind][hypothesis], thresholds[hypothesis])
+                    )
+                    at_shipped.setdefault(key, []).append(
+                        _share(zs[kind][hypothesis], shipped[hypothesis])
+                    )
+    print(
+        f"\n{draws} draws of {sets} sets of {size} matches (seeds {first} on), each calibrated "
+        "on its own honest sets; flagged on the own hypothesis at that draw's threshold, and at "
+        "the shipped one:"
+    )
+    for key, shares in own.items():
+        print(f"  {key:26} {_mean_spread(shares)};  shipped: {_mean_spread(at_shipped[key])}")
+    for key, values in found_thresholds.items():
+        mean = sum(values) / len(values)
+        print(f"  threshold, {key:20} mean {mean:.2f}, range {min(values):.2f}-{max(values):.2f}")
+
+
 def report(
     pool: Path,
     set_sizes: Sequence[int],
@@ -953,6 +1028,12 @@ def main() -> None:
         help="also estimate part-time peekers' detection (some five minutes of CPU)",
     )
     parser.add_argument(
+        "--draws",
+        type=int,
+        default=0,
+        help="also repeat the ten-match figures on this many independent draws of sets",
+    )
+    parser.add_argument(
         "--validation",
         type=Path,
         default=ROOT / "bench" / "fairplay_validation.jsonl",
@@ -976,6 +1057,8 @@ def main() -> None:
         fill(args.pool, wanted, stop_at, args.first_seed)
     least = (args.min_decisions, args.min_gain_decisions)
     report(args.pool, args.set_size, args.sets, args.chart, loops, least)
+    if args.draws:
+        report_draws(args.pool, 10, args.sets, args.draws, least)
     if args.part_time:
         report_part_time(args.pool, [size for size in args.set_size if size >= 10], 400)
     if args.validation.exists() and args.validation != args.pool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import sys
 from functools import cache
 from pathlib import Path
@@ -674,3 +675,44 @@ def test_the_thresholds_and_base_rates_are_set() -> None:
     assert set(THRESHOLDS) == set(Hypothesis)
     assert set(PARTNERSHIP_THRESHOLDS) == set(Hypothesis)
     assert all(1.5 < t < 4.0 for t in (*THRESHOLDS.values(), *PARTNERSHIP_THRESHOLDS.values()))
+
+
+def test_the_draws_report_spreads_each_cheaters_figure_over_independent_draws(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--draws`` repeats the ten-match calibration on independent draws of sets: each
+    cheater's share flagged at each draw's thresholds and at the shipped ones, and each
+    threshold's range; on a pool of every honest level and one cheater of each kind."""
+    lines = POOL.read_text().splitlines()
+    kept: dict[str, int] = {}
+    small = []
+    for line in lines:
+        entry = json.loads(line)
+        kind = entry["kind"]
+        want = 8 if kind in bench_fairplay.HONEST else 4
+        if (
+            kind in ("strong-all", "strong-pair", *bench_fairplay.HONEST)
+            and kept.get(kind, 0) < want
+        ):
+            kept[kind] = kept.get(kind, 0) + 1
+            small.append(line)
+    pool = tmp_path / "pool.jsonl"
+    pool.write_text("\n".join(small) + "\n")
+    least = (MIN_DECISIONS, MIN_GAIN_DECISIONS)
+    bench_fairplay.report_draws(pool, 10, 60, 3, least)
+    out = capsys.readouterr().out
+    assert "3 draws of 60 sets of 10 matches" in out
+    rows = {line.split("  ")[1].strip(): line for line in out.splitlines() if "%" in line}
+    assert set(rows) == {"strong-all (seat)", "strong-pair (seat)", "strong-pair (partnership)"}
+    for row in rows.values():
+        shares = [float(x) for x in re.findall(r"(\d+\.\d) %", row)]
+        assert len(shares) == 2
+        assert all(0.0 <= s <= 100.0 for s in shares)
+    for unit in ("seat", "partnership"):
+        for hypothesis in Hypothesis:
+            assert f"threshold, {unit} {hypothesis.value}" in out
+    # A pool without an honest level has nothing to calibrate on: nothing printed.
+    cheat = next(line for line in small if json.loads(line)["kind"] == "strong-all")
+    (tmp_path / "cheats.jsonl").write_text(cheat + "\n")
+    bench_fairplay.report_draws(tmp_path / "cheats.jsonl", 10, 60, 3, least)
+    assert capsys.readouterr().out == ""
