@@ -20,6 +20,11 @@
 #                     from the real deal, against the bid each bidding rule chose (thresholds,
 #                     the simulation over them by a margin, the simulation alone). About 10
 #                     minutes for 60 matches on one core.
+#   make bots-bench-reading
+#                     How close each reading of the hidden hands (alike, the calls, the
+#                     heuristic play model, a solved play model) brings the worlds of a level's
+#                     decisions to the real deal: READING_LEVEL=expert, READING_SEEDS=1-12 (three
+#                     hands each). About 9 minutes of one core.
 
 BOTS_LEVELS ?= strong:basic
 BOTS_MATCHES ?= 2
@@ -34,8 +39,10 @@ BOTS_TIMING ?= 0
 BOTS_RAW ?=
 BOTS_FIRST_SEED ?= 0
 BIDDING_MATCHES ?= 60
+READING_LEVEL ?= expert
+READING_SEEDS ?= 1-12
 
-.PHONY: bots-demo bots-bench bots-bench-bidding
+.PHONY: bots-demo bots-bench bots-bench-bidding bots-bench-reading
 
 bots-demo: $(STAMP) ## Bots play matches between levels (BOTS_LEVELS=strong:basic); prints the score sheet.
 	$(PY) -m baloot_engine.bots.demo --levels $(BOTS_LEVELS) --matches $(BOTS_MATCHES) --seed $(BOTS_SEED)
@@ -49,3 +56,6 @@ bots-bench: $(STAMP) ## Bot win rates, decision times and legality (BOTS_DEALS=5
 
 bots-bench-bidding: $(STAMP) ## The worth of the bids each bidding rule chose, played on from the real deals.
 	$(PY) bench/bench_bidding.py --matches $(BIDDING_MATCHES)
+
+bots-bench-reading: $(STAMP) ## How close each reading of the hidden hands brings the worlds to the real deal.
+	$(PY) bench/bench_reading.py --level $(READING_LEVEL) --seeds $(READING_SEEDS)
