@@ -17,6 +17,7 @@ took there and then).
                                [--[no-]expert-full-solve] [--expert-node-work 0.048]
                                [--expert-calls-solve-at 0] [--expert-weighted-sampling]
                                [--expert-mix 0] [--expert-call-samples 0]
+                               [--expert-resample 0]
 
 ``--deals N`` plays 2N matches per pair. ``--timing-matches M`` then plays M matches per pair
 with unseeded decisions in this one process, as a production call makes them (a STRONG search
@@ -497,6 +498,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="deals EXPERT samples for each bid and doubling call (0: the defaults, 64 each)",
     )
     parser.add_argument(
+        "--expert-resample",
+        type=int,
+        default=ExpertBudget().resample,
+        help="with --expert-agree, EXPERT draws this many worlds for each it uses and keeps one "
+        "in proportion to the play model's weight (0: worlds drawn alike and weighed)",
+    )
+    parser.add_argument(
         "--expert-ms", type=float, default=500, help="time budget of an unseeded EXPERT decision"
     )
     parser.add_argument("--json", help="also write the figures to this file")
@@ -524,6 +532,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         weighted_sampling=args.expert_weighted_sampling,
         mix=args.expert_mix,
         call_samples=args.expert_call_samples,
+        resample=args.expert_resample,
         seconds=args.expert_ms / 1000,
     )
     if any("expert" in p for p in args.pairs.split(",")):

@@ -28,7 +28,7 @@ from baloot_engine.bots.search import (
     in_score_units,
     search_doubling,
 )
-from baloot_engine.bots.tracking import Tracker, sample_hands
+from baloot_engine.bots.tracking import Tracker, sample_hands, track
 from baloot_engine.rules.actions import Action, Doubling, DoublingCall
 from baloot_engine.rules.cards import ACE, HIGHER, LAST_TRICK_BONUS, POINTS
 from baloot_engine.rules.contract import Contract, ContractType
@@ -255,6 +255,43 @@ def test_with_a_play_model_each_world_counts_by_its_weight(monkeypatch: pytest.M
         checked += 1
     assert checked >= 10
     assert differs
+
+
+def test_resampled_worlds_are_drawn_in_proportion_to_the_play_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Of the draws for one world, the one the play model weighs (all the weight on the third)
+    # is kept; with every weight 0, the first. The worlds then count alike in the choice.
+    _state, obs, _options = next((s, o, p) for s, o, p in _card_choices("seeds", 5, 3) if o.tricks)
+    worlds = [(i, 0, 0, 0) for i in range(8)]
+    drawn = iter(worlds)
+
+    def sampler(*_args: object) -> tuple[int, int, int, int]:
+        return next(drawn)
+
+    weights = iter([0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    monkeypatch.setattr(expert, "play_weight", lambda *_args: next(weights))
+    sample = expert.resampled(sampler, obs, 0.6, 4)
+    tracker = track(obs)
+    assert sample(obs, tracker, random.Random(1)) == worlds[2]
+    assert sample(obs, tracker, random.Random(1)) == worlds[4]
+    # EXPERT with ``resample`` weighs three draws for each world it uses (at least its two
+    # least worlds), and never weighs the worlds it uses: each counts alike.
+    seen: list[float] = []
+    monkeypatch.setattr(expert, "play_weight", lambda *_args: seen.append(1.0) or 1.0)
+    budget = TINY_EXPERT._replace(worlds=4, agree=0.6, resample=3)
+    searched = 0
+    for _, found, options in _card_choices("seeds", 5, 3):
+        if not found.tricks:
+            continue
+        seen.clear()
+        chosen = expert_card(found, options, random.Random(2), budget, deadline=None)
+        assert options >> chosen & 1
+        if seen:
+            assert len(seen) % 3 == 0
+            assert 6 <= len(seen) <= 12
+            searched += 1
+    assert searched >= 5
 
 
 def test_a_match_aware_expert_scores_for_the_match(monkeypatch: pytest.MonkeyPatch) -> None:

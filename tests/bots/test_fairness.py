@@ -114,16 +114,19 @@ def test_states_differing_only_in_hidden_cards_give_the_same_decision(rules_name
     assert compared > 50
 
 
-@pytest.mark.parametrize("worlds", ["alike", "fitted", "mixed"])
+@pytest.mark.parametrize("worlds", ["alike", "fitted", "mixed", "resampled"])
 @pytest.mark.parametrize("rules_name", sorted(RULE_SETS))
 def test_whole_world_solves_decide_from_the_observation_alone(rules_name: str, worlds: str) -> None:
     # EXPERT's whole-world solves (from five cards a hand on, kept small here) and its solved
     # calls see sampled worlds only, alike or made to fit the calls, solved alone or blended
-    # with play-outs: a twin that differs in hidden cards gets the same decision.
+    # with play-outs, or drawn in proportion to the play model: a twin that differs in hidden
+    # cards gets the same decision.
     rng = random.Random(f"solved-{rules_name}")
     expert = SOLVED_EXPERT._replace(
         weighted_sampling=worlds == "fitted", mix=0.5 if worlds == "mixed" else 0.0
     )
+    if worlds == "resampled":
+        expert = expert._replace(agree=0.6, resample=3)
     compared = 0
     for seed in range(6):
         for state in walk(RULE_SETS[rules_name], seed, bot(Level.BASIC), max_rounds=2):

@@ -117,7 +117,10 @@ class ExpertBudget(NamedTuple):
     play-out of it solved for its last three cards (the baseline's value of that world).
     ``call_samples`` above 0 samples that many deals for each bid and doubling call instead
     of the defaults (:data:`~baloot_engine.bots.policies.BIDDING_SAMPLES`,
-    :data:`~baloot_engine.bots.policies.EXPERT_DOUBLING_SAMPLES`).
+    :data:`~baloot_engine.bots.policies.EXPERT_DOUBLING_SAMPLES`). ``resample`` above 1, with
+    ``agree`` above 0, draws that many worlds for each world the card play uses and keeps one
+    of them in proportion to the play model's weight (:func:`resampled`): the worlds then
+    follow the model and count alike, rather than being drawn alike and weighed.
     """
 
     worlds: int = 96
@@ -137,6 +140,7 @@ class ExpertBudget(NamedTuple):
     weighted_sampling: bool = False
     mix: float = 0.0
     call_samples: int = 0
+    resample: int = 0
 
 
 DEFAULT_EXPERT_BUDGET: Final = ExpertBudget()
@@ -297,6 +301,34 @@ def _solved(
     return (abnat[0] + theirs, abnat[1] + ours), (won[0] + their_tricks, won[1] + mine_tricks)
 
 
+def resampled(sampler: Sampler, obs: Observation, agree: float, draws: int) -> Sampler:
+    """A sampler that draws ``draws`` worlds from ``sampler`` and keeps one in proportion to
+    how likely the other seats' plays are in it (:func:`~baloot_engine.bots.inference.play_weight`
+    with ``agree``; sampling-importance-resampling): its worlds follow the play model, each
+    counting alike."""
+    contract = obs.contract
+    assert contract is not None
+    history = play_history(obs)
+    rules = obs.rules
+
+    def sample(
+        seen: Observation, tracker: Tracker, rng: random.Random
+    ) -> tuple[int, int, int, int]:
+        worlds = [sampler(seen, tracker, rng) for _ in range(draws)]
+        weights = [play_weight(history, w, contract, rules, agree) for w in worlds]
+        total = sum(weights)
+        if total <= 0.0:
+            return worlds[0]
+        pick = rng.random() * total
+        for world, weight in zip(worlds, weights, strict=True):
+            pick -= weight
+            if pick < 0.0:
+                return world
+        return worlds[-1]
+
+    return sample
+
+
 def expert_card(
     obs: Observation,
     options: int,
@@ -313,6 +345,9 @@ def expert_card(
     first, candidates = card_candidates(obs, options)
     if len(candidates) <= 1:
         return first
+    if budget.resample > 1 and budget.agree > 0:
+        sampler = resampled(sampler, obs, budget.agree, budget.resample)
+        budget = budget._replace(agree=0.0)
     tracker = track(obs)
     scorer = _Scorer(
         contract, obs.rules, obs.team, obs.match_scores if budget.match_aware else None
@@ -537,6 +572,7 @@ __all__ = [
     "WORK_PER_SECOND",
     "ExpertBudget",
     "expert_card",
+    "resampled",
     "solved_finisher",
     "with_seconds",
     "world_work",
