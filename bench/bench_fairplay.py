@@ -233,6 +233,14 @@ def tally_from(entry: dict[str, object]) -> Tally:
     return tally_of(figures_from(entry), (seat,))[seat]
 
 
+def tallied_from(path: Path) -> list[tuple[dict[str, object], Tally]]:
+    """A pool file's entries, each with its tally."""
+    return [
+        (entry, tally_from(entry))
+        for entry in (json.loads(line) for line in path.read_text().splitlines())
+    ]
+
+
 def fill(pool: Path, wanted: dict[str, int], stop_at: float, first_seed: int = 1) -> None:
     """Add matches to the pool, round robin over the types, until every type has ``wanted``
     entries (an entry is one seat of one match) or the time is up; each type's next match is
@@ -683,10 +691,7 @@ def report_held_out(path: Path, set_sizes: Sequence[int], sets: int) -> None:
     """Score matches no calibration saw (the validation pool) at the shipped constants: per
     player type, its mean fair loss and gains, and the share of its sets of each size flagged
     on each hypothesis, seat by seat and as partnerships."""
-    tallied = [
-        (entry, tally_from(entry))
-        for entry in (json.loads(line) for line in path.read_text().splitlines())
-    ]
+    tallied = tallied_from(path)
     seats: dict[str, list[Tally]] = {}
     for entry, tally in tallied:
         seats.setdefault(str(entry["kind"]), []).append(tally)
@@ -739,10 +744,7 @@ def report_draws(
     sets as the report does, then each cheater's share flagged on its own hypothesis at that
     draw's thresholds and at the shipped ones; seats and partnerships. The pool's matches stay
     the same: this is the spread of the estimate on one pool, not of the pool itself."""
-    tallied = [
-        (entry, tally_from(entry))
-        for entry in (json.loads(line) for line in pool.read_text().splitlines())
-    ]
+    tallied = tallied_from(pool)
     pools: dict[str, list[Tally]] = {k: [] for k in TYPES}
     for entry, tally in tallied:
         pools[str(entry["kind"])].append(tally)
@@ -804,14 +806,12 @@ def report(
     least: tuple[int, int],
 ) -> None:
     """Calibrate on the honest pools and measure the detection power on the cheaters'."""
-    entries = [json.loads(line) for line in pool.read_text().splitlines()]
+    tallied = tallied_from(pool)
+    entries = [entry for entry, _ in tallied]
     pools: dict[str, list[Tally]] = {k: [] for k in TYPES}
     cpu: list[float] = []
     decisions_cpu = 0
-    tallied = []
-    for entry in entries:
-        tally = tally_from(entry)
-        tallied.append((entry, tally))
+    for entry, tally in tallied:
         pools[entry["kind"]].append(tally)
         cpu.append(entry["cpu"])
         decisions_cpu += tally.decisions
