@@ -316,15 +316,9 @@ def resampled(sampler: Sampler, obs: Observation, agree: float, draws: int) -> S
     ) -> tuple[int, int, int, int]:
         worlds = [sampler(seen, tracker, rng) for _ in range(draws)]
         weights = [play_weight(history, w, contract, rules, agree) for w in worlds]
-        total = sum(weights)
-        if total <= 0.0:
+        if sum(weights) <= 0.0:
             return worlds[0]
-        pick = rng.random() * total
-        for world, weight in zip(worlds, weights, strict=True):
-            pick -= weight
-            if pick < 0.0:
-                return world
-        return worlds[-1]
+        return rng.choices(worlds, weights)[0]
 
     return sample
 
