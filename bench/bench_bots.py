@@ -17,7 +17,7 @@ took there and then).
                                [--[no-]expert-full-solve] [--expert-node-work 0.048]
                                [--expert-calls-solve-at 0] [--expert-weighted-sampling]
                                [--expert-mix 0] [--expert-call-samples 0]
-                               [--expert-resample 0]
+                               [--expert-resample 0] [--expert-postpone]
 
 ``--deals N`` plays 2N matches per pair. ``--timing-matches M`` then plays M matches per pair
 with unseeded decisions in this one process, as a production call makes them (a STRONG search
@@ -505,6 +505,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "in proportion to the play model's weight (0: worlds drawn alike and weighed)",
     )
     parser.add_argument(
+        "--expert-postpone",
+        action="store_true",
+        help="EXPERT values each card with its own next card chosen once for all the worlds it "
+        "cannot tell apart then (the others' cards up to it solved in each world)",
+    )
+    parser.add_argument(
         "--expert-ms", type=float, default=500, help="time budget of an unseeded EXPERT decision"
     )
     parser.add_argument("--json", help="also write the figures to this file")
@@ -533,6 +539,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         mix=args.expert_mix,
         call_samples=args.expert_call_samples,
         resample=args.expert_resample,
+        postpone=args.expert_postpone,
         seconds=args.expert_ms / 1000,
     )
     if any("expert" in p for p in args.pairs.split(",")):

@@ -15,6 +15,7 @@ from baloot_engine.bots.expert import (
     BASELINE_EXPERT_BUDGET,
     DEFAULT_EXPERT_BUDGET,
     MAX_SECONDS,
+    _next_turn,
     _solved,
     expert_card,
     with_seconds,
@@ -36,7 +37,7 @@ from baloot_engine.rules.game import legal_actions
 from baloot_engine.rules.observation import Observation, observe
 from baloot_engine.rules.play import allowed_cards
 from baloot_engine.rules.state import DoublingStep, Phase, State
-from baloot_engine.solver import position_of, solve
+from baloot_engine.solver import new_search, position_of, solve
 from tests.bots.games import RULE_SETS, TINY_EXPERT, bot, record_scorer_matches, walk
 
 
@@ -182,6 +183,89 @@ def test_solving_the_true_world_to_the_end_plays_a_best_card() -> None:
             assert values[chosen] == max(values.values()), (chosen, values)
             checked += 1
     assert checked >= 10
+
+
+def test_the_next_turn_keeps_the_solved_value_of_each_candidate() -> None:
+    # Played on to the seat's next turn with every other seat choosing its solved best card,
+    # the best of the seat's next cards is worth exactly the candidate's solved value (points
+    # and tricks won on the way counted in), and the cards seen on the way are the others'.
+    checked = 0
+    for rules_name in sorted(RULE_SETS):
+        for state, obs, options in _card_choices(rules_name, 7, 3):
+            contract = obs.contract
+            assert contract is not None
+            trump = contract.trump
+            seat = obs.seat
+            search = new_search(contract, obs.rules, obs.team)
+            for card in range(32):
+                if not options >> card & 1:
+                    continue
+                hands = list(state.hands)
+                hands[seat] ^= 1 << card
+                akka = obs.akka
+                if not obs.trick and trump >= 0 and card >> 3 != trump and card & 7 != ACE:
+                    akka = HIGHER[trump + 1][card] & ~obs.played == 0
+                after = (*obs.trick, card)
+                found = search.value(
+                    (hands[0], hands[1], hands[2], hands[3]), after, obs.leader, obs.played, akka
+                )
+                assert found is not None
+                before = list(hands)
+                turn = _next_turn(
+                    search,
+                    hands,
+                    after,
+                    obs.leader,
+                    obs.played,
+                    akka,
+                    seat,
+                    contract,
+                    obs.rules,
+                    0,
+                    0.0,
+                )
+                assert turn is not None
+                if turn is False:
+                    assert not any(hands)  # the round ended first
+                    continue
+                assert max(turn.values.values()) == found, (rules_name, card, turn, found)
+                assert turn.values  # the cards it may play then, all in its hand
+                assert all(hands[seat] >> c & 1 for c in turn.values)
+                for seen in turn.seen:
+                    assert not hands[seat] >> seen & 1
+                    assert any(before[s] >> seen & 1 for s in range(4) if s != seat)
+                checked += 1
+    assert checked >= 30
+
+
+def test_postponing_the_next_card_repeats_and_keeps_a_best_card_on_the_true_world() -> None:
+    # With the true hands as its only world, choosing the next card once per group of worlds
+    # changes nothing (one world, one group): a best card as solved; seeded, it repeats.
+    checked = 0
+    budget = DEFAULT_EXPERT_BUDGET._replace(worlds=1, min_worlds=1, postpone=True)
+    for state, obs, options in _card_choices("seeds", 11, 3):
+        if obs.hand.bit_count() > 6:
+            continue
+        hands = state.hands
+
+        def truth(_o: Observation, _t: Tracker, _r: random.Random) -> tuple[int, ...]:
+            return hands  # noqa: B023 - called within this iteration
+
+        chosen = expert_card(obs, options, random.Random(0), budget, deadline=None, sampler=truth)
+        contract = obs.contract
+        assert contract is not None
+        scorer = _Scorer(contract, obs.rules, obs.team, obs.match_scores)
+        projects, baloot = _declared_projects(obs), _known_baloot(obs)
+        values = {
+            v.play.card: scorer.value(v.points, v.tricks, projects, baloot)
+            for v in solve(position_of(state)).values
+        }
+        assert values[chosen] == max(values.values()), (chosen, values)
+        sampled = budget._replace(worlds=8)
+        first = expert_card(obs, options, random.Random(3), sampled, deadline=None)
+        assert expert_card(obs, options, random.Random(3), sampled, deadline=None) == first
+        checked += 1
+    assert checked >= 5
 
 
 def test_with_few_cards_left_every_candidate_is_solved_exactly() -> None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Final, NamedTuple
+from typing import Final, Literal, NamedTuple
 
 from baloot_engine.bots.cardplay import choose_card
 from baloot_engine.bots.endgame import Solver
@@ -46,13 +46,14 @@ from baloot_engine.rules.cards import (
     POINTS,
     STRENGTHS,
     SUIT_MASKS,
+    trick_winner_index,
 )
 from baloot_engine.rules.contract import Contract
 from baloot_engine.rules.facts import AwardedProject
 from baloot_engine.rules.observation import Observation
 from baloot_engine.rules.play import allowed_cards
 from baloot_engine.rules.ruleset import RuleSet
-from baloot_engine.solver import TRICK_WEIGHT, Position, deal_value, new_search
+from baloot_engine.solver import TRICK_WEIGHT, DealSearch, Position, deal_value, new_search
 
 MAX_SECONDS: Final = 5.0
 """The largest time budget an EXPERT decision may be given."""
@@ -121,6 +122,12 @@ class ExpertBudget(NamedTuple):
     ``agree`` above 0, draws that many worlds for each world the card play uses and keeps one
     of them in proportion to the play model's weight (:func:`resampled`): the worlds then
     follow the model and count alike, rather than being drawn alike and weighed.
+    ``postpone`` (off by default) values each candidate with the seat's own next card chosen
+    once for every world it will not tell apart then (:func:`_next_turn`): in each world the
+    other seats play their solved best cards up to the seat's next turn, the worlds are grouped
+    by the cards the seat will have seen, and each group counts the one next card best over
+    the whole group, not each world's own (whole-world solves only; a step against strategy
+    fusion, the solves' assumption that the seat will know every hand from the next card on).
     """
 
     worlds: int = 96
@@ -141,6 +148,7 @@ class ExpertBudget(NamedTuple):
     mix: float = 0.0
     call_samples: int = 0
     resample: int = 0
+    postpone: bool = False
 
 
 DEFAULT_EXPERT_BUDGET: Final = ExpertBudget()
@@ -419,6 +427,92 @@ def expert_card(
     return candidates[best]
 
 
+class _Turn(NamedTuple):
+    """The seat's next turn in one world after a candidate: the cards the others play before
+    it (what the seat will have seen), and the solved value of each card it may then play."""
+
+    seen: tuple[int, ...]
+    values: dict[int, int]
+
+
+def _next_turn(
+    search: DealSearch,
+    hands: list[int],
+    trick: tuple[int, ...],
+    leader: int,
+    played: int,
+    akka: bool,
+    seat: int,
+    contract: Contract,
+    rules: RuleSet,
+    max_nodes: int,
+    until: float,
+) -> _Turn | Literal[False] | None:
+    """Play on from a position in one world, every other seat choosing its solved best card
+    there, to the seat's own next turn, and value each card it may then play (solved, from the
+    position of the decision: points and tricks won on the way counted in). False when the
+    round ends first, None when the search stopped (its node bound or deadline)."""
+    trump = contract.trump
+    points = POINTS[trump + 1]
+    team = seat & 1
+    gained = 0
+    seen: list[int] = []
+    while True:
+        if len(trick) == 4:
+            winner = (leader + trick_winner_index(trick, trump)) & 3
+            for card in trick:
+                played |= 1 << card
+            if winner & 1 == team:
+                p = points[trick[0]] + points[trick[1]] + points[trick[2]] + points[trick[3]]
+                if not (hands[0] | hands[1] | hands[2] | hands[3]):
+                    p += LAST_TRICK_BONUS
+                gained += TRICK_WEIGHT * p + 1
+            if not (hands[0] | hands[1] | hands[2] | hands[3]):
+                return False
+            trick = ()
+            leader = winner
+            akka = False
+        mover = (leader + len(trick)) & 3
+        options = allowed_cards(hands[mover], trick, leader, mover, played, akka, contract, rules)
+        values: dict[int, int] = {}
+        m = options
+        while m:
+            low = m & -m
+            card = low.bit_length() - 1
+            m ^= low
+            if mover != seat and not m and not values:
+                values[card] = 0  # a forced card: no search
+                break
+            after = [hands[0], hands[1], hands[2], hands[3]]
+            after[mover] ^= low
+            call = akka
+            if not trick and trump >= 0 and card >> 3 != trump and card & 7 != ACE:
+                call = HIGHER[trump + 1][card] & ~played == 0
+            found = search.value(
+                (after[0], after[1], after[2], after[3]),
+                (*trick, card),
+                leader,
+                played,
+                call,
+                max(1, max_nodes - search.nodes) if max_nodes else 0,
+                until,
+            )
+            if found is None:
+                return None
+            values[card] = gained + found
+        if mover == seat:
+            return _Turn(tuple(seen), values)
+        if mover & 1 == team:
+            card = max(values, key=lambda c: (values[c], -c))
+        else:
+            card = min(values, key=lambda c: (values[c], c))
+        seen.append(card)
+        if not trick and trump >= 0 and card >> 3 != trump and card & 7 != ACE:
+            akka = HIGHER[trump + 1][card] & ~played == 0
+        hands[mover] ^= 1 << card
+        trick = (*trick, card)
+
+
 def _solved_card(
     obs: Observation,
     candidates: list[int],
@@ -477,6 +571,23 @@ def _solved_card(
     values = [0.0] * len(candidates)
     mix = budget.mix
     plays = max(0, 32 - played.bit_count() - len(trick) - 1 - 12)
+    postpone = budget.postpone
+    groups: list[dict[tuple[int, ...], dict[int, float]]] = [{} for _ in candidates]
+
+    def scored(found: int) -> float:
+        ours, our_tricks = divmod(found, TRICK_WEIGHT)
+        theirs, their_tricks = rest - ours, left - our_tricks
+        if team == 0:
+            abnat = (obs.abnat[0] + ours, obs.abnat[1] + theirs)
+            tricks = (won[0] + our_tricks, won[1] + their_tricks)
+        else:
+            abnat = (obs.abnat[0] + theirs, obs.abnat[1] + ours)
+            tricks = (won[0] + their_tricks, won[1] + our_tricks)
+        value = table.get((abnat, tricks))
+        if value is None:
+            value = scorer.value(abnat, tricks, projects, baloot, table=table)
+        return value
+
     for _ in range(limit):
         if done >= max(1, budget.min_worlds):
             if deadline is None:
@@ -491,6 +602,7 @@ def _solved_card(
         search = new_search(contract, rules, team)
         solver = Solver(contract, rules, team) if mix > 0 else None
         stopped = False
+        turns: list[tuple[tuple[int, ...], dict[int, float]] | None] = [None] * len(candidates)
         for i, (card, after, akka) in enumerate(afters):
             hands = [world[0], world[1], world[2], world[3]]
             hands[seat] ^= 1 << card
@@ -509,17 +621,26 @@ def _solved_card(
             if found is None:
                 stopped = True
                 break
-            ours, our_tricks = divmod(found, TRICK_WEIGHT)
-            theirs, their_tricks = rest - ours, left - our_tricks
-            if team == 0:
-                abnat = (obs.abnat[0] + ours, obs.abnat[1] + theirs)
-                tricks = (won[0] + our_tricks, won[1] + their_tricks)
-            else:
-                abnat = (obs.abnat[0] + theirs, obs.abnat[1] + ours)
-                tricks = (won[0] + their_tricks, won[1] + our_tricks)
-            value = table.get((abnat, tricks))
-            if value is None:
-                value = scorer.value(abnat, tricks, projects, baloot, table=table)
+            value = scored(found)
+            if postpone:
+                turn = _next_turn(
+                    search,
+                    hands,
+                    after,
+                    leader,
+                    played,
+                    akka,
+                    seat,
+                    contract,
+                    rules,
+                    0 if deadline is not None else max(1, int((allowed - work) / node_work)),
+                    until,
+                )
+                if turn is None:
+                    stopped = True
+                    break
+                if turn is not False:
+                    turns[i] = (turn.seen, {c: scored(v) for c, v in turn.values.items()})
             if solver is not None:
                 # The baseline's value of this world: its play-out of the candidate, one
                 # solver a world as the baseline's (the search is done with the hands).
@@ -549,9 +670,20 @@ def _solved_card(
             break
         done += 1
         for i in range(len(candidates)):
-            totals[i] += weight * values[i]
+            next_turn = turns[i]
+            if next_turn is None:
+                totals[i] += weight * values[i]
+                continue
+            seen_cards, next_values = next_turn
+            group = groups[i].setdefault(seen_cards, {})
+            for c, v in next_values.items():
+                group[c] = group.get(c, 0.0) + weight * v
     if not done:
         return None
+    for i in range(len(candidates)):
+        # The seat's next card is one choice for every world it cannot tell apart then.
+        for group in groups[i].values():
+            totals[i] += max(group.values())
     best = 0
     for i in range(1, len(candidates)):
         if totals[i] > totals[best]:
