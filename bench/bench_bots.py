@@ -18,6 +18,7 @@ took there and then).
                                [--expert-calls-solve-at 0] [--expert-weighted-sampling]
                                [--expert-mix 0] [--expert-call-samples 0]
                                [--expert-resample 0] [--expert-postpone]
+                               [--expert-signal]
 
 ``--deals N`` plays 2N matches per pair. ``--timing-matches M`` then plays M matches per pair
 with unseeded decisions in this one process, as a production call makes them (a STRONG search
@@ -511,6 +512,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "cannot tell apart then (the others' cards up to it solved in each world)",
     )
     parser.add_argument(
+        "--expert-signal",
+        action="store_true",
+        help="EXPERT partners keep the discard signal of bots/signals.py and read each other's",
+    )
+    parser.add_argument(
         "--expert-ms", type=float, default=500, help="time budget of an unseeded EXPERT decision"
     )
     parser.add_argument("--json", help="also write the figures to this file")
@@ -540,6 +546,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         call_samples=args.expert_call_samples,
         resample=args.expert_resample,
         postpone=args.expert_postpone,
+        signal=args.expert_signal,
         seconds=args.expert_ms / 1000,
     )
     if any("expert" in p for p in args.pairs.split(",")):

@@ -29,9 +29,15 @@ alike, small when a few worlds carry the mean). The readings:
   legal cards (each earlier position of the hand solved in each world: a model of players who
   play well, far too costly for a decision's budget, measured here as a bound on what reading
   the play as good players' play could give);
-* ``calls + solved β``: both.
+* ``calls + solved β``: both;
+* ``throws``: each world weighed by the partner's throws read as the discard signal of
+  :mod:`~baloot_engine.bots.signals` (EXPERT's ``signal``): less where the partner threw from a
+  suit whose best card left it held.
 
     python bench/bench_reading.py [--level expert] [--seeds 1-12] [--rounds 3] [--worlds 48]
+                                  [--no-solved]
+
+``--no-solved`` leaves out the solved readings (most of the CPU).
 
 Prints each reading's means with their standard errors over decisions, and each one's
 difference from ``alike`` paired on the same decisions and worlds.
@@ -49,6 +55,7 @@ from collections.abc import Sequence
 from baloot_engine.analysis.selfplay import play_record
 from baloot_engine.bots import Level, suggest
 from baloot_engine.bots.inference import PlayHistory, plausible, play_history, play_weight
+from baloot_engine.bots.signals import signal_marks, signal_weight
 from baloot_engine.bots.tracking import sample_hands, track
 from baloot_engine.rules.actions import Action, Play
 from baloot_engine.rules.contract import Contract
@@ -111,8 +118,9 @@ def _weights_of(logs: Sequence[float]) -> list[float]:
 class Readings:
     """Each reading's figures per decision: (placed, partner, spread)."""
 
-    def __init__(self, worlds: int) -> None:
+    def __init__(self, worlds: int, solved: bool = True) -> None:
         self.worlds = worlds
+        self.solved = solved
         self.figures: dict[str, list[tuple[float, float, float]]] = {}
         self.solve_seconds = 0.0
 
@@ -149,7 +157,10 @@ class Readings:
         history = play_history(obs)
         fits = [1.0 if plausible(obs, w) else 0.0 for w in worlds]
         started = time.process_time()
-        solved = [solved_log_weights(history, w, contract, obs.rules, BETAS) for w in worlds]
+        solved = [
+            solved_log_weights(history, w, contract, obs.rules, BETAS) if self.solved else []
+            for w in worlds
+        ]
         self.solve_seconds += time.process_time() - started
         weights: dict[str, list[float]] = {"alike": [1.0] * len(worlds)}
         weights["calls"] = fits if any(fits) else [1.0] * len(worlds)
@@ -157,7 +168,9 @@ class Readings:
             weights[f"heuristic {agree}"] = [
                 play_weight(history, w, contract, obs.rules, agree) for w in worlds
             ]
-        for i, beta in enumerate(BETAS):
+        marks = signal_marks(obs)
+        weights["throws"] = [signal_weight(obs, marks, w) for w in worlds]
+        for i, beta in enumerate(BETAS if self.solved else ()):
             alone = _weights_of([logs[i] for logs in solved])
             weights[f"solved {beta}"] = alone
             both = [a * f for a, f in zip(alone, weights["calls"], strict=True)]
@@ -212,9 +225,12 @@ def main() -> None:
     parser.add_argument("--seeds", default="1-12", help="match seeds, a range such as 1-12")
     parser.add_argument("--rounds", type=int, default=3, help="hands played per match")
     parser.add_argument("--worlds", type=int, default=48, help="worlds sampled per decision")
+    parser.add_argument(
+        "--no-solved", action="store_true", help="leave out the solved readings (most of the CPU)"
+    )
     args = parser.parse_args()
     level = Level[args.level.upper()]
-    readings = Readings(args.worlds)
+    readings = Readings(args.worlds, solved=not args.no_solved)
     rng = random.Random(2026)
 
     def decide(state: State, seat: int, seed: int) -> Action:

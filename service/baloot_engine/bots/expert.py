@@ -37,6 +37,7 @@ from baloot_engine.bots.search import (
     _Scorer,
     card_candidates,
 )
+from baloot_engine.bots.signals import signal_marks, signal_weight, signalled
 from baloot_engine.bots.tracking import Tracker, sample_hands, track
 from baloot_engine.rules.cards import (
     ACE,
@@ -128,6 +129,10 @@ class ExpertBudget(NamedTuple):
     by the cards the seat will have seen, and each group counts the one next card best over
     the whole group, not each world's own (whole-world solves only; a step against strategy
     fusion, the solves' assumption that the seat will know every hand from the next card on).
+    ``signal`` (off by default) keeps the discard signal of :mod:`~baloot_engine.bots.signals`
+    between partners: among cards valued exactly alike the seat throws as the convention says,
+    and its worlds count less where the partner's throws would have broken it (whole-world
+    solves only).
     """
 
     worlds: int = 96
@@ -149,6 +154,7 @@ class ExpertBudget(NamedTuple):
     call_samples: int = 0
     resample: int = 0
     postpone: bool = False
+    signal: bool = False
 
 
 DEFAULT_EXPERT_BUDGET: Final = ExpertBudget()
@@ -572,6 +578,7 @@ def _solved_card(
     mix = budget.mix
     plays = max(0, 32 - played.bit_count() - len(trick) - 1 - 12)
     postpone = budget.postpone
+    marks = signal_marks(obs) if budget.signal else 0
     groups: list[dict[tuple[int, ...], dict[int, float]]] = [{} for _ in candidates]
 
     def scored(found: int) -> float:
@@ -599,6 +606,8 @@ def _solved_card(
                     break
         world = sampler(obs, tracker, rng)
         weight = 1.0 if history is None else play_weight(history, world, contract, rules, agree)
+        if marks:
+            weight *= signal_weight(obs, marks, world)
         search = new_search(contract, rules, team)
         solver = Solver(contract, rules, team) if mix > 0 else None
         stopped = False
@@ -688,6 +697,8 @@ def _solved_card(
     for i in range(1, len(candidates)):
         if totals[i] > totals[best]:
             best = i
+    if budget.signal:
+        best = signalled(trick, obs.hand, played, trump, candidates, totals, best)
     return candidates[best]
 
 
