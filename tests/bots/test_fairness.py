@@ -114,7 +114,9 @@ def test_states_differing_only_in_hidden_cards_give_the_same_decision(rules_name
     assert compared > 50
 
 
-@pytest.mark.parametrize("worlds", ["alike", "fitted", "mixed", "resampled"])
+@pytest.mark.parametrize(
+    "worlds", ["alike", "fitted", "mixed", "resampled", "postponed", "signalled"]
+)
 @pytest.mark.parametrize("rules_name", sorted(RULE_SETS))
 def test_whole_world_solves_decide_from_the_observation_alone(rules_name: str, worlds: str) -> None:
     # EXPERT's whole-world solves (from five cards a hand on, kept small here) and its solved
@@ -127,6 +129,10 @@ def test_whole_world_solves_decide_from_the_observation_alone(rules_name: str, w
     )
     if worlds == "resampled":
         expert = expert._replace(agree=0.6, resample=3)
+    if worlds == "postponed":
+        expert = expert._replace(postpone=True)
+    if worlds == "signalled":
+        expert = expert._replace(signal=True)
     compared = 0
     for seed in range(6):
         for state in walk(RULE_SETS[rules_name], seed, bot(Level.BASIC), max_rounds=2):
