@@ -217,7 +217,7 @@ class MatchLedger:
             from redis.asyncio import Redis
             from redis.backoff import NoBackoff
             from redis.exceptions import RedisError
-            from redis.retry import Retry
+            from redis.asyncio.retry import Retry
         except ImportError:
             raise LedgerClientMissingError(
                 "the match ledger needs the redis package: pip install 'baloot-engine[ledger]'"
