@@ -215,9 +215,9 @@ class MatchLedger:
     def __init__(self, url: str, *, ttl_seconds: int, timeout_seconds: float) -> None:
         try:
             from redis.asyncio import Redis
+            from redis.asyncio.retry import Retry
             from redis.backoff import NoBackoff
             from redis.exceptions import RedisError
-            from redis.asyncio.retry import Retry
         except ImportError:
             raise LedgerClientMissingError(
                 "the match ledger needs the redis package: pip install 'baloot-engine[ledger]'"
