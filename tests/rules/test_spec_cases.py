@@ -205,10 +205,26 @@ def test_f8_the_double_without_a_mode_is_federation_only() -> None:
     state = act(_hokm_by_r(rules), O, Doubling(DOUBLE))
     assert state.contract is not None
     assert (state.contract.multiplier, state.contract.closed) == (2, False)
-    # The Four still names its mode: "Four ... open or closed" (F8).
-    state = act(_hokm_by_r(), O, Doubling(DOUBLE, CLOSED))
+    # Outside it a Four must name its mode too (R14).
+    state = act(
+        _hokm_by_r(SEEDS.replace(buyer_steps_by_buyer_only=True)), O, Doubling(DOUBLE, CLOSED)
+    )
     state = act(state, R, Doubling(TRIPLE))
     refuse(state, O, Doubling(FOUR), errors.MODE_REQUIRED)
+
+
+def test_f8_a_four_without_a_mode_is_open_under_federation() -> None:
+    # §A.15: under double_open_by_default "a Double or Four that names no mode is open"; a
+    # Four that names closed still closes the game again.
+    state = act(_hokm_by_r(), O, Doubling(DOUBLE, CLOSED))
+    state = act(state, R, Doubling(TRIPLE))
+    opened = act(state, O, Doubling(FOUR))
+    assert opened.contract is not None
+    assert (opened.contract.multiplier, opened.contract.closed) == (4, False)
+    assert opened.doubling_calls[-1].call == Doubling(FOUR, OPEN)
+    closed = act(state, O, Doubling(FOUR, CLOSED))
+    assert closed.contract is not None
+    assert (closed.contract.multiplier, closed.contract.closed) == (4, True)
 
 
 def test_f8_triple_only_by_the_buyer_and_it_opens_the_game() -> None:

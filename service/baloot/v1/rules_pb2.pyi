@@ -829,8 +829,8 @@ class RuleSet(_message.Message):
     dealer's right (default false).
     """
     double_open_by_default: _builtins.bool
-    """R14: a Double that names no mode is an open Double ("open unless the doubler names
-    closed"); without it such a Double is refused with MODE_REQUIRED (default false).
+    """R14: a Double or a Four that names no mode is the open one ("open unless the doubler
+    names closed"); without it such a call is refused with MODE_REQUIRED (default false).
     """
     reveal_hands_after_round: _builtins.bool
     """Records: every view (and every credential's response) shows the deck order of a round once

@@ -13,6 +13,7 @@ starts the play.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Final
 
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import Doubling, DoublingCall, Event, EventKind
@@ -103,6 +104,10 @@ def legal_calls(state: State, seat: int) -> list[Doubling]:
     return [Doubling(raise_call, m) for m in _MODES] + [decline]
 
 
+_OPEN_BY_DEFAULT: Final = (DoublingCall.DOUBLE, DoublingCall.FOUR)
+"""The calls that name a mode; under ``double_open_by_default`` naming none is the open one."""
+
+
 def apply_call(state: State, seat: int, call: Doubling) -> tuple[State, list[Event]]:
     """Apply a doubling call and return the new state and the events it caused."""
     if state.phase is not DOUBLING:
@@ -112,13 +117,13 @@ def apply_call(state: State, seat: int, call: Doubling) -> tuple[State, list[Eve
     legal = legal_calls(state, seat)
     if (
         call.mode is None
-        and call.call is DoublingCall.DOUBLE
+        and call.call in _OPEN_BY_DEFAULT
         and state.rules.double_open_by_default
-        and Doubling(DoublingCall.DOUBLE, PlayMode.OPEN) in legal
+        and Doubling(call.call, PlayMode.OPEN) in legal
     ):
-        # §A.14 F8: "open unless the doubler names closed": a Double naming no mode is the
-        # open Double, recorded as such.
-        call = Doubling(DoublingCall.DOUBLE, PlayMode.OPEN)
+        # §A.14 F8 and §A.15: "open unless the doubler names closed": a Double or a Four
+        # naming no mode is the open one, recorded as such.
+        call = Doubling(call.call, PlayMode.OPEN)
     if call not in legal:
         wants_mode = any(c.call is call.call and c.mode is not None for c in legal)
         reason = (

@@ -1402,8 +1402,8 @@ type RuleSet struct {
 	// R6: when the revealed card is an ace, a first-round Hokm may be switched to Sun only by the
 	// dealer's right (default false).
 	AceSwitchDealerRightOnly *bool `protobuf:"varint,43,opt,name=ace_switch_dealer_right_only,json=aceSwitchDealerRightOnly,proto3,oneof" json:"ace_switch_dealer_right_only,omitempty"`
-	// R14: a Double that names no mode is an open Double ("open unless the doubler names
-	// closed"); without it such a Double is refused with MODE_REQUIRED (default false).
+	// R14: a Double or a Four that names no mode is the open one ("open unless the doubler
+	// names closed"); without it such a call is refused with MODE_REQUIRED (default false).
 	DoubleOpenByDefault *bool `protobuf:"varint,44,opt,name=double_open_by_default,json=doubleOpenByDefault,proto3,oneof" json:"double_open_by_default,omitempty"`
 	// Records: every view (and every credential's response) shows the deck order of a round once
 	// it is over (scored or redealt), for recap screens; otherwise only the host credential gets

@@ -338,8 +338,8 @@ export type RuleSet = Message<"baloot.v1.RuleSet"> & {
   aceSwitchDealerRightOnly?: boolean | undefined;
 
   /**
-   * R14: a Double that names no mode is an open Double ("open unless the doubler names
-   * closed"); without it such a Double is refused with MODE_REQUIRED (default false).
+   * R14: a Double or a Four that names no mode is the open one ("open unless the doubler
+   * names closed"); without it such a call is refused with MODE_REQUIRED (default false).
    *
    * @generated from field: optional bool double_open_by_default = 44;
    */
