@@ -15,10 +15,11 @@ from baloot_engine.rules.actions import (
     Declare,
 )
 from baloot_engine.rules.cards import parse_cards
+from baloot_engine.rules.contract import Contract, ContractType
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.game import apply, legal_actions, new_match
 from baloot_engine.rules.projects import ProjectKind
-from baloot_engine.rules.ruleset import KAMMELNA, SEEDS
+from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.sawa import SawaSearch, cashes, claim_holds
 from baloot_engine.rules.scoring import Outcome
 from baloot_engine.rules.state import Phase, State
@@ -148,9 +149,9 @@ def _plain_search(state: State) -> bool:
 def test_the_shortcuts_of_the_search_never_change_the_verdict(tricks: int) -> None:
     """Positions up to what cannot change a winner, cashing, ordering: the same verdicts."""
     verdicts = {True: 0, False: 0}
-    rules = [SAWA, KAMMELNA.replace(sawa=True)]
+    rules = [SAWA, KAMMELNA.replace(sawa=True), AKKA_CALLED]
     for index, state in enumerate(_late_states(60, tricks, seed=tricks)):
-        state = state._replace(rules=rules[index % 2])
+        state = state._replace(rules=rules[index % 3])
         exact = _plain_search(state)
         assert claim_holds(state.hands, state.turn, state.contract, state.rules) == exact
         if cashes(state.hands, state.turn, state.trump, state.contract.closed):
@@ -161,6 +162,39 @@ def test_the_shortcuts_of_the_search_never_change_the_verdict(tricks: int) -> No
         verdicts[exact] += 1
     assert verdicts[True], verdicts
     assert verdicts[False], verdicts
+
+
+AKKA_CALLED = SAWA.replace(akka_requires_declaration=True)
+
+
+def _mask(cards: str) -> int:
+    return sum(1 << card for card in parse_cards(cards))
+
+
+def _claim(hands: tuple[str, str, str, str], claimer: int, rules: RuleSet) -> bool:
+    spades = parse_cards("7S")[0] >> 3
+    contract = Contract(ContractType.HOKM, spades, claimer)
+    masks = (_mask(hands[0]), _mask(hands[1]), _mask(hands[2]), _mask(hands[3]))
+    return claim_holds(masks, claimer, contract, rules)
+
+
+def test_with_akka_called_the_claimer_may_leave_his_boss_card_bare() -> None:
+    # Spades trump, the 10 of hearts gone. Seat 0 cashes AH, then leads KH, the boss: with
+    # Akka his void partner is free and the right opponent must trump with 7S and take the
+    # trick; without it the partner must trump (JS), the right opponent under-trumps, and
+    # the partner's 9D takes the last trick. The claim holds because the call is his choice.
+    hands = ("KH AH 7D", "8C 10C AC", "JS 9H 9D", "7S 8H KC")
+    assert _claim(hands, 0, AKKA_CALLED)
+
+
+def test_with_akka_called_a_claim_that_needs_the_partner_s_akka_is_false() -> None:
+    # Spades trump. When the claimer's partner leads his boss 10C without Akka the claimer,
+    # void, must trump with QS, and the left opponent's KD later takes a trick: the partner
+    # is not assumed to call Akka for the claim (§A.15).
+    hands = ("9S QD KD 9C", "JS KH 9D 10C", "KS 10D JD 8C", "10S QS 7H 9H")
+    assert not _claim(hands, 3, AKKA_CALLED)
+    # Where the boss card frees the void player by itself, the same claim holds.
+    assert _claim(hands, 3, SAWA)
 
 
 # --- Sawa (R46): a flag that changes what the leader may do ---------------------------------------

@@ -384,8 +384,29 @@ class SawaSearch:
             self.fixed_memo[key] = cached
         return cached
 
+    def _akka_calls(self, card: int) -> tuple[bool, ...]:
+        """The Akka calls a lead of ``card`` may carry, as the search tries them (R20).
+
+        Under ``akka_requires_declaration`` the call on a boss lead that is neither an Ace nor
+        a trump is the leader's choice: with it a void partner is free, without it he must
+        trump, so both are tried (the claimer's choice; every other leader's choice must be
+        beaten). Otherwise the engine recognises the boss card by itself and the one value
+        passed on is what the rules core computes.
+        """
+        boss = card & 7 != ACE and is_boss(card, self.played)
+        if not self.rules.akka_requires_declaration:
+            return (boss,)
+        if boss and self.contract.trump >= 0 and card >> 3 != self.contract.trump:
+            return (True, False)
+        return (False,)
+
     def _fixed_trick(
-        self, hands: list[int], leader: int, seat: int, trick: tuple[int, ...]
+        self,
+        hands: list[int],
+        leader: int,
+        seat: int,
+        trick: tuple[int, ...],
+        akka: bool = False,
     ) -> bool:
         self.nodes += 1
         if self.budget is not None and not self.nodes % _SPEND_EVERY:
@@ -401,17 +422,17 @@ class SawaSearch:
                 return self._fixed(tuple(hands), winner)
             finally:
                 self.played = played
-        akka = bool(trick) and trick[0] & 7 != ACE and is_boss(trick[0], self.played)
         options = allowed_cards(
             hands[seat], trick, leader, seat, self.played, akka, self.contract, self.rules
         )
         if seat == self.claimer:
             for card in self._distinct(options, hands, trick):
                 hands[seat] ^= 1 << card
-                ok = self._fixed_trick(hands, leader, (seat + 1) & 3, (*trick, card))
+                for call in self._akka_calls(card) if not trick else (akka,):
+                    if self._fixed_trick(hands, leader, (seat + 1) & 3, (*trick, card), call):
+                        hands[seat] ^= 1 << card
+                        return True
                 hands[seat] ^= 1 << card
-                if ok:
-                    return True
             return False
         strengths = STRENGTHS[trump + 1]
         cards = list(cards_in(options))
@@ -427,8 +448,13 @@ class SawaSearch:
             beaten = [c for c in cards if HIGHER[trump + 1][c] & rivals]
             if beaten:
                 card = min(beaten, key=strengths.__getitem__)
+        if not trick:
+            # One fixed call too: the partner leaves his boss card bare (the claimer must then
+            # trump over it), an opponent calls it whenever he may.
+            calls = self._akka_calls(card)
+            akka = calls[-1] if seat == self.partner else calls[0]
         hands[seat] ^= 1 << card
-        ok = self._fixed_trick(hands, leader, (seat + 1) & 3, (*trick, card))
+        ok = self._fixed_trick(hands, leader, (seat + 1) & 3, (*trick, card), akka)
         hands[seat] ^= 1 << card
         return ok
 
@@ -444,7 +470,14 @@ class SawaSearch:
             return choices[::-1]
         return taking + [c for c in reversed(choices) if c not in taking]
 
-    def _trick(self, hands: list[int], leader: int, seat: int, trick: tuple[int, ...]) -> bool:
+    def _trick(
+        self,
+        hands: list[int],
+        leader: int,
+        seat: int,
+        trick: tuple[int, ...],
+        akka: bool = False,
+    ) -> bool:
         self.nodes += 1
         if self.budget is not None and not self.nodes % _SPEND_EVERY:
             self.budget.spend(_SPEND_EVERY)
@@ -458,7 +491,6 @@ class SawaSearch:
                 return self.holds(tuple(hands), winner)
             finally:
                 self.played = played
-        akka = bool(trick) and trick[0] & 7 != ACE and is_boss(trick[0], self.played)
         options = allowed_cards(
             hands[seat], trick, leader, seat, self.played, akka, self.contract, self.rules
         )
@@ -471,10 +503,10 @@ class SawaSearch:
         for card in choices:
             low = 1 << card
             hands[seat] ^= low
-            ok = self._trick(hands, leader, (seat + 1) & 3, (*trick, card))
+            for call in self._akka_calls(card) if not trick else (akka,):
+                ok = self._trick(hands, leader, (seat + 1) & 3, (*trick, card), call)
+                if ok is mine:  # the claimer found a way, or someone else refuted him
+                    hands[seat] ^= low
+                    return mine
             hands[seat] ^= low
-            if mine and ok:
-                return True
-            if not mine and not ok:
-                return False
         return not mine
