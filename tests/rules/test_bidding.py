@@ -534,6 +534,30 @@ def test_priority_claim_over_an_ashkal() -> None:
     assert claimed.hands[O] >> parse_card("10H") & 1  # the Sun buyer takes the revealed card
 
 
+def test_a_claimant_who_may_say_ashkal_may_claim_the_sun_as_ashkal() -> None:
+    # §A.15: wherever a seat that may say Ashkal (R7) may buy Sun in round 1, it may buy it
+    # as Ashkal; L, the dealer's left, asked «قبلك» after the dealer's Sun, is such a seat.
+    state = bids(start(HIGHER), (R, PASS), (O, PASS), (L, PASS), (DD, SUN), (R, PASS), (O, PASS))
+    assert state.turn == L
+    assert options(state, L) == {Bid(PASS), Bid(CLAIM), Bid(ASHKAL)}
+    claimed = bid(state, L, ASHKAL)
+    assert contract_of(claimed) == sun(L, ashkal=True)
+    assert claimed.hands[R] >> parse_card("10H") & 1  # his partner takes the revealed card
+    # R and O may not say Ashkal: only the dealer and the dealer's left may.
+    first = bids(start(HIGHER), (R, PASS), (O, PASS), (L, PASS), (DD, SUN))
+    assert options(first, R) == {Bid(PASS), Bid(CLAIM)}
+    refuse(first, R, Bid(ASHKAL), errors.ASHKAL_NOT_ALLOWED)
+
+
+def test_an_ashkal_claim_needs_a_hokm_in_the_lap_where_ashkal_does() -> None:
+    rules = HIGHER.replace(ashkal_requires_pending_hokm=True)
+    state = bids(start(rules), (R, PASS), (O, PASS), (L, PASS), (DD, SUN), (R, PASS), (O, PASS))
+    assert options(state, L) == {Bid(PASS), Bid(CLAIM)}
+    state = bids(start(rules), (R, HOKM), (O, PASS), (L, PASS), (DD, SUN), (R, PASS), (O, PASS))
+    assert state.turn == L
+    assert options(state, L) == {Bid(PASS), Bid(CLAIM), Bid(ASHKAL)}
+
+
 # --- R12: Kawesh ---------------------------------------------------------------------------
 
 WORTHLESS = build_deck({R: "7S 8S 9S 7H 8H", O: "7D 8D 9D 7C 8C"}, "10H")

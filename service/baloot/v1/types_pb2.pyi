@@ -223,7 +223,8 @@ class _BidKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BidKind.Value
     """The pending Hokm bidder turns his Hokm into a Sun contract."""
     BID_KIND_CLAIM_SUN: _BidKind.ValueType  # 7
     """«قبلك» ("before you"): an earlier player claims a Sun that was just said, when the rule set
-    enables the priority claim.
+    enables the priority claim; a plain Sun. A claimant who may say Ashkal may answer
+    BID_KIND_ASHKAL instead, claiming it for his partner.
     """
     BID_KIND_KAWESH: _BidKind.ValueType  # 8
     """Kawesh (كوش): a player with a worthless hand asks for a redeal, when the rule set enables it."""
@@ -253,7 +254,8 @@ BID_KIND_SWITCH_TO_SUN: BidKind.ValueType  # 6
 """The pending Hokm bidder turns his Hokm into a Sun contract."""
 BID_KIND_CLAIM_SUN: BidKind.ValueType  # 7
 """«قبلك» ("before you"): an earlier player claims a Sun that was just said, when the rule set
-enables the priority claim.
+enables the priority claim; a plain Sun. A claimant who may say Ashkal may answer
+BID_KIND_ASHKAL instead, claiming it for his partner.
 """
 BID_KIND_KAWESH: BidKind.ValueType  # 8
 """Kawesh (كوش): a player with a worthless hand asks for a redeal, when the rule set enables it."""

@@ -91,6 +91,17 @@ def _ashkal_allowed(state: State, seat: int) -> bool:
     return not (rules.ashkal_forbidden_on_ace and state.revealed & 7 == ACE)
 
 
+def _ashkal_claim_allowed(state: State, seat: int) -> bool:
+    """May a seat asked «قبلك» (R11) claim the Sun as Ashkal? Where R7 lets it say Ashkal;
+    with ``ashkal_requires_pending_hokm`` only when a Hokm was bid in this lap (the pending
+    bid of the question is the Sun being claimed)."""
+    if not _ashkal_allowed(state, seat):
+        return False
+    return not state.rules.ashkal_requires_pending_hokm or any(
+        r.bidding_round == state.bidding_round and r.bid.kind is BidKind.HOKM for r in state.bids
+    )
+
+
 def _switch_allowed(state: State, seat: int) -> bool:
     """R6: may the Hokm bidder switch to Sun? With ``ace_switch_dealer_right_only`` (§A.14
     F14) a first-round Hokm on a revealed Ace only when he is the dealer's right."""
@@ -136,7 +147,12 @@ def _bids_on_turn(state: State, seat: int) -> list[Bid]:
             confirm = [_CONFIRM_IN[s] for s in SUITS if s != revealed_suit]
         return [*confirm, _SWITCH_TO_SUN] if _switch_allowed(state, seat) else confirm
     if stage is STAGE_PRIORITY:
-        return [_PASS, _CLAIM_SUN]
+        # §A.15: a claimant who may say Ashkal may claim the Sun as Ashkal (for his partner).
+        return (
+            [_PASS, _CLAIM_SUN, _ASHKAL]
+            if _ashkal_claim_allowed(state, seat)
+            else [_PASS, _CLAIM_SUN]
+        )
     if stage is STAGE_REOPEN:
         # §A.15: a seat asked for Sun may buy it as Ashkal where R7 lets it say Ashkal.
         return [_PASS, _SUN, _ASHKAL] if _ashkal_allowed(state, seat) else [_PASS, _SUN]

@@ -331,7 +331,8 @@ const (
 	// The pending Hokm bidder turns his Hokm into a Sun contract.
 	BidKind_BID_KIND_SWITCH_TO_SUN BidKind = 6
 	// «قبلك» ("before you"): an earlier player claims a Sun that was just said, when the rule set
-	// enables the priority claim.
+	// enables the priority claim; a plain Sun. A claimant who may say Ashkal may answer
+	// BID_KIND_ASHKAL instead, claiming it for his partner.
 	BidKind_BID_KIND_CLAIM_SUN BidKind = 7
 	// Kawesh (كوش): a player with a worthless hand asks for a redeal, when the rule set enables it.
 	BidKind_BID_KIND_KAWESH BidKind = 8

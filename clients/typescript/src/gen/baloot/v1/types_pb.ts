@@ -1724,7 +1724,8 @@ export enum BidKind {
 
   /**
    * «قبلك» ("before you"): an earlier player claims a Sun that was just said, when the rule set
-   * enables the priority claim.
+   * enables the priority claim; a plain Sun. A claimant who may say Ashkal may answer
+   * BID_KIND_ASHKAL instead, claiming it for his partner.
    *
    * @generated from enum value: BID_KIND_CLAIM_SUN = 7;
    */
