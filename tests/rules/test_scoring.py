@@ -167,6 +167,16 @@ def test_failure_pot_is_fixed_even_when_shares_would_sum_17() -> None:
     assert score.points == (0, 16)
 
 
+def test_a_doubled_success_takes_the_pot_even_when_shares_would_sum_17() -> None:
+    # 86 / 76 -> 9 / 8 = 17 under independent rounding; a doubled round under winner_takes_all
+    # gives the winner the pot 16 x m, not the shares' 17 x m (§A.13 item 1).
+    for m in (2, 3, 4):
+        assert score_round(facts(HOKM, (86, 76), multiplier=m), SEEDS).points == (16 * m, 0)
+        assert score_round(facts(HOKM, (76, 86), multiplier=m), SEEDS).points == (0, 16 * m)
+    # Undoubled, each team keeps its own rounded points, which may sum to 17.
+    assert score_round(facts(HOKM, (86, 76)), SEEDS).points == (9, 8)
+
+
 # --- R31: Baloot -------------------------------------------------------------------------------
 
 
@@ -359,6 +369,21 @@ def test_kaboot_flat_or_multiplied(m: int) -> None:
     assert score_round(round_facts, multiplied).points == (25 * m + 5 * m + 2, 0)
     capped = multiplied.replace(project_multiplier=ProjectMultiplier.CAP_AT_2)
     assert score_round(round_facts, capped).points == (25 * m + 5 * min(m, 2) + 2, 0)
+
+
+@pytest.mark.parametrize("m", [2, 3, 4])
+def test_multiplied_kaboot_multiplies_the_transferred_projects(m: int) -> None:
+    # The defenders take every trick of a doubled Hokm: under kabootDoubling = multiplied the
+    # buyer's Fifty, transferred to them, is multiplied with the kaboot value; his Baloot
+    # transfers too and is never multiplied (§A.13 items 2 and 5).
+    round_facts = kaboot(
+        HOKM, 1, multiplier=m, projects=(AwardedProject(0, FIFTY),), baloot_teams=(0,)
+    )
+    multiplied = SEEDS.replace(kaboot_doubling=KabootDoubling.MULTIPLIED)
+    assert score_round(round_facts, multiplied).points == (0, 25 * m + 5 * m + 2)
+    capped = multiplied.replace(project_multiplier=ProjectMultiplier.CAP_AT_2)
+    assert score_round(round_facts, capped).points == (0, 25 * m + 5 * min(m, 2) + 2)
+    assert score_round(round_facts, SEEDS).points == (0, 25 + 5 + 2)
 
 
 def test_sun_kaboot_multiplied() -> None:
