@@ -355,6 +355,12 @@ def play(state: State, *cards: str) -> State:
     return state
 
 
+def first_legal_play(state: State) -> tuple[State, tuple[Event, ...]]:
+    """The seat on turn plays its first legal card; the new state and the events it caused."""
+    card = next(a for a in legal_actions(state, state.turn) if isinstance(a, Play))
+    return act_events(state, state.turn, card)
+
+
 def legal_card_codes(state: State, seat: int | None = None) -> set[str]:
     """The codes of the cards ``seat`` (default: the seat on turn) may play now."""
     seat = state.turn if seat is None else seat

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from itertools import combinations_with_replacement
 
+import pytest
 from hypothesis import given
 
 from baloot_engine.rules import errors
@@ -15,7 +16,7 @@ from baloot_engine.rules.projects import ProjectKind, projects_for_declaration
 from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.state import State
 
-from .scenario import act, act_events, play, refuse, sun_hand
+from .scenario import act, act_events, first_legal_play, play, refuse, sun_hand
 from .strategies import hand_masks, trumps
 
 SIRA, FIFTY, HUNDRED = ProjectKind.SIRA, ProjectKind.FIFTY, ProjectKind.HUNDRED
@@ -66,6 +67,11 @@ def test_the_best_declaration_is_revealed_after_trick_one() -> None:
     state = play(state, "7C", "9C", "JC")
     assert state.project_team == -1
     state, events = act_events(state, 0, Play(parse_card("QC")))
+    # R28: compared when the first card of trick 2 is played, not when trick 1 ends.
+    assert not [e for e in events if e.kind is EventKind.PROJECTS_REVEALED]
+    assert state.project_team == -1
+    state, events = first_legal_play(state)
+    assert events[0].kind is EventKind.CARD_PLAYED
     revealed = [e for e in events if e.kind is EventKind.PROJECTS_REVEALED]
     assert len(revealed) == 1
     assert revealed[0].team == 1  # seat 1's Fifty beats seat 2's Sira
@@ -153,7 +159,8 @@ def test_the_comparison_uses_what_was_declared() -> None:
     state = sun_hand(LONG_RUN, "KD", buyer=0)
     state = act(state, 1, Declare((SIRA,)))
     state = act(state, 0, Declare((SIRA,)))  # seat 0 declares before its turn (§A.14)
-    state, events = act_events(play(state, "7H", "8H", "9H"), 0, Play(parse_card("KC")))
+    state = act(play(state, "7H", "8H", "9H"), 0, Play(parse_card("KC")))
+    state, events = first_legal_play(state)
     (revealed,) = [e for e in events if e.kind is EventKind.PROJECTS_REVEALED]
     assert revealed.team == 0
     assert [(seat, p.kind) for seat, p in revealed.projects] == [(0, SIRA)]
@@ -168,3 +175,29 @@ def test_declaring_in_trick_one_before_ones_own_turn_stays_allowed() -> None:
     state, events = act_events(state, 2, Declare((SIRA,)))
     assert [(e.kind, e.seat) for e in events] == [(EventKind.PROJECTS_DECLARED, 2)]
     assert state.turn == 1
+
+
+# Equal Siras (8-9-10) in seats 3 and 0; nobody else holds a project.
+EQUAL_SIRAS = {
+    3: "8S 9S 10S AH 7D QD 7C KC",
+    0: "8H 9H 10H AS 9D KD 8C QC",
+    1: "7S JS 7H JH 8D 10D 9C JC",
+    2: "QS KS QH KH JD AD 10C AC",
+}
+
+
+@pytest.mark.parametrize(("dealer", "team"), [(2, 1), (3, 0)])
+def test_equal_projects_go_to_the_seat_first_from_the_dealer_s_right(
+    dealer: int, team: int
+) -> None:
+    # R29 step 5 in a played round: the tie goes to the seat nearer the dealer's right in
+    # turn order, so seat 3 with dealer 2, seat 0 with dealer 3.
+    state = sun_hand(EQUAL_SIRAS, "7S", buyer=1, dealer=dealer)
+    state = act(state, 3, Declare((SIRA,)))
+    state = act(state, 0, Declare((SIRA,)))
+    for _ in range(4):
+        state, _events = first_legal_play(state)
+    state, events = first_legal_play(state)
+    (revealed,) = [e for e in events if e.kind is EventKind.PROJECTS_REVEALED]
+    assert revealed.team == team
+    assert state.project_team == team

@@ -39,6 +39,7 @@ from .scenario import (
     buy_hokm,
     buy_sun,
     dealt,
+    first_legal_play,
     hokm,
     hokm_hand,
     pass_rest,
@@ -396,6 +397,7 @@ def test_ruling_r27_a_sira_inside_a_longer_run_may_be_declared_and_compares_as_d
         state = act(state, 1, Declare(declared))
         for card in ("7S", "AS", "KS", "8C"):
             state = act(state, state.turn, Play(parse_card(card)))
+        state, _ = first_legal_play(state)  # compared at the first card of trick 2 (R28)
         assert state.project_team == team, declared
 
 
@@ -414,6 +416,7 @@ def test_ruling_r27_a_declared_sira_takes_the_best_sira_of_the_run() -> None:
     state = act(state, 1, Declare((SIRA,)))
     for card in ("7S", "AS", "KS", "8C"):
         state = act(state, state.turn, Play(parse_card(card)))
+    state, _ = first_legal_play(state)  # compared at the first card of trick 2 (R28)
     assert state.project_team == 1
 
 

@@ -492,7 +492,10 @@ class _EventKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EventKind.V
     EVENT_KIND_PROJECTS_DECLARED: _EventKind.ValueType  # 7
     """A seat declared project kinds during the first trick; `declaration` holds them."""
     EVENT_KIND_PROJECTS_REVEALED: _EventKind.ValueType  # 8
-    """The projects were compared and the winning team's projects shown; `projects` holds them."""
+    """The projects were compared and the winning team's projects shown; `projects` holds them.
+    It follows the CARD_PLAYED event of the first card of trick 2 (R28), or comes with a Sawa
+    or a Qayd verdict that ends the round before that card.
+    """
     EVENT_KIND_CARD_PLAYED: _EventKind.ValueType  # 9
     """A seat played a card; `play` holds it."""
     EVENT_KIND_AKKA_CALLED: _EventKind.ValueType  # 10
@@ -537,7 +540,10 @@ EVENT_KIND_DOUBLING_ENDED: EventKind.ValueType  # 6
 EVENT_KIND_PROJECTS_DECLARED: EventKind.ValueType  # 7
 """A seat declared project kinds during the first trick; `declaration` holds them."""
 EVENT_KIND_PROJECTS_REVEALED: EventKind.ValueType  # 8
-"""The projects were compared and the winning team's projects shown; `projects` holds them."""
+"""The projects were compared and the winning team's projects shown; `projects` holds them.
+It follows the CARD_PLAYED event of the first card of trick 2 (R28), or comes with a Sawa
+or a Qayd verdict that ends the round before that card.
+"""
 EVENT_KIND_CARD_PLAYED: EventKind.ValueType  # 9
 """A seat played a card; `play` holds it."""
 EVENT_KIND_AKKA_CALLED: EventKind.ValueType  # 10

@@ -167,15 +167,20 @@ def _after_doubling_step(state: State, events: list[Event]) -> tuple[State, list
     return state, events
 
 
+def _before_comparison(state: State) -> bool:
+    """Are the declarations still to be compared (R28: at the first card of trick 2)?"""
+    return not state.tricks or (len(state.tricks) == 1 and not state.trick)
+
+
 def _apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]]:
-    """A card; the first trick reveals the projects (R29), the eighth ends the round."""
+    """A card; the first card of trick 2 reveals the projects (R28, R29), the eighth trick
+    ends the round."""
     state, events = apply_play(state, seat, play)
     if not state.trick:  # the card completed a trick
-        done = len(state.tricks)
-        if done == 1:
-            state = reveal_projects(state, events)
-        elif done == 8:
+        if len(state.tricks) == 8:
             return _end_of_play(state, events)
+    elif len(state.tricks) == 1 and len(state.trick) == 1:
+        state = reveal_projects(state, events)
     return state, events
 
 
@@ -190,9 +195,10 @@ def _end_of_play(state: State, events: list[Event]) -> tuple[State, list[Event]]
 
 def _apply_sawa(state: State, seat: int, claim: ClaimSawa) -> tuple[State, list[Event]]:
     """An accepted Sawa ends the round: its remaining tricks go to the claiming team."""
+    compare = _before_comparison(state)
     state, events = apply_sawa(state, seat, claim)
-    if not state.tricks:
-        # The round ends before trick 1 is over: compare the declarations now (R29).
+    if compare:
+        # The round ends before the first card of trick 2: compare the declarations now (R29).
         state = reveal_projects(state, events)
     false_claim = false_claim_of(state)
     if false_claim is not None:
@@ -205,8 +211,8 @@ def _apply_sawa(state: State, seat: int, claim: ClaimSawa) -> tuple[State, list[
 def _apply_qayd(state: State, seat: int, call: CallQayd) -> tuple[State, list[Event]]:
     """A Qayd call (R45, §A.14): judged at once; a verdict with a winner ends the round."""
     verdict = judge(state, seat, call)  # under qayd_false_call = no_penalty a wrong call is refused
-    if not state.tricks and state.phase is PLAYING:
-        # The round ends in trick 1: compare the declarations first (R29).
+    if _before_comparison(state) and state.phase is PLAYING:
+        # The round ends before the first card of trick 2: compare the declarations first (R29).
         events: list[Event] = []
         state = reveal_projects(state, events)
         return _penalty(state, events, verdict)

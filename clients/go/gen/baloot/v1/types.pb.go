@@ -788,6 +788,8 @@ const (
 	// A seat declared project kinds during the first trick; `declaration` holds them.
 	EventKind_EVENT_KIND_PROJECTS_DECLARED EventKind = 7
 	// The projects were compared and the winning team's projects shown; `projects` holds them.
+	// It follows the CARD_PLAYED event of the first card of trick 2 (R28), or comes with a Sawa
+	// or a Qayd verdict that ends the round before that card.
 	EventKind_EVENT_KIND_PROJECTS_REVEALED EventKind = 8
 	// A seat played a card; `play` holds it.
 	EventKind_EVENT_KIND_CARD_PLAYED EventKind = 9

@@ -2113,6 +2113,8 @@ export enum EventKind {
 
   /**
    * The projects were compared and the winning team's projects shown; `projects` holds them.
+   * It follows the CARD_PLAYED event of the first card of trick 2 (R28), or comes with a Sawa
+   * or a Qayd verdict that ends the round before that card.
    *
    * @generated from enum value: EVENT_KIND_PROJECTS_REVEALED = 8;
    */
