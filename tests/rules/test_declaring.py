@@ -10,7 +10,12 @@ from hypothesis import given
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import Declare, EventKind, Play
 from baloot_engine.rules.cards import parse_card
-from baloot_engine.rules.declaring import declarable, declaration_open, legal_declarations
+from baloot_engine.rules.declaring import (
+    declarable,
+    declaration_open,
+    legal_declarations,
+    reveal_projects,
+)
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.projects import ProjectKind, projects_for_declaration
 from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
@@ -201,3 +206,15 @@ def test_equal_projects_go_to_the_seat_first_from_the_dealer_s_right(
     (revealed,) = [e for e in events if e.kind is EventKind.PROJECTS_REVEALED]
     assert revealed.team == team
     assert state.project_team == team
+
+
+def test_projects_already_shown_at_the_end_of_trick_one_are_not_shown_twice() -> None:
+    # A state sealed by an earlier version, which compared at the end of trick 1, carries the
+    # comparison already: the first card of trick 2 does not compare again.
+    state = act(_hand(), 1, Declare((FIFTY,)))
+    state = play(state, "7C", "9C", "JC", "QC")
+    shown = reveal_projects(state, [])
+    assert shown.project_team == 1
+    state, events = first_legal_play(shown)
+    assert not [e for e in events if e.kind is EventKind.PROJECTS_REVEALED]
+    assert state.project_team == 1

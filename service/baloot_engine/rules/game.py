@@ -168,7 +168,13 @@ def _after_doubling_step(state: State, events: list[Event]) -> tuple[State, list
 
 
 def _before_comparison(state: State) -> bool:
-    """Are the declarations still to be compared (R28: at the first card of trick 2)?"""
+    """Are the declarations still to be compared (R28: at the first card of trick 2)?
+
+    A state in which they were already shown (``project_team`` set, as a state sealed by an
+    earlier version at the end of trick 1 may be) is never compared twice.
+    """
+    if state.project_team >= 0:
+        return False
     return not state.tricks or (len(state.tricks) == 1 and not state.trick)
 
 
@@ -179,8 +185,8 @@ def _apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]
     if not state.trick:  # the card completed a trick
         if len(state.tricks) == 8:
             return _end_of_play(state, events)
-    elif len(state.tricks) == 1 and len(state.trick) == 1:
-        state = reveal_projects(state, events)
+    elif len(state.tricks) == 1 and len(state.trick) == 1 and state.project_team < 0:
+        state = reveal_projects(state, events)  # the first card of trick 2
     return state, events
 
 
