@@ -400,6 +400,12 @@ class SawaSearch:
             return (True, False)
         return (False,)
 
+    def _visit(self) -> None:
+        """Count a position, and spend the request's budget every ``_SPEND_EVERY`` of them."""
+        self.nodes += 1
+        if self.budget is not None and not self.nodes % _SPEND_EVERY:
+            self.budget.spend(_SPEND_EVERY)
+
     def _fixed_trick(
         self,
         hands: list[int],
@@ -408,9 +414,7 @@ class SawaSearch:
         trick: tuple[int, ...],
         akka: bool = False,
     ) -> bool:
-        self.nodes += 1
-        if self.budget is not None and not self.nodes % _SPEND_EVERY:
-            self.budget.spend(_SPEND_EVERY)
+        self._visit()
         trump = self.contract.trump
         if len(trick) == 4:
             winner = (leader + trick_winner_index(trick, trump)) & 3
@@ -478,9 +482,7 @@ class SawaSearch:
         trick: tuple[int, ...],
         akka: bool = False,
     ) -> bool:
-        self.nodes += 1
-        if self.budget is not None and not self.nodes % _SPEND_EVERY:
-            self.budget.spend(_SPEND_EVERY)
+        self._visit()
         if len(trick) == 4:
             winner = (leader + trick_winner_index(trick, self.contract.trump)) & 3
             if team_of(winner) != self.team:
