@@ -181,12 +181,12 @@ def _before_comparison(state: State) -> bool:
 def _apply_play(state: State, seat: int, play: Play) -> tuple[State, list[Event]]:
     """A card; the first card of trick 2 reveals the projects (R28, R29), the eighth trick
     ends the round."""
+    compare = len(state.tricks) == 1 and _before_comparison(state)  # the first card of trick 2
     state, events = apply_play(state, seat, play)
-    if not state.trick:  # the card completed a trick
-        if len(state.tricks) == 8:
-            return _end_of_play(state, events)
-    elif len(state.tricks) == 1 and len(state.trick) == 1 and state.project_team < 0:
-        state = reveal_projects(state, events)  # the first card of trick 2
+    if compare:
+        state = reveal_projects(state, events)
+    elif not state.trick and len(state.tricks) == 8:  # the card completed the last trick
+        return _end_of_play(state, events)
     return state, events
 
 
