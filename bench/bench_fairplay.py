@@ -8,7 +8,7 @@
                                              [--min-decisions N] [--min-gain-decisions N]
                                              [--chart docs/images/fairplay_roc.png]
                                              [--validation bench/fairplay_validation.jsonl]
-                                             [--part-time]
+                                             [--part-time] [--power]
 
 A pool of seeded matches is played and analysed once per bot type
 (:mod:`baloot_engine.analysis.fairplay`, its default worlds): the honest levels RANDOM, BASIC,
@@ -22,6 +22,10 @@ decision's figures — the index of the card played and the value vector of each
 knowledge, rounded to 3 decimals — and the CPU seconds of its analysis, so that any statistic
 can be recomputed from the pool file alone; entries go to the file as they are made (a run that
 stops keeps what it did; the next run adds to it; ``--report-only`` reads it alone).
+``--power`` prints what any weighing of the gains could add: each cheater's signal per decision
+on its own knowledge, the best weighted sum of the four knowledges' gains (in sample, and fitted
+on one half of the seeds then scored on the other) and decisions weighted by their fair values'
+range (:func:`report_power`).
 ``--matches`` is the entries wanted per type (``--honest-matches``, ``--expert-matches`` and
 ``--want kind=N`` override it per type), played round robin until ``--minutes`` run out,
 from seed ``--first-seed`` on.
@@ -92,6 +96,8 @@ from baloot_engine.analysis.fairplay import (
     Hypothesis,
     Knowledge,
     Tally,
+    bounded_gain,
+    cross_fitted_gain,
     fair_of,
     gain_z,
     record_figures,
@@ -797,6 +803,151 @@ def report_draws(
         print(f"  threshold, {key:20} mean {mean:.2f}, range {min(values):.2f}-{max(values):.2f}")
 
 
+KNOWLEDGE_OF = {Hypothesis.ALL: 0, Hypothesis.PARTNER: 1, Hypothesis.OPPONENT: 2}
+"""The index, in :data:`PEEKS`, of the knowledge each hypothesis' gain is read on (for "one
+opponent" the left one: the lone cheater peeks at its left)."""
+
+
+def decision_gains(entry: dict[str, object]) -> tuple[list[list[float]], list[float]]:
+    """A pool entry's decisions as the gain score counts them: per decision with a choice, the
+    bounded cross-fitted gain on each peeking knowledge (:data:`PEEKS` order), and the range of
+    its fair values (best less worst card, card points)."""
+    gains, ranges = [], []
+    for found in figures_from(entry):
+        samples = found.fair_samples
+        assert samples is not None
+        gains.append(
+            [bounded_gain(cross_fitted_gain(found.values[k], samples, found.taken)) for k in PEEKS]
+        )
+        fair = found.values[Knowledge.FAIR]
+        ranges.append(max(fair) - min(fair))
+    return gains, ranges
+
+
+def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
+    """``matrix^-1 vector`` by Gaussian elimination with partial pivoting (a small symmetric
+    positive definite matrix: a covariance)."""
+    size = len(vector)
+    rows = [[*matrix[i], vector[i]] for i in range(size)]
+    for col in range(size):
+        pivot = max(range(col, size), key=lambda r: abs(rows[r][col]))
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        for r in range(size):
+            if r != col:
+                factor = rows[r][col] / rows[col][col]
+                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col], strict=True)]
+    return [rows[i][size] / rows[i][i] for i in range(size)]
+
+
+def _moments(vectors: Sequence[Sequence[float]]) -> tuple[list[float], list[list[float]]]:
+    """The mean and the covariance of vectors."""
+    n, size = len(vectors), len(vectors[0])
+    mean = [sum(v[i] for v in vectors) / n for i in range(size)]
+    cov = [
+        [sum((v[i] - mean[i]) * (v[j] - mean[j]) for v in vectors) / n for j in range(size)]
+        for i in range(size)
+    ]
+    return mean, cov
+
+
+def _snr(honest: Sequence[float], cheat: Sequence[float]) -> float:
+    """How far a cheater's mean lies from the honest mean, in honest standard deviations of
+    one decision: the gain score's drift per root decision."""
+    mean = sum(honest) / len(honest)
+    spread = math.sqrt(sum((h - mean) ** 2 for h in honest) / len(honest))
+    return (sum(cheat) / len(cheat) - mean) / spread
+
+
+def report_power(pool: Path) -> None:
+    """What any linear form of the hindsight gains could catch, decision by decision: the
+    signal of each cheater on its own knowledge (its mean gain less the honest one, over the
+    honest spread of one decision; BASIC, STRONG and EXPERT pooled), the best weighted sum of
+    the four knowledges' gains (weights ``cov^-1 (mean gap)``, fitted on the whole pool, and
+    fitted on the matches of one parity of seed then scored on the other), and the best
+    weighting of decisions by the range of their fair values (five bins, each weighted by its
+    own signal over its variance, fitted on the whole pool). At a given number of decisions a
+    score's drift from the honest one grows with this signal, so the ratio of a form's signal
+    to the own knowledge's (printed) is about how much further it would carry a cheater's
+    score: what the shipped score (the own knowledge's gain with the hits) could gain from
+    another form, before any calibration."""
+    by_kind: dict[str, list[tuple[int, list[list[float]], list[float]]]] = {}
+    for line in pool.read_text().splitlines():
+        entry = json.loads(line)
+        gains, ranges = decision_gains(entry)
+        by_kind.setdefault(entry["kind"], []).append((int(entry["seed"]), gains, ranges))
+
+    def rows(kind: str, parity: int | None = None) -> list[tuple[list[float], float]]:
+        return [
+            (g, r)
+            for seed, gains, ranges in by_kind.get(kind, [])
+            if parity is None or seed % 2 == parity
+            for g, r in zip(gains, ranges, strict=True)
+        ]
+
+    honest = [row for kind in NULL for row in rows(kind)]
+    if not honest:
+        return
+    cuts = sorted(r for _, r in honest)
+    cuts = [cuts[len(cuts) * q // 5] for q in range(1, 5)]
+
+    def bin_of(spread: float) -> int:
+        return sum(spread >= cut for cut in cuts)
+
+    print(
+        "\nsignal per decision (mean bounded gain less the honest one, in honest standard "
+        "deviations of one decision), and each form's ratio to the own knowledge's:"
+    )
+    for kind, hypothesis in OWN.items():
+        cheat = rows(kind)
+        if not cheat:
+            continue
+        k = KNOWLEDGE_OF[hypothesis]
+        per_match = len(cheat) / len(by_kind[kind])
+        own = _snr([g[k] for g, _ in honest], [g[k] for g, _ in cheat])
+        mean_h, cov = _moments([g for g, _ in honest])
+        mean_c = [sum(g[i] for g, _ in cheat) / len(cheat) for i in range(len(PEEKS))]
+        gap = [c - h for c, h in zip(mean_c, mean_h, strict=True)]
+        weights = _solve(cov, gap)
+        best = math.sqrt(max(0.0, sum(w * d for w, d in zip(weights, gap, strict=True))))
+        halves: list[tuple[float, float]] = []
+        for fit in (0, 1):
+            fit_h = [g for kd in NULL for g, _ in rows(kd, fit)]
+            fit_c = [g for g, _ in rows(kind, fit)]
+            if not fit_h or not fit_c:
+                continue
+            mh, cv = _moments(fit_h)
+            mc = [sum(g[i] for g in fit_c) / len(fit_c) for i in range(len(PEEKS))]
+            w = _solve(cv, [c - h for c, h in zip(mc, mh, strict=True)])
+            scored_h = [g for kd in NULL for g, _ in rows(kd, 1 - fit)]
+            scored_c = [g for g, _ in rows(kind, 1 - fit)]
+            halves.append(
+                (
+                    _snr(
+                        [sum(a * b for a, b in zip(w, g, strict=True)) for g in scored_h],
+                        [sum(a * b for a, b in zip(w, g, strict=True)) for g in scored_c],
+                    ),
+                    _snr([g[k] for g in scored_h], [g[k] for g in scored_c]),
+                )
+            )
+        binned = 0.0
+        for b in range(5):
+            hb = [g[k] for g, r in honest if bin_of(r) == b]
+            cb = [g[k] for g, r in cheat if bin_of(r) == b]
+            if hb and cb:
+                binned += len(cb) / len(cheat) * _snr(hb, cb) ** 2
+        binned = math.sqrt(binned)
+
+        print(
+            f"  {kind:15} own knowledge {own:.3f}; best sum of the four {best:.3f} "
+            f"(x{best / own:.2f}) in sample, "
+            + " / ".join(f"{h:.3f} (x{h / o:.2f})" for h, o in halves)
+            + " fitted on one half of the seeds, scored on the other (ratio to the own "
+            f"knowledge on that half); decisions weighted by "
+            f"the fair range {binned:.3f} (x{binned / own:.2f}); {per_match:.1f} decisions a "
+            "match"
+        )
+
+
 def report(
     pool: Path,
     set_sizes: Sequence[int],
@@ -1034,6 +1185,11 @@ def main() -> None:
         help="also repeat the ten-match figures on this many independent draws of sets",
     )
     parser.add_argument(
+        "--power",
+        action="store_true",
+        help="also print what any linear form of the gains could catch (signal per decision)",
+    )
+    parser.add_argument(
         "--validation",
         type=Path,
         default=ROOT / "bench" / "fairplay_validation.jsonl",
@@ -1059,6 +1215,8 @@ def main() -> None:
     report(args.pool, args.set_size, args.sets, args.chart, loops, least)
     if args.draws:
         report_draws(args.pool, 10, args.sets, args.draws, least)
+    if args.power:
+        report_power(args.pool)
     if args.part_time:
         report_part_time(args.pool, [size for size in args.set_size if size >= 10], 400)
     if args.validation.exists() and args.validation != args.pool:

@@ -716,3 +716,34 @@ def test_the_draws_report_spreads_each_cheaters_figure_over_independent_draws(
     (tmp_path / "cheats.jsonl").write_text(cheat + "\n")
     bench_fairplay.report_draws(tmp_path / "cheats.jsonl", 10, 60, 3, least)
     assert capsys.readouterr().out == ""
+
+
+def test_the_power_report_weighs_the_gains_and_finds_each_cheaters_signal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--power``: the best weights of the four gains solve ``cov w = gap`` (checked on a
+    known system), and on a pool of honest levels and two cheaters the report prints each
+    cheater's signal, positive for a peeker, with the forms' ratios to it."""
+    matrix = [[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]]
+    x = [1.0, -2.0, 0.5]
+    vector = [sum(a * b for a, b in zip(row, x, strict=True)) for row in matrix]
+    assert bench_fairplay._solve(matrix, vector) == pytest.approx(x)
+    kept: dict[str, int] = {}
+    small = []
+    for line in POOL.read_text().splitlines():
+        kind = json.loads(line)["kind"]
+        want = (
+            12 if kind in bench_fairplay.NULL else 8 if kind in ("strong-all", "expert-all") else 0
+        )
+        if kept.get(kind, 0) < want:
+            kept[kind] = kept.get(kind, 0) + 1
+            small.append(line)
+    pool = tmp_path / "pool.jsonl"
+    pool.write_text("\n".join(small) + "\n")
+    bench_fairplay.report_power(pool)
+    out = capsys.readouterr().out
+    signals = dict(re.findall(r"^  (\S+)\s+own knowledge (-?\d+\.\d+);", out, re.MULTILINE))
+    assert set(signals) == {"strong-all", "expert-all"}
+    # The solver's peeker on every hand is far from honest play; the STRONG-based one less so.
+    assert float(signals["expert-all"]) > float(signals["strong-all"]) > 0.0
+    assert out.count("fitted on one half of the seeds") == 2
