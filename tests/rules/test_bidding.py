@@ -553,6 +553,9 @@ def test_an_ashkal_claim_needs_a_hokm_in_the_lap_where_ashkal_does() -> None:
     rules = HIGHER.replace(ashkal_requires_pending_hokm=True)
     state = bids(start(rules), (R, PASS), (O, PASS), (L, PASS), (DD, SUN), (R, PASS), (O, PASS))
     assert options(state, L) == {Bid(PASS), Bid(CLAIM)}
+    # The refusal names the reason: the seat may say Ashkal, but no Hokm was bid in the lap.
+    refused = refuse(state, L, Bid(ASHKAL), errors.ASHKAL_NOT_ALLOWED)
+    assert "only over a Hokm" in refused.message
     state = bids(start(rules), (R, HOKM), (O, PASS), (L, PASS), (DD, SUN), (R, PASS), (O, PASS))
     assert state.turn == L
     assert options(state, L) == {Bid(PASS), Bid(CLAIM), Bid(ASHKAL)}

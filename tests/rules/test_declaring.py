@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 
 from baloot_engine.rules import errors
-from baloot_engine.rules.actions import Declare, EventKind, Play
+from baloot_engine.rules.actions import CallQayd, ClaimSawa, Declare, EventKind, Play
 from baloot_engine.rules.cards import parse_card
 from baloot_engine.rules.declaring import (
     declarable,
@@ -21,7 +21,7 @@ from baloot_engine.rules.projects import ProjectKind, projects_for_declaration
 from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
 from baloot_engine.rules.state import State
 
-from .scenario import act, act_events, first_legal_play, play, refuse, sun_hand
+from .scenario import L1, act, act_events, first_legal_play, hokm, play, refuse, sun_hand
 from .strategies import hand_masks, trumps
 
 SIRA, FIFTY, HUNDRED = ProjectKind.SIRA, ProjectKind.FIFTY, ProjectKind.HUNDRED
@@ -83,6 +83,54 @@ def test_the_best_declaration_is_revealed_after_trick_one() -> None:
     assert [(seat, p.kind) for seat, p in revealed[0].projects] == [(1, FIFTY)]
     assert state.project_team == 1
     assert state.tricks[0].winner == 0
+
+
+def test_a_sawa_at_the_lead_of_trick_two_compares_the_projects_first() -> None:
+    # R28 with R46: trick 1 is over and nobody has led to trick 2, so the declarations are
+    # not compared yet; a Sawa there compares them before the round ends, and the winning
+    # team's projects score beside the claimed tricks (Sun: Kaboot 44 + two Siras and a Sira
+    # of team 1, 12 game points).
+    hands = {
+        1: "AS 10S KS QS AH 10H KH QH",
+        2: "JS 9S 8S 7S JH 9H 8H 7H",
+        3: "AD 10D JD QD AC 10C KC QC",
+        0: "KD 9D 8D 7D JC 9C 8C 7C",
+    }
+    state = sun_hand(hands, "KD", buyer=0, rules=SEEDS.replace(sawa=True))
+    state = act(state, 1, Declare((SIRA, SIRA)))
+    state = act(state, 2, Declare((SIRA, SIRA)))
+    state = play(state, "AS", "7S")
+    state = act(state, 3, Declare((SIRA,)))
+    state = play(state, "QD", "7D")
+    assert (len(state.tricks), state.trick, state.project_team) == (1, (), -1)
+    state, events = act_events(state, state.turn, ClaimSawa())
+    kinds = [e.kind for e in events]
+    assert kinds[:2] == [EventKind.SAWA_CLAIMED, EventKind.PROJECTS_REVEALED]
+    revealed = next(e for e in events if e.kind is EventKind.PROJECTS_REVEALED)
+    assert revealed.team == 1
+    assert state.last_score is not None
+    assert state.last_score.points == (0, 56)
+
+
+def test_a_qayd_at_the_lead_of_trick_two_compares_the_projects_first() -> None:
+    # R28 with R43: a Qayd called after trick 1 and before the lead of trick 2 compares the
+    # declarations first (PROJECTS_REVEALED before QAYD_JUDGED), so the Qayd's score counts
+    # the projects as the round's first card of trick 2 would have revealed them.
+    table = SEEDS.replace(illegal_moves_allowed=True)
+    state = play(hokm(L1, table), "AS")
+    state = act(state, 2, Declare((HUNDRED,)))
+    state = play(state, "AH")  # seat 2 revokes: it holds a spade
+    state = act(state, 3, Declare((SIRA,)))
+    while not state.tricks:
+        state, _ = first_legal_play(state)
+    assert (len(state.tricks), state.trick, state.project_team) == (1, (), -1)
+    state, events = act_events(state, 3, CallQayd(2, 1, parse_card("AH")))
+    assert [e.kind for e in events] == [
+        EventKind.PROJECTS_REVEALED,
+        EventKind.QAYD_JUDGED,
+        EventKind.ROUND_SCORED,
+    ]
+    assert state.match_scores == (2, 26)
 
 
 def test_nothing_is_revealed_when_nobody_declared() -> None:

@@ -228,6 +228,20 @@ def test_f8_a_four_without_a_mode_is_open_under_federation() -> None:
     assert (closed.contract.multiplier, closed.contract.closed) == (4, True)
 
 
+def test_a_bare_four_opens_a_closed_game_under_double_open_by_default() -> None:
+    # The flag alone, on SEEDS (whose Triple keeps a closed game closed): after a closed
+    # Double and a Triple the game is still closed, and a Four naming no mode opens it.
+    state = act(_hokm_by_r(SEEDS.replace(double_open_by_default=True)), O, Doubling(DOUBLE, CLOSED))
+    state = act(state, state.turn, Doubling(TRIPLE))
+    assert state.contract is not None
+    assert state.contract.closed
+    assert state.turn % 2 != R % 2  # a defender answers the Triple
+    opened = act(state, state.turn, Doubling(FOUR))
+    assert opened.contract is not None
+    assert (opened.contract.multiplier, opened.contract.closed) == (4, False)
+    assert opened.doubling_calls[-1].call == Doubling(FOUR, OPEN)
+
+
 def test_f8_triple_only_by_the_buyer_and_it_opens_the_game() -> None:
     # F8: Triple only by the buyer (R), never by his partner L; after a closed Double the
     # Triple makes the game open.

@@ -232,7 +232,12 @@ def _refusal(state: State, seat: int, bid: Bid, legal: list[Bid]) -> RuleError:
             why = "Ashkal is not allowed in the second round"
         elif state.rules.ashkal_forbidden_on_ace and state.revealed & 7 == ACE:
             why = "Ashkal is not allowed when the revealed card is an Ace"
-        elif state.rules.ashkal_requires_pending_hokm and state.pending_seat < 0:
+        elif state.rules.ashkal_requires_pending_hokm and (
+            state.pending_seat < 0
+            or (state.bid_stage is STAGE_PRIORITY and _ashkal_allowed(state, seat))
+        ):
+            # At «قبلك» the pending bid is the Sun being claimed: the seat may say Ashkal,
+            # but no Hokm was bid in this lap (_ashkal_claim_allowed).
             why = "Ashkal is said only over a Hokm bid in this lap"
     elif bid.kind in (BidKind.HOKM, BidKind.CONFIRM_HOKM) and any(
         b.kind is bid.kind for b in legal

@@ -1,10 +1,12 @@
-"""Declaring projects during the first trick (R28), and revealing them after it (R29).
+"""Declaring projects during the first trick (R28), and revealing them at the first card of
+trick 2 (R28, R29).
 
 This module owns when a seat may declare, which combinations of project types it may
 declare (``legal_declarations``), what a declaration records (``apply_declare``, the cards
 chosen by :func:`baloot_engine.rules.projects.projects_for_declaration`), the declarations
-made for every seat under ``auto_declare_projects``, and the comparison after trick 1 that
-reveals the winning team's projects. Which card sets are projects is
+made for every seat under ``auto_declare_projects``, and the comparison that reveals the
+winning team's projects (made when the first card of trick 2 is played, or before a Sawa or a
+Qayd that ends the round first: ``game._before_comparison``). Which card sets are projects is
 :mod:`baloot_engine.rules.projects`.
 """
 
@@ -117,7 +119,8 @@ def apply_declare(state: State, seat: int, action: Declare) -> tuple[State, list
 
 
 def reveal_projects(state: State, events: list[Event]) -> State:
-    """After trick 1, compare the declarations (R29) and reveal the winning team's projects."""
+    """Compare the declarations (R29) and reveal the winning team's projects: at the first card
+    of trick 2 (R28), or before a Sawa or a Qayd that ends the round before it."""
     declared = [d.projects if d is not None else () for d in state.declarations]
     if not any(declared):
         return state

@@ -3,8 +3,9 @@
 This module owns the first lead, which cards a seat may play and what a card does to the
 trick. ``allowed_cards`` is the one definition of which cards a seat may play, computed with
 bit operations on the hand mask; ``apply_play`` refuses anything else with the reason of the
-first duty the card breaks (follow suit, trump, over-trump, closed lead). What a completed
-trick leads to (the projects revealed after trick 1, the scoring after trick 8) is decided by
+first duty the card breaks (follow suit, trump, over-trump, closed lead). What a card leads to
+beyond its trick (the projects revealed at the first card of trick 2, the scoring after trick
+8) is decided by
 :mod:`baloot_engine.rules.game`. Declaring projects is :mod:`baloot_engine.rules.declaring`,
 Sawa :mod:`baloot_engine.rules.sawa`.
 """

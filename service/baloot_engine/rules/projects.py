@@ -5,7 +5,8 @@ This module owns R24-R31 up to the point where projects become points:
 * which card sets are projects (R24-R26) and which of them a player may score together (R27,
   ``split_long_runs``, §A.13 item 6),
 * what a declaration of project types assigns and when it is refused (R28, ``PROJECT_NOT_HELD``),
-* the ordering of projects and the comparison between the two teams after trick 1 (R29),
+* the ordering of projects and the comparison between the two teams once trick 1 is over
+  (R29; made at the first card of trick 2, R28),
 * Baloot detection and its absorption by a project of its holder (R31, ``baloot_absorption``).
 
 Runs use the sequence order A-K-Q-J-10-9-8-7, which is the rank index order of
@@ -453,7 +454,7 @@ def winning_seat(declared: Sequence[Sequence[Project]], first_seat: int) -> int 
 
 
 def compare_declarations(declared: Sequence[Sequence[Project]], first_seat: int) -> int | None:
-    """Return the team (0 or 1) that scores its projects after trick 1 (R29), or None.
+    """Return the team (0 or 1) that scores its projects (R29), or None.
 
     The team holding the single best declared project scores all the projects of both its
     players; the other team scores none. See :func:`winning_seat` for the order and tie-break.

@@ -458,7 +458,7 @@ def _play_problems(state: State) -> list[str]:
         problems.append("an Akka is called on a led card")
     if state.project_team >= 0:
         if not tricks:
-            problems.append("projects are compared at the end of the first trick")
+            problems.append("projects are compared once the first trick is over")
         elif all(
             declaration is None
             for seat, declaration in enumerate(state.declarations)
