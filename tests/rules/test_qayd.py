@@ -41,7 +41,7 @@ from baloot_engine.rules.scoring import Decision, Outcome
 from baloot_engine.rules.state import Phase, State
 from baloot_engine.rules.validation import validate
 
-from .scenario import L1, L6, act_events, hokm, mask, play, refuse
+from .scenario import L1, L6, act_events, hokm, hokm_hand, mask, play, refuse
 from .strategies import TABLE_PRESETS, play_table_match, table_rules
 
 TABLE = SEEDS.replace(illegal_moves_allowed=True)
@@ -234,6 +234,31 @@ def test_base_only_gives_the_caller_its_own_projects_only() -> None:
     assert state.match_scores == (2, 16)
     assert state.last_score is not None
     assert "projects of team 0 are lost" in state.last_score.reason
+
+
+@pytest.mark.parametrize(
+    ("penalty", "scores"), [(QaydPenalty.FULL_HAND, (0, 26)), (QaydPenalty.BASE_ONLY, (2, 16))]
+)
+def test_an_offenders_baloot_inside_his_lost_hundred_stays_his(
+    penalty: QaydPenalty, scores: tuple[int, int]
+) -> None:
+    # Seat 0 holds A K Q J 10 of trumps (hearts): a run Hundred holding his Baloot, which wins
+    # the comparison, then he discards a diamond while holding trumps and seat 1 calls.
+    # full_hand: the Hundred goes to the callers (16 + 10) and still takes the Baloot in (R31,
+    # as on a failed contract). base_only: the offenders' projects score for nobody, so nothing
+    # absorbs the Baloot, which stays with its holder (§A.14 table play 3): 2 to team 0.
+    hands = {
+        0: "AH KH QH JH 10H 8D 7D 10C",
+        1: "7H AS KS 7S 10D 9D 7C 8C",
+        2: "QS JS 10S 9S 8S 9H KD 9C",
+        3: "8H AD QD JD AC KC QC JC",
+    }
+    state = hokm_hand(hands, "7H", buyer=1, rules=TABLE.replace(qayd_penalty=penalty))
+    state, _ = act_events(state, 0, Declare((ProjectKind.HUNDRED,)))
+    state = play(state, "AS", "8S", "8H", "8D")
+    state, verdict = call(state, 1, CallQayd(0, 1, card("8D")))
+    assert verdict.correct
+    assert state.match_scores == scores
 
 
 def test_a_gahwa_round_lost_by_qayd_loses_the_match() -> None:

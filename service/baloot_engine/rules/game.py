@@ -238,7 +238,7 @@ def _verdict_event(verdict: QaydVerdict) -> Event:
 def _penalty(state: State, events: list[Event], verdict: QaydVerdict) -> tuple[State, list[Event]]:
     """The verdict ends the round: its winner scores as a failed contract's defenders (§A.14)."""
     events.append(_verdict_event(verdict))
-    score = penalty_score(penalty_facts(state), state.rules, verdict)
+    score = penalty_score(penalty_facts(state, verdict), state.rules, verdict)
     return finish_scored(state, events, score, verdict)
 
 

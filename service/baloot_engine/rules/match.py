@@ -18,9 +18,13 @@ from baloot_engine.rules.state import State
 from baloot_engine.rules.state import tricks_won as won_per_team
 
 
-def round_facts(state: State, sawa_tricks: int = 0, *, ended_by_qayd: bool = False) -> RoundFacts:
+def round_facts(
+    state: State, sawa_tricks: int = 0, *, ended_by_qayd: bool = False, projects_lost: int = -1
+) -> RoundFacts:
     """Describe a finished hand (or one a Qayd verdict ended: no reverse Kaboot then) as the
-    plain facts the scoring function takes."""
+    plain facts the scoring function takes. ``projects_lost``: the team whose projects score
+    for nobody (a Qayd's offenders under ``qayd_penalty = base_only``), whose Baloot no project
+    then absorbs (R31)."""
     contract = state.contract
     assert contract is not None
     tricks_won = list(won_per_team(state.tricks))
@@ -30,7 +34,7 @@ def round_facts(state: State, sawa_tricks: int = 0, *, ended_by_qayd: bool = Fal
     # trick, or the Sawa claimer's team, took it.
     abnat = state.abnat
     awarded = awarded_projects(state)
-    baloot_teams = scored_baloot_teams(state)
+    baloot_teams = scored_baloot_teams(state, projects_lost)
     return RoundFacts(
         contract=contract.type,
         buyer_team=contract.buyer_team,
@@ -59,8 +63,12 @@ def awarded_projects(state: State) -> tuple[AwardedProject, ...]:
     return tuple(awarded)
 
 
-def scored_baloot_teams(state: State) -> tuple[int, ...]:
-    """The team of the Baloot holder when the Baloot scores (R31: not absorbed), else ()."""
+def scored_baloot_teams(state: State, projects_lost: int = -1) -> tuple[int, ...]:
+    """The team of the Baloot holder when the Baloot scores (R31: not absorbed), else ().
+
+    A project absorbs the Baloot only when it scores: the holder declared it, his team won the
+    comparison, and its projects are not lost (``projects_lost``, the team of a Qayd's
+    offenders under ``base_only``, whose Baloot stays theirs, §A.14 table play 3)."""
     contract = state.contract
     assert contract is not None
     holder = state.baloot_seat
@@ -69,7 +77,9 @@ def scored_baloot_teams(state: State) -> tuple[int, ...]:
     declaration = state.declarations[holder]
     scored = (
         declaration.projects
-        if declaration is not None and team_of(holder) == state.project_team
+        if declaration is not None
+        and team_of(holder) == state.project_team
+        and team_of(holder) != projects_lost
         else ()
     )
     if baloot_absorbed(scored, contract.trump, state.rules):

@@ -205,9 +205,13 @@ def _evidence_of_innocence(state: State, call: CallQayd) -> int:
     return hand & (led | trumps)
 
 
-def penalty_facts(state: State) -> RoundFacts:
-    """The facts of a round a verdict ended: the tricks so far, the projects and the Baloot."""
-    return round_facts(state, ended_by_qayd=True)
+def penalty_facts(state: State, verdict: QaydVerdict) -> RoundFacts:
+    """The facts of a round a verdict ended: the tricks so far, the projects and the Baloot.
+
+    Under ``qayd_penalty = base_only`` the offenders' projects score for nobody, so none of
+    them absorbs their Baloot (R31): it stays with its holder (§A.14 table play 3)."""
+    lost = 1 - verdict.winner_team if state.rules.qayd_penalty is QaydPenalty.BASE_ONLY else -1
+    return round_facts(state, ended_by_qayd=True, projects_lost=lost)
 
 
 def penalty_score(facts: RoundFacts, rules: RuleSet, verdict: QaydVerdict) -> RoundScore:
