@@ -16,11 +16,21 @@ import pytest
 
 from baloot.internal.v1.match_state_pb2 import MatchState
 from baloot_engine.api.state_codec import decode, encode
-from baloot_engine.rules.actions import Bid, BidKind, Deal, Doubling, QaydCategory
+from baloot_engine.rules.actions import (
+    Bid,
+    BidKind,
+    ClaimSawa,
+    Deal,
+    Doubling,
+    Play,
+    QaydCategory,
+)
+from baloot_engine.rules.cards import ACES, PLAIN_STRENGTH
 from baloot_engine.rules.contract import PlayMode
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.game import apply, close_review, legal_actions, new_match
 from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet
+from baloot_engine.rules.sawa import claim_holds
 from baloot_engine.rules.state import Phase, State
 from tests.rules.strategies import play_table_match, random_deck, table_rules, table_step
 
@@ -213,3 +223,85 @@ def _check_committed_lengths(matches: Any, keys: Any, rng: random.Random) -> int
             acted = matches.act(opened, state.turn, None, lambda _, a=action: a)
         token = acted.token
     return checked
+
+
+def _sun_round_to_a_defenders_sawa(
+    rules: RuleSet, deck: tuple[int, ...]
+) -> tuple[State, list[tuple[int, Any]]] | None:
+    """A Sun bought by the dealer's right (seat 1), played by a fixed rule (the defenders
+    their highest card, the buyers their lowest) until a defender on lead can claim every
+    trick, which he does: the state after the claim and the actions, or None."""
+    state = new_match(rules, dealer=0)
+    log: list[tuple[int, Any]] = [(0, Deal(deck)), (1, Bid(BidKind.SUN))]
+    for seat, action in log:
+        state, _ = apply(state, seat, action)
+    while state.phase is Phase.PLAYING:
+        seat = state.turn
+        options = legal_actions(state, seat)
+        if (
+            seat & 1 == 0
+            and ClaimSawa() in options
+            and claim_holds(state.hands, seat, state.contract, rules)
+        ):
+            log.append((seat, ClaimSawa()))
+            state, _ = apply(state, seat, ClaimSawa())
+            return state, log
+        plays = [a for a in options if isinstance(a, Play)]
+        rank = PLAIN_STRENGTH.__getitem__
+        choice = (max if seat & 1 == 0 else min)(plays, key=lambda a: rank(a.card & 7))
+        log.append((seat, choice))
+        state, _ = apply(state, seat, choice)
+    return None
+
+
+def test_a_round_a_sawa_ended_seals_alike_whether_the_buyer_held_an_unseen_ace() -> None:
+    # R43 off: whether the buyer of a Sun whose team took no trick held an Ace is hidden when
+    # a Sawa ends the round before his cards are played. The scored round's facts stay in the
+    # token until the next round, so they must not record R43's condition, whose bool would
+    # make the token two bytes longer. With R43 on the score itself shows it.
+    rules = SEEDS.replace(sawa=True)
+    rng = random.Random(5)
+    pairs = 0
+    for _ in range(400):
+        deck = random_deck(rng)
+        found = _sun_round_to_a_defenders_sawa(rules, deck)
+        if found is None:
+            continue
+        state, log = found
+        before = new_match(rules, dealer=0)
+        for seat, action in log[:-1]:
+            before, _ = apply(before, seat, action)
+        held = before.hands[1]
+        if state.last_score is None or state.last_score.facts.tricks_won[1] != 0:
+            continue
+        if before.full_hands[1] & ACES & ~held or not held & ACES:
+            continue  # an Ace played already (public), or none left to hide
+        assert not state.last_score.facts.reverse_kaboot
+        # The same round with the buyer's unplayed Aces swapped for his partner's other cards.
+        for ace in (c for c in range(32) if (held & ACES) >> c & 1):
+            others = before.hands[3] & ~ACES
+            for card in (c for c in range(32) if others >> c & 1):
+                swapped = list(deck)
+                i, j = swapped.index(ace), swapped.index(card)
+                swapped[i], swapped[j] = swapped[j], swapped[i]
+                other = new_match(rules, dealer=0)
+                try:
+                    for seat, action in [(0, Deal(tuple(swapped))), *log[1:]]:
+                        other, _ = apply(other, seat, action)
+                except RuleError:
+                    continue
+                assert other.last_score is not None
+                if other.last_score.points != state.last_score.points:
+                    continue
+                version = len(log)
+                assert len(encode(other, SEED, version)) == len(encode(state, SEED, version))
+                pairs += 1
+    assert pairs >= 1
+    on = SEEDS.replace(sawa=True, reverse_kaboot=True)
+    recorded = 0
+    rng = random.Random(5)
+    for _ in range(400):
+        found = _sun_round_to_a_defenders_sawa(on, random_deck(rng))
+        if found is not None and found[0].last_score is not None:
+            recorded += found[0].last_score.facts.reverse_kaboot
+    assert recorded >= 1  # where R43 is played, the condition is still recorded

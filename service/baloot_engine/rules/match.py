@@ -44,7 +44,11 @@ def round_facts(
         baloot_teams=baloot_teams,
         multiplier=contract.multiplier,
         gahwa=contract.gahwa,
-        reverse_kaboot=not ended_by_qayd and _reverse_kaboot(state, contract, tricks_won),
+        # Only where R43 is played: otherwise the fact would record whether the buyer held an
+        # Ace that nobody saw (a round a Sawa ended), and the sealed state would carry it.
+        reverse_kaboot=state.rules.reverse_kaboot
+        and not ended_by_qayd
+        and _reverse_kaboot(state, contract, tricks_won),
     )
 
 
