@@ -269,8 +269,9 @@ class AnalysisValue(_message.Message):
     MATCH_CHANCE_FIELD_NUMBER: _builtins.int
     score: _builtins.float
     """The game-point margin of the deciding seat's team for the round: its points minus the other
-    team's, as the rules score the round (contract, multiplier, projects, Baloot, kaboot; a
-    Gahwa round counted as the plain round it is). Fair: the mean over the sampled worlds.
+    team's, as the rules score the round (contract, multiplier, projects, Baloot, kaboot). A
+    card of a Gahwa round, which decides the match, is worth the match: the match target times
+    match_chance. Fair: the mean over the sampled worlds.
     """
     points: _builtins.float
     """The card points (abnat, the last trick's 10 included) of the seat's team at the end of the

@@ -26,6 +26,7 @@ decision's place. Only rounds that ended are analysed (a round in progress tells
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -146,6 +147,10 @@ class Decision:
     hindsight_loss_points: float | None
     worlds: int
     worse_in: int
+    fair_loss_error: float = 0.0
+    """The standard error of ``fair_loss`` over the sampled deals (the paired differences of
+    the action taken and the best fair choice, deal by deal; 0 for calls): how much of the loss
+    the deals agree on (:func:`key_mistakes`)."""
 
     @property
     def action(self) -> Action:
@@ -448,8 +453,10 @@ def _decision(
         if top.points is not None and taken_hindsight.points is not None:
             hindsight_loss_points = _r(top.points - taken_hindsight.points)
     worse_in = 0
+    error = 0.0
     if per_world is not None:
         worse_in = sum(1 for values in per_world if values[taken] < values[best])
+        error = _paired_error([values[best][0] - values[taken][0] for values in per_world])
     return Decision(
         round_index=round_.index,
         action_index=step.action_index,
@@ -465,7 +472,17 @@ def _decision(
         hindsight_loss_points=hindsight_loss_points,
         worlds=worlds,
         worse_in=worse_in,
+        fair_loss_error=_r(error),
     )
+
+
+def _paired_error(differences: Sequence[float]) -> float:
+    """The standard error of the mean of paired differences (0 for fewer than two)."""
+    n = len(differences)
+    if n < 2:
+        return 0.0
+    mean = sum(differences) / n
+    return math.sqrt(sum((d - mean) ** 2 for d in differences) / (n - 1) / n)
 
 
 def _card(
@@ -487,21 +504,20 @@ def _card(
     rules = before.rules
     scorer = _Scorer(_plain(contract), rules, team)
     match_scorer = _Scorer(contract, rules, team, before.match_scores)
+    # A Gahwa round decides the match: its cards are worth the match, the target's points
+    # times the chance to win it, not the points the plain round would score.
+    stake = float(rules.match_target) if contract.gahwa else 0.0
+
+    def scored(margin: float, chance: float) -> float:
+        return chance * stake if stake else margin
+
     hindsight: list[Value] = []
     for value in real.values:
-        hindsight.append(
-            Value(
-                _r(scorer.value(value.points, value.tricks, round_.projects, round_.baloot)),
-                float(value.points[team]),
-                _r(
-                    _chance(
-                        match_scorer.value(
-                            value.points, value.tricks, round_.projects, round_.baloot
-                        )
-                    )
-                ),
-            )
+        chance = _chance(
+            match_scorer.value(value.points, value.tricks, round_.projects, round_.baloot)
         )
+        margin = scorer.value(value.points, value.tricks, round_.projects, round_.baloot)
+        hindsight.append(Value(_r(scored(margin, chance)), float(value.points[team]), _r(chance)))
     # Fair: worlds sampled from the seat's observation, each solved exactly.
     obs = observe(before, seat)
     tracker = track(obs)
@@ -521,11 +537,12 @@ def _card(
             outcome = solved[world] = []
             for i in range(len(plays)):
                 abnat, won = values[same[i]]
+                chance = _chance(match_scorer.value(abnat, won, projects, baloot))
                 outcome.append(
                     (
-                        float(scorer.value(abnat, won, projects, baloot)),
+                        scored(float(scorer.value(abnat, won, projects, baloot)), chance),
                         float(abnat[team]),
-                        _chance(match_scorer.value(abnat, won, projects, baloot)),
+                        chance,
                     )
                 )
         per_world.append([(score, mine) for score, mine, _ in outcome])
@@ -687,11 +704,19 @@ def _figures(decisions: Sequence[Decision], seats: Iterable[int]) -> tuple[SeatF
 
 
 def key_mistakes(decisions: Iterable[Decision], most: int = KEY_MISTAKES) -> tuple[Decision, ...]:
-    """The costliest decisions that were not a best fair choice, costliest first (by the fair
-    loss in game points, then in card points, then in the order played)."""
+    """The costliest decisions that were not a best fair choice, costliest first: by the fair
+    loss in game points less its standard error over the sampled deals (a loss every deal
+    agrees on ranks above a larger mean that one deal makes), then the fair loss, then in card
+    points, then in the order played."""
     mistakes = [d for d in decisions if not d.is_best]
     mistakes.sort(
-        key=lambda d: (-d.fair_loss, -(d.fair_loss_points or 0.0), d.round_index, d.action_index)
+        key=lambda d: (
+            -max(0.0, d.fair_loss - d.fair_loss_error),
+            -d.fair_loss,
+            -(d.fair_loss_points or 0.0),
+            d.round_index,
+            d.action_index,
+        )
     )
     return tuple(mistakes[:most])
 

@@ -124,6 +124,8 @@ def explain(decision: Decision, language: Language = "en") -> str:
         text = f"{verb} {taken} بدل {better} خسّر {_amount(loss)} نقطة بالمتوسط"
         if points is not None and points > 0:
             text += f" ({_amount(points)} بنط)"
+        elif points is not None and points < 0:
+            text += f" (مع إنه جاب {_amount(-points)} بنط زيادة)"
         if decision.worse_in:
             text += f"، وكان أسوأ في {decision.worse_in} من {decision.worlds} توزيعات محتملة"
         if decision.hindsight_loss is not None:
@@ -134,6 +136,8 @@ def explain(decision: Decision, language: Language = "en") -> str:
     )
     if points is not None and points > 0:
         text += f" ({_amount(points)} card points)"
+    elif points is not None and points < 0:
+        text += f" (though it took {_amount(-points)} more card points)"
     if decision.worse_in:
         text += f", worse in {decision.worse_in} of {decision.worlds} likely deals"
     if decision.hindsight_loss is not None:

@@ -493,8 +493,9 @@ type AnalysisValue struct {
 	unknownFields protoimpl.UnknownFields
 
 	// The game-point margin of the deciding seat's team for the round: its points minus the other
-	// team's, as the rules score the round (contract, multiplier, projects, Baloot, kaboot; a
-	// Gahwa round counted as the plain round it is). Fair: the mean over the sampled worlds.
+	// team's, as the rules score the round (contract, multiplier, projects, Baloot, kaboot). A
+	// card of a Gahwa round, which decides the match, is worth the match: the match target times
+	// match_chance. Fair: the mean over the sampled worlds.
 	Score float64 `protobuf:"fixed64,1,opt,name=score,proto3" json:"score,omitempty"`
 	// The card points (abnat, the last trick's 10 included) of the seat's team at the end of the
 	// round; set for card decisions only.

@@ -184,8 +184,9 @@ export const AnalysisProgressSchema: GenMessage<AnalysisProgress> = /*@__PURE__*
 export type AnalysisValue = Message<"baloot.v1.AnalysisValue"> & {
   /**
    * The game-point margin of the deciding seat's team for the round: its points minus the other
-   * team's, as the rules score the round (contract, multiplier, projects, Baloot, kaboot; a
-   * Gahwa round counted as the plain round it is). Fair: the mean over the sampled worlds.
+   * team's, as the rules score the round (contract, multiplier, projects, Baloot, kaboot). A
+   * card of a Gahwa round, which decides the match, is worth the match: the match target times
+   * match_chance. Fair: the mean over the sampled worlds.
    *
    * @generated from field: double score = 1;
    */
