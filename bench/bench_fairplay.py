@@ -831,6 +831,8 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
     rows = [[*matrix[i], vector[i]] for i in range(size)]
     for col in range(size):
         pivot = max(range(col, size), key=lambda r: abs(rows[r][col]))
+        if abs(rows[pivot][col]) < 1e-12:
+            raise ValueError("a singular matrix")
         rows[col], rows[pivot] = rows[pivot], rows[col]
         for r in range(size):
             if r != col:
@@ -852,10 +854,13 @@ def _moments(vectors: Sequence[Sequence[float]]) -> tuple[list[float], list[list
 
 def _snr(honest: Sequence[float], cheat: Sequence[float]) -> float:
     """How far a cheater's mean lies from the honest mean, in honest standard deviations of
-    one decision: the gain score's drift per root decision."""
+    one decision: the gain score's drift per root decision (0 when either is empty or honest
+    play does not spread)."""
+    if not honest or not cheat:
+        return 0.0
     mean = sum(honest) / len(honest)
     spread = math.sqrt(sum((h - mean) ** 2 for h in honest) / len(honest))
-    return (sum(cheat) / len(cheat) - mean) / spread
+    return (sum(cheat) / len(cheat) - mean) / spread if spread > 0 else 0.0
 
 
 def report_power(pool: Path) -> None:
@@ -907,19 +912,25 @@ def report_power(pool: Path) -> None:
         mean_h, cov = _moments([g for g, _ in honest])
         mean_c = [sum(g[i] for g, _ in cheat) / len(cheat) for i in range(len(PEEKS))]
         gap = [c - h for c, h in zip(mean_c, mean_h, strict=True)]
-        weights = _solve(cov, gap)
+        try:
+            weights = _solve(cov, gap)
+        except ValueError:
+            continue  # honest gains that do not vary: too few decisions to say anything
         best = math.sqrt(max(0.0, sum(w * d for w, d in zip(weights, gap, strict=True))))
         halves: list[tuple[float, float]] = []
         for fit in (0, 1):
             fit_h = [g for kd in NULL for g, _ in rows(kd, fit)]
             fit_c = [g for g, _ in rows(kind, fit)]
-            if not fit_h or not fit_c:
+            scored_h = [g for kd in NULL for g, _ in rows(kd, 1 - fit)]
+            scored_c = [g for g, _ in rows(kind, 1 - fit)]
+            if not fit_h or not fit_c or not scored_h or not scored_c:
                 continue
             mh, cv = _moments(fit_h)
             mc = [sum(g[i] for g in fit_c) / len(fit_c) for i in range(len(PEEKS))]
-            w = _solve(cv, [c - h for c, h in zip(mc, mh, strict=True)])
-            scored_h = [g for kd in NULL for g, _ in rows(kd, 1 - fit)]
-            scored_c = [g for g, _ in rows(kind, 1 - fit)]
+            try:
+                w = _solve(cv, [c - h for c, h in zip(mc, mh, strict=True)])
+            except ValueError:
+                continue
             halves.append(
                 (
                     _snr(
@@ -937,13 +948,16 @@ def report_power(pool: Path) -> None:
                 binned += len(cb) / len(cheat) * _snr(hb, cb) ** 2
         binned = math.sqrt(binned)
 
+        def ratio(signal: float, to: float) -> str:
+            return f"x{signal / to:.2f}" if to else "x-"
+
         print(
             f"  {kind:15} own knowledge {own:.3f}; best sum of the four {best:.3f} "
-            f"(x{best / own:.2f}) in sample, "
-            + " / ".join(f"{h:.3f} (x{h / o:.2f})" for h, o in halves)
+            f"({ratio(best, own)}) in sample, "
+            + " / ".join(f"{h:.3f} ({ratio(h, o)})" for h, o in halves)
             + " fitted on one half of the seeds, scored on the other (ratio to the own "
             f"knowledge on that half); decisions weighted by "
-            f"the fair range {binned:.3f} (x{binned / own:.2f}); {per_match:.1f} decisions a "
+            f"the fair range {binned:.3f} ({ratio(binned, own)}); {per_match:.1f} decisions a "
             "match"
         )
 

@@ -10,6 +10,7 @@ any call slower, never faster.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 
 import grpc
@@ -17,41 +18,35 @@ import pytest
 from baloot_client import EngineClient, IllegalActionError
 
 from baloot.v1 import rules_pb2, types_pb2
-from baloot_engine.api.servicer import JUDGED_ANSWER_STEP, _on_the_step
-from baloot_engine.rules import errors
-from baloot_engine.rules.errors import RuleError
+from baloot_engine.api import servicer
+from baloot_engine.api.servicer import JUDGED_ANSWER_STEP
 
 from .conftest import expect_refusal
 from .test_servicer_qayd import TABLE, card, qayd_request, to_play
 
 
-def _timed(judge_seconds: float, *, fails: bool = False) -> float:
-    def judge() -> str:
-        time.sleep(judge_seconds)
-        if fails:
-            raise RuleError(errors.SAWA_INVALID, "refused")
-        return "answer"
+@pytest.mark.parametrize("spent", [0.0, 0.0004, 0.0371, 0.0999, 0.1, 0.1301, 0.25])
+def test_an_answer_leaves_on_a_whole_step_whatever_the_search_took(
+    spent: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A fake clock: the call began at 1000 s and the search took `spent`; the wait must bring
+    # the answer to a whole number of steps (at least one), so the search time is gone.
+    slept: list[float] = []
 
-    began = time.monotonic()
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
 
-    async def run() -> str:
-        return await _on_the_step(began, judge)
-
-    if fails:
-        with pytest.raises(RuleError):
-            asyncio.run(run())
-    else:
-        assert asyncio.run(run()) == "answer"
-    return time.monotonic() - began
-
-
-def test_an_answer_leaves_on_a_whole_step_whatever_the_search_took() -> None:
-    assert _timed(0.0) >= JUDGED_ANSWER_STEP
-    assert _timed(0.01) >= JUDGED_ANSWER_STEP
-    # A search longer than a step waits for the next one.
-    assert _timed(1.3 * JUDGED_ANSWER_STEP) >= 2 * JUDGED_ANSWER_STEP
-    # A refusal waits as an answer does.
-    assert _timed(0.0, fails=True) >= JUDGED_ANSWER_STEP
+    monkeypatch.setattr(servicer.time, "monotonic", lambda: 1000.0 + spent)
+    monkeypatch.setattr(servicer.asyncio, "sleep", sleep)
+    asyncio.run(servicer._to_the_step(1000.0))
+    (wait,) = slept
+    assert wait >= 0.0
+    spent = (1000.0 + spent) - 1000.0  # as the clock measured it
+    total = spent + wait
+    steps = total / JUDGED_ANSWER_STEP
+    assert steps >= 1.0 - 1e-9
+    assert abs(steps - round(steps)) < 1e-6
+    assert round(steps) == max(1, math.ceil(spent / JUDGED_ANSWER_STEP))
 
 
 def test_a_refused_sawa_claim_and_a_qayd_call_answer_on_the_step(client: EngineClient) -> None:

@@ -286,7 +286,12 @@ def test_f13_no_ashkal_without_a_pending_hokm() -> None:
         state = pass_until(dealt(build_deck(revealed="10H"), rules=rules), L)
         assert (BidKind.ASHKAL in _bids(state, L)) is allowed
     state = pass_until(dealt(build_deck(revealed="10H"), rules=FEDERATION), L)
-    refuse(state, L, Bid(BidKind.ASHKAL), errors.ASHKAL_NOT_ALLOWED)
+    refused = refuse(state, L, Bid(BidKind.ASHKAL), errors.ASHKAL_NOT_ALLOWED)
+    assert "only over a Hokm" in refused.message
+    # A seat that may never say it is told so, not that a Hokm is missing.
+    early = dealt(build_deck(revealed="10H"), rules=FEDERATION)
+    refused = refuse(early, early.turn, Bid(BidKind.ASHKAL), errors.ASHKAL_NOT_ALLOWED)
+    assert "only for the dealer and his left" in refused.message
 
 
 def test_f13_ashkal_over_a_pending_hokm_in_round_one() -> None:

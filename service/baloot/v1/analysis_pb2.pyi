@@ -583,7 +583,8 @@ class RoundAnalysis(_message.Message):
     @_builtins.property
     def key_mistakes(self) -> _containers.RepeatedCompositeFieldContainer[Global___DecisionAnalysis]:
         """The costliest decisions that were not a best fair choice, at most five, costliest first
-        (by fair loss), each with its better choice.
+        (by the fair loss less its standard error over the sampled deals, then the fair loss, then
+        the card points: a loss the deals agree on first), each with its better choice.
         """
 
     @_builtins.property
@@ -624,7 +625,9 @@ class MatchAnalysis(_message.Message):
     """The rounds analysed."""
     @_builtins.property
     def key_mistakes(self) -> _containers.RepeatedCompositeFieldContainer[Global___DecisionAnalysis]:
-        """The costliest decisions of the match, at most five, costliest first."""
+        """The costliest decisions of the match, at most five, costliest first (in the order of the
+        rounds' key mistakes).
+        """
 
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatAnalysis]:

@@ -149,8 +149,8 @@ class Decision:
     worse_in: int
     fair_loss_error: float = 0.0
     """The standard error of ``fair_loss`` over the sampled deals (the paired differences of
-    the action taken and the best fair choice, deal by deal; 0 for calls): how much of the loss
-    the deals agree on (:func:`key_mistakes`)."""
+    the action taken and the best fair choice, deal by deal; 0 for bids, whose simulation gives
+    means only): how much of the loss the deals agree on (:func:`key_mistakes`)."""
 
     @property
     def action(self) -> Action:
@@ -455,7 +455,13 @@ def _decision(
     worse_in = 0
     error = 0.0
     if per_world is not None:
-        worse_in = sum(1 for values in per_world if values[taken] < values[best])
+        # Worse on the scale of the loss: game points, or card points where those tie.
+        on_points = fair_loss <= EPSILON
+        worse_in = sum(
+            1
+            for values in per_world
+            if (values[taken] < values[best] if on_points else values[taken][0] < values[best][0])
+        )
         error = _paired_error([values[best][0] - values[taken][0] for values in per_world])
     return Decision(
         round_index=round_.index,

@@ -58,6 +58,7 @@ from baloot_engine.api.state_codec import (
 )
 from baloot_engine.rules import (
     Action,
+    CallQayd,
     ClaimSawa,
     Deal,
     Event,
@@ -110,6 +111,10 @@ class Claim:
 # The claim of the call being computed; set only on a server with a ledger. Call bodies run
 # without awaiting, so the claim read in a body is always its own call's.
 _claims: ContextVar[Claim | None] = ContextVar("baloot_ledger_claim", default=None)
+judged_call: ContextVar[bool] = ContextVar("baloot_judged_call", default=False)
+"""Set when a call reaches the judgement of a Sawa claim or a Qayd call, which searches the
+hidden hands: the servicer then holds the whole answer to its time step
+(``servicer.JUDGED_ANSWER_STEP``)."""
 
 
 class Opened:
@@ -302,6 +307,8 @@ class Matches:
             raise credential_invalid(f"the credential may not act for seat {seat}")
         check_version(opened, expected_version)
         action = action_of(opened)
+        if type(action) in (ClaimSawa, CallQayd):
+            judged_call.set(True)
         if type(action) is ClaimSawa:
             claim = _claims.get()
             if claim is not None:

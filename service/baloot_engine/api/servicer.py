@@ -27,7 +27,7 @@ from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot_engine.api import analysis, fairplay, inbound, outbound, records, responses, solving
 from baloot_engine.api.ledger import MatchLedger
-from baloot_engine.api.matches import Matches, Opened
+from baloot_engine.api.matches import Matches, Opened, judged_call
 from baloot_engine.api.refusals import (
     ApiError,
     credential_invalid,
@@ -46,8 +46,10 @@ _SCORE_LIMIT: Final = 10_000
 _ALL_SEATS: Final = (0, 1, 2, 3)
 _log = get_logger("baloot_engine.api")
 JUDGED_ANSWER_STEP: Final = 0.1
-"""Seconds: a Sawa claim's or a Qayd call's answer leaves on a whole number of these after
-the call began (:func:`_on_the_step`). Their verdicts search the hidden hands, and how long
+"""Seconds: a Sawa claim's or a Qayd call's answer, accepted or refused, leaves on a whole
+number of these after the call began (:func:`_to_the_step`), once the call reached the
+judgement (``matches.judged_call``; a refusal before it, a bad token say, searched nothing).
+Their verdicts search the hidden hands, and how long
 a search takes depends on them: the quick proof of a claim, a refutation by a fixed defence
 and the full search take from microseconds to tens of milliseconds, which a claimer could
 time. A claim's check takes 0.14 ms at the median and 99 ms at most over 599 random positions
@@ -76,14 +78,19 @@ def _rpc(body: _Body[_Request, _Response]) -> _Handler[_Request, _Response]:
     async def handler(
         self: BalootEngineServicer, request: _Request, context: _Context
     ) -> _Response:
+        began = time.monotonic()
         try:
-            inbound.check_sizes(request)
-            if self._matches.ledger is None:
-                result = body(self, request)
-            else:
-                result = await self._matches.settled(lambda: body(self, request))
-            if inspect.isawaitable(result):  # a body that hands its work to a pool
-                result = await result
+            try:
+                inbound.check_sizes(request)
+                if self._matches.ledger is None:
+                    result = body(self, request)
+                else:
+                    result = await self._matches.settled(lambda: body(self, request))
+                if inspect.isawaitable(result):  # a body that hands its work to a pool
+                    result = await result
+            finally:
+                if judged_call.get():  # the answer, or the refusal, waits for its step
+                    await _to_the_step(began)
         except (ApiError, RuleError) as error:
             await _abort(context, error)
         except Exception:  # noqa: BLE001 - the last line of defence of every RPC
@@ -199,17 +206,9 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         )
 
     @_rpc
-    def PlayCard(
-        self, request: pb.PlayCardRequest
-    ) -> pb.PlayCardResponse | Awaitable[pb.PlayCardResponse]:
+    def PlayCard(self, request: pb.PlayCardRequest) -> pb.PlayCardResponse:
         """Play a card (or claim Sawa: its answer leaves on :data:`JUDGED_ANSWER_STEP`)."""
-
-        def played() -> pb.PlayCardResponse:
-            return self._act(
-                request, lambda _: inbound.play_in(request.play), pb.PlayCardResponse()
-            )
-
-        return _on_the_step(time.monotonic(), played) if request.play.sawa else played()
+        return self._act(request, lambda _: inbound.play_in(request.play), pb.PlayCardResponse())
 
     @_rpc
     def GetScore(self, request: pb.GetScoreRequest) -> pb.GetScoreResponse:
@@ -294,18 +293,13 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         return responses.suggestion(opened, level, action)
 
     @_rpc
-    def CallQayd(
-        self, request: pb.CallQaydRequest
-    ) -> pb.CallQaydResponse | Awaitable[pb.CallQaydResponse]:
+    def CallQayd(self, request: pb.CallQaydRequest) -> pb.CallQaydResponse:
         """A Qayd call of a seat (table play), or the host closing the review of a round."""
         if not request.close_review:
             if not request.HasField("call"):
                 raise request_invalid("a Qayd call needs `call`, or `close_review` for the host")
-            return _on_the_step(
-                time.monotonic(),
-                lambda: self._act(
-                    request, lambda _: inbound.qayd_in(request.call), pb.CallQaydResponse()
-                ),
+            return self._act(
+                request, lambda _: inbound.qayd_in(request.call), pb.CallQaydResponse()
             )
         if request.HasField("call"):
             raise request_invalid("closing the review takes no `call`")
@@ -407,16 +401,13 @@ def _seed(request: Any) -> int | None:
     return request.seed if request.HasField("seed") else None
 
 
-async def _on_the_step(began: float, judge: Callable[[], _Response]) -> _Response:
-    """Run ``judge`` (a call whose verdict searches the hidden hands), then hold its answer,
-    or its refusal, until a whole number of :data:`JUDGED_ANSWER_STEP` has passed since
-    ``began``: how long the search took does not leave with it."""
-    try:
-        return judge()
-    finally:
-        spent = time.monotonic() - began
-        steps = max(1, math.ceil(spent / JUDGED_ANSWER_STEP))
-        await asyncio.sleep(steps * JUDGED_ANSWER_STEP - spent)
+async def _to_the_step(began: float) -> None:
+    """Wait until a whole number of :data:`JUDGED_ANSWER_STEP` has passed since ``began`` (at
+    least one): a judged call's answer leaves then, whatever its search of the hidden hands
+    (and, with the match ledger, the settling of the call) took."""
+    spent = time.monotonic() - began
+    steps = max(1, math.ceil(spent / JUDGED_ANSWER_STEP))
+    await asyncio.sleep(steps * JUDGED_ANSWER_STEP - spent)
 
 
 async def _abort(context: _Context, error: ApiError | RuleError) -> NoReturn:

@@ -228,7 +228,9 @@ def _refusal(state: State, seat: int, bid: Bid, legal: list[Bid]) -> RuleError:
     allowed = tuple(str(b) for b in legal)
     if bid.kind is BidKind.ASHKAL:
         reason, why = errors.ASHKAL_NOT_ALLOWED, "Ashkal is only for the dealer and his left"
-        if state.bidding_round == 2 and not state.rules.ashkal_in_round2:
+        if seat not in (state.dealer, (state.dealer + 3) & 3):
+            pass  # the seat may never say it: that is the reason, whatever else holds
+        elif state.bidding_round == 2 and not state.rules.ashkal_in_round2:
             why = "Ashkal is not allowed in the second round"
         elif state.rules.ashkal_forbidden_on_ace and state.revealed & 7 == ACE:
             why = "Ashkal is not allowed when the revealed card is an Ace"

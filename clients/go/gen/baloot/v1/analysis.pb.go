@@ -1062,7 +1062,8 @@ type RoundAnalysis struct {
 	// The contract played; unset for a round with no play.
 	Contract *Contract `protobuf:"bytes,2,opt,name=contract,proto3" json:"contract,omitempty"`
 	// The costliest decisions that were not a best fair choice, at most five, costliest first
-	// (by fair loss), each with its better choice.
+	// (by the fair loss less its standard error over the sampled deals, then the fair loss, then
+	// the card points: a loss the deals agree on first), each with its better choice.
 	KeyMistakes []*DecisionAnalysis `protobuf:"bytes,3,rep,name=key_mistakes,json=keyMistakes,proto3" json:"key_mistakes,omitempty"`
 	// Each analysed seat's figures for the round.
 	Seats []*SeatAnalysis `protobuf:"bytes,4,rep,name=seats,proto3" json:"seats,omitempty"`
@@ -1145,7 +1146,8 @@ type MatchAnalysis struct {
 
 	// The rounds analysed.
 	Rounds uint32 `protobuf:"varint,1,opt,name=rounds,proto3" json:"rounds,omitempty"`
-	// The costliest decisions of the match, at most five, costliest first.
+	// The costliest decisions of the match, at most five, costliest first (in the order of the
+	// rounds' key mistakes).
 	KeyMistakes []*DecisionAnalysis `protobuf:"bytes,2,rep,name=key_mistakes,json=keyMistakes,proto3" json:"key_mistakes,omitempty"`
 	// Each analysed seat's figures over the match.
 	Seats []*SeatAnalysis `protobuf:"bytes,3,rep,name=seats,proto3" json:"seats,omitempty"`

@@ -537,7 +537,8 @@ export type RoundAnalysis = Message<"baloot.v1.RoundAnalysis"> & {
 
   /**
    * The costliest decisions that were not a best fair choice, at most five, costliest first
-   * (by fair loss), each with its better choice.
+   * (by the fair loss less its standard error over the sampled deals, then the fair loss, then
+   * the card points: a loss the deals agree on first), each with its better choice.
    *
    * @generated from field: repeated baloot.v1.DecisionAnalysis key_mistakes = 3;
    */
@@ -579,7 +580,8 @@ export type MatchAnalysis = Message<"baloot.v1.MatchAnalysis"> & {
   rounds: number;
 
   /**
-   * The costliest decisions of the match, at most five, costliest first.
+   * The costliest decisions of the match, at most five, costliest first (in the order of the
+   * rounds' key mistakes).
    *
    * @generated from field: repeated baloot.v1.DecisionAnalysis key_mistakes = 2;
    */
