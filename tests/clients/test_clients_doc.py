@@ -102,6 +102,9 @@ def test_the_grpcurl_examples_run(target: str, tmp_path: Path) -> None:
             check=False,
         )
         assert done.returncode == 0, done.stderr + done.stdout
+        if "refusal.json" in body:  # the refusal's status, read from grpcurl's error output
+            assert "NOT_YOUR_TURN" in done.stdout, done.stdout
+            assert "ar-SA" in done.stdout, done.stdout
 
 
 def _make_targets() -> set[str]:
