@@ -22,7 +22,7 @@ from baloot_engine.api import servicer
 from baloot_engine.api.servicer import JUDGED_ANSWER_STEP
 
 from .conftest import expect_refusal
-from .test_servicer_qayd import TABLE, card, qayd_request, to_play
+from .test_servicer_qayd import TABLE, a_wrong_call, card, qayd_request, to_play
 
 
 @pytest.mark.parametrize("spent", [0.0, 0.0004, 0.0371, 0.0999, 0.1, 0.1301, 0.25])
@@ -68,16 +68,11 @@ def test_a_refused_sawa_claim_and_a_qayd_call_answer_on_the_step(client: EngineC
     began = time.monotonic()
     table.call_qayd(3, call)
     assert time.monotonic() - began >= JUDGED_ANSWER_STEP
-    refused = rules_pb2.RuleSet()
-    refused.CopyFrom(TABLE)
-    refused.qayd_false_call = rules_pb2.QAYD_FALSE_CALL_NO_PENALTY
-    other = to_play(client, refused)
-    other.play(1, types_pb2.CardPlay(card=card("AS")))
-    other.play(2, types_pb2.CardPlay(card=card("QS")))
+    other, call = a_wrong_call(client)
     began = time.monotonic()
     expect_refusal(
         client.stub.CallQayd,
-        qayd_request(other, 1, types_pb2.QaydCall(accused=2, trick=1, card=card("QS"))),
+        qayd_request(other, 1, call),
         grpc.StatusCode.FAILED_PRECONDITION,
         "QAYD_WRONG",
     )

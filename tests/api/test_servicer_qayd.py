@@ -123,15 +123,21 @@ def test_a_wrong_call_costs_the_callers_team_the_hand(client: EngineClient) -> N
     assert list(match.views[0].match_score.points) == [18, 0]
 
 
-def test_with_no_penalty_a_wrong_call_is_refused_and_play_goes_on(client: EngineClient) -> None:
+def a_wrong_call(client: EngineClient) -> tuple[Match, types_pb2.QaydCall]:
+    """Table play with ``qayd_false_call = no_penalty``: seat 2 followed suit legally (QS on
+    AS), and the call that accuses it of a breach."""
     rules = rules_pb2.RuleSet()
     rules.CopyFrom(TABLE)
     rules.qayd_false_call = rules_pb2.QAYD_FALSE_CALL_NO_PENALTY
     match = to_play(client, rules)
     match.play(1, types_pb2.CardPlay(card=card("AS")))
     match.play(2, types_pb2.CardPlay(card=card("QS")))
+    return match, types_pb2.QaydCall(accused=2, trick=1, card=card("QS"))
+
+
+def test_with_no_penalty_a_wrong_call_is_refused_and_play_goes_on(client: EngineClient) -> None:
+    match, call = a_wrong_call(client)
     before = match.views[0]
-    call = types_pb2.QaydCall(accused=2, trick=1, card=card("QS"))
     refused = expect_refusal(
         client.stub.CallQayd, qayd_request(match, 1, call), FAILED_PRECONDITION, "QAYD_WRONG"
     )
