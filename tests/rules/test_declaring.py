@@ -58,6 +58,9 @@ def test_each_seat_may_declare_what_it_holds_before_its_first_card() -> None:
 def test_a_seat_declares_once_and_only_what_it_holds() -> None:
     state = _hand()
     refuse(state, 2, Declare((FIFTY,)), errors.PROJECT_NOT_HELD)
+    # One or two project types: none, or three, is no declaration (R28).
+    refuse(state, 2, Declare(()), errors.PROJECT_NOT_HELD)
+    refuse(state, 2, Declare((SIRA, SIRA, SIRA)), errors.PROJECT_NOT_HELD)
     state, events = act_events(state, 2, Declare((SIRA,)))
     assert [(e.kind, e.seat, e.kinds) for e in events] == [
         (EventKind.PROJECTS_DECLARED, 2, (SIRA,))

@@ -57,6 +57,7 @@ from .scenario import (
     deck_for_hands,
     decline_all,
     hokm,
+    hokm_hand,
     legal_card_codes,
     pass_until,
     play,
@@ -293,6 +294,38 @@ def test_partner_has_trumped_a13_item8(
     refuse(state, 0, P("JC"), errors.MUST_TRUMP)
     if overtrump_partner:
         refuse(state, 0, P("10H"), errors.MUST_OVERTRUMP)
+
+
+@pytest.mark.parametrize(
+    ("overtrump_partner", "undertrump_required", "expected"),
+    [
+        (False, False, "7H 8H"),  # need not beat the partner, but must still trump
+        (False, True, "7H 8H"),
+        (True, False, None),  # cannot beat the partner's Jack, and undertrumping is not asked
+        (True, True, "7H 8H"),
+    ],
+)
+def test_a_void_player_under_his_partners_trump_with_only_lower_trumps(
+    overtrump_partner: bool, undertrump_required: bool, expected: str | None
+) -> None:
+    # R20 and A.13 item 8: seat 2 trumps seat 1's spade lead with the Jack of hearts; seat 0,
+    # void in spades, holds only the 7 and 8 of trumps below it. With overtrump_partner off he
+    # must still play a trump whatever undertrump_required says; with it on he must beat his
+    # partner if he can, and, unable to, trump under him only when undertrump_required is on.
+    hands = {
+        1: "AS KS QS JS 10S 9S AD KD",
+        2: "JH 9H AH 10H AC KC QC JC",
+        3: "8S 7S KH QH QD JD 10D 9D",
+        0: "7H 8H 8D 7D 10C 9C 8C 7C",
+    }
+    rules = rules_with(overtrump_partner=overtrump_partner, undertrump_required=undertrump_required)
+    state = play(hokm_hand(hands, "9H", buyer=2, rules=rules), "AS", "JH", "8S")
+    assert state.turn == 0
+    if expected is None:
+        assert legal_card_codes(state) == code_set(hands[0])
+        return
+    assert legal_card_codes(state) == code_set(expected)
+    refuse(state, 0, P("7C"), errors.MUST_TRUMP)
 
 
 def test_akka_boss_card_after_the_higher_cards_are_played() -> None:

@@ -7,16 +7,20 @@ N = 1, W = 2, S = 3, so team 0 is East-West and team 1 is North-South.
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
 import pytest
 from hypothesis import given
 
+from baloot_engine.rules.actions import Bid, BidKind, Deal, Doubling, DoublingCall, Play
+from baloot_engine.rules.cards import ACES, PLAIN_STRENGTH
 from baloot_engine.rules.contract import ContractType
 from baloot_engine.rules.facts import (
     AwardedProject,
     RoundFacts,
 )
+from baloot_engine.rules.game import apply, legal_actions, new_match
 from baloot_engine.rules.ruleset import (
     KAMMELNA,
     SEEDS,
@@ -37,6 +41,7 @@ from baloot_engine.rules.scoring import (
     score_round,
     sun_points,
 )
+from baloot_engine.rules.state import Phase, State
 
 from .builders import (
     EW,
@@ -49,7 +54,7 @@ from .builders import (
     facts,
     kaboot,
 )
-from .strategies import played_rounds, rule_sets
+from .strategies import played_rounds, random_deck, rule_sets
 
 # --- CV1, CV2: conversions ---------------------------------------------------------------------
 
@@ -596,3 +601,67 @@ def test_scoring_properties(round_facts: RoundFacts, rules: RuleSet) -> None:
         assert score.success is (b.compared_points > d.compared_points)
     if rules.success_metric is SuccessMetric.RAW_HALF and b.compared_raw != d.compared_raw:
         assert score.success is (b.compared_raw > d.compared_raw)
+
+
+def _sun_played_low(rules: RuleSet, deck: tuple[int, ...], buyer: int) -> tuple[State, bool] | None:
+    """Dealer 0; ``buyer`` buys Sun in round 1 (the seats before him pass); then the
+    defenders play their highest legal card and the buyers their lowest: the scored round and
+    whether the buyer's eight cards held an Ace, or None when the bidding went otherwise."""
+    state = new_match(rules, dealer=0)
+    state, _ = apply(state, 0, Deal(deck))
+    for seat in range(1, 5):
+        seat &= 3
+        if seat == buyer:
+            break
+        state, _ = apply(state, seat, Bid(BidKind.PASS))
+    state, _ = apply(state, buyer, Bid(BidKind.SUN))
+    while state.phase is Phase.DOUBLING:
+        state, _ = apply(state, state.turn, Doubling(DoublingCall.DECLINE))
+    if state.phase is not Phase.PLAYING:
+        return None
+    held_ace = state.full_hands[buyer] & ACES != 0
+    while state.phase is Phase.PLAYING:
+        seat = state.turn
+        plays = [a for a in legal_actions(state, seat) if isinstance(a, Play)]
+        strength = PLAIN_STRENGTH.__getitem__
+        follows = bool(state.trick) and plays[0].card >> 3 == state.trick[0] >> 3
+        # The defenders their highest; the buyers their lowest, but a void buyer throws his
+        # highest (an Ace it would win with later).
+        choose = max if seat & 1 != buyer & 1 or (state.trick and not follows) else min
+        state, _ = apply(state, seat, choose(plays, key=lambda a: strength(a.card & 7)))
+    return state, held_ace
+
+
+@pytest.mark.parametrize("buyer", [1, 3])
+def test_a_played_round_is_a_reverse_kaboot_only_for_the_dealers_right_holding_an_ace(
+    buyer: int,
+) -> None:
+    # R43 on a played round: the Sun's buyer is the dealer's right (seat 1, dealer 0), he held
+    # an Ace, and his team took no trick: 88 to the defenders. Bought by another seat (3), or
+    # with the flag off, it is an ordinary kaboot of 44.
+    on = SEEDS.replace(reverse_kaboot=True)
+    rng = random.Random(43)
+    seen = 0
+    for _ in range(300):
+        deck = random_deck(rng)
+        played = _sun_played_low(on, deck, buyer)
+        if played is None or played[0].last_score is None:
+            continue
+        score = played[0].last_score
+        if score.facts.tricks_won[buyer & 1] != 0:
+            continue
+        if not played[1]:  # no Ace: an ordinary kaboot whoever bought
+            assert score.outcome is Outcome.KABOOT_AGAINST
+            continue
+        seen += 1
+        if buyer == 1:
+            assert score.outcome is Outcome.REVERSE_KABOOT
+            assert score.points[1 - (buyer & 1)] == 88
+        else:
+            assert score.outcome is Outcome.KABOOT_AGAINST
+            assert score.points[1 - (buyer & 1)] == 44
+        off = _sun_played_low(SEEDS, deck, buyer)
+        assert off is not None
+        assert off[0].last_score is not None
+        assert off[0].last_score.outcome is Outcome.KABOOT_AGAINST
+    assert seen >= 1
