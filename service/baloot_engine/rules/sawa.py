@@ -23,7 +23,7 @@ their total work with :func:`search_budget`: past its positions a search raises
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
@@ -400,6 +400,25 @@ class SawaSearch:
             return (True, False)
         return (False,)
 
+    def _closed(
+        self,
+        hands: list[int],
+        leader: int,
+        trick: tuple[int, ...],
+        then: Callable[[tuple[int, ...], int], bool],
+    ) -> bool:
+        """A completed trick: taken by the other team, the claim fails on this line; taken by
+        the claiming team, ``then`` goes on from its winner with the trick's cards played."""
+        winner = (leader + trick_winner_index(trick, self.contract.trump)) & 3
+        if team_of(winner) != self.team:
+            return False
+        played = self.played
+        self.played = played | sum(1 << c for c in trick)
+        try:
+            return then(tuple(hands), winner)
+        finally:
+            self.played = played
+
     def _visit(self) -> None:
         """Count a position, and spend the request's budget every ``_SPEND_EVERY`` of them."""
         self.nodes += 1
@@ -417,15 +436,7 @@ class SawaSearch:
         self._visit()
         trump = self.contract.trump
         if len(trick) == 4:
-            winner = (leader + trick_winner_index(trick, trump)) & 3
-            if team_of(winner) != self.team:
-                return False
-            played = self.played
-            self.played = played | sum(1 << c for c in trick)
-            try:
-                return self._fixed(tuple(hands), winner)
-            finally:
-                self.played = played
+            return self._closed(hands, leader, trick, self._fixed)
         options = allowed_cards(
             hands[seat], trick, leader, seat, self.played, akka, self.contract, self.rules
         )
@@ -484,15 +495,7 @@ class SawaSearch:
     ) -> bool:
         self._visit()
         if len(trick) == 4:
-            winner = (leader + trick_winner_index(trick, self.contract.trump)) & 3
-            if team_of(winner) != self.team:
-                return False
-            played = self.played
-            self.played = played | sum(1 << c for c in trick)
-            try:
-                return self.holds(tuple(hands), winner)
-            finally:
-                self.played = played
+            return self._closed(hands, leader, trick, self.holds)
         options = allowed_cards(
             hands[seat], trick, leader, seat, self.played, akka, self.contract, self.rules
         )
