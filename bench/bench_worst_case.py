@@ -225,7 +225,7 @@ def worst_sawa(rng: random.Random, count: int) -> tuple[State, float, list[float
     for state in sawa_positions(rng, count):
         contract = state.contract
         assert contract is not None
-        sawa.claim_holds.cache_clear()
+        sawa._verdict.cache_clear()
         start = time.process_time()
         sawa.claim_holds(state.hands, state.turn, contract, state.rules)
         cost = (time.process_time() - start) * 1000
@@ -271,7 +271,7 @@ def part_one(repeats: int, sawa_count: int) -> None:
     claim = pb.PlayCardRequest(
         seat=state.turn, play=types_pb2.CardPlay(sawa=True), **match.common(token)
     )
-    sawa.claim_holds.cache_clear()
+    sawa._verdict.cache_clear()
     start = time.process_time()
     outcome = call(servicer, "PlayCard", claim)
     first = (time.process_time() - start) * 1000

@@ -7,6 +7,7 @@ refused with RECORD_TOO_LARGE (VerifyRecord, ReplayRecord and a record position 
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 
@@ -47,7 +48,7 @@ def _record_with_a_hard_claim(rng: random.Random) -> records_pb2.MatchRecord:
             actions.append((seat, action))
         if state.phase is not Phase.PLAYING:
             continue  # redealt
-        sawa.claim_holds.cache_clear()
+        sawa._verdict.cache_clear()
         try:
             with sawa.search_budget(records.MAX_SAWA_POSITIONS):
                 after, events = apply(state, state.turn, ClaimSawa())
@@ -57,7 +58,7 @@ def _record_with_a_hard_claim(rng: random.Random) -> records_pb2.MatchRecord:
             continue  # refuted within the bound
         else:
             continue
-        sawa.claim_holds.cache_clear()
+        sawa._verdict.cache_clear()
         try:  # a true claim scores the round; a false one is where the record diverges
             after, events = apply(state, state.turn, ClaimSawa())
         except RuleError:
@@ -76,7 +77,7 @@ def _record_with_a_hard_claim(rng: random.Random) -> records_pb2.MatchRecord:
 
 def test_a_claim_that_needs_too_much_search_is_refused_and_cheaply() -> None:
     record = _record_with_a_hard_claim(random.Random(5))
-    sawa.claim_holds.cache_clear()
+    sawa._verdict.cache_clear()
     started = time.process_time()
     with pytest.raises(ApiError) as refused:
         records.verify(record)
@@ -88,6 +89,15 @@ def test_a_claim_that_needs_too_much_search_is_refused_and_cheaply() -> None:
     assert replay.value.reason == RECORD_TOO_LARGE
     # The search stops at its bound: about 1,500 positions, some milliseconds.
     assert spent < 0.5
+    # The same claim judged in play (no budget) keeps its verdict; the record is still too
+    # large, as on a process that never saw the claim: the verdict does not hang on the cache.
+    replayed = records.replay_checked(record, records.total_steps(record) - 1, "the claim")
+    state = replayed.state
+    with contextlib.suppress(RuleError):
+        apply(state, state.turn, ClaimSawa())
+    with pytest.raises(ApiError) as warm:
+        records.verify(record)
+    assert warm.value.reason == RECORD_TOO_LARGE
 
 
 def test_a_record_past_the_total_of_actions_is_refused() -> None:

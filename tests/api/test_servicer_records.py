@@ -51,10 +51,19 @@ TABLE_PRESETS = {
 REVIEW = types_pb2.PHASE_ROUND_REVIEW
 
 
+CLAIM_CARDS = 4
+"""Sawa claims are made with at most this many cards in hand, as players make them: a record
+whose claims (false ones in table play) need more search than ``MAX_SAWA_POSITIONS`` is refused
+(docs/records.md), which a claim at the first lead can."""
+
+
 def random_action(view: types_pb2.View, rng: random.Random) -> types_pb2.Action:
-    """Any legal action (declarations, doubling and Sawa claims included), by the seat's view;
-    a Gahwa (which ends the match at once) only now and then, so matches last a few rounds."""
+    """Any legal action (declarations, doubling and Sawa claims included, a claim with at most
+    ``CLAIM_CARDS`` cards in hand), by the seat's view; a Gahwa (which ends the match at once)
+    only now and then, so matches last a few rounds."""
     actions = list(view.legal_actions)
+    if len(view.hand) > CLAIM_CARDS:
+        actions = [a for a in actions if not (a.HasField("play") and a.play.sawa)] or actions
     if rng.random() < 0.9:
         tame = [a for a in actions if a.doubling.call != types_pb2.DOUBLING_CALL_GAHWA]
         actions = tame or actions
@@ -388,6 +397,12 @@ def test_a_changed_card_of_a_deck_or_a_score_is_the_exact_first_divergence(
             len(record.rounds[r].actions),
             "RECORD_MISMATCH",
         )
+        # The English explanation is for people: reworded (as a later version may), the
+        # record still verifies; the points are what is checked.
+        changed = records_pb2.MatchRecord()
+        changed.CopyFrom(record)
+        changed.rounds[r].score.explanation = "worded otherwise"
+        assert client.verify_record(changed).valid
     # A round cut short while another follows, and a round that goes on after its end.
     changed = records_pb2.MatchRecord()
     changed.CopyFrom(record)
@@ -624,6 +639,14 @@ def test_oversize_and_malformed_records_are_refused(client: EngineClient, stub: 
         OK.INVALID_ARGUMENT,
         "REQUEST_INVALID",
     )
+    # Starting scores at or past the target, refused as CreateMatch refuses them.
+    for scores in ([152, 0], [200, 200], [2**32 - 1, 3]):
+        expect_refusal(
+            stub.VerifyRecord,
+            pb.VerifyRecordRequest(record=records_pb2.MatchRecord(starting_scores=scores)),
+            OK.INVALID_ARGUMENT,
+            "REQUEST_INVALID",
+        )
     # An empty record is the start of a match: valid, 0 to 0.
     empty = verify(client, records_pb2.MatchRecord())
     assert empty.valid

@@ -108,9 +108,12 @@ class Claim:
         self.sawa: tuple[int, int] | None = None  # a Sawa claim's (hand, seat): judged once
 
 
-# The claim of the call being computed; set only on a server with a ledger. Call bodies run
-# without awaiting, so the claim read in a body is always its own call's.
+# The claim of the call being computed; set only on a server with a ledger. A context variable
+# is its task's own, so the claim read in a body (awaiting a judged call included) is always
+# its own call's.
 _claims: ContextVar[Claim | None] = ContextVar("baloot_ledger_claim", default=None)
+Judge = Callable[[State, int, Action], Awaitable[tuple[State, tuple[Event, ...]]]]
+"""Where a judged call is applied (``BotPool.judge``: the judge's process)."""
 judged_call: ContextVar[bool] = ContextVar("baloot_judged_call", default=False)
 """Set when a call reaches the judgement of a Sawa claim or a Qayd call, which searches the
 hidden hands: the servicer then holds the whole answer to its time step
@@ -299,9 +302,14 @@ class Matches:
         seat: int,
         expected_version: int | None,
         action_of: Callable[[Opened], Action],
-    ) -> Acted:
+        judge: Judge | None = None,
+    ) -> Acted | Awaitable[Acted]:
         """Check that the caller may act for ``seat`` at this version, then apply the action
-        ``action_of`` gives (converted only after those checks) and seal the next state."""
+        ``action_of`` gives (converted only after those checks) and seal the next state.
+
+        A Sawa claim or a Qayd call searches the hidden hands; given ``judge``, it is applied
+        there (the server's judge process) and the sealed result is awaitable, so that the
+        search's length shows in no other call's time."""
         bind_call_fields(seat=seat)
         if not opened.may_act_for(seat):
             raise credential_invalid(f"the credential may not act for seat {seat}")
@@ -309,12 +317,23 @@ class Matches:
         action = action_of(opened)
         if type(action) in (ClaimSawa, CallQayd):
             judged_call.set(True)
-        if type(action) is ClaimSawa:
-            claim = _claims.get()
-            if claim is not None:
-                claim.sawa = (opened.state.hand_number, seat)
+            if type(action) is ClaimSawa:
+                claim = _claims.get()
+                if claim is not None:
+                    claim.sawa = (opened.state.hand_number, seat)
+            if judge is not None:
+                return self._judged(opened, seat, action, judge)
         try:
             new_state, events = game.apply(opened.state, seat, action)
+        except RuleError as error:
+            self.metrics.action_rejected(error.reason)
+            raise
+        return self._acted(opened, action, new_state, events)
+
+    async def _judged(self, opened: Opened, seat: int, action: Action, judge: Judge) -> Acted:
+        """A judged call applied by ``judge`` (in a process of its own), then sealed here."""
+        try:
+            new_state, events = await judge(opened.state, seat, action)
         except RuleError as error:
             self.metrics.action_rejected(error.reason)
             raise

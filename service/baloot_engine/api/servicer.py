@@ -27,7 +27,7 @@ from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot_engine.api import analysis, fairplay, inbound, outbound, records, responses, solving
 from baloot_engine.api.ledger import MatchLedger
-from baloot_engine.api.matches import Matches, Opened, judged_call
+from baloot_engine.api.matches import Acted, Judge, Matches, Opened, judged_call
 from baloot_engine.api.refusals import (
     ApiError,
     credential_invalid,
@@ -60,6 +60,8 @@ _Context = grpc.aio.ServicerContext[Any, Any]
 
 
 _Request = TypeVar("_Request")
+_T = TypeVar("_T")
+_U = TypeVar("_U")
 _Response = TypeVar("_Response")
 _Body = Callable[["BalootEngineServicer", _Request], _Response | Awaitable[_Response]]
 _Handler = Callable[["BalootEngineServicer", _Request, _Context], Coroutine[Any, Any, _Response]]
@@ -130,10 +132,34 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         seat: int | None = None,
     ) -> responses.ActionResponseT:
         """Apply the request's action and fill ``response`` (an empty response message)."""
+        acted = self._acted(request, action_of, seat, judge=None)
+        assert isinstance(acted, Acted)
+        return responses.respond(acted, response)
+
+    def _act_judged(
+        self,
+        request: Any,
+        action_of: Callable[[Opened], Action],
+        response: responses.ActionResponseT,
+    ) -> responses.ActionResponseT | Awaitable[responses.ActionResponseT]:
+        """As :meth:`_act` for a call that may be judged (a Sawa claim, a Qayd call): that one
+        is applied in the judge's process (``BotPool.judge``), and its response is awaitable."""
+        judge = self._bots.judge if self._bots.in_processes else None
+        return _then(
+            self._acted(request, action_of, None, judge),
+            lambda acted: responses.respond(acted, response),
+        )
+
+    def _acted(
+        self,
+        request: Any,
+        action_of: Callable[[Opened], Action],
+        seat: int | None,
+        judge: Judge | None,
+    ) -> Acted | Awaitable[Acted]:
         opened = self._open(request)
         acting = inbound.seat_in(request.seat) if seat is None else seat
-        acted = self._matches.act(opened, acting, _expected(request), action_of)
-        return responses.respond(acted, response)
+        return self._matches.act(opened, acting, _expected(request), action_of, judge)
 
     # -- RPCs ---------------------------------------------------------------------------
 
@@ -206,9 +232,14 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         )
 
     @_rpc
-    def PlayCard(self, request: pb.PlayCardRequest) -> pb.PlayCardResponse:
-        """Play a card (or claim Sawa: its answer leaves on :data:`JUDGED_ANSWER_STEP`)."""
-        return self._act(request, lambda _: inbound.play_in(request.play), pb.PlayCardResponse())
+    def PlayCard(
+        self, request: pb.PlayCardRequest
+    ) -> pb.PlayCardResponse | Awaitable[pb.PlayCardResponse]:
+        """Play a card (or claim Sawa: judged in the judge's process, its answer leaves on
+        :data:`JUDGED_ANSWER_STEP`)."""
+        return self._act_judged(
+            request, lambda _: inbound.play_in(request.play), pb.PlayCardResponse()
+        )
 
     @_rpc
     def GetScore(self, request: pb.GetScoreRequest) -> pb.GetScoreResponse:
@@ -293,12 +324,14 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         return responses.suggestion(opened, level, action)
 
     @_rpc
-    def CallQayd(self, request: pb.CallQaydRequest) -> pb.CallQaydResponse:
+    def CallQayd(
+        self, request: pb.CallQaydRequest
+    ) -> pb.CallQaydResponse | Awaitable[pb.CallQaydResponse]:
         """A Qayd call of a seat (table play), or the host closing the review of a round."""
         if not request.close_review:
             if not request.HasField("call"):
                 raise request_invalid("a Qayd call needs `call`, or `close_review` for the host")
-            return self._act(
+            return self._act_judged(
                 request, lambda _: inbound.qayd_in(request.call), pb.CallQaydResponse()
             )
         if request.HasField("call"):
@@ -330,8 +363,10 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             chosen.append(action)
             return action
 
-        response = self._act(request, bot_action, pb.ApplyBotActionResponse())
-        return responses.bot_applied(response, request, chosen[0])
+        return _then(
+            self._act_judged(request, bot_action, pb.ApplyBotActionResponse()),
+            lambda response: responses.bot_applied(response, request, chosen[0]),
+        )
 
     async def _apply_bot_in_pool(
         self, request: pb.ApplyBotActionRequest, level: Level
@@ -347,7 +382,9 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             action, shown = Deal(matches.next_deck(opened)), Deal(())
         # Applied on the token the decision was made for: _act opens it again and checks the
         # credential and the version as for every action.
-        response = self._act(request, lambda _: action, pb.ApplyBotActionResponse())
+        response = self._act_judged(request, lambda _: action, pb.ApplyBotActionResponse())
+        if inspect.isawaitable(response):
+            response = await response
         return responses.bot_applied(response, request, shown)
 
     @_rpc
@@ -399,6 +436,18 @@ def _expected(request: Any) -> int | None:
 
 def _seed(request: Any) -> int | None:
     return request.seed if request.HasField("seed") else None
+
+
+def _then(result: _T | Awaitable[_T], then: Callable[[_T], _U]) -> _U | Awaitable[_U]:
+    """``then(result)``, awaited first when ``result`` is awaitable."""
+    if not inspect.isawaitable(result):
+        return then(result)
+    pending = result
+
+    async def later() -> _U:
+        return then(await pending)
+
+    return later()
 
 
 async def _to_the_step(began: float) -> None:

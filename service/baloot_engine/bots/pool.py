@@ -1,10 +1,13 @@
-"""The process pool the searching bots (STRONG, EXPERT) decide in.
+"""The process pools the searching bots (STRONG, EXPERT) decide in, and the judged calls'
+searches run in.
 
 A STRONG or EXPERT decision is a long computation: in the pool's processes it never holds a
 server's event loop (nor its process's GIL) while other calls wait. :class:`BotPool` is the
 small interface a server uses: :meth:`BotPool.decide` awaits one decision, at most
 ``BOT_QUEUE`` of one pool's at once; the other levels decide inline in well under a
-millisecond.
+millisecond. :meth:`BotPool.judge` applies a Sawa claim or a Qayd call, whose check searches
+the hidden hands, in a pool of its own: the search's length then shows in no other call's
+time (docs/security.md, *Time*), and a claim never waits behind a bot's 500 ms.
 """
 
 from __future__ import annotations
@@ -17,16 +20,22 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Final, TypeVar
 
 from baloot_engine.bots import suggest
 from baloot_engine.bots.expert import DEFAULT_EXPERT_BUDGET, with_seconds
 from baloot_engine.bots.policies import Level
-from baloot_engine.rules.actions import Action
+from baloot_engine.rules import game
+from baloot_engine.rules.actions import Action, Event
+from baloot_engine.rules.state import State
 
 BOT_PROCESSES: Final = 1
 """Processes of the pool the STRONG and EXPERT bots decide in, shared by the servers of a
 process (one: each server process, or worker, adds one process, not one per core)."""
+JUDGE_PROCESSES: Final = 1
+"""Processes of the pool the judged calls' searches run in (a Sawa claim's check, a Qayd
+call's judgement: 99 ms at most, a median of 0.14 ms), shared by the servers of a process."""
 BOT_QUEUE: Final = 8
 """STRONG and EXPERT decisions one :class:`BotPool` lets into the pool at once; the next wait."""
 POOLED: Final = (Level.STRONG, Level.EXPERT)
@@ -35,7 +44,7 @@ POOLED: Final = (Level.STRONG, Level.EXPERT)
 _Job = TypeVar("_Job")
 _Result = TypeVar("_Result")
 
-_pool: ProcessPoolExecutor | None = None
+_pools: dict[str, ProcessPoolExecutor] = {}
 _pool_lock = threading.Lock()
 _WATCH_SECONDS: Final = 1.0
 
@@ -54,39 +63,75 @@ def die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
-def bot_pool() -> ProcessPoolExecutor:
-    """The process pool of the STRONG and EXPERT bots, started on first use (spawned, not
-    forked: a fork of a process running grpc is unsafe). Its processes end with this one."""
-    global _pool  # noqa: PLW0603 - one pool per process, shared by its servers
+def _spawned(name: str, processes: int) -> ProcessPoolExecutor:
+    """The process pool ``name``, started on first use (spawned, not forked: a fork of a
+    process running grpc is unsafe). Its processes end with this one."""
     with _pool_lock:
-        if _pool is None:
-            _pool = ProcessPoolExecutor(
-                BOT_PROCESSES,
+        pool = _pools.get(name)
+        if pool is None:
+            pool = _pools[name] = ProcessPoolExecutor(
+                processes,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=die_with_parent,
                 initargs=(os.getpid(),),
             )
-        return _pool
+        return pool
+
+
+def bot_pool() -> ProcessPoolExecutor:
+    """The process pool of the STRONG and EXPERT bots (and the exact solver's calls)."""
+    return _spawned("bots", BOT_PROCESSES)
+
+
+def judge_pool() -> ProcessPoolExecutor:
+    """The process pool of the judged calls (:meth:`BotPool.judge`)."""
+    return _spawned("judge", JUDGE_PROCESSES)
+
+
+def _discard(pool: ProcessPoolExecutor) -> None:
+    """Forget ``pool`` (broken: one of its processes died), so that the next use starts a new
+    one in its place."""
+    with _pool_lock:
+        for name, found in list(_pools.items()):
+            if found is pool:
+                del _pools[name]
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+async def _in_pool(
+    pool_of: Callable[[], ProcessPoolExecutor], function: Callable[..., _Result], *args: object
+) -> _Result:
+    """``function(*args)`` in the pool ``pool_of`` gives. A pool one of whose processes died
+    (killed, out of memory) refuses every later job; it is replaced and the job tried once
+    more in the new one (the jobs are pure computations, so a second try is safe)."""
+    loop = asyncio.get_running_loop()
+    pool = pool_of()
+    try:
+        return await loop.run_in_executor(pool, function, *args)
+    except BrokenProcessPool:
+        _discard(pool)
+        return await loop.run_in_executor(pool_of(), function, *args)
 
 
 def _ready() -> bool:
-    """A no-op job: it runs once the pool's process has started and imported the bots."""
+    """A no-op job: it runs once the pool's process has started and imported the engine."""
     return True
 
 
 def shutdown() -> None:
-    """Stop the pool's process and free what the pool holds (a server's last step)."""
-    global _pool  # noqa: PLW0603 - one pool per process, shared by its servers
+    """Stop the pools' processes and free what the pools hold (a server's last step)."""
     with _pool_lock:
-        if _pool is not None:
-            _pool.shutdown(wait=True, cancel_futures=True)
-            _pool = None
+        pools = list(_pools.values())
+        _pools.clear()
+    for pool in pools:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def prestart() -> None:
-    """Start the pool's process now (it imports the bots and the solver in about a second),
-    so the first searching decision of a server does not wait for it."""
+    """Start the pools' processes now (they import the engine in about a second), so the
+    first searching decision or judged call of a server does not wait for them."""
     bot_pool().submit(_ready)
+    judge_pool().submit(_ready)
 
 
 class BotPool:
@@ -111,10 +156,7 @@ class BotPool:
         if self._slots is None:
             self._slots = asyncio.Semaphore(BOT_QUEUE)
         async with self._slots:
-            loop = asyncio.get_running_loop()
-            action: Action = await loop.run_in_executor(
-                bot_pool(), self.decide_inline, state, seat, level, seed
-            )
+            action: Action = await _in_pool(bot_pool, self.decide_inline, state, seat, level, seed)
         return action
 
     async def run(self, function: Callable[[_Job], _Result], job: _Job) -> _Result:
@@ -125,17 +167,28 @@ class BotPool:
         if self._slots is None:
             self._slots = asyncio.Semaphore(BOT_QUEUE)
         async with self._slots:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(bot_pool(), function, job)
+            return await _in_pool(bot_pool, function, job)
+
+    async def judge(
+        self, state: State, seat: int, action: Action
+    ) -> tuple[State, tuple[Event, ...]]:
+        """Apply a judged call (a Sawa claim, a Qayd call: :func:`~baloot_engine.rules.game.apply`)
+        in the judge's pool, whose one process runs nothing else; inline when the pools are
+        off."""
+        if not self.in_processes:
+            return game.apply(state, seat, action)
+        return await _in_pool(judge_pool, game.apply, state, seat, action)
 
 
 __all__ = [
     "BOT_PROCESSES",
     "BOT_QUEUE",
+    "JUDGE_PROCESSES",
     "POOLED",
     "BotPool",
     "bot_pool",
     "die_with_parent",
+    "judge_pool",
     "prestart",
     "shutdown",
 ]

@@ -159,7 +159,6 @@ def false_claim_of(state: State) -> Violation | None:
     return last if last.rule is QaydCategory.FALSE_SAWA else None
 
 
-@lru_cache(maxsize=4096)
 def claim_holds(
     hands: tuple[int, int, int, int], seat: int, contract: Contract, rules: RuleSet
 ) -> bool:
@@ -168,10 +167,25 @@ def claim_holds(
     Exact: the plain proof (:func:`cashes`), else a quick refutation by one fixed defence
     (:meth:`SawaSearch.beats_fixed_defence`), else the search. The verdict depends on nothing
     else, so it is kept for the next time the same claim is made (a refused claim changes
-    nothing and may be sent again at once).
+    nothing and may be sent again at once). A kept verdict still spends, under
+    :func:`search_budget`, the positions its search visited: whether a record's claims fit
+    the budget does not depend on which claims the process judged before.
     """
+    budget = _BUDGET.get()
+    before = budget.left if budget is not None else 0
+    holds, positions = _verdict(hands, seat, contract, rules)
+    if budget is not None:
+        budget.spend(positions - (before - budget.left))  # all of it when the verdict was kept
+    return holds
+
+
+@lru_cache(maxsize=4096)
+def _verdict(
+    hands: tuple[int, int, int, int], seat: int, contract: Contract, rules: RuleSet
+) -> tuple[bool, int]:
+    """:func:`claim_holds`' verdict and the positions its search visited."""
     if cashes(hands, seat, contract.trump, contract.closed):
-        return True
+        return True, 0
     in_play = hands[0] | hands[1] | hands[2] | hands[3]
     position = State(
         rules=rules, contract=contract, turn=seat, hands=hands, played=FULL_DECK ^ in_play
@@ -180,8 +194,8 @@ def claim_holds(
     try:
         for partner_takes in (False, True):
             if not search.beats_fixed_defence(hands, seat, partner_takes=partner_takes):
-                return False
-        return search.holds(hands, seat)
+                return False, search.nodes
+        return search.holds(hands, seat), search.nodes
     finally:
         if search.budget is not None:
             search.budget.spend(search.nodes % _SPEND_EVERY)

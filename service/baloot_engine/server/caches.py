@@ -119,7 +119,7 @@ _LRUS: Final = (
     ("view_trick", "api.views._trick_part", views._trick_part),
     ("view_legal", "api.views._legal_action_part", views._legal_action_part),
     ("declarable", "rules.declaring._declarable", declaring._declarable),
-    ("sawa_claims", "rules.sawa.claim_holds", sawa.claim_holds),
+    ("sawa_claims", "rules.sawa._verdict", sawa._verdict),
     ("run_projects", "rules.projects._run_project", projects._run_project),
 )
 

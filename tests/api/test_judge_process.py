@@ -1,0 +1,119 @@
+"""The judged calls search the hidden hands in a process of their own, and a pool whose
+process died is replaced.
+
+A Sawa claim's check and a Qayd call's judgement take longer on some hands than on others.
+Their own answers leave on a whole step (``test_answer_timing``); run on the server's event
+loop, the search would also delay whatever other call the same process was answering, which
+a caller could time. They run in the judge's process (``BotPool.judge``), which runs nothing
+else. A pool's process can die (killed by an operator, by the out-of-memory killer): the pool
+is then replaced on its next use rather than refusing every later decision or judgement.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import pytest
+from baloot_client import EngineClient, IllegalActionError
+
+from baloot.v1 import engine_service_pb2 as pb
+from baloot.v1 import rules_pb2, types_pb2
+from baloot_engine.bots import pool
+from baloot_engine.rules import game, sawa
+
+from .test_servicer_qayd import TABLE, card, to_play
+
+
+def _sawa_refused(client: EngineClient) -> None:
+    """A Sawa claim at the first lead, which the other hands refute (no table play)."""
+    rules = rules_pb2.RuleSet()
+    rules.CopyFrom(TABLE)
+    rules.sawa = True
+    rules.illegal_moves_allowed = False
+    match = to_play(client, rules)
+    with pytest.raises(IllegalActionError, match="SAWA_INVALID"):
+        match.play(match.views[0].turn, types_pb2.CardPlay(sawa=True))
+
+
+def _qayd_upheld(client: EngineClient) -> None:
+    """A correct Qayd call: seat 2 did not follow the Spade led though it holds one."""
+    table = to_play(client)
+    table.play(1, types_pb2.CardPlay(card=card("AS")))
+    table.play(2, types_pb2.CardPlay(card=card("AH")))
+    table.call_qayd(3, types_pb2.QaydCall(accused=2, trick=1, card=card("AH")))
+    assert table.views[0].phase in (types_pb2.PHASE_ROUND_OVER, types_pb2.PHASE_AWAITING_DEAL)
+
+
+def test_the_claims_and_calls_are_judged_outside_the_servers_process(
+    client: EngineClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Patched here, in the server's process: a search run here would be recorded. The
+    # judge's process has the real functions, and the answers are the real ones.
+    searched: list[str] = []
+    claim_holds, judge = sawa.claim_holds, game.judge
+
+    def recorded_claim(*args: Any) -> bool:
+        searched.append("sawa")
+        return claim_holds(*args)
+
+    def recorded_judge(*args: Any) -> Any:
+        searched.append("qayd")
+        return judge(*args)
+
+    monkeypatch.setattr(sawa, "claim_holds", recorded_claim)
+    monkeypatch.setattr(game, "judge", recorded_judge)
+    _sawa_refused(client)
+    _qayd_upheld(client)
+    assert searched == []
+
+
+def _kill(executor: ProcessPoolExecutor) -> None:
+    """Kill every process of ``executor`` (as the out-of-memory killer would) and wait until
+    they are gone."""
+    processes = list(executor._processes.values())  # the test kills them
+    assert processes
+    for process in processes:
+        assert process.pid is not None
+        os.kill(process.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while any(process.is_alive() for process in processes) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def test_a_judge_process_that_died_is_replaced(client: EngineClient) -> None:
+    _sawa_refused(client)  # the judge's process is running
+    dead = pool.judge_pool()
+    _kill(dead)
+    _sawa_refused(client)  # answered by a new process, not refused as an internal error
+    _qayd_upheld(client)
+    assert pool.judge_pool() is not dead
+
+
+def test_a_bot_process_that_died_is_replaced(client: EngineClient) -> None:
+    created = client.stub.CreateMatch(pb.CreateMatchRequest(first_dealer=0))
+    dealt = client.stub.DealRound(
+        pb.DealRoundRequest(
+            state=created.state,
+            match_id=created.match_id,
+            credential=created.host_credential,
+            seat=0,
+        )
+    )
+    request = pb.SuggestActionRequest(
+        state=dealt.state,
+        match_id=created.match_id,
+        credential=created.host_credential,
+        seat=dealt.views[0].turn,
+        level=pb.BOT_LEVEL_STRONG,
+        seed=5,
+    )
+    before = client.stub.SuggestAction(request)
+    dead = pool.bot_pool()
+    _kill(dead)
+    after = client.stub.SuggestAction(request)
+    assert after.action == before.action  # seeded: the same decision, from a new process
+    assert pool.bot_pool() is not dead
