@@ -17,6 +17,7 @@ from baloot_client.records import to_json
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import records_pb2, rules_pb2, types_pb2
 from baloot_engine.api.matches import Matches, Opened
+from baloot_engine.api.records import total_steps
 from baloot_engine.api.sealing import KeyRing
 from baloot_engine.api.state_codec import DEALING_VOID
 from baloot_engine.rules import fairdeal
@@ -146,12 +147,28 @@ def test_a_changed_deck_or_key_is_caught(client: EngineClient) -> None:
     assert (verified.divergence.round_index, verified.divergence.action_index) == (second, 0)
     assert verified.rounds_proven == second
     assert not verified.deals_proven
+    # ReplayRecord diverges where VerifyRecord does: its replay stops before the forged deck.
+    before = sum(len(r.actions) for r in forged.rounds[:second])
+    assert client.replay_record(forged, before).round_index == second - 1
+    refused = expect_refusal(
+        client.stub.ReplayRecord,
+        pb.ReplayRecordRequest(record=forged, step=before + 1),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "RECORD_DIVERGES",
+    )
+    assert refused.metadata["divergence"] == "DEAL_NOT_COMMITTED"
     forged.CopyFrom(record)
     forged.deal_key.key = bytes(32)
     verified = verify(client, forged)
     assert (verified.valid, verified.divergence.reason) == (False, "DEAL_NOT_COMMITTED")
     assert verified.divergence.round_index == 0
     assert verified.actions_replayed == 0
+    expect_refusal(
+        client.stub.ReplayRecord,
+        pb.ReplayRecordRequest(record=forged, step=total_steps(forged)),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "RECORD_DIVERGES",
+    )
 
 
 def test_a_server_that_deals_another_deck_after_the_commitment_is_caught(

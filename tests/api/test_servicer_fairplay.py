@@ -21,6 +21,7 @@ from baloot_engine.analysis.fairplay import (
     fair_play,
 )
 from baloot_engine.analysis.selfplay import play_record
+from baloot_engine.api import analysis as analysis_module
 from baloot_engine.api.analysis import record_message
 from baloot_engine.api.fairplay import prepare_all
 from baloot_engine.bots import Level
@@ -113,3 +114,26 @@ def test_limits_and_records_that_do_not_verify(stub: pb_grpc.BalootEngineService
     )
     assert metadata["record_index"] == "1"
     assert metadata["round_index"] == "0"
+
+
+def test_the_records_are_verified_in_the_worker_not_on_the_event_loop(
+    stub: pb_grpc.BalootEngineServiceStub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A report reads up to 100 records, each a replay of up to 1,024 actions: verified on the
+    # server's event loop they held every other call of the process for seconds. Replaying a
+    # record here, in the server's process, now fails; the worker's process replays them, and
+    # its refusal of a record still reaches the caller with the record's place.
+    def on_the_loop(_record: object) -> None:
+        raise AssertionError("a record replayed on the server's event loop")
+
+    monkeypatch.setattr(analysis_module, "prepare", on_the_loop)
+    bad = records_pb2.MatchRecord()
+    bad.CopyFrom(record())
+    bad.rounds[0].score.teams[1].final_points += 1
+    with pytest.raises(grpc.RpcError) as refused:
+        list(stub.FairPlayReport(request(records=[record(), record(), bad]), timeout=120))
+    got = read_refusal(refused.value)
+    assert (got.code, got.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "RECORD_DIVERGES")
+    assert dict(got.metadata)["record_index"] == "2"
+    responses = list(stub.FairPlayReport(request(seats=[1]), timeout=120))
+    assert responses[-1].WhichOneof("report") == "summary"

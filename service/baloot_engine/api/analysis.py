@@ -236,8 +236,8 @@ def _budget_refusal(why: str) -> ApiError:
 
 
 def job_of(request: analysis_pb2.AnalyzeRecordRequest, time_left: float | None) -> Job:
-    """Check every limit of a request (record size, seats, rounds, worlds, deadline) and verify
-    its record; the job to run, or an :class:`ApiError`."""
+    """Check every limit of a request (record size, seats, rounds, worlds, deadline); the job
+    to run, or an :class:`ApiError`. The worker verifies the record (:func:`verified`)."""
     record = request.record
     records.require_size(record)
     seats = tuple(sorted(set(request.seats))) or (0, 1, 2, 3)
@@ -261,21 +261,6 @@ def job_of(request: analysis_pb2.AnalyzeRecordRequest, time_left: float | None) 
     seconds = (request.deadline_ms or MAX_DEADLINE_MS) / 1000
     if time_left is not None:
         seconds = min(seconds, time_left)
-    try:
-        prepare(record)
-    except RecordRefusedError as refused:
-        divergence = refused.divergence
-        assert divergence is not None
-        raise ApiError(
-            grpc.StatusCode.FAILED_PRECONDITION,
-            RECORD_DIVERGES,
-            f"the record does not verify: {divergence}",
-            {
-                "round_index": str(divergence.round_index),
-                "action_index": str(divergence.action_index),
-                "divergence": divergence.reason,
-            },
-        ) from None
     return Job(
         record.SerializeToString(),
         seats,
@@ -294,6 +279,32 @@ _REPORT: Final = "report"
 _END: Final = "end"
 _STOPPED: Final = "stopped"
 _FAILED: Final = "failed"
+_REFUSED: Final = "refused"
+
+
+def verified(
+    record: records_pb2.MatchRecord, index: int | None = None
+) -> tuple[State, list[RecordedRound]]:
+    """:func:`prepare`, a record that does not verify refused with RECORD_DIVERGES (in the
+    worker: a record is verified there, never on the server's event loop); ``index``, the
+    record's place among a request's records, is named in the refusal."""
+    try:
+        return prepare(record)
+    except RecordRefusedError as refused:
+        divergence = refused.divergence
+        assert divergence is not None
+        which = {} if index is None else {"record_index": str(index)}
+        raise ApiError(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            RECORD_DIVERGES,
+            f"{'the record' if index is None else f'record {index}'} does not verify: {divergence}",
+            {
+                **which,
+                "round_index": str(divergence.round_index),
+                "action_index": str(divergence.action_index),
+                "divergence": divergence.reason,
+            },
+        ) from None
 
 
 def run_job(
@@ -303,7 +314,7 @@ def run_job(
     deadline = time.monotonic() + job.seconds
 
     def reports() -> Iterator[Message]:
-        start, rounds = prepare(records_pb2.MatchRecord.FromString(job.record))
+        start, rounds = verified(records_pb2.MatchRecord.FromString(job.record))
         for report in analyze(
             start,
             rounds,
@@ -327,6 +338,10 @@ def send_all(messages: Iterator[Message], send: Callable[[tuple[str, Any]], None
             send((_REPORT, message.SerializeToString()))
     except AnalysisStoppedError as stopped:
         send((_STOPPED, str(stopped)))
+        return
+    except (ApiError, RuleError) as error:  # the request's records refused: the caller's answer
+        refused = error if isinstance(error, ApiError) else ApiError.from_rule_error(error)
+        send((_REFUSED, (refused.code.name, refused.reason, refused.message, refused.metadata)))
         return
     except Exception as error:  # noqa: BLE001 - reported to the caller's process, logged there
         send((_FAILED, f"{type(error).__name__}: {error}"))
@@ -493,8 +508,9 @@ async def worker_stream(
     what: str,
 ) -> AsyncIterator[_Response]:
     """A stream computed in the worker (an analysis, a fair-play report): the limits checked
-    and the job made by ``make_job`` (records verified), then the job's messages as the
-    worker sends them, each a ``response``; ``what`` names the work in a failure."""
+    and the job made by ``make_job``, then the job's messages as the worker sends them, each a
+    ``response`` (the records verified there first: a refusal of them ends the stream with its
+    status); ``what`` names the work in a failure."""
     try:
         inbound.check_sizes(request)
         job = make_job(request, context.time_remaining())
@@ -510,6 +526,9 @@ async def worker_stream(
                 context,
                 ApiError(grpc.StatusCode.DEADLINE_EXCEEDED, ANALYSIS_DEADLINE, str(payload)),
             )
+        elif kind == _REFUSED:
+            code, reason, message, metadata = payload
+            await abort(context, ApiError(grpc.StatusCode[code], reason, message, metadata))
         elif kind == _FAILED:
             raise RuntimeError(f"{what} failed: {payload}")
 
@@ -538,5 +557,6 @@ __all__ = [
     "report_out",
     "run_job",
     "stream",
+    "verified",
     "worker",
 ]

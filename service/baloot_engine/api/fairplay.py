@@ -31,12 +31,11 @@ from baloot_engine.api.analysis import (
     ANALYSIS_BUDGET_INVALID,
     MAX_DEADLINE_MS,
     Abort,
-    RecordRefusedError,
-    prepare,
     send_all,
+    verified,
     worker_stream,
 )
-from baloot_engine.api.status import RECORD_DIVERGES, ApiError
+from baloot_engine.api.status import ApiError
 from baloot_engine.rules import State
 from baloot_engine.rules.record import RecordedRound
 
@@ -94,22 +93,7 @@ def prepare_all(
     prepared = []
     for index, record in enumerate(messages):
         records.require_size(record)
-        try:
-            prepared.append(prepare(record))
-        except RecordRefusedError as refused:
-            divergence = refused.divergence
-            assert divergence is not None
-            raise ApiError(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                RECORD_DIVERGES,
-                f"record {index} does not verify: {divergence}",
-                {
-                    "record_index": str(index),
-                    "round_index": str(divergence.round_index),
-                    "action_index": str(divergence.action_index),
-                    "divergence": divergence.reason,
-                },
-            ) from None
+        prepared.append(verified(record, index))
     return prepared
 
 
@@ -146,8 +130,8 @@ def _budget_refusal(why: str) -> ApiError:
 
 
 def job_of(request: analysis_pb2.FairPlayReportRequest, time_left: float | None) -> FairPlayJob:
-    """Check every limit of a request (records, seats, worlds, deadline) and verify its records;
-    the job to run, or an :class:`ApiError`."""
+    """Check every limit of a request (records' sizes, seats, worlds, deadline); the job to
+    run, or an :class:`ApiError`. The worker verifies the records before the report."""
     count = len(request.records)
     if not 1 <= count <= MAX_RECORDS:
         raise _budget_refusal(f"a report reads 1 to {MAX_RECORDS} records, got {count}")
@@ -164,7 +148,8 @@ def job_of(request: analysis_pb2.FairPlayReportRequest, time_left: float | None)
     seconds = (request.deadline_ms or MAX_DEADLINE_MS) / 1000
     if time_left is not None:
         seconds = min(seconds, time_left)
-    prepare_all(request.records)
+    for record in request.records:  # verified in the worker (prepare_all), not on the loop
+        records.require_size(record)
     return FairPlayJob(
         tuple(r.SerializeToString() for r in request.records),
         seats,

@@ -258,6 +258,10 @@ def start_of(record: records_pb2.MatchRecord) -> State:
     scores = tuple(record.starting_scores)
     if scores and len(scores) != 2:
         raise malformed(REQUEST_INVALID, "starting_scores needs one entry per team, or none")
+    if any(score >= rules.match_target for score in scores):
+        raise malformed(  # as CreateMatch refuses them
+            REQUEST_INVALID, f"starting_scores must be below the match target {rules.match_target}"
+        )
     dealer = inbound.seat_in(record.first_dealer)
     return game.new_match(rules, dealer, (scores[0], scores[1]) if scores else (0, 0))
 
@@ -322,15 +326,33 @@ def _check_score(recorded: records_pb2.RecordedRound, step: Step) -> None:
     replayed = outbound.round_score_out(scored.score, state.hand_number, state.contract)
     if not recorded.HasField("score"):
         raise DivergenceError(step.round_index, at, RECORD_MISMATCH, "the round's score is missing")
-    if recorded.score != replayed:
+    differs = _score_difference(recorded.score, replayed)
+    if differs is not None:
         raise DivergenceError(
             step.round_index,
             at,
             RECORD_MISMATCH,
-            "the recorded score is not the engine's: "
+            f"the recorded score is not the engine's ({differs}): "
             f"{[t.final_points for t in recorded.score.teams]} recorded, "
             f"{[t.final_points for t in replayed.teams]} by the rules",
         )
+
+
+def _score_difference(recorded: types_pb2.RoundScore, replayed: types_pb2.RoundScore) -> str | None:
+    """The first field in which a recorded score differs from the engine's, or None. The
+    English ``explanation`` is for people and is not compared: its wording may change between
+    versions, and a record made before stays valid."""
+    mine, theirs = types_pb2.RoundScore(), types_pb2.RoundScore()
+    mine.CopyFrom(recorded)
+    theirs.CopyFrom(replayed)
+    mine.ClearField("explanation")
+    theirs.ClearField("explanation")
+    if mine == theirs:
+        return None
+    for field in types_pb2.RoundScore.DESCRIPTOR.fields:
+        if getattr(mine, field.name) != getattr(theirs, field.name):
+            return field.name
+    return "unknown fields"
 
 
 @contextmanager
@@ -437,12 +459,14 @@ def total_steps(record: records_pb2.MatchRecord) -> int:
 
 def replay_to(record: records_pb2.MatchRecord, step_number: int) -> Replayed:
     """The state after the record's first ``step_number`` actions; raises :class:`DivergenceError`
-    when the record diverges before."""
+    when the record diverges before (a deck that is not the committed one included, as
+    VerifyRecord finds it)."""
     state = start_of(record)
     if step_number == 0:
         return Replayed(state, None, ())
     with _bounded_claims():
-        for count, step in enumerate(_steps(record, state), start=1):
+        steps = _committed_steps(record, state, deal_check(record))
+        for count, step in enumerate(steps, start=1):
             if count == step_number:
                 deck = tuple(record.rounds[step.round_index].deck_order)
                 return Replayed(step.state, step, deck)
