@@ -10,12 +10,14 @@ from enum import Enum
 
 import pytest
 
+from baloot_engine.rules.actions import ClaimSawa, Deal
 from baloot_engine.rules.contract import ContractType, PlayMode
-from baloot_engine.rules.ruleset import SEEDS
+from baloot_engine.rules.game import apply, close_review, new_match
+from baloot_engine.rules.ruleset import FEDERATION, SEEDS, RuleSet
 from baloot_engine.rules.state import BidStage, DoublingStep, Phase, State
 from baloot_engine.rules.validation import validate
 
-from .strategies import play_match
+from .strategies import choose, play_match, random_deck
 
 
 def _playing(contract_type: ContractType) -> State:
@@ -272,3 +274,89 @@ def test_hot_paths_read_members_from_rules_members() -> None:
                 ):
                     found.append(f"{name}:{node.lineno} {node.value.id}.{node.attr}")
     assert found == []
+
+
+def _states(rules: RuleSet, phase: Phase, matches: int = 60, seed: int = 11) -> list[State]:
+    """The states of ``phase`` that random matches under ``rules`` pass through."""
+    rng = random.Random(seed)
+    return [s for _ in range(matches) for s in play_match(rng, rules) if s.phase is phase]
+
+
+def test_the_doubling_step_asked_is_the_one_the_calls_made() -> None:
+    # A forged doubling state let the buyer's Triple under FEDERATION look for a Double that
+    # was never called (a crash), a Gahwa at x1, a Sun at x3, a buyer's partner double his
+    # own contract. Every doubling state of real play is valid; each forgery is not.
+    for rules in (SEEDS, FEDERATION):
+        real = _states(rules, Phase.DOUBLING)
+        assert {s.doubling_step for s in real} >= {DoublingStep.DOUBLE, DoublingStep.TRIPLE}
+        assert all(validate(s) == [] for s in real)
+    base = next(
+        s
+        for s in _states(FEDERATION, Phase.DOUBLING)
+        if s.doubling_step is DoublingStep.DOUBLE and s.contract is not None and s.trump >= 0
+    )
+    contract = base.contract
+    assert contract is not None
+    buyer, partner = contract.buyer, (contract.buyer + 2) & 3
+    sun = replace(contract, type=ContractType.SUN, trump=-1)
+    forged = {
+        "a Triple with no Double called": base._replace(
+            contract=replace(contract, multiplier=2),
+            doubling_step=DoublingStep.TRIPLE,
+            to_ask=(buyer,),
+            turn=buyer,
+        ),
+        "a Gahwa asked at x1": base._replace(
+            doubling_step=DoublingStep.GAHWA, to_ask=(buyer,), turn=buyer
+        ),
+        "a Sun asked for a Triple": base._replace(
+            contract=sun, doubling_step=DoublingStep.TRIPLE, to_ask=(buyer,), turn=buyer
+        ),
+        "a Sun doubled at 0-0 (R15)": base._replace(contract=sun),
+        "the buyer's partner asked to double": base._replace(to_ask=(partner,), turn=partner),
+    }
+    for name, state in forged.items():
+        assert validate(state), name
+
+
+def test_a_review_keeps_the_abnat_of_its_tricks() -> None:
+    # A round under review is scored from its abnat when the review closes: they must be the
+    # tricks' (and the last trick's 10, or a Sawa's cards and 10), as in play.
+    rules = SEEDS.replace(illegal_moves_allowed=True, sawa=True)
+    rng = random.Random(3)
+    reviews = []
+    for _ in range(20):
+        state = new_match(rules)
+        while state.phase is not Phase.MATCH_OVER:
+            if state.phase is Phase.ROUND_REVIEW:
+                reviews.append(state)
+                state, _ = close_review(state)
+            elif state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
+                state, _ = apply(state, state.dealer, Deal(random_deck(rng)))
+            elif state.phase is Phase.PLAYING and not state.trick and rng.random() < 0.2:
+                state, _ = apply(state, state.turn, ClaimSawa())  # table play: false ones too
+            else:
+                state, _ = apply(state, *choose(rng, state))
+    assert any(s.sawa_seat >= 0 for s in reviews)
+    assert any(s.sawa_seat < 0 for s in reviews)
+    for state in reviews:
+        assert validate(state) == []
+        first, second = state.abnat
+        for abnat in ((second, first), (first + second, 0), (0, 0)):
+            if abnat != state.abnat:
+                assert validate(state._replace(abnat=abnat)), abnat
+
+
+def test_the_projects_that_score_are_the_team_their_comparison_names() -> None:
+    # R28, R29: once compared, the team whose projects score is the comparison's, never
+    # another, and the comparison is not undone.
+    compared = [
+        s
+        for s in _states(SEEDS, Phase.PLAYING, matches=40)
+        if len(s.tricks) >= 2 and s.project_team >= 0
+    ]
+    assert compared
+    for state in compared:
+        assert validate(state) == []
+        assert validate(state._replace(project_team=1 - state.project_team))
+        assert validate(state._replace(project_team=-1))

@@ -9,14 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
+from baloot_engine.rules.actions import DoublingCall
 from baloot_engine.rules.cards import (
     FULL_DECK,
     KING_QUEEN,
+    LAST_TRICK_BONUS,
     POINTS,
     format_card,
     trick_winner_index,
 )
-from baloot_engine.rules.contract import Contract
+from baloot_engine.rules.contract import Contract, team_of
 from baloot_engine.rules.members import (
     AWAITING_DEAL,
     BIDDING,
@@ -29,11 +31,13 @@ from baloot_engine.rules.members import (
     ROUND_OVER,
     ROUND_REVIEW,
 )
-from baloot_engine.rules.ruleset import BothCrossRule
+from baloot_engine.rules.projects import compare_declarations
+from baloot_engine.rules.ruleset import BothCrossRule, ClosedChooser
 from baloot_engine.rules.state import (
     EMPTY_DECLARATIONS,
     LIVE_PHASES,
     BidStage,
+    DoublingStep,
     Phase,
     State,
 )
@@ -290,6 +294,8 @@ def _cards_and_contract_problems(state: State) -> list[str]:
         problems += _contract_problems(contract)
         if phase is PLAYING or phase is DOUBLING:
             problems += _contract_in_hand_problems(state, contract)
+        if phase is DOUBLING:
+            problems += _doubling_problems(state, contract)
     if phase is PLAYING:
         problems += _play_problems(state)
     elif review:
@@ -320,6 +326,21 @@ def _review_problems(state: State) -> list[str]:
         problems.append("a round under review has no trick in progress and nobody on turn")
     if state.sawa_seat < 0 and (len(state.tricks) != 8 or any(state.hands)):
         problems.append("a round under review has eight tricks or a Sawa claim")
+        return problems
+    problems += _project_team_problems(state, compared=True)
+    # The abnat the review scores: the tricks', and the 10 of the last trick (R33) to its
+    # winner, or to a Sawa claim's team with every card left in the hands.
+    abnat, follows = _tricks_problems(state, problems)
+    if state.sawa_seat >= 0:
+        contract = state.contract
+        table = POINTS[(-1 if contract is None else contract.trump) + 1]
+        rest = state.hands[0] | state.hands[1] | state.hands[2] | state.hands[3]
+        abnat[state.sawa_seat & 1] += sum(table[c] for c in range(32) if rest >> c & 1)
+        abnat[state.sawa_seat & 1] += LAST_TRICK_BONUS
+    else:
+        abnat[follows & 1] += LAST_TRICK_BONUS
+    if (abnat[0], abnat[1]) != state.abnat:
+        problems.append("the abnat won are not the points of the tricks won")
     return problems
 
 
@@ -405,6 +426,97 @@ def _contract_in_hand_problems(state: State, contract: Contract) -> list[str]:
     return problems
 
 
+_STEP_LEVEL: Final = {
+    DoublingStep.DOUBLE: 1,
+    DoublingStep.TRIPLE: 2,
+    DoublingStep.FOUR: 3,
+    DoublingStep.GAHWA: 4,
+}
+"""The multiplier a contract has while each raise of the chain is asked (R13)."""
+_RAISES: Final = (DoublingCall.DOUBLE, DoublingCall.TRIPLE, DoublingCall.FOUR)
+
+
+def _doubling_problems(state: State, contract: Contract) -> list[str]:
+    """The step asked, the seats asked and the calls made must be the chain's (R13-R16)."""
+    problems: list[str] = []
+    step = state.doubling_step
+    asked = state.to_ask
+    if len(set(asked)) != len(asked):
+        problems.append("a seat is asked once")
+    if step is DoublingStep.CHOOSE_MODE:
+        if (
+            state.rules.closed_chooser is not ClosedChooser.BUYER
+            or contract.is_sun
+            or contract.multiplier < 2
+            or asked != (contract.buyer,)
+        ):
+            problems.append("only the buyer of a doubled Hokm names its mode, as the rules say")
+        return problems
+    level = _STEP_LEVEL.get(step)
+    if level is None:
+        return problems  # DOUBLING_STEP_NONE: _phase_problems refuses it
+    if contract.multiplier != level or contract.gahwa:
+        problems.append(f"the {step.value} step is asked of a contract at x{level}")
+    if contract.is_sun and step is not DoublingStep.DOUBLE:
+        problems.append("a Sun can only be doubled")
+    if contract.is_sun and not state.rules.sun_double_allowed(
+        state.match_scores, contract.buyer_team
+    ):
+        problems.append("this Sun could not be doubled at these match scores")
+    buyers = step is DoublingStep.TRIPLE or step is DoublingStep.GAHWA
+    team = contract.buyer_team if buyers else 1 - contract.buyer_team
+    if any(team_of(seat) != team for seat in asked):
+        side = "buying" if buyers else "defending"
+        problems.append(f"the {step.value} step is asked of the {side} team")
+    raises = [r for r in state.doubling_calls if r.call.call in _RAISES]
+    if [r.call.call for r in raises] != list(_RAISES[: level - 1]):
+        problems.append(f"the raises made do not lead to the {step.value} step")
+    elif any(
+        team_of(r.seat) != (contract.buyer_team if i % 2 else 1 - contract.buyer_team)
+        for i, r in enumerate(raises)
+    ):
+        problems.append("each raise is made by the team whose step it is")
+    elif (
+        step is DoublingStep.FOUR
+        and state.rules.four_by_doubler_only
+        and asked != (raises[0].seat,)
+    ):
+        problems.append("Four is asked of the player who doubled")
+    return problems
+
+
+def _tricks_problems(state: State, problems: list[str]) -> tuple[list[int], int]:
+    """Check the completed tricks (distinct cards, each led by the winner of the one before,
+    each naming its winner, together the played cards) into ``problems``; the abnat each team
+    took in them and the seat the last one leaves on lead."""
+    tricks = state.tricks
+    contract = state.contract
+    trump = -1 if contract is None else contract.trump
+    table = POINTS[trump + 1]
+    abnat = [0, 0]
+    played = 0
+    follows = tricks[0].leader if tricks else state.leader
+    for record in tricks:
+        # Four cards 0-31 (checked by _field_problems): distinct when their mask has 4 bits.
+        cards = record.cards
+        first, second, third, fourth = cards
+        mask = 1 << first | 1 << second | 1 << third | 1 << fourth
+        if mask.bit_count() != 4:
+            problems.append("a completed trick needs four distinct cards")
+            continue
+        if record.leader != follows:
+            problems.append("each trick is led by the winner of the one before")
+        winner = (record.leader + trick_winner_index(cards, trump)) & 3
+        if record.winner != winner:
+            problems.append("a completed trick names the wrong winner")
+        follows = winner
+        played |= mask
+        abnat[winner & 1] += table[first] + table[second] + table[third] + table[fourth]
+    if played != state.played:
+        problems.append("the played cards are not the cards of the tricks")
+    return abnat, follows
+
+
 def _play_problems(state: State) -> list[str]:
     problems: list[str] = []
     tricks = state.tricks
@@ -426,47 +538,31 @@ def _play_problems(state: State) -> list[str]:
             expected = 8 - n_tricks - ((seat - leader) & 3 < in_trick)
             if size != expected:
                 problems.append(f"seat {seat} holds {size} cards, expected {expected}")
-    contract = state.contract
-    trump = -1 if contract is None else contract.trump
-    table = POINTS[trump + 1]
-    abnat = [0, 0]
-    played = 0
-    follows = tricks[0].leader if tricks else leader
-    for record in tricks:
-        # Four cards 0-31 (checked by _field_problems): distinct when their mask has 4 bits.
-        cards = record.cards
-        first, second, third, fourth = cards
-        mask = 1 << first | 1 << second | 1 << third | 1 << fourth
-        if mask.bit_count() != 4:
-            problems.append("a completed trick needs four distinct cards")
-            continue
-        if record.leader != follows:
-            problems.append("each trick is led by the winner of the one before")
-        winner = (record.leader + trick_winner_index(cards, trump)) & 3
-        if record.winner != winner:
-            problems.append("a completed trick names the wrong winner")
-        follows = winner
-        played |= mask
-        abnat[winner & 1] += table[first] + table[second] + table[third] + table[fourth]
+    abnat, follows = _tricks_problems(state, problems)
     if tricks and leader != follows:
         problems.append("the winner of the last trick leads the next")
-    if played != state.played:
-        problems.append("the played cards are not the cards of the tricks")
     if (abnat[0], abnat[1]) != state.abnat:
         problems.append("the abnat won are not the points of the tricks won")
     if state.akka and not state.trick:
         problems.append("an Akka is called on a led card")
-    if state.project_team >= 0:
-        if not tricks:
-            problems.append("projects are compared once the first trick is over")
-        elif all(
-            declaration is None
-            for seat, declaration in enumerate(state.declarations)
-            if seat & 1 == state.project_team
-        ):
-            problems.append("the team whose projects score declared none")
+    if state.project_team >= 0 and not tricks:
+        problems.append("projects are compared once the first trick is over")
+    else:
+        problems += _project_team_problems(state, compared=len(tricks) > 1 or bool(state.trick))
     problems += _baloot_problems(state)
     return problems
+
+
+def _project_team_problems(state: State, *, compared: bool) -> list[str]:
+    """The team whose projects score is the one the declarations' comparison names (R29), once
+    they were compared (R28; a state sealed at the end of trick 1, as an earlier version did,
+    may hold it before)."""
+    declared = [d.projects if d is not None else () for d in state.declarations]
+    winner = compare_declarations(declared, (state.dealer + 1) & 3) if any(declared) else None
+    expected = -1 if winner is None else winner
+    if state.project_team != expected and (compared or state.project_team >= 0):
+        return ["the team whose projects score is not the one their comparison names"]
+    return []
 
 
 def _baloot_problems(state: State) -> list[str]:
