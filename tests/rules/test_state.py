@@ -350,11 +350,9 @@ def test_a_review_keeps_the_abnat_of_its_tricks() -> None:
 def test_the_projects_that_score_are_the_team_their_comparison_names() -> None:
     # R28, R29: once compared, the team whose projects score is the comparison's, never
     # another, and the comparison is not undone.
-    compared = [
-        s
-        for s in _states(SEEDS, Phase.PLAYING, matches=40)
-        if len(s.tricks) >= 2 and s.project_team >= 0
-    ]
+    playing = _states(SEEDS, Phase.PLAYING, matches=40)
+    assert all(validate(s) == [] for s in playing)  # trick 1's cards included: not yet compared
+    compared = [s for s in playing if len(s.tricks) >= 2 and s.project_team >= 0]
     assert compared
     for state in compared:
         assert validate(state) == []

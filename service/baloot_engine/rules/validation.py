@@ -548,7 +548,9 @@ def _play_problems(state: State) -> list[str]:
     if state.project_team >= 0 and not tricks:
         problems.append("projects are compared once the first trick is over")
     else:
-        problems += _project_team_problems(state, compared=len(tricks) > 1 or bool(state.trick))
+        # R28: compared at the first card of trick 2.
+        compared = len(tricks) > 1 or (len(tricks) == 1 and bool(state.trick))
+        problems += _project_team_problems(state, compared=compared)
     problems += _baloot_problems(state)
     return problems
 
