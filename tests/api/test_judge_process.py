@@ -4,7 +4,7 @@ process died is replaced.
 A Sawa claim's check and a Qayd call's judgement take longer on some hands than on others.
 Their own answers leave on a whole step (``test_answer_timing``); run on the server's event
 loop, the search would also delay whatever other call the same process was answering, which
-a caller could time. They run in the judge's process (``BotPool.judge``), which runs nothing
+a caller could time. They run in the judge's process (``api/judging.py``), which runs nothing
 else. A pool's process can die (killed by an operator, by the out-of-memory killer): the pool
 is then replaced on its next use rather than refusing every later decision or judgement.
 """
@@ -22,6 +22,7 @@ from baloot_client import EngineClient, IllegalActionError
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import rules_pb2, types_pb2
+from baloot_engine.api import judging
 from baloot_engine.bots import pool
 from baloot_engine.rules import game, sawa
 
@@ -86,11 +87,11 @@ def _kill(executor: ProcessPoolExecutor) -> None:
 
 def test_a_judge_process_that_died_is_replaced(client: EngineClient) -> None:
     _sawa_refused(client)  # the judge's process is running
-    dead = pool.judge_pool()
+    dead = judging.judge_pool()
     _kill(dead)
     _sawa_refused(client)  # answered by a new process, not refused as an internal error
     _qayd_upheld(client)
-    assert pool.judge_pool() is not dead
+    assert judging.judge_pool() is not dead
 
 
 def test_a_bot_process_that_died_is_replaced(client: EngineClient) -> None:

@@ -391,6 +391,27 @@ def test_a_sun_with_a_trump_is_refused_by_its_totals(
 def test_match_scores_out_of_range_are_refused(stub: pb_grpc.BalootEngineServiceStub) -> None:
     request = sun(98, tricks=(5, 3), match_scores=[2**32 - 1, 2**32 - 1])
     assert refusal(stub.ScoreRound, request).code == INVALID_ARGUMENT
+    # R44: a team at the target has won; no round follows it.
+    for scores in ([152, 0], [9000, 9000]):
+        request = sun(98, tricks=(5, 3), match_scores=scores)
+        expect_refusal(stub.ScoreRound, request, INVALID_ARGUMENT, "REQUEST_INVALID")
+    request = sun(
+        98, tricks=(5, 3), match_scores=[100, 0], rules=rules_pb2.RuleSet(match_target=101)
+    )
+    assert stub.ScoreRound(request).match.winner_team == 0
+
+
+def test_a_sun_doubled_at_scores_r15_forbids_is_refused(
+    stub: pb_grpc.BalootEngineServiceStub,
+) -> None:
+    # R15: a Sun is doubled only while the buyers are above 100 and the defenders below; the
+    # match scores given say whether this round's Double could have been called.
+    for scores in ([0, 0], [120, 110], [90, 10]):
+        request = sun(98, tricks=(5, 3), multiplier=2, match_scores=scores)
+        expect_refusal(stub.ScoreRound, request, INVALID_ARGUMENT, "INVALID_ROUND_FACTS")
+    allowed = stub.ScoreRound(sun(98, tricks=(5, 3), multiplier=2, match_scores=[120, 40]))
+    assert [t.final_points for t in allowed.score.teams] == [52, 0]
+    assert stub.ScoreRound(sun(98, tricks=(5, 3), multiplier=2)).score.teams[0].final_points == 52
 
 
 def test_the_calculator_needs_no_match(stub: pb_grpc.BalootEngineServiceStub) -> None:

@@ -113,7 +113,8 @@ class Claim:
 # its own call's.
 _claims: ContextVar[Claim | None] = ContextVar("baloot_ledger_claim", default=None)
 Judge = Callable[[State, int, Action], Awaitable[tuple[State, tuple[Event, ...]]]]
-"""Where a judged call is applied (``BotPool.judge``: the judge's process)."""
+"""Where a judged call is applied (:func:`baloot_engine.api.judging.judge`: the judge's
+process)."""
 judged_call: ContextVar[bool] = ContextVar("baloot_judged_call", default=False)
 """Set when a call reaches the judgement of a Sawa claim or a Qayd call, which searches the
 hidden hands: the servicer then holds the whole answer to its time step

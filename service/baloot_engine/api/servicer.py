@@ -25,7 +25,16 @@ import grpc.aio
 from baloot.v1 import analysis_pb2
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
-from baloot_engine.api import analysis, fairplay, inbound, outbound, records, responses, solving
+from baloot_engine.api import (
+    analysis,
+    fairplay,
+    inbound,
+    judging,
+    outbound,
+    records,
+    responses,
+    solving,
+)
 from baloot_engine.api.ledger import MatchLedger
 from baloot_engine.api.matches import Acted, Judge, Matches, Opened, judged_call
 from baloot_engine.api.refusals import (
@@ -38,11 +47,12 @@ from baloot_engine.api.views import add_views, build_view, last_round_out
 from baloot_engine.bots import Level
 from baloot_engine.bots.pool import BotPool
 from baloot_engine.rules import Action, Deal, RuleError, game, score_round
+from baloot_engine.rules.contract import ContractType
+from baloot_engine.rules.errors import INVALID_ROUND_FACTS, ErrorKind
 from baloot_engine.telemetry.logs import bind_call_fields, get_logger
 from baloot_engine.telemetry.metrics import Metrics
 
 SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["BalootEngineService"].full_name
-_SCORE_LIMIT: Final = 10_000
 _ALL_SEATS: Final = (0, 1, 2, 3)
 _log = get_logger("baloot_engine.api")
 JUDGED_ANSWER_STEP: Final = 0.1
@@ -143,8 +153,9 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         response: responses.ActionResponseT,
     ) -> responses.ActionResponseT | Awaitable[responses.ActionResponseT]:
         """As :meth:`_act` for a call that may be judged (a Sawa claim, a Qayd call): that one
-        is applied in the judge's process (``BotPool.judge``), and its response is awaitable."""
-        judge = self._bots.judge if self._bots.in_processes else None
+        is applied in the judge's process (:mod:`~baloot_engine.api.judging`), and its response is
+        awaitable."""
+        judge = judging.judge if self._bots.in_processes else None
         return _then(
             self._acted(request, action_of, None, judge),
             lambda acted: responses.respond(acted, response),
@@ -284,14 +295,30 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     def ScoreRound(self, request: pb.ScoreRoundRequest) -> pb.ScoreRoundResponse:
         """Score a finished round from its facts, with no match and no token."""
         facts, rules = inbound.facts_in(request)
+        scores = tuple(request.match_scores)
+        if scores:
+            target = rules.match_target
+            if len(scores) != 2 or max(scores) >= target:
+                # R44: a match that reached its target is over; no round follows.
+                raise request_invalid(
+                    f"match_scores needs one entry per team, each below the target {target}, "
+                    "or none"
+                )
+            if (
+                facts.contract is ContractType.SUN
+                and facts.multiplier == 2
+                and not rules.sun_double_allowed((scores[0], scores[1]), facts.buyer_team)
+            ):
+                raise RuleError(  # R15, as the doubling of a match refuses it
+                    INVALID_ROUND_FACTS,
+                    "a Sun cannot be doubled at these match scores (R15: the buying team "
+                    "above 100, the defenders below)",
+                    kind=ErrorKind.MALFORMED,
+                )
         score = score_round(facts, rules)
         response = pb.ScoreRoundResponse(score=outbound.round_score_out(score, 0, None))
         response.score.contract.trump = request.trump
-        if request.match_scores:
-            if len(request.match_scores) != 2 or max(request.match_scores) >= _SCORE_LIMIT:
-                raise request_invalid(
-                    f"match_scores needs one entry per team, each below {_SCORE_LIMIT}, or none"
-                )
+        if scores:
             response.match.CopyFrom(outbound.match_after_out(request.match_scores, score, rules))
         return response
 

@@ -1,13 +1,12 @@
-"""The process pools the searching bots (STRONG, EXPERT) decide in, and the judged calls'
-searches run in.
+"""The process pools of a server: the one the searching bots (STRONG, EXPERT) decide in, and
+any other a layer above names (:func:`spawned_pool`; the judge's of ``api/judging.py``).
 
 A STRONG or EXPERT decision is a long computation: in the pool's processes it never holds a
 server's event loop (nor its process's GIL) while other calls wait. :class:`BotPool` is the
 small interface a server uses: :meth:`BotPool.decide` awaits one decision, at most
 ``BOT_QUEUE`` of one pool's at once; the other levels decide inline in well under a
-millisecond. :meth:`BotPool.judge` applies a Sawa claim or a Qayd call, whose check searches
-the hidden hands, in a pool of its own: the search's length then shows in no other call's
-time (docs/security.md, *Time*), and a claim never waits behind a bot's 500 ms.
+millisecond. A pool one of whose processes died is replaced on its next use
+(:func:`run_in_pool`).
 """
 
 from __future__ import annotations
@@ -26,16 +25,11 @@ from typing import Final, TypeVar
 from baloot_engine.bots import suggest
 from baloot_engine.bots.expert import DEFAULT_EXPERT_BUDGET, with_seconds
 from baloot_engine.bots.policies import Level
-from baloot_engine.rules import game
-from baloot_engine.rules.actions import Action, Event
-from baloot_engine.rules.state import State
+from baloot_engine.rules.actions import Action
 
 BOT_PROCESSES: Final = 1
 """Processes of the pool the STRONG and EXPERT bots decide in, shared by the servers of a
 process (one: each server process, or worker, adds one process, not one per core)."""
-JUDGE_PROCESSES: Final = 1
-"""Processes of the pool the judged calls' searches run in (a Sawa claim's check, a Qayd
-call's judgement: 99 ms at most, a median of 0.14 ms), shared by the servers of a process."""
 BOT_QUEUE: Final = 8
 """STRONG and EXPERT decisions one :class:`BotPool` lets into the pool at once; the next wait."""
 POOLED: Final = (Level.STRONG, Level.EXPERT)
@@ -63,7 +57,7 @@ def die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
-def _spawned(name: str, processes: int) -> ProcessPoolExecutor:
+def spawned_pool(name: str, processes: int) -> ProcessPoolExecutor:
     """The process pool ``name``, started on first use (spawned, not forked: a fork of a
     process running grpc is unsafe). Its processes end with this one."""
     with _pool_lock:
@@ -80,12 +74,7 @@ def _spawned(name: str, processes: int) -> ProcessPoolExecutor:
 
 def bot_pool() -> ProcessPoolExecutor:
     """The process pool of the STRONG and EXPERT bots (and the exact solver's calls)."""
-    return _spawned("bots", BOT_PROCESSES)
-
-
-def judge_pool() -> ProcessPoolExecutor:
-    """The process pool of the judged calls (:meth:`BotPool.judge`)."""
-    return _spawned("judge", JUDGE_PROCESSES)
+    return spawned_pool("bots", BOT_PROCESSES)
 
 
 def _discard(pool: ProcessPoolExecutor) -> None:
@@ -98,7 +87,7 @@ def _discard(pool: ProcessPoolExecutor) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
 
 
-async def _in_pool(
+async def run_in_pool(
     pool_of: Callable[[], ProcessPoolExecutor], function: Callable[..., _Result], *args: object
 ) -> _Result:
     """``function(*args)`` in the pool ``pool_of`` gives. A pool one of whose processes died
@@ -127,11 +116,10 @@ def shutdown() -> None:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def prestart() -> None:
-    """Start the pools' processes now (they import the engine in about a second), so the
-    first searching decision or judged call of a server does not wait for them."""
-    bot_pool().submit(_ready)
-    judge_pool().submit(_ready)
+def prestart(pool_of: Callable[[], ProcessPoolExecutor] | None = None) -> None:
+    """Start a pool's processes now (the bots' by default; they import the engine in about a
+    second), so the first call that needs one does not wait for them."""
+    (pool_of or bot_pool)().submit(_ready)
 
 
 class BotPool:
@@ -156,7 +144,9 @@ class BotPool:
         if self._slots is None:
             self._slots = asyncio.Semaphore(BOT_QUEUE)
         async with self._slots:
-            action: Action = await _in_pool(bot_pool, self.decide_inline, state, seat, level, seed)
+            action: Action = await run_in_pool(
+                bot_pool, self.decide_inline, state, seat, level, seed
+            )
         return action
 
     async def run(self, function: Callable[[_Job], _Result], job: _Job) -> _Result:
@@ -167,28 +157,18 @@ class BotPool:
         if self._slots is None:
             self._slots = asyncio.Semaphore(BOT_QUEUE)
         async with self._slots:
-            return await _in_pool(bot_pool, function, job)
-
-    async def judge(
-        self, state: State, seat: int, action: Action
-    ) -> tuple[State, tuple[Event, ...]]:
-        """Apply a judged call (a Sawa claim, a Qayd call: :func:`~baloot_engine.rules.game.apply`)
-        in the judge's pool, whose one process runs nothing else; inline when the pools are
-        off."""
-        if not self.in_processes:
-            return game.apply(state, seat, action)
-        return await _in_pool(judge_pool, game.apply, state, seat, action)
+            return await run_in_pool(bot_pool, function, job)
 
 
 __all__ = [
     "BOT_PROCESSES",
     "BOT_QUEUE",
-    "JUDGE_PROCESSES",
     "POOLED",
     "BotPool",
     "bot_pool",
     "die_with_parent",
-    "judge_pool",
     "prestart",
+    "run_in_pool",
     "shutdown",
+    "spawned_pool",
 ]

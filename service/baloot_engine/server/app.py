@@ -36,6 +36,7 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 from baloot.v1 import engine_service_pb2_grpc
 from baloot_engine import __version__
 from baloot_engine.api import analysis
+from baloot_engine.api.judging import prestart_judge
 from baloot_engine.api.ledger import LedgerClientMissingError, MatchLedger, redact_url
 from baloot_engine.api.sealing import KeyRing, StateKeyError, load_or_create_key_file
 from baloot_engine.api.servicer import SERVICE_NAME, BalootEngineServicer
@@ -405,6 +406,7 @@ async def serve(
         # analysis) start now, not on the first such call, which would otherwise wait a
         # second or more for a process to spawn and import the engine.
         bot_pool_prestart()
+        prestart_judge()
         analysis.worker()
         install_memory_dump(loop, inventory(app.keys))
         # What start-up made lives as long as the process: the garbage collector's full
