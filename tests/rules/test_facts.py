@@ -115,6 +115,11 @@ def test_from_tricks_refuses_impossible_tricks(
 BAD_FACTS = {
     # Seven Sun tricks hold 28 cards, at least 76 abnat; one trick at most 44 + 10.
     "abnat that the tricks cannot hold": facts(SUN, (0, 130), tricks=(7, 1)),
+    # Within the bounds, yet no four Sun cards are worth 38 or 39 (with the last 10: 48, 49),
+    # and no eight Hokm cards 95 (105 with the 10).
+    "a Sun trick worth 39 abnat": facts(SUN, (49, 81), tricks=(1, 7)),
+    "a Sun trick worth 38 abnat": facts(SUN, (48, 82), tricks=(1, 7)),
+    "two Hokm tricks worth 95 abnat": facts(HOKM, (105, 57), tricks=(2, 6)),
     "a Gahwa that did not follow Four": facts(HOKM, (81, 81), multiplier=2, gahwa=True),
     "two Four Hundreds": facts(
         SUN,
@@ -189,6 +194,9 @@ BAD_FACTS = {
 # What each refusal says: the message names the problem.
 REFUSAL_MESSAGES = {
     "abnat that the tricks cannot hold": "cannot come from 7 and 1 tricks",
+    "a Sun trick worth 39 abnat": "cannot come from 1 and 7 tricks",
+    "a Sun trick worth 38 abnat": "cannot come from 1 and 7 tricks",
+    "two Hokm tricks worth 95 abnat": "cannot come from 2 and 6 tricks",
     "a Gahwa that did not follow Four": "follows Four",
     "two Four Hundreds": "at most one Four Hundred",
     "abnat do not sum to 162": "sum to 162 in Hokm",

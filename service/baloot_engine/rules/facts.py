@@ -328,21 +328,30 @@ def _validate_shape(facts: RoundFacts) -> bool:
     return sun
 
 
-_CARD_VALUES = {True: SORTED_SUN_POINTS, False: SORTED_HOKM_POINTS}
+def _sums_by_count(values: Sequence[int]) -> tuple[frozenset[int], ...]:
+    """For each n, every total the values of n distinct cards of the deck can make."""
+    sums: list[set[int]] = [{0}] + [set() for _ in values]
+    for value in values:
+        for n in range(len(values), 0, -1):
+            sums[n] |= {total + value for total in sums[n - 1]}
+    return tuple(frozenset(found) for found in sums)
+
+
+_CARD_SUMS: Final = {
+    True: _sums_by_count(SORTED_SUN_POINTS),
+    False: _sums_by_count(SORTED_HOKM_POINTS),
+}
+"""The totals 4k cards can make, by k (R32): in Hokm the same whatever the trump suit."""
 
 
 def _validate_abnat_per_trick(abnat: tuple[int, int], tricks: tuple[int, int], sun: bool) -> None:
-    """A team with k tricks holds 4k cards: its abnat lie between the 4k lowest and highest.
-
-    One of the teams with a trick also has the 10 of the last trick.
-    """
-    values = _CARD_VALUES[sun]
+    """A team with k tricks holds 4k cards: its abnat are a total 4k cards of the deck can make
+    (no four Sun cards are worth 38, say). One of the teams with a trick also has the 10 of the
+    last trick."""
+    sums = _CARD_SUMS[sun]
 
     def fits(team: int, bonus: int) -> bool:
-        cards = 4 * tricks[team]
-        low = sum(values[:cards])
-        high = sum(values[len(values) - cards :]) if cards else 0
-        return low <= abnat[team] - bonus <= high
+        return abnat[team] - bonus in sums[4 * tricks[team]]
 
     for last in (0, 1):
         if tricks[last] and fits(last, LAST_TRICK_BONUS) and fits(1 - last, 0):
