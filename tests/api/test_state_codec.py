@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from baloot.internal.v1.match_state_pb2 import MatchState
 from baloot_engine.api.state_codec import (
+    QAYD_CATEGORIES,
     StateInvalidError,
     decode,
     decode_contract,
@@ -21,10 +22,13 @@ from baloot_engine.api.state_codec import (
     encode_contract,
     encode_rules,
 )
+from baloot_engine.rules.actions import Deal, Play
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
+from baloot_engine.rules.game import apply, close_review, new_match
+from baloot_engine.rules.qayd import QaydCategory
 from baloot_engine.rules.ruleset import FEDERATION, KAMMELNA, SEEDS, RuleSet
-from baloot_engine.rules.state import Phase
-from tests.rules.strategies import play_match
+from baloot_engine.rules.state import Phase, State, Violation
+from tests.rules.strategies import choose, play_match, random_deck
 
 SEED = bytes(range(16))
 VARIANTS = [
@@ -128,3 +132,61 @@ def test_a_changed_field_that_breaks_the_rules_is_refused() -> None:
     assert any("holds" in p for p in refused.value.problems)
     with pytest.raises(StateInvalidError):
         decode(encode(playing, secrets.token_bytes(15), 3))
+
+
+def _table_play_states(rng: random.Random, rules: RuleSet, matches: int) -> list[State]:
+    """The states of random table-play matches whose seats now and then play any card they
+    hold (a breach), a review closed at each round's end."""
+    states = []
+    for _ in range(matches):
+        state = new_match(rules, rng.randrange(4))
+        while state.phase is not Phase.MATCH_OVER:
+            if state.phase is Phase.ROUND_REVIEW:
+                state, _ = close_review(state)
+            elif state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
+                state, _ = apply(state, state.dealer, Deal(random_deck(rng)))
+            elif state.phase is Phase.PLAYING and rng.random() < 0.1:
+                seat = state.turn
+                cards = [c for c in range(32) if state.hands[seat] >> c & 1]
+                state, _ = apply(state, seat, Play(rng.choice(cards)))
+            else:
+                state, _ = apply(state, *choose(rng, state))
+            states.append(state)
+    return states
+
+
+def test_breaches_round_trip_and_a_forged_one_is_refused() -> None:
+    # Table play keeps each round's breaches in the token; a state that names a card the rules
+    # allowed as a breach (or a boss lead as a false Akka) would make a Qayd on it right, so it
+    # is refused, whether kept as breaches or in an earlier version's list of violations.
+    rules = KAMMELNA.replace(illegal_moves_allowed=True, akka_requires_declaration=True)
+    states = _table_play_states(random.Random(4), rules, 6)
+    with_breaches = [s for s in states if s.violations and s.phase is Phase.PLAYING]
+    assert with_breaches
+    for version, state in enumerate(states, start=len(states)):
+        assert decode(encode(state, SEED, version)).state == state
+    state = with_breaches[-1]
+    breached = {v.card for v in state.violations}
+    first = state.tricks[0] if state.tricks else None
+    assert first is not None
+    legal = next(c for c in first.cards if c not in breached and c != first.cards[0])
+    seat = (first.leader + first.cards.index(legal)) & 3
+    forged = Violation(seat, 1, legal, QaydCategory.REVOKE, 0)
+    for violations in ((*state.violations, forged),):
+        forged_state = state._replace(violations=violations)
+        message = MatchState.FromString(encode(forged_state, SEED, len(states)))
+        with pytest.raises(StateInvalidError, match="allowed"):
+            decode(message.SerializeToString())
+        message.violations = _breach_list(violations)
+        message.ClearField("breaches")
+        with pytest.raises(StateInvalidError, match="allowed"):
+            decode(message.SerializeToString())
+
+
+def _breach_list(violations: tuple[Violation, ...]) -> bytes:
+    """An earlier version's list of violations: seat, trick, card + 1, category, evidence."""
+    out = bytearray()
+    for v in violations:
+        out += bytes((v.seat, v.trick, v.card + 1, QAYD_CATEGORIES.index(v.rule)))
+        out += v.evidence.to_bytes(4, "little")
+    return bytes(out)

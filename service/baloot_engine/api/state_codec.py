@@ -59,7 +59,7 @@ from baloot_engine.rules.members import (
     ROUND_OVER,
     ROUND_REVIEW,
 )
-from baloot_engine.rules.play import broken_rule
+from baloot_engine.rules.play import allowed_cards, broken_rule, is_boss
 from baloot_engine.rules.projects import baloot_mask, projects_for_declaration
 from baloot_engine.rules.qayd import penalty_score
 from baloot_engine.rules.state import (
@@ -463,9 +463,13 @@ def _keeps_breaches(state: State) -> bool:
 
 
 def _encode_breaches(state: State) -> bytes:
+    return _breach_bytes(state.violations)
+
+
+def _breach_bytes(violations: tuple[Violation, ...]) -> bytes:
     illegal = akka = 0
     false_sawa = 0
-    for v in state.violations:
+    for v in violations:
         if v.rule is QaydCategory.FALSE_SAWA:
             false_sawa = 1
         elif v.rule is QaydCategory.FALSE_AKKA:
@@ -482,10 +486,17 @@ def _decode_breaches(
     trick: tuple[int, ...],
     full_hands: tuple[int, int, int, int],
     hands: tuple[int, int, int, int],
-    trump: int,
+    contract: Contract | None,
+    rules: RuleSet,
     sawa_seat: int,
 ) -> tuple[Violation, ...]:
-    """The violations :func:`_encode_breaches` kept, rebuilt in the order they happened."""
+    """The violations :func:`_encode_breaches` kept, rebuilt in the order they happened. Each
+    must be one: a card the rules allowed its player (whether or not its trick was led as an
+    Akka, which a completed trick does not keep), or an Akka on the boss of its suit, is no
+    breach, and a state that says so is refused."""
+    if contract is None:
+        raise StateInvalidError(["breaches are kept only in a round with a contract"])
+    trump = contract.trump
     if len(raw) != BREACHES_SIZE:
         raise StateInvalidError([f"breaches must be {BREACHES_SIZE} bytes"])
     illegal = int.from_bytes(raw[0:4], "little")
@@ -504,11 +515,21 @@ def _decode_breaches(
             for position, card in enumerate(cards):
                 seat = (first + position) & 3
                 if akka >> card & 1:
+                    if position or trump < 0 or is_boss(card, played):
+                        raise StateInvalidError(["a false Akka is a led card that is not the boss"])
                     evidence = HIGHER[0][card] & ~played
                     found.append(Violation(seat, number, card, QaydCategory.FALSE_AKKA, evidence))
                 elif illegal >> card & 1:
                     hand = full_hands[seat] & ~played_by[seat]
-                    rule, evidence = broken_rule(hand, cards[:position], trump, card)
+                    prefix = cards[:position]
+                    if all(
+                        allowed_cards(hand, prefix, first, seat, played, led_akka, contract, rules)
+                        >> card
+                        & 1
+                        for led_akka in (False, True)
+                    ):
+                        raise StateInvalidError(["a breach names a card the rules allowed"])
+                    rule, evidence = broken_rule(hand, prefix, trump, card)
                     found.append(Violation(seat, number, card, rule, evidence))
                 played_by[seat] |= 1 << card
             played |= _mask(cards)
@@ -853,10 +874,24 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
         if not rules.illegal_moves_allowed or full_hands == (0, 0, 0, 0):
             raise StateInvalidError(["only a round in table play keeps breaches"])
         violations = _decode_breaches(
-            m.breaches, tricks, m.leader, trick, full_hands, hands, trump, m.sawa_seat
+            m.breaches, tricks, m.leader, trick, full_hands, hands, contract, rules, m.sawa_seat
         )
     elif m.violations:
         violations = _decode_violations(m.violations)
+        if rules.illegal_moves_allowed and full_hands != (0, 0, 0, 0):
+            # A token of an earlier version: its list is rebuilt as the breaches are, and so
+            # checked (a breach on a legal card would make a Qayd on it right).
+            violations = _decode_breaches(
+                _breach_bytes(violations),
+                tricks,
+                m.leader,
+                trick,
+                full_hands,
+                hands,
+                contract,
+                rules,
+                m.sawa_seat,
+            )
     last_score = None
     last_qayd = _decode_verdict(m.last_qayd) if m.HasField("last_qayd") else None
     if m.HasField("last_round"):
