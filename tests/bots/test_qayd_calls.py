@@ -1,5 +1,5 @@
-"""Bots in table play (R45): they never play an illegal card, and BASIC and STRONG call Qayd
-as soon as what their seat may know proves a violation, and only then.
+"""Bots in table play (R45): they never play an illegal card, and BASIC, STRONG and EXPERT call
+Qayd as soon as what their seat may know proves a violation, and only then.
 
 The hands are layout L1 of the rules tests: Hokm hearts bought by seat 1, dealer 0; seat 1
 leads; team 1 is seats 1 and 3.
@@ -78,13 +78,23 @@ def test_a_revoke_is_called_once_the_revoker_plays_the_suit() -> None:
 
 
 def test_in_the_review_every_card_is_checked_against_the_known_hand() -> None:
-    # Seat 0 is void in spades, holds trumps and throws AD: not trumping, which nothing proves
-    # during the play (it never shows a spade) but the review does: all its cards are known.
+    # Seat 0 is void in spades, holds trumps and throws AD: not trumping. Once it plays a trump
+    # the breach is certain (it held that trump then), though not which duty it broke (a spade
+    # still hidden would make it a revoke): a call naming no rule. The review, where all its
+    # cards are known, names the rule.
     state = play(hokm(L1, TABLE), "AS", "QS", "QD", "AD")
+    trump_shown = False
     while state.phase is Phase.PLAYING:
-        assert proven_call(observe(state, 1)) is None
-        assert proven_call(observe(state, 3)) is None
-        state = lowest(state)
+        for seat in (1, 3):
+            call = proven_call(observe(state, seat))
+            assert call == (CallQayd(0, 1, card("AD")) if trump_shown else None)
+        if state.turn == 0:
+            before = state.hands[0]
+            state = lowest(state)
+            trump_shown |= ((before ^ state.hands[0]) & SUIT_MASKS[1]) != 0
+        else:
+            state = lowest(state)
+    assert trump_shown
     assert state.phase is Phase.ROUND_REVIEW
     expected = CallQayd(0, 1, card("AD"), QaydCategory.NO_TRUMP)
     for level in CALLERS:
@@ -132,6 +142,39 @@ def test_bot_calls_are_always_right_and_never_depend_on_the_recorded_violations(
                 assert len(judged) == 1
                 assert judged[0].correct, (call, state.violations)
     assert calls
+
+
+def test_the_least_hand_proves_breaches_the_patterns_do_not() -> None:
+    # A breach is certain once the least hand the accused can have held makes the card
+    # illegal: the taker kept the buy card's suit and threw another (known from the deal), a
+    # seat threw a plain card and later showed a trump.
+    # Such calls name no rule, and every one is judged right.
+    kinds = {"known from the deal": 0, "shown later": 0}
+    for index, base in enumerate(TABLE_PRESETS):
+        rules = table_rules(base)
+        for seed in range(4):
+            for state, _ in play_table_match(random.Random(100 * index + seed), rules):
+                if state.phase not in (Phase.PLAYING, Phase.ROUND_REVIEW):
+                    continue
+                for seat in range(4):
+                    call = proven_call(observe(state, seat))
+                    if call is None or call.category is not None:
+                        continue
+                    _, events = apply(state, seat, call)
+                    assert [e.qayd.correct for e in events if e.qayd is not None] == [True]
+                    later = [
+                        c
+                        for t in state.tricks[call.trick - 1 :]
+                        for i, c in enumerate(t.cards)
+                        if (t.leader + i) & 3 == call.accused and c != call.card
+                    ]
+                    later += [
+                        c
+                        for i, c in enumerate(state.trick)
+                        if (state.leader + i) & 3 == call.accused
+                    ]
+                    kinds["shown later" if later else "known from the deal"] += 1
+    assert all(kinds.values()), kinds
 
 
 def test_bots_play_only_legal_cards_in_table_play() -> None:

@@ -3,9 +3,9 @@
 :func:`suggest` is the entry point: it takes the seat's observation of a match state (what the
 seat may know, :func:`baloot_engine.rules.observation.observe`, the same definition the views
 encode) and lets the level's policy choose one of the seat's legal actions from that
-observation alone. In table play a BASIC, STRONG or EXPERT bot first calls Qayd when the
-public play proves a violation of the kinds :mod:`baloot_engine.bots.qayd` recognises (not every
-breach a seat could prove); bots never play an illegal card. Pure
+observation alone. In table play a BASIC, STRONG or EXPERT bot first calls Qayd when what its
+seat may know proves a violation (:mod:`baloot_engine.bots.qayd`); bots never play an illegal
+card. Pure
 Python like the rules core; the gRPC layer calls it for the ``SuggestAction`` RPC.
 """
 

@@ -11,7 +11,14 @@ proves the rule was broken, so a bot's call is never wrong:
   the bot holds it or it was played to the trick (R20);
 * once the eight tricks are over, every card of the accused is known: each card he played is
   checked against exactly the hand he held then (when the Akka calls of past tricks do not
-  matter, that is without ``akka_requires_declaration``).
+  matter, that is without ``akka_requires_declaration``);
+* otherwise, any card that the least the accused can have held then makes illegal: the card,
+  the cards he played after it, and the cards the seat knows he held from the deal and had not
+  yet played (the buy card with its taker, the cards of projects shown). A card illegal from a
+  hand is illegal from any hand holding it too (more cards only add duties), so the breach is
+  certain; it is checked with and without an Akka on the trick's lead (a completed trick does
+  not keep the call), and the call names no rule, since which duty the card broke can depend
+  on cards still hidden (a call that names none is right for any breach, R45).
 
 A false Sawa is not called: the claimer's unplayed cards stay hidden.
 """
@@ -51,6 +58,7 @@ def proven_call(obs: Observation) -> CallQayd | None:
             for card in cards:
                 played |= 1 << card
     complete = len(obs.tricks) == 8 and not obs.rules.akka_requires_declaration
+    dealt = _known_from_the_deal(obs)
     for index, (number, leader, before, card, seat, played_then) in enumerate(plays):
         if seat & 1 == obs.team:
             continue
@@ -58,20 +66,42 @@ def proven_call(obs: Observation) -> CallQayd | None:
         for other in plays[index + 1 :]:
             if other[4] == seat:
                 later |= 1 << other[3]
+        earlier = 0
+        for other in plays[:index]:
+            if other[4] == seat:
+                earlier |= 1 << other[3]
         if before:
             led = SUIT_MASKS[before[0] >> 3]
             if card >> 3 != before[0] >> 3 and later & led:
                 return CallQayd(seat, number, card, QaydCategory.REVOKE)
         elif contract.closed and card >> 3 == trump and later & ~SUIT_MASKS[trump]:
             return CallQayd(seat, number, card, QaydCategory.CLOSED_TRUMP_LEAD)
+        hand = later | 1 << card
+        rules = obs.rules
         if complete:
-            hand = later | 1 << card
-            rules = obs.rules
             legal = allowed_cards(hand, before, leader, seat, played_then, False, contract, rules)
             if not legal >> card & 1:
                 rule, _ = broken_rule(hand, before, trump, card)
                 return CallQayd(seat, number, card, rule)
+        least = hand | dealt[seat] & ~earlier
+        if not any(
+            allowed_cards(least, before, leader, seat, played_then, akka, contract, rules) >> card
+            & 1
+            for akka in (False, True)
+        ):
+            return CallQayd(seat, number, card)
     return _false_akka(obs)
+
+
+def _known_from_the_deal(obs: Observation) -> tuple[int, int, int, int]:
+    """The cards each seat is known to have been dealt: the buy card the taker took, the
+    cards of the projects shown."""
+    known = [0, 0, 0, 0]
+    if obs.taker >= 0 and obs.buy_card >= 0:
+        known[obs.taker] |= 1 << obs.buy_card
+    for declarer, project in obs.shown:
+        known[declarer] |= project.cards
+    return known[0], known[1], known[2], known[3]
 
 
 def _false_akka(obs: Observation) -> CallQayd | None:
