@@ -17,12 +17,13 @@ import grpc
 import pytest
 from baloot_client import EngineClient, IllegalActionError
 
-from baloot.v1 import rules_pb2, types_pb2
+from baloot.v1 import types_pb2
 from baloot_engine.api import servicer
 from baloot_engine.api.servicer import JUDGED_ANSWER_STEP
 
 from .conftest import expect_refusal
-from .test_servicer_qayd import TABLE, a_wrong_call, card, qayd_request, to_play
+from .test_judge_process import sawa_claim_at_the_first_lead
+from .test_servicer_qayd import a_wrong_call, card, qayd_request, to_play
 
 
 @pytest.mark.parametrize("spent", [0.0, 0.0004, 0.0371, 0.0999, 0.1, 0.1301, 0.25])
@@ -50,12 +51,7 @@ def test_an_answer_leaves_on_a_whole_step_whatever_the_search_took(
 
 
 def test_a_refused_sawa_claim_and_a_qayd_call_answer_on_the_step(client: EngineClient) -> None:
-    rules = rules_pb2.RuleSet()
-    rules.CopyFrom(TABLE)
-    rules.sawa = True
-    rules.illegal_moves_allowed = False
-    match = to_play(client, rules)
-    leader = match.views[0].turn
+    match, leader = sawa_claim_at_the_first_lead(client)
     began = time.monotonic()
     with pytest.raises(IllegalActionError, match="SAWA_INVALID"):
         match.play(leader, types_pb2.CardPlay(sawa=True))

@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import pytest
-from baloot_client import EngineClient, IllegalActionError
+from baloot_client import EngineClient, IllegalActionError, Match
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import rules_pb2, types_pb2
@@ -29,15 +29,21 @@ from baloot_engine.rules import game, sawa
 from .test_servicer_qayd import TABLE, card, to_play
 
 
-def _sawa_refused(client: EngineClient) -> None:
-    """A Sawa claim at the first lead, which the other hands refute (no table play)."""
+def sawa_claim_at_the_first_lead(client: EngineClient) -> tuple[Match, int]:
+    """A match whose leader, at the first lead, holds a Sawa claim the other hands refute
+    (Sawa on, no table play): the match and the leader."""
     rules = rules_pb2.RuleSet()
     rules.CopyFrom(TABLE)
     rules.sawa = True
     rules.illegal_moves_allowed = False
     match = to_play(client, rules)
+    return match, match.views[0].turn
+
+
+def _sawa_refused(client: EngineClient) -> None:
+    match, leader = sawa_claim_at_the_first_lead(client)
     with pytest.raises(IllegalActionError, match="SAWA_INVALID"):
-        match.play(match.views[0].turn, types_pb2.CardPlay(sawa=True))
+        match.play(leader, types_pb2.CardPlay(sawa=True))
 
 
 def _qayd_upheld(client: EngineClient) -> None:

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from baloot.internal.v1.match_state_pb2 import MatchState
 from baloot_engine.api.state_codec import (
-    QAYD_CATEGORIES,
     StateInvalidError,
+    _encode_violations,
     decode,
     decode_contract,
     decode_rules,
@@ -177,16 +177,7 @@ def test_breaches_round_trip_and_a_forged_one_is_refused() -> None:
         message = MatchState.FromString(encode(forged_state, SEED, len(states)))
         with pytest.raises(StateInvalidError, match="allowed"):
             decode(message.SerializeToString())
-        message.violations = _breach_list(violations)
+        message.violations = _encode_violations(violations)  # an earlier version's list
         message.ClearField("breaches")
         with pytest.raises(StateInvalidError, match="allowed"):
             decode(message.SerializeToString())
-
-
-def _breach_list(violations: tuple[Violation, ...]) -> bytes:
-    """An earlier version's list of violations: seat, trick, card + 1, category, evidence."""
-    out = bytearray()
-    for v in violations:
-        out += bytes((v.seat, v.trick, v.card + 1, QAYD_CATEGORIES.index(v.rule)))
-        out += v.evidence.to_bytes(4, "little")
-    return bytes(out)
