@@ -124,3 +124,19 @@ def test_a_bot_process_that_died_is_replaced(client: EngineClient) -> None:
     after = client.stub.SuggestAction(request)
     assert after.action == before.action  # seeded: the same decision, from a new process
     assert pool.bot_pool() is not dead
+
+
+def test_the_last_step_does_not_wait_for_the_jobs_of_ended_calls() -> None:
+    # A server stops its pools once its grace period is over: the calls are gone, so a job
+    # still running (an EXPERT decision of 5 s, say) or queued is not waited for; waiting held
+    # the process past the orchestrator's termination period.
+    bots = pool.bot_pool()
+    jobs = [bots.submit(time.sleep, 30) for _ in range(3)]
+    processes = list(bots._processes.values())  # the test checks they end
+    time.sleep(0.5)  # the first job is running
+    began = time.monotonic()
+    pool.shutdown()
+    assert time.monotonic() - began < 2 * pool._STOP_SECONDS
+    assert not any(process.is_alive() for process in processes)
+    assert all(job.done() for job in jobs)
+    assert pool.bot_pool() is not bots  # the next use starts another

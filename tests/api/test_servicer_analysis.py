@@ -151,7 +151,10 @@ def test_a_worker_that_dies_fails_its_call_and_is_replaced(
     os.kill(pid, signal.SIGKILL)
     with pytest.raises(grpc.RpcError) as error:
         list(stream)
-    assert error.value.code() in (grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL)
+    # Nothing was done and the next call works: a retryable refusal with its reason, not an
+    # internal error.
+    refused = read_refusal(error.value)
+    assert (refused.code, refused.reason) == (grpc.StatusCode.UNAVAILABLE, "WORKER_STOPPED")
     again = list(stub.AnalyzeRecord(request(rounds=[0], seats=[1]), timeout=60))
     assert again[-1].WhichOneof("report") == "match"
     assert all(w.pid != pid for w in analysis._workers.values() if w.alive)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pickle
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import grpc
@@ -18,7 +19,7 @@ from baloot_engine.rules import errors
 from baloot_engine.rules.errors import ErrorKind, RuleError
 from tests.server.conftest import InProcessServer, make_settings
 
-from .conftest import refusal
+from .conftest import expect_refusal, refusal
 
 
 def _across_processes(value: Any) -> Any:
@@ -173,3 +174,33 @@ def test_a_rule_error_survives_pickling_whole() -> None:
     copy = _across_processes(error)
     assert (copy.reason, copy.message, copy.kind) == (error.reason, error.message, error.kind)
     assert (copy.allowed, copy.details) == (error.allowed, error.details)
+
+
+class BrokenPool:
+    """A pool whose process dies under every job, as a decision that kills it each time."""
+
+    def submit(self, _fn: Callable[..., Any], /, *_args: Any, **_kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        future.set_exception(BrokenProcessPool("a process in the pool died"))
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        pass
+
+
+def test_a_pool_that_breaks_again_refuses_with_worker_stopped(
+    stub: pb_grpc.BalootEngineServiceStub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The pool is replaced and the job tried once more; when that process dies too, the caller
+    # gets a retryable refusal with its reason, not an internal error.
+    monkeypatch.setattr(bot_pool_module, "bot_pool", BrokenPool)
+    created, state, turn = _dealt(stub)
+    request = pb.SuggestActionRequest(
+        state=state,
+        match_id=created.match_id,
+        credential=created.host_credential,
+        seat=turn,
+        level=pb.BOT_LEVEL_STRONG,
+        seed=3,
+    )
+    expect_refusal(stub.SuggestAction, request, grpc.StatusCode.UNAVAILABLE, "WORKER_STOPPED")

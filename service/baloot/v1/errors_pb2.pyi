@@ -248,6 +248,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     before play (MatchRecord.deal_commitment), or the disclosed key does not open the
     commitment (docs/fair-deals.md); its round_index is the hand's (0 for the key).
     """
+    ERROR_REASON_WORKER_STOPPED: _ErrorReason.ValueType  # 75
+    """UNAVAILABLE: a process of the server that was computing the answer (the analysis worker, or
+    the process of a bot's decision, a solve or a judged Sawa claim or Qayd call) stopped before
+    it answered, killed or out of memory. Nothing was done; the next call starts another: send
+    the same request again.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every reason a request can be refused for, as carried in `google.rpc.ErrorInfo.reason`."""
@@ -414,5 +420,11 @@ ERROR_REASON_DEAL_NOT_COMMITTED: ErrorReason.ValueType  # 74
 """A record divergence (VerifyRecord): a hand's deck is not the one the match committed to
 before play (MatchRecord.deal_commitment), or the disclosed key does not open the
 commitment (docs/fair-deals.md); its round_index is the hand's (0 for the key).
+"""
+ERROR_REASON_WORKER_STOPPED: ErrorReason.ValueType  # 75
+"""UNAVAILABLE: a process of the server that was computing the answer (the analysis worker, or
+the process of a bot's decision, a solve or a judged Sawa claim or Qayd call) stopped before
+it answered, killed or out of memory. Nothing was done; the next call starts another: send
+the same request again.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -39,6 +39,7 @@ from baloot_engine.analysis import (
     explain,
 )
 from baloot_engine.api import inbound, outbound, records
+from baloot_engine.api.refusals import worker_stopped
 from baloot_engine.api.status import RECORD_DIVERGES, ApiError
 from baloot_engine.bots.pool import die_with_parent
 from baloot_engine.rules import Deal, EventKind, RuleError, State
@@ -280,6 +281,7 @@ _END: Final = "end"
 _STOPPED: Final = "stopped"
 _FAILED: Final = "failed"
 _REFUSED: Final = "refused"
+_LOST: Final = "lost"  # the worker process stopped (killed, out of memory) before the end
 
 
 def verified(
@@ -425,7 +427,7 @@ class Worker:
     def _lost(self) -> None:
         self.alive = False
         for queue in self._queues.values():
-            queue.put_nowait((_FAILED, "the analysis worker process stopped"))
+            queue.put_nowait((_LOST, "the analysis worker process stopped"))
         self._queues.clear()
         self._idle.set()
 
@@ -442,7 +444,7 @@ class Worker:
         async with self._lock:
             await self._idle.wait()
             if not self.alive:
-                yield (_FAILED, "the analysis worker process stopped")
+                yield (_LOST, "the analysis worker process stopped")
                 return
             self._idle.clear()
             self._cancel.clear()
@@ -529,6 +531,8 @@ async def worker_stream(
         elif kind == _REFUSED:
             code, reason, message, metadata = payload
             await abort(context, ApiError(grpc.StatusCode[code], reason, message, metadata))
+        elif kind == _LOST:
+            await abort(context, worker_stopped(f"{what} was not finished: {payload}"))
         elif kind == _FAILED:
             raise RuntimeError(f"{what} failed: {payload}")
 

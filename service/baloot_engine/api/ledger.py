@@ -52,6 +52,9 @@ from urllib.parse import urlsplit, urlunsplit
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
+LEDGER_DEADLINE_FACTOR: Final = 2
+"""A ledger call (its connection, its reply and one retry) is bounded at this many times
+``BALOOT_LEDGER_TIMEOUT_SECONDS``."""
 KEY_PREFIX: Final = "baloot:match:"
 DIGEST_SIZE: Final = 16
 SCHEMES: Final = ("redis", "rediss", "unix")
@@ -227,8 +230,10 @@ class MatchLedger:
         self._ttl = ttl_seconds
         # Every call is bounded: a connection attempt and each reply by ``timeout_seconds``,
         # with one immediate retry on a lost connection (safe: the script is idempotent), and
-        # the whole call by three times the timeout.
-        self._deadline = 3 * timeout_seconds
+        # the whole call by twice the timeout (LEDGER_DEADLINE_FACTOR): 2 s by default, so that
+        # the refusal of a call whose ledger hangs reaches the client before the gateway's 3 s
+        # per try gives up on it (deploy/envoy/envoy.yaml).
+        self._deadline = LEDGER_DEADLINE_FACTOR * timeout_seconds
         self._redis: Redis = Redis.from_url(
             url,
             socket_timeout=timeout_seconds,

@@ -200,6 +200,10 @@ CATALOGUE: Final[Mapping[str, tuple[str, str]]] = {
         "A deck of the record is not the one the match committed to before play.",
         "فيه ورق موزّع في السجل غير اللي التزمت فيه الصكة قبل اللعب.",
     ),
+    "WORKER_STOPPED": (
+        "The server's worker stopped before it answered; nothing was done, send it again.",
+        "عامل الخادم وقف قبل لا يرد؛ ما صار شي، أرسل الطلب مرة ثانية.",
+    ),
 }
 
 # The facts of ErrorInfo.metadata a localized message repeats: key -> (English, Arabic).

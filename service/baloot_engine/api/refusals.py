@@ -22,6 +22,7 @@ PRESET_DECK_DISABLED: Final = "PRESET_DECK_DISABLED"
 REQUEST_INVALID: Final = "REQUEST_INVALID"
 OVERLOADED: Final = "OVERLOADED"
 LEDGER_UNAVAILABLE: Final = "LEDGER_UNAVAILABLE"
+WORKER_STOPPED: Final = "WORKER_STOPPED"
 MATCH_UNKNOWN: Final = "MATCH_UNKNOWN"
 RECORD_TOO_LARGE: Final = "RECORD_TOO_LARGE"
 RECORD_DIVERGES: Final = "RECORD_DIVERGES"
@@ -95,6 +96,16 @@ def state_invalid(why: str) -> ApiError:
 def request_invalid(why: str) -> ApiError:
     """A malformed request no other reason covers."""
     return ApiError(Code.INVALID_ARGUMENT, REQUEST_INVALID, why)
+
+
+def worker_stopped(message: str) -> ApiError:
+    """UNAVAILABLE, WORKER_STOPPED: the process computing the answer stopped; nothing was done,
+    and the same request may be sent again."""
+    return ApiError(
+        Code.UNAVAILABLE,
+        WORKER_STOPPED,
+        f"{message}; nothing was done: send the same request again",
+    )
 
 
 def overloaded(why: str) -> ApiError:

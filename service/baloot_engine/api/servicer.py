@@ -17,6 +17,7 @@ import math
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Final, NoReturn, TypeVar
 
 import grpc
@@ -41,6 +42,7 @@ from baloot_engine.api.refusals import (
     ApiError,
     credential_invalid,
     request_invalid,
+    worker_stopped,
 )
 from baloot_engine.api.sealing import KeyRing
 from baloot_engine.api.views import add_views, build_view, last_round_out
@@ -105,6 +107,9 @@ def _rpc(body: _Body[_Request, _Response]) -> _Handler[_Request, _Response]:
                     await _to_the_step(began)
         except (ApiError, RuleError) as error:
             await _abort(context, error)
+        except BrokenProcessPool:  # a pool's process died twice in a row (run_in_pool)
+            _log.warning("a worker process stopped", method=body.__name__)
+            await _abort(context, worker_stopped("the process computing the answer stopped"))
         except Exception:  # noqa: BLE001 - the last line of defence of every RPC
             # A defect, never the caller's input: log it whole, answer without internals.
             _log.exception("unexpected error", method=body.__name__)

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
 
 from baloot_engine.bots import suggest
 from baloot_engine.bots.expert import DEFAULT_EXPERT_BUDGET, with_seconds
@@ -107,13 +107,32 @@ def _ready() -> bool:
     return True
 
 
+_STOP_SECONDS: Final = 2.0
+
+
 def shutdown() -> None:
-    """Stop the pools' processes and free what the pools hold (a server's last step)."""
+    """Stop the pools' processes and free what the pools hold (a server's last step, once its
+    grace period is over). The calls the jobs were for have ended, so no job is waited for: a
+    job running or already handed to a process (several EXPERT decisions of 5 s each, say)
+    would hold the process past the orchestrator's termination period. The processes are
+    terminated, and killed if they have not ended within ``_STOP_SECONDS``."""
     with _pool_lock:
         pools = list(_pools.values())
         _pools.clear()
+    processes: list[Any] = []
     for pool in pools:
-        pool.shutdown(wait=True, cancel_futures=True)
+        # ProcessPoolExecutor has no public way to end a running job; it keeps its processes here.
+        running = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in running:
+            process.terminate()
+        processes += running
+    deadline = time.monotonic() + _STOP_SECONDS
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+        if process.is_alive():
+            process.kill()
+            process.join(1.0)
 
 
 def prestart(pool_of: Callable[[], ProcessPoolExecutor] | None = None) -> None:
