@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import time
@@ -168,3 +169,18 @@ def test_the_same_request_streams_the_same_bytes(stub: pb_grpc.BalootEngineServi
     once = run(11)
     assert run(11) == once
     assert run(12) != once
+
+
+def test_an_idle_worker_stops_when_told_not_killed() -> None:
+    # Closing the pipe alone did not reach the worker while this process's reader thread was
+    # blocked on it: every stop of a server waited 2 s and killed it.
+    loop = asyncio.new_event_loop()
+    try:
+        worker = analysis.Worker(loop)
+        time.sleep(1.0)  # started and waiting for a job
+        began = time.monotonic()
+        worker.close()
+        assert worker._process.exitcode == 0  # ended by itself, not killed (-9)
+        assert time.monotonic() - began < 1.5
+    finally:
+        loop.close()

@@ -354,14 +354,17 @@ def send_all(messages: Iterator[Message], send: Callable[[tuple[str, Any]], None
 def _serve(
     connection: Connection, cancel: EventType, parent: int
 ) -> None:  # pragma: no cover - a process
-    """The worker's loop: one job at a time from the pipe, until the pipe closes (or the
-    server process ends); every message it sends names its job."""
+    """The worker's loop: one job at a time from the pipe, until it is told to stop, the pipe
+    closes or the server process ends; every message it sends names its job."""
     die_with_parent(parent)
     while True:
         try:
-            job_id, job = connection.recv()
+            message = connection.recv()
         except EOFError:
             return
+        if message is None:  # Worker.close: the server is stopping
+            return
+        job_id, job = message
 
         def send(message: tuple[str, Any], job_id: int = job_id) -> None:
             connection.send((job_id, *message))
@@ -466,7 +469,10 @@ class Worker:
                 self._cancel.set()
 
     def close(self) -> None:
-        """End the worker process."""
+        """End the worker process: told to stop (closing the pipe alone does not reach it
+        while this process's reader is blocked on it), then killed if it has not ended in 2 s."""
+        with contextlib.suppress(OSError, ValueError):
+            self._connection.send(None)
         self._connection.close()
         self._process.join(timeout=2)
         if self._process.is_alive():
