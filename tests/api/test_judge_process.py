@@ -12,9 +12,11 @@ is then replaced on its next use rather than refusing every later decision or ju
 from __future__ import annotations
 
 import os
+import pickle
+import random
 import signal
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, wait
 from typing import Any
 
 import pytest
@@ -23,8 +25,16 @@ from baloot_client import EngineClient, IllegalActionError, Match
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import rules_pb2, types_pb2
 from baloot_engine.api import judging
+from baloot_engine.api.matches import _as_before
+from baloot_engine.api.state_codec import decode, encode
 from baloot_engine.bots import pool
 from baloot_engine.rules import game, sawa
+from baloot_engine.rules.actions import ClaimSawa, Deal
+from baloot_engine.rules.game import apply, close_review, new_match
+from baloot_engine.rules.ruleset import SEEDS
+from baloot_engine.rules.sawa import sawa_possible
+from baloot_engine.rules.state import Phase, State
+from tests.rules.strategies import choose, random_deck
 
 from .test_servicer_qayd import TABLE, card, to_play
 
@@ -130,13 +140,54 @@ def test_the_last_step_does_not_wait_for_the_jobs_of_ended_calls() -> None:
     # A server stops its pools once its grace period is over: the calls are gone, so a job
     # still running (an EXPERT decision of 5 s, say) or queued is not waited for; waiting held
     # the process past the orchestrator's termination period.
-    bots = pool.bot_pool()
-    jobs = [bots.submit(time.sleep, 30) for _ in range(3)]
-    processes = list(bots._processes.values())  # the test checks they end
+    busy = pool.spawned_pool("busy", 1)
+    jobs = [busy.submit(time.sleep, 30) for _ in range(3)]
+    processes = list(busy._processes.values())  # the test checks they end
     time.sleep(0.5)  # the first job is running
     began = time.monotonic()
     pool.shutdown()
     assert time.monotonic() - began < 2 * pool._STOP_SECONDS
     assert not any(process.is_alive() for process in processes)
+    wait(jobs, timeout=5)  # the executor's own thread fails them once it sees the process end
     assert all(job.done() for job in jobs)
-    assert pool.bot_pool() is not bots  # the next use starts another
+    assert pool.spawned_pool("busy", 1) is not busy  # the next use starts another
+
+
+def test_a_judged_state_seals_to_the_bytes_of_the_same_call_applied_here() -> None:
+    # The state comes back from the judge's process pickled, every field a new object; the
+    # token encoder keeps unchanged fields in place by identity. Given back the fields that did
+    # not change, the plaintext is byte for byte the inline one (the ledger keys on it).
+    rules = SEEDS.replace(illegal_moves_allowed=True, sawa=True)
+    rng = random.Random(3)
+    compared = 0
+    seed = bytes(16)
+    while compared < 40:
+        state = new_match(rules, 0)
+        for _ in range(2):  # the claims of the second round: the state holds the first's score
+            if state.phase is Phase.ROUND_REVIEW:
+                state, _ = close_review(state)
+            if state.phase is Phase.MATCH_OVER:
+                break
+            state, _ = apply(state, state.dealer, Deal(random_deck(rng)))
+            state, checked = _claims_seal_alike(state, rng, seed)
+            compared += checked
+
+
+def _claims_seal_alike(state: State, rng: random.Random, seed: bytes) -> tuple[State, int]:
+    """Play the round of ``state`` at random, checking every accepted Sawa claim of a second
+    round on the way; the state at its end and the number checked."""
+    compared = 0
+    while state.phase in (Phase.BIDDING, Phase.DOUBLING, Phase.PLAYING):
+        if (
+            state.phase is Phase.PLAYING
+            and state.hand_number > 1
+            and sawa_possible(state, state.turn)
+        ):
+            before = decode(encode(state, seed, 1000))
+            after, _ = apply(before.state, state.turn, ClaimSawa())  # table play: accepted
+            inline = encode(after, before.seed, 1001, before)
+            judged = pickle.loads(pickle.dumps(after))  # noqa: S301 - our own bytes
+            assert encode(_as_before(before.state, judged), before.seed, 1001, before) == inline
+            compared += 1
+        state, _ = apply(state, *choose(rng, state))
+    return state, compared

@@ -391,10 +391,16 @@ def test_a_sun_with_a_trump_is_refused_by_its_totals(
 def test_match_scores_out_of_range_are_refused(stub: pb_grpc.BalootEngineServiceStub) -> None:
     request = sun(98, tricks=(5, 3), match_scores=[2**32 - 1, 2**32 - 1])
     assert refusal(stub.ScoreRound, request).code == INVALID_ARGUMENT
-    # R44: a team at the target has won; no round follows it.
-    for scores in ([152, 0], [9000, 9000]):
+    # R44: a team at the target has won; no round follows it. Both at it with equal totals
+    # play another round (unless the buyers win those).
+    for scores in ([152, 0], [160, 158], [9000, 100]):
         request = sun(98, tricks=(5, 3), match_scores=scores)
         expect_refusal(stub.ScoreRound, request, INVALID_ARGUMENT, "REQUEST_INVALID")
+    tied = stub.ScoreRound(sun(98, tricks=(5, 3), match_scores=[160, 160])).match
+    assert (list(tied.points), tied.winner_team) == ([180, 166], 0)
+    buyers = rules_pb2.RuleSet(both_cross_rule=rules_pb2.BOTH_CROSS_RULE_BUYER_TEAM)
+    request = sun(98, tricks=(5, 3), match_scores=[160, 160], rules=buyers)
+    expect_refusal(stub.ScoreRound, request, INVALID_ARGUMENT, "REQUEST_INVALID")
     request = sun(
         98, tricks=(5, 3), match_scores=[100, 0], rules=rules_pb2.RuleSet(match_target=101)
     )

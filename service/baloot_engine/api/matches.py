@@ -121,6 +121,17 @@ hidden hands: the servicer then holds the whole answer to its time step
 (``servicer.JUDGED_ANSWER_STEP``)."""
 
 
+def _as_before(before: State, after: State) -> State:
+    """``after`` (come back from another process, every field a new object) with each field
+    equal to ``before``'s as ``before``'s own object: the token encoder keeps an unchanged
+    field's bytes in place by identity, so the token is then byte for byte the one the same
+    call applied in this process gives (the ledger keys a state on its bytes)."""
+    return State._make(
+        mine if mine is theirs or mine == theirs else theirs
+        for mine, theirs in zip(before, after, strict=True)
+    )
+
+
 class Opened:
     """A request's match, opened: who is calling and the state they sent."""
 
@@ -338,7 +349,7 @@ class Matches:
         except RuleError as error:
             self.metrics.action_rejected(error.reason)
             raise
-        return self._acted(opened, action, new_state, events)
+        return self._acted(opened, action, _as_before(opened.state, new_state), events)
 
     def close_review(self, opened: Opened, expected_version: int | None) -> Acted:
         """The host closes the review of a round under table play."""

@@ -54,6 +54,7 @@ from baloot_engine.rules.errors import INVALID_ROUND_FACTS, ErrorKind
 from baloot_engine.telemetry.logs import bind_call_fields, get_logger
 from baloot_engine.telemetry.metrics import Metrics
 
+_SCORE_LIMIT: Final = 10_000  # far above any match: both teams over the target, tied
 SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["BalootEngineService"].full_name
 _ALL_SEATS: Final = (0, 1, 2, 3)
 _log = get_logger("baloot_engine.api")
@@ -302,12 +303,16 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         facts, rules = inbound.facts_in(request)
         scores = tuple(request.match_scores)
         if scores:
-            target = rules.match_target
-            if len(scores) != 2 or max(scores) >= target:
-                # R44: a match that reached its target is over; no round follows.
+            if (
+                len(scores) != 2
+                or max(scores) >= _SCORE_LIMIT
+                or not rules.match_goes_on((scores[0], scores[1]))
+            ):
+                # R44: a match a team has won is over; no round follows it (both teams at the
+                # target with equal totals play another).
                 raise request_invalid(
-                    f"match_scores needs one entry per team, each below the target {target}, "
-                    "or none"
+                    "match_scores needs one entry per team, of a match that goes on "
+                    f"(target {rules.match_target}), or none"
                 )
             if (
                 facts.contract is ContractType.SUN

@@ -17,6 +17,7 @@ import multiprocessing
 import os
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -98,6 +99,8 @@ async def run_in_pool(
     try:
         return await loop.run_in_executor(pool, function, *args)
     except BrokenProcessPool:
+        if pool in _ended:  # shutdown() ended it: no new process for a server that stops
+            raise
         _discard(pool)
         return await loop.run_in_executor(pool_of(), function, *args)
 
@@ -108,6 +111,8 @@ def _ready() -> bool:
 
 
 _STOP_SECONDS: Final = 2.0
+_ended: weakref.WeakSet[ProcessPoolExecutor] = weakref.WeakSet()
+"""The pools :func:`shutdown` ended: a job their end broke is not tried again elsewhere."""
 
 
 def shutdown() -> None:
@@ -119,11 +124,11 @@ def shutdown() -> None:
     with _pool_lock:
         pools = list(_pools.values())
         _pools.clear()
+        _ended.update(pools)
     processes: list[Any] = []
     for pool in pools:
         # ProcessPoolExecutor has no public way to end a running job; it keeps its processes here.
         running = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
         for process in running:
             process.terminate()
         processes += running
@@ -133,6 +138,11 @@ def shutdown() -> None:
         if process.is_alive():
             process.kill()
             process.join(1.0)
+    for pool in pools:
+        # Its processes are gone: its own thread fails what was left and ends at once, and
+        # waiting for it frees its queues (a worker process that ends without this leaves
+        # multiprocessing's resource tracker warning of leaked semaphores).
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def prestart(pool_of: Callable[[], ProcessPoolExecutor] | None = None) -> None:

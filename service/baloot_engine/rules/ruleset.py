@@ -293,6 +293,21 @@ class RuleSet:
             )
         return found
 
+    def match_goes_on(self, match_scores: tuple[int, int]) -> bool:
+        """R44: a match goes on while no team has reached the target, or while both have with
+        equal totals (another round is played; under ``both_cross_rule = buyer_team`` the
+        round's buyers have won instead)."""
+        first, second = match_scores
+        over = (first >= self.match_target, second >= self.match_target)
+        if not over[0] and not over[1]:
+            return True
+        return (
+            over[0]
+            and over[1]
+            and first == second
+            and self.both_cross_rule is not BothCrossRule.BUYER_TEAM
+        )
+
     def sun_double_allowed(self, match_scores: tuple[int, int], buyer_team: int) -> bool:
         """R15: a Sun may be doubled only while the buyers lead past 100 and the defenders trail.
 

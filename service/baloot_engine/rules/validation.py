@@ -32,7 +32,7 @@ from baloot_engine.rules.members import (
     ROUND_REVIEW,
 )
 from baloot_engine.rules.projects import compare_declarations
-from baloot_engine.rules.ruleset import BothCrossRule, ClosedChooser
+from baloot_engine.rules.ruleset import ClosedChooser
 from baloot_engine.rules.state import (
     EMPTY_DECLARATIONS,
     LIVE_PHASES,
@@ -267,14 +267,9 @@ def _score_problems(state: State) -> list[str]:
     """The match score against the target: a match goes on only while nobody has won."""
     if state.phase is MATCH_OVER:
         return []
-    target = state.rules.match_target
-    first, second = state.match_scores
-    over = (first >= target, second >= target)
-    if over[0] != over[1]:
-        return ["a team at or over the target has won the match"]
-    if over[0] and (first != second or state.rules.both_cross_rule is BothCrossRule.BUYER_TEAM):
-        return ["both teams at or over the target: the match is decided"]
-    return []
+    if state.rules.match_goes_on(state.match_scores):
+        return []
+    return ["a team at or over the target has won the match"]
 
 
 def _cards_and_contract_problems(state: State) -> list[str]:
