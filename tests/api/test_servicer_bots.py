@@ -73,20 +73,28 @@ def _dealt(stub: pb_grpc.BalootEngineServiceStub) -> tuple[pb.CreateMatchRespons
     return created, dealt.state, dealt.views[0].turn
 
 
+def _suggestion(
+    created: pb.CreateMatchResponse, state: bytes, seat: int, level: int, seed: int | None = None
+) -> pb.SuggestActionRequest:
+    """A SuggestAction request of the host for ``seat``."""
+    request = pb.SuggestActionRequest(
+        state=state,
+        match_id=created.match_id,
+        credential=created.host_credential,
+        seat=seat,
+        level=level,  # type: ignore[arg-type]
+    )
+    if seed is not None:
+        request.seed = seed
+    return request
+
+
 def test_only_strong_decisions_go_to_the_pool(
     stub: pb_grpc.BalootEngineServiceStub, pool: RecordingPool
 ) -> None:
     created, state, turn = _dealt(stub)
     for level in (pb.BOT_LEVEL_RANDOM, pb.BOT_LEVEL_BASIC, pb.BOT_LEVEL_STRONG):
-        request = pb.SuggestActionRequest(
-            state=state,
-            match_id=created.match_id,
-            credential=created.host_credential,
-            seat=turn,
-            level=level,
-            seed=7,
-        )
-        response = stub.SuggestAction(request)
+        response = stub.SuggestAction(_suggestion(created, state, turn, level, seed=7))
         assert response.level == level
         assert response.action.WhichOneof("action") == "bid"
     assert [level.name for level in pool.levels] == ["STRONG"]
@@ -96,16 +104,7 @@ def test_apply_bot_action_decides_strong_in_the_pool_and_applies_that_action(
     stub: pb_grpc.BalootEngineServiceStub, pool: RecordingPool
 ) -> None:
     created, state, turn = _dealt(stub)
-    suggested = stub.SuggestAction(
-        pb.SuggestActionRequest(
-            state=state,
-            match_id=created.match_id,
-            credential=created.host_credential,
-            seat=turn,
-            level=pb.BOT_LEVEL_STRONG,
-            seed=11,
-        )
-    )
+    suggested = stub.SuggestAction(_suggestion(created, state, turn, pb.BOT_LEVEL_STRONG, seed=11))
     applied = stub.ApplyBotAction(
         pb.ApplyBotActionRequest(
             state=state,
@@ -150,14 +149,7 @@ def test_a_refusal_from_the_pool_keeps_its_reason_and_facts(
 ) -> None:
     created, state, turn = _dealt(stub)
     other = (turn + 1) & 3
-    request = pb.SuggestActionRequest(
-        state=state,
-        match_id=created.match_id,
-        credential=created.host_credential,
-        seat=other,
-        level=pb.BOT_LEVEL_STRONG,
-    )
-    refused = refusal(stub.SuggestAction, request)
+    refused = refusal(stub.SuggestAction, _suggestion(created, state, other, pb.BOT_LEVEL_STRONG))
     assert (refused.code, refused.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN")
     assert refused.metadata == {"turn": str(turn), "seat": str(other)}
     assert len(pool.levels) == 1
@@ -195,12 +187,5 @@ def test_a_pool_that_breaks_again_refuses_with_worker_stopped(
     # gets a retryable refusal with its reason, not an internal error.
     monkeypatch.setattr(bot_pool_module, "bot_pool", BrokenPool)
     created, state, turn = _dealt(stub)
-    request = pb.SuggestActionRequest(
-        state=state,
-        match_id=created.match_id,
-        credential=created.host_credential,
-        seat=turn,
-        level=pb.BOT_LEVEL_STRONG,
-        seed=3,
-    )
+    request = _suggestion(created, state, turn, pb.BOT_LEVEL_STRONG, seed=3)
     expect_refusal(stub.SuggestAction, request, grpc.StatusCode.UNAVAILABLE, "WORKER_STOPPED")
