@@ -15,6 +15,7 @@ request can be is refused (with the reason a wrong length of that field gets, an
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 from baloot.v1 import engine_service_pb2 as service_pb
@@ -137,6 +138,20 @@ def check_sizes(request: Any) -> None:
 
 def _bad(reason: str, message: str) -> RuleError:
     return malformed(reason, message)
+
+
+def starting_scores_in(values: Sequence[int], rules: RuleSet) -> tuple[int, int]:
+    """The match scores a match starts from (CreateMatch, a record): none (0 to 0) or one per
+    team, each below the target (a team at it has won)."""
+    if not values:
+        return (0, 0)
+    if len(values) != 2:
+        raise _bad(REQUEST_INVALID, "starting_scores needs one entry per team, or none")
+    if max(values) >= rules.match_target:
+        raise _bad(
+            REQUEST_INVALID, f"starting_scores must be below the match target {rules.match_target}"
+        )
+    return values[0], values[1]
 
 
 def suit_in(value: int, *, required: bool) -> int:

@@ -255,15 +255,9 @@ def start_of(record: records_pb2.MatchRecord) -> State:
     A malformed start raises a MALFORMED :class:`RuleError` (INVALID_ARGUMENT).
     """
     rules = inbound.rules_in(record.rules if record.HasField("rules") else None)
-    scores = tuple(record.starting_scores)
-    if scores and len(scores) != 2:
-        raise malformed(REQUEST_INVALID, "starting_scores needs one entry per team, or none")
-    if any(score >= rules.match_target for score in scores):
-        raise malformed(  # as CreateMatch refuses them
-            REQUEST_INVALID, f"starting_scores must be below the match target {rules.match_target}"
-        )
+    scores = inbound.starting_scores_in(record.starting_scores, rules)
     dealer = inbound.seat_in(record.first_dealer)
-    return game.new_match(rules, dealer, (scores[0], scores[1]) if scores else (0, 0))
+    return game.new_match(rules, dealer, scores)
 
 
 def _rounds_in(record: records_pb2.MatchRecord) -> list[RecordedRound]:

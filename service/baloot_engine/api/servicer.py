@@ -49,13 +49,12 @@ from baloot_engine.api.views import add_views, build_view, last_round_out
 from baloot_engine.bots import Level
 from baloot_engine.bots.pool import BotPool
 from baloot_engine.rules import Action, Deal, RuleError, game, score_round
-from baloot_engine.rules.contract import ContractType
-from baloot_engine.rules.errors import INVALID_ROUND_FACTS, ErrorKind
+from baloot_engine.rules.facts import validate_facts_at_scores
 from baloot_engine.telemetry.logs import bind_call_fields, get_logger
 from baloot_engine.telemetry.metrics import Metrics
 
-_SCORE_LIMIT: Final = 10_000  # far above any match: both teams over the target, tied
 SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["BalootEngineService"].full_name
+_SCORE_LIMIT: Final = 10_000  # far above any match: both teams over the target, tied
 _ALL_SEATS: Final = (0, 1, 2, 3)
 _log = get_logger("baloot_engine.api")
 JUDGED_ANSWER_STEP: Final = 0.1
@@ -188,16 +187,9 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             dealer = inbound.seat_in(request.first_dealer)
         else:
             dealer = secrets.randbelow(4)
-        scores = tuple(request.starting_scores)
-        if scores and len(scores) != 2:
-            raise request_invalid("starting_scores needs one entry per team, or none")
-        if any(score >= rules.match_target for score in scores):
-            raise request_invalid(
-                f"starting_scores must be below the match target {rules.match_target}"
-            )
+        start = inbound.starting_scores_in(request.starting_scores, rules)
         board_set = records.board_set_in(request.board_set)
         secret = records.board_set_secret_in(request.board_set_secret, board_set)
-        start = (scores[0], scores[1]) if scores else (0, 0)
         disclosure = records.deal_disclosure_in(request.deal_disclosure)
         created = self._matches.create(rules, dealer, start, board_set, secret, disclosure)
         response = pb.CreateMatchResponse(
@@ -314,17 +306,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
                     "match_scores needs one entry per team, of a match that goes on "
                     f"(target {rules.match_target}), or none"
                 )
-            if (
-                facts.contract is ContractType.SUN
-                and facts.multiplier == 2
-                and not rules.sun_double_allowed((scores[0], scores[1]), facts.buyer_team)
-            ):
-                raise RuleError(  # R15, as the doubling of a match refuses it
-                    INVALID_ROUND_FACTS,
-                    "a Sun cannot be doubled at these match scores (R15: the buying team "
-                    "above 100, the defenders below)",
-                    kind=ErrorKind.MALFORMED,
-                )
+            validate_facts_at_scores(facts, rules, (scores[0], scores[1]))
         score = score_round(facts, rules)
         response = pb.ScoreRoundResponse(score=outbound.round_score_out(score, 0, None))
         response.score.contract.trump = request.trump

@@ -240,6 +240,23 @@ def _project_shape_ok(project: AwardedProject, sun: bool) -> bool:
     return False
 
 
+def validate_facts_at_scores(
+    facts: RoundFacts, rules: RuleSet, match_scores: tuple[int, int]
+) -> None:
+    """Refuse facts the match scores before the round rule out (``INVALID_ROUND_FACTS``): a
+    doubled Sun where R15 allows no Double at those scores."""
+    if (
+        facts.contract is ContractType.SUN
+        and facts.multiplier == 2
+        and not rules.sun_double_allowed(match_scores, facts.buyer_team)
+    ):
+        raise _invalid(
+            "a Sun cannot be doubled at these match scores (R15: the buying team above 100, "
+            "the defenders below)",
+            field="multiplier",
+        )
+
+
 def validate_facts(facts: RoundFacts, rules: RuleSet) -> None:
     """Refuse facts that no round can produce (§A.13 item 12) with ``INVALID_ROUND_FACTS``.
 
