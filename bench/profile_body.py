@@ -38,6 +38,7 @@ from baloot.v1 import engine_service_pb2 as pb
 from baloot_engine.api import inbound
 from baloot_engine.api.sealing import KeyRing
 from baloot_engine.api.servicer import BalootEngineServicer
+from baloot_engine.lanes import Lanes, LanesConfig
 from baloot_engine.telemetry.metrics import Metrics
 
 CASES = ("PlayCard seat", "PlayCard host", "DealRound", "GetView", "PlaceBid")
@@ -68,17 +69,31 @@ def _control(*args: str) -> None:
     )
 
 
+def run_inline(coroutine: Any) -> Any:
+    """Run an RPC body that awaits nothing pending (a table's action, inline) to its end,
+    without an event loop; its result."""
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+    coroutine.close()
+    raise RuntimeError("the body awaited work of another lane")
+
+
 def _loop(servicer: BalootEngineServicer, method: str, request: Any, calls: int) -> None:
     body = getattr(BalootEngineServicer, method).__wrapped__
     for _ in range(calls):
         inbound.check_sizes(request)
-        body(servicer, request)
+        run_inline(body(servicer, request, None))
 
 
 def measure(key: str, replays: dict[str, tuple[str, bytes]], args: argparse.Namespace) -> None:
     """Loop over each request's body; print what it costs (run in the measuring process)."""
     servicer = BalootEngineServicer(
-        KeyRing.from_texts((key,)), Metrics(), allow_preset_deck=False, bots_in_processes=False
+        KeyRing.from_texts((key,)),
+        Metrics(),
+        allow_preset_deck=False,
+        lanes=Lanes(LanesConfig().inline()),
     )
     for name, (method, message) in replays.items():
         request = _REQUESTS[method].FromString(message)

@@ -1,14 +1,16 @@
 """The import directions between the layers of ``baloot_engine``, checked over every module.
 
 The layers, lowest first: ``rules`` ← ``solver`` ← ``bots`` ← ``analysis`` ← ``research`` ←
-``telemetry`` ← ``api`` ← ``server`` (``analysis``, the round analysis of match records, runs on
-the bots and the solver; ``research``, the game-AI environments, uses the rules and the bots and
-nothing of the service; nothing imports it, tests/research checks that). A module may import its
-own layer and the layers below it, never one above: nothing under ``api/`` imports ``server/``,
-telemetry imports neither, and the rules core, the solver and the bots know nothing of the
-service around them (nor of prometheus or structlog; the solver nor of gRPC or protobuf). The
-package's ``__init__`` (the
-version) is below every layer; ``__main__`` (the entry point) is above them all.
+``lanes`` ← ``telemetry`` ← ``api`` ← ``server``. ``lanes``, where heavy work runs in processes
+of its own, knows nothing of the game, of gRPC or of metrics; ``analysis``, the round analysis
+of match records, runs on the bots and the solver; ``research``, the game-AI environments, uses
+the rules and the bots and nothing of the service (nothing imports it, tests/research checks
+that). A module may import its own layer and the layers below it, never one above: nothing
+under ``api/`` imports ``server/``, telemetry imports neither, and the rules core, the solver
+and the bots know nothing of the service around them (nor of prometheus or structlog; the
+solver nor of gRPC or protobuf). The package's ``__init__`` (the version) is below every layer;
+``__main__`` (the entry point) is above them all. And no module imports a private name
+(``_name``) of another.
 """
 
 from __future__ import annotations
@@ -22,7 +24,17 @@ import baloot_engine
 
 PACKAGE = "baloot_engine"
 PACKAGE_DIR = Path(baloot_engine.__file__).parent
-LAYERS = ("rules", "solver", "bots", "analysis", "research", "telemetry", "api", "server")
+LAYERS = (
+    "rules",
+    "solver",
+    "bots",
+    "analysis",
+    "research",
+    "lanes",
+    "telemetry",
+    "api",
+    "server",
+)
 # Libraries a layer must not import, beyond the layer order itself.
 FORBIDDEN_LIBRARIES = {
     "rules": ("structlog", "prometheus_client"),
@@ -30,6 +42,7 @@ FORBIDDEN_LIBRARIES = {
     "bots": ("structlog", "prometheus_client"),
     "analysis": ("structlog", "prometheus_client", "grpc", "google"),
     "research": ("structlog", "prometheus_client", "grpc"),
+    "lanes": ("structlog", "prometheus_client", "grpc", "google"),
 }
 _ROOT = -1  # baloot_engine/__init__.py: importable by every layer
 _ENTRY = len(LAYERS)  # baloot_engine/__main__.py: imports the server
@@ -168,3 +181,76 @@ def test_relative_imports_resolve_from_their_package() -> None:
     assert imported_modules("baloot_engine.bots.search", "from ..rules.game import apply") == [
         "baloot_engine.rules.game"
     ]
+
+
+def private_imports(module: str, source: str, *, is_package: bool = False) -> list[str]:
+    """The names starting with ``_`` that ``source`` imports from another module of the
+    package (``from baloot_engine.x import _y``), or reads from one it imported
+    (``x._y``). A package may import its own private submodules (``solver._search``)."""
+    package = module if is_package else module.rpartition(".")[0]
+    tree = ast.parse(source)
+    found: list[str] = []
+    imported: set[str] = set()  # local names bound to modules of the package
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == PACKAGE:
+                    imported.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            if base.split(".")[0] != PACKAGE:
+                continue
+            for alias in node.names:
+                name = alias.name
+                if name.startswith("_") and not name.startswith("__"):
+                    own_submodule = base == package and is_package
+                    if base != module and not own_submodule:
+                        found.append(f"{module} imports {base}.{name}")
+                elif (PACKAGE_DIR.parent / base.replace(".", "/") / name).is_dir() or (
+                    PACKAGE_DIR.parent / base.replace(".", "/") / f"{name}.py"
+                ).exists():
+                    imported.add(alias.asname or name)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in imported
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ):
+            found.append(f"{module} reads {node.value.id}.{node.attr}")
+    return found
+
+
+def test_no_module_imports_a_private_name_of_another() -> None:
+    found = [
+        problem
+        for path in MODULES
+        for problem in private_imports(
+            module_name(path),
+            path.read_text(encoding="utf-8"),
+            is_package=path.name == "__init__.py",
+        )
+    ]
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "bad"),
+    [
+        ("baloot_engine.bots.inference", "from baloot_engine.bots.tracking import _spent", True),
+        ("baloot_engine.api.analysis", "from baloot_engine.api import records\nrecords._x()", True),
+        ("baloot_engine.api.analysis", "from . import records\nrecords._rounds_in(1)", True),
+        ("baloot_engine.api.analysis", "from .records import rounds_in", False),
+        ("baloot_engine.solver", "from baloot_engine.solver import _search", False),
+        ("baloot_engine.api.x", "from baloot_engine.solver import _search", True),
+        ("baloot_engine.api.x", "from google.protobuf import descriptor as _d", False),
+    ],
+)
+def test_a_private_import_is_reported(module: str, source: str, bad: bool) -> None:
+    is_package = module == "baloot_engine.solver"
+    assert bool(private_imports(module, source, is_package=is_package)) is bad

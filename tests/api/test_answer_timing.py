@@ -18,8 +18,8 @@ import pytest
 from baloot_client import EngineClient, IllegalActionError
 
 from baloot.v1 import types_pb2
-from baloot_engine.api import servicer
-from baloot_engine.api.servicer import JUDGED_ANSWER_STEP
+from baloot_engine.api import calls
+from baloot_engine.api.calls import JUDGED_ANSWER_STEP
 
 from .conftest import expect_refusal
 from .test_judge_process import sawa_claim_at_the_first_lead
@@ -37,9 +37,9 @@ def test_an_answer_leaves_on_a_whole_step_whatever_the_search_took(
     async def sleep(seconds: float) -> None:
         slept.append(seconds)
 
-    monkeypatch.setattr(servicer.time, "monotonic", lambda: 1000.0 + spent)
-    monkeypatch.setattr(servicer.asyncio, "sleep", sleep)
-    asyncio.run(servicer._to_the_step(1000.0))
+    monkeypatch.setattr(calls.time, "monotonic", lambda: 1000.0 + spent)
+    monkeypatch.setattr(calls.asyncio, "sleep", sleep)
+    asyncio.run(calls.to_the_step(1000.0))
     (wait,) = slept
     assert wait >= 0.0
     spent = (1000.0 + spent) - 1000.0  # as the clock measured it

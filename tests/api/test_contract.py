@@ -9,6 +9,7 @@ import pytest
 from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor
 
 from baloot.v1 import engine_service_pb2, errors_pb2, rules_pb2, types_pb2
+from baloot_engine.lanes import errors as lane_errors
 from baloot_engine.rules import cards, errors, ruleset
 
 RULESET = rules_pb2.RuleSet.DESCRIPTOR
@@ -80,7 +81,12 @@ def test_every_reason_of_the_core_and_the_api_is_documented() -> None:
         if name.isupper() and isinstance(value, str) and value == name
     }
     documented = set(enum_suffixes(errors_pb2.ErrorReason.DESCRIPTOR))
-    assert core | API_REASONS == documented
+    lanes = {
+        value
+        for name, value in vars(lane_errors).items()
+        if name.isupper() and isinstance(value, str) and value == name
+    }
+    assert core | API_REASONS | lanes == documented
 
 
 def test_suit_and_rank_enums_follow_the_card_encoding() -> None:

@@ -1,12 +1,12 @@
-"""The judged calls search the hidden hands in a process of their own, and a pool whose
-process died is replaced.
+"""The judged calls search the hidden hands in the judge's lane, and a lane process that died
+is replaced.
 
 A Sawa claim's check and a Qayd call's judgement take longer on some hands than on others.
 Their own answers leave on a whole step (``test_answer_timing``); run on the server's event
 loop, the search would also delay whatever other call the same process was answering, which
-a caller could time. They run in the judge's process (``api/judging.py``), which runs nothing
-else. A pool's process can die (killed by an operator, by the out-of-memory killer): the pool
-is then replaced on its next use rather than refusing every later decision or judgement.
+a caller could time. They run in the judge's lane (``lanes/``), whose process runs nothing
+else. A lane's process can die (killed by an operator, by the out-of-memory killer): it is
+then replaced on its next use rather than refusing every later decision or judgement.
 """
 
 from __future__ import annotations
@@ -16,18 +16,18 @@ import pickle
 import random
 import signal
 import time
-from concurrent.futures import ProcessPoolExecutor, wait
+from collections.abc import Iterator
 from typing import Any
 
+import grpc
 import pytest
 from baloot_client import EngineClient, IllegalActionError, Match
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import rules_pb2, types_pb2
-from baloot_engine.api import judging
-from baloot_engine.api.matches import _as_before
+from baloot_engine.api.matches import as_before
 from baloot_engine.api.state_codec import decode, encode
-from baloot_engine.bots import pool
+from baloot_engine.lanes import Lane
 from baloot_engine.rules import game, sawa
 from baloot_engine.rules.actions import ClaimSawa, Deal
 from baloot_engine.rules.game import apply, close_review, new_match
@@ -35,8 +35,17 @@ from baloot_engine.rules.ruleset import SEEDS
 from baloot_engine.rules.sawa import sawa_possible
 from baloot_engine.rules.state import Phase, State
 from tests.rules.strategies import choose, random_deck
+from tests.server.conftest import InProcessServer, make_settings
 
+from .conftest import KEY_A
 from .test_servicer_qayd import TABLE, card, to_play
+
+
+@pytest.fixture(scope="module")
+def engine() -> Iterator[InProcessServer]:
+    """This module's own server (its lanes' processes are killed here)."""
+    with InProcessServer(make_settings(allow_preset_deck=True, state_keys=(KEY_A,))) as running:
+        yield running
 
 
 def sawa_claim_at_the_first_lead(client: EngineClient) -> tuple[Match, int]:
@@ -88,29 +97,27 @@ def test_the_claims_and_calls_are_judged_outside_the_servers_process(
     assert searched == []
 
 
-def _kill(executor: ProcessPoolExecutor) -> None:
-    """Kill every process of ``executor`` (as the out-of-memory killer would) and wait until
-    they are gone."""
-    processes = list(executor._processes.values())  # the test kills them
-    assert processes
-    for process in processes:
-        assert process.pid is not None
-        os.kill(process.pid, signal.SIGKILL)
-    deadline = time.monotonic() + 10
-    while any(process.is_alive() for process in processes) and time.monotonic() < deadline:
-        time.sleep(0.05)
+def _kill(lane: Lane) -> list[int]:
+    """Kill every process of ``lane`` (as the out-of-memory killer would); their ids."""
+    pids = lane.pids()
+    assert pids
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    return pids
 
 
-def test_a_judge_process_that_died_is_replaced(client: EngineClient) -> None:
+def test_a_judge_process_that_died_is_replaced(
+    engine: InProcessServer, client: EngineClient
+) -> None:
     _sawa_refused(client)  # the judge's process is running
-    dead = judging.judge_pool()
-    _kill(dead)
-    _sawa_refused(client)  # answered by a new process, not refused as an internal error
+    dead = _kill(engine.app.lanes.judge)
+    _sawa_refused(client)  # answered by a new process, or refused as retryable, never INTERNAL
     _qayd_upheld(client)
-    assert judging.judge_pool() is not dead
+    assert engine.app.lanes.judge.pids()
+    assert not set(engine.app.lanes.judge.pids()) & set(dead)
 
 
-def test_a_bot_process_that_died_is_replaced(client: EngineClient) -> None:
+def test_a_bot_process_that_died_is_replaced(engine: InProcessServer, client: EngineClient) -> None:
     created = client.stub.CreateMatch(pb.CreateMatchRequest(first_dealer=0))
     dealt = client.stub.DealRound(
         pb.DealRoundRequest(
@@ -129,28 +136,53 @@ def test_a_bot_process_that_died_is_replaced(client: EngineClient) -> None:
         seed=5,
     )
     before = client.stub.SuggestAction(request)
-    dead = pool.bot_pool()
-    _kill(dead)
-    after = client.stub.SuggestAction(request)
-    assert after.action == before.action  # seeded: the same decision, from a new process
-    assert pool.bot_pool() is not dead
+    dead = _kill(engine.app.lanes.bots)
+    answers = []
+    for _ in range(2):  # the first may find the process dying: WORKER_STOPPED, retryable
+        try:
+            answers.append(client.stub.SuggestAction(request))
+        except grpc.RpcError as error:
+            assert error.code() is grpc.StatusCode.UNAVAILABLE, error
+    assert answers
+    assert all(after.action == before.action for after in answers)  # seeded: the same
+    assert not set(engine.app.lanes.bots.pids()) & set(dead)
 
 
 def test_the_last_step_does_not_wait_for_the_jobs_of_ended_calls() -> None:
-    # A server stops its pools once its grace period is over: the calls are gone, so a job
-    # still running (an EXPERT decision of 5 s, say) or queued is not waited for; waiting held
-    # the process past the orchestrator's termination period.
-    busy = pool.spawned_pool("busy", 1)
-    jobs = [busy.submit(time.sleep, 30) for _ in range(3)]
-    processes = list(busy._processes.values())  # the test checks they end
-    time.sleep(0.5)  # the first job is running
-    began = time.monotonic()
-    pool.shutdown()
-    assert time.monotonic() - began < 2 * pool._STOP_SECONDS
-    assert not any(process.is_alive() for process in processes)
-    wait(jobs, timeout=5)  # the executor's own thread fails them once it sees the process end
-    assert all(job.done() for job in jobs)
-    assert pool.spawned_pool("busy", 1) is not busy  # the next use starts another
+    # A server stops its lanes once its grace period is over: the calls are gone, so a job
+    # still running (an EXPERT decision of 5 s, say) is not waited for: its process is
+    # terminated (waiting held the process past the orchestrator's termination period).
+    with InProcessServer(make_settings(grace_seconds=0.5)) as running:
+        lane = running.app.lanes.solve
+        job = running.run(_start_sleeping(lane), timeout=10)
+        pids = lane.pids()
+        assert pids
+    assert job.done()
+    for pid in pids:
+        assert not _alive(pid)
+
+
+async def _start_sleeping(lane: Lane) -> Any:
+    """Start a 30 s job in ``lane``; the task awaiting it."""
+    import asyncio
+
+    from baloot_engine.lanes import Call
+    from baloot_engine.lanes.clients import ANONYMOUS_CLIENT
+
+    task = asyncio.get_running_loop().create_task(
+        lane.call(ANONYMOUS_CLIENT, Call(time.sleep, (30,)), None)
+    )
+    while not lane.running:  # noqa: ASYNC110 - the lane has no event to wait on
+        await asyncio.sleep(0.01)
+    return task
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def test_a_judged_state_seals_to_the_bytes_of_the_same_call_applied_here() -> None:
@@ -187,7 +219,7 @@ def _claims_seal_alike(state: State, rng: random.Random, seed: bytes) -> tuple[S
             after, _ = apply(before.state, state.turn, ClaimSawa())  # table play: accepted
             inline = encode(after, before.seed, 1001, before)
             judged = pickle.loads(pickle.dumps(after))  # noqa: S301 - our own bytes
-            assert encode(_as_before(before.state, judged), before.seed, 1001, before) == inline
+            assert encode(as_before(before.state, judged), before.seed, 1001, before) == inline
             compared += 1
         state, _ = apply(state, *choose(rng, state))
     return state, compared

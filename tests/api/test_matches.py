@@ -5,6 +5,8 @@ Every call here is a plain function call on :class:`Matches`; no channel, no ser
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from baloot_engine.api.matches import Acted, Matches, Opened, last_reveal, round_end_index
@@ -81,7 +83,7 @@ def test_a_deal_applies_and_seals_the_next_state() -> None:
     key = fairdeal.round_key(fairdeal.dealing_secret(opened.seed), 1)
     assert deck == fairdeal.committed_deck(key, 0)
     assert fairdeal.key_matches(key, 1, created.commitment)
-    acted = matches.act(opened, 1, 0, lambda _: Deal(deck))
+    acted = asyncio.run(matches.act(opened, 1, 0, lambda _: Deal(deck)))
     assert acted.version == 1
     assert acted.state.phase is Phase.BIDDING
     assert [e.kind for e in acted.events] == [EventKind.CARDS_DEALT]
@@ -101,7 +103,7 @@ def test_a_match_begun_before_commitments_keeps_its_own_shuffle() -> None:
     assert not opened.decoded.fields.committed
     deck = matches.next_deck(opened)
     assert deck == deck_from_seed(bytes(16), 1)
-    acted = matches.act(opened, 1, 0, lambda _: Deal(deck))
+    acted = asyncio.run(matches.act(opened, 1, 0, lambda _: Deal(deck)))
     # Its own deck is not kept in the token: it is derived from the seed.
     assert _host(matches, acted.token, match_key.hex()).decoded.fields.round_deck == b""
 
@@ -115,14 +117,14 @@ def test_acting_checks_the_seat_and_the_version_before_the_action() -> None:
         raise AssertionError("the action is read only after the checks")
 
     with pytest.raises(ApiError) as other_seat:
-        matches.act(seat_one, 0, None, never)
+        asyncio.run(matches.act(seat_one, 0, None, never))
     assert other_seat.value.reason == CREDENTIAL_INVALID
     host = _host(matches, created.token, created.match_id)
     with pytest.raises(ApiError) as stale:
-        matches.act(host, 0, 7, never)
+        asyncio.run(matches.act(host, 0, 7, never))
     assert (stale.value.reason, stale.value.metadata) == (STALE_STATE, {"state_version": "0"})
     with pytest.raises(RuleError) as not_dealer:
-        matches.act(host, 1, None, lambda o: Deal(matches.next_deck(o)))
+        asyncio.run(matches.act(host, 1, None, lambda o: Deal(matches.next_deck(o))))
     assert not_dealer.value.reason == NOT_YOUR_TURN
 
 
@@ -132,7 +134,7 @@ def test_a_preset_deck_is_kept_in_the_token_and_refused_in_a_board_set() -> None
     opened = _host(matches, created.token, created.match_id)
     deck = tuple(range(32))
     matches.check_preset_allowed(opened)
-    acted = matches.act(opened, 0, None, lambda _: Deal(deck))
+    acted = asyncio.run(matches.act(opened, 0, None, lambda _: Deal(deck)))
     after = _host(matches, acted.token, created.match_id)
     assert after.decoded.fields.kept_deck(1) == deck
     assert matches.round_deck(after, 1) == deck
@@ -169,11 +171,13 @@ def _step(matches: Matches, opened: Opened) -> Acted:
     """The host acts for the seat the match waits for: the deal, or its first legal action."""
     state = opened.state
     if state.phase in game.BETWEEN_ROUNDS:
-        return matches.act(opened, state.dealer, None, lambda o: Deal(matches.next_deck(o)))
+        return asyncio.run(
+            matches.act(opened, state.dealer, None, lambda o: Deal(matches.next_deck(o)))
+        )
     legal = game.legal_actions(state, state.turn)
     # A Sun bid when there is one, so the round is played rather than redealt.
     action = next((a for a in legal if isinstance(a, Bid) and a.kind is BidKind.SUN), legal[0])
-    return matches.act(opened, state.turn, None, lambda _: action)
+    return asyncio.run(matches.act(opened, state.turn, None, lambda _: action))
 
 
 def test_a_round_played_out_is_revealed_to_the_host_and_counted_in_the_token() -> None:
@@ -225,7 +229,7 @@ def test_a_played_card_goes_through_the_match_layer() -> None:
     opened = _host(matches, acted.token, created.match_id)
     seat = opened.state.turn
     play = next(a for a in game.legal_actions(opened.state, seat) if isinstance(a, Play))
-    played = matches.act(opened, seat, opened.version, lambda _: play)
+    played = asyncio.run(matches.act(opened, seat, opened.version, lambda _: play))
     assert played.events[0].kind is EventKind.CARD_PLAYED
     assert played.events[0].card == play.card
 

@@ -16,10 +16,11 @@ from baloot.v1 import analysis_pb2, records_pb2
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot_engine.analysis import Decision, Depth, analyze, budget_of
 from baloot_engine.analysis.selfplay import play_record
-from baloot_engine.api import analysis
 from baloot_engine.api.analysis import prepare, record_message
 from baloot_engine.bots import Level
+from baloot_engine.lanes.process import LaneProcess
 from tests.api.conftest import expect_refusal, read_refusal
+from tests.server.conftest import InProcessServer
 
 
 @cache
@@ -34,10 +35,8 @@ def request(**fields: object) -> analysis_pb2.AnalyzeRecordRequest:
 
 
 def test_the_stream_is_the_core_s_analysis(stub: pb_grpc.BalootEngineServiceStub) -> None:
-    started = time.monotonic()
     stream = stub.AnalyzeRecord(request(seats=[1, 3], rounds=[1], seed=7), timeout=60)
     first = next(stream)
-    assert time.monotonic() - started < 10  # a cold worker process included
     assert first.WhichOneof("report") == "progress"
     assert first.progress.done == 0
     responses = [first, *stream]
@@ -112,19 +111,21 @@ def test_the_deadline_ends_the_stream_with_its_reason(
     assert responses[0].WhichOneof("report") == "progress"
 
 
-def test_a_cancelled_call_stops_the_worker_at_once(
-    stub: pb_grpc.BalootEngineServiceStub,
+def test_a_cancelled_call_stops_its_job(
+    engine: InProcessServer, stub: pb_grpc.BalootEngineServiceStub
 ) -> None:
-    # A DEEP analysis of the whole record takes tens of seconds; it is cancelled at once.
+    # A DEEP analysis of the whole record takes tens of seconds; its call is cancelled.
+    lane = engine.app.lanes.analysis
     stream = stub.AnalyzeRecord(request(depth=analysis_pb2.ANALYSIS_DEPTH_DEEP), timeout=120)
     assert next(stream).WhichOneof("report") == "progress"
     stream.cancel()
-    # The worker stops and is free again: the next analysis starts right away.
-    started = time.monotonic()
+    # The job stops at its next unit of work (its process is not killed: the same one is free
+    # again), and the next analysis runs in it.
+    pids = lane.pids()
     again = stub.AnalyzeRecord(request(rounds=[0], seats=[2]), timeout=60)
-    assert next(again).WhichOneof("report") == "progress"
-    assert time.monotonic() - started < 3
     assert list(again)[-1].WhichOneof("report") == "match"
+    assert lane.pids() == pids
+    assert lane.running == 0
 
 
 def test_the_python_client_streams_an_analysis(client: EngineClient) -> None:
@@ -140,15 +141,13 @@ def test_the_python_client_streams_an_analysis(client: EngineClient) -> None:
     assert refused.value.reason == "ANALYSIS_BUDGET_INVALID"
 
 
-def test_a_worker_that_dies_fails_its_call_and_is_replaced(
-    stub: pb_grpc.BalootEngineServiceStub,
+def test_a_process_that_dies_fails_its_call_and_is_replaced(
+    engine: InProcessServer, stub: pb_grpc.BalootEngineServiceStub
 ) -> None:
+    lane = engine.app.lanes.analysis
     stream = stub.AnalyzeRecord(request(depth=analysis_pb2.ANALYSIS_DEPTH_DEEP), timeout=120)
     assert next(stream).WhichOneof("report") == "progress"
-    workers = [w for w in analysis._workers.values() if w.alive]
-    assert len(workers) == 1  # the module's server runs in this process
-    pid = workers[0].pid
-    assert pid is not None
+    (pid,) = lane.pids()
     os.kill(pid, signal.SIGKILL)
     with pytest.raises(grpc.RpcError) as error:
         list(stream)
@@ -158,7 +157,7 @@ def test_a_worker_that_dies_fails_its_call_and_is_replaced(
     assert (refused.code, refused.reason) == (grpc.StatusCode.UNAVAILABLE, "WORKER_STOPPED")
     again = list(stub.AnalyzeRecord(request(rounds=[0], seats=[1]), timeout=60))
     assert again[-1].WhichOneof("report") == "match"
-    assert all(w.pid != pid for w in analysis._workers.values() if w.alive)
+    assert pid not in lane.pids()
 
 
 def test_the_same_request_streams_the_same_bytes(stub: pb_grpc.BalootEngineServiceStub) -> None:
@@ -171,16 +170,14 @@ def test_the_same_request_streams_the_same_bytes(stub: pb_grpc.BalootEngineServi
     assert run(12) != once
 
 
-def test_an_idle_worker_stops_when_told_not_killed() -> None:
-    # Closing the pipe alone did not reach the worker while this process's reader thread was
-    # blocked on it: every stop of a server waited 2 s and killed it.
+def test_an_idle_lane_process_stops_when_told_not_killed() -> None:
+    # Closing the pipe alone does not reach the process while this process's reader thread is
+    # blocked on it: it is told to stop, and ends by itself.
     loop = asyncio.new_event_loop()
     try:
-        worker = analysis.Worker(loop)
+        process = LaneProcess("analysis", 0, loop)
         time.sleep(1.0)  # started and waiting for a job
-        began = time.monotonic()
-        worker.close()
-        assert worker._process.exitcode == 0  # ended by itself, not killed (-9)
-        assert time.monotonic() - began < 1.5
+        process.close()
+        assert process.exitcode == 0  # ended by itself, not killed (-9)
     finally:
         loop.close()

@@ -1,12 +1,10 @@
-"""SuggestAction's and ApplyBotAction's STRONG decisions run in the bot pool, off the event
-loop; the other levels inline. A refusal from the pool comes back whole."""
+"""SuggestAction's and ApplyBotAction's STRONG decisions run in the bots lane, off the event
+loop; the other levels inline. A refusal from the lane's process comes back whole."""
 
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, Future
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -14,7 +12,7 @@ import pytest
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
-from baloot_engine.bots import pool as bot_pool_module
+from baloot_engine.lanes import Lane, WorkerStoppedError
 from baloot_engine.rules import errors
 from baloot_engine.rules.errors import ErrorKind, RuleError
 from tests.server.conftest import InProcessServer, make_settings
@@ -27,27 +25,24 @@ def _across_processes(value: Any) -> Any:
     return pickle.loads(pickle.dumps(value))  # noqa: S301 - our own bytes
 
 
-class RecordingPool(Executor):
-    """Runs each job at once, remembering which function ran for which level."""
+class RecordingPool:
+    """The levels of the decisions the bots lane was given (the lane runs them as usual)."""
 
     def __init__(self) -> None:
         self.levels: list[Any] = []
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        self.levels.append(args[2])
-        future: Future[Any] = Future()
-        try:
-            # The pool's processes receive their arguments pickled: so do these.
-            future.set_result(fn(*_across_processes(args), **kwargs))
-        except RuleError as error:
-            future.set_exception(_across_processes(error))
-        return future
 
 
 @pytest.fixture
 def pool(monkeypatch: pytest.MonkeyPatch) -> RecordingPool:
     recording = RecordingPool()
-    monkeypatch.setattr(bot_pool_module, "bot_pool", lambda: recording)
+    original = Lane.call
+
+    async def recorded(self: Lane, client: Any, job: Any, deadline: Any, share: Any = None) -> Any:
+        if self.name == "bots":
+            recording.levels.append(job.args[2])
+        return await original(self, client, job, deadline, share)
+
+    monkeypatch.setattr(Lane, "call", recorded)
     return recording
 
 
@@ -168,24 +163,15 @@ def test_a_rule_error_survives_pickling_whole() -> None:
     assert (copy.allowed, copy.details) == (error.allowed, error.details)
 
 
-class BrokenPool:
-    """A pool whose process dies under every job, as a decision that kills it each time."""
-
-    def submit(self, _fn: Callable[..., Any], /, *_args: Any, **_kwargs: Any) -> Future[Any]:
-        future: Future[Any] = Future()
-        future.set_exception(BrokenProcessPool("a process in the pool died"))
-        return future
-
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        pass
-
-
-def test_a_pool_that_breaks_again_refuses_with_worker_stopped(
+def test_a_lane_whose_process_stopped_refuses_with_worker_stopped(
     stub: pb_grpc.BalootEngineServiceStub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The pool is replaced and the job tried once more; when that process dies too, the caller
-    # gets a retryable refusal with its reason, not an internal error.
-    monkeypatch.setattr(bot_pool_module, "bot_pool", BrokenPool)
+    # A lane's process that died under the job (killed, out of memory) is replaced on the
+    # next job; the caller gets a retryable refusal with its reason, not an internal error.
+    async def stopped(self: Lane, *_: Any) -> Any:
+        raise WorkerStoppedError("WORKER_STOPPED", f"the {self.name} lane's process stopped")
+
+    monkeypatch.setattr(Lane, "call", stopped)
     created, state, turn = _dealt(stub)
     request = _suggestion(created, state, turn, pb.BOT_LEVEL_STRONG, seed=3)
     expect_refusal(stub.SuggestAction, request, grpc.StatusCode.UNAVAILABLE, "WORKER_STOPPED")

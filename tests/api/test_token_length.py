@@ -8,6 +8,7 @@ same length.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import random
 from typing import Any
@@ -217,10 +218,11 @@ def _check_committed_lengths(matches: Any, keys: Any, rng: random.Random) -> int
         if state.phase is Phase.MATCH_OVER:
             break
         if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
-            acted = matches.act(opened, state.dealer, None, lambda o: Deal(matches.next_deck(o)))
+            deal = lambda o: Deal(matches.next_deck(o))  # noqa: E731
+            acted = asyncio.run(matches.act(opened, state.dealer, None, deal))
         else:
             action = rng.choice(legal_actions(state, state.turn))
-            acted = matches.act(opened, state.turn, None, lambda _, a=action: a)
+            acted = asyncio.run(matches.act(opened, state.turn, None, lambda _, a=action: a))
         token = acted.token
     return checked
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, Future
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -15,7 +14,7 @@ from grpc_status import rpc_status
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot.v1 import types_pb2
-from baloot_engine.bots import pool as bot_pool_module
+from baloot_engine.lanes import Lane
 from tests.bots.games import deck
 from tests.server.conftest import InProcessServer, make_settings
 
@@ -125,25 +124,21 @@ def test_a_round_played_by_suggestions_alone(
     assert {"bid", "play"} <= kinds
 
 
-class _RecordingPool(Executor):
-    """Runs each job at once, remembering its level and the EXPERT budget it was given."""
-
-    def __init__(self) -> None:
-        self.jobs: list[tuple[str, float | None]] = []
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        expert = fn.keywords.get("expert") if isinstance(fn, functools.partial) else None
-        self.jobs.append((args[2].value, None if expert is None else expert.seconds))
-        future: Future[Any] = Future()
-        future.set_result(fn(*args, **kwargs))
-        return future
-
-
-def test_expert_searches_in_the_bot_pool_with_the_configured_budget(
+def test_expert_searches_in_the_bots_lane_with_the_configured_budget(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    pool = _RecordingPool()
-    monkeypatch.setattr(bot_pool_module, "bot_pool", lambda: pool)
+    jobs: list[tuple[str, float | None]] = []
+    original = Lane.call
+
+    async def recorded(self: Lane, client: Any, job: Any, deadline: Any, share: Any = None) -> Any:
+        function = job.function
+        expert = (
+            function.keywords.get("expert") if isinstance(function, functools.partial) else None
+        )
+        jobs.append((job.args[2].value, None if expert is None else expert.seconds))
+        return await original(self, client, job, deadline, share)
+
+    monkeypatch.setattr(Lane, "call", recorded)
     settings = make_settings(allow_preset_deck=True, bot_expert_budget_ms=40)
     with (
         InProcessServer(settings) as server,
@@ -155,8 +150,8 @@ def test_expert_searches_in_the_bot_pool_with_the_configured_budget(
         for level in (pb.BOT_LEVEL_EXPERT, pb.BOT_LEVEL_BASIC, pb.BOT_LEVEL_EXPERT):
             response = table.suggest(seat, level, seed=None)
             assert response.action in table.legal(seat)
-    # Both EXPERT searches went to the pool with the server's 40 ms budget; BASIC stayed inline.
-    assert pool.jobs == [("expert", 0.04), ("expert", 0.04)]
+    # Both EXPERT searches went to the lane with the server's 40 ms budget; BASIC stayed inline.
+    assert jobs == [("expert", 0.04), ("expert", 0.04)]
 
 
 def test_a_seed_repeats_the_suggestion(stub: pb_grpc.BalootEngineServiceStub) -> None:

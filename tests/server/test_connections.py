@@ -47,7 +47,7 @@ def test_the_connection_options_follow_the_settings() -> None:
     assert options["grpc.keepalive_time_ms"] == 60_000
     assert options["grpc.keepalive_timeout_ms"] == 20_000
     assert options["grpc.max_connection_age_ms"] == 300_000
-    assert options["grpc.max_connection_age_grace_ms"] == 30_000
+    assert options["grpc.max_connection_age_grace_ms"] == 620_000  # past any stream's deadline
     # Envoy pings its upstream connections every 30 s, also when idle: that must be allowed.
     assert options["grpc.keepalive_permit_without_calls"] == 1
     assert options["grpc.http2.min_ping_interval_without_data_ms"] <= 30_000

@@ -177,7 +177,7 @@ def test_the_load_and_connection_settings_are_typed_with_defaults() -> None:
     assert defaults.lame_duck_seconds == 5.0
     assert defaults.keepalive_seconds == 60.0
     assert defaults.max_connection_age_seconds == 300.0
-    assert defaults.max_connection_age_grace_seconds == 30.0
+    assert defaults.max_connection_age_grace_seconds == 620.0
     settings = load_settings(
         ["--max-concurrent-rpcs", "64", "--lame-duck-seconds", "0"],
         {

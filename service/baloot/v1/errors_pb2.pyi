@@ -58,8 +58,16 @@ The status code tells what kind of mistake it was:
                       token was accepted unchecked; retry the same request;
   UNIMPLEMENTED       the request uses a feature this server version does not provide;
   RESOURCE_EXHAUSTED  the server process is at its bound of concurrent calls (reason
-                      OVERLOADED): nothing was done, so the same request may be sent again
-                      after a short back-off, preferably to another replica.
+                      OVERLOADED), a lane of heavy work is full (LANE_FULL), or the caller's
+                      client is over a quota (QUOTA_EXCEEDED): nothing was done, so the same
+                      request may be sent again after the delay of the status's
+                      google.rpc.RetryInfo (also ErrorInfo.metadata["retry_after_ms"]),
+                      preferably to another replica;
+  UNAUTHENTICATED     heavy work (a STRONG or EXPERT bot, SolveDeal, AnalyzeRecord,
+                      FairPlayReport) asked for without an API key where the deployment
+                      requires one (API_KEY_REQUIRED), or with a key it did not issue
+                      (API_KEY_INVALID). The key travels in the `x-api-key` metadata (or
+                      `authorization: Bearer <key>`).
 A body that does not parse as the method's request message (truncated, corrupt, a string
 field that is not UTF-8) ends with INVALID_ARGUMENT and reason REQUEST_INVALID, on every
 method of the server, health and reflection included. No request ends with UNKNOWN or
@@ -254,6 +262,32 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     it answered, killed or out of memory. Nothing was done; the next call starts another: send
     the same request again.
     """
+    ERROR_REASON_LANE_FULL: _ErrorReason.ValueType  # 76
+    """RESOURCE_EXHAUSTED: the lane of heavy work the call needs (metadata["lane"]: judge, bots,
+    solve or analysis) holds as many waiting jobs as it takes. Nothing was done; send the same
+    request again after the RetryInfo delay (metadata["retry_after_ms"]).
+    """
+    ERROR_REASON_QUOTA_EXCEEDED: _ErrorReason.ValueType  # 77
+    """RESOURCE_EXHAUSTED: the caller's client (metadata["client"]: an API key's name, or
+    "anonymous") is over one of its quotas (metadata["quota"]: cpu_seconds_per_minute,
+    queued_jobs or streams). Nothing was done; retry after the RetryInfo delay.
+    """
+    ERROR_REASON_API_KEY_REQUIRED: _ErrorReason.ValueType  # 78
+    """UNAUTHENTICATED: heavy work asked for without an API key (x-api-key metadata) on a
+    deployment that requires one for it (BALOOT_API_KEYS set). The play itself needs none.
+    """
+    ERROR_REASON_API_KEY_INVALID: _ErrorReason.ValueType  # 79
+    """UNAUTHENTICATED: the API key sent is not one this deployment issued."""
+    ERROR_REASON_LANE_DEADLINE: _ErrorReason.ValueType  # 80
+    """DEADLINE_EXCEEDED: the call's deadline passed while its job waited in its lane, or the job
+    ran past it and was stopped. Nothing was changed.
+    """
+    ERROR_REASON_LANE_CLOSED: _ErrorReason.ValueType  # 81
+    """UNAVAILABLE: the server is stopping and takes no new heavy work (LANE_CLOSED), or stopped
+    the job before it ended because its grace period was ending (DRAINING). Nothing was
+    changed; send the same request again (another replica takes it).
+    """
+    ERROR_REASON_DRAINING: _ErrorReason.ValueType  # 82
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every reason a request can be refused for, as carried in `google.rpc.ErrorInfo.reason`."""
@@ -427,4 +461,30 @@ the process of a bot's decision, a solve or a judged Sawa claim or Qayd call) st
 it answered, killed or out of memory. Nothing was done; the next call starts another: send
 the same request again.
 """
+ERROR_REASON_LANE_FULL: ErrorReason.ValueType  # 76
+"""RESOURCE_EXHAUSTED: the lane of heavy work the call needs (metadata["lane"]: judge, bots,
+solve or analysis) holds as many waiting jobs as it takes. Nothing was done; send the same
+request again after the RetryInfo delay (metadata["retry_after_ms"]).
+"""
+ERROR_REASON_QUOTA_EXCEEDED: ErrorReason.ValueType  # 77
+"""RESOURCE_EXHAUSTED: the caller's client (metadata["client"]: an API key's name, or
+"anonymous") is over one of its quotas (metadata["quota"]: cpu_seconds_per_minute,
+queued_jobs or streams). Nothing was done; retry after the RetryInfo delay.
+"""
+ERROR_REASON_API_KEY_REQUIRED: ErrorReason.ValueType  # 78
+"""UNAUTHENTICATED: heavy work asked for without an API key (x-api-key metadata) on a
+deployment that requires one for it (BALOOT_API_KEYS set). The play itself needs none.
+"""
+ERROR_REASON_API_KEY_INVALID: ErrorReason.ValueType  # 79
+"""UNAUTHENTICATED: the API key sent is not one this deployment issued."""
+ERROR_REASON_LANE_DEADLINE: ErrorReason.ValueType  # 80
+"""DEADLINE_EXCEEDED: the call's deadline passed while its job waited in its lane, or the job
+ran past it and was stopped. Nothing was changed.
+"""
+ERROR_REASON_LANE_CLOSED: ErrorReason.ValueType  # 81
+"""UNAVAILABLE: the server is stopping and takes no new heavy work (LANE_CLOSED), or stopped
+the job before it ended because its grace period was ending (DRAINING). Nothing was
+changed; send the same request again (another replica takes it).
+"""
+ERROR_REASON_DRAINING: ErrorReason.ValueType  # 82
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -7,16 +7,9 @@ used by the ``AnalyzeRecord`` RPC and by ``baloot-analyze``.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import multiprocessing
-import os
-import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from multiprocessing.connection import Connection
-from multiprocessing.synchronize import Event as EventType
-from typing import Any, Final, NamedTuple, NoReturn, Protocol, TypeVar
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from typing import Any, Final, NamedTuple, TypeVar
 
 import grpc
 from google.protobuf.message import Message
@@ -38,11 +31,11 @@ from baloot_engine.analysis import (
     budget_of,
     explain,
 )
-from baloot_engine.api import inbound, outbound, records
-from baloot_engine.api.refusals import worker_stopped
-from baloot_engine.api.status import RECORD_DIVERGES, ApiError
-from baloot_engine.bots.pool import die_with_parent
-from baloot_engine.rules import Deal, EventKind, RuleError, State
+from baloot_engine.api import outbound, records
+from baloot_engine.api.matches import Caller
+from baloot_engine.api.refusals import RECORD_DIVERGES, ApiError
+from baloot_engine.lanes import Lanes
+from baloot_engine.rules import Deal, EventKind, State
 from baloot_engine.rules.record import CloseReview, DivergenceError, RecordedRound, replay
 
 RECORD_FORMAT: Final = records.RECORD_FORMAT
@@ -211,15 +204,6 @@ MAX_DEADLINE_MS: Final = 600_000
 """The longest an analysis may run (and the deadline of one that names none)."""
 
 
-class Runnable(Protocol):
-    """Another RPC's job for the worker process (``FairPlayReport``'s): it runs itself, sending
-    its reports and how it ended as :func:`run_job` does."""
-
-    def run(
-        self, cancelled: Callable[[], bool], send: Callable[[tuple[str, Any]], None]
-    ) -> None: ...
-
-
 class Job(NamedTuple):
     """One analysis to run, as the worker process takes it."""
 
@@ -231,12 +215,16 @@ class Job(NamedTuple):
     seed: int
     seconds: float
 
+    def run(self, cancelled: Callable[[], bool], emit: Callable[[bytes], None]) -> None:
+        """Run the analysis, emitting its messages (:func:`run_job`)."""
+        run_job(self, cancelled, emit)
+
 
 def _budget_refusal(why: str) -> ApiError:
     return ApiError(grpc.StatusCode.INVALID_ARGUMENT, ANALYSIS_BUDGET_INVALID, why)
 
 
-def job_of(request: analysis_pb2.AnalyzeRecordRequest, time_left: float | None) -> Job:
+def job_of(request: analysis_pb2.AnalyzeRecordRequest, deadline: float | None) -> Job:
     """Check every limit of a request (record size, seats, rounds, worlds, deadline); the job
     to run, or an :class:`ApiError`. The worker verifies the record (:func:`verified`)."""
     record = request.record
@@ -260,8 +248,8 @@ def job_of(request: analysis_pb2.AnalyzeRecordRequest, time_left: float | None) 
             f"deadline_ms is at most {MAX_DEADLINE_MS}, got {request.deadline_ms}"
         )
     seconds = (request.deadline_ms or MAX_DEADLINE_MS) / 1000
-    if time_left is not None:
-        seconds = min(seconds, time_left)
+    if deadline is not None:
+        seconds = min(seconds, max(0.0, deadline - time.monotonic()))
     return Job(
         record.SerializeToString(),
         seats,
@@ -274,22 +262,15 @@ def job_of(request: analysis_pb2.AnalyzeRecordRequest, time_left: float | None) 
 
 
 # ---------------------------------------------------------------------------------------
-# The worker process: analyses run there, one at a time, and stop when told
-
-_REPORT: Final = "report"
-_END: Final = "end"
-_STOPPED: Final = "stopped"
-_FAILED: Final = "failed"
-_REFUSED: Final = "refused"
-_LOST: Final = "lost"  # the worker process stopped (killed, out of memory) before the end
+# The analysis lane: analyses run there, and stop when told
 
 
 def verified(
     record: records_pb2.MatchRecord, index: int | None = None
 ) -> tuple[State, list[RecordedRound]]:
     """:func:`prepare`, a record that does not verify refused with RECORD_DIVERGES (in the
-    worker: a record is verified there, never on the server's event loop); ``index``, the
-    record's place among a request's records, is named in the refusal."""
+    analysis lane: a record is verified there, never on the server's event loop); ``index``,
+    the record's place among a request's records, is named in the refusal."""
     try:
         return prepare(record)
     except RecordRefusedError as refused:
@@ -309,10 +290,18 @@ def verified(
         ) from None
 
 
-def run_job(
-    job: Job, cancelled: Callable[[], bool], send: Callable[[tuple[str, Any]], None]
-) -> None:
-    """Run one analysis, sending each report's message (serialized), then how it ended."""
+def emit_all(messages: Iterator[Message], emit: Callable[[bytes], None]) -> None:
+    """Emit each message a job of the analysis lane makes (serialized); an analysis stopped by
+    its deadline or its caller becomes the ANALYSIS_DEADLINE refusal."""
+    try:
+        for message in messages:
+            emit(message.SerializeToString())
+    except AnalysisStoppedError as stopped:
+        raise ApiError(grpc.StatusCode.DEADLINE_EXCEEDED, ANALYSIS_DEADLINE, str(stopped)) from None
+
+
+def run_job(job: Job, cancelled: Callable[[], bool], emit: Callable[[bytes], None]) -> None:
+    """Run one analysis (in the analysis lane), emitting each report's message."""
     deadline = time.monotonic() + job.seconds
 
     def reports() -> Iterator[Message]:
@@ -329,227 +318,28 @@ def run_job(
         ):
             yield report_out(report)
 
-    send_all(reports(), send)
+    emit_all(reports(), emit)
 
 
-def send_all(messages: Iterator[Message], send: Callable[[tuple[str, Any]], None]) -> None:
-    """Send each message a worker's job makes (serialized), then how the job ended: at its
-    end, stopped (deadline, cancel), or failed."""
-    try:
-        for message in messages:
-            send((_REPORT, message.SerializeToString()))
-    except AnalysisStoppedError as stopped:
-        send((_STOPPED, str(stopped)))
-        return
-    except (ApiError, RuleError) as error:  # the request's records refused: the caller's answer
-        refused = error if isinstance(error, ApiError) else ApiError.from_rule_error(error)
-        send((_REFUSED, (refused.code.name, refused.reason, refused.message, refused.metadata)))
-        return
-    except Exception as error:  # noqa: BLE001 - reported to the caller's process, logged there
-        send((_FAILED, f"{type(error).__name__}: {error}"))
-        return
-    send((_END, ""))
-
-
-def _serve(
-    connection: Connection, cancel: EventType, parent: int
-) -> None:  # pragma: no cover - a process
-    """The worker's loop: one job at a time from the pipe, until it is told to stop, the pipe
-    closes or the server process ends; every message it sends names its job."""
-    die_with_parent(parent)
-    while True:
-        try:
-            message = connection.recv()
-        except EOFError:
-            return
-        if message is None:  # Worker.close: the server is stopping
-            return
-        job_id, job = message
-
-        def send(message: tuple[str, Any], job_id: int = job_id) -> None:
-            connection.send((job_id, *message))
-
-        if isinstance(job, Job):
-            run_job(job, cancel.is_set, send)
-        else:
-            job.run(cancel.is_set, send)  # another RPC's job (api/fairplay.py)
-
-
-class Worker:
-    """A spawned process that runs the analyses of this server process, one at a time.
-
-    A call that ends early (cancelled, or past its deadline) sets the worker's cancel flag: the
-    analysis stops at its next unit of work (one solved world, a few milliseconds to a tenth of
-    a second) and says so; the next analysis starts once it has. One thread reads the worker's
-    pipe and hands each message to the call whose job it belongs to (a call that left gets
-    nothing more).
-    """
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        context = multiprocessing.get_context("spawn")
-        self._cancel = context.Event()
-        self._connection, child = context.Pipe()
-        self._process = context.Process(
-            target=_serve,
-            args=(child, self._cancel, os.getpid()),
-            daemon=True,
-            name="baloot-analysis",
-        )
-        self._process.start()
-        child.close()
-        self._loop = loop
-        self.alive = True
-        self._lock = asyncio.Lock()
-        self._idle = asyncio.Event()
-        self._idle.set()
-        self._queues: dict[int, asyncio.Queue[tuple[str, Any]]] = {}
-        self._next = 0
-        self._reader = threading.Thread(target=self._read, daemon=True, name="analysis-reader")
-        self._reader.start()
-
-    @property
-    def pid(self) -> int | None:
-        """The worker process's id."""
-        return self._process.pid
-
-    def _read(self) -> None:
-        while True:
-            try:
-                job_id, kind, payload = self._connection.recv()
-            except (EOFError, OSError):
-                # The process ended (killed, or out of memory): every call waiting on it fails,
-                # and the next call starts another worker.
-                with contextlib.suppress(RuntimeError):
-                    self._loop.call_soon_threadsafe(self._lost)
-                return
-            try:
-                self._loop.call_soon_threadsafe(self._route, job_id, kind, payload)
-            except RuntimeError:  # the event loop is closed: nobody is listening any more
-                return
-
-    def _lost(self) -> None:
-        self.alive = False
-        for queue in self._queues.values():
-            queue.put_nowait((_LOST, "the analysis worker process stopped"))
-        self._queues.clear()
-        self._idle.set()
-
-    def _route(self, job_id: int, kind: str, payload: Any) -> None:
-        queue = self._queues.get(job_id)
-        if queue is not None:
-            queue.put_nowait((kind, payload))
-        if kind != _REPORT:
-            self._queues.pop(job_id, None)
-            self._idle.set()
-
-    async def run(self, job: Job | Runnable) -> AsyncIterator[tuple[str, Any]]:
-        """Run ``job`` in the worker; yield its messages until it ends (the end included)."""
-        async with self._lock:
-            await self._idle.wait()
-            if not self.alive:
-                yield (_LOST, "the analysis worker process stopped")
-                return
-            self._idle.clear()
-            self._cancel.clear()
-            job_id = self._next
-            self._next += 1
-            queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-            self._queues[job_id] = queue
-            self._connection.send((job_id, job))
-        finished = False
-        try:
-            while not finished:
-                message = await queue.get()
-                finished = message[0] != _REPORT
-                yield message
-        finally:
-            if not finished:
-                # The caller left: the work stops now, and what is still on its way is dropped.
-                self._queues.pop(job_id, None)
-                self._cancel.set()
-
-    def close(self) -> None:
-        """End the worker process: told to stop (closing the pipe alone does not reach it
-        while this process's reader is blocked on it), then killed if it has not ended in 2 s."""
-        with contextlib.suppress(OSError, ValueError):
-            self._connection.send(None)
-        self._connection.close()
-        self._process.join(timeout=2)
-        if self._process.is_alive():
-            self._process.kill()
-
-
-_workers: dict[asyncio.AbstractEventLoop, Worker] = {}
-
-
-def worker() -> Worker:
-    """The worker of the running event loop (one per server process), started on first use."""
-    loop = asyncio.get_running_loop()
-    found = _workers.get(loop)
-    if found is not None and not found.alive:
-        found.close()
-        found = None
-    if found is None:
-        for old in [other for other in _workers if other.is_closed()]:
-            _workers.pop(old).close()
-        found = _workers[loop] = Worker(loop)
-    return found
-
-
-def close_worker() -> None:
-    """End the worker of the running event loop, if it has one (a server's last step)."""
-    found = _workers.pop(asyncio.get_running_loop(), None)
-    if found is not None:
-        found.close()
-
-
-Abort = Callable[[Any, ApiError], Awaitable[NoReturn]]
 _Response = TypeVar("_Response", bound=Message)
 
 
-async def worker_stream(
-    request: Any,
-    context: Any,
-    abort: Abort,
-    make_job: Callable[[Any, float | None], Any],
-    response: type[_Response],
-    what: str,
+async def lane_stream(
+    lanes: Lanes, job: Job | Any, caller: Caller, response: type[_Response]
 ) -> AsyncIterator[_Response]:
-    """A stream computed in the worker (an analysis, a fair-play report): the limits checked
-    and the job made by ``make_job``, then the job's messages as the worker sends them, each a
-    ``response`` (the records verified there first: a refusal of them ends the stream with its
-    status); ``what`` names the work in a failure."""
-    try:
-        inbound.check_sizes(request)
-        job = make_job(request, context.time_remaining())
-    except RuleError as error:
-        await abort(context, ApiError.from_rule_error(error))
-    except ApiError as error:
-        await abort(context, error)
-    async for kind, payload in worker().run(job):
-        if kind == _REPORT:
-            yield response.FromString(payload)
-        elif kind == _STOPPED:
-            await abort(
-                context,
-                ApiError(grpc.StatusCode.DEADLINE_EXCEEDED, ANALYSIS_DEADLINE, str(payload)),
-            )
-        elif kind == _REFUSED:
-            code, reason, message, metadata = payload
-            await abort(context, ApiError(grpc.StatusCode[code], reason, message, metadata))
-        elif kind == _LOST:
-            await abort(context, worker_stopped(f"{what} was not finished: {payload}"))
-        elif kind == _FAILED:
-            raise RuntimeError(f"{what} failed: {payload}")
+    """A job's messages from the analysis lane as they come, each a ``response``; the job is
+    paid for by the caller's client (refused at once when the lane or the client has no room)."""
+    lane = lanes.analysis
+    client = lanes.payer(caller.key, lane)
+    async for payload in lane.stream(client, job, caller.deadline):
+        yield response.FromString(payload)
 
 
 def stream(
-    request: analysis_pb2.AnalyzeRecordRequest, context: Any, abort: Abort
+    lanes: Lanes, job: Job, caller: Caller
 ) -> AsyncIterator[analysis_pb2.AnalyzeRecordResponse]:
-    """The AnalyzeRecord stream (see :func:`worker_stream`)."""
-    return worker_stream(
-        request, context, abort, job_of, analysis_pb2.AnalyzeRecordResponse, "the analysis"
-    )
+    """The AnalyzeRecord stream (see :func:`lane_stream`)."""
+    return lane_stream(lanes, job, caller, analysis_pb2.AnalyzeRecordResponse)
 
 
 __all__ = [
@@ -558,15 +348,14 @@ __all__ = [
     "MAX_DEADLINE_MS",
     "Job",
     "RecordRefusedError",
-    "Runnable",
-    "Worker",
     "decision_out",
+    "emit_all",
     "job_of",
+    "lane_stream",
     "prepare",
     "record_message",
     "report_out",
     "run_job",
     "stream",
     "verified",
-    "worker",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from typing import Any, Final, NamedTuple
+from typing import Final, NamedTuple
 
 import grpc
 
@@ -30,12 +30,13 @@ from baloot_engine.api import records
 from baloot_engine.api.analysis import (
     ANALYSIS_BUDGET_INVALID,
     MAX_DEADLINE_MS,
-    Abort,
-    send_all,
+    emit_all,
+    lane_stream,
     verified,
-    worker_stream,
 )
-from baloot_engine.api.status import ApiError
+from baloot_engine.api.matches import Caller
+from baloot_engine.api.refusals import ApiError
+from baloot_engine.lanes import Lanes
 from baloot_engine.rules import State
 from baloot_engine.rules.record import RecordedRound
 
@@ -106,8 +107,8 @@ class FairPlayJob(NamedTuple):
     seed: int
     seconds: float
 
-    def run(self, cancelled: Callable[[], bool], send: Callable[[tuple[str, Any]], None]) -> None:
-        """Run the report, sending each message (serialized), then how it ended."""
+    def run(self, cancelled: Callable[[], bool], emit: Callable[[bytes], None]) -> None:
+        """Run the report (in the analysis lane), emitting each message."""
         deadline = time.monotonic() + self.seconds
 
         def reports() -> Iterator[analysis_pb2.FairPlayReportResponse]:
@@ -122,14 +123,14 @@ class FairPlayJob(NamedTuple):
             ):
                 yield report_out(report)
 
-        send_all(reports(), send)
+        emit_all(reports(), emit)
 
 
 def _budget_refusal(why: str) -> ApiError:
     return ApiError(grpc.StatusCode.INVALID_ARGUMENT, ANALYSIS_BUDGET_INVALID, why)
 
 
-def job_of(request: analysis_pb2.FairPlayReportRequest, time_left: float | None) -> FairPlayJob:
+def job_of(request: analysis_pb2.FairPlayReportRequest, deadline: float | None) -> FairPlayJob:
     """Check every limit of a request (records' sizes, seats, worlds, deadline); the job to
     run, or an :class:`ApiError`. The worker verifies the records before the report."""
     count = len(request.records)
@@ -146,8 +147,8 @@ def job_of(request: analysis_pb2.FairPlayReportRequest, time_left: float | None)
             f"deadline_ms is at most {MAX_DEADLINE_MS}, got {request.deadline_ms}"
         )
     seconds = (request.deadline_ms or MAX_DEADLINE_MS) / 1000
-    if time_left is not None:
-        seconds = min(seconds, time_left)
+    if deadline is not None:
+        seconds = min(seconds, max(0.0, deadline - time.monotonic()))
     for record in request.records:  # verified in the worker (prepare_all), not on the loop
         records.require_size(record)
     return FairPlayJob(
@@ -160,18 +161,11 @@ def job_of(request: analysis_pb2.FairPlayReportRequest, time_left: float | None)
 
 
 def stream(
-    request: analysis_pb2.FairPlayReportRequest, context: Any, abort: Abort
+    lanes: Lanes, job: FairPlayJob, caller: Caller
 ) -> AsyncIterator[analysis_pb2.FairPlayReportResponse]:
-    """The FairPlayReport stream: the limits checked, the records verified, then the report's
-    messages as the worker sends them (:func:`~baloot_engine.api.analysis.worker_stream`)."""
-    return worker_stream(
-        request,
-        context,
-        abort,
-        job_of,
-        analysis_pb2.FairPlayReportResponse,
-        "the fair-play report",
-    )
+    """The FairPlayReport stream: the report's messages as the analysis lane sends them (its
+    records verified there first; :func:`~baloot_engine.api.analysis.lane_stream`)."""
+    return lane_stream(lanes, job, caller, analysis_pb2.FairPlayReportResponse)
 
 
 __all__ = ["FairPlayJob", "job_of", "prepare_all", "report_out", "stream"]

@@ -16,9 +16,9 @@ which could otherwise tell something about a stale state (a false Sawa claim, a 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
-import inspect
 import re
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
@@ -56,6 +56,10 @@ from baloot_engine.api.state_codec import (
     decode,
     encode,
 )
+from baloot_engine.bots import suggest
+from baloot_engine.bots.expert import DEFAULT_EXPERT_BUDGET, with_seconds
+from baloot_engine.bots.policies import Level
+from baloot_engine.lanes import Call, Lanes, LanesConfig
 from baloot_engine.rules import (
     Action,
     CallQayd,
@@ -112,16 +116,27 @@ class Claim:
 # is its task's own, so the claim read in a body (awaiting a judged call included) is always
 # its own call's.
 _claims: ContextVar[Claim | None] = ContextVar("baloot_ledger_claim", default=None)
-Judge = Callable[[State, int, Action], Awaitable[tuple[State, tuple[Event, ...]]]]
-"""Where a judged call is applied (:func:`baloot_engine.api.judging.judge`: the judge's
-process)."""
+SEARCHING_LEVELS: Final = (Level.STRONG, Level.EXPERT)
+"""The bot levels whose decisions search (milliseconds to seconds): they run in the bots
+lane, paid for by a client; the others decide inline in well under a millisecond."""
+
+
+class Caller(NamedTuple):
+    """Who is calling, for the work a call may hand to a lane: the API key presented ('' for
+    none) and the call's deadline (a ``time.monotonic()`` instant, None for none)."""
+
+    key: str = ""
+    deadline: float | None = None
+
+
+NO_CALLER: Final = Caller()
 judged_call: ContextVar[bool] = ContextVar("baloot_judged_call", default=False)
 """Set when a call reaches the judgement of a Sawa claim or a Qayd call, which searches the
 hidden hands: the servicer then holds the whole answer to its time step
 (``servicer.JUDGED_ANSWER_STEP``)."""
 
 
-def _as_before(before: State, after: State) -> State:
+def as_before(before: State, after: State) -> State:
     """``after`` (come back from another process, every field a new object) with each field
     equal to ``before``'s as ``before``'s own object: the token encoder keeps an unchanged
     field's bytes in place by identity, so the token is then byte for byte the one the same
@@ -219,12 +234,18 @@ class Matches:
         *,
         allow_preset_deck: bool,
         ledger: MatchLedger | None = None,
+        lanes: Lanes | None = None,
+        expert_budget_ms: int = 500,
     ) -> None:
         self.keys = keys
         self.metrics = metrics
         self.allow_preset_deck = allow_preset_deck
         self.ledger = ledger
+        self.lanes = lanes if lanes is not None else Lanes(LanesConfig())
         self._sealed = metrics.tokens_sealed.labels(key_id=keys.sealing_fingerprint)
+        # An unseeded EXPERT decision searches until this budget (BALOOT_BOT_EXPERT_BUDGET_MS).
+        expert = with_seconds(DEFAULT_EXPERT_BUDGET, expert_budget_ms / 1000)
+        self.decide_inline = functools.partial(suggest, expert=expert)
 
     # -- creating, opening, sealing -----------------------------------------------------
 
@@ -308,50 +329,52 @@ class Matches:
 
     # -- acting ---------------------------------------------------------------------------
 
-    def act(
+    async def act(
         self,
         opened: Opened,
         seat: int,
         expected_version: int | None,
         action_of: Callable[[Opened], Action],
-        judge: Judge | None = None,
-    ) -> Acted | Awaitable[Acted]:
+        caller: Caller = NO_CALLER,
+    ) -> Acted:
         """Check that the caller may act for ``seat`` at this version, then apply the action
         ``action_of`` gives (converted only after those checks) and seal the next state.
 
-        A Sawa claim or a Qayd call searches the hidden hands; given ``judge``, it is applied
-        there (the server's judge process) and the sealed result is awaitable, so that the
-        search's length shows in no other call's time."""
+        A Sawa claim or a Qayd call searches the hidden hands: it is applied in the judge's
+        lane (its own process), so that the search's length shows in no other call's time."""
         bind_call_fields(seat=seat)
         if not opened.may_act_for(seat):
             raise credential_invalid(f"the credential may not act for seat {seat}")
         check_version(opened, expected_version)
         action = action_of(opened)
-        if type(action) in (ClaimSawa, CallQayd):
-            judged_call.set(True)
-            if type(action) is ClaimSawa:
-                claim = _claims.get()
-                if claim is not None:
-                    claim.sawa = (opened.state.hand_number, seat)
-            if judge is not None:
-                return self._judged(opened, seat, action, judge)
         try:
-            new_state, events = game.apply(opened.state, seat, action)
+            if type(action) in (ClaimSawa, CallQayd):
+                new_state, events = await self._judged(opened, seat, action, caller)
+            else:
+                new_state, events = game.apply(opened.state, seat, action)
         except RuleError as error:
             self.metrics.action_rejected(error.reason)
             raise
         return self._acted(opened, action, new_state, events)
 
-    async def _judged(self, opened: Opened, seat: int, action: Action, judge: Judge) -> Acted:
-        """A judged call applied by ``judge`` (in a process of its own), then sealed here."""
-        try:
-            new_state, events = await judge(opened.state, seat, action)
-        except RuleError as error:
-            self.metrics.action_rejected(error.reason)
-            raise
-        return self._acted(opened, action, _as_before(opened.state, new_state), events)
+    async def _judged(
+        self, opened: Opened, seat: int, action: Action, caller: Caller
+    ) -> tuple[State, Sequence[Event]]:
+        """A judged call applied in the judge's lane (its share of the lane is its match's),
+        its new state made field for field the one the same call applied here gives."""
+        judged_call.set(True)
+        if type(action) is ClaimSawa:
+            claim = _claims.get()
+            if claim is not None:
+                claim.sawa = (opened.state.hand_number, seat)
+        lanes = self.lanes
+        job = Call(game.apply, (opened.state, seat, action))
+        client = lanes.client(caller.key)
+        judged = await lanes.judge.call(client, job, caller.deadline, share=opened.match_id)
+        new_state, events = judged
+        return as_before(opened.state, new_state), events
 
-    def close_review(self, opened: Opened, expected_version: int | None) -> Acted:
+    async def close_review(self, opened: Opened, expected_version: int | None) -> Acted:
         """The host closes the review of a round under table play."""
         if not opened.is_host:
             raise credential_invalid("only the host credential may close the review")
@@ -475,6 +498,34 @@ class Matches:
 
     # -- bots -----------------------------------------------------------------------------
 
+    async def suggest(
+        self, opened: Opened, seat: int, level: Level, seed: int | None, caller: Caller
+    ) -> Action:
+        """The action a bot of ``level`` chooses for ``seat`` (the host's question only)."""
+        bind_call_fields(seat=seat)
+        if not opened.is_host:
+            raise credential_invalid("only the host credential may ask for a bot's action")
+        return await self._decide(opened, seat, level, seed, caller)
+
+    async def bot_act(
+        self,
+        opened: Opened,
+        seat: int,
+        expected_version: int | None,
+        level: Level,
+        seed: int | None,
+        caller: Caller,
+    ) -> tuple[Acted, Action]:
+        """Apply the action a bot of ``level`` chooses for the seat whose turn it is (the
+        deal between rounds); the action as it may be shown (a deal without its deck)."""
+        check_version(opened, expected_version)
+        if self.bot_turn(opened, seat):
+            acted = await self.act(opened, seat, expected_version, self._next_deal, caller)
+            return acted, Deal(())
+        action = await self._decide(opened, seat, level, self.bot_seed(opened, seed), caller)
+        acted = await self.act(opened, seat, expected_version, lambda _: action, caller)
+        return acted, action
+
     @staticmethod
     def bot_turn(opened: Opened, seat: int) -> bool:
         """Check that the host asks for the seat whose action the match waits for; True
@@ -482,6 +533,22 @@ class Matches:
         if not opened.is_host:
             raise credential_invalid("only the host credential may apply a bot's action")
         return game.bot_turn(opened.state, seat)
+
+    def _next_deal(self, opened: Opened) -> Action:
+        return Deal(self.next_deck(opened))
+
+    async def _decide(
+        self, opened: Opened, seat: int, level: Level, seed: int | None, caller: Caller
+    ) -> Action:
+        """A searching level's decision in the bots lane, paid for by the caller's client;
+        another level's inline."""
+        if level not in SEARCHING_LEVELS:
+            return self.decide_inline(opened.state, seat, level, seed)
+        lanes = self.lanes
+        client = lanes.payer(caller.key, lanes.bots)
+        job = Call(self.decide_inline, (opened.state, seat, level, seed))
+        action: Action = await lanes.bots.call(client, job, caller.deadline)
+        return action
 
     @staticmethod
     def bot_seed(opened: Opened, seed: int | None = None) -> int:
@@ -495,23 +562,18 @@ class Matches:
 
     # -- the ledger -----------------------------------------------------------------------
 
-    async def settled(
-        self, body: Callable[[], _Result | Awaitable[_Result]]
-    ) -> _Result | Awaitable[_Result]:
+    async def settled(self, body: Callable[[], Awaitable[_Result]]) -> _Result:
         """Run a call's body, then settle its claim with the ledger before anything leaves.
 
-        A body's awaitable result (a bot decision in the pool, and for ApplyBotAction the
-        action it chose) is awaited first, in the call's own context, so its claim is settled
-        with it. Without a ledger the body runs alone.
+        The body runs in the call's own context, so the claim it notes (the tokens it opened
+        and sealed) is its own call's. Without a ledger the body runs alone.
         """
         if self.ledger is None:
-            return body()
+            return await body()
         claim = Claim()
         _claims.set(claim)
         try:
-            response = body()
-            if inspect.isawaitable(response):
-                response = await response
+            response = await body()
         except (ApiError, RuleError):
             if claim.presented is not None:
                 await self.settle(claim, refused=True)
@@ -649,12 +711,16 @@ def _ledger_refusal(answer: Answer, presented: Entry) -> ApiError:
 
 
 __all__ = [
+    "NO_CALLER",
+    "SEARCHING_LEVELS",
     "Acted",
+    "Caller",
     "Claim",
     "Created",
     "Matches",
     "Opened",
     "Reveal",
+    "as_before",
     "check_version",
     "last_reveal",
     "round_end_index",

@@ -204,6 +204,34 @@ CATALOGUE: Final[Mapping[str, tuple[str, str]]] = {
         "The server's worker stopped before it answered; nothing was done, send it again.",
         "عامل الخادم وقف قبل لا يرد؛ ما صار شي، أرسل الطلب مرة ثانية.",
     ),
+    "LANE_FULL": (
+        "The server has too much of this work waiting: retry in a moment.",
+        "عند الخادم شغل كثير من هالنوع ينتظر: أعد المحاولة بعد شوي.",
+    ),
+    "QUOTA_EXCEEDED": (
+        "Your quota of this work is used up for now: retry in a moment.",
+        "استهلكت حصتك من هالشغل حالياً: أعد المحاولة بعد شوي.",
+    ),
+    "API_KEY_REQUIRED": (
+        "This work needs an API key.",
+        "هالشغل يحتاج مفتاح وصول.",
+    ),
+    "API_KEY_INVALID": (
+        "This API key is not valid here.",
+        "مفتاح الوصول هذا غير صالح هنا.",
+    ),
+    "LANE_DEADLINE": (
+        "The work did not finish in time; nothing was changed.",
+        "الشغل ما خلص في وقته؛ ما تغيّر شي.",
+    ),
+    "LANE_CLOSED": (
+        "The server is stopping: send it again.",
+        "الخادم يوقف الحين: أرسل الطلب مرة ثانية.",
+    ),
+    "DRAINING": (
+        "The server stopped before the work ended; nothing was changed, send it again.",
+        "الخادم وقف قبل لا يخلص الشغل؛ ما تغيّر شي، أرسل الطلب مرة ثانية.",
+    ),
 }
 
 # The facts of ErrorInfo.metadata a localized message repeats: key -> (English, Arabic).

@@ -42,10 +42,14 @@ class Code(enum.Enum):
     RESOURCE_EXHAUSTED = "RESOURCE_EXHAUSTED"
     UNAVAILABLE = "UNAVAILABLE"
     DEADLINE_EXCEEDED = "DEADLINE_EXCEEDED"
+    UNAUTHENTICATED = "UNAUTHENTICATED"
 
 
 class ApiError(Exception):
-    """A refusal on its way to the caller: status code, stable reason, message, facts."""
+    """A refusal on its way to the caller: status code, stable reason, message, facts, and
+    for a refusal that time may lift, how many seconds to wait before sending the same request
+    again (``retry_after``: a ``google.rpc.RetryInfo`` in the status, and ``retry_after_ms`` in
+    the ErrorInfo's metadata)."""
 
     def __init__(
         self,
@@ -53,12 +57,20 @@ class ApiError(Exception):
         reason: str,
         message: str,
         metadata: dict[str, str] | None = None,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message)
         self.code = Code[code.name]
         self.reason = reason
         self.message = message
         self.metadata = dict(metadata or {})
+        self.retry_after = retry_after
+        if retry_after is not None:
+            self.metadata["retry_after_ms"] = str(max(1, round(retry_after * 1000)))
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Whole across processes (an analysis refuses its records in the analysis lane).
+        return (_rebuild, (self.code.name, self.reason, self.message, self.metadata))
 
     @classmethod
     def from_rule_error(cls, error: RuleError) -> ApiError:
@@ -76,6 +88,10 @@ class ApiError(Exception):
         from baloot_engine.api.status import status_of  # gRPC only when a status is made
 
         return status_of(self)
+
+
+def _rebuild(code: str, reason: str, message: str, metadata: dict[str, str]) -> ApiError:
+    return ApiError(Code[code], reason, message, metadata)
 
 
 def allowed_codes(allowed: tuple[str, ...]) -> str:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Protocol, TypeVar
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
@@ -13,7 +14,7 @@ from baloot_engine.api import outbound, records
 from baloot_engine.api.matches import Acted, Opened
 from baloot_engine.api.views import add_views
 from baloot_engine.bots import Level
-from baloot_engine.rules import Action
+from baloot_engine.rules import Action, RoundScore, RuleSet, State
 
 
 class ActionResponse(Protocol):
@@ -74,4 +75,37 @@ def bot_applied(
     return response
 
 
-__all__ = ["ActionResponse", "ActionResponseT", "bot_applied", "respond", "suggestion"]
+def legal_actions(version: int, actions: Iterable[Action]) -> pb.ListLegalActionsResponse:
+    """The ListLegalActions response of a seat's legal actions."""
+    response = pb.ListLegalActionsResponse(state_version=version)
+    for action in actions:
+        outbound.add_action(response.actions, action)
+    return response
+
+
+def scored(
+    request: pb.ScoreRoundRequest, score: RoundScore, rules: RuleSet
+) -> pb.ScoreRoundResponse:
+    """The ScoreRound response of a round's score (and the match's, given its scores)."""
+    response = pb.ScoreRoundResponse(score=outbound.round_score_out(score, 0, None))
+    response.score.contract.trump = request.trump
+    if request.match_scores:
+        response.match.CopyFrom(outbound.match_after_out(request.match_scores, score, rules))
+    return response
+
+
+def match_score_out(state: State) -> types_pb2.MatchScore:
+    """The match score of a state."""
+    return outbound.match_score_out(state)
+
+
+__all__ = [
+    "ActionResponse",
+    "ActionResponseT",
+    "bot_applied",
+    "legal_actions",
+    "match_score_out",
+    "respond",
+    "scored",
+    "suggestion",
+]

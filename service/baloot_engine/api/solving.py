@@ -16,7 +16,7 @@ from typing import Final
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import records_pb2
 from baloot_engine.api import outbound, records
-from baloot_engine.api.matches import Matches
+from baloot_engine.api.matches import Caller, Matches
 from baloot_engine.api.refusals import (
     ROUND_NOT_PLAYED_OUT,
     SOLVER_DEADLINE,
@@ -25,7 +25,7 @@ from baloot_engine.api.refusals import (
     credential_invalid,
     request_invalid,
 )
-from baloot_engine.bots.pool import BotPool
+from baloot_engine.lanes import Call, Lanes
 from baloot_engine.rules import Contract, Phase, RoundFacts, RuleError, RuleSet, State, errors
 from baloot_engine.solver import Answer, SolverBudgetError, answer_live, answer_played_out
 
@@ -142,9 +142,12 @@ def run(job: Job) -> Answer | None:
         return None
 
 
-async def solved(pool: BotPool, job: Job) -> pb.SolveDealResponse:
-    """The job solved in the pool (a long computation never runs on the event loop)."""
-    return response_of(await pool.run(run, job), job)
+async def solve(lanes: Lanes, job: Job, caller: Caller) -> Answer | None:
+    """The job solved in the solve lane, paid for by the caller's client (a long computation
+    never runs on the event loop); None when its deadline ran out."""
+    client = lanes.payer(caller.key, lanes.solve)
+    answer: Answer | None = await lanes.solve.call(client, Call(run, (job,)), caller.deadline)
+    return answer
 
 
 def response_of(answer: Answer | None, job: Job) -> pb.SolveDealResponse:
@@ -182,5 +185,5 @@ __all__ = [
     "job_of",
     "response_of",
     "run",
-    "solved",
+    "solve",
 ]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Final
 
 import grpc
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
@@ -57,6 +57,12 @@ def status_of(refusal: ApiError) -> grpc.Status:
     details = [any_pb2.Any(), any_pb2.Any()]
     details[0].Pack(info)
     details[1].Pack(message)
+    if refusal.retry_after is not None:
+        delay = duration_pb2.Duration()
+        delay.FromMilliseconds(max(1, round(refusal.retry_after * 1000)))
+        retry = any_pb2.Any()
+        retry.Pack(error_details_pb2.RetryInfo(retry_delay=delay))
+        details.append(retry)
     code = _CODES[refusal.code]
     status = status_pb2.Status(code=code, message=refusal.message, details=details)
     return rpc_status.to_status(status)

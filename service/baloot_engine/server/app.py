@@ -35,13 +35,10 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 
 from baloot.v1 import engine_service_pb2_grpc
 from baloot_engine import __version__
-from baloot_engine.api import analysis
-from baloot_engine.api.judging import prestart_judge
 from baloot_engine.api.ledger import LedgerClientMissingError, MatchLedger, redact_url
 from baloot_engine.api.sealing import KeyRing, StateKeyError, load_or_create_key_file
 from baloot_engine.api.servicer import SERVICE_NAME, BalootEngineServicer
-from baloot_engine.bots.pool import prestart as bot_pool_prestart
-from baloot_engine.bots.pool import shutdown as bot_pool_shutdown
+from baloot_engine.lanes import Lanes
 from baloot_engine.server import eventloop
 from baloot_engine.server.caches import CacheCollector, install_memory_dump, inventory
 from baloot_engine.server.interceptors import CallGate, TelemetryHandler
@@ -82,7 +79,14 @@ MIN_CLIENT_PING_SECONDS: Final = 10
 PENDING_CALLS_PER_ADMITTED: Final = 16
 MIN_PENDING_CALLS: Final = 8000
 
+DRAIN_MARGIN_SECONDS: Final = 1.0
+"""Heavy work still running this long before the grace period ends is stopped with DRAINING."""
+
 _log = get_logger("baloot_engine.server")
+
+
+def _loopback(host: str) -> bool:
+    return host in ("localhost", "127.0.0.1", "::1", "[::1]") or host.startswith("127.")
 
 
 class _Services:
@@ -189,6 +193,7 @@ async def create_server(
     reuse_port: bool = False,
     gate: CallGate | None = None,
     ledger: MatchLedger | None = None,
+    lanes: Lanes | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     """Build the gRPC server with every service, bind it, and return it with its port.
 
@@ -198,18 +203,21 @@ async def create_server(
     one server bind the same port (see :mod:`baloot_engine.server.workers`). ``gate`` bounds
     the concurrent calls (a new one with ``settings.max_concurrent_rpcs`` when not given).
     ``ledger`` is the match ledger the servicer checks tokens with (:class:`EngineServer`
-    opens and closes the one ``BALOOT_LEDGER`` names).
+    opens and closes the one ``BALOOT_LEDGER`` names). ``lanes`` run the heavy work (new ones
+    of the settings' sizes when not given; :class:`EngineServer` starts and stops them).
     """
     metrics = metrics if metrics is not None else Metrics()
     health = health if health is not None else health_aio.HealthServicer()
     gate = gate if gate is not None else CallGate(settings.max_concurrent_rpcs)
     server = grpc.aio.server(options=server_options(settings, reuse_port=reuse_port))
     keys = keys if keys is not None else load_keys(settings)
+    lanes = lanes if lanes is not None else Lanes(settings.lanes(), metrics.lanes)
     servicer = BalootEngineServicer(
         keys,
         metrics,
         allow_preset_deck=settings.allow_preset_deck,
         ledger=ledger,
+        lanes=lanes,
         expert_budget_ms=settings.bot_expert_budget_ms,
     )
     services = _Services()
@@ -251,6 +259,7 @@ class EngineServer:
         self.metrics = Metrics()
         self.health = health_aio.HealthServicer()
         self.gate = CallGate(settings.max_concurrent_rpcs)
+        self.lanes = Lanes(settings.lanes(), self.metrics.lanes)
         self._extra_handlers = tuple(extra_handlers)
         self._server: grpc.aio.Server | None = None
         self._endpoint: MetricsEndpoint | None = None
@@ -284,6 +293,7 @@ class EngineServer:
             keys=self._keys,
             gate=self.gate,
             ledger=self._ledger,
+            lanes=self.lanes,
         )
         await self._server.start()
         if settings.metrics_enabled:
@@ -306,7 +316,15 @@ class EngineServer:
             metrics_port=self.metrics_port,
             pid=os.getpid(),
             event_loop=type(asyncio.get_running_loop()).__module__.partition(".")[0],
+            anonymous_heavy_work=self.lanes.anonymous_heavy_work,
+            api_keys=len(settings.api_keys),
         )
+        if self.lanes.anonymous_heavy_work and not _loopback(settings.host):
+            _log.warning(
+                "heavy work is open to callers without an API key on a non-loopback address: "
+                "set BALOOT_API_KEYS (or BALOOT_ANONYMOUS_HEAVY_WORK=off) in production",
+                host=settings.host,
+            )
 
     async def stop(self) -> None:
         """Report NOT_SERVING, serve until calls stop coming, stop accepting, drain.
@@ -319,9 +337,14 @@ class EngineServer:
            the client sees those as CANCELLED, which no retry rule retries. Once no call has
            arrived for a while, no call is waiting in that queue.
         3. grpc stops accepting (GOAWAY: clients send new calls elsewhere, or retry them),
-           and the calls in flight run to their end, for at most ``grace_seconds``.
+           and the calls in flight run to their end, for at most ``grace_seconds``. Heavy work
+           still running a second before the grace period ends is stopped and its caller told
+           to send the request again (UNAVAILABLE, reason DRAINING, with a retry delay), so no
+           call is cut without a reason.
+        4. The lanes' processes end.
         """
         if self._server is None:
+            await self.lanes.close()
             await self._close_ledger()
             return
         settings = self.settings
@@ -336,7 +359,10 @@ class EngineServer:
                 "calls still arriving at the end of the lame-duck period: stopping anyway",
                 lame_duck_seconds=settings.lame_duck_seconds,
             )
+        drain = self.lanes.drain(settings.grace_seconds - DRAIN_MARGIN_SECONDS)
         await self._server.stop(settings.grace_seconds)
+        drain.cancel()
+        await self.lanes.close()
         self.gate.flush_log()
         self._server = None
         if self._endpoint is not None:
@@ -402,12 +428,10 @@ async def serve(
         loop.add_signal_handler(signum, on_signal, signum)
     try:
         await app.start()
-        # The processes the long computations run in (a searching bot's decision, a solve, an
+        # The lanes' processes (a searching bot's decision, a judged claim, a solve, an
         # analysis) start now, not on the first such call, which would otherwise wait a
         # second or more for a process to spawn and import the engine.
-        bot_pool_prestart()
-        prestart_judge()
-        analysis.worker()
+        app.lanes.prestart()
         install_memory_dump(loop, inventory(app.keys))
         # What start-up made lives as long as the process: the garbage collector's full
         # passes need not walk it again (the calls' own objects are collected as before).
@@ -416,11 +440,9 @@ async def serve(
             on_started()
         await stopping.wait()
     finally:
+        # The lanes' processes end with the server (a forked worker ends without the
+        # interpreter's exit handlers).
         await app.stop()
-        # The processes started with the server end with it, and free what they held (a
-        # forked worker ends without the interpreter's exit handlers).
-        analysis.close_worker()
-        bot_pool_shutdown()
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGUSR2):
             loop.remove_signal_handler(signum)
 

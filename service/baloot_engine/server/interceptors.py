@@ -45,6 +45,7 @@ from google.protobuf.message import DecodeError
 
 from baloot_engine.api.messages import set_call_language
 from baloot_engine.api.status import ApiError, overloaded, request_invalid
+from baloot_engine.lanes.admission import play_slot
 from baloot_engine.telemetry.logs import (
     bind_call_fields,
     call_log_enabled,
@@ -232,6 +233,22 @@ class CallGate:
             await asyncio.sleep(min(0.05, deadline - now, self.last_arrival + quiet - now))
 
 
+class _Slot:
+    """One admitted call's place under the bound, given back once: when a lane takes its job,
+    or when the call ends."""
+
+    __slots__ = ("_gate",)
+
+    def __init__(self, gate: CallGate) -> None:
+        self._gate: CallGate | None = gate
+
+    def release(self, _task: object = None) -> None:
+        gate = self._gate
+        if gate is not None:
+            self._gate = None
+            gate.release()
+
+
 class _Route:
     """What every call of one method shares: its labels, counters and wrapped handlers."""
 
@@ -380,11 +397,14 @@ class TelemetryHandler(grpc.GenericRpcHandler):
                 return route.shed
             # This runs in the call's own task, which ends when the call ends, whether its
             # handler ran, failed, or never started (a client that left before its body came).
+            # A call whose job a lane takes gives its place back then (lanes/admission.py).
             task = asyncio.current_task()
             if task is None:  # pragma: no cover - grpc.aio runs every call in a task
                 gate.release()
             else:
-                task.add_done_callback(gate.release)
+                slot = _Slot(gate)
+                task.add_done_callback(slot.release)
+                play_slot.set(slot.release)
         return route.wrapped
 
     def _route(self, method: str, handler: _Handler) -> _Route:

@@ -21,6 +21,17 @@ from typing import Any, Final, TypeVar
 from baloot_engine import __version__
 from baloot_engine.api.ledger import check_url, redact_url
 from baloot_engine.api.sealing import StateKeyError, parse_key
+from baloot_engine.lanes import (
+    ANALYSIS,
+    BOTS,
+    JUDGE,
+    SOLVE,
+    ApiKeys,
+    HeavyWork,
+    LanesConfig,
+    Quota,
+)
+from baloot_engine.lanes.clients import ApiKeyError, parse_api_keys
 from baloot_engine.telemetry.logs import LogFormat, LogLevel
 
 ENV_PREFIX: Final = "BALOOT_"
@@ -47,7 +58,7 @@ class Settings:
     max_concurrent_rpcs: int = 256
     keepalive_seconds: float = 60.0
     max_connection_age_seconds: float = 300.0
-    max_connection_age_grace_seconds: float = 30.0
+    max_connection_age_grace_seconds: float = 620.0
     reflection: bool = True
     allow_preset_deck: bool = False
     state_keys: tuple[str, ...] = field(default=(), repr=False)
@@ -57,12 +68,56 @@ class Settings:
     ledger_ttl_seconds: int = 7 * 24 * 3600
     ledger_timeout_seconds: float = 1.0
     bot_expert_budget_ms: int = 500
+    api_keys: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    anonymous_heavy_work: HeavyWork = HeavyWork.AUTO
+    lane_judge_processes: int = 1
+    lane_judge_queue: int = 64
+    lane_bots_processes: int = 1
+    lane_bots_queue: int = 32
+    lane_solve_processes: int = 1
+    lane_solve_queue: int = 8
+    lane_analysis_processes: int = 1
+    lane_analysis_queue: int = 4
+    quota_cpu_seconds_per_minute: float = 60.0
+    quota_queued_jobs: int = 16
+    quota_streams: int = 2
+    anonymous_cpu_seconds_per_minute: float = 30.0
 
     @property
     def address(self) -> str:
         """The gRPC listen address, ``host:port`` (IPv6 hosts in brackets)."""
         host = f"[{self.host}]" if ":" in self.host and not self.host.startswith("[") else self.host
         return f"{host}:{self.port}"
+
+    def lanes(self) -> LanesConfig:
+        """The lanes' sizes, the quotas and the API keys these settings give."""
+        base = LanesConfig()
+        return LanesConfig(
+            judge=dataclasses.replace(
+                base.judge, processes=self.lane_judge_processes, queue=self.lane_judge_queue
+            ),
+            bots=dataclasses.replace(
+                base.bots, processes=self.lane_bots_processes, queue=self.lane_bots_queue
+            ),
+            solve=dataclasses.replace(
+                base.solve, processes=self.lane_solve_processes, queue=self.lane_solve_queue
+            ),
+            analysis=dataclasses.replace(
+                base.analysis,
+                processes=self.lane_analysis_processes,
+                queue=self.lane_analysis_queue,
+            ),
+            keyed=Quota(
+                self.quota_cpu_seconds_per_minute, self.quota_queued_jobs, self.quota_streams
+            ),
+            anonymous=Quota(
+                self.anonymous_cpu_seconds_per_minute,
+                self.quota_queued_jobs,
+                self.quota_streams,
+            ),
+            heavy_work=self.anonymous_heavy_work,
+            api_keys=ApiKeys(self.api_keys),
+        )
 
     def redacted(self) -> dict[str, object]:
         """Return the settings as plain values for the start-up log; secrets are summarised."""
@@ -178,6 +233,20 @@ def _workers(text: str) -> int:
         return _int_in(1, MAX_WORKERS)(text)
     except ValueError:
         raise ValueError(f"expected an integer from 1 to {MAX_WORKERS}, or auto") from None
+
+
+def _api_keys(text: str) -> tuple[tuple[str, str], ...]:
+    try:
+        return parse_api_keys(text)
+    except ApiKeyError as error:
+        raise ValueError(str(error)) from None
+
+
+def _cpu_per_minute(text: str) -> float:
+    value = _seconds(text)
+    if value > 3600:
+        raise ValueError("expected CPU-seconds a minute from 0 to 3600")
+    return value
 
 
 def _ledger_url(text: str) -> str:
@@ -305,6 +374,63 @@ SETTINGS: Final[tuple[SettingSpec, ...]] = (
         "bot_expert_budget_ms",
         _int_in(1, MAX_EXPERT_BUDGET_MS),
         "Time an unseeded EXPERT SuggestAction may search, in milliseconds (at most 5000).",
+    ),
+    SettingSpec(
+        "api_keys",
+        _api_keys,
+        "Comma-separated name:secret API keys of the clients that may ask for heavy work "
+        "(searching bots, solves, analyses), sent in the x-api-key metadata.",
+        flag=False,
+        secret=True,
+    ),
+    SettingSpec(
+        "anonymous_heavy_work",
+        _choice(HeavyWork),
+        "Whether callers without an API key may ask for heavy work: auto (only while no API "
+        "key is configured), on or off.",
+    ),
+    *(
+        spec
+        for lane, processes, queue in (
+            (JUDGE, "Sawa claims and Qayd calls", 64),
+            (BOTS, "STRONG and EXPERT bot decisions", 32),
+            (SOLVE, "SolveDeal", 8),
+            (ANALYSIS, "AnalyzeRecord and FairPlayReport streams", 4),
+        )
+        for spec in (
+            SettingSpec(
+                f"lane_{lane}_processes",
+                _int_in(1, MAX_WORKERS),
+                f"Processes of the {lane} lane ({processes}), per server process.",
+            ),
+            SettingSpec(
+                f"lane_{lane}_queue",
+                _int_in(1, 100_000),
+                f"Jobs the {lane} lane holds waiting, all clients together (default {queue}); "
+                "the next is refused with RESOURCE_EXHAUSTED, reason LANE_FULL.",
+            ),
+        )
+    ),
+    SettingSpec(
+        "quota_cpu_seconds_per_minute",
+        _cpu_per_minute,
+        "CPU-seconds of heavy work an API key's client may use a minute, per server process.",
+    ),
+    SettingSpec(
+        "quota_queued_jobs",
+        _int_in(1, 100_000),
+        "Jobs one client may have in a lane (waiting or running), per server process.",
+    ),
+    SettingSpec(
+        "quota_streams",
+        _int_in(1, 1000),
+        "Analysis streams one API key's client may have open, per server process.",
+    ),
+    SettingSpec(
+        "anonymous_cpu_seconds_per_minute",
+        _cpu_per_minute,
+        "CPU-seconds of heavy work all callers without an API key may use a minute together, "
+        "where they may ask for it at all.",
     ),
 )
 

@@ -32,6 +32,7 @@ from wsgiref.simple_server import WSGIServer
 from prometheus_client import (
     CollectorRegistry,
     Counter,
+    Gauge,
     GCCollector,
     Histogram,
     PlatformCollector,
@@ -259,6 +260,7 @@ class Metrics:
             registry=self.registry,
         )
         self._domain_counters()
+        self.lanes = LaneMetrics(self.registry)
 
     def for_call(self, labels: tuple[str, str, str]) -> CallMetrics:
         """The gRPC families' children for ``(grpc_service, grpc_method, grpc_type)``."""
@@ -351,6 +353,88 @@ class Metrics:
                 self.qayd_verdicts.labels(
                     verdict="correct" if event.qayd.correct else "wrong"
                 ).inc()
+
+
+# Waiting and running times of heavy work: milliseconds (a judged claim) to minutes (an analysis).
+LANE_BUCKETS: Final = (0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 120.0, 600.0)
+
+
+class LaneMetrics:
+    """The lanes' families (``baloot_lane_*``): queue depth and running jobs (gauges summed
+    over live processes), wait and run times, CPU-seconds by client, refusals by reason,
+    and processes replaced. Every label takes a bounded set of values: the lanes, the fixed
+    reasons, and the client names the operator configured (plus ``anonymous``)."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self._waiting = Gauge(
+            "baloot_lane_queue_depth",
+            "Jobs waiting in a lane for one of its processes.",
+            ("lane",),
+            registry=registry,
+            multiprocess_mode="livesum",
+        )
+        self._running = Gauge(
+            "baloot_lane_running",
+            "Jobs running in a lane's processes.",
+            ("lane",),
+            registry=registry,
+            multiprocess_mode="livesum",
+        )
+        self._wait = Histogram(
+            "baloot_lane_wait_seconds",
+            "Time a lane's jobs waited for a process.",
+            ("lane",),
+            buckets=LANE_BUCKETS,
+            registry=registry,
+        )
+        self._run = Histogram(
+            "baloot_lane_run_seconds",
+            "Time a lane's jobs ran, from their start in a process to their end.",
+            ("lane",),
+            buckets=LANE_BUCKETS,
+            registry=registry,
+        )
+        self._cpu = Counter(
+            "baloot_lane_cpu_seconds",
+            "CPU-seconds the lanes' jobs took, by lane and client.",
+            ("lane", "client"),
+            registry=registry,
+        )
+        self._refused = Counter(
+            "baloot_lane_refusals",
+            "Jobs refused at a lane's door or stopped on the way, by lane and reason.",
+            ("lane", "reason"),
+            registry=registry,
+        )
+        self._replaced = Counter(
+            "baloot_lane_processes_replaced",
+            "Lane processes that stopped (killed, past a deadline, out of memory) and were "
+            "replaced.",
+            ("lane",),
+            registry=registry,
+        )
+
+    def depth(self, lane: str, waiting: int, running: int) -> None:
+        """A lane's jobs waiting and running now."""
+        self._waiting.labels(lane).set(waiting)
+        self._running.labels(lane).set(running)
+
+    def waited(self, lane: str, seconds: float) -> None:
+        """A job started after waiting ``seconds``."""
+        self._wait.labels(lane).observe(seconds)
+
+    def ran(self, lane: str, seconds: float, cpu_seconds: float, client: str) -> None:
+        """A job ended after ``seconds``, having taken ``cpu_seconds`` of ``client``'s."""
+        self._run.labels(lane).observe(seconds)
+        self._cpu.labels(lane, client).inc(max(0.0, cpu_seconds))
+
+    def refused(self, lane: str, reason: str) -> None:
+        """A job refused or stopped, for ``reason``."""
+        self._refused.labels(lane, reason).inc()
+
+    def replaced(self, lane: str) -> None:
+        """A lane process replaced."""
+        self._replaced.labels(lane).inc()
 
 
 @dataclass(slots=True)

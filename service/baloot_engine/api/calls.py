@@ -1,0 +1,166 @@
+"""How every RPC runs: the caller read from the call, one mapping of refusals to statuses,
+and the time step of a judged answer.
+
+:func:`rpc` turns a unary body (``async def Method(self, request, context)``) into the
+servicer's handler and :func:`streamed` a streaming one: the request's sizes are checked, the
+body runs inside the match layer's ledger settlement (:meth:`Matches.settled`), and every
+refusal, of the rules, of this layer or of a lane, leaves through :func:`refuse`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import math
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from typing import Any, Final, NoReturn, Protocol, TypeVar
+
+import grpc
+import grpc.aio
+
+from baloot_engine.api import inbound
+from baloot_engine.api.matches import NO_CALLER, Caller, Matches, judged_call
+from baloot_engine.api.refusals import WORKER_STOPPED, ApiError, Code
+from baloot_engine.lanes import LaneError, presented_key
+from baloot_engine.lanes import errors as lane_errors
+from baloot_engine.rules import RuleError
+from baloot_engine.telemetry.logs import bind_call_fields, get_logger
+
+Context = grpc.aio.ServicerContext[Any, Any]
+JUDGED_ANSWER_STEP: Final = 0.1
+"""Seconds: a Sawa claim's or a Qayd call's answer, accepted or refused, leaves on a whole
+number of these after the call began (:func:`to_the_step`), once the call reached the
+judgement (``matches.judged_call``; a refusal before it, a bad token say, searched nothing).
+Their verdicts search the hidden hands, and how long a search takes depends on them, which a
+claimer could time (docs/security.md, *Time*)."""
+
+_LANE_CODES: Final = {
+    lane_errors.LANE_FULL: Code.RESOURCE_EXHAUSTED,
+    lane_errors.QUOTA_EXCEEDED: Code.RESOURCE_EXHAUSTED,
+    lane_errors.API_KEY_REQUIRED: Code.UNAUTHENTICATED,
+    lane_errors.API_KEY_INVALID: Code.UNAUTHENTICATED,
+    lane_errors.LANE_DEADLINE: Code.DEADLINE_EXCEEDED,
+    lane_errors.LANE_CLOSED: Code.UNAVAILABLE,
+    lane_errors.DRAINING: Code.UNAVAILABLE,
+    WORKER_STOPPED: Code.UNAVAILABLE,
+}
+_log = get_logger("baloot_engine.api")
+_Response = TypeVar("_Response")
+_Request = TypeVar("_Request")
+
+
+class Serving(Protocol):
+    """What the handlers need of the servicer: its match layer."""
+
+    @property
+    def matches(self) -> Matches: ...
+
+
+_S = TypeVar("_S", bound=Serving)
+
+
+def caller_of(context: Context | None) -> Caller:
+    """The API key a call presents and its deadline (a test may call a body without a call)."""
+    if context is None:
+        return NO_CALLER
+    key = presented_key(context.invocation_metadata())
+    remaining = context.time_remaining()
+    deadline = None if remaining is None else time.monotonic() + remaining
+    return Caller(key, deadline)
+
+
+def refusal_of(error: ApiError | RuleError | LaneError) -> ApiError:
+    """The refusal a caller reads for a rule's, this layer's or a lane's answer."""
+    if isinstance(error, ApiError):
+        return error
+    if isinstance(error, RuleError):
+        return ApiError.from_rule_error(error)
+    return ApiError(
+        _LANE_CODES.get(error.reason, Code.UNAVAILABLE),
+        error.reason,
+        error.message,
+        error.metadata,
+        retry_after=error.retry_after,
+    )
+
+
+def rpc(
+    body: Callable[[_S, _Request, Context], Awaitable[_Response]],
+) -> Callable[[_S, _Request, Context], Coroutine[Any, Any, _Response]]:
+    """The handler of a unary RPC body."""
+
+    @functools.wraps(body)
+    async def handler(self: _S, request: _Request, context: Context) -> _Response:
+        began = time.monotonic()
+        try:
+            try:
+                inbound.check_sizes(request)
+                return await self.matches.settled(lambda: body(self, request, context))
+            finally:
+                if judged_call.get():  # the answer, or the refusal, waits for its step
+                    await to_the_step(began)
+        except (ApiError, RuleError, LaneError) as error:
+            await refuse(context, refusal_of(error))
+        except Exception:  # noqa: BLE001 - the last line of defence of every RPC
+            # A defect, never the caller's input: log it whole, answer without internals.
+            _log.exception("unexpected error", method=body.__name__)
+            await context.abort(grpc.StatusCode.INTERNAL, "internal error; see the server log")
+        raise AssertionError("abort returned")  # pragma: no cover
+
+    return handler
+
+
+def streamed(
+    body: Callable[[_S, _Request, Context], AsyncIterator[_Response]],
+) -> Callable[[_S, _Request, Context], AsyncIterator[_Response]]:
+    """The handler of a server-streaming RPC body."""
+
+    @functools.wraps(body)
+    async def handler(self: _S, request: _Request, context: Context) -> AsyncIterator[_Response]:
+        try:
+            inbound.check_sizes(request)
+            responses = body(self, request, context)
+            async with contextlib.aclosing(responses):  # type: ignore[type-var]
+                async for response in responses:
+                    yield response
+        except (ApiError, RuleError, LaneError) as error:
+            await refuse(context, refusal_of(error))
+        except Exception:  # noqa: BLE001 - the last line of defence of every RPC
+            _log.exception("unexpected error", method=body.__name__)
+            await context.abort(grpc.StatusCode.INTERNAL, "internal error; see the server log")
+
+    return handler
+
+
+async def to_the_step(began: float) -> None:
+    """Wait until a whole number of :data:`JUDGED_ANSWER_STEP` has passed since ``began`` (at
+    least one): a judged call's answer leaves then, whatever its search of the hidden hands
+    (and, with the match ledger, the settling of the call) took."""
+    spent = time.monotonic() - began
+    steps = max(1, math.ceil(spent / JUDGED_ANSWER_STEP))
+    await asyncio.sleep(steps * JUDGED_ANSWER_STEP - spent)
+
+
+async def refuse(context: Context, refusal: ApiError) -> NoReturn:
+    """End the call with ``refusal``'s status, keeping what the interceptors already put in
+    the trailers (the request id)."""
+    bind_call_fields(reason=refusal.reason)
+    status = refusal.to_status()
+    trailers = (*tuple(context.trailing_metadata() or ()), *status.trailing_metadata)
+    await context.abort(status.code, status.details, trailing_metadata=trailers)
+    raise AssertionError("abort_with_status returned")  # pragma: no cover
+
+
+__all__ = [
+    "JUDGED_ANSWER_STEP",
+    "Context",
+    "Serving",
+    "caller_of",
+    "refusal_of",
+    "refuse",
+    "rpc",
+    "streamed",
+    "to_the_step",
+]
