@@ -19,7 +19,7 @@ from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot_engine.lanes.clients import parse_api_keys
 from tests.server.conftest import InProcessServer, make_settings
 
-from .conftest import expect_refusal
+from .conftest import expect_refusal, read_refusal
 
 SECRET = "s3cret-key-of-the-app-0001"
 
@@ -93,16 +93,29 @@ def test_a_key_the_deployment_did_not_issue_is_refused(
         pytest.fail("a key never issued was accepted")
 
 
-def test_analysis_and_solves_need_the_key(stub: pb_grpc.BalootEngineServiceStub) -> None:
+def test_analysis_and_solves_need_the_key(
+    keyed: InProcessServer, stub: pb_grpc.BalootEngineServiceStub
+) -> None:
     solve = _a_record_solve()
     expect_refusal(stub.SolveDeal, solve, grpc.StatusCode.UNAUTHENTICATED, "API_KEY_REQUIRED")
-    analysis = analysis_pb2.AnalyzeRecordRequest()
-    with pytest.raises(grpc.RpcError) as refused:
-        list(stub.AnalyzeRecord(analysis, timeout=10))
-    assert refused.value.code() in (
-        grpc.StatusCode.UNAUTHENTICATED,
-        grpc.StatusCode.INVALID_ARGUMENT,  # an empty record may be refused first
-    )
+    # Refused from the metadata alone, before the body is read: even one that does not parse.
+    with grpc.insecure_channel(keyed.target) as channel:
+        raw = channel.unary_stream(
+            "/baloot.v1.BalootEngineService/AnalyzeRecord",
+            request_serializer=lambda body: body,
+            response_deserializer=lambda body: body,
+        )
+        for method, request in (
+            (stub.AnalyzeRecord, analysis_pb2.AnalyzeRecordRequest()),
+            (raw, b"\xff\xff not a message"),
+        ):
+            with pytest.raises(grpc.RpcError) as refused:
+                list(method(request, timeout=10))
+            assert refused.value.code() is grpc.StatusCode.UNAUTHENTICATED
+            assert read_refusal(refused.value).reason == "API_KEY_REQUIRED"
+    with pytest.raises(grpc.RpcError) as fair:
+        list(stub.FairPlayReport(analysis_pb2.FairPlayReportRequest(), timeout=10))
+    assert read_refusal(fair.value).reason == "API_KEY_REQUIRED"
 
 
 def test_a_full_lane_answers_resource_exhausted_with_retry_info(

@@ -23,7 +23,7 @@ import grpc.aio
 from baloot_engine.api import inbound
 from baloot_engine.api.matches import NO_CALLER, Caller, Matches, judged_call
 from baloot_engine.api.refusals import WORKER_STOPPED, ApiError, Code
-from baloot_engine.lanes import LaneError, presented_key
+from baloot_engine.lanes import LaneError, Lanes, presented_key
 from baloot_engine.lanes import errors as lane_errors
 from baloot_engine.rules import RuleError
 from baloot_engine.telemetry.logs import bind_call_fields, get_logger
@@ -69,6 +69,30 @@ def caller_of(context: Context | None) -> Caller:
     remaining = context.time_remaining()
     deadline = None if remaining is None else time.monotonic() + remaining
     return Caller(key, deadline)
+
+
+def door_of(lanes: Lanes, service: str) -> Callable[[str, Any], ApiError | None]:
+    """The refusal, from a call's method and metadata alone, of the RPCs that are always heavy
+    work (``SolveDeal``, ``AnalyzeRecord``, ``FairPlayReport``) when their caller may not have
+    it or their lane has no room: given before the body (up to a megabyte of records) is read,
+    so that a flood of them costs the server as little as it can."""
+    heavy = {
+        f"/{service}/SolveDeal": lanes.solve,
+        f"/{service}/AnalyzeRecord": lanes.analysis,
+        f"/{service}/FairPlayReport": lanes.analysis,
+    }
+
+    def door(method: str, metadata: Any) -> ApiError | None:
+        lane = heavy.get(method)
+        if lane is None:
+            return None
+        try:
+            lanes.payer(presented_key(metadata), lane)
+        except LaneError as error:
+            return refusal_of(error)
+        return None
+
+    return door
 
 
 def refusal_of(error: ApiError | RuleError | LaneError) -> ApiError:
@@ -158,6 +182,7 @@ __all__ = [
     "Context",
     "Serving",
     "caller_of",
+    "door_of",
     "refusal_of",
     "refuse",
     "rpc",

@@ -35,6 +35,7 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 
 from baloot.v1 import engine_service_pb2_grpc
 from baloot_engine import __version__
+from baloot_engine.api.calls import door_of
 from baloot_engine.api.ledger import LedgerClientMissingError, MatchLedger, redact_url
 from baloot_engine.api.sealing import KeyRing, StateKeyError, load_or_create_key_file
 from baloot_engine.api.servicer import SERVICE_NAME, BalootEngineServicer
@@ -230,7 +231,8 @@ async def create_server(
             reflection.aio.ReflectionServicer(names), as_server
         )
     services.handlers.extend(extra_handlers)
-    server.add_generic_rpc_handlers((TelemetryHandler(services.handlers, metrics, gate),))
+    door = door_of(lanes, SERVICE_NAME)
+    server.add_generic_rpc_handlers((TelemetryHandler(services.handlers, metrics, gate, door),))
     try:
         port = server.add_insecure_port(settings.address)
     except RuntimeError as error:

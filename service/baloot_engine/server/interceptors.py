@@ -95,6 +95,11 @@ _NO_FIELDS: Final[dict[str, object]] = {}
 
 _log = get_logger("baloot_engine.rpc")
 
+Door = Callable[[str, Any], "ApiError | None"]
+"""Asked with a call's method and metadata before its body is read: the refusal of a call
+that must not go further (heavy work without the API key it needs, or for a full lane), or
+None."""
+
 _Handler: TypeAlias = "grpc.RpcMethodHandler[Any, Any]"
 _Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
 
@@ -370,10 +375,12 @@ class TelemetryHandler(grpc.GenericRpcHandler):
         handlers: Sequence[grpc.GenericRpcHandler],
         metrics: Metrics,
         gate: CallGate | None = None,
+        door: Door | None = None,
     ) -> None:
         self._handlers = tuple(handlers)
         self._metrics = metrics
         self._gate = gate
+        self._door = door
         self._routes: dict[str, _Route] = {}
 
     def service(self, handler_call_details: grpc.HandlerCallDetails) -> _Handler | None:
@@ -389,6 +396,11 @@ class TelemetryHandler(grpc.GenericRpcHandler):
         route = self._routes.get(method)
         if route is None or route.handler is not handler:
             route = self._route(method, handler)
+        door = self._door
+        if door is not None:
+            refusal = door(method, handler_call_details.invocation_metadata)
+            if refusal is not None:
+                return _refusing(route, refusal)
         gate = self._gate
         if gate is not None and route.bounded:
             if not gate.admit():
@@ -431,6 +443,27 @@ async def _checked(requests: AsyncIterable[Any], context: _Context) -> AsyncIter
         yield request
 
 
+def _refusing(route: _Route, refusal: ApiError) -> _Handler:
+    """A handler of the same shape that refuses the call with ``refusal`` at once, without
+    parsing its body (heavy work its caller may not have, decided from the metadata)."""
+
+    async def refused(_request: Any, context: _Context) -> None:
+        with _Call(route, context):
+            await refuse(context, refusal)
+
+    return _handler_like(route, refused)
+
+
+def _handler_like(route: _Route, behaviour: Callable[..., Any]) -> _Handler:
+    make = {
+        "unary": grpc.unary_unary_rpc_method_handler,
+        "client_stream": grpc.stream_unary_rpc_method_handler,
+        "server_stream": grpc.unary_stream_rpc_method_handler,
+        "bidi_stream": grpc.stream_stream_rpc_method_handler,
+    }[route.call_type]
+    return make(behaviour, None, route.handler.response_serializer)
+
+
 def _shed(route: _Route, metrics: Metrics, gate: CallGate) -> _Handler:
     """A handler of the same shape that refuses the call at once, without parsing its body."""
 
@@ -446,13 +479,7 @@ def _shed(route: _Route, metrics: Metrics, gate: CallGate) -> _Handler:
                 ),
             )
 
-    make = {
-        "unary": grpc.unary_unary_rpc_method_handler,
-        "client_stream": grpc.stream_unary_rpc_method_handler,
-        "server_stream": grpc.unary_stream_rpc_method_handler,
-        "bidi_stream": grpc.stream_stream_rpc_method_handler,
-    }[route.call_type]
-    return make(refused, None, route.handler.response_serializer)
+    return _handler_like(route, refused)
 
 
 def _wrap(handler: _Handler, route: _Route) -> _Handler:
