@@ -375,3 +375,26 @@ def bot_level_in(value: int) -> Level:
     if level is None:
         raise _bad(REQUEST_INVALID, f"the bot level is missing or unknown (value {value})")
     return level
+
+
+SCORE_LIMIT: Final = 10_000
+"""Far above any match's score: both teams over the target, tied."""
+
+
+def match_scores_in(scores: Sequence[int], rules: RuleSet) -> tuple[int, int] | None:
+    """ScoreRound's match scores: none, or one per team of a match that goes on (R44: a match
+    a team has won is over, no round follows it; both teams at the target with equal totals
+    play another)."""
+    if not scores:
+        return None
+    if (
+        len(scores) != 2
+        or max(scores) >= SCORE_LIMIT
+        or not rules.match_goes_on((scores[0], scores[1]))
+    ):
+        raise malformed(
+            REQUEST_INVALID,
+            "match_scores needs one entry per team, of a match that goes on "
+            f"(target {rules.match_target}), or none",
+        )
+    return scores[0], scores[1]

@@ -438,6 +438,19 @@ class Matches:
         if opened is not None and opened.decoded.fields.board_set:
             raise preset_deck_disabled("a board-set match is dealt its board set's decks only")
 
+    def deal_of(self, deck: tuple[int, ...] | None) -> Callable[[Opened], Action]:
+        """The deal of a DealRound: the match's next deck, or a preset ``deck`` where this
+        server and the match accept one (refused before the token is opened otherwise)."""
+        if deck is None:
+            return lambda opened: Deal(self.next_deck(opened))
+        self.check_preset_allowed()
+
+        def preset(opened: Opened) -> Action:
+            self.check_preset_allowed(opened)
+            return Deal(deck)
+
+        return preset
+
     def round_deck(self, opened: Opened, round_number: int) -> tuple[int, ...]:
         """The deck round ``round_number`` of the opened match was (or is) dealt from."""
         kept = opened.decoded.fields.kept_deck(round_number)

@@ -12,7 +12,7 @@ place that maps it to a status (:mod:`~baloot_engine.api.calls`).
 from __future__ import annotations
 
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Final
 
 from baloot.v1 import analysis_pb2
@@ -21,18 +21,17 @@ from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot_engine.api import analysis, fairplay, inbound, records, responses, solving
 from baloot_engine.api.calls import Context, caller_of, rpc, streamed
 from baloot_engine.api.ledger import MatchLedger
-from baloot_engine.api.matches import Matches, Opened
+from baloot_engine.api.matches import Acted, Matches, Opened
 from baloot_engine.api.refusals import credential_invalid, request_invalid
 from baloot_engine.api.sealing import KeyRing
 from baloot_engine.api.views import add_views, build_view, last_round_out
 from baloot_engine.lanes import Lanes
-from baloot_engine.rules import Deal, game, score_round
+from baloot_engine.rules import Action, game, score_round
 from baloot_engine.rules.facts import validate_facts_at_scores
 from baloot_engine.telemetry.logs import bind_call_fields
 from baloot_engine.telemetry.metrics import Metrics
 
 SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["BalootEngineService"].full_name
-_SCORE_LIMIT: Final = 10_000  # far above any match: both teams over the target, tied
 _ALL_SEATS: Final = (0, 1, 2, 3)
 
 
@@ -61,6 +60,15 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
 
     def _open(self, request: Any) -> Opened:
         return self.matches.open(request.state, request.match_id, request.credential)
+
+    async def _act(
+        self, request: Any, action_of: Callable[[Opened], Action], context: Context | None = None
+    ) -> Acted:
+        """Open the request's token and apply the action of its seat (converted by
+        ``action_of`` once the credential and the version are checked)."""
+        seat, expected = inbound.seat_in(request.seat), _expected(request)
+        caller = caller_of(context)
+        return await self.matches.act(self._open(request), seat, expected, action_of, caller)
 
     # -- RPCs ---------------------------------------------------------------------------
 
@@ -97,28 +105,15 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         self, request: pb.DealRoundRequest, context: Context
     ) -> pb.DealRoundResponse:
         """Deal the next round from the match's own shuffle (or an allowed preset deck)."""
-        matches = self.matches
-        if request.deck_order:
-            matches.check_preset_allowed()
-
-        def deal_of(opened: Opened) -> Deal:
-            if not request.deck_order:
-                return Deal(matches.next_deck(opened))
-            matches.check_preset_allowed(opened)
-            return Deal(tuple(inbound.card_in(c) for c in request.deck_order))
-
-        opened = self._open(request)
-        seat, expected = inbound.seat_in(request.seat), _expected(request)
-        acted = await matches.act(opened, seat, expected, deal_of)
+        order = request.deck_order
+        deck = tuple(inbound.card_in(c) for c in order) if order else None
+        acted = await self._act(request, self.matches.deal_of(deck))
         return responses.respond(acted, pb.DealRoundResponse())
 
     @rpc
     async def PlaceBid(self, request: pb.PlaceBidRequest, context: Context) -> pb.PlaceBidResponse:
         """Apply one bid."""
-        opened = self._open(request)
-        seat, expected = inbound.seat_in(request.seat), _expected(request)
-        bid = request.bid
-        acted = await self.matches.act(opened, seat, expected, lambda _: inbound.bid_in(bid))
+        acted = await self._act(request, lambda _: inbound.bid_in(request.bid))
         return responses.respond(acted, pb.PlaceBidResponse())
 
     @rpc
@@ -126,10 +121,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         self, request: pb.CallDoubleRequest, context: Context
     ) -> pb.CallDoubleResponse:
         """Apply one doubling call."""
-        opened = self._open(request)
-        seat, expected = inbound.seat_in(request.seat), _expected(request)
-        call = request.doubling
-        acted = await self.matches.act(opened, seat, expected, lambda _: inbound.doubling_in(call))
+        acted = await self._act(request, lambda _: inbound.doubling_in(request.doubling))
         return responses.respond(acted, pb.CallDoubleResponse())
 
     @rpc
@@ -137,24 +129,14 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         self, request: pb.DeclareProjectsRequest, context: Context
     ) -> pb.DeclareProjectsResponse:
         """Declare project types in the first trick."""
-        opened = self._open(request)
-        seat, expected = inbound.seat_in(request.seat), _expected(request)
-        declared = request.declaration
-        acted = await self.matches.act(
-            opened, seat, expected, lambda _: inbound.declaration_in(declared)
-        )
+        acted = await self._act(request, lambda _: inbound.declaration_in(request.declaration))
         return responses.respond(acted, pb.DeclareProjectsResponse())
 
     @rpc
     async def PlayCard(self, request: pb.PlayCardRequest, context: Context) -> pb.PlayCardResponse:
         """Play a card, or claim Sawa (judged in the judge's lane; its answer leaves on
         :data:`~baloot_engine.api.calls.JUDGED_ANSWER_STEP`)."""
-        opened = self._open(request)
-        seat, expected = inbound.seat_in(request.seat), _expected(request)
-        play = request.play
-        acted = await self.matches.act(
-            opened, seat, expected, lambda _: inbound.play_in(play), caller_of(context)
-        )
+        acted = await self._act(request, lambda _: inbound.play_in(request.play), context)
         return responses.respond(acted, pb.PlayCardResponse())
 
     @rpc
@@ -201,20 +183,9 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     ) -> pb.ScoreRoundResponse:
         """Score a finished round from its facts, with no match and no token."""
         facts, rules = inbound.facts_in(request)
-        scores = tuple(request.match_scores)
-        if scores:
-            if (
-                len(scores) != 2
-                or max(scores) >= _SCORE_LIMIT
-                or not rules.match_goes_on((scores[0], scores[1]))
-            ):
-                # R44: a match a team has won is over; no round follows it (both teams at the
-                # target with equal totals play another).
-                raise request_invalid(
-                    "match_scores needs one entry per team, of a match that goes on "
-                    f"(target {rules.match_target}), or none"
-                )
-            validate_facts_at_scores(facts, rules, (scores[0], scores[1]))
+        scores = inbound.match_scores_in(request.match_scores, rules)
+        if scores is not None:
+            validate_facts_at_scores(facts, rules, scores)
         return responses.scored(request, score_round(facts, rules), rules)
 
     @rpc
@@ -240,12 +211,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             return responses.respond(acted, pb.CallQaydResponse())
         if not request.HasField("call"):
             raise request_invalid("a Qayd call needs `call`, or `close_review` for the host")
-        opened = self._open(request)
-        seat, expected = inbound.seat_in(request.seat), _expected(request)
-        call = request.call
-        acted = await self.matches.act(
-            opened, seat, expected, lambda _: inbound.qayd_in(call), caller_of(context)
-        )
+        acted = await self._act(request, lambda _: inbound.qayd_in(request.call), context)
         return responses.respond(acted, pb.CallQaydResponse())
 
     @rpc
