@@ -362,14 +362,17 @@ class Matches:
     ) -> tuple[State, Sequence[Event]]:
         """A judged call applied in the judge's lane (its share of the lane is its match's),
         its new state made field for field the one the same call applied here gives."""
+        lanes = self.lanes
+        client = lanes.client(caller.key)
+        # A full judge lane refuses before the judgement, at once: the refusal tells nothing
+        # of the hands, and holds no place among the play's calls for a step.
+        lanes.judge.check(client)
         judged_call.set(True)
         if type(action) is ClaimSawa:
             claim = _claims.get()
             if claim is not None:
                 claim.sawa = (opened.state.hand_number, seat)
-        lanes = self.lanes
         job = Call(game.apply, (opened.state, seat, action))
-        client = lanes.client(caller.key)
         judged = await lanes.judge.call(client, job, caller.deadline, share=opened.match_id)
         new_state, events = judged
         return as_before(opened.state, new_state), events
