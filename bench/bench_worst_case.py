@@ -11,7 +11,7 @@ positions (the first claim, then the same claim again).
 
 Part two serves one in-process gRPC server on a free port and measures PlayCard latency
 over a real channel while STRONG SuggestAction calls run concurrently, with the bots inline
-on the event loop (the old way) and in the bot pool. Prints numbers; asserts nothing.
+on the event loop (the old way) and in the bots lane. Prints numbers; asserts nothing.
 
     python bench/bench_worst_case.py [--repeats 20] [--sawa-positions 600] [--seconds 5]
 """
@@ -324,7 +324,7 @@ async def part_two_once(
     decisions = 0
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         stub = pb_grpc.BalootEngineServiceStub(channel)
-        # Start the pool's processes before measuring.
+        # Start the bots lane's process before measuring.
         await asyncio.gather(*(stub.SuggestAction(suggesting) for _ in range(bots)))
         stop = time.perf_counter() + seconds
         cpu = time.process_time()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from baloot_engine.analysis.core import _representatives, _Stop
+from baloot_engine.analysis.core import StopCheck, representatives
 from baloot_engine.analysis.fairplay import _sampled
 from baloot_engine.analysis.selfplay import play_record
 from baloot_engine.bots import Level, suggest
@@ -98,7 +98,7 @@ def _solved(state: State, obs: Observation, seats: tuple[int, ...], rng: random.
         plays = [v.play for v in real.values]
     else:
         plays = _plays(position)
-        same = _representatives(position, plays)
+        same = representatives(position, plays)
         sampler = peeking_sampler(state.hands, seats)
         tracker = track(obs)
 
@@ -106,7 +106,7 @@ def _solved(state: State, obs: Observation, seats: tuple[int, ...], rng: random.
             return sampler(obs, tracker, rng)
 
         values = _sampled(
-            position, plays, same, sorted(set(same)), sample, SOLVED_WORLDS, _Stop(None, None)
+            position, plays, same, sorted(set(same)), sample, SOLVED_WORLDS, StopCheck(None, None)
         )
     best = max(range(len(plays)), key=values.__getitem__)
     return plays[best]

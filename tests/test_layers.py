@@ -244,7 +244,7 @@ def test_no_module_imports_a_private_name_of_another() -> None:
     [
         ("baloot_engine.bots.inference", "from baloot_engine.bots.tracking import _spent", True),
         ("baloot_engine.api.analysis", "from baloot_engine.api import records\nrecords._x()", True),
-        ("baloot_engine.api.analysis", "from . import records\nrecords._rounds_in(1)", True),
+        ("baloot_engine.api.analysis", "from . import records\nrecords._rows_in(1)", True),
         ("baloot_engine.api.analysis", "from .records import rounds_in", False),
         ("baloot_engine.solver", "from baloot_engine.solver import _search", False),
         ("baloot_engine.api.x", "from baloot_engine.solver import _search", True),

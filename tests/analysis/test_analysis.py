@@ -22,7 +22,7 @@ from baloot_engine.analysis import (
     explain,
     key_mistakes,
 )
-from baloot_engine.analysis.core import _representatives, _solve_some
+from baloot_engine.analysis.core import representatives, solve_position
 from baloot_engine.analysis.export import report_dict
 from baloot_engine.analysis.selfplay import play_record
 from baloot_engine.bots import Level, suggest
@@ -258,8 +258,8 @@ def test_equivalent_cards_are_solved_once_with_the_solver_s_values() -> None:
         position = position_of(step.before)
         solution = solve(position)
         plays = [v.play for v in solution.values]
-        same = _representatives(position, plays)
-        values = _solve_some(position, plays, sorted(set(same)), None)
+        same = representatives(position, plays)
+        values = solve_position(position, plays, sorted(set(same)), None)
         for i, value in enumerate(solution.values):
             assert values[same[i]] == (value.points, value.tricks)
         checked += 1

@@ -9,7 +9,7 @@ from types import ModuleType
 import pytest
 
 from baloot_engine.bots import ExpertBudget, Level, suggest
-from baloot_engine.bots.search import Budget, _Scorer
+from baloot_engine.bots.search import Budget, Scorer
 from baloot_engine.rules.actions import Action, Deal
 from baloot_engine.rules.game import apply, legal_actions, new_match
 from baloot_engine.rules.ruleset import (
@@ -115,10 +115,10 @@ def record_scorer_matches(monkeypatch: pytest.MonkeyPatch, module: ModuleType) -
     the list returned, in the order they are made."""
     seen: list[object] = []
 
-    class Recording(_Scorer):
+    class Recording(Scorer):
         def __init__(self, *args: object) -> None:
             super().__init__(*args)  # type: ignore[arg-type]
             seen.append(self.match)
 
-    monkeypatch.setattr(module, "_Scorer", Recording)
+    monkeypatch.setattr(module, "Scorer", Recording)
     return seen

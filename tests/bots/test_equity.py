@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from baloot_engine.bots.equity import equity_after, equity_slope, match_equity
-from baloot_engine.bots.search import EQUITY_SCALE, _Scorer, in_score_units, standing_value
+from baloot_engine.bots.search import EQUITY_SCALE, Scorer, in_score_units, standing_value
 from baloot_engine.rules.contract import Contract, ContractType
 from baloot_engine.rules.facts import RoundFacts
 from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, BothCrossRule
@@ -50,9 +50,9 @@ def test_a_round_that_ends_the_match_is_won_or_lost() -> None:
 
 def test_a_match_aware_score_is_the_chance_to_win_after_the_round() -> None:
     contract = Contract(ContractType.HOKM, buyer=0, trump=0)
-    plain = _Scorer(contract, SEEDS, 0)
-    aware = _Scorer(contract, SEEDS, 0, (145, 60))
-    near = _Scorer(contract, SEEDS, 0, (100, 100))
+    plain = Scorer(contract, SEEDS, 0)
+    aware = Scorer(contract, SEEDS, 0, (145, 60))
+    near = Scorer(contract, SEEDS, 0, (100, 100))
     made = ((110, 52), (6, 2))  # abnat with the last trick's ten (162 in all), tricks won
     failed = ((60, 102), (3, 5))
     assert plain.value(*made, (), ()) > 0 > plain.value(*failed, (), ())

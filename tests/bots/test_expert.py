@@ -22,11 +22,11 @@ from baloot_engine.bots.expert import (
 )
 from baloot_engine.bots.policies import BIDDING_MARGIN, DOUBLING_MARGIN
 from baloot_engine.bots.search import (
-    _declared_projects,
-    _known_baloot,
-    _Scorer,
+    Scorer,
     card_candidates,
+    declared_projects,
     in_score_units,
+    known_baloot,
     search_doubling,
 )
 from baloot_engine.bots.tracking import Tracker, sample_hands, track
@@ -173,8 +173,8 @@ def test_solving_the_true_world_to_the_end_plays_a_best_card() -> None:
             )
             contract = obs.contract
             assert contract is not None
-            scorer = _Scorer(contract, obs.rules, obs.team, obs.match_scores)
-            projects, baloot = _declared_projects(obs), _known_baloot(obs)
+            scorer = Scorer(contract, obs.rules, obs.team, obs.match_scores)
+            projects, baloot = declared_projects(obs), known_baloot(obs)
             solution = solve(position_of(state))
             values = {
                 v.play.card: scorer.value(v.points, v.tricks, projects, baloot)
@@ -254,8 +254,8 @@ def test_postponing_the_next_card_repeats_and_keeps_a_best_card_on_the_true_worl
         chosen = expert_card(obs, options, random.Random(0), budget, deadline=None, sampler=truth)
         contract = obs.contract
         assert contract is not None
-        scorer = _Scorer(contract, obs.rules, obs.team, obs.match_scores)
-        projects, baloot = _declared_projects(obs), _known_baloot(obs)
+        scorer = Scorer(contract, obs.rules, obs.team, obs.match_scores)
+        projects, baloot = declared_projects(obs), known_baloot(obs)
         values = {
             v.play.card: scorer.value(v.points, v.tricks, projects, baloot)
             for v in solve(position_of(state)).values
@@ -288,8 +288,8 @@ def test_with_few_cards_left_every_candidate_is_solved_exactly() -> None:
             chosen = expert_card(
                 obs, options, random.Random(0), budget, deadline=None, sampler=truth
             )
-            scorer = _Scorer(contract, obs.rules, obs.team)
-            projects, baloot = _declared_projects(obs), _known_baloot(obs)
+            scorer = Scorer(contract, obs.rules, obs.team)
+            projects, baloot = declared_projects(obs), known_baloot(obs)
             values = {}
             for card in range(32):
                 if not options >> card & 1:

@@ -13,7 +13,7 @@ from baloot_engine.bots.signals import (
     signal_weight,
     signalled,
 )
-from baloot_engine.bots.tracking import _spent_by_seat
+from baloot_engine.bots.tracking import spent_by_seat
 from baloot_engine.rules.cards import parse_card, parse_cards
 from baloot_engine.rules.contract import partner_of
 from baloot_engine.rules.observation import observe
@@ -75,7 +75,7 @@ def test_the_reader_counts_exactly_the_throws_the_thrower_would_call_broken() ->
                 assert contract is not None
                 trump = contract.trump
                 partner = partner_of(obs.seat)
-                full = state.hands[partner] | _spent_by_seat(obs)[partner]
+                full = state.hands[partner] | spent_by_seat(obs)[partner]
                 hand = full
                 gone = 0
                 broken = 0

@@ -36,22 +36,22 @@ from typing import Final
 
 from baloot_engine.analysis.budget import Budget, budget_of
 from baloot_engine.bots.bidding_eval import (
-    _contract_of,
-    _outbid_by_sun,
     contract_after_pass,
+    contract_of,
     evaluate_bids,
+    outbid_by_sun,
 )
 from baloot_engine.bots.handeval import BASIC_STYLE
 from baloot_engine.bots.search import (
     EQUITY_SCALE,
-    _declared_projects,
-    _first_leader,
-    _known_baloot,
-    _Scorer,
-    _with_call,
+    Scorer,
     deal_facts,
+    declared_projects,
+    first_leader,
+    known_baloot,
     play_out,
     standing_value,
+    with_call,
 )
 from baloot_engine.bots.tracking import sample_hands, track
 from baloot_engine.rules.actions import Action, Bid, BidKind, Deal, Doubling, EventKind, Play
@@ -241,7 +241,7 @@ _Outcome = tuple[tuple[int, int], tuple[int, int], tuple[AwardedProject, ...], t
 """A deal played perfectly: card points and tricks per team, the projects and Baloot scored."""
 
 
-class _Round:
+class ReplayedRound:
     """What a round's decisions share: its steps, its real deal, the real outcome's facts."""
 
     def __init__(self, index: int, steps: list[Step]) -> None:
@@ -306,7 +306,7 @@ class _Round:
             position = Position(
                 hands=hands,
                 trick=(),
-                leader=_first_leader(obs, contract),
+                leader=first_leader(obs, contract),
                 played=0,
                 akka=False,
                 contract=contract,
@@ -318,7 +318,7 @@ class _Round:
         return cached
 
 
-def _representatives(position: Position, plays: Sequence[Play]) -> list[int]:
+def representatives(position: Position, plays: Sequence[Play]) -> list[int]:
     """For each play, the index of the play whose value it shares in every world: cards of a
     suit next to each other in strength (no card held by another seat between them) and
     worth the same points win and lose the same tricks, so one of them is solved."""
@@ -346,7 +346,7 @@ def _representatives(position: Position, plays: Sequence[Play]) -> list[int]:
     return found
 
 
-def _solve_some(
+def solve_position(
     position: Position, plays: Sequence[Play], wanted: Sequence[int], deadline: float | None
 ) -> dict[int, tuple[tuple[int, int], tuple[int, int]]]:
     """The card points and tricks per team at the round's end after each play of ``wanted``
@@ -384,7 +384,7 @@ def _r(value: float) -> float:
     return round(value, 3) + 0.0
 
 
-class _Stop:
+class StopCheck:
     """Checks the deadline and the cancellation between units of work."""
 
     def __init__(self, deadline: float | None, cancelled: Callable[[], bool] | None) -> None:
@@ -410,7 +410,7 @@ def _is_decision(step: Step, seats: frozenset[int]) -> bool:
 
 
 def _decision(
-    round_: _Round,
+    round_: ReplayedRound,
     step: Step,
     kind: DecisionKind,
     alternatives: list[Alternative],
@@ -492,7 +492,7 @@ def _paired_error(differences: Sequence[float]) -> float:
 
 
 def _card(
-    round_: _Round, step: Step, budget: Budget, rng: random.Random, stop: _Stop
+    round_: ReplayedRound, step: Step, budget: Budget, rng: random.Random, stop: StopCheck
 ) -> Decision | None:
     before = step.before
     seat = step.seat
@@ -508,8 +508,8 @@ def _card(
         return None  # a forced card, or a card the rules forbid (table play): nothing to compare
     taken = plays.index(step.action)
     rules = before.rules
-    scorer = _Scorer(_plain(contract), rules, team)
-    match_scorer = _Scorer(contract, rules, team, before.match_scores)
+    scorer = Scorer(_plain(contract), rules, team)
+    match_scorer = Scorer(contract, rules, team, before.match_scores)
     # A Gahwa round decides the match: its cards are worth the match, the target's points
     # times the chance to win it, not the points the plain round would score.
     stake = float(rules.match_target) if contract.gahwa else 0.0
@@ -527,19 +527,19 @@ def _card(
     # Fair: worlds sampled from the seat's observation, each solved exactly.
     obs = observe(before, seat)
     tracker = track(obs)
-    projects = _declared_projects(obs)
-    baloot = _known_baloot(obs)
+    projects = declared_projects(obs)
+    baloot = known_baloot(obs)
     solved: dict[tuple[int, int, int, int], list[tuple[float, float, float]]] = {}
     per_world: list[list[tuple[float, float]]] = []
     sums = [[0.0, 0.0, 0.0] for _ in plays]
-    same = _representatives(position, plays)
+    same = representatives(position, plays)
     wanted = sorted(set(same))
     for _ in range(budget.worlds):
         stop.check()
         world = sample_hands(obs, tracker, rng)
         outcome = solved.get(world)
         if outcome is None:
-            values = _solve_some(replace(position, hands=world), plays, wanted, stop.deadline)
+            values = solve_position(replace(position, hands=world), plays, wanted, stop.deadline)
             outcome = solved[world] = []
             for i in range(len(plays)):
                 abnat, won = values[same[i]]
@@ -569,7 +569,7 @@ def _card(
 
 
 def _bid(
-    round_: _Round, step: Step, budget: Budget, rng: random.Random, stop: _Stop
+    round_: ReplayedRound, step: Step, budget: Budget, rng: random.Random, stop: StopCheck
 ) -> Decision | None:
     before = step.before
     seat = step.seat
@@ -593,9 +593,9 @@ def _bid(
         if bid.kind is BidKind.PASS:
             contract = contract_after_pass(obs, five, STYLE)
         else:
-            contract = _contract_of(obs, bid)
+            contract = contract_of(obs, bid)
             if contract is not None and obs.bid_stage is BidStage.LAP and bid.kind is BidKind.HOKM:
-                contract = _outbid_by_sun(obs, five, STYLE) or contract
+                contract = outbid_by_sun(obs, five, STYLE) or contract
         hindsight = _contract_value(round_, obs, contract, stop)
         alternatives.append(
             Alternative(
@@ -609,7 +609,7 @@ def _bid(
 
 
 def _contract_value(
-    round_: _Round, obs: Observation, contract: Contract | None, stop: _Stop
+    round_: ReplayedRound, obs: Observation, contract: Contract | None, stop: StopCheck
 ) -> Value:
     """The hindsight value of a contract for the seat's team: the real deal solved exactly."""
     team = obs.team
@@ -618,15 +618,15 @@ def _contract_value(
         return Value(0.0, None, _r(_chance(standing_value(match, team, obs.rules))))
     points, tricks, projects, baloot = round_.deal_outcome(obs, contract, stop.deadline)
     plain = _plain(contract)
-    score = _Scorer(plain, obs.rules, team).value(points, tricks, projects, baloot, plain)
+    score = Scorer(plain, obs.rules, team).value(points, tricks, projects, baloot, plain)
     chance = _chance(
-        _Scorer(contract, obs.rules, team, match).value(points, tricks, projects, baloot, contract)
+        Scorer(contract, obs.rules, team, match).value(points, tricks, projects, baloot, contract)
     )
     return Value(_r(score), None, _r(chance))
 
 
 def _call(
-    round_: _Round, step: Step, budget: Budget, rng: random.Random, stop: _Stop
+    round_: ReplayedRound, step: Step, budget: Budget, rng: random.Random, stop: StopCheck
 ) -> Decision | None:
     before = step.before
     seat = step.seat
@@ -637,12 +637,12 @@ def _call(
         return None
     rules = obs.rules
     team = obs.team
-    results = [_with_call(contract, call, rules) for call in calls]
+    results = [with_call(contract, call, rules) for call in calls]
     modes = sorted({c.mode for c in results}, key=lambda m: m.value)
-    scorer = _Scorer(_plain(contract), rules, team)
-    match_scorer = _Scorer(contract, rules, team, obs.match_scores)
+    scorer = Scorer(_plain(contract), rules, team)
+    match_scorer = Scorer(contract, rules, team, obs.match_scores)
     tracker = track(obs)
-    leader = _first_leader(obs, contract)
+    leader = first_leader(obs, contract)
     first_seat = (obs.dealer + 1) & 3
     totals = [[0.0, 0.0] for _ in calls]
     per_world: list[list[tuple[float, float]]] = []
@@ -727,7 +727,7 @@ def key_mistakes(decisions: Iterable[Decision], most: int = KEY_MISTAKES) -> tup
     return tuple(mistakes[:most])
 
 
-def _par(round_: _Round, stop: _Stop) -> ParFigures | None:
+def _par(round_: ReplayedRound, stop: StopCheck) -> ParFigures | None:
     state = round_.first_play
     if state is None or not round_.scored:
         return None
@@ -739,12 +739,12 @@ def _par(round_: _Round, stop: _Stop) -> ParFigures | None:
     return ParFigures(found.score.points, found.points, found.tricks, round_.actual)
 
 
-def _rounds(start: State, rounds: Sequence[RecordedRound]) -> list[_Round]:
+def replayed_rounds(start: State, rounds: Sequence[RecordedRound]) -> list[ReplayedRound]:
     """The record replayed and cut into rounds (raises the replay's DivergenceError)."""
     grouped: list[list[Step]] = [[] for _ in rounds]
     for step in replay(start, rounds):
         grouped[step.round_index].append(step)
-    return [_Round(i, steps) for i, steps in enumerate(grouped) if steps]
+    return [ReplayedRound(i, steps) for i, steps in enumerate(grouped) if steps]
 
 
 _ANALYSERS: Final = {Play: _card, Bid: _bid, Doubling: _call}
@@ -772,8 +772,8 @@ def analyze(
     """
     budget = budget or budget_of()
     chosen_seats = frozenset(seats)
-    stop = _Stop(deadline, cancelled)
-    replayed = _rounds(start, rounds)
+    stop = StopCheck(deadline, cancelled)
+    replayed = replayed_rounds(start, rounds)
     wanted = None if round_indices is None else frozenset(round_indices)
     selected = [
         r for r in replayed if r.ended and r.scored and (wanted is None or r.index in wanted)

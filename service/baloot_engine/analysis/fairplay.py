@@ -59,11 +59,11 @@ from typing import Final, NamedTuple
 
 from baloot_engine.analysis.core import (
     AnalysisStoppedError,
-    _representatives,
-    _Round,
-    _rounds,
-    _solve_some,
-    _Stop,
+    ReplayedRound,
+    StopCheck,
+    replayed_rounds,
+    representatives,
+    solve_position,
 )
 from baloot_engine.bots.tracking import Tracker, sample_hands, track
 from baloot_engine.rules.actions import Play
@@ -554,7 +554,7 @@ def _sampled(
     wanted: Sequence[int],
     sample: Callable[[], tuple[int, int, int, int]],
     worlds: int,
-    stop: _Stop,
+    stop: StopCheck,
 ) -> list[float]:
     """The mean card points (tricks as a ninth) of the seat's team after each play, over
     ``worlds`` sampled worlds (a world drawn twice is solved once)."""
@@ -566,7 +566,7 @@ def _sampled(
         world = sample()
         outcome = solved.get(world)
         if outcome is None:
-            values = _solve_some(replace(position, hands=world), plays, wanted, stop.deadline)
+            values = solve_position(replace(position, hands=world), plays, wanted, stop.deadline)
             outcome = solved[world] = []
             for i in range(len(plays)):
                 abnat, won = values[same[i]]
@@ -592,11 +592,11 @@ class DecisionFigures:
 
 
 def decision_figures(
-    round_: _Round,
+    round_: ReplayedRound,
     step: Step,
     worlds: int,
     rng_of: Callable[[str], random.Random],
-    stop: _Stop,
+    stop: StopCheck,
 ) -> DecisionFigures | None:
     """The figures of one card decision (None for a forced card or a card the rules forbid):
     ``worlds`` worlds per sampled state of knowledge, twice that for the fair one (two
@@ -618,7 +618,7 @@ def decision_figures(
     }
     obs = observe(before, seat)
     tracker = track(obs)
-    same = _representatives(position, plays)
+    same = representatives(position, plays)
     wanted = sorted(set(same))
     hands = before.hands
     peeks: dict[str, tuple[int, ...]] = {
@@ -678,7 +678,7 @@ def tally_of(figures: Iterable[DecisionFigures], seats: Iterable[int]) -> dict[i
     return tallies
 
 
-def _card_steps(round_: _Round, seats: frozenset[int]) -> list[Step]:
+def _card_steps(round_: ReplayedRound, seats: frozenset[int]) -> list[Step]:
     steps = []
     for step in round_.steps:
         if step.seat not in seats or not isinstance(step.action, Play):
@@ -708,9 +708,11 @@ def record_figures(
     """
     if not 1 <= worlds <= MAX_WORLDS:
         raise ValueError(f"worlds per decision are 1-{MAX_WORLDS}, got {worlds}")
-    stop = _Stop(deadline, cancelled)
+    stop = StopCheck(deadline, cancelled)
     chosen = frozenset(seats)
-    plans = [(r, _card_steps(r, chosen)) for r in _rounds(start, rounds) if r.ended and r.scored]
+    plans = [
+        (r, _card_steps(r, chosen)) for r in replayed_rounds(start, rounds) if r.ended and r.scored
+    ]
     yield sum(len(steps) for _, steps in plans)
     for round_, steps in plans:
         for step in steps:

@@ -66,7 +66,7 @@ def prepare(record: records_pb2.MatchRecord) -> tuple[State, list[RecordedRound]
             found.round_index, found.action_index, found.reason, found.message
         )
         raise RecordRefusedError("RECORD_DIVERGES", str(divergence), divergence)
-    return records.start_of(record), records._rounds_in(record)
+    return records.start_of(record), records.rounds_in(record)
 
 
 def record_message(

@@ -51,7 +51,7 @@ def _numbers(text: str | None) -> list[int] | None:
     return [int(part) for part in text.split(",") if part.strip()]
 
 
-class _ProgressBar:
+class ProgressBar:
     """A one-line bar on a stream, redrawn at most ten times a second."""
 
     def __init__(self, stream: TextIO, shown: bool) -> None:
@@ -142,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"baloot-analyze: {refused.reason}: {refused.message}", file=sys.stderr)
         return 2
     seats = _numbers(args.seats) or [0, 1, 2, 3]
-    bar = _ProgressBar(sys.stderr, args.progress or sys.stderr.isatty())
+    bar = ProgressBar(sys.stderr, args.progress or sys.stderr.isatty())
     out = sys.stdout
     reports = analyze(
         start,

@@ -36,7 +36,7 @@ from baloot_engine.analysis.fairplay import (
     Row,
     fair_play,
 )
-from baloot_engine.api.analyze_cli import _ProgressBar as ProgressBar
+from baloot_engine.api.analyze_cli import ProgressBar
 from baloot_engine.api.fairplay import prepare_all
 from baloot_engine.api.status import ApiError
 

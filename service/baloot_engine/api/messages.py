@@ -312,3 +312,7 @@ def _card(code: str, *, isolated: bool) -> str:
     suit = _SUITS.get(code[-1:])
     shown = code[:-1] + suit if suit and len(code) >= 2 else code
     return f"\u2068{shown}\u2069" if isolated else shown
+
+
+CACHES: Final = {"language": _best}
+"""The bounded caches of this module, by their metric label (``server/caches.py``)."""

@@ -495,3 +495,7 @@ def add_action(actions: Any, action: Action) -> None:
         actions.add().deal.SetInParent()  # the dealer's deal of the match's own deck
     else:
         actions.append(action_out(action))
+
+
+CACHES: Final = {"rules_out": rules_out, "trick_won_event": _trick_won_event}
+"""The bounded caches of this module, by their metric label (``server/caches.py``)."""

@@ -260,7 +260,7 @@ def start_of(record: records_pb2.MatchRecord) -> State:
     return game.new_match(rules, dealer, scores)
 
 
-def _rounds_in(record: records_pb2.MatchRecord) -> list[RecordedRound]:
+def rounds_in(record: records_pb2.MatchRecord) -> list[RecordedRound]:
     """The record's rounds as core values (an unreadable action as the error reading it)."""
     rounds: list[RecordedRound] = []
     action_in = inbound.action_in
@@ -288,7 +288,7 @@ def _rounds_in(record: records_pb2.MatchRecord) -> list[RecordedRound]:
 def _steps(record: records_pb2.MatchRecord, start: State) -> Iterator[Step]:
     """Every step of a record, each round's recorded score compared at its end; raises
     :class:`DivergenceError` at the first disagreement."""
-    rounds = _rounds_in(record)
+    rounds = rounds_in(record)
     last_ended = -1
     for step in replay(start, rounds):
         if step.ends_round:

@@ -59,7 +59,7 @@ HOST_ROLE: Final = "host"
 ROLES: Final = (HOST_ROLE, "seat0", "seat1", "seat2", "seat3")
 SPECTATOR_ROLE: Final = "spectator"  # sees the public view only, acts for no seat
 ALL_ROLES: Final = (*ROLES, SPECTATOR_ROLE)  # every role a credential may prove
-_RECENT_MATCHES: Final = 4096  # credentials remembered (bytes of public match ids -> MACs)
+RECENT_MATCHES: Final = 4096  # credentials remembered (bytes of public match ids -> MACs)
 
 # The HKDF labels: one per purpose. Changing one changes what it derives (and breaks every
 # token or credential made with it), so a new derivation gets a new label and a new format.
@@ -181,6 +181,12 @@ class KeyRing:
         self._recent: dict[bytes, tuple[tuple[bytes, ...], ...]] = {}
         self._board_key = derive(self.keys[0], BOARD_LABEL)
 
+    @property
+    def recent(self) -> dict[bytes, tuple[tuple[bytes, ...], ...]]:
+        """The credentials of the recent matches, by match id (for its fill and sizes:
+        ``server/caches.py``)."""
+        return self._recent
+
     @classmethod
     def from_texts(cls, texts: Sequence[str]) -> KeyRing:
         """Build a ring from configured key texts."""
@@ -251,7 +257,7 @@ class KeyRing:
                 tuple(_credential(mac_key, match_id, role).encode("ascii") for role in ALL_ROLES)
                 for mac_key in self._mac_keys
             )
-            if len(self._recent) >= _RECENT_MATCHES:
+            if len(self._recent) >= RECENT_MATCHES:
                 self._recent.pop(next(iter(self._recent)))
             self._recent[match_id] = cached
         return cached

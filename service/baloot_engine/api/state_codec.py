@@ -1063,3 +1063,20 @@ def _score(
         # A hand a verdict ended: its facts are those of the tricks played (§A.14).
         return penalty_score(facts, rules, qayd)
     return score_round(facts, rules)
+
+
+CACHES: Final = {
+    "rules_enc": encode_rules,
+    "rules_dec": decode_rules,
+    "contract_dec": decode_contract,
+    "bids_enc": _encode_bids,
+    "doubles_enc": _encode_doubling_calls,
+    "tricks_enc": _encode_tricks,
+    "last_round_enc": _last_round_part,
+    "bids_dec": _decode_bids,
+    "doubles_dec": _decode_doubling_calls,
+    "tricks_dec": _decode_tricks,
+    "declared_dec": _decode_declarations,
+    "last_score": _score,
+}
+"""The bounded caches of this module, by their metric label (``server/caches.py``)."""

@@ -357,6 +357,16 @@ class _ByIdentity(Generic[_Value]):
         self._size = size
         self._entries: dict[int, tuple[_Value, bytes]] = {}
 
+    @property
+    def entries(self) -> dict[int, tuple[_Value, bytes]]:
+        """The cache itself (for its fill and sizes: ``server/caches.py``)."""
+        return self._entries
+
+    @property
+    def size(self) -> int:
+        """The most entries it holds."""
+        return self._size
+
     def __call__(self, value: _Value) -> bytes:
         entry = self._entries.get(id(value))
         if entry is not None and entry[0] is value:
@@ -455,3 +465,24 @@ def last_round_out(state: State) -> types_pb2.RoundScore:
     if state.phase in LIVE_PHASES:  # a new round is under way: the score is of the one before
         return outbound.round_score_out(score, max(state.hand_number - 1, 0), None)
     return outbound.round_score_out(score, state.hand_number, state.contract)
+
+
+CACHES: Final = {
+    "view_tricks_won": _tricks_won_part,
+    "view_abnat": _abnat_part,
+    "view_hand_sizes": _hand_sizes_part,
+    "view_match": _match_score_part,
+    "view_rules": _rules_part,
+    "view_contract": _contract_part,
+    "view_bids": _bids_part,
+    "view_doubles": _doubling_calls_part,
+    "view_trick": _trick_part,
+    "view_legal": _legal_action_part,
+}
+"""The bounded caches of this module, by their metric label (``server/caches.py``)."""
+PIECES: Final = {
+    "view_contract_id": _contract_piece,
+    "view_bids_id": _bids_piece,
+    "view_doubles_id": _doubling_calls_piece,
+}
+"""Its caches by identity (:class:`Piece`), by their metric label."""

@@ -34,9 +34,9 @@ from typing import Final, TypeVar
 from baloot_engine.bots.handeval import Style, hokm_value, sun_value
 from baloot_engine.bots.search import (
     Finisher,
-    _first_leader,
-    _Scorer,
+    Scorer,
     deal_facts,
+    first_leader,
     play_whole,
     standing_value,
 )
@@ -93,7 +93,7 @@ def threshold_hokm(hand: int, revealed: int, round_: int, style: Style) -> int:
     return suit if hokm_value(hand | 1 << revealed, suit) >= threshold else -1
 
 
-def _contract_of(obs: Observation, bid: Bid) -> Contract | None:
+def contract_of(obs: Observation, bid: Bid) -> Contract | None:
     """The contract ``bid`` fixes with the seat as buyer (None for a bid that fixes none)."""
     seat = obs.seat
     revealed = obs.buy_card
@@ -213,7 +213,7 @@ def contract_after_pass(obs: Observation, five: list[int], style: Style) -> Cont
     return None
 
 
-def _outbid_by_sun(obs: Observation, five: list[int], style: Style) -> Contract | None:
+def outbid_by_sun(obs: Observation, five: list[int], style: Style) -> Contract | None:
     """The Sun a later seat of the lap calls over the seat's Hokm (by the thresholds), if any."""
     sun, _ = _first_buys(_later(obs), five, obs.buy_card, obs.bidding_round, style)
     return Contract(ContractType.SUN, -1, sun, False, obs.bidding_round) if sun >= 0 else None
@@ -241,7 +241,7 @@ def evaluate_bids(
     candidates: list[Bid] = [b for b in bids if b.kind in _BUYING or b.kind is BidKind.PASS]
     if not candidates:
         return {}
-    fixed = {b: _contract_of(obs, b) for b in candidates}
+    fixed = {b: contract_of(obs, b) for b in candidates}
     # A pass, or a Hokm said in a lap (a later seat may still call Sun over it), leads to a
     # contract that depends on the other seats' hands.
     open_hokm = obs.bid_stage is BidStage.LAP
@@ -250,7 +250,7 @@ def evaluate_bids(
     passers = _passers(obs)
     match = obs.match_scores if match_aware else None
     redeal = standing_value(match, obs.team, obs.rules)
-    scorers: dict[Contract, _Scorer] = {}
+    scorers: dict[Contract, Scorer] = {}
     totals = dict.fromkeys(candidates, 0.0)
     first_seat = (obs.dealer + 1) & 3
     for _ in range(samples):
@@ -269,13 +269,13 @@ def evaluate_bids(
             if bid.kind is BidKind.PASS:
                 contract = contract_after_pass(obs, five, style)
             elif open_hokm and bid.kind is BidKind.HOKM:
-                contract = _outbid_by_sun(obs, five, style) or contract
+                contract = outbid_by_sun(obs, five, style) or contract
             if contract is None:
                 totals[bid] += redeal
                 continue
             scorer = scorers.get(contract)
             if scorer is None:
-                scorer = scorers[contract] = _Scorer(contract, obs.rules, obs.team, match)
+                scorer = scorers[contract] = Scorer(contract, obs.rules, obs.team, match)
             totals[bid] += _played_out(
                 contract, five, extras, revealed, scorer, first_seat, obs, finish
             )
@@ -287,7 +287,7 @@ def _played_out(
     five: list[int],
     extras: list[int],
     revealed: int,
-    scorer: _Scorer,
+    scorer: Scorer,
     first_seat: int,
     obs: Observation,
     finish: Finisher = play_whole,
@@ -304,7 +304,7 @@ def _played_out(
             at += 3
     rules = obs.rules
     awarded, baloot = deal_facts(hands, contract, rules, first_seat)
-    leader = _first_leader(obs, contract)
+    leader = first_leader(obs, contract)
     abnat, won = finish(hands, leader, contract, rules)
     return scorer.value(abnat, won, awarded, baloot)
 

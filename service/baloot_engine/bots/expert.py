@@ -32,10 +32,10 @@ from baloot_engine.bots.inference import play_history, play_weight
 from baloot_engine.bots.search import (
     Finisher,
     Sampler,
-    _declared_projects,
-    _known_baloot,
-    _Scorer,
+    Scorer,
     card_candidates,
+    declared_projects,
+    known_baloot,
 )
 from baloot_engine.bots.signals import signal_marks, signal_weight, signalled
 from baloot_engine.bots.tracking import Tracker, sample_hands, track
@@ -357,11 +357,9 @@ def expert_card(
         sampler = resampled(sampler, obs, budget.agree, budget.resample)
         budget = budget._replace(agree=0.0)
     tracker = track(obs)
-    scorer = _Scorer(
-        contract, obs.rules, obs.team, obs.match_scores if budget.match_aware else None
-    )
-    projects = _declared_projects(obs)
-    baloot = _known_baloot(obs)
+    scorer = Scorer(contract, obs.rules, obs.team, obs.match_scores if budget.match_aware else None)
+    projects = declared_projects(obs)
+    baloot = known_baloot(obs)
     table = scorer.table(projects, baloot)
     won = obs.tricks_won
     if budget.full_solve and 8 - won[0] - won[1] <= budget.solve_at:
@@ -527,7 +525,7 @@ def _solved_card(
     deadline: float | None,
     sampler: Sampler,
     tracker: Tracker,
-    scorer: _Scorer,
+    scorer: Scorer,
     projects: tuple[AwardedProject, ...],
     baloot: tuple[int, ...],
 ) -> int | None:

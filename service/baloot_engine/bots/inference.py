@@ -16,7 +16,7 @@ from typing import Final, NamedTuple
 
 from baloot_engine.bots.cardplay import choose_card
 from baloot_engine.bots.handeval import BASIC_STYLE, hokm_value, sun_value
-from baloot_engine.bots.tracking import Tracker, _spent_by_seat, sample_hands
+from baloot_engine.bots.tracking import Tracker, sample_hands, spent_by_seat
 from baloot_engine.rules.actions import DoublingCall
 from baloot_engine.rules.cards import ACE, HIGHER, POINTS, STRENGTHS, SUIT_MASKS
 from baloot_engine.rules.contract import Contract
@@ -31,7 +31,7 @@ TRIES: Final = 4
 
 
 def _full_hands(obs: Observation, world: tuple[int, int, int, int]) -> list[int]:
-    spent = _spent_by_seat(obs)
+    spent = spent_by_seat(obs)
     return [world[seat] | spent[seat] for seat in range(4)]
 
 
@@ -119,7 +119,7 @@ def play_history(obs: Observation) -> PlayHistory:
         if len(cards) == 4:
             for card in cards:
                 played |= 1 << card
-    spent = _spent_by_seat(obs)
+    spent = spent_by_seat(obs)
     return PlayHistory(tuple(events), (spent[0], spent[1], spent[2], spent[3]))
 
 

@@ -110,7 +110,7 @@ def _on_scale(equity: float) -> float:
     return EQUITY_SCALE * (2 * equity - 1)
 
 
-class _Scorer:
+class Scorer:
     """Round results to score differences for one team, with the rules core's scoring.
 
     The results are kept in tables shared by every decision of the process (by contract, rule
@@ -311,7 +311,7 @@ def _equivalence_groups(obs: Observation, options: int, trump: int) -> list[int]
     return chosen
 
 
-def _declared_projects(obs: Observation) -> tuple[AwardedProject, ...]:
+def declared_projects(obs: Observation) -> tuple[AwardedProject, ...]:
     """The projects that will score, as far as the seat can tell (R29)."""
     if obs.project_team >= 0:
         return tuple(AwardedProject(seat & 1, p.kind) for seat, p in obs.shown)
@@ -345,7 +345,7 @@ def _declared_projects(obs: Observation) -> tuple[AwardedProject, ...]:
     )
 
 
-def _known_baloot(obs: Observation) -> tuple[int, ...]:
+def known_baloot(obs: Observation) -> tuple[int, ...]:
     return (obs.baloot_seat & 1,) if obs.baloot_seat >= 0 else ()
 
 
@@ -384,9 +384,9 @@ def search_card(
     remaining = 32 - obs.played.bit_count() - len(obs.trick)
     per_sample = len(candidates) * remaining
     samples = max(budget.min_samples, min(budget.max_samples, budget.steps // per_sample))
-    scorer = _Scorer(contract, obs.rules, obs.team)
-    projects = _declared_projects(obs)
-    baloot = _known_baloot(obs)
+    scorer = Scorer(contract, obs.rules, obs.team)
+    projects = declared_projects(obs)
+    baloot = known_baloot(obs)
     table = scorer.table(projects, baloot)
     won = obs.tricks_won
     totals = [0] * len(candidates)
@@ -441,13 +441,13 @@ def deal_facts(
     return awarded, baloot
 
 
-def _first_leader(obs: Observation, contract: Contract) -> int:
+def first_leader(obs: Observation, contract: Contract) -> int:
     if obs.rules.first_leader is FirstLeader.BUYER:
         return contract.buyer
     return (obs.dealer + 1) & 3
 
 
-def _with_call(contract: Contract, call: Doubling, rules: RuleSet) -> Contract:
+def with_call(contract: Contract, call: Doubling, rules: RuleSet) -> Contract:
     """The contract after a doubling call (the mode of a call that names none is kept)."""
     mode = contract.mode if call.mode is None else call.mode
     kind = call.call
@@ -495,12 +495,12 @@ def search_doubling(
     assert contract is not None
     tracker: Tracker = track(obs)
     match = obs.match_scores if match_aware else None
-    scorer = _Scorer(contract, obs.rules, obs.team, match)
+    scorer = Scorer(contract, obs.rules, obs.team, match)
     margin = in_score_units(margin, match, obs.team, obs.rules)
-    results = [_with_call(contract, call, obs.rules) for call in calls]
+    results = [with_call(contract, call, obs.rules) for call in calls]
     modes = sorted({c.mode for c in results}, key=lambda m: m.value)
     totals = [0.0] * len(calls)
-    leader = _first_leader(obs, contract)
+    leader = first_leader(obs, contract)
     first_seat = (obs.dealer + 1) & 3
     for _ in range(samples):
         world = sampler(obs, tracker, rng)
@@ -524,6 +524,9 @@ def search_doubling(
             best = i
     return calls[best]
 
+
+TABLES: Final = (_TABLES, _MAX_TABLES)
+"""The score tables' cache and its bound (``server/caches.py``)."""
 
 __all__ = [
     "DEFAULT_BUDGET",

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from baloot_engine.bots.tracking import _spent_by_seat
+from baloot_engine.bots.tracking import spent_by_seat
 from baloot_engine.rules.cards import STRENGTHS, SUIT_MASKS
 from baloot_engine.rules.contract import partner_of
 from baloot_engine.rules.observation import Observation
@@ -115,7 +115,7 @@ def signal_weight(obs: Observation, marks: int, world: tuple[int, int, int, int]
     if not marks:
         return 1.0
     partner = partner_of(obs.seat)
-    held = (world[partner] | _spent_by_seat(obs)[partner]) & marks
+    held = (world[partner] | spent_by_seat(obs)[partner]) & marks
     return float(BROKEN_WEIGHT ** held.bit_count())
 
 

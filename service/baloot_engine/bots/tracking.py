@@ -23,7 +23,7 @@ is a world consistent with everything the seat knows (a determinization).
 from __future__ import annotations
 
 import random
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from baloot_engine.rules.cards import FULL_DECK, SUIT_MASKS
 from baloot_engine.rules.declaring import declarable
@@ -180,7 +180,7 @@ def sample_hands(
     if not checks or obs.contract is None:
         return best
     trump = obs.contract.trump
-    spent = _spent_by_seat(obs)
+    spent = spent_by_seat(obs)
     for _ in range(tries):
         if all(
             kinds in declarable(best[seat] | spent[seat], trump, obs.rules)
@@ -191,7 +191,7 @@ def sample_hands(
     return best
 
 
-def _spent_by_seat(obs: Observation) -> list[int]:
+def spent_by_seat(obs: Observation) -> list[int]:
     """The cards each seat has played this hand (completed tricks and the current one)."""
     spent = [0, 0, 0, 0]
     for record in obs.tricks:
@@ -370,3 +370,7 @@ def every_deal(
         return True
 
     return found if place(0) else None
+
+
+PLANS: Final = (_PLANS, _MAX_PLANS)
+"""The deal plans' cache and its bound (``server/caches.py``)."""

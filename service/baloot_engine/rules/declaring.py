@@ -13,6 +13,7 @@ Qayd that ends the round first: ``game._before_comparison``). Which card sets ar
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Final
 
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import Declare, Event, EventKind
@@ -133,3 +134,7 @@ def reveal_projects(state: State, events: list[Event]) -> State:
     )
     events.append(Event(EventKind.PROJECTS_REVEALED, team=team, projects=shown))
     return state._replace(project_team=team)
+
+
+CACHES: Final = {"declarable": _declarable}
+"""The bounded caches of this module, by their metric label (``server/caches.py``)."""

@@ -461,3 +461,7 @@ def compare_declarations(declared: Sequence[Sequence[Project]], first_seat: int)
     """
     seat = winning_seat(declared, first_seat)
     return None if seat is None else seat & 1
+
+
+CACHES: Final = {"run_projects": _run_project}
+"""The bounded caches of this module, by their metric label (``server/caches.py``)."""

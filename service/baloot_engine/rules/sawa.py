@@ -529,3 +529,7 @@ class SawaSearch:
                     return mine
             hands[seat] ^= low
         return not mine
+
+
+CACHES: Final = {"sawa_claims": _verdict}
+"""The bounded caches of this module, by their metric label (``server/caches.py``)."""

@@ -31,7 +31,7 @@ from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from baloot_engine.api import messages, outbound, state_codec, views
-from baloot_engine.api.sealing import _RECENT_MATCHES, KeyRing
+from baloot_engine.api.sealing import RECENT_MATCHES, KeyRing
 from baloot_engine.bots import search, tracking
 from baloot_engine.rules import declaring, projects, sawa
 from baloot_engine.telemetry.logs import get_logger
@@ -90,61 +90,35 @@ def _dict(name: str, where: str, table: dict[Any, Any], capacity: int) -> Cache:
 # ``functools.cache`` without a bound whose arguments take few values.
 _UNBOUNDED_DOMAINS: Final = {"rules.projects._run_project": 4 * 8 * 8}  # suit, low rank, length
 
-# The metric label of each cache (short, as every label of the service's own families).
-
-_LRUS: Final = (
-    ("rules_enc", "api.state_codec.encode_rules", state_codec.encode_rules),
-    ("rules_dec", "api.state_codec.decode_rules", state_codec.decode_rules),
-    ("contract_dec", "api.state_codec.decode_contract", state_codec.decode_contract),
-    ("bids_enc", "api.state_codec._encode_bids", state_codec._encode_bids),
-    ("doubles_enc", "api.state_codec._encode_doubling_calls", state_codec._encode_doubling_calls),
-    ("tricks_enc", "api.state_codec._encode_tricks", state_codec._encode_tricks),
-    ("last_round_enc", "api.state_codec._last_round_part", state_codec._last_round_part),
-    ("bids_dec", "api.state_codec._decode_bids", state_codec._decode_bids),
-    ("doubles_dec", "api.state_codec._decode_doubling_calls", state_codec._decode_doubling_calls),
-    ("tricks_dec", "api.state_codec._decode_tricks", state_codec._decode_tricks),
-    ("declared_dec", "api.state_codec._decode_declarations", state_codec._decode_declarations),
-    ("last_score", "api.state_codec._score", state_codec._score),
-    ("language", "api.messages._best", messages._best),
-    ("rules_out", "api.outbound.rules_out", outbound.rules_out),
-    ("trick_won_event", "api.outbound._trick_won_event", outbound._trick_won_event),
-    ("view_tricks_won", "api.views._tricks_won_part", views._tricks_won_part),
-    ("view_abnat", "api.views._abnat_part", views._abnat_part),
-    ("view_hand_sizes", "api.views._hand_sizes_part", views._hand_sizes_part),
-    ("view_match", "api.views._match_score_part", views._match_score_part),
-    ("view_rules", "api.views._rules_part", views._rules_part),
-    ("view_contract", "api.views._contract_part", views._contract_part),
-    ("view_bids", "api.views._bids_part", views._bids_part),
-    ("view_doubles", "api.views._doubling_calls_part", views._doubling_calls_part),
-    ("view_trick", "api.views._trick_part", views._trick_part),
-    ("view_legal", "api.views._legal_action_part", views._legal_action_part),
-    ("declarable", "rules.declaring._declarable", declaring._declarable),
-    ("sawa_claims", "rules.sawa._verdict", sawa._verdict),
-    ("run_projects", "rules.projects._run_project", projects._run_project),
+_OWNERS: Final = (
+    ("api.state_codec", state_codec.CACHES),
+    ("api.messages", messages.CACHES),
+    ("api.outbound", outbound.CACHES),
+    ("api.views", views.CACHES),
+    ("rules.declaring", declaring.CACHES),
+    ("rules.sawa", sawa.CACHES),
+    ("rules.projects", projects.CACHES),
 )
-
-_BY_IDENTITY: Final = (
-    ("view_contract_id", "api.views._contract_piece", views._contract_piece),
-    ("view_bids_id", "api.views._bids_piece", views._bids_piece),
-    ("view_doubles_id", "api.views._doubling_calls_piece", views._doubling_calls_piece),
-)
+"""The modules that keep caches, each declaring them by their metric label (short, as every
+label of the service's own families)."""
 
 
 def inventory(keys: KeyRing | None = None) -> list[Cache]:
     """Every cache of the process (with the credentials of ``keys``' recent matches)."""
-    caches = [_lru(name, where, function) for name, where, function in _LRUS]
-    caches += [
-        _dict(name, where, piece._entries, piece._size) for name, where, piece in _BY_IDENTITY
+    caches = [
+        _lru(name, f"{owner}.{function.__name__}", function)
+        for owner, declared in _OWNERS
+        for name, function in declared.items()
     ]
-    caches.append(
-        _dict("bot_score_tables", "bots.search._TABLES", search._TABLES, search._MAX_TABLES)
-    )
-    caches.append(
-        _dict("bot_deal_plans", "bots.tracking._PLANS", tracking._PLANS, tracking._MAX_PLANS)
-    )
+    caches += [
+        _dict(name, f"api.views.PIECES[{name!r}]", piece.entries, piece.size)
+        for name, piece in views.PIECES.items()
+    ]
+    caches.append(_dict("bot_score_tables", "bots.search.TABLES", *search.TABLES))
+    caches.append(_dict("bot_deal_plans", "bots.tracking.PLANS", *tracking.PLANS))
     if keys is not None:
         caches.append(
-            _dict("credentials", "api.sealing.KeyRing._recent", keys._recent, _RECENT_MATCHES)
+            _dict("credentials", "api.sealing.KeyRing.recent", keys.recent, RECENT_MATCHES)
         )
     return caches
 
