@@ -34,7 +34,7 @@ and written on its own, so the count does not depend on how calls happen to be b
 ``--connections`` and ``--streams`` load it as ``bench_service.py --mode h2load`` does (8 × 4),
 which moved the figures by 2-4 % when tried. Every h2load run must have every call succeed.
 
-Only the server process is counted (no ``--trace-children``; the bot pool's processes are not
+Only the server process is counted (no ``--trace-children``; the lanes' processes are not
 used by these calls). The counters are switched on and off between h2load runs, while the
 server waits in ``epoll``: vgdb (which ``callgrind_control`` uses) interrupts that wait, so what
 is counted is the calls and the loop's idle turns between them, nothing of the start-up.

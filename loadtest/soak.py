@@ -10,10 +10,10 @@ its review too), the seat on turn played now by a bot (ApplyBotAction), now by t
 (a random legal action), the reads a client makes (GetView, ListLegalActions, GetScore,
 SuggestAction), and after each match its record verified and replayed at a random step,
 ScoreRound, and now and then AnalyzeRecord on one round. Every ``--sample`` seconds it reads
-the server's resident memory (VmRSS of /proc/<pid>/status; its children's apart: the bots'
-pool and the analysis worker) and its caches' fill (``baloot_cache_entries``), and prints a
-row; at the end a summary: RSS at
-the start, after the warm-up, at the end, the slope over the last third in MB/min, the caches'
+the server's resident memory (VmRSS of /proc/<pid>/status; its children's apart: the lanes'
+processes and multiprocessing's resource tracker) and its caches' fill
+(``baloot_cache_entries``), and prints a row; at the end a summary: RSS at the start, after
+the warm-up, at the end, the slope over the last third in MB/min, the caches'
 fill, and (from the SIGUSR2 dump the server logs) each cache's largest entry and the bytes
 the caches can hold at most.
 
@@ -81,7 +81,7 @@ class Sample:
 
     seconds: float  # since the load started
     rss: int  # bytes, the server process
-    worker_rss: int  # bytes, its children (the bots' pool, the analysis worker), 0 when none
+    worker_rss: int  # bytes, its children (the lanes' processes, the resource tracker)
     cache_entries: int
     cache_capacity: int
     calls: int  # calls the client made so far
@@ -97,7 +97,7 @@ class Summary:
     rss_warm_mb: float  # the first sample at or after the warm-up
     rss_end_mb: float
     rss_max_mb: float
-    worker_start_mb: float  # the server's children (bots' pool, analysis worker), in all
+    worker_start_mb: float  # the server's children (the lanes' processes, the tracker)
     worker_end_mb: float
     slope_after_warmup_mb_per_min: float
     slope_last_third_mb_per_min: float

@@ -185,8 +185,8 @@ class Service:
 
     def worker_pids(self) -> list[int]:
         """The worker processes (empty for a single-process server): the server's own children
-        that are servers, not the bots' process, analysis worker or resource tracker each
-        server process starts."""
+        that are servers, not the lanes' processes or the resource tracker each server process
+        starts."""
         root = self.child.pid
         return [
             pid
