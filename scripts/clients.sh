@@ -106,7 +106,7 @@ go_build() {
 # engine_service.proto imports, as analysis.proto was added: every one must still build (the
 # example player too). A hand-written list of M options naming today's files, the build that
 # broke at records.proto and analysis.proto, must fail there with an import cycle, or this check
-# would prove nothing. The commands are the page's, line for line (tests/clients/test_clients_doc.py).
+# would prove nothing. The commands are the page's, line for line (tests/docs/test_examples.py).
 go_new_file() {
   local probe
   probe=$(mktemp -d)
