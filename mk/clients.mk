@@ -3,7 +3,8 @@
 # scripts/clients.sh on first use (skipped when present; no Go module proxy or Maven repository
 # is needed).
 #
-#   make clients-go       clients/go: drift check of the committed gen/, go vet, build, one match
+#   make clients-go       clients/go: drift check of the committed gen/, the recommended Go builds
+#                         against a contract with one more proto file, go vet, build, one match
 #   make clients-java     clients/java: generate, javac against Debian's jars, one match
 #   make clients-grpcurl  clients/grpcurl/play_round.sh: one round over the wire, grpcurl and jq
 #   make clients-kotlin   clients/kotlin: the Java classes, Debian's kotlinc over them, one round

@@ -593,7 +593,7 @@ class PlayCardRequest(_message.Message):
     """
     @_builtins.property
     def play(self) -> _types_pb2.CardPlay:
-        """The card played, with its optional Akka call and Sawa claim."""
+        """The card played, with its optional Akka call; or a Sawa claim (`sawa`, no card)."""
 
     def __init__(
         self,

@@ -235,7 +235,8 @@ class BalootEngineServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def PlayCard(self, request, context):
-        """Plays one card of the acting seat, with an optional Akka call or Sawa claim.
+        """Plays one card of the acting seat, with an optional Akka call, or makes a Sawa claim
+        (`play.sawa`, no card).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -87,7 +87,9 @@ class BalootEngineServiceStub:
     DeclareProjects: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.DeclareProjectsRequest, _engine_service_pb2.DeclareProjectsResponse]
     """Declares the acting seat's projects during the first trick."""
     PlayCard: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.PlayCardRequest, _engine_service_pb2.PlayCardResponse]
-    """Plays one card of the acting seat, with an optional Akka call or Sawa claim."""
+    """Plays one card of the acting seat, with an optional Akka call, or makes a Sawa claim
+    (`play.sawa`, no card).
+    """
     GetScore: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.GetScoreRequest, _engine_service_pb2.GetScoreResponse]
     """Returns the breakdown of the last finished round and the match score."""
     GetView: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.GetViewRequest, _engine_service_pb2.GetViewResponse]
@@ -234,7 +236,9 @@ class BalootEngineServiceAsyncStub(BalootEngineServiceStub):
     DeclareProjects: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.DeclareProjectsRequest, _engine_service_pb2.DeclareProjectsResponse]  # type: ignore[assignment]
     """Declares the acting seat's projects during the first trick."""
     PlayCard: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.PlayCardRequest, _engine_service_pb2.PlayCardResponse]  # type: ignore[assignment]
-    """Plays one card of the acting seat, with an optional Akka call or Sawa claim."""
+    """Plays one card of the acting seat, with an optional Akka call, or makes a Sawa claim
+    (`play.sawa`, no card).
+    """
     GetScore: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.GetScoreRequest, _engine_service_pb2.GetScoreResponse]  # type: ignore[assignment]
     """Returns the breakdown of the last finished round and the match score."""
     GetView: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.GetViewRequest, _engine_service_pb2.GetViewResponse]  # type: ignore[assignment]
@@ -414,7 +418,9 @@ class BalootEngineServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _engine_service_pb2.PlayCardRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_engine_service_pb2.PlayCardResponse, _abc.Awaitable[_engine_service_pb2.PlayCardResponse]]:
-        """Plays one card of the acting seat, with an optional Akka call or Sawa claim."""
+        """Plays one card of the acting seat, with an optional Akka call, or makes a Sawa claim
+        (`play.sawa`, no card).
+        """
 
     @_abc_1.abstractmethod
     def GetScore(

@@ -505,7 +505,10 @@ class _EventKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EventKind.V
     EVENT_KIND_TRICK_WON: _EventKind.ValueType  # 12
     """A trick was completed; `trick` holds it with its winner."""
     EVENT_KIND_SAWA_CLAIMED: _EventKind.ValueType  # 13
-    """A seat claimed all remaining tricks (سوا) and the claim was accepted; `play` holds the card."""
+    """A seat claimed all remaining tricks (سوا) and the claim was taken; `seat` is the claimer
+    (a claim plays no card). A false claim is taken only in table play (then callable in the
+    review) or with false_sawa = LOSES_HAND (then judged at once: QAYD_JUDGED follows).
+    """
     EVENT_KIND_ROUND_SCORED: _EventKind.ValueType  # 14
     """The round was scored; `round_score` holds the breakdown."""
     EVENT_KIND_MATCH_WON: _EventKind.ValueType  # 15
@@ -553,7 +556,10 @@ EVENT_KIND_BALOOT_ANNOUNCED: EventKind.ValueType  # 11
 EVENT_KIND_TRICK_WON: EventKind.ValueType  # 12
 """A trick was completed; `trick` holds it with its winner."""
 EVENT_KIND_SAWA_CLAIMED: EventKind.ValueType  # 13
-"""A seat claimed all remaining tricks (سوا) and the claim was accepted; `play` holds the card."""
+"""A seat claimed all remaining tricks (سوا) and the claim was taken; `seat` is the claimer
+(a claim plays no card). A false claim is taken only in table play (then callable in the
+review) or with false_sawa = LOSES_HAND (then judged at once: QAYD_JUDGED follows).
+"""
 EVENT_KIND_ROUND_SCORED: EventKind.ValueType  # 14
 """The round was scored; `round_score` holds the breakdown."""
 EVENT_KIND_MATCH_WON: EventKind.ValueType  # 15
@@ -725,7 +731,7 @@ Global___Declaration: _TypeAlias = Declaration  # noqa: Y015
 
 @_typing.final
 class CardPlay(_message.Message):
-    """A card played to the current trick."""
+    """A card played to the current trick, or a Sawa claim (`sawa`, no card)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -733,11 +739,18 @@ class CardPlay(_message.Message):
     AKKA_FIELD_NUMBER: _builtins.int
     SAWA_FIELD_NUMBER: _builtins.int
     card: _builtins.int
-    """The card, in the card encoding described at the top of this file."""
+    """The card, in the card encoding described at the top of this file (ignored in a Sawa claim)."""
     akka: _builtins.bool
-    """True when the leader calls the card an Akka (إكة), the highest unplayed card of its suit."""
+    """True when the leader calls the card an Akka (إكة), the highest unplayed card of its suit
+    (ignored in a Sawa claim).
+    """
     sawa: _builtins.bool
-    """True when the player claims all the remaining tricks with this card (سوا)."""
+    """True when the player on lead claims every remaining trick for his team (سوا, R46, rule flag
+    `sawa`), before the first card of a trick. A claim plays no card: `card` and `akka` are
+    ignored (send them unset, as the legal action lists the claim, `{"sawa": true}`). A listed
+    claim may still be refused: outside table play with false_sawa = REFUSED, a claim that does
+    not hold is FAILED_PRECONDITION / SAWA_INVALID and nothing changes.
+    """
     def __init__(
         self,
         *,
@@ -1638,7 +1651,7 @@ class Event(_message.Message):
 
     @_builtins.property
     def play(self) -> Global___PlayedCard:
-        """The card of a CARD_PLAYED, AKKA_CALLED or SAWA_CLAIMED event."""
+        """The card of a CARD_PLAYED or AKKA_CALLED event."""
 
     @_builtins.property
     def trick(self) -> Global___Trick:

@@ -1,6 +1,7 @@
 // Command play plays one complete Baloot match against the engine with random legal actions
 // taken from the views, as a game backend written in Go would drive it, and decodes the
-// google.rpc.ErrorInfo of one refused action.
+// google.rpc.ErrorInfo and the Arabic google.rpc.LocalizedMessage of one refused action. It
+// builds with Debian 12's grpc-go 1.33 and protobuf-go 1.28 as with the newest releases.
 //
 //	go run ./cmd/play -target localhost:50051 -seed 1 -preset kammelna
 //
@@ -20,7 +21,9 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	balootv1 "github.com/baloot-engine/baloot-engine/clients/go/gen/baloot/v1"
@@ -91,14 +94,26 @@ func (m *match) deal(ctx context.Context, seat uint32) (response, error) {
 		Credential: m.host, Seat: seat, ExpectedVersion: proto.Uint64(m.version)})
 }
 
-// errorInfo returns the google.rpc.ErrorInfo of a refusal, or nil.
-func errorInfo(err error) *errdetails.ErrorInfo {
+// refusal returns the google.rpc.ErrorInfo and the google.rpc.LocalizedMessage of a refusal
+// (nil when absent), looked up by type: a newer server may add other details.
+func refusal(err error) (*errdetails.ErrorInfo, *errdetails.LocalizedMessage) {
+	var info *errdetails.ErrorInfo
+	var text *errdetails.LocalizedMessage
 	for _, detail := range status.Convert(err).Details() {
-		if info, ok := detail.(*errdetails.ErrorInfo); ok {
-			return info
+		switch d := detail.(type) {
+		case *errdetails.ErrorInfo:
+			info = d
+		case *errdetails.LocalizedMessage:
+			text = d
 		}
 	}
-	return nil
+	return info, text
+}
+
+// errorInfo returns the google.rpc.ErrorInfo of a refusal, or nil.
+func errorInfo(err error) *errdetails.ErrorInfo {
+	info, _ := refusal(err)
+	return info
 }
 
 // cardCode is the short text of a card: rank then suit letter ("10H"), see types.proto.
@@ -107,8 +122,9 @@ func cardCode(card uint32) string {
 	return ranks[card%8] + string("SHDC"[card/8])
 }
 
-// refuseCardNotInHand plays a card the seat does not hold and checks the refusal: the status
-// code, the ErrorInfo's domain and reason. The token is not changed by a refusal.
+// refuseCardNotInHand plays a card the seat does not hold, asking for the refusal in Arabic,
+// and checks it: the status code, the ErrorInfo's domain and reason, the LocalizedMessage's
+// locale. The token is not changed by a refusal.
 func (m *match) refuseCardNotInHand(ctx context.Context, seat uint32) error {
 	held := map[uint32]bool{}
 	for _, card := range m.views[seat].GetHand() {
@@ -119,16 +135,26 @@ func (m *match) refuseCardNotInHand(ctx context.Context, seat uint32) error {
 		card++
 	}
 	action := &balootv1.Action{Action: &balootv1.Action_Play{Play: &balootv1.CardPlay{Card: card}}}
-	_, err := m.act(ctx, seat, action)
-	info := errorInfo(err)
+	// JSON with every field, zeros included, as grpcurl -emit-defaults prints it.
+	printed, err := protojson.MarshalOptions{EmitUnpopulated: true}.Marshal(action)
+	if err != nil {
+		return err
+	}
+	arabic := metadata.AppendToOutgoingContext(ctx, "accept-language", "ar")
+	_, err = m.act(arabic, seat, action)
+	info, text := refusal(err)
 	if status.Code(err) != codes.FailedPrecondition || info == nil ||
-		info.GetDomain() != "baloot.v1" || info.GetReason() != "CARD_NOT_IN_HAND" {
+		info.GetDomain() != "baloot.v1" || info.GetReason() != "CARD_NOT_IN_HAND" ||
+		text.GetLocale() != "ar-SA" || text.GetMessage() == "" {
 		return fmt.Errorf("playing %s, which seat %d does not hold: expected FAILED_PRECONDITION "+
-			"with reason CARD_NOT_IN_HAND, got %v (ErrorInfo %v)", cardCode(card), seat, err, info)
+			"with reason CARD_NOT_IN_HAND and an ar-SA message, got %v (ErrorInfo %v, "+
+			"LocalizedMessage %v)", cardCode(card), seat, err, info, text)
 	}
 	fmt.Printf("refused: seat %d plays %s -> %s, reason %s, metadata %v: %s\n", seat,
 		cardCode(card), status.Code(err), info.GetReason(), info.GetMetadata(),
 		status.Convert(err).Message())
+	fmt.Printf("  the action %s; %s: %s\n", strings.Join(strings.Fields(string(printed)), " "),
+		text.GetLocale(), text.GetMessage())
 	return nil
 }
 

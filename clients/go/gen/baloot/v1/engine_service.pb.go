@@ -1029,7 +1029,7 @@ type PlayCardRequest struct {
 	Credential string `protobuf:"bytes,2,opt,name=credential,proto3" json:"credential,omitempty"`
 	// The seat that plays.
 	Seat uint32 `protobuf:"varint,3,opt,name=seat,proto3" json:"seat,omitempty"`
-	// The card played, with its optional Akka call and Sawa claim.
+	// The card played, with its optional Akka call; or a Sawa claim (`sawa`, no card).
 	Play *CardPlay `protobuf:"bytes,4,opt,name=play,proto3" json:"play,omitempty"`
 	// The state version the caller expects; the play is refused with FAILED_PRECONDITION and reason STALE_STATE if it differs.
 	ExpectedVersion *uint64 `protobuf:"varint,5,opt,name=expected_version,json=expectedVersion,proto3,oneof" json:"expected_version,omitempty"`

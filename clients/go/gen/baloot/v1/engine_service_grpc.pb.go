@@ -30,7 +30,8 @@ type BalootEngineServiceClient interface {
 	CallDouble(ctx context.Context, in *CallDoubleRequest, opts ...grpc.CallOption) (*CallDoubleResponse, error)
 	// Declares the acting seat's projects during the first trick.
 	DeclareProjects(ctx context.Context, in *DeclareProjectsRequest, opts ...grpc.CallOption) (*DeclareProjectsResponse, error)
-	// Plays one card of the acting seat, with an optional Akka call or Sawa claim.
+	// Plays one card of the acting seat, with an optional Akka call, or makes a Sawa claim
+	// (`play.sawa`, no card).
 	PlayCard(ctx context.Context, in *PlayCardRequest, opts ...grpc.CallOption) (*PlayCardResponse, error)
 	// Returns the breakdown of the last finished round and the match score.
 	GetScore(ctx context.Context, in *GetScoreRequest, opts ...grpc.CallOption) (*GetScoreResponse, error)
@@ -348,7 +349,8 @@ type BalootEngineServiceServer interface {
 	CallDouble(context.Context, *CallDoubleRequest) (*CallDoubleResponse, error)
 	// Declares the acting seat's projects during the first trick.
 	DeclareProjects(context.Context, *DeclareProjectsRequest) (*DeclareProjectsResponse, error)
-	// Plays one card of the acting seat, with an optional Akka call or Sawa claim.
+	// Plays one card of the acting seat, with an optional Akka call, or makes a Sawa claim
+	// (`play.sawa`, no card).
 	PlayCard(context.Context, *PlayCardRequest) (*PlayCardResponse, error)
 	// Returns the breakdown of the last finished round and the match score.
 	GetScore(context.Context, *GetScoreRequest) (*GetScoreResponse, error)

@@ -799,7 +799,9 @@ const (
 	EventKind_EVENT_KIND_BALOOT_ANNOUNCED EventKind = 11
 	// A trick was completed; `trick` holds it with its winner.
 	EventKind_EVENT_KIND_TRICK_WON EventKind = 12
-	// A seat claimed all remaining tricks (سوا) and the claim was accepted; `play` holds the card.
+	// A seat claimed all remaining tricks (سوا) and the claim was taken; `seat` is the claimer
+	// (a claim plays no card). A false claim is taken only in table play (then callable in the
+	// review) or with false_sawa = LOSES_HAND (then judged at once: QAYD_JUDGED follows).
 	EventKind_EVENT_KIND_SAWA_CLAIMED EventKind = 13
 	// The round was scored; `round_score` holds the breakdown.
 	EventKind_EVENT_KIND_ROUND_SCORED EventKind = 14
@@ -1180,17 +1182,22 @@ func (x *Declaration) GetKinds() []ProjectKind {
 	return nil
 }
 
-// A card played to the current trick.
+// A card played to the current trick, or a Sawa claim (`sawa`, no card).
 type CardPlay struct {
 	state         protoimpl.MessageState
 	sizeCache     protoimpl.SizeCache
 	unknownFields protoimpl.UnknownFields
 
-	// The card, in the card encoding described at the top of this file.
+	// The card, in the card encoding described at the top of this file (ignored in a Sawa claim).
 	Card uint32 `protobuf:"varint,1,opt,name=card,proto3" json:"card,omitempty"`
-	// True when the leader calls the card an Akka (إكة), the highest unplayed card of its suit.
+	// True when the leader calls the card an Akka (إكة), the highest unplayed card of its suit
+	// (ignored in a Sawa claim).
 	Akka bool `protobuf:"varint,2,opt,name=akka,proto3" json:"akka,omitempty"`
-	// True when the player claims all the remaining tricks with this card (سوا).
+	// True when the player on lead claims every remaining trick for his team (سوا, R46, rule flag
+	// `sawa`), before the first card of a trick. A claim plays no card: `card` and `akka` are
+	// ignored (send them unset, as the legal action lists the claim, `{"sawa": true}`). A listed
+	// claim may still be refused: outside table play with false_sawa = REFUSED, a claim that does
+	// not hold is FAILED_PRECONDITION / SAWA_INVALID and nothing changes.
 	Sawa bool `protobuf:"varint,3,opt,name=sawa,proto3" json:"sawa,omitempty"`
 }
 
@@ -3173,7 +3180,7 @@ type Event_Projects struct {
 }
 
 type Event_Play struct {
-	// The card of a CARD_PLAYED, AKKA_CALLED or SAWA_CLAIMED event.
+	// The card of a CARD_PLAYED or AKKA_CALLED event.
 	Play *PlayedCard `protobuf:"bytes,8,opt,name=play,proto3,oneof"`
 }
 

@@ -606,7 +606,7 @@ export type PlayCardRequest = Message<"baloot.v1.PlayCardRequest"> & {
   seat: number;
 
   /**
-   * The card played, with its optional Akka call and Sawa claim.
+   * The card played, with its optional Akka call; or a Sawa claim (`sawa`, no card).
    *
    * @generated from field: baloot.v1.CardPlay play = 4;
    */
@@ -2022,7 +2022,8 @@ export const BalootEngineService: GenService<{
     output: typeof DeclareProjectsResponseSchema;
   },
   /**
-   * Plays one card of the acting seat, with an optional Akka call or Sawa claim.
+   * Plays one card of the acting seat, with an optional Akka call, or makes a Sawa claim
+   * (`play.sawa`, no card).
    *
    * @generated from rpc baloot.v1.BalootEngineService.PlayCard
    */

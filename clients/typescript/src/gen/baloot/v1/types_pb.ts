@@ -119,27 +119,32 @@ export const DeclarationSchema: GenMessage<Declaration> = /*@__PURE__*/
   messageDesc(file_baloot_v1_types, 2);
 
 /**
- * A card played to the current trick.
+ * A card played to the current trick, or a Sawa claim (`sawa`, no card).
  *
  * @generated from message baloot.v1.CardPlay
  */
 export type CardPlay = Message<"baloot.v1.CardPlay"> & {
   /**
-   * The card, in the card encoding described at the top of this file.
+   * The card, in the card encoding described at the top of this file (ignored in a Sawa claim).
    *
    * @generated from field: uint32 card = 1;
    */
   card: number;
 
   /**
-   * True when the leader calls the card an Akka (إكة), the highest unplayed card of its suit.
+   * True when the leader calls the card an Akka (إكة), the highest unplayed card of its suit
+   * (ignored in a Sawa claim).
    *
    * @generated from field: bool akka = 2;
    */
   akka: boolean;
 
   /**
-   * True when the player claims all the remaining tricks with this card (سوا).
+   * True when the player on lead claims every remaining trick for his team (سوا, R46, rule flag
+   * `sawa`), before the first card of a trick. A claim plays no card: `card` and `akka` are
+   * ignored (send them unset, as the legal action lists the claim, `{"sawa": true}`). A listed
+   * claim may still be refused: outside table play with false_sawa = REFUSED, a claim that does
+   * not hold is FAILED_PRECONDITION / SAWA_INVALID and nothing changes.
    *
    * @generated from field: bool sawa = 3;
    */
@@ -1177,7 +1182,7 @@ export type Event = Message<"baloot.v1.Event"> & {
     case: "projects";
   } | {
     /**
-     * The card of a CARD_PLAYED, AKKA_CALLED or SAWA_CLAIMED event.
+     * The card of a CARD_PLAYED or AKKA_CALLED event.
      *
      * @generated from field: baloot.v1.PlayedCard play = 8;
      */
@@ -2149,7 +2154,9 @@ export enum EventKind {
   TRICK_WON = 12,
 
   /**
-   * A seat claimed all remaining tricks (سوا) and the claim was accepted; `play` holds the card.
+   * A seat claimed all remaining tricks (سوا) and the claim was taken; `seat` is the claimer
+   * (a claim plays no card). A false claim is taken only in table play (then callable in the
+   * review) or with false_sawa = LOSES_HAND (then judged at once: QAYD_JUDGED follows).
    *
    * @generated from enum value: EVENT_KIND_SAWA_CLAIMED = 13;
    */

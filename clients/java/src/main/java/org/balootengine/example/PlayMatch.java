@@ -2,6 +2,7 @@ package org.balootengine.example;
 
 import com.google.protobuf.Any;
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.util.JsonFormat;
 import com.google.rpc.ErrorInfo;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
@@ -150,14 +151,19 @@ public final class PlayMatch {
    * Plays a card the seat does not hold and checks the refusal: the status code, the ErrorInfo's
    * domain and reason. A refusal changes nothing: the token we hold stays valid.
    */
-  private void refuseCardNotInHand(int seat) {
+  private void refuseCardNotInHand(int seat) throws InvalidProtocolBufferException {
     Set<Integer> held = new HashSet<>(views.get(seat).getHandList());
     int card = 0;
     while (held.contains(card)) {
       card++;
     }
+    Action action = Action.newBuilder().setPlay(CardPlay.newBuilder().setCard(card)).build();
+    // JSON with every field, zeros included, as grpcurl -emit-defaults prints it (protobuf-java
+    // 3.25+ also names it alwaysPrintFieldsWithNoPresence()).
+    String printed = JsonFormat.printer().includingDefaultValueFields()
+        .omittingInsignificantWhitespace().print(action);
     try {
-      act(seat, Action.newBuilder().setPlay(CardPlay.newBuilder().setCard(card)).build());
+      act(seat, action);
     } catch (StatusRuntimeException error) {
       ErrorInfo info = errorInfo(error);
       if (error.getStatus().getCode() == Status.Code.FAILED_PRECONDITION && info != null
@@ -166,6 +172,7 @@ public final class PlayMatch {
         System.out.printf("refused: seat %d plays %s -> %s, reason %s, metadata %s: %s%n",
             seat, cardCode(card), error.getStatus().getCode(), info.getReason(),
             info.getMetadataMap(), error.getStatus().getDescription());
+        System.out.printf("  the action %s%n", printed);
         return;
       }
       throw new IllegalStateException("expected FAILED_PRECONDITION with reason "
@@ -193,7 +200,7 @@ public final class PlayMatch {
         teams.get(1).getFinalPoints());
   }
 
-  private void play(Random random) {
+  private void play(Random random) throws InvalidProtocolBufferException {
     boolean refused = false;
     int actions = 0;
     for (; actions < MAX_ACTIONS; actions++) {
