@@ -18,9 +18,10 @@ import contextlib
 import multiprocessing
 import os
 import pickle
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event as EventType
@@ -114,6 +115,27 @@ def _serve(
         run_job(job, cancel.is_set, send)
 
 
+@contextlib.contextmanager
+def _without_main() -> Iterator[None]:
+    """While a process is spawned, hide the parent's main module from it. A spawned process
+    otherwise imports it again first (``baloot-server``'s script imports the whole server, and
+    pytest's the test runner): 55 MB of it where a lane needs 24. A lane's jobs name every
+    function by its own module, so none needs the main one."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    saved = {name: vars(main)[name] for name in ("__file__", "__spec__") if name in vars(main)}
+    try:
+        main.__spec__ = None
+        if "__file__" in saved:
+            del main.__file__
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(main, name, value)
+
+
 class LaneProcess:
     """One process of a lane, as the server process sees it; runs one job at a time."""
 
@@ -127,7 +149,8 @@ class LaneProcess:
             daemon=True,
             name=f"baloot-{lane}",
         )
-        self._process.start()
+        with _without_main():
+            self._process.start()
         child.close()
         self._loop = loop
         self.alive = True
