@@ -12,7 +12,9 @@ import asyncio
 import functools
 import hashlib
 import random
+import shlex
 import socket
+import subprocess
 import threading
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -56,7 +58,7 @@ from .conftest import (
     read_refusal,
     refusal,
 )
-from .redis_server import RedisServer
+from .redis_server import RedisServer, redis_binary
 
 FAILED_PRECONDITION = grpc.StatusCode.FAILED_PRECONDITION
 UNAVAILABLE = grpc.StatusCode.UNAVAILABLE
@@ -792,6 +794,36 @@ def test_a_lost_match_refuses_its_sawa_claims_too(
                 return
             table.step()
     pytest.fail("no Sawa claim offered in 40 matches")
+
+
+def test_the_redis_of_the_example_in_the_docs_is_one_the_default_ledger_takes(
+    tmp_path: Path,
+) -> None:
+    """docs/security.md's redis-server line, run on a free port and directory of its own."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "security.md").read_text()
+    block = text.split("```sh\n", 1)[1].split("```", 1)[0].replace("\\\n", " ")
+    (line,) = [line for line in block.splitlines() if line.startswith("redis-server ")]
+    argv = shlex.split(line.split("#", 1)[0].strip().removesuffix("&"))
+    redis = RedisServer(tmp_path)
+    argv[argv.index("--port") + 1] = str(redis.port)
+    argv[argv.index("--dir") + 1] = str(tmp_path)
+    process = subprocess.Popen([redis_binary(), *argv[1:]], stdout=subprocess.DEVNULL)
+    try:
+        ledger = MatchLedger(redis.url, ttl_seconds=60, timeout_seconds=1)
+
+        async def reachable() -> bool:
+            for _ in range(100):
+                if await ledger.ping():
+                    await ledger.close()
+                    return True
+                await asyncio.sleep(0.05)
+            return False
+
+        assert ledger.durability is Durability.CHECKED
+        assert asyncio.run(reachable())
+    finally:
+        process.kill()
+        process.wait(10)
 
 
 def test_a_hung_ledger_is_given_up_on_after_at_most_three_connections() -> None:

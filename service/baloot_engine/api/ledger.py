@@ -21,22 +21,23 @@ each match, one short value: ``"<version>:<digest>"`` of its latest state, under
   forgotten, and its tokens are then refused (``MATCH_UNKNOWN``) rather than trusted.
 - **Durable acknowledgements** (``BALOOT_LEDGER_DURABILITY``). A Redis may acknowledge a
   write and then lose it in a crash: with ``appendfsync everysec`` it holds the AOF buffer in
-  its own memory while a background fsync is slow, so even a killed process loses up to about 2 s
-  of acknowledged writes; RDB snapshots lose the writes since the last one. After such a loss no
-  server can tell an old token from the latest (the record of which was handed out is what was
-  lost), so no ledger can then both refuse every fork and accept every honest latest token. The
-  default, ``checked``, therefore uses only a Redis that acknowledges a write once it is on
-  disk: each connection first reads ``appendonly``, ``appendfsync`` and
+  its own memory while a background fsync is slow, so even a killed process loses up to about
+  2 s of acknowledged writes; RDB snapshots lose the writes since the last one. After such a
+  loss no server can tell an old token from the latest (what was lost is the record of which
+  token was handed out last), so no ledger can then both refuse every fork and accept every
+  honest latest token. The default, ``checked``, therefore uses only a Redis that acknowledges
+  a write once it is on disk: each connection first reads ``appendonly``, ``appendfsync`` and
   ``no-appendfsync-on-rewrite`` (``CONFIG GET``) and is refused unless they are ``yes``,
   ``always`` and ``no`` (Redis then replies only after the fsync). ``trusted`` skips the check
   (a managed Redis that keeps its writes and hides ``CONFIG``). With either, a token above the
   ledger's record shows that the promise was broken: the record is replaced by a tombstone and
   every token of the match is refused from then on (``MATCH_UNKNOWN``, logged, counted
-  ``baloot_ledger_answers{answer="lost"}``), so the match cannot fork from any token above the
-  record. ``lossy`` accepts a Redis that may lose acknowledged writes and keeps matches going
-  instead: a token above the record is taken as the latest (``answer="recovered"``), which
-  forks the match if an older token than the latest is presented first. See
-  ``docs/security.md`` for what each Redis setting guarantees, measured.
+  ``baloot_ledger_answers{answer="lost"}``): the match ends rather than forks (only the token
+  the record kept, presented first, can still fork it). ``lossy`` accepts a Redis that may
+  lose acknowledged writes and keeps matches going instead: a token above the record is taken
+  as the latest (``answer="recovered"``), which forks the match if an older token than the
+  latest is presented first. See ``docs/security.md`` for what each Redis setting guarantees,
+  measured.
 - **One judged Sawa claim per seat and hand.** A refused claim on the latest token still tells
   its seat that the others can take a trick, and the claim could be sent again after each
   card. With the ledger a seat's claims are judged once per round: the first is answered (held
@@ -71,8 +72,6 @@ LEDGER_DEADLINE_FACTOR: Final = 2
 KEY_PREFIX: Final = "baloot:match:"
 DIGEST_SIZE: Final = 16
 SCHEMES: Final = ("redis", "rediss", "unix")
-LOST: Final = b"lost:"
-"""The start of a tombstone: the record of a match whose latest state the ledger lost."""
 DURABLE_SETTINGS: Final = (
     ("appendonly", "yes"),
     ("appendfsync", "always"),
