@@ -1,13 +1,14 @@
 """What the match ledger costs per call: one server without it and one with it, side by side.
 
-Starts a ``redis-server`` (Debian's package) on a free loopback port with nothing written to
-disk, and two ``baloot-server`` processes with the same key, one with ``BALOOT_LEDGER``. Each
-server gets its own pool of matches paused in the middle of a round; a PlayCard request is
-prepared for each (with the seat's credential) and sent over and over: without the ledger
-every call does the full work (open, apply, seal, views); with it every call also runs the
-compare-and-set script, one round trip to Redis (the card was played once while preparing,
-so each call is that action again, recognised and its record refreshed: the same script and
-the same work as a first play). GetView is the read path
+Starts a ``redis-server`` (Debian's package) on a free loopback port with the persistence the
+ledger asks by default (an append-only file, ``appendfsync always``), and two
+``baloot-server`` processes with the same key, one with ``BALOOT_LEDGER``. Each server gets
+its own pool of matches paused in the middle of a round; a PlayCard request is prepared for
+each (with the seat's credential) and sent over and over: without the ledger every call does
+the full work (open, apply, seal, views); with it every call also runs the compare-and-set
+script, one round trip to Redis (the card was played once while preparing, so each call is
+that action again, recognised and its record refreshed: the same script, and the same write
+to disk, as a first play). GetView is the read path
 (one GET). The two servers are measured in alternating slices at concurrency 1, so a
 noisy machine weighs on both alike, and the medians are printed: wall time per call as the
 client sees it, CPU time per call of the server process and of redis-server. Prints
@@ -61,7 +62,8 @@ def start_redis(directory: Path) -> tuple[subprocess.Popen[bytes], int]:
         raise SystemExit("redis-server is not installed (apt-get install redis-server)")
     port = free_port()
     argv = [binary, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly"]
-    argv += ["no", "--dir", str(directory), "--logfile", str(directory / "redis.log")]
+    argv += ["yes", "--appendfsync", "always"]
+    argv += ["--dir", str(directory), "--logfile", str(directory / "redis.log")]
     process = subprocess.Popen(argv, stdin=subprocess.DEVNULL)  # noqa: S603 - fixed arguments
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:

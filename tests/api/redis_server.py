@@ -1,5 +1,7 @@
 """A real ``redis-server`` for the ledger tests: on a free loopback port, in a temporary
-directory, with nothing written to disk, stopped when the test ends.
+directory, stopped when the test ends. By default it keeps an append-only file fsynced before
+each reply (``appendfsync always``), as the ledger's default durability asks; ``persistence``
+gives the other settings ``docs/security.md`` names.
 
 The server is Debian's ``redis-server`` package (``.ci/run`` installs it when missing). Where
 it is missing outside CI the ledger tests are skipped; in CI (``CI`` set) they fail instead,
@@ -19,6 +21,16 @@ from pathlib import Path
 import pytest
 
 REDIS_SERVER = "redis-server"
+PERSISTENCE: dict[str, tuple[str, ...]] = {
+    # Every acknowledged write is on disk (what the ledger checks by default).
+    "always": ("--save", "", "--appendonly", "yes", "--appendfsync", "always"),
+    # An fsync a second in the background; the AOF buffer waits in memory while one is slow.
+    "everysec": ("--save", "", "--appendonly", "yes", "--appendfsync", "everysec"),
+    # A snapshot each second with a change, no AOF: a crash loses the writes since the last.
+    "rdb": ("--save", "1 1", "--appendonly", "no"),
+    # Nothing kept: a restart forgets every key.
+    "none": ("--save", "", "--appendonly", "no"),
+}
 
 
 def free_port() -> int:
@@ -42,9 +54,12 @@ def redis_binary() -> str:
 class RedisServer:
     """One redis-server child process on 127.0.0.1."""
 
-    def __init__(self, directory: Path, port: int | None = None) -> None:
+    def __init__(
+        self, directory: Path, port: int | None = None, persistence: str = "always"
+    ) -> None:
         self.directory = directory
         self.port = port or free_port()
+        self.persistence = PERSISTENCE[persistence]
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -61,10 +76,7 @@ class RedisServer:
             "127.0.0.1",
             "--port",
             str(self.port),
-            "--save",
-            "",
-            "--appendonly",
-            "no",
+            *self.persistence,
             "--dir",
             str(self.directory),
             "--logfile",
@@ -123,6 +135,13 @@ class RedisServer:
         """Continue a paused process (SIGCONT)."""
         assert self.process is not None
         self.process.send_signal(signal.SIGCONT)
+
+    def kill(self) -> None:
+        """Kill it (SIGKILL): no shutdown, nothing saved that was not saved already."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.kill()
+        self.process.wait(10)
 
     def stop(self) -> None:
         """Stop it (SIGTERM, then SIGKILL)."""

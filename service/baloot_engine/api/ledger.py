@@ -19,13 +19,25 @@ each match, one short value: ``"<version>:<digest>"`` of its latest state, under
   latest is returned.
 - Each write sets the key to expire ``ttl_seconds`` later; a match left alone longer is
   forgotten, and its tokens are then refused (``MATCH_UNKNOWN``) rather than trusted.
-- **Lost writes.** Redis may lose its latest writes when it restarts (with ``appendfsync
-  everysec``, up to about a second of them). A token is sealed, so a token whose version is
-  above the ledger's proves that the ledger lost writes: the ledger then takes the presented
-  state as the latest (and an action from it as the next), so every older token of the match,
-  the one the ledger had kept included, is refused from then on. The server logs it and counts
-  it (``baloot_ledger_answers{answer="recovered"}``). See ``docs/security.md`` for what each
-  persistence setting guarantees.
+- **Durable acknowledgements** (``BALOOT_LEDGER_DURABILITY``). A Redis may acknowledge a
+  write and then lose it in a crash: with ``appendfsync everysec`` it holds the AOF buffer in
+  its own memory while a background fsync is slow, so even a killed process loses up to about
+  2 s of acknowledged writes; RDB snapshots lose the writes since the last one. After such a
+  loss no server can tell an old token from the latest (what was lost is the record of which
+  token was handed out last), so no ledger can then both refuse every fork and accept every
+  honest latest token. The default, ``checked``, therefore uses only a Redis that acknowledges
+  a write once it is on disk: each connection first reads ``appendonly``, ``appendfsync`` and
+  ``no-appendfsync-on-rewrite`` (``CONFIG GET``) and is refused unless they are ``yes``,
+  ``always`` and ``no`` (Redis then replies only after the fsync). ``trusted`` skips the check
+  (a managed Redis that keeps its writes and hides ``CONFIG``). With either, a token above the
+  ledger's record shows that the promise was broken: the record is replaced by a tombstone and
+  every token of the match is refused from then on (``MATCH_UNKNOWN``, logged, counted
+  ``baloot_ledger_answers{answer="lost"}``): the match ends rather than forks (only the token
+  the record kept, presented first, can still fork it). ``lossy`` accepts a Redis that may
+  lose acknowledged writes and keeps matches going instead: a token above the record is taken
+  as the latest (``answer="recovered"``), which forks the match if an older token than the
+  latest is presented first. See ``docs/security.md`` for what each Redis setting guarantees,
+  measured.
 - **One judged Sawa claim per seat and hand.** A refused claim on the latest token still tells
   its seat that the others can take a trick, and the claim could be sent again after each
   card. With the ledger a seat's claims are judged once per round: the first is answered (held
@@ -52,12 +64,30 @@ from urllib.parse import urlsplit, urlunsplit
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
+from baloot_engine.telemetry.logs import get_logger
+
 LEDGER_DEADLINE_FACTOR: Final = 2
 """A ledger call (its connection, its reply and one retry) is bounded at this many times
 ``BALOOT_LEDGER_TIMEOUT_SECONDS``."""
 KEY_PREFIX: Final = "baloot:match:"
 DIGEST_SIZE: Final = 16
 SCHEMES: Final = ("redis", "rediss", "unix")
+DURABLE_SETTINGS: Final = (
+    ("appendonly", "yes"),
+    ("appendfsync", "always"),
+    ("no-appendfsync-on-rewrite", "no"),
+)
+"""The Redis settings under which a write is on disk before Redis acknowledges it."""
+_log = get_logger("baloot_engine.ledger")
+
+
+class Durability(enum.Enum):
+    """What the ledger's Redis does with a write it acknowledged (``BALOOT_LEDGER_DURABILITY``)."""
+
+    CHECKED = "checked"  # keeps it: DURABLE_SETTINGS, read on every connection
+    TRUSTED = "trusted"  # keeps it, on the operator's word (no CONFIG GET)
+    LOSSY = "lossy"  # may lose it: the ledger then catches up to a newer token
+
 
 # Whether the version of stored value ``a`` is below that of ``b`` (versions as decimal text:
 # compared by length, then digit by digit, exact far beyond Lua's 2^53).
@@ -74,16 +104,35 @@ local function below(a, b)
 end
 """
 
+# What a script does when the presented state is above the latest the ledger holds (it lost
+# writes): with ARGV[4] (ARGV[3] for _CHECK) '1' (lossy) the presented state (for _ADVANCE the
+# state the action made) becomes the latest, flag 1; otherwise the record becomes a tombstone,
+# flag 2, and every later call on the match gets flag 2 too.
+_BEHIND: Final = """
+local function behind(latest, made, lossy, ttl)
+  if lossy == '1' then
+    redis.call('SET', KEYS[1], made, 'EX', ttl)
+    return {made, 1}
+  end
+  redis.call('SET', KEYS[1], 'lost:' .. latest, 'EX', ttl)
+  return {false, 2}
+end
+"""
+
 # KEYS[1]: the match. ARGV[1]: the state the action started from; ARGV[2]: the state it made;
-# ARGV[3]: the time to live in seconds. Returns {latest state after the call (nil when the
-# match is unknown), 1 if the ledger was behind the presented state}: the latest is ARGV[2]
-# when the action is recorded (now or by an earlier attempt).
+# ARGV[3]: the time to live in seconds; ARGV[4]: '1' if the ledger may lose writes. Returns
+# {latest state after the call (nil when the match is unknown or lost), flag}: the latest is
+# ARGV[2] when the action is recorded (now or by an earlier attempt); flag 0, or as _BEHIND.
 _ADVANCE: Final = (
     _BELOW
+    + _BEHIND
     + """
 local latest = redis.call('GET', KEYS[1])
 if not latest then
   return {false, 0}
+end
+if string.sub(latest, 1, 5) == 'lost:' then
+  return {false, 2}
 end
 if latest == ARGV[1] then
   redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
@@ -94,8 +143,7 @@ if latest == ARGV[2] then
   return {latest, 0}
 end
 if below(latest, ARGV[1]) then
-  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
-  return {ARGV[2], 1}
+  return behind(latest, ARGV[2], ARGV[4], ARGV[3])
 end
 return {latest, 0}
 """
@@ -116,18 +164,21 @@ end
 return 0
 """
 
-# KEYS[1]: the match. ARGV[1]: the presented state; ARGV[2]: the time to live in seconds.
-# Returns as _ADVANCE; a presented state above the ledger's becomes the latest.
+# KEYS[1]: the match. ARGV[1]: the presented state; ARGV[2]: the time to live in seconds;
+# ARGV[3]: '1' if the ledger may lose writes. Returns as _ADVANCE.
 _CHECK: Final = (
     _BELOW
+    + _BEHIND
     + """
 local latest = redis.call('GET', KEYS[1])
 if not latest then
   return {false, 0}
 end
+if string.sub(latest, 1, 5) == 'lost:' then
+  return {false, 2}
+end
 if below(latest, ARGV[1]) then
-  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
-  return {ARGV[1], 1}
+  return behind(latest, ARGV[1], ARGV[3], ARGV[2])
 end
 return {latest, 0}
 """
@@ -179,7 +230,8 @@ class Answer:
 
     verdict: Verdict
     latest_version: int | None = None
-    recovered: bool = False  # the ledger was behind the token: it had lost writes
+    recovered: bool = False  # lossy: the ledger was behind the token, and took it as the latest
+    lost: bool = False  # checked or trusted: it was behind a token once, and refuses the match
 
 
 def redact_url(url: str) -> str:
@@ -215,7 +267,14 @@ class MatchLedger:
     ``ledger`` extra), and the service without one does not depend on it.
     """
 
-    def __init__(self, url: str, *, ttl_seconds: int, timeout_seconds: float) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        ttl_seconds: int,
+        timeout_seconds: float,
+        durability: Durability = Durability.CHECKED,
+    ) -> None:
         try:
             from redis.asyncio import Redis
             from redis.asyncio.retry import Retry
@@ -227,18 +286,25 @@ class MatchLedger:
             ) from None
         self._errors: tuple[type[BaseException], ...] = (RedisError, OSError, TimeoutError)
         self.url = url
+        self.durability = durability
         self._ttl = ttl_seconds
+        self._lossy = b"1" if durability is Durability.LOSSY else b"0"
         # Every call is bounded: a connection attempt and each reply by ``timeout_seconds``,
         # with one immediate retry on a lost connection (safe: the script is idempotent), and
         # the whole call by twice the timeout (LEDGER_DEADLINE_FACTOR): 2 s by default, so that
         # the refusal of a call whose ledger hangs reaches the client before the gateway's 3 s
         # per try gives up on it (deploy/envoy/envoy.yaml).
-        self._deadline = LEDGER_DEADLINE_FACTOR * timeout_seconds
+        self.deadline_seconds = LEDGER_DEADLINE_FACTOR * timeout_seconds
+        # Checked: each connection reads the Redis settings before its first command.
+        connect: dict[str, Any] = {}
+        if durability is Durability.CHECKED:
+            connect["redis_connect_func"] = _connect_if_durable
         self._redis: Redis = Redis.from_url(
             url,
             socket_timeout=timeout_seconds,
             socket_connect_timeout=timeout_seconds,
             retry=Retry(NoBackoff(), 1),
+            **connect,
         )
         self._advance = self._redis.register_script(_ADVANCE)
         self._check = self._redis.register_script(_CHECK)
@@ -255,17 +321,18 @@ class MatchLedger:
         await self._call(lambda: self._redis.set(key, value, ex=self._ttl, nx=True))
 
     async def check(self, match_id: str, entry: Entry) -> Answer:
-        """Whether ``entry`` is the latest state of its match (it becomes the latest when the
-        ledger is behind it: it lost writes)."""
-        keys, args = (self.key(match_id),), (entry.encode(), self._ttl)
+        """Whether ``entry`` is the latest state of its match. When the ledger is behind it
+        (it lost writes): lossy, it becomes the latest; else the match is refused from now on."""
+        keys, args = (self.key(match_id),), (entry.encode(), self._ttl, self._lossy)
         reply = await self._call(lambda: self._check(keys=keys, args=args))
         return self._answer(reply, entry.encode())
 
     async def advance(self, match_id: str, current: Entry, following: Entry) -> Answer:
-        """Make ``following`` the latest state if ``current`` is, or if the ledger is behind
-        ``current`` (compare-and-set)."""
+        """Make ``following`` the latest state if ``current`` is (compare-and-set), or, lossy,
+        if the ledger is behind ``current``."""
         wanted = following.encode()
-        keys, args = (self.key(match_id),), (current.encode(), wanted, self._ttl)
+        keys = (self.key(match_id),)
+        args = (current.encode(), wanted, self._ttl, self._lossy)
         reply = await self._call(lambda: self._advance(keys=keys, args=args))
         return self._answer(reply, wanted)
 
@@ -277,10 +344,12 @@ class MatchLedger:
         return bool(await self._call(lambda: self._judge_once(keys=keys, args=args)))
 
     async def ping(self) -> bool:
-        """Whether the ledger answers now."""
+        """Whether the ledger answers now (and, checked, keeps what it acknowledges); why not
+        is logged."""
         try:
             return bool(await self._call(self._redis.ping))
-        except LedgerUnavailableError:
+        except LedgerUnavailableError as error:
+            _log.warning("match ledger refused", ledger=redact_url(self.url), error=str(error))
             return False
 
     async def close(self) -> None:
@@ -292,7 +361,7 @@ class MatchLedger:
         call after Redis restarted may meet a connection it closed, or a server still
         loading), within the same deadline."""
         try:
-            async with asyncio.timeout(self._deadline):
+            async with asyncio.timeout(self.deadline_seconds):
                 try:
                     return await make()
                 except self._errors:
@@ -302,11 +371,53 @@ class MatchLedger:
 
     @staticmethod
     def _answer(reply: object, wanted: bytes) -> Answer:
-        latest, behind = reply if isinstance(reply, list | tuple) else (reply, 0)
+        latest, flag = reply if isinstance(reply, list | tuple) else (reply, 0)
+        if flag == 2:
+            return Answer(Verdict.UNKNOWN, lost=True)
         if latest is None:
             return Answer(Verdict.UNKNOWN)
         value = bytes(latest) if isinstance(latest, bytes | bytearray) else str(latest).encode()
         version = Entry.version_in(value)
         if value == wanted:
-            return Answer(Verdict.LATEST, version, bool(behind))
+            return Answer(Verdict.LATEST, version, flag == 1)
         return Answer(Verdict.STALE, version)
+
+
+async def _connect_if_durable(connection: Any) -> None:
+    """Open a ledger connection (authentication, database) and refuse it unless its Redis
+    writes every write to disk before acknowledging it (``DURABLE_SETTINGS``)."""
+    from redis.exceptions import RedisError, ResponseError
+
+    await connection.on_connect()
+    for name, wanted in DURABLE_SETTINGS:
+        try:
+            await connection.send_command("CONFIG", "GET", name)
+            reply = await connection.read_response()
+        except ResponseError as error:
+            raise RedisError(
+                f"cannot read the Redis setting {name} (CONFIG GET: {error}); allow the "
+                "ledger's user +config|get, or set BALOOT_LEDGER_DURABILITY=trusted if this "
+                "Redis keeps every write it acknowledges"
+            ) from None
+        value = _config_value(reply, name)
+        if value != wanted:
+            raise RedisError(
+                f"the ledger's Redis may lose writes it acknowledged ({name} is {value or '?'}, "
+                f"not {wanted}): set appendonly yes and appendfsync always, or "
+                "BALOOT_LEDGER_DURABILITY=lossy to accept forks after a loss (docs/security.md)"
+            )
+
+
+def _config_value(reply: object, name: str) -> str:
+    """The value of one setting in a CONFIG GET reply (a flat list, or a map in RESP3)."""
+    if isinstance(reply, dict):
+        pairs = list(reply.items())
+    elif isinstance(reply, list | tuple):
+        pairs = list(zip(reply[::2], reply[1::2], strict=True))
+    else:
+        return ""
+    for key, value in pairs:
+        text = key.decode() if isinstance(key, bytes) else str(key)
+        if text == name:
+            return value.decode() if isinstance(value, bytes) else str(value)
+    return ""

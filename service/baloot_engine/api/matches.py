@@ -608,6 +608,8 @@ class Matches:
         presented = claim.presented
         assert presented is not None
         answer = await self.ledger.check(claim.match_id, presented)
+        if answer.lost:
+            return True  # a lost match stays lost: settle's next call refuses it
         if answer.verdict is not Verdict.LATEST:
             self.metrics.ledger_answer(answer.verdict.value)
             raise _ledger_refusal(answer, presented)
@@ -653,10 +655,27 @@ class Matches:
                 LEDGER_UNAVAILABLE,
                 "the match ledger cannot be reached; send the same request again later",
             ) from None
+        if answer.lost:
+            # A sealed token above the ledger's version, although its Redis keeps what it
+            # acknowledges (BALOOT_LEDGER_DURABILITY checked or trusted): that promise was
+            # broken. The match is refused from now on, whatever token comes.
+            _log.error(
+                "match ledger was behind a sealed token although its Redis should keep every "
+                "acknowledged write; the match is refused from now on",
+                match_id=claim.match_id,
+                state_version=claim.presented.version,
+            )
+            self.metrics.ledger_answer("lost")
+            raise ApiError(
+                Code.FAILED_PRECONDITION,
+                MATCH_UNKNOWN,
+                "the match ledger lost the latest state of this match: it cannot go on",
+                {"state_version": str(claim.presented.version)},
+            )
         if answer.recovered:
-            # A sealed token above the ledger's version: the ledger lost writes (Redis
-            # restarted without them). It now holds this state, so every older token of the
-            # match is refused: none can fork it.
+            # BALOOT_LEDGER_DURABILITY=lossy: a sealed token above the ledger's version, the
+            # ledger lost writes (Redis restarted without them). It now holds this state, so
+            # every older token of the match is refused from now on.
             _log.warning(
                 "match ledger was behind a sealed token (lost writes); older tokens refused",
                 match_id=claim.match_id,

@@ -392,6 +392,7 @@ class EngineServer:
                 settings.ledger,
                 ttl_seconds=settings.ledger_ttl_seconds,
                 timeout_seconds=settings.ledger_timeout_seconds,
+                durability=settings.ledger_durability,
             )
         except LedgerClientMissingError as error:
             raise ServerStartError(str(error)) from None

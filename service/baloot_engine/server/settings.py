@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from baloot_engine import __version__
-from baloot_engine.api.ledger import check_url, redact_url
+from baloot_engine.api.ledger import Durability, check_url, redact_url
 from baloot_engine.api.sealing import StateKeyError, parse_key
 from baloot_engine.lanes import (
     ANALYSIS,
@@ -67,6 +67,7 @@ class Settings:
     ledger: str = ""
     ledger_ttl_seconds: int = 7 * 24 * 3600
     ledger_timeout_seconds: float = 1.0
+    ledger_durability: Durability = Durability.CHECKED
     bot_expert_budget_ms: int = 500
     api_keys: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     anonymous_heavy_work: HeavyWork = HeavyWork.AUTO
@@ -369,6 +370,13 @@ SETTINGS: Final[tuple[SettingSpec, ...]] = (
         "ledger_timeout_seconds",
         _positive_seconds,
         "Bound on each connection attempt and reply of the ledger.",
+    ),
+    SettingSpec(
+        "ledger_durability",
+        _choice(Durability),
+        "Whether the ledger's Redis keeps every write it acknowledges: checked (appendonly yes, "
+        "appendfsync always, read on each connection), trusted (not read), or lossy (it may "
+        "lose some: a match can then fork).",
     ),
     SettingSpec(
         "bot_expert_budget_ms",

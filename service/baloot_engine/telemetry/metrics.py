@@ -306,8 +306,10 @@ class Metrics:
         )
         self.ledger_answers = counter(
             "baloot_ledger_answers",
-            "Match ledger answers: latest, stale, unknown, unavailable, or recovered (a token "
-            "newer than the ledger's latest, which had lost writes, accepted and made the latest).",
+            "Match ledger answers: latest, stale, unknown, unavailable, recovered (lossy: a token "
+            "newer than the ledger's latest, which had lost writes, accepted and made the latest), "
+            "or lost (a token newer than the ledger's latest, which should have kept it: the "
+            "match refused from then on).",
             ("answer",),
         )
 
@@ -320,7 +322,7 @@ class Metrics:
         self.tokens_refused.labels(reason=reason).inc()
 
     def ledger_answer(self, answer: str) -> None:
-        """Count an answer of the match ledger (five fixed words)."""
+        """Count an answer of the match ledger (six fixed words)."""
         self.ledger_answers.labels(answer=answer).inc()
 
     def observe_events(self, events: Iterable[Event]) -> None:
