@@ -244,6 +244,25 @@ def test_envoy_retries_what_a_stopping_replica_may_answer_and_checks_health(
     manager = listener["filter_chains"][0]["filters"][0]["typed_config"]
     routes = manager["route_config"]["virtual_hosts"][0]["routes"]
     for route in routes:
-        if route["name"] in ("reads", "actions"):
+        if route["name"] in ("reads", "heavy", "actions"):
             retry_on = set(route["route"]["retry_policy"]["retry_on"].split(","))
             assert {"unavailable", "reset", "connect-failure", "refused-stream"} <= retry_on
+            # RESOURCE_EXHAUSTED (a full lane, a quota) carries its own retry delay.
+            assert "resource-exhausted" not in retry_on
+
+
+def test_heavy_work_gets_the_time_its_lanes_allow(tmp_path: Path) -> None:
+    # An EXPERT decision may search 5 s and a solve 10 s, after a wait in its lane's queue:
+    # the gateway's 3 s per try of the other actions would cut them.
+    config = _render(tmp_path)
+    listener = config["static_resources"]["listeners"][0]
+    manager = listener["filter_chains"][0]["filters"][0]["typed_config"]
+    routes = {r["name"]: r for r in manager["route_config"]["virtual_hosts"][0]["routes"]}
+    heavy = routes["heavy"]
+    regex = heavy["match"]["safe_regex"]["regex"]
+    for method in ("SuggestAction", "ApplyBotAction", "SolveDeal"):
+        assert method in regex
+    names = list(routes)
+    assert names.index("heavy") < names.index("actions")  # matched before the prefix route
+    per_try = float(heavy["route"]["retry_policy"]["per_try_timeout"].rstrip("s"))
+    assert per_try > 10
