@@ -336,3 +336,29 @@ def test_heavy_work_needs_a_key_once_keys_are_configured() -> None:
     forced = Lanes(replace(LanesConfig().inline(), heavy_work=HeavyWork.OFF))
     with pytest.raises(LaneRefusedError):
         forced.payer("", forced.solve)
+
+
+def test_a_refusal_of_heavy_work_is_held_for_its_delay_and_then_announces_the_rest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from baloot_engine.lanes import admission
+
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    monkeypatch.setattr(admission.asyncio, "sleep", sleep)
+    full = LaneRefusedError("LANE_FULL", "full", retry_after=0.3)
+    busy = LaneRefusedError("QUOTA_EXCEEDED", "cpu", retry_after=25.0)
+    keyless = LaneRefusedError("API_KEY_REQUIRED", "key")
+    closing = LaneRefusedError("LANE_CLOSED", "stopping", retry_after=0.1)
+    for refusal in (full, busy, keyless, closing):
+        run(lambda refusal=refusal: admission.hold(refusal))  # type: ignore[misc]
+    # Held its whole delay, at most a second; a refusal without one a second; LANE_CLOSED
+    # (a stopping server: another replica answers) not held.
+    assert slept == [0.3, 1.0, 1.0]
+    assert full.retry_after == pytest.approx(0.001)
+    assert busy.retry_after == pytest.approx(24.0)
+    assert keyless.retry_after is None
+    assert closing.retry_after == 0.1

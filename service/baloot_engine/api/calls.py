@@ -25,6 +25,7 @@ from baloot_engine.api.matches import NO_CALLER, Caller, Matches, judged_call
 from baloot_engine.api.refusals import WORKER_STOPPED, ApiError, Code
 from baloot_engine.lanes import LaneError, Lanes, presented_key
 from baloot_engine.lanes import errors as lane_errors
+from baloot_engine.lanes.admission import hold
 from baloot_engine.rules import RuleError
 from baloot_engine.telemetry.logs import bind_call_fields, get_logger
 
@@ -71,7 +72,7 @@ def caller_of(context: Context | None) -> Caller:
     return Caller(key, deadline)
 
 
-def door_of(lanes: Lanes, service: str) -> Callable[[str, Any], ApiError | None]:
+def door_of(lanes: Lanes, service: str) -> Callable[[str, Any], LaneError | None]:
     """The refusal, from a call's method and metadata alone, of the RPCs that are always heavy
     work (``SolveDeal``, ``AnalyzeRecord``, ``FairPlayReport``) when their caller may not have
     it or their lane has no room: given before the body (up to a megabyte of records) is read,
@@ -82,14 +83,14 @@ def door_of(lanes: Lanes, service: str) -> Callable[[str, Any], ApiError | None]
         f"/{service}/FairPlayReport": lanes.analysis,
     }
 
-    def door(method: str, metadata: Any) -> ApiError | None:
+    def door(method: str, metadata: Any) -> LaneError | None:
         lane = heavy.get(method)
         if lane is None:
             return None
         try:
             lanes.payer(presented_key(metadata), lane)
         except LaneError as error:
-            return refusal_of(error)
+            return error
         return None
 
     return door
@@ -125,7 +126,10 @@ def rpc(
             finally:
                 if judged_call.get():  # the answer, or the refusal, waits for its step
                     await to_the_step(began)
-        except (ApiError, RuleError, LaneError) as error:
+        except LaneError as error:
+            await hold(error)
+            await refuse(context, refusal_of(error))
+        except (ApiError, RuleError) as error:
             await refuse(context, refusal_of(error))
         except Exception:  # noqa: BLE001 - the last line of defence of every RPC
             # A defect, never the caller's input: log it whole, answer without internals.
@@ -149,7 +153,10 @@ def streamed(
             async with contextlib.aclosing(responses):  # type: ignore[type-var]
                 async for response in responses:
                     yield response
-        except (ApiError, RuleError, LaneError) as error:
+        except LaneError as error:
+            await hold(error)
+            await refuse(context, refusal_of(error))
+        except (ApiError, RuleError) as error:
             await refuse(context, refusal_of(error))
         except Exception:  # noqa: BLE001 - the last line of defence of every RPC
             _log.exception("unexpected error", method=body.__name__)

@@ -9,8 +9,25 @@ notes each call's way to give its place back in :data:`play_slot`; :func:`leave_
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from contextvars import ContextVar
+from typing import Final
+
+from baloot_engine.lanes.errors import (
+    API_KEY_INVALID,
+    API_KEY_REQUIRED,
+    LANE_FULL,
+    QUOTA_EXCEEDED,
+    LaneError,
+)
+
+HELD_REASONS: Final = (LANE_FULL, QUOTA_EXCEEDED, API_KEY_REQUIRED, API_KEY_INVALID)
+"""The refusals held before they leave (:func:`hold`)."""
+MAX_HOLD_SECONDS: Final = 1.0
+"""The longest a refusal is held (a refusal with no retry delay, of a missing key, this long)."""
+MAX_HELD: Final = 4096
+"""Refusals held at once, at most, per server process; past that they leave at once."""
 
 play_slot: ContextVar[Callable[[], None] | None] = ContextVar("baloot_play_slot", default=None)
 """How the running call gives back its place among the process's concurrent calls (None: it
@@ -25,4 +42,29 @@ def leave_play() -> None:
         release()
 
 
-__all__ = ["leave_play", "play_slot"]
+class _Held:
+    count = 0
+
+
+async def hold(refusal: LaneError) -> None:
+    """Hold a refusal of heavy work for its retry delay (at most a second; a second for a
+    missing or unknown key), out of the play lane, before it leaves, and take what was held
+    off the delay it announces. A client that honours the delay loses nothing; one that sends
+    the same call again at once, in a loop, is paced to its calls in flight a second instead
+    of costing the event loop a refusal every half millisecond. Nothing else waits: a held
+    refusal is a sleeping task, bounded at :data:`MAX_HELD` a process."""
+    if refusal.reason not in HELD_REASONS or _Held.count >= MAX_HELD:
+        return
+    given = refusal.retry_after
+    delay = MAX_HOLD_SECONDS if given is None else min(given, MAX_HOLD_SECONDS)
+    leave_play()
+    _Held.count += 1
+    try:
+        await asyncio.sleep(delay)
+    finally:
+        _Held.count -= 1
+    if given is not None:
+        refusal.retry_after = max(0.001, given - delay)
+
+
+__all__ = ["HELD_REASONS", "MAX_HELD", "MAX_HOLD_SECONDS", "hold", "leave_play", "play_slot"]

@@ -43,9 +43,11 @@ import grpc
 import grpc.aio
 from google.protobuf.message import DecodeError
 
+from baloot_engine.api.calls import refusal_of
 from baloot_engine.api.messages import set_call_language
 from baloot_engine.api.status import ApiError, overloaded, request_invalid
-from baloot_engine.lanes.admission import play_slot
+from baloot_engine.lanes import LaneError
+from baloot_engine.lanes.admission import hold, play_slot
 from baloot_engine.telemetry.logs import (
     bind_call_fields,
     call_log_enabled,
@@ -95,7 +97,7 @@ _NO_FIELDS: Final[dict[str, object]] = {}
 
 _log = get_logger("baloot_engine.rpc")
 
-Door = Callable[[str, Any], "ApiError | None"]
+Door = Callable[[str, Any], "LaneError | None"]
 """Asked with a call's method and metadata before its body is read: the refusal of a call
 that must not go further (heavy work without the API key it needs, or for a full lane), or
 None."""
@@ -443,13 +445,15 @@ async def _checked(requests: AsyncIterable[Any], context: _Context) -> AsyncIter
         yield request
 
 
-def _refusing(route: _Route, refusal: ApiError) -> _Handler:
-    """A handler of the same shape that refuses the call with ``refusal`` at once, without
-    parsing its body (heavy work its caller may not have, decided from the metadata)."""
+def _refusing(route: _Route, refusal: LaneError) -> _Handler:
+    """A handler of the same shape that refuses the call with ``refusal`` without parsing its
+    body (heavy work its caller may not have, decided from the metadata), held as every
+    refusal of heavy work is (:func:`~baloot_engine.lanes.admission.hold`)."""
 
     async def refused(_request: Any, context: _Context) -> None:
         with _Call(route, context):
-            await refuse(context, refusal)
+            await hold(refusal)
+            await refuse(context, refusal_of(refusal))
 
     return _handler_like(route, refused)
 

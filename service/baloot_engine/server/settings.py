@@ -56,6 +56,7 @@ class Settings:
     log_level: LogLevel = LogLevel.INFO
     max_message_bytes: int = 1024 * 1024
     max_concurrent_rpcs: int = 256
+    max_streams_per_connection: int = 100
     keepalive_seconds: float = 60.0
     max_connection_age_seconds: float = 300.0
     max_connection_age_grace_seconds: float = 620.0
@@ -313,6 +314,13 @@ SETTINGS: Final[tuple[SettingSpec, ...]] = (
         _int_in(1, 100_000),
         "Calls one process runs at once (health checks aside); the excess is refused with "
         "RESOURCE_EXHAUSTED, reason OVERLOADED.",
+    ),
+    SettingSpec(
+        "max_streams_per_connection",
+        _int_in(1, 100_000),
+        "Calls one client connection may have in flight at once (HTTP/2 "
+        "MAX_CONCURRENT_STREAMS); more wait on the client's side. A gateway opens more "
+        "connections as it needs them.",
     ),
     SettingSpec(
         "keepalive_seconds",
