@@ -6,6 +6,8 @@ score-keeping apps call, so a played round and a recorded one can never disagree
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from baloot_engine.rules.actions import Event, EventKind, QaydVerdict
 from baloot_engine.rules.cards import ACES
 from baloot_engine.rules.contract import Contract, next_seat, team_of
@@ -48,7 +50,9 @@ def round_facts(
         # Ace that nobody saw (a round a Sawa ended), and the sealed state would carry it.
         reverse_kaboot=state.rules.reverse_kaboot
         and not ended_by_qayd
-        and _reverse_kaboot(state, contract, tricks_won),
+        and reverse_kaboot_condition(
+            contract, state.dealer, state.full_hands[contract.buyer], tricks_won
+        ),
     )
 
 
@@ -91,12 +95,17 @@ def scored_baloot_teams(state: State, projects_lost: int = -1) -> tuple[int, ...
     return (team_of(holder),)
 
 
-def _reverse_kaboot(state: State, contract: Contract, tricks_won: list[int]) -> bool:
-    """R43's condition: a Sun bought by the dealer's right, holding an Ace, took no trick."""
+def reverse_kaboot_condition(
+    contract: Contract, dealer: int, buyer_hand: int, tricks_won: Sequence[int]
+) -> bool:
+    """R43's condition: a Sun bought by the dealer's right (``dealer``: the seat that dealt the
+    round), who held an Ace (``buyer_hand``: his eight cards), and his team took no trick
+    (``tricks_won``: each team's). The one statement of it: the played round's facts and the
+    solver's par of a finished round both ask it."""
     return (
         contract.is_sun
-        and contract.buyer == (state.dealer + 1) & 3
-        and state.full_hands[contract.buyer] & ACES != 0
+        and contract.buyer == (dealer + 1) & 3
+        and buyer_hand & ACES != 0
         and tricks_won[contract.buyer_team] == 0
     )
 
