@@ -16,7 +16,7 @@ from baloot_engine.rules.members import MATCH_OVER, ROUND_OVER, ROUND_SCORED
 from baloot_engine.rules.projects import baloot_absorbed
 from baloot_engine.rules.ruleset import BothCrossRule, RuleSet
 from baloot_engine.rules.scoring import RoundScore, score_checked_round
-from baloot_engine.rules.state import State
+from baloot_engine.rules.state import State, shown_projects
 from baloot_engine.rules.state import tricks_won as won_per_team
 
 
@@ -58,17 +58,10 @@ def round_facts(
 
 def awarded_projects(state: State) -> tuple[AwardedProject, ...]:
     """The projects of the team that won the comparison (R29), once it is made."""
-    awarded: list[AwardedProject] = []
-    if state.project_team >= 0:
-        for seat in range(4):
-            declaration = state.declarations[seat]
-            if declaration is None or team_of(seat) != state.project_team:
-                continue
-            for project in declaration.projects:
-                awarded.append(
-                    AwardedProject(team_of(seat), project.kind, seat=seat, cards=project.cards)
-                )
-    return tuple(awarded)
+    return tuple(
+        AwardedProject(team_of(seat), project.kind, seat=seat, cards=project.cards)
+        for seat, project in shown_projects(state)
+    )
 
 
 def scored_baloot_teams(state: State, projects_lost: int = -1) -> tuple[int, ...]:
