@@ -36,7 +36,7 @@ from baloot_engine.solver import (
     solve_some,
 )
 from baloot_engine.solver.reference import minimax, rest_of
-from tests.solver.positions import RULE_SETS, end_position, first_lead, play_on
+from tests.golden.solver_positions import RULE_SETS, end_position, first_lead, play_on
 
 ENGINES = ["reference", "compiled"] if COMPILED else ["reference"]
 
