@@ -14,6 +14,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from grpc_status import rpc_status
 from prometheus_client.parser import text_string_to_metric_families
+from tests.waiting import HANG_GUARD
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
@@ -217,7 +218,7 @@ def test_stop_turns_health_not_serving_for_watchers(
     running = start_server(grace_seconds=5.0)
     with grpc.insecure_channel(running.target) as channel:
         watch = health_pb2_grpc.HealthStub(channel).Watch(
-            health_pb2.HealthCheckRequest(service=SERVICE), timeout=20
+            health_pb2.HealthCheckRequest(service=SERVICE), timeout=HANG_GUARD
         )
         statuses = iter(watch)
         assert next(statuses).status == SERVING
@@ -225,7 +226,7 @@ def test_stop_turns_health_not_serving_for_watchers(
         stopper.start()
         assert next(statuses).status == NOT_SERVING
         watch.cancel()
-        stopper.join(timeout=10)
+        stopper.join(timeout=HANG_GUARD)  # the stop ends: how fast is not checked
         assert not stopper.is_alive()
 
 

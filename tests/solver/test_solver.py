@@ -37,6 +37,7 @@ from baloot_engine.solver import (
 )
 from baloot_engine.solver.reference import minimax, rest_of
 from tests.golden.solver_positions import RULE_SETS, end_position, first_lead, play_on
+from tests.waiting import HANG_GUARD
 
 ENGINES = ["reference", "compiled"] if COMPILED else ["reference"]
 
@@ -291,7 +292,7 @@ def test_a_finished_round_is_solved_from_its_tricks_with_its_table_facts() -> No
         live = par(start)
         table = par_with_facts(position, score.facts)
         answer = answer_played_out(
-            tricks, start.dealer, score.facts, finished.contract, rules, 0, now_plus(30)
+            tricks, start.dealer, score.facts, finished.contract, rules, 0, now_plus(HANG_GUARD)
         )
         assert answer.par == replace(table, nodes=answer.par.nodes)  # one table serves both
         assert answer.solution == solve(position_of(start))
@@ -357,7 +358,13 @@ def test_the_par_of_a_finished_round_is_a_reverse_kaboot_where_the_rules_core_sa
         dealer = states[0].dealer
         for index in range(4, 8):
             answer = answer_played_out(
-                tricks, dealer, score.facts, finished.contract, rules, 4 * index, now_plus(60)
+                tricks,
+                dealer,
+                score.facts,
+                finished.contract,
+                rules,
+                4 * index,
+                now_plus(HANG_GUARD),
             )
             replay = states[index]
             for seat, action in answer.par.line:
