@@ -221,7 +221,7 @@ class EventKind(Enum):
 
 
 class RedealReason(Enum):
-    """Why a hand was cancelled and dealt again, carried by the REDEAL event: the one place
+    """Why a round was cancelled and dealt again, carried by the REDEAL event: the one place
     that says it (the API's ``RedealEvent.reason``, the ``reason`` label of the metric
     ``baloot_redeals_total``: these values)."""
 
