@@ -297,13 +297,15 @@ def dump_lines(caches: Sequence[CacheBytes], allocations: Sequence[dict[str, Any
 
 
 class PacedClient(EngineClient):
-    """An engine client that makes at most ``rate`` calls a second and counts them."""
+    """An engine client that makes at most ``rate`` calls a second and counts them; the run is
+    over at ``stop_at`` or after ``limit`` calls (0: no limit), whichever comes first."""
 
-    def __init__(self, channel: grpc.Channel, rate: float, stop_at: float) -> None:
+    def __init__(self, channel: grpc.Channel, rate: float, stop_at: float, limit: int = 0) -> None:
         super().__init__(channel, timeout=30.0)
         self.interval = 1.0 / rate
         self.next_at = time.monotonic()
         self.stop_at = stop_at
+        self.limit = limit
         self.calls: Counter[str] = Counter()
         self.refusals: Counter[str] = Counter()
 
@@ -326,7 +328,9 @@ class PacedClient(EngineClient):
 
     @property
     def over(self) -> bool:
-        """Whether the run's time is up."""
+        """Whether the run's time is up, or its calls are made."""
+        if self.limit and sum(self.calls.values()) >= self.limit:
+            return True
         return time.monotonic() >= self.stop_at
 
 
@@ -500,7 +504,7 @@ def run(args: argparse.Namespace, log_dir: Path) -> SoakResult:
     start = time.monotonic()
     stop_at = start + args.minutes * 60
     channel = grpc.insecure_channel(service.target)
-    client = PacedClient(channel, args.rate, stop_at)
+    client = PacedClient(channel, args.rate, stop_at, args.calls)
     player = Player(client, args.seed)
     errors: list[BaseException] = []
 
@@ -558,6 +562,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=40.0, help="calls a second at most")
     parser.add_argument("--sample", type=float, default=30.0, help="seconds between samples")
     parser.add_argument("--warmup", type=float, default=5.0, help="minutes of warm-up")
+    parser.add_argument(
+        "--calls", type=int, default=0, help="stop after this many calls too (0: no limit)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--tracemalloc",
@@ -572,8 +579,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--logs", type=Path, help="keep the server's log here")
     parser.add_argument("--json", type=Path, help="also write the samples and summary here")
     args = parser.parse_args(argv)
-    if not 0 < args.minutes <= 24 * 60 or not 0 < args.rate <= 1000 or args.sample <= 0:
-        parser.error("a run is bounded: 0 < --minutes <= 1440, 0 < --rate <= 1000, --sample > 0")
+    if (
+        not 0 < args.minutes <= 24 * 60
+        or not 0 < args.rate <= 1000
+        or args.sample <= 0
+        or args.calls < 0
+    ):
+        parser.error(
+            "a run is bounded: 0 < --minutes <= 1440, 0 < --rate <= 1000, --sample > 0, "
+            "--calls >= 0"
+        )
     with tempfile.TemporaryDirectory(prefix="baloot-soak-") as scratch:
         result = run(args, args.logs or Path(scratch))
     summary = summarize(result.samples, args.warmup * 60)

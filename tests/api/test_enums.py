@@ -13,7 +13,7 @@ from baloot.v1 import engine_service_pb2 as service_pb
 from baloot.v1 import types_pb2
 from baloot_engine.api.enums import RULE_FLAGS, enum_prefix, to_core, to_wire
 from baloot_engine.bots import Level
-from baloot_engine.rules.actions import BidKind, DoublingCall, EventKind
+from baloot_engine.rules.actions import BidKind, DoublingCall, EventKind, RedealReason
 from baloot_engine.rules.contract import ContractType, PlayMode
 from baloot_engine.rules.projects import ProjectKind
 from baloot_engine.rules.ruleset import RuleSet
@@ -27,6 +27,7 @@ PAIRS = [
     (types_pb2.ContractType, ContractType),
     (types_pb2.Phase, Phase),
     (types_pb2.EventKind, EventKind),
+    (types_pb2.RedealReason, RedealReason),
     (service_pb.BotLevel, Level),
 ]
 

@@ -10,7 +10,16 @@ import pytest
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import types_pb2
 from baloot_engine.api import outbound
-from baloot_engine.rules.actions import Bid, BidKind, ClaimSawa, Deal, Event, EventKind, Play
+from baloot_engine.rules.actions import (
+    Bid,
+    BidKind,
+    ClaimSawa,
+    Deal,
+    Event,
+    EventKind,
+    Play,
+    RedealReason,
+)
 from baloot_engine.rules.cards import PLAIN_POINTS, TRUMP_POINTS
 from baloot_engine.rules.state import State
 
@@ -107,6 +116,20 @@ def test_every_encoded_card_event_equals_its_message(kind: EventKind) -> None:
                 play=types_pb2.PlayedCard(seat=seat, card=card, akka=kind is EventKind.AKKA_CALLED),
             )
             assert outbound.event_out(event, State()) == expected
+
+
+@pytest.mark.parametrize(
+    ("reason", "number"),
+    [
+        (RedealReason.ALL_PASSED, types_pb2.REDEAL_REASON_ALL_PASSED),
+        (RedealReason.KAWESH, types_pb2.REDEAL_REASON_KAWESH),
+    ],
+)
+def test_a_redeal_names_the_next_dealer_and_its_reason(reason: RedealReason, number: int) -> None:
+    message = outbound.event_out(Event(EventKind.REDEAL, seat=2, redeal=reason), State())
+    assert message.redeal.next_dealer == 2
+    assert message.redeal.reason == number
+    assert not message.HasField("seat")
 
 
 def test_the_eighth_trick_carries_the_ten_for_the_last_trick() -> None:

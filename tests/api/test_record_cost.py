@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import random
-import time
 
 import pytest
 
@@ -75,20 +74,32 @@ def _record_with_a_hard_claim(rng: random.Random) -> records_pb2.MatchRecord:
     raise AssertionError("no hard claim found")
 
 
-def test_a_claim_that_needs_too_much_search_is_refused_and_cheaply() -> None:
+def test_a_claim_that_needs_too_much_search_is_refused_and_cheaply(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     record = _record_with_a_hard_claim(random.Random(5))
     sawa._verdict.cache_clear()
-    started = time.process_time()
+    # The work is counted in positions searched (what the budget spends), not timed.
+    spent: list[int] = []
+    spend = sawa.SearchBudget.spend
+
+    def counted(budget: sawa.SearchBudget, positions: int) -> None:
+        spent.append(positions)
+        spend(budget, positions)
+
+    monkeypatch.setattr(sawa.SearchBudget, "spend", counted)
     with pytest.raises(ApiError) as refused:
         records.verify(record)
-    spent = time.process_time() - started
+    monkeypatch.undo()
     assert refused.value.reason == RECORD_TOO_LARGE
     assert "Sawa" in str(refused.value)
     with pytest.raises(ApiError) as replay:
         records.replay_checked(record, records.total_steps(record), "the end")
     assert replay.value.reason == RECORD_TOO_LARGE
-    # The search stops at its bound: about 1,500 positions, some milliseconds.
-    assert spent < 0.5
+    # The search stops at its bound: within the step of its count that goes past it (and the
+    # rest of a step the stopped search still counts).
+    step = max(spent)
+    assert records.MAX_SAWA_POSITIONS < sum(spent) < records.MAX_SAWA_POSITIONS + 2 * step
     # The same claim judged in play (no budget) keeps its verdict; the record is still too
     # large, as on a process that never saw the claim: the verdict does not hang on the cache.
     replayed = records.replay_checked(record, records.total_steps(record) - 1, "the claim")

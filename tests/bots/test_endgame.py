@@ -11,7 +11,7 @@ from baloot_engine.rules.contract import Contract
 from baloot_engine.rules.ruleset import RuleSet
 from baloot_engine.solver import TRICK_WEIGHT, reference
 from tests.bots.games import RULE_SETS
-from tests.solver.positions import end_position
+from tests.golden.solver_positions import end_position
 
 
 def minimax(

@@ -77,6 +77,6 @@ def test_events_are_named_and_keep_their_defaults() -> None:
         "kinds": (),
         "projects": (),
         "score": None,
-        "text": "",
+        "redeal": None,
         "qayd": None,
     }

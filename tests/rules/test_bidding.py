@@ -15,6 +15,7 @@ from baloot_engine.rules.actions import (
     DoublingCall,
     EventKind,
     Play,
+    RedealReason,
 )
 from baloot_engine.rules.cards import parse_card
 from baloot_engine.rules.contract import ContractType, PlayMode
@@ -441,6 +442,7 @@ def test_the_eighth_pass_reports_the_redeal() -> None:
     kinds = [e.kind for e in events]
     assert kinds == [EventKind.BID_PLACED, EventKind.REDEAL]
     assert events[-1].seat == R
+    assert events[-1].redeal is RedealReason.ALL_PASSED
 
 
 def test_the_contract_records_type_trump_buyer_ashkal_and_round() -> None:

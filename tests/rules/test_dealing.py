@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from baloot_engine.rules import dealing, errors
-from baloot_engine.rules.actions import Bid, BidKind, Deal, EventKind
+from baloot_engine.rules.actions import Bid, BidKind, Deal, EventKind, RedealReason
 from baloot_engine.rules.cards import FULL_DECK, parse_card
 from baloot_engine.rules.contract import ContractType
 from baloot_engine.rules.dealing import board_deck
@@ -296,6 +296,7 @@ def test_the_deal_passes_to_the_right_after_an_all_pass_redeal(dealer: int) -> N
     redeal = [e for e in events if e.kind is EventKind.REDEAL]
     assert len(redeal) == 1
     assert redeal[0].seat == (dealer + 1) % 4
+    assert redeal[0].redeal is RedealReason.ALL_PASSED
     refuse(state, dealer, Deal(IDENTITY), errors.NOT_YOUR_TURN)
 
 
@@ -313,7 +314,9 @@ def test_kawesh_cancels_the_hand_and_rotates_unless_kawesh_keeps_dealer(
     assert state.phase is Phase.AWAITING_DEAL
     assert state.dealer == next_dealer
     assert state.match_scores == (10, 20)
-    assert [e.seat for e in events if e.kind is EventKind.REDEAL] == [next_dealer]
+    assert [(e.seat, e.redeal) for e in events if e.kind is EventKind.REDEAL] == [
+        (next_dealer, RedealReason.KAWESH)
+    ]
 
 
 @pytest.mark.parametrize("option", [Kawesh.INITIAL_FIVE_OF_789, Kawesh.NO_COURT_CARDS])

@@ -18,15 +18,9 @@ from tests.rules.strategies import PLAYING_PHASES, play_match, random_deck
 from baloot_engine.rules.actions import Bid, BidKind, ClaimSawa, Deal
 from baloot_engine.rules.cards import KING, QUEEN
 from baloot_engine.rules.game import apply, legal_actions, new_match
-from baloot_engine.rules.observation import (
-    PUBLIC,
-    observe,
-    observe_public,
-    scored_baloot_seat,
-    shown_projects,
-)
+from baloot_engine.rules.observation import PUBLIC, observe, observe_public, scored_baloot_seat
 from baloot_engine.rules.ruleset import KAMMELNA, SEEDS, RuleSet
-from baloot_engine.rules.state import LIVE_PHASES, Phase, State
+from baloot_engine.rules.state import LIVE_PHASES, Phase, State, shown_projects
 
 VARIANTS = [SEEDS, KAMMELNA, SEEDS.replace(sawa=True, auto_declare_projects=True)]
 SUN_BIDS = (BidKind.SUN, BidKind.ASHKAL, BidKind.SWITCH_TO_SUN, BidKind.CLAIM_SUN)

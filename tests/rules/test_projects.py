@@ -41,6 +41,7 @@ from baloot_engine.rules.projects import (
     may_hold_project,
     project_rank,
     projects_for_declaration,
+    team_projects,
     usable_candidates,
     winning_seat,
 )
@@ -433,6 +434,15 @@ def test_nobody_declared_and_baloot_ignored() -> None:
     assert compare_declarations([[baloot_project(SPADES)], [], [], []], first_seat=0) is None
     declared = [[baloot_project(SPADES)], [run("7H 8H 9H")], [], []]
     assert compare_declarations(declared, first_seat=0) == 1
+
+
+def test_the_winning_team_scores_both_partners_projects_by_seat_without_a_baloot() -> None:
+    sira, fifty = run("7H 8H 9H"), run("JS QS KS AS")
+    other = run("QD KD AD")
+    declared = [[], [fifty, baloot_project(SPADES)], [other], [sira]]
+    assert team_projects(declared, 1) == ((1, fifty), (3, sira))
+    assert team_projects(declared, 0) == ((2, other),)
+    assert team_projects([[], [], [], []], 0) == ()
 
 
 @pytest.mark.parametrize("trump", [0, NO_TRUMP])

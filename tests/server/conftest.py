@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 import grpc
 import pytest
 import structlog
+from tests.waiting import HANG_GUARD
 
 from baloot_engine.server.app import EngineServer
 from baloot_engine.server.settings import Settings
@@ -46,8 +47,8 @@ class InProcessServer:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
 
-    def run(self, coroutine: Coroutine[Any, Any, _T], timeout: float = 30) -> _T:
-        """Run a coroutine on the server's loop and return its result."""
+    def run(self, coroutine: Coroutine[Any, Any, _T], timeout: float = HANG_GUARD) -> _T:
+        """Run a coroutine on the server's loop and return its result (a hang guard only)."""
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(timeout)
 
     @property
@@ -156,9 +157,10 @@ class ServerProcess:
         return records
 
     def wait_for(
-        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 20
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = HANG_GUARD
     ) -> dict[str, Any]:
-        """Wait for a log record matching ``predicate`` and return it."""
+        """Wait for a log record matching ``predicate`` and return it (``timeout``: a hang
+        guard, not a measure of speed)."""
         deadline = time.monotonic() + timeout
         with self._changed:
             while True:
@@ -175,7 +177,7 @@ class ServerProcess:
         record = self.wait_for(lambda r: r.get("event") == "server started")
         return int(record["port"])
 
-    def terminate(self, timeout: float = 20) -> int:
+    def terminate(self, timeout: float = HANG_GUARD) -> int:
         """Send SIGTERM and return the exit status."""
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)

@@ -14,6 +14,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from grpc_status import rpc_status
 from prometheus_client.parser import text_string_to_metric_families
+from tests.waiting import HANG_GUARD, wait_until
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
@@ -151,6 +152,10 @@ def test_metrics_count_the_call_by_method_and_code(
     for _ in range(3):
         with pytest.raises(grpc.RpcError):
             stub.ListLegalActions(pb.ListLegalActionsRequest(), timeout=5)
+    # A refusal's status is sent before the call is counted: the client may see it first.
+    wait_until(
+        lambda: scrape(server).get(handled_key, 0.0) == before + 3, "the three calls counted"
+    )
     samples = scrape(server)
     assert samples[handled_key] == before + 3
     started_key = ("grpc_server_started_total", tuple(sorted(labels.items())))
@@ -175,7 +180,7 @@ def test_health_checks_are_counted_as_ok(server: InProcessServer, channel: grpc.
             )
         ),
     )
-    assert scrape(server)[key] >= 1
+    wait_until(lambda: scrape(server).get(key, 0.0) >= 1, "the check counted")
 
 
 def test_a_server_without_metrics_opens_no_endpoint(
@@ -217,7 +222,7 @@ def test_stop_turns_health_not_serving_for_watchers(
     running = start_server(grace_seconds=5.0)
     with grpc.insecure_channel(running.target) as channel:
         watch = health_pb2_grpc.HealthStub(channel).Watch(
-            health_pb2.HealthCheckRequest(service=SERVICE), timeout=20
+            health_pb2.HealthCheckRequest(service=SERVICE), timeout=HANG_GUARD
         )
         statuses = iter(watch)
         assert next(statuses).status == SERVING
@@ -225,7 +230,7 @@ def test_stop_turns_health_not_serving_for_watchers(
         stopper.start()
         assert next(statuses).status == NOT_SERVING
         watch.cancel()
-        stopper.join(timeout=10)
+        stopper.join(timeout=HANG_GUARD)  # the stop ends: how fast is not checked
         assert not stopper.is_alive()
 
 

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +22,7 @@ from grpc_reflection.v1alpha import reflection_pb2
 from grpc_status import rpc_status
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.waiting import wait_until
 
 from baloot.v1 import engine_service_pb2 as pb
 
@@ -150,13 +149,6 @@ def _rpc_lines(caplog: pytest.LogCaptureFixture, request_id: str) -> list[dict[s
     return lines
 
 
-def _wait_until(predicate: Callable[[], bool], timeout: float = 5) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
-
-
 @pytest.fixture
 def logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
     """Every record, health and reflection calls (logged at debug) included."""
@@ -183,8 +175,10 @@ def _assert_refused_as_request_invalid(
     assert (info.reason, info.domain) == ("REQUEST_INVALID", "baloot.v1")
     assert dict(error.trailing_metadata())["x-request-id"] == request_id
     # The server finishes its bookkeeping just after the status has left.
-    _wait_until(lambda: _handled(server, rpc, "INVALID_ARGUMENT") == before + 1)
-    _wait_until(lambda: bool(_rpc_lines(logs, request_id)))
+    wait_until(
+        lambda: _handled(server, rpc, "INVALID_ARGUMENT") == before + 1, "the refusal counted"
+    )
+    wait_until(lambda: bool(_rpc_lines(logs, request_id)), "the call's log line")
     (line,) = _rpc_lines(logs, request_id)
     assert line["method"] == rpc.path
     assert line["grpc_code"] == "INVALID_ARGUMENT"

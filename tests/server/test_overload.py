@@ -18,6 +18,7 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
+from tests.waiting import wait_until
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
@@ -46,13 +47,6 @@ class Held:
         return grpc.method_handlers_generic_handler(
             "baloot.test.HeldService", {"Hold": grpc.unary_unary_rpc_method_handler(self.hold)}
         )
-
-
-def _wait_until(predicate: Callable[[], bool], timeout: float = 10) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
 
 
 def _shed(server: InProcessServer, service: str, method: str) -> float:
@@ -96,7 +90,7 @@ def test_calls_beyond_the_bound_are_refused_with_overloaded_counted_and_logged(
     with grpc.insecure_channel(running.target) as channel:
         hold = channel.unary_unary(HELD)
         admitted = [hold.future(b"", timeout=30) for _ in range(BOUND)]
-        _wait_until(lambda: running.app.gate.active == BOUND)
+        wait_until(lambda: running.app.gate.active == BOUND, "the held calls")
 
         # More held calls, and engine calls: all refused at once, whatever the method.
         for _ in range(3):
@@ -118,15 +112,27 @@ def test_calls_beyond_the_bound_are_refused_with_overloaded_counted_and_logged(
         assert reply.status == health_pb2.HealthCheckResponse.SERVING
 
         # Counted per method, in the shed counter and among the handled calls.
-        _wait_until(lambda: _shed(running, "baloot.v1.BalootEngineService", "CreateMatch") == 20)
+        wait_until(
+            lambda: _shed(running, "baloot.v1.BalootEngineService", "CreateMatch") == 20,
+            "20 calls shed",
+        )
         assert _shed(running, "baloot.test.HeldService", "Hold") == 3
-        assert _handled(running, "baloot.test.HeldService", "Hold", "RESOURCE_EXHAUSTED") == 3
-        assert (
-            _handled(running, "baloot.v1.BalootEngineService", "CreateMatch", "RESOURCE_EXHAUSTED")
-            == 20
+        # A refusal is sent before the call is counted as handled: the client may see it first.
+        wait_until(
+            lambda: (
+                _handled(running, "baloot.test.HeldService", "Hold", "RESOURCE_EXHAUSTED") == 3
+                and _handled(
+                    running, "baloot.v1.BalootEngineService", "CreateMatch", "RESOURCE_EXHAUSTED"
+                )
+                == 20
+            ),
+            "the refused calls counted as handled",
         )
         # Logged, but not one line per refused call: one line a second at most, with a count.
-        _wait_until(lambda: sum(int(str(line["calls"])) for line in _shed_lines(caplog)) == 23)
+        wait_until(
+            lambda: sum(int(str(line["calls"])) for line in _shed_lines(caplog)) == 23,
+            "the shed calls' log lines",
+        )
         lines = _shed_lines(caplog)
         assert 1 <= len(lines) <= 3
         assert {line["level"] for line in lines} == {"warning"}
@@ -138,7 +144,7 @@ def test_calls_beyond_the_bound_are_refused_with_overloaded_counted_and_logged(
         assert release is not None
         running.run(_set(release))
         assert [call.result(timeout=10) for call in admitted] == [b"done"] * BOUND
-        _wait_until(lambda: running.app.gate.active == 0)
+        wait_until(lambda: running.app.gate.active == 0, "the released calls")
         assert engine.CreateMatch(pb.CreateMatchRequest(), timeout=10).match_id
 
 
@@ -150,12 +156,12 @@ def test_a_call_whose_client_leaves_frees_its_place(
     with grpc.insecure_channel(running.target) as channel:
         hold = channel.unary_unary(HELD)
         leaving = [hold.future(b"", timeout=30) for _ in range(BOUND)]
-        _wait_until(lambda: running.app.gate.active == BOUND)
+        wait_until(lambda: running.app.gate.active == BOUND, "the held calls")
         for call in leaving:
             call.cancel()
-        _wait_until(lambda: running.app.gate.active == 0)
+        wait_until(lambda: running.app.gate.active == 0, "the released calls")
         staying = [hold.future(b"", timeout=30) for _ in range(BOUND)]
-        _wait_until(lambda: running.app.gate.active == BOUND)
+        wait_until(lambda: running.app.gate.active == BOUND, "the held calls")
         release = held.release
         assert release is not None
         running.run(_set(release))
@@ -196,8 +202,9 @@ def test_a_burst_while_the_loop_is_busy_is_refused_with_overloaded_not_cancelled
         assert "CANCELLED" not in codes
         refused = codes.get("RESOURCE_EXHAUSTED", 0)
         assert refused > 0
-        _wait_until(
-            lambda: _shed(running, "baloot.v1.BalootEngineService", "CreateMatch") == refused
+        wait_until(
+            lambda: _shed(running, "baloot.v1.BalootEngineService", "CreateMatch") == refused,
+            "every refusal counted",
         )
     finally:
         for channel in channels:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -14,6 +13,7 @@ from typing import Any
 import grpc
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+from tests.waiting import HANG_GUARD, wait_until
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
@@ -38,7 +38,7 @@ def _workers(
 
 
 def _started(server: ServerProcess) -> dict[str, Any]:
-    return server.wait_for(lambda r: r.get("event") == "workers started", timeout=60)
+    return server.wait_for(lambda r: r.get("event") == "workers started")
 
 
 def _connections(port: int, count: int) -> Iterator[grpc.Channel]:
@@ -105,17 +105,16 @@ def test_workers_share_the_port_the_keys_and_one_metrics_endpoint(
         lambda r: r.get("event") == "rpc" and r.get("method", "").endswith("/DealRound")
     )
     assert rpc_lines["worker"] in (0, 1)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        workers = {
+
+    def workers() -> set[object]:
+        return {
             r.get("worker")
             for r in server.records()
             if r.get("event") == "rpc" and r.get("method", "").endswith("/DealRound")
         }
-        if len(workers) == 2:
-            break
-        time.sleep(0.1)
-    assert workers == {0, 1}
+
+    wait_until(lambda: len(workers()) == 2, "both workers' DealRound lines")
+    assert workers() == {0, 1}
     # One endpoint, the sum over both workers.
     assert _handled(metrics_port, "DealRound") == 16
     assert _handled(metrics_port, "CreateMatch") == 1
@@ -180,7 +179,7 @@ def test_workers_refuse_a_busy_port(
 ) -> None:
     # A single-process server holds the port: the workers must not join it.
     workers = _workers(spawn, tmp_path, port=server.app.port)
-    assert workers.process.wait(30) == 1
+    assert workers.process.wait(HANG_GUARD) == 1
     failure = workers.wait_for(lambda r: r.get("event") == "start-up failed")
     assert f"cannot listen on 127.0.0.1:{server.app.port}" in failure["error"]
 
@@ -193,11 +192,11 @@ def test_a_second_server_cannot_join_the_workers_port(
         ["-m", "baloot_engine", "--port", str(port), *LOOPBACK],
         env={"BALOOT_STATE_KEY_FILE": str(tmp_path / "state.key")},
     )
-    assert single.process.wait(30) == 1
+    assert single.process.wait(HANG_GUARD) == 1
     with pytest.raises(Exception, match="cannot listen"):
         reserve_port("127.0.0.1", port)
     more = _workers(spawn, tmp_path, port=port)
-    assert more.process.wait(30) == 1
+    assert more.process.wait(HANG_GUARD) == 1
 
 
 def test_reserve_port_picks_a_free_port_for_zero() -> None:
@@ -212,11 +211,11 @@ def test_workers_stop_when_their_parent_is_killed(
     server = _workers(spawn, tmp_path, BALOOT_GRACE_SECONDS="1")
     started = _started(server)
     server.process.kill()  # no chance to stop the workers itself
-    server.process.wait(10)
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and any(_alive(pid) for pid in started["pids"]):
-        time.sleep(0.1)
-    assert not any(_alive(pid) for pid in started["pids"])
+    server.process.wait(HANG_GUARD)
+    wait_until(
+        lambda: not any(_alive(pid) for pid in started["pids"]),
+        "the workers of a killed parent to end",
+    )
     # The port is free again: nothing was left holding it.
     assert reserve_port("127.0.0.1", started["port"]) == started["port"]
 

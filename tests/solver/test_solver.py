@@ -3,6 +3,7 @@ card is the position's value along the whole best line, and the par is the rules
 
 from __future__ import annotations
 
+import random
 import time
 from dataclasses import replace
 
@@ -10,13 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baloot_engine.rules.actions import Declare, Play
+from baloot_engine.rules.actions import Bid, BidKind, Deal, Declare, Doubling, DoublingCall, Play
 from baloot_engine.rules.cards import card_of, strength
-from baloot_engine.rules.game import apply, close_review
+from baloot_engine.rules.game import apply, close_review, legal_actions, new_match
 from baloot_engine.rules.play import allowed_cards
 from baloot_engine.rules.projects import best_projects
+from baloot_engine.rules.ruleset import RuleSet
 from baloot_engine.rules.scoring import score_round
-from baloot_engine.rules.state import Phase
+from baloot_engine.rules.state import Phase, State
 from baloot_engine.solver import (
     COMPILED,
     TRICK_WEIGHT,
@@ -34,7 +36,8 @@ from baloot_engine.solver import (
     solve_some,
 )
 from baloot_engine.solver.reference import minimax, rest_of
-from tests.solver.positions import RULE_SETS, end_position, first_lead, play_on
+from tests.golden.solver_positions import RULE_SETS, end_position, first_lead, play_on
+from tests.waiting import HANG_GUARD
 
 ENGINES = ["reference", "compiled"] if COMPILED else ["reference"]
 
@@ -289,7 +292,7 @@ def test_a_finished_round_is_solved_from_its_tricks_with_its_table_facts() -> No
         live = par(start)
         table = par_with_facts(position, score.facts)
         answer = answer_played_out(
-            tricks, start.dealer, score.facts, finished.contract, rules, 0, now_plus(30)
+            tricks, start.dealer, score.facts, finished.contract, rules, 0, now_plus(HANG_GUARD)
         )
         assert answer.par == replace(table, nodes=answer.par.nodes)  # one table serves both
         assert answer.solution == solve(position_of(start))
@@ -303,6 +306,75 @@ def test_a_finished_round_is_solved_from_its_tricks_with_its_table_facts() -> No
         assert later.trick == tricks[3][1][:1]
         assert sum(later.tricks_won) == 3
         assert solve(later).values
+
+
+def _sun_bought_by_the_dealer_s_right(rng: random.Random, rules: RuleSet) -> list[State]:
+    """A round of ``rules`` where the dealer's right buys Sun (the others pass, nobody doubles)
+    and every card is played at random: its state at each trick's start, then at its end
+    (empty when the bidding ended otherwise)."""
+    dealer = rng.randrange(4)
+    deck = list(range(32))
+    rng.shuffle(deck)
+    state, _ = apply(new_match(rules, dealer=dealer), dealer, Deal(tuple(deck)))
+    while state.phase in (Phase.BIDDING, Phase.DOUBLING):
+        seat = state.turn
+        legal = legal_actions(state, seat)
+        wanted = (Bid(BidKind.SUN), Bid(BidKind.PASS), Doubling(DoublingCall.DECLINE))
+        state, _ = apply(state, seat, next(a for a in wanted if a in legal))
+    contract = state.contract
+    if state.phase is not Phase.PLAYING or contract is None or not contract.is_sun:
+        return []
+    states = []
+    while state.phase is Phase.PLAYING:
+        if not state.trick:
+            states.append(state)
+        seat = state.turn
+        state, _ = apply(state, seat, rng.choice(legal_actions(state, seat)))
+    if state.phase is Phase.ROUND_REVIEW:
+        state, _ = close_review(state)
+    return [*states, state]
+
+
+def test_the_par_of_a_finished_round_is_a_reverse_kaboot_where_the_rules_core_says() -> None:
+    # R43 on: rounds whose buyer, the dealer's right holding an Ace, took no trick. From each of
+    # their last trick starts, the par of the round rebuilt from its tricks (the solver decides
+    # the reverse kaboot) is the rules core's score of the par's line played from the real
+    # state (the core decides it), reverse kaboot or not.
+    rules = RULE_SETS["seeds"].replace(reverse_kaboot=True)
+    rng = random.Random(43)
+    rounds = reversed_pars = 0
+    while rounds < 3:
+        states = _sun_bought_by_the_dealer_s_right(rng, rules)
+        if not states:
+            continue
+        finished = states[-1]
+        score = finished.last_score
+        assert score is not None
+        assert finished.contract is not None
+        if not score.facts.reverse_kaboot:
+            continue
+        rounds += 1
+        tricks = [(t.leader, t.cards) for t in finished.tricks]
+        dealer = states[0].dealer
+        for index in range(4, 8):
+            answer = answer_played_out(
+                tricks,
+                dealer,
+                score.facts,
+                finished.contract,
+                rules,
+                4 * index,
+                now_plus(HANG_GUARD),
+            )
+            replay = states[index]
+            for seat, action in answer.par.line:
+                replay, _ = apply(replay, seat, action)
+            if replay.phase is Phase.ROUND_REVIEW:
+                replay, _ = close_review(replay)
+            assert replay.last_score == answer.par.score, (rounds, index)
+            reversed_pars += answer.par.score.facts.reverse_kaboot
+    # From the last trick's start the par is the recorded play: a reverse kaboot each round.
+    assert reversed_pars >= 3
 
 
 def test_a_round_not_played_out_has_no_position() -> None:

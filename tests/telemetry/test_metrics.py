@@ -18,6 +18,7 @@ from baloot_engine.rules.actions import (
     PlayMode,
     QaydCategory,
     QaydVerdict,
+    RedealReason,
 )
 from baloot_engine.rules.contract import Contract, ContractType
 from baloot_engine.rules.ruleset import SEEDS
@@ -47,9 +48,9 @@ def test_deals_contracts_and_redeals_are_counted() -> None:
             Event(EventKind.CARDS_DEALT, cards=(8, 8, 8, 8)),  # the rest of the same hand
             Event(EventKind.CONTRACT_FIXED, contract=Contract(ContractType.SUN, -1, 2)),
             Event(EventKind.CONTRACT_FIXED, contract=Contract(ContractType.SUN, -1, 3, True)),
-            Event(EventKind.REDEAL, seat=1, text="Kawesh: no court card"),
-            Event(EventKind.REDEAL, seat=2, text="everyone passed"),
-            Event(EventKind.REDEAL, seat=3, text="everyone passed"),
+            Event(EventKind.REDEAL, seat=1, redeal=RedealReason.KAWESH),
+            Event(EventKind.REDEAL, seat=2, redeal=RedealReason.ALL_PASSED),
+            Event(EventKind.REDEAL, seat=3, redeal=RedealReason.ALL_PASSED),
         ]
     )
     assert _value(metrics, "baloot_rounds_dealt_total") == 1

@@ -42,6 +42,7 @@ from baloot_engine.rules import (
     ProjectKind,
     QaydCategory,
     QaydVerdict,
+    RedealReason,
     RoundScore,
     RuleSet,
     State,
@@ -68,6 +69,7 @@ PHASE_NUMBERS: Final = to_wire(types_pb2.Phase, Phase)
 EVENT_KIND_NUMBERS: Final = to_wire(types_pb2.EventKind, EventKind)
 BOT_LEVEL_NUMBERS: Final = to_wire(service_pb.BotLevel, Level)
 QAYD_CATEGORY_NUMBERS: Final = to_wire(types_pb2.QaydCategory, QaydCategory)
+REDEAL_REASON_NUMBERS: Final = to_wire(types_pb2.RedealReason, RedealReason)
 
 
 def suit_out(suit: int) -> types_pb2.Suit.ValueType:
@@ -460,11 +462,8 @@ def _build_event(event: Event, state: State) -> types_pb2.Event:
             message.deal.revealed_card = event.card
     elif kind is EventKind.REDEAL:
         message.redeal.next_dealer = event.seat
-        message.redeal.reason = (
-            types_pb2.REDEAL_REASON_KAWESH
-            if "Kawesh" in event.text
-            else types_pb2.REDEAL_REASON_ALL_PASSED
-        )
+        if event.redeal is not None:
+            message.redeal.reason = REDEAL_REASON_NUMBERS[event.redeal]
     return message
 
 

@@ -26,6 +26,7 @@ from baloot_engine.rules.actions import (
     Play,
     QaydCategory,
     QaydVerdict,
+    RedealReason,
 )
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
 from baloot_engine.rules.errors import ErrorKind, RuleError
@@ -74,6 +75,7 @@ __all__ = [
     "ProjectKind",
     "QaydCategory",
     "QaydVerdict",
+    "RedealReason",
     "RoundFacts",
     "RoundScore",
     "RuleError",

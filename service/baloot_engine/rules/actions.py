@@ -220,6 +220,15 @@ class EventKind(Enum):
     REVIEW_OPENED = "review_opened"
 
 
+class RedealReason(Enum):
+    """Why a round was cancelled and dealt again, carried by the REDEAL event: the one place
+    that says it (the API's ``RedealEvent.reason``, the ``reason`` label of the metric
+    ``baloot_redeals_total``: these values)."""
+
+    ALL_PASSED = "all_passed"  # all four passed twice (R9)
+    KAWESH = "kawesh"  # a seat called Kawesh (R12)
+
+
 class Event(NamedTuple):
     """One thing an action caused. Fields not relevant to ``kind`` keep their defaults.
 
@@ -227,7 +236,8 @@ class Event(NamedTuple):
 
     * CARDS_DEALT: ``cards`` = hand sizes after the deal step; ``card`` = revealed card.
     * BID_PLACED: ``seat``, ``bid``.  CONTRACT_FIXED: ``seat`` = buyer, ``contract``.
-    * REDEAL: ``seat`` = the next dealer; ``text`` says why (all passed, kawesh).
+    * REDEAL: ``seat`` = the next dealer, ``redeal`` = why (:class:`RedealReason`; a Kawesh's
+      caller is the seat of the BID_PLACED event before it).
     * DOUBLING_CALLED: ``seat``, ``doubling``.  DOUBLING_ENDED: ``contract`` (final).
     * PROJECTS_DECLARED: ``seat``, ``kinds`` (types only; cards stay hidden).
     * PROJECTS_REVEALED: ``team`` = the team whose projects score, ``projects`` (seat, project).
@@ -252,5 +262,5 @@ class Event(NamedTuple):
     kinds: tuple[ProjectKind, ...] = ()
     projects: tuple[tuple[int, Project], ...] = ()
     score: RoundScore | None = None
-    text: str = ""
+    redeal: RedealReason | None = None
     qayd: QaydVerdict | None = None

@@ -12,7 +12,7 @@ R12).
 from __future__ import annotations
 
 from baloot_engine.rules import errors
-from baloot_engine.rules.actions import Bid, BidKind, Event, EventKind
+from baloot_engine.rules.actions import Bid, BidKind, Event, EventKind, RedealReason
 from baloot_engine.rules.cards import ACE, EIGHT, NINE, SEVEN, SUITS
 from baloot_engine.rules.contract import Contract, next_seat, team_of
 from baloot_engine.rules.errors import RuleError
@@ -342,8 +342,8 @@ def _cancel_hand(
     bought = any(r.bid.kind in (BidKind.HOKM, BidKind.SUN, BidKind.ASHKAL) for r in state.bids)
     keep = kawesh and state.rules.kawesh_keeps_dealer and not bought
     dealer = state.dealer if keep else next_seat(state.dealer)
-    why = f"seat {seat} called Kawesh" if kawesh else "all four passed twice"
-    events.append(Event(EventKind.REDEAL, seat=dealer, text=why))
+    why = RedealReason.KAWESH if kawesh else RedealReason.ALL_PASSED
+    events.append(Event(EventKind.REDEAL, seat=dealer, redeal=why))
     cleared = State(
         rules=state.rules,
         phase=AWAITING_DEAL,

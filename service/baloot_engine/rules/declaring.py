@@ -27,9 +27,10 @@ from baloot_engine.rules.projects import (
     declaration_candidates,
     pairable,
     projects_for_declaration,
+    team_projects,
 )
 from baloot_engine.rules.ruleset import RuleSet
-from baloot_engine.rules.state import Declaration, State
+from baloot_engine.rules.state import Declaration, State, declared_projects
 
 _DECLARABLE = (ProjectKind.SIRA, ProjectKind.FIFTY, ProjectKind.HUNDRED, ProjectKind.FOUR_HUNDRED)
 
@@ -122,16 +123,14 @@ def apply_declare(state: State, seat: int, action: Declare) -> tuple[State, list
 def reveal_projects(state: State, events: list[Event]) -> State:
     """Compare the declarations (R29) and reveal the winning team's projects: at the first card
     of trick 2 (R28), or before a Sawa or a Qayd that ends the round before it."""
-    declared = [d.projects if d is not None else () for d in state.declarations]
+    declared = declared_projects(state)
     if not any(declared):
         return state
     first = (state.dealer + 1) & 3
     team = compare_declarations(declared, first)
     if team is None:
         return state
-    shown = tuple(
-        (seat, project) for seat in range(4) if team_of(seat) == team for project in declared[seat]
-    )
+    shown = team_projects(declared, team)
     events.append(Event(EventKind.PROJECTS_REVEALED, team=team, projects=shown))
     return state._replace(project_team=team)
 

@@ -33,6 +33,7 @@ from baloot_engine.rules.projects import (
     baloot_absorbed,
     baloot_mask,
     project_points_of,
+    team_projects,
     winning_seat,
 )
 from baloot_engine.rules.ruleset import RuleSet
@@ -80,21 +81,17 @@ def award_projects(
     """Return the projects that score after the R29 comparison, as :class:`AwardedProject`.
 
     ``declared[seat]`` are the projects each seat 0-3 declared; the team of the winning seat
-    scores the projects of both its players (best first per seat, seats in turn order).
+    scores the projects of both its players (:func:`~baloot_engine.rules.projects.team_projects`:
+    by declarer, seats in order, each seat's as declared).
     """
     seat = winning_seat(declared, first_seat)
     if seat is None:
         return ()
     team = seat & 1
-    awarded: list[AwardedProject] = []
-    for step in range(4):
-        player = (first_seat + step) & 3
-        if player & 1 != team:
-            continue
-        for project in declared[player]:
-            if project.kind is not ProjectKind.BALOOT:
-                awarded.append(AwardedProject(team, project.kind, player, project.cards))
-    return tuple(awarded)
+    return tuple(
+        AwardedProject(team, project.kind, player, project.cards)
+        for player, project in team_projects(declared, team)
+    )
 
 
 def baloot_teams_for(

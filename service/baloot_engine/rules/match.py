@@ -6,6 +6,8 @@ score-keeping apps call, so a played round and a recorded one can never disagree
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from baloot_engine.rules.actions import Event, EventKind, QaydVerdict
 from baloot_engine.rules.cards import ACES
 from baloot_engine.rules.contract import Contract, next_seat, team_of
@@ -14,7 +16,7 @@ from baloot_engine.rules.members import MATCH_OVER, ROUND_OVER, ROUND_SCORED
 from baloot_engine.rules.projects import baloot_absorbed
 from baloot_engine.rules.ruleset import BothCrossRule, RuleSet
 from baloot_engine.rules.scoring import RoundScore, score_checked_round
-from baloot_engine.rules.state import State
+from baloot_engine.rules.state import State, shown_projects
 from baloot_engine.rules.state import tricks_won as won_per_team
 
 
@@ -48,23 +50,18 @@ def round_facts(
         # Ace that nobody saw (a round a Sawa ended), and the sealed state would carry it.
         reverse_kaboot=state.rules.reverse_kaboot
         and not ended_by_qayd
-        and _reverse_kaboot(state, contract, tricks_won),
+        and reverse_kaboot_condition(
+            contract, state.dealer, state.full_hands[contract.buyer], tricks_won
+        ),
     )
 
 
 def awarded_projects(state: State) -> tuple[AwardedProject, ...]:
     """The projects of the team that won the comparison (R29), once it is made."""
-    awarded: list[AwardedProject] = []
-    if state.project_team >= 0:
-        for seat in range(4):
-            declaration = state.declarations[seat]
-            if declaration is None or team_of(seat) != state.project_team:
-                continue
-            for project in declaration.projects:
-                awarded.append(
-                    AwardedProject(team_of(seat), project.kind, seat=seat, cards=project.cards)
-                )
-    return tuple(awarded)
+    return tuple(
+        AwardedProject(team_of(seat), project.kind, seat=seat, cards=project.cards)
+        for seat, project in shown_projects(state)
+    )
 
 
 def scored_baloot_teams(state: State, projects_lost: int = -1) -> tuple[int, ...]:
@@ -91,12 +88,17 @@ def scored_baloot_teams(state: State, projects_lost: int = -1) -> tuple[int, ...
     return (team_of(holder),)
 
 
-def _reverse_kaboot(state: State, contract: Contract, tricks_won: list[int]) -> bool:
-    """R43's condition: a Sun bought by the dealer's right, holding an Ace, took no trick."""
+def reverse_kaboot_condition(
+    contract: Contract, dealer: int, buyer_hand: int, tricks_won: Sequence[int]
+) -> bool:
+    """R43's condition: a Sun bought by the dealer's right (``dealer``: the seat that dealt the
+    round), who held an Ace (``buyer_hand``: his eight cards), and his team took no trick
+    (``tricks_won``: each team's). The one statement of it: the played round's facts and the
+    solver's par of a finished round both ask it."""
     return (
         contract.is_sun
-        and contract.buyer == (state.dealer + 1) & 3
-        and state.full_hands[contract.buyer] & ACES != 0
+        and contract.buyer == (dealer + 1) & 3
+        and buyer_hand & ACES != 0
         and tricks_won[contract.buyer_team] == 0
     )
 

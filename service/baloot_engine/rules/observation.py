@@ -42,6 +42,7 @@ from baloot_engine.rules.state import (
     Phase,
     State,
     TrickRecord,
+    shown_projects,
 )
 from baloot_engine.rules.state import tricks_won as won_per_team
 
@@ -152,18 +153,6 @@ def observe_public(state: State) -> Observation:
     """What everyone may know of ``state``: the observation of no seat."""
     last = _last
     return last[1] if last is not None and last[0] is state else _public_fields(state)
-
-
-def shown_projects(state: State) -> tuple[tuple[int, Project], ...]:
-    """The projects laid down: those of the team that won the comparison (R29), by declarer."""
-    team = state.project_team
-    if team < 0:
-        return ()
-    shown: list[tuple[int, Project]] = []
-    for declarer, declaration in enumerate(state.declarations):
-        if declaration is not None and declarer & 1 == team:
-            shown.extend((declarer, project) for project in declaration.projects)
-    return tuple(shown)
 
 
 def scored_baloot_seat(state: State) -> int:

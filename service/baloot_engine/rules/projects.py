@@ -453,6 +453,22 @@ def winning_seat(declared: Sequence[Sequence[Project]], first_seat: int) -> int 
     return best_seat
 
 
+def team_projects(
+    declared: Sequence[Sequence[Project]], team: int
+) -> tuple[tuple[int, Project], ...]:
+    """The projects a team scores when it wins the R29 comparison: every project both its
+    players declared (``declared[seat]``, seats 0-3; a Baloot among them is left out), each
+    with its declarer, seats in order. The one listing of them: the revealed projects, the
+    played round's facts, the views and the bots' scoring of a deal all come from it."""
+    return tuple(
+        (seat, project)
+        for seat in range(4)
+        if seat & 1 == team
+        for project in declared[seat]
+        if project.kind is not ProjectKind.BALOOT
+    )
+
+
 def compare_declarations(declared: Sequence[Sequence[Project]], first_seat: int) -> int | None:
     """Return the team (0 or 1) that scores its projects (R29), or None.
 

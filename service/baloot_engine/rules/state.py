@@ -17,7 +17,7 @@ from baloot_engine.rules.cards import (
 )
 from baloot_engine.rules.contract import Contract
 from baloot_engine.rules.facts import TRICKS_PER_ROUND
-from baloot_engine.rules.projects import Project, ProjectKind
+from baloot_engine.rules.projects import Project, ProjectKind, team_projects
 from baloot_engine.rules.ruleset import SEEDS, RuleSet
 from baloot_engine.rules.scoring import RoundScore
 
@@ -106,6 +106,19 @@ class Declaration(NamedTuple):
 
     kinds: tuple[ProjectKind, ...]
     projects: tuple[Project, ...]
+
+
+def declared_projects(state: State) -> list[tuple[Project, ...]]:
+    """The projects each seat 0-3 declared this round (none: empty)."""
+    return [d.projects if d is not None else () for d in state.declarations]
+
+
+def shown_projects(state: State) -> tuple[tuple[int, Project], ...]:
+    """The projects laid down, which score: those of the team that won the comparison (R29),
+    by declarer (:func:`~baloot_engine.rules.projects.team_projects`); none before the
+    comparison or when nobody declared."""
+    team = state.project_team
+    return () if team < 0 else team_projects(declared_projects(state), team)
 
 
 class Violation(NamedTuple):

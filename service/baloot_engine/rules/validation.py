@@ -40,6 +40,7 @@ from baloot_engine.rules.state import (
     DoublingStep,
     Phase,
     State,
+    declared_projects,
 )
 
 
@@ -554,7 +555,7 @@ def _project_team_problems(state: State, *, compared: bool) -> list[str]:
     """The team whose projects score is the one the declarations' comparison names (R29), once
     they were compared (R28; a state sealed at the end of trick 1, as an earlier version did,
     may hold it before)."""
-    declared = [d.projects if d is not None else () for d in state.declarations]
+    declared = declared_projects(state)
     winner = compare_declarations(declared, (state.dealer + 1) & 3) if any(declared) else None
     expected = -1 if winner is None else winner
     if state.project_team != expected and (compared or state.project_team >= 0):

@@ -32,7 +32,6 @@ from typing import Final, Literal, Protocol
 
 from baloot_engine.rules.actions import Action, Declare, Play
 from baloot_engine.rules.cards import (
-    ACES,
     HIGHER,
     POINTS,
     STRENGTHS,
@@ -43,6 +42,7 @@ from baloot_engine.rules.contract import Contract
 from baloot_engine.rules.declaring import legal_declarations
 from baloot_engine.rules.facts import RoundFacts
 from baloot_engine.rules.game import apply, close_review
+from baloot_engine.rules.match import reverse_kaboot_condition
 from baloot_engine.rules.projects import best_projects
 from baloot_engine.rules.ruleset import PartnerWinningRule, RuleSet
 from baloot_engine.rules.scoring import RoundScore, score_round
@@ -554,7 +554,8 @@ def par_with_facts(
     position: Position,
     facts: RoundFacts,
     *,
-    reverse_kaboot_seat: int = -1,
+    dealer: int = -1,
+    buyer_hand: int = 0,
     deadline: float | None = None,
     max_nodes: int | None = None,
     engine: Engine | None = None,
@@ -562,9 +563,10 @@ def par_with_facts(
 ) -> Par:
     """The par of a round whose table facts are known (a finished round): the cards from the
     position played perfectly, the declarations and multiplier as they were (``facts``), scored
-    by ``score_round``. ``reverse_kaboot_seat`` is the buyer when R43's condition holds but for
-    the tricks (a Sun bought by the dealer's right, holding an Ace), else -1: the par's reverse
-    kaboot is then his team taking no trick."""
+    by ``score_round``. ``dealer`` (the seat that dealt the round) and ``buyer_hand`` (the
+    buyer's eight cards) decide R43's reverse kaboot with the par's tricks, as the rules core
+    does for a played round (:func:`~baloot_engine.rules.match.reverse_kaboot_condition`);
+    without a dealer (-1) the par is no reverse kaboot."""
     if searches is None:
         searches = pair_of_searches(position.contract, position.rules, engine)
     line: list[tuple[int, Action]] = []
@@ -585,8 +587,8 @@ def par_with_facts(
         facts,
         card_abnat=position.abnat,
         tricks_won=position.tricks_won,
-        reverse_kaboot=reverse_kaboot_seat >= 0
-        and position.tricks_won[reverse_kaboot_seat & 1] == 0,
+        reverse_kaboot=dealer >= 0
+        and reverse_kaboot_condition(position.contract, dealer, buyer_hand, position.tricks_won),
     )
     score = score_round(played, position.rules)
     return Par(tuple(line), score, position.abnat, position.tricks_won, nodes)
@@ -627,18 +629,19 @@ def answer_played_out(
 ) -> Answer:
     """The cards and the par of a finished round (played out to its eighth trick), from its
     tricks, the seat that dealt it and its facts as scored, after ``card_index`` of its cards."""
-    start = played_out(tricks, contract, rules)
-    buyer = contract.buyer
-    reverse = (
-        buyer if contract.is_sun and buyer == (dealer + 1) & 3 and start.hands[buyer] & ACES else -1
-    )
+    buyer_hand = played_out(tricks, contract, rules).hands[contract.buyer]
     position = played_out(tricks, contract, rules, card_index)
     searches = pair_of_searches(contract, rules)
     solution = solve(position, deadline=deadline, search=searches[position.seat & 1])
     return Answer(
         solution,
         par_with_facts(
-            position, facts, reverse_kaboot_seat=reverse, deadline=deadline, searches=searches
+            position,
+            facts,
+            dealer=dealer,
+            buyer_hand=buyer_hand,
+            deadline=deadline,
+            searches=searches,
         ),
     )
 

@@ -1,10 +1,11 @@
 /* The exact solver's search, compiled: alpha-beta over one deal with every hand known.
  *
  * The pure-Python reference is baloot_engine/solver/reference.py; both compute the same
- * value (tests/solver/test_differential.py). The rule tables (card points, trick strengths,
- * the cards that beat a card) are passed in by the Python side from the rules core, so no
- * card value is written twice; the legal cards follow rules/play.py::allowed_cards step by
- * step.
+ * value (tests/solver/test_solver.py checks them against each other and against plain
+ * minimax, tests/golden/test_solver_positions.py against the golden positions). The rule
+ * tables (card points, trick strengths, the cards that beat a card) are passed in by the
+ * Python side from the rules core, so no card value is written twice; the legal cards follow
+ * rules/play.py::allowed_cards step by step.
  *
  * A value is 9 * points + tricks for the solver's team, from the position to the end of the
  * round (the cards of the trick in progress and the last-trick 10 included): points come first,

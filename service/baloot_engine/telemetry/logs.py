@@ -25,7 +25,7 @@ import enum
 import logging
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar, Token
 from typing import Final, Protocol, TextIO, cast
@@ -253,10 +253,16 @@ class LibraryFloodFilter(logging.Filter):
     call, one line a minute with its traceback says as much as thousands.
     """
 
-    def __init__(self, prefix: str = "grpc", window: float = 60.0) -> None:
+    def __init__(
+        self,
+        prefix: str = "grpc",
+        window: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         super().__init__()
         self._prefix = prefix
         self._window = window
+        self._clock = clock
         self._seen: dict[tuple[str, str], tuple[float, int]] = {}
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -264,7 +270,7 @@ class LibraryFloodFilter(logging.Filter):
         if not record.name.startswith(self._prefix):
             return True
         kind = (record.name, str(record.msg)[:80])
-        now = time.monotonic()
+        now = self._clock()
         since, dropped = self._seen.get(kind, (-self._window, 0))
         if now - since < self._window:
             self._seen[kind] = (since, dropped + 1)

@@ -337,9 +337,8 @@ class Metrics:
                 contract = event.contract
                 label = "ashkal" if contract.ashkal else contract.type.value
                 self.contracts.labels(contract=label).inc()
-            elif kind is EventKind.REDEAL:
-                reason = "kawesh" if "Kawesh" in event.text else "all_passed"
-                self.redeals.labels(reason=reason).inc()
+            elif kind is EventKind.REDEAL and event.redeal is not None:
+                self.redeals.labels(reason=event.redeal.value).inc()
             elif kind is EventKind.DOUBLING_CALLED and event.doubling is not None:
                 if event.doubling.call in _RAISES:
                     self.doubles.labels(level=event.doubling.call.value).inc()
