@@ -768,18 +768,32 @@ class GetViewResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     VIEW_FIELD_NUMBER: _builtins.int
+    ROUND_REVEAL_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def view(self) -> _types_pb2.View:
         """The view asked for."""
+
+    @_builtins.property
+    def round_reveal(self) -> _types_pb2.RoundReveal:
+        """To the host credential only, while the match waits for the next deal (and once it is over):
+        the reveal of the round that ended last, scored or cancelled for a redeal, whichever
+        credential ended it (a seat's last card, Sawa claim or Qayd call, or its bid that made everyone
+        pass): the reveal of the ROUND_REVEALED event the host would have received, the disclosed
+        deal key included. A backend that relays its players' actions with their own credentials
+        completes its match record from it (docs/records.md). It shows every hand of that round and,
+        in a board-set match, the key: keep it on the backend. Unset before the first deal and while a
+        round is played.
+        """
 
     def __init__(
         self,
         *,
         view: _types_pb2.View | None = ...,
+        round_reveal: _types_pb2.RoundReveal | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["round_reveal", b"round_reveal", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["round_reveal", b"round_reveal", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

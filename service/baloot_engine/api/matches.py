@@ -37,6 +37,7 @@ from baloot_engine.api.refusals import (
     stale_state,
     state_invalid,
 )
+from baloot_engine.api.reveals import ended_round, was_redealt
 from baloot_engine.api.sealing import (
     HOST_ROLE,
     MATCH_ID_SIZE,
@@ -387,6 +388,8 @@ class Matches:
                 fields = fields._replace(
                     round_deck=bytes(action.deck), round_deck_hand=new_state.hand_number
                 )
+            if fields.redealt_by:
+                fields = fields._replace(redealt_by=0)
         reveal = None
         end = round_end_index(events)
         if end >= 0:
@@ -396,6 +399,8 @@ class Matches:
                     rounds_scored=fields.rounds_scored + 1, scored_at_hand=new_state.hand_number
                 )
                 deal_key = self._disclosed_key(opened, fields, new_state)
+            else:  # a redeal: the host's GetView shows its reveal, with its dealer, until the deal
+                fields = fields._replace(redealt_by=before.dealer + 1)
             flag = new_state.rules.reveal_hands_after_round
             if flag or opened.is_host:
                 deck = self.round_deck(opened, before.hand_number)
@@ -444,13 +449,21 @@ class Matches:
         return deck_from_seed(opened.seed, opened.state.hand_number + 1)
 
     def shown_reveal(self, opened: Opened) -> Reveal | None:
-        """The reveal of the last scored round the views carry (see :func:`last_reveal`)."""
+        """The reveal of the round that ended last, while the match waits for the next deal:
+        the host's whichever credential ended the round (scored or redealt), with the key it
+        discloses, as the host's ROUND_REVEALED event gave it; ``in_views`` when the views carry
+        it too (see :func:`last_reveal`), and to the other credentials only then."""
         state = opened.state
-        if not shows_last_reveal(state):
+        in_views = shows_last_reveal(state)
+        if not (in_views or opened.is_host):
             return None
         fields = opened.decoded.fields
-        deal_key = None if fields.board_set else self._disclosed_key(opened, fields, state)
-        return last_reveal(state, self.round_deck(opened, state.hand_number), deal_key)
+        ended = ended_round(state, fields.redealt_by)
+        if ended is None:
+            return None
+        deal_key = None if was_redealt(state) else self._disclosed_key(opened, fields, state)
+        deck = self.round_deck(opened, state.hand_number)
+        return Reveal(ended, deck, in_views, deal_key, not fields.board_set)
 
     @staticmethod
     def _disclosed_key(

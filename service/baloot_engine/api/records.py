@@ -125,6 +125,19 @@ def reveal_view_part(reveal: Reveal) -> bytes:
     return view.SerializeToString()
 
 
+def add_shown_reveal(response: pb.GetViewResponse, reveal: Reveal | None, host: bool) -> None:
+    """Complete a GetView response with the reveal of the round that ended last
+    (:meth:`~baloot_engine.api.matches.Matches.shown_reveal`): in its view when the views carry it
+    (``reveal_hands_after_round``), and for the host credential in ``round_reveal``, whichever
+    credential ended the round."""
+    if reveal is None:
+        return
+    if reveal.in_views:
+        response.view.MergeFromString(reveal_view_part(reveal))
+    if host:
+        response.round_reveal.CopyFrom(reveal_out(reveal.round, reveal.deck, reveal.deal_key))
+
+
 # ---------------------------------------------------------------------------------------
 # Records
 
@@ -530,6 +543,7 @@ __all__ = [
     "MAX_RECORD_BYTES",
     "MAX_RECORD_ROUNDS",
     "MAX_ROUND_ACTIONS",
+    "add_shown_reveal",
     "check_size",
     "replay_response",
     "replay_to",

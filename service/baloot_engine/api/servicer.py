@@ -272,10 +272,9 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             if not opened.may_act_for(seat):
                 raise credential_invalid(f"the credential may not see seat {seat}'s hand")
         view = build_view(opened.state, seat, opened.match_id, opened.version, with_rules=True)
-        reveal = self._matches.shown_reveal(opened)
-        if reveal is not None:
-            view.MergeFromString(records.reveal_view_part(reveal))
-        return pb.GetViewResponse(view=view)
+        response = pb.GetViewResponse(view=view)
+        records.add_shown_reveal(response, self._matches.shown_reveal(opened), opened.is_host)
+        return response
 
     @_rpc
     def ListLegalActions(self, request: pb.ListLegalActionsRequest) -> pb.ListLegalActionsResponse:

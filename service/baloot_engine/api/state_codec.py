@@ -297,6 +297,7 @@ class TokenFields(NamedTuple):
     scored_at_hand: int = 0  # the round number of the last scored round (0 before)
     board_seed: bytes = b""  # the board set bound to its secret (empty in older tokens)
     dealing: int = 0  # provably fair deals: one of the DEALING_* values
+    redealt_by: int = 0  # after a redeal, until the next deal: the redealt round's dealer + 1
 
     @property
     def committed(self) -> bool:
@@ -359,6 +360,7 @@ def _write_fields(message: pb.MatchState, fields: TokenFields) -> None:
     message.scored_at_hand = fields.scored_at_hand
     message.board_seed = fields.board_seed
     message.dealing = fields.dealing
+    message.redealt_by = fields.redealt_by
 
 
 def _write(message: pb.MatchState, state: State, old: State | None) -> None:
@@ -693,7 +695,14 @@ class Decoded:
             m = self.message
             assert m is not None
             fields = NO_FIELDS
-            if m.round_deck or m.round_deck_hand or m.board_set or m.rounds_scored or m.dealing:
+            if (
+                m.round_deck
+                or m.round_deck_hand
+                or m.board_set
+                or m.rounds_scored
+                or m.dealing
+                or m.redealt_by
+            ):
                 fields = TokenFields(
                     bytes(m.round_deck),
                     m.round_deck_hand,
@@ -702,6 +711,7 @@ class Decoded:
                     m.scored_at_hand,
                     bytes(m.board_seed),
                     m.dealing,
+                    m.redealt_by,
                 )
             self._fields = fields
         return fields
@@ -945,6 +955,8 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
         raise StateInvalidError(["the board set's seed is malformed"])
     if m.dealing > DEALING_VOID:
         raise StateInvalidError([f"dealing {m.dealing} is not one of 0 to {DEALING_VOID}"])
+    if m.redealt_by > 4:
+        raise StateInvalidError(["redealt_by must be a seat plus one, or 0"])
     if m.scored_at_hand > m.hand_number or m.rounds_scored > m.hand_number:
         raise StateInvalidError(["more hands scored than dealt"])
     return Decoded(state, bytes(m.seed), m.version, data, m)
