@@ -19,6 +19,7 @@ from typing import Any, Final, NamedTuple
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import records_pb2, rules_pb2, types_pb2
 from baloot_engine.api import inbound, outbound
+from baloot_engine.api.attestation import Attestor, judge_commitment
 from baloot_engine.api.enums import RULE_FLAGS
 from baloot_engine.api.matches import Reveal, last_reveal, round_end_index
 from baloot_engine.api.refusals import (
@@ -377,10 +378,15 @@ def _bounded_claims() -> Iterator[None]:
         ) from None
 
 
-def verify(record: records_pb2.MatchRecord) -> pb.VerifyRecordResponse:
-    """Replay a record and report whether it holds, or its first divergence."""
+def verify(
+    record: records_pb2.MatchRecord, attestor: Attestor | None = None
+) -> pb.VerifyRecordResponse:
+    """Replay a record and report whether it holds, or its first divergence, and whether
+    ``attestor`` (the deployment's keys) attested its deal commitment."""
     with _bounded_claims():
-        return _verify(record)
+        response = _verify(record)
+    judge_commitment(attestor, record, start_of(record).rules, response)
+    return response
 
 
 def _committed_steps(

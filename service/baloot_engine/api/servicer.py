@@ -28,6 +28,7 @@ from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot_engine.api import (
     analysis,
+    attestation,
     fairplay,
     inbound,
     judging,
@@ -131,8 +132,10 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         ledger: MatchLedger | None = None,
         bots_in_processes: bool = True,
         expert_budget_ms: int = 500,
+        attestor: attestation.Attestor | None = None,
     ) -> None:
         self._matches = Matches(keys, metrics, allow_preset_deck=allow_preset_deck, ledger=ledger)
+        self._attestor = attestor  # signs the deal commitments (None: they are not attested)
         self._bots = BotPool(in_processes=bots_in_processes, expert_budget_ms=expert_budget_ms)
 
     def _open(self, request: Any) -> Opened:
@@ -202,6 +205,9 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             board_set_secret=secret,
         )
         response.deal_commitment.CopyFrom(records.commitment_out(created.commitment, disclosure))
+        attestation.attest_commitment(
+            self._attestor, response.deal_commitment, created.match_id, rules
+        )
         add_views(response.views, created.state, _ALL_SEATS, created.match_id, 0, with_rules=True)
         return response
 
@@ -417,7 +423,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         """Replay a record from scratch through the rules: valid, or its first divergence."""
         records.require_size(request.record)
         bind_call_fields(record_rounds=len(request.record.rounds))
-        response = records.verify(request.record)
+        response = records.verify(request.record, self._attestor)
         if not response.valid:
             bind_call_fields(divergence=response.divergence.reason)
         return response
@@ -432,6 +438,13 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             raise request_invalid(f"step {request.step} is past the record's {total} actions")
         replayed = records.replay_checked(record, request.step, f"step {request.step}")
         return records.replay_response(record, replayed, request.step)
+
+    @_rpc
+    def GetAttestationKeys(
+        self, request: pb.GetAttestationKeysRequest
+    ) -> pb.GetAttestationKeysResponse:
+        """The public keys this deployment attests its deal commitments with."""
+        return attestation.keys_out(self._attestor)
 
     async def AnalyzeRecord(
         self, request: analysis_pb2.AnalyzeRecordRequest, context: _Context
