@@ -1326,16 +1326,23 @@ class MatchScore(_message.Message):
     ROUNDS_PLAYED_FIELD_NUMBER: _builtins.int
     WINNER_TEAM_FIELD_NUMBER: _builtins.int
     END_REASON_FIELD_NUMBER: _builtins.int
+    ROUNDS_SCORED_FIELD_NUMBER: _builtins.int
     target: _builtins.int
     """The target score that ends the match."""
     rounds_played: _builtins.int
     """The number of rounds dealt so far, rounds cancelled and dealt again (all passed, Kawesh)
-    included; it is also the number of the latest round.
+    included: the number of the latest round (RoundScore.round_number). For the rounds of a
+    score sheet, read rounds_scored.
     """
     winner_team: _builtins.int
     """The team that won the match, once it is over."""
     end_reason: Global___MatchEndReason.ValueType
     """Why the match ended; unspecified while it goes on."""
+    rounds_scored: _builtins.int
+    """The number of rounds scored so far: the rounds a score sheet lists, without the rounds
+    cancelled and dealt again. 0 from a server before it (and in ScoreRound's match, which
+    knows no match).
+    """
     @_builtins.property
     def points(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The game points of each team, one entry per team, team 0 first."""
@@ -1348,10 +1355,11 @@ class MatchScore(_message.Message):
         rounds_played: _builtins.int = ...,
         winner_team: _builtins.int | None = ...,
         end_reason: Global___MatchEndReason.ValueType = ...,
+        rounds_scored: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_winner_team", b"_winner_team", "winner_team", b"winner_team"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_winner_team", b"_winner_team", "end_reason", b"end_reason", "points", b"points", "rounds_played", b"rounds_played", "target", b"target", "winner_team", b"winner_team"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_winner_team", b"_winner_team", "end_reason", b"end_reason", "points", b"points", "rounds_played", b"rounds_played", "rounds_scored", b"rounds_scored", "target", b"target", "winner_team", b"winner_team"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__winner_team: _TypeAlias = _typing.Literal["winner_team"]  # noqa: Y015
     _WhichOneofArgType__winner_team: _TypeAlias = _typing.Literal["_winner_team", b"_winner_team"]  # noqa: Y015

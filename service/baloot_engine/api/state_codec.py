@@ -356,7 +356,8 @@ def _write_fields(message: pb.MatchState, fields: TokenFields) -> None:
     message.round_deck = fields.round_deck
     message.round_deck_hand = fields.round_deck_hand
     message.board_set = fields.board_set
-    message.rounds_scored = fields.rounds_scored
+    # rounds_scored is the state's own (State.rounds_scored, written by _write): the match
+    # layer keeps fields.rounds_scored equal to it.
     message.scored_at_hand = fields.scored_at_hand
     message.board_seed = fields.board_seed
     message.dealing = fields.dealing
@@ -448,6 +449,9 @@ def _write(message: pb.MatchState, state: State, old: State | None) -> None:
         message.ClearField("last_qayd")
         if state.last_qayd is not None:
             _encode_verdict(message.last_qayd, state.last_qayd)
+    if old is None or state.rounds_scored != old.rounds_scored:
+        # Also read as TokenFields.rounds_scored (the chain's round number of a committed match).
+        message.rounds_scored = state.rounds_scored
 
 
 # Table play (§A.14) keeps a round's breaches in the token until a Qayd judges them. Kept as a
@@ -949,6 +953,7 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
             m.winner,  # winner
             violations,  # violations
             last_qayd,  # last_qayd
+            m.rounds_scored,  # rounds_scored
         )
     )
     if m.board_seed and (len(m.board_seed) != 32 or not m.board_set):
