@@ -31,6 +31,7 @@ from baloot_engine.api.refusals import (
     MATCH_UNKNOWN,
     ApiError,
     Code,
+    bot_call_refused,
     credential_invalid,
     preset_deck_disabled,
     request_invalid,
@@ -493,7 +494,7 @@ class Matches:
         """Check that the host asks for the seat whose action the match waits for; True
         between rounds, where that seat deals."""
         if not opened.is_host:
-            raise credential_invalid("only the host credential may apply a bot's action")
+            raise bot_call_refused()
         return game.bot_turn(opened.state, seat)
 
     @staticmethod

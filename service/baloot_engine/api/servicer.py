@@ -41,6 +41,7 @@ from baloot_engine.api.ledger import MatchLedger
 from baloot_engine.api.matches import Acted, Judge, Matches, Opened, judged_call
 from baloot_engine.api.refusals import (
     ApiError,
+    bot_call_refused,
     credential_invalid,
     request_invalid,
     worker_stopped,
@@ -332,7 +333,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         seat = inbound.seat_in(request.seat)
         bind_call_fields(seat=seat)
         if not opened.is_host:
-            raise credential_invalid("only the host credential may ask for a bot's action")
+            raise bot_call_refused()
         level = inbound.bot_level_in(request.level)
         seed = request.seed if request.HasField("seed") else None
         if self._bots.pooled(level):
@@ -375,6 +376,8 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         level = inbound.bot_level_in(request.level)
         if self._bots.pooled(level):
             return self._apply_bot_in_pool(request, level)
+        if not self._open(request).is_host:  # before the seat's check in _act_judged
+            raise bot_call_refused()
         matches = self._matches
         chosen: list[Action] = []
 
