@@ -13,8 +13,12 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
 import random
+import re
 import stat
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +53,7 @@ from baloot_engine.api.servicer import BalootEngineServicer
 from baloot_engine.rules import fairdeal
 from baloot_engine.rules.dealing import initial_hands
 from baloot_engine.telemetry.metrics import Metrics
-from tests.api.conftest import KEY_A, PASS
+from tests.api.conftest import KEY_A, PASS, ServicerServer
 
 ATTESTED = pb.COMMITMENT_STATUS_ATTESTED
 SELF_CONSISTENT = pb.COMMITMENT_STATUS_SELF_CONSISTENT
@@ -347,3 +351,43 @@ def test_the_keys_load_from_the_environment_and_the_key_file(tmp_path: Path) -> 
             parse_private_key(bad)
     with pytest.raises(AttestationKeyError):
         attestor_from_environment({"BALOOT_ATTESTATION_PUBLIC_KEYS": "short"})
+
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "fair-deals.md"
+
+
+def _doc_blocks(language: str) -> list[str]:
+    text = DOC.read_text(encoding="utf-8")
+    pattern = rf"^```{language}\n(.*?)^```$"
+    return [m[1] for m in re.finditer(pattern, text, re.DOTALL | re.MULTILINE)]
+
+
+def test_the_documented_attestation_example_runs(
+    attested_engine: ServicerServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # docs/fair-deals.md's Python example, against a server that attests its commitments…
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, Any] = {"target": attested_engine.target, "__name__": "fair_deals_doc"}
+    [example] = _doc_blocks("python")
+    exec(compile(example, "docs/fair-deals.md python example", "exec"), namespace)  # noqa: S102
+    assert (tmp_path / "match.json").exists()
+    # …then its command, with the commitment kept and the key published.
+    [commands] = _doc_blocks("sh")
+    command = commands.splitlines()[1].split("#", 1)[0]
+    verifier = f"{sys.executable} -m baloot_engine.api.verify_deal_cli"
+    done = subprocess.run(
+        ["bash", "-c", command.replace(".venv/bin/baloot-verify-deal", verifier)],
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(sys.path),  # this package, wherever the test runs
+            "KEPT": namespace["kept"],
+            "PUBLISHED": namespace["published"][0],
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "commitment: the record's is the one you kept" in done.stdout
+    assert "attested: by one of the given keys" in done.stdout
