@@ -383,9 +383,10 @@ def verify(
 ) -> pb.VerifyRecordResponse:
     """Replay a record and report whether it holds, or its first divergence, and whether
     ``attestor`` (the deployment's keys) attested its deal commitment."""
+    start = start_of(record)
     with _bounded_claims():
-        response = _verify(record)
-    judge_commitment(attestor, record, start_of(record).rules, response)
+        response = _verify(record, start)
+    judge_commitment(attestor, record, start.rules, response)
     return response
 
 
@@ -403,8 +404,7 @@ def _committed_steps(
         raise DivergenceError(bad, 0, DEAL_NOT_COMMITTED, dealt.why)
 
 
-def _verify(record: records_pb2.MatchRecord) -> pb.VerifyRecordResponse:
-    state = start_of(record)
+def _verify(record: records_pb2.MatchRecord, state: State) -> pb.VerifyRecordResponse:
     response = pb.VerifyRecordResponse(valid=True)
     replayed = 0
     dealt = deal_check(record)
