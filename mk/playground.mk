@@ -9,7 +9,8 @@
 #                          Ctrl-C stops what it started. Logs in var/playground/.
 #   make playground-build  npm ci (from playground/package-lock.json), type check, bundle into
 #                          playground/dist/.
-#   make playground-test   CI: the end-to-end test in headless Chromium (Debian's chromium,
+#   make playground-test   CI: the unit tests (playground/test/, Node), then the end-to-end test
+#                          in headless Chromium (Debian's chromium,
 #                          installed by scripts/install_chromium.sh when missing) against a
 #                          service, a gateway and a static server of its own on free loopback
 #                          ports; the screenshots go to var/artifacts/playground*.png.
@@ -46,8 +47,9 @@ playground-browser: ## Playground: install Debian's chromium for the end-to-end 
 playground-format: playground-install ## Playground: format the code in place (prettier).
 	cd $(PG_DIR) && $(NPM) run --silent format
 
-playground-test: $(STAMP) $(GENERATED) playground-build playground-browser ## Playground: format check and the Chromium end-to-end test.
+playground-test: $(STAMP) $(GENERATED) playground-build playground-browser ## Playground: format check, unit tests and the Chromium end-to-end test.
 	cd $(PG_DIR) && $(NPM) run --silent format:check
+	cd $(PG_DIR) && $(NPM) run --silent test
 	$(PY) scripts/playground.py test --timeout $(PLAYGROUND_TIMEOUT)
 
 playground-screenshots: $(STAMP) $(GENERATED) playground-build playground-browser ## Playground: the README's screenshots in docs/images/.

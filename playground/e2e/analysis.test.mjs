@@ -62,6 +62,28 @@ describe("the round analysis in Chromium", () => {
       assert.equal(await panel.locator("#analysis-chart path.curve").count(), 1);
       const title = await panel.locator("h2").innerText();
       assert.equal(title, lang === "ar" ? "تحليل الجولة" : "Round analysis");
+      // The axis labels lie inside the chart, left of its frame (x 40), in both directions of
+      // the page; the caption and the unit name the abnat, the axis's scale.
+      const boxes = await page.$$eval("#analysis-chart text.axis", (texts) =>
+        texts.map((text) => {
+          const box = text.getBBox();
+          return [text.textContent, box.x, box.x + box.width];
+        }),
+      );
+      assert.equal(boxes.length, 4);
+      for (const [text, left, right] of boxes) {
+        assert.ok(left >= 0 && right <= 40, `axis label ${text} spans ${left}..${right}`);
+      }
+      assert.match(await panel.locator("h3").first().innerText(), lang === "ar" ? /أبناط/ : /abnat/);
+      assert.equal(await page.locator("#analysis-unit").textContent(), lang === "ar" ? "أبناط" : "abnat");
+      // The round's score explained in the page's language.
+      const explanation = await page.locator("#score-explanation").textContent();
+      if (lang === "ar") {
+        assert.doesNotMatch(explanation, /[A-Za-z]/, explanation);
+        assert.match(explanation, /الفريق المشتري/);
+      } else {
+        assert.match(explanation, /team/i);
+      }
       const mistakes = panel.locator("#analysis-mistakes li");
       const count = await mistakes.count();
       assert.ok(count >= 1 && count <= 5, `one to five key mistakes, got ${count}`);

@@ -1,8 +1,9 @@
 // The analysis of the last round (AnalyzeRecord, see docs/analysis.md): once a round is scored,
 // the page streams the engine's analysis of that round of the match record and draws
-//   * a chart of the expected final card points of the user's team (team 0 when four bots play)
-//     after every card of the round, from what the seat that played it could know: the swing of
-//     each decision shows as a step of the line, a mistake as a red dot;
+//   * a chart of the expected card abnat of the user's team (team 0 when four bots play) at the
+//     end of the round after every card, from what the seat that played it could know: the swing
+//     of each decision shows as a step of the line, a mistake as a red dot (its geometry in
+//     chart.ts);
 //   * the key mistakes, each with the card (or call) played and the better one, and the engine's
 //     sentence in the page's language.
 
@@ -14,6 +15,7 @@ import {
   type RoundAnalysis,
 } from "@baloot-engine/client";
 
+import { chartLayout, CHART } from "./chart.js";
 import { h } from "./dom.js";
 import type { Table } from "./game.js";
 import type { Lang } from "./i18n.js";
@@ -26,7 +28,8 @@ const TEXT = {
     title: "Round analysis",
     working: "Analysing the round…",
     failed: "The analysis is not available",
-    chart: "Expected final points of your team after each card",
+    chart: "Your team's expected card abnat at the end of the round, after each card",
+    unit: "abnat",
     mistakes: "Key mistakes",
     none: "No mistake: every decision was a best choice.",
     better: "better",
@@ -36,7 +39,8 @@ const TEXT = {
     title: "تحليل الجولة",
     working: "جاري تحليل الجولة…",
     failed: "التحليل غير متوفر",
-    chart: "الأبناط المتوقعة لفريقك بعد كل ورقة",
+    chart: "أبناط الأوراق المتوقعة لفريقك في آخر الجولة، بعد كل ورقة",
+    unit: "أبناط",
     mistakes: "أبرز الأخطاء",
     none: "ما فيه أخطاء: كل قرار كان من أفضل الخيارات.",
     better: "الأفضل",
@@ -111,40 +115,47 @@ function svg(tag: string, attributes: Record<string, string | number>, ...childr
   return element;
 }
 
-/** The chart: the user's team's expected final card points after each card of the round. */
-function drawChart(decisions: DecisionAnalysis[], team: number, total: number): SVGElement {
+/**
+ * The chart: the user's team's expected card abnat at the end of the round after each card, on
+ * the scale of the round's abnat (0 to `total`), drawn left to right in both languages.
+ */
+function drawChart(lang: Lang, decisions: DecisionAnalysis[], team: number, total: number): SVGElement {
   const cards = decisions.filter((d) => d.kind === DecisionKind.CARD);
-  const width = 640;
-  const height = 200;
-  const pad = 28;
-  const x = (i: number) => pad + ((width - 2 * pad) * i) / Math.max(1, cards.length - 1);
-  const y = (points: number) => height - pad - ((height - 2 * pad) * points) / total;
   const values = cards.map((d) => {
     const mine = d.alternatives[d.taken]?.fair?.points ?? 0;
     return d.seat % 2 === team ? mine : total - mine;
   });
-  const line = values.map((v, i) => `${i === 0 ? "M" : "L"}${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
-  const half = total / 2;
+  const { width, height, pad } = CHART;
+  const layout = chartLayout(values, total, TEXT[lang].unit);
+  const line = layout.points.map((p, i) => `${i === 0 ? "M" : "L"}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(" ");
+  const label = (at: { text: string; x: number; y: number }, id: string) =>
+    svg("text", { x: at.x, y: at.y, class: "axis", "text-anchor": "end", id }, document.createTextNode(at.text));
   return svg(
     "svg",
-    { viewBox: `0 0 ${width} ${height}`, class: "analysis-chart", id: "analysis-chart", role: "img" },
+    {
+      viewBox: `0 0 ${width} ${height}`,
+      class: "analysis-chart",
+      id: "analysis-chart",
+      role: "img",
+      direction: "ltr",
+      "aria-label": TEXT[lang].chart,
+    },
     svg("rect", { x: pad, y: pad, width: width - 2 * pad, height: height - 2 * pad, class: "frame" }),
-    svg("line", { x1: pad, x2: width - pad, y1: y(half), y2: y(half), class: "half" }),
-    svg("text", { x: 2, y: y(total) + 4, class: "axis" }, document.createTextNode(String(total))),
-    svg("text", { x: 2, y: y(half) + 4, class: "axis" }, document.createTextNode(String(half))),
-    svg("text", { x: 2, y: y(0) + 4, class: "axis" }, document.createTextNode("0")),
+    svg("line", { x1: pad, x2: width - pad, y1: layout.half, y2: layout.half, class: "half" }),
+    ...layout.axis.map((at, i) => label(at, `analysis-axis-${i}`)),
+    label(layout.unit, "analysis-unit"),
     svg("path", { d: line, class: "curve" }),
     ...cards.map((d, i) =>
       svg(
         "circle",
         {
-          cx: x(i).toFixed(1),
-          cy: y(values[i] ?? 0).toFixed(1),
+          cx: (layout.points[i]?.x ?? 0).toFixed(1),
+          cy: (layout.points[i]?.y ?? 0).toFixed(1),
           r: d.bestChoice ? 2.5 : 4,
           class: d.bestChoice ? "point" : "point mistake",
           "data-action": d.actionIndex,
         },
-        svg("title", {}, document.createTextNode(d.explanation?.en ?? "")),
+        svg("title", {}, document.createTextNode((lang === "ar" ? d.explanation?.ar : d.explanation?.en) ?? "")),
       ),
     ),
   );
@@ -176,7 +187,7 @@ export function drawRoundAnalysis(lang: Lang, table: Table): HTMLElement | null 
     state.status === "done"
       ? [
           h("h3", {}, t.chart),
-          drawChart(state.decisions, team, total),
+          drawChart(lang, state.decisions, team, total),
           par === undefined
             ? null
             : h("div", { class: "muted", id: "analysis-par" }, `${t.par}: ${par.score[0] ?? 0} – ${par.score[1] ?? 0}`),

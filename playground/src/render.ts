@@ -50,6 +50,7 @@ import {
   type Lang,
 } from "./i18n.js";
 import { drawRoundAnalysis } from "./analysis-view.js";
+import { scoreExplanation } from "./explain.js";
 
 /** What the drawing needs besides the table. */
 export interface Page {
@@ -902,7 +903,11 @@ function drawRoundSummary(lang: Lang, table: Table): HTMLElement | null {
         line(w.finalPoints, (i) => team(i)?.finalPoints ?? 0),
       ),
     ),
-    h("p", { class: "explanation", lang: "en", dir: "ltr" }, score.explanation),
+    h(
+      "p",
+      { class: "explanation", id: "score-explanation", lang, dir: lang === "ar" ? "rtl" : "ltr" },
+      scoreExplanation(lang, score, (index) => teamName(lang, table, index)),
+    ),
   );
 }
 

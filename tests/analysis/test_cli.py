@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 
@@ -29,11 +30,12 @@ def test_the_report_lists_the_round_the_mistakes_and_the_seats(
     path.write_text(record_json(), encoding="utf-8")
     assert main([str(path), "--depth", "quick", "--progress"]) == 0
     out, err = capsys.readouterr()
-    assert out.startswith("Round 0: ")
+    assert out.startswith("Round 1: ")
     assert " par " in out
     assert "instead of" in out
     assert "seat  decisions  accuracy  mean fair loss" in out
     assert "decisions" in err  # the progress bar
+    assert "Match: 1 rounds analysed" in out
     assert err.rstrip().endswith("s")
 
 
@@ -49,8 +51,16 @@ def test_json_lines_and_arabic(tmp_path: Path, capsys: pytest.CaptureFixture[str
         for line in lines
         if line["type"] == "decision"
     )
-    assert main([str(path), "--depth", "quick", "--rounds", "0", "--lang", "ar"]) == 0
-    assert "صن" in capsys.readouterr().out or "حكم" in capsys.readouterr().out
+    assert main([str(path), "--depth", "quick", "--rounds", "1", "--lang", "ar"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("الجولة 1: ")  # rounds are numbered from 1, as a score sheet does
+    assert "صن" in out or "حكم" in out
+    # Every word of the Arabic report is Arabic: no Latin letter is left.
+    assert not re.search("[A-Za-z]", out), out
+    assert "الصكة: الجولات المحللة 1" in out
+    # --rounds numbers the rounds as the report does: there is no round 0.
+    assert main([str(path), "--depth", "quick", "--rounds", "0"]) == 2
+    assert "from 1" in capsys.readouterr().err
 
 
 def test_a_record_that_does_not_verify_is_refused(

@@ -9,11 +9,13 @@ acting seat's own, and checks after every step what every response must keep.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import random
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+import threading
+from collections.abc import Callable, Coroutine, Iterator, Sequence
+from typing import Any, TypeVar
 
 import grpc
 import pytest
@@ -24,8 +26,12 @@ from grpc_status import rpc_status
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot.v1 import rules_pb2, types_pb2
+from baloot_engine.api.attestation import Attestor, load_attestor
 from baloot_engine.api.sealing import KeyRing
+from baloot_engine.api.servicer import BalootEngineServicer
 from baloot_engine.api.state_codec import Decoded, decode
+from baloot_engine.lanes import Lanes, LanesConfig
+from baloot_engine.telemetry.metrics import Metrics
 from tests.server.conftest import (  # noqa: F401 - the session fixture routes the server logs
     InProcessServer,
     _logs_through_pytest,
@@ -36,6 +42,7 @@ from tests.server.conftest import (  # noqa: F401 - the session fixture routes t
 KEY_A = "a1" * 32
 KEY_B = "b2" * 32
 
+_T = TypeVar("_T")
 DOMAIN = "baloot.v1"
 SEATS = (0, 1, 2, 3)
 LIVE = (types_pb2.PHASE_BIDDING, types_pb2.PHASE_DOUBLING, types_pb2.PHASE_PLAYING)
@@ -73,6 +80,75 @@ def engine() -> Iterator[InProcessServer]:
     """The module's server: sealed with key A, preset decks allowed."""
     with InProcessServer(make_settings(allow_preset_deck=True, state_keys=(KEY_A,))) as running:
         yield running
+
+
+class ServicerServer:
+    """A gRPC server in this process serving one servicer built by the test (the servers of
+    :func:`engine` build theirs from settings): on its own event loop in a thread."""
+
+    def __init__(self, servicer: BalootEngineServicer) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread.start()
+        self._server: grpc.aio.Server | None = None
+        self.port = self._run(self._start(servicer))
+
+    def _run(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(30)
+
+    async def _start(self, servicer: BalootEngineServicer) -> int:
+        self._server = grpc.aio.server()
+        pb_grpc.add_BalootEngineServiceServicer_to_server(servicer, self._server)
+        port = self._server.add_insecure_port("127.0.0.1:0")
+        await self._server.start()
+        return port
+
+    @property
+    def target(self) -> str:
+        """The address a client dials."""
+        return f"127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        """Stop the server and end its loop thread."""
+        if self._server is not None:
+            self._run(self._server.stop(None))
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+        self._loop.close()
+
+
+# The attestation key of :func:`attested_engine` (an Ed25519 seed, as BALOOT_ATTESTATION_KEY
+# takes it).
+ATTESTATION_KEY = "c3" * 32
+
+
+@pytest.fixture(scope="module")
+def attestor() -> Attestor:
+    """The attestation keys of :func:`attested_engine`."""
+    return load_attestor(ATTESTATION_KEY)[0]
+
+
+@pytest.fixture(scope="module")
+def attested_engine(attestor: Attestor) -> Iterator[ServicerServer]:
+    """A server that attests its deal commitments (keys as :func:`engine`, preset decks
+    allowed, bots in this process)."""
+    servicer = BalootEngineServicer(
+        KeyRing.from_texts((KEY_A,)),
+        Metrics(),
+        allow_preset_deck=True,
+        lanes=Lanes(LanesConfig().inline()),
+        attestor=attestor,
+    )
+    running = ServicerServer(servicer)
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def attested_client(attested_engine: ServicerServer) -> Iterator[EngineClient]:
+    """The typed client of :func:`attested_engine`."""
+    with grpc.insecure_channel(attested_engine.target) as open_channel:
+        yield EngineClient(open_channel)
 
 
 @pytest.fixture(scope="module")

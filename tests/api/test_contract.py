@@ -117,6 +117,7 @@ def test_each_rpc_has_its_own_request_and_response() -> None:
         "ApplyBotAction",
         "VerifyRecord",
         "ReplayRecord",
+        "GetAttestationKeys",
         "AnalyzeRecord",
         "FairPlayReport",
         "CallQayd",

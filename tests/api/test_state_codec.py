@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from baloot.internal.v1.match_state_pb2 import MatchState
 from baloot_engine.api.state_codec import (
     StateInvalidError,
+    TokenFields,
     _encode_violations,
     decode,
     decode_contract,
@@ -181,3 +182,17 @@ def test_breaches_round_trip_and_a_forged_one_is_refused() -> None:
         message.ClearField("breaches")
         with pytest.raises(StateInvalidError, match="allowed"):
             decode(message.SerializeToString())
+
+
+def test_the_redealt_round_s_dealer_round_trips_and_a_forged_one_is_refused() -> None:
+    state = new_match(SEEDS, 2)
+    for dealer in range(4):
+        fields = TokenFields(redealt_by=dealer + 1)
+        assert decode(encode(state, SEED, 0, fields=fields)).fields.redealt_by == dealer + 1
+    # Its value shows no hidden card and is one byte whichever seat dealt.
+    sizes = {len(encode(state, SEED, 0, fields=TokenFields(redealt_by=d))) for d in (1, 2, 3, 4)}
+    assert len(sizes) == 1
+    forged = MatchState.FromString(encode(state, SEED, 0))
+    forged.redealt_by = 5
+    with pytest.raises(StateInvalidError):
+        decode(forged.SerializeToString())

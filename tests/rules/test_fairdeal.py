@@ -1,5 +1,7 @@
 """The fair-deal chain and decks (rules/fairdeal.py), against an independent reading of the
-procedure of docs/fair-deals.md, and the command-line verifier."""
+procedure of docs/fair-deals.md, the command-line verifier, and the attestations' statement and
+signature check (its Ed25519 verification against RFC 8032's vectors and the cryptography
+package)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,11 @@ import json
 from pathlib import Path
 
 import pytest
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from baloot_engine.rules import fairdeal
 
@@ -116,3 +123,86 @@ def test_the_command_line_verifier(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "NOT COMMITTED: hand 2" in capsys.readouterr().out
     path.write_text(json.dumps({"rounds": []}))
     assert fairdeal.main([str(path)]) == 2
+
+
+# RFC 8032, section 7.1, tests 1 to 3: (public key, message, signature).
+RFC_8032 = [
+    (
+        "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a",
+        "",
+        (
+            "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39"
+            "701cf9b46bd25bf5f0595bbe24655141438e7a100b"
+        ),
+    ),
+    (
+        "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c",
+        "72",
+        (
+            "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f36"
+            "13d0f11d8c387b2eaeb4302aeeb00d291612bb0c00"
+        ),
+    ),
+    (
+        "fc51cd8e6218a1a38da47ed00230f0580816ed13ba3303ac5deb911548908025",
+        "af82",
+        (
+            "6291d657deec24024827e69c3abe01a30ce548a284743a445e3680d7db5ac3ac18ff9b538d16f290ae67f7"
+            "60984dc6594a7c15e9716ed28dc027beceea1ec40a"
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("key", "message", "signature"), RFC_8032)
+def test_the_verifier_accepts_the_rfc_8032_vectors(key: str, message: str, signature: str) -> None:
+    public, text, signed = bytes.fromhex(key), bytes.fromhex(message), bytes.fromhex(signature)
+    assert fairdeal.verify_ed25519(public, text, signed)
+    assert not fairdeal.verify_ed25519(public, text + b"\0", signed)
+    assert not fairdeal.verify_ed25519(public, text, signed[:-1] + bytes([signed[-1] ^ 1]))
+
+
+@settings(max_examples=60)
+@given(
+    seed=st.binary(min_size=32, max_size=32),
+    message=st.binary(max_size=200),
+    flip=st.integers(0, 8 * 64 - 1),
+)
+def test_the_verifier_agrees_with_the_library(seed: bytes, message: bytes, flip: int) -> None:
+    private = Ed25519PrivateKey.from_private_bytes(seed)
+    public = private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    signature = private.sign(message)
+    assert fairdeal.verify_ed25519(public, message, signature)
+    bad = bytearray(signature)
+    bad[flip // 8] ^= 1 << flip % 8
+    library = private.public_key()
+    try:
+        library.verify(bytes(bad), message)
+        accepted = True
+    except InvalidSignature:
+        accepted = False
+    assert fairdeal.verify_ed25519(public, message, bytes(bad)) is accepted
+    # Malformed sizes, and a key that is no point, are refused without an exception.
+    assert not fairdeal.verify_ed25519(public[:31], message, signature)
+    assert not fairdeal.verify_ed25519(public, message, signature[:63])
+    assert not fairdeal.verify_ed25519(b"\xff" * 32, message, signature)
+
+
+def test_a_statement_reads_back_and_anything_else_is_no_statement() -> None:
+    statement = fairdeal.Statement(
+        bytes(range(16)), 1, 256, 2, bytes(32), hashlib.sha256(b"rules").digest(), 1_800_000_000
+    )
+    data = statement.encode()
+    assert len(data) == fairdeal.STATEMENT_SIZE
+    assert data.startswith(b"baloot-deal-attestation/v1" + bytes(range(16)))
+    assert fairdeal.Statement.decode(data) == statement
+    assert fairdeal.Statement.decode(data[:-1]) is None
+    assert fairdeal.Statement.decode(b"x" + data[1:]) is None
+
+
+def test_the_rules_digest_covers_the_flags_apart_from_seeds() -> None:
+    text = b'baloot-rules/v1\n{"match_target":101,"sawa":true}'
+    assert (
+        fairdeal.rules_digest({"sawa": True, "match_target": 101}) == hashlib.sha256(text).digest()
+    )
+    assert fairdeal.rules_digest({}) == hashlib.sha256(b"baloot-rules/v1\n{}").digest()

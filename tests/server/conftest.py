@@ -78,9 +78,19 @@ class InProcessServer:
         self._loop.close()
 
 
+TEST_ATTESTATION_KEY = "e5" * 32
+"""The attestation key of the test servers (BALOOT_ATTESTATION_KEY's form: 64 hex digits)."""
+
+
 def make_settings(**changes: Any) -> Settings:
     """Settings for a test server: loopback, free ports, a short grace period."""
-    base = Settings(host="127.0.0.1", port=0, metrics_port=0, grace_seconds=2.0)
+    base = Settings(
+        host="127.0.0.1",
+        port=0,
+        metrics_port=0,
+        grace_seconds=2.0,
+        attestation_key=TEST_ATTESTATION_KEY,  # no key file written in the working directory
+    )
     return dataclasses.replace(base, **changes)
 
 

@@ -19,7 +19,7 @@ from grpc_status import rpc_status
 from baloot.v1 import analysis_pb2, records_pb2, rules_pb2, types_pb2
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
-from baloot_client.records import RecordBuilder
+from baloot_client.records import RecordBuilder, ends_round
 from baloot_client.retry import channel_options
 
 _Response = TypeVar("_Response")
@@ -267,8 +267,9 @@ class Match:
 
     Actions use the host credential unless ``credential`` is given. Each accepted action
     replaces ``state``, ``version`` and ``views`` and returns the events it caused, and is
-    added to :attr:`record` (complete with each hand's deck when the host credential acts,
-    since only the host receives the ``ROUND_REVEALED`` events without the reveal rule flag).
+    added to :attr:`record`, complete with each hand's deck: only the host receives the
+    ``ROUND_REVEALED`` events without the reveal rule flag, so when a seat's credential ends a
+    round the match asks the host's GetView for its reveal (one more call per such round).
     """
 
     client: EngineClient
@@ -308,7 +309,22 @@ class Match:
         if self.recorder is not None and record:
             applied = response.action if action is None else action
             self.recorder.add(request.seat, applied, response.events)
+            self._complete_record(request.credential, response.events)
         return response
+
+    def _complete_record(self, credential: str, events: Any) -> None:
+        """A seat's own action ended the round: its response has no reveal (or, in a board-set
+        match under the reveal flag, one without the deal key). Take the round's deck and the
+        key it discloses from the host's GetView."""
+        if self.recorder is None or credential == self.host_credential:
+            return
+        if ends_round(events):
+            request = pb.GetViewRequest(
+                state=self.state, match_id=self.match_id, credential=self.host_credential
+            )
+            shown = self.client.call(self.client.stub.GetView, request)
+            if shown.HasField("round_reveal"):
+                self.recorder.add_reveal(shown.round_reveal)
 
     def deal(self, seat: int, deck: Iterable[int] = (), credential: str | None = None) -> Any:
         """Deal the next round (``deck``: a preset order, if the server allows it)."""

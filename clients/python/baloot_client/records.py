@@ -4,7 +4,9 @@ A :class:`RecordBuilder` follows a match through the responses a host credential
 each action the client sends (with its seat) and, in table play, each close of a round's
 review by the host, the deck of each hand from its
 ``ROUND_REVEALED`` event, and each round's score from its ``ROUND_SCORED`` event; with the
-commitment CreateMatch returned, the latest key a reveal discloses (docs/fair-deals.md). Records are
+commitment CreateMatch returned, the latest key a reveal discloses (docs/fair-deals.md). When a
+seat's own credential ended a round, its response has no reveal: the host credential's GetView
+has it (``round_reveal``), given to :meth:`RecordBuilder.add_reveal`. Records are
 written as binary protobuf (``.pb``) or as proto3 JSON (``.json``, the documented form of
 ``docs/records.md``); both read back to an equal message.
 """
@@ -60,18 +62,41 @@ class RecordBuilder:
             raise ValueError("a record starts with a deal")
         self._append(records_pb2.RecordedAction(close_review=True), events)
 
+    def add_reveal(self, reveal: types_pb2.RoundReveal) -> None:
+        """Record the reveal of the round that just ended when its response had none: the
+        host credential's ``GetViewResponse.round_reveal`` after a seat's own action ended it."""
+        if not self.record.rounds:
+            raise ValueError("a record starts with a deal")
+        self._take_reveal(self.record.rounds[-1], reveal)
+
     def _append(self, entry: records_pb2.RecordedAction, events: Iterable[types_pb2.Event]) -> None:
         current = self.record.rounds[-1]
         current.actions.append(entry)
         for event in events:
             if event.kind == types_pb2.EVENT_KIND_ROUND_REVEALED:
-                del current.deck_order[:]
-                current.deck_order.extend(event.reveal.deck_order)
-                key = event.reveal.deal_key
-                if event.reveal.HasField("deal_key") and key.round > self.record.deal_key.round:
-                    self.record.deal_key.CopyFrom(key)  # it opens every earlier round too
+                self._take_reveal(current, event.reveal)
             elif event.kind == types_pb2.EVENT_KIND_ROUND_SCORED:
                 current.score.CopyFrom(event.round_score)
+
+    def _take_reveal(
+        self, current: records_pb2.RecordedRound, reveal: types_pb2.RoundReveal
+    ) -> None:
+        del current.deck_order[:]
+        current.deck_order.extend(reveal.deck_order)
+        key = reveal.deal_key
+        if reveal.HasField("deal_key") and key.round > self.record.deal_key.round:
+            self.record.deal_key.CopyFrom(key)  # it opens every earlier round too
+
+
+def ends_round(events: Iterable[types_pb2.Event]) -> bool:
+    """Whether a response's events end a round (scored, or cancelled for a redeal). When a seat's
+    own credential ended it, its response has no ``ROUND_REVEALED`` event (unless the reveal rule
+    flag is on, and then without the deal key of a board-set match): the host credential's
+    GetView has the whole reveal (``round_reveal``) until the next deal."""
+    return any(event.kind in _ROUND_ENDS for event in events)
+
+
+_ROUND_ENDS = frozenset((types_pb2.EVENT_KIND_ROUND_SCORED, types_pb2.EVENT_KIND_REDEAL))
 
 
 def to_json(record: records_pb2.MatchRecord) -> str:

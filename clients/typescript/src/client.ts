@@ -32,7 +32,7 @@ import type {
 } from "./gen/baloot/v1/types_pb.js";
 import { EngineError } from "./errors.js";
 import type { MatchRecord as MatchRecordMessage } from "./gen/baloot/v1/records_pb.js";
-import { RecordBuilder } from "./records.js";
+import { RecordBuilder, endsRound } from "./records.js";
 
 /** The generated client of the service, for calls the wrappers below do not cover. */
 export type EngineRpc = Client<typeof BalootEngineService>;
@@ -359,7 +359,8 @@ export class Match {
   readonly spectatorCredential: string;
   /**
    * Builds the match's MatchRecord message from the responses (set by createMatch; a resumed
-   * match has none). Complete with each hand's deck when the host credential acts.
+   * match has none), complete with each hand's deck: when a seat's own credential ends a round,
+   * the match asks the host's GetView for its reveal (one more call per such round).
    */
   recorder: RecordBuilder | undefined;
   /** The board set's secret after createMatch with a board set (give it to its tables only). */
@@ -477,8 +478,29 @@ export class Match {
     this.views = response.views;
     if (this.recorder !== undefined && seat !== undefined && action !== undefined) {
       this.recorder.add(seat, action, response.events);
+      await this.#completeRecord(common.credential, response.events);
     }
     return response;
+  }
+
+  /**
+   * A seat's own action ended the round: its response has no reveal (or, in a board-set match
+   * under the reveal flag, one without the deal key). Take the round's deck and the key it
+   * discloses from the host's GetView (this handle's credential is the host's).
+   */
+  async #completeRecord(credential: string, events: readonly Event[]): Promise<void> {
+    if (this.recorder === undefined || this.seat !== undefined || credential === this.credential) {
+      return;
+    }
+    if (!endsRound(events)) {
+      return;
+    }
+    const shown = await this.client.call((rpc, call) =>
+      rpc.getView({ state: this.state, matchId: this.matchId, credential: this.credential }, call),
+    );
+    if (shown.roundReveal !== undefined) {
+      this.recorder.addReveal(shown.roundReveal);
+    }
   }
 
   /** Deal the next round as `seat` (the dealer); `deck`: a preset order, if the server allows it. */

@@ -86,7 +86,7 @@ export async function main(argv: string[]): Promise<number> {
       });
       console.log(lines.join("\n"));
       const [total0, total1] = final.matchScore?.points ?? [];
-      const rounds = final.matchScore?.roundsPlayed ?? 0;
+      const rounds = final.matchScore?.roundsScored ?? 0;
       console.log(
         `  winner: team ${final.matchScore?.winnerTeam ?? "?"} (${total0} - ${total1}), ${rounds} rounds,` +
           ` ${match.version} actions, last token ${match.state.length} bytes\n`,

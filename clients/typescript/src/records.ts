@@ -17,6 +17,7 @@ import {
   RecordedRoundSchema,
   type MatchRecord as MatchRecordMessage,
   type RecordedAction,
+  type RecordedRound,
 } from "./gen/baloot/v1/records_pb.js";
 import { RuleSetSchema } from "./gen/baloot/v1/rules_pb.js";
 import {
@@ -28,6 +29,7 @@ import {
   type Action,
   type DealCommitment,
   type Event,
+  type RoundReveal,
   type View,
 } from "./gen/baloot/v1/types_pb.js";
 
@@ -51,6 +53,7 @@ export const RECORD_FORMAT = 1;
  * credential receives, unless the rule flag reveal_hands_after_round is on), and each round's
  * score from its ROUND_SCORED event; with the commitment CreateMatch returned, the latest key a
  * reveal discloses (docs/fair-deals.md; check it with checkRecordDeals from the node entry).
+ * When a seat's own credential ended a round, the host's GetView has its reveal (addReveal).
  */
 export class RecordBuilder {
   readonly record: MatchRecordMessage;
@@ -84,24 +87,51 @@ export class RecordBuilder {
     this.#append(create(RecordedActionSchema, { closeReview: true }), events);
   }
 
-  #append(entry: RecordedAction, events: readonly Event[]): void {
+  /**
+   * Record the reveal of the round that just ended when its response had none: the host
+   * credential's GetViewResponse.roundReveal after a seat's own action ended it.
+   */
+  addReveal(reveal: RoundReveal): void {
+    this.#takeReveal(this.#current(), reveal);
+  }
+
+  #current(): RecordedRound {
     const current = this.record.rounds.at(-1);
     if (current === undefined) {
       throw new Error("a record starts with a deal");
     }
+    return current;
+  }
+
+  #append(entry: RecordedAction, events: readonly Event[]): void {
+    const current = this.#current();
     current.actions.push(entry);
     for (const event of events) {
       if (event.kind === EventKind.ROUND_REVEALED && event.detail.case === "reveal") {
-        current.deckOrder = [...event.detail.value.deckOrder];
-        const key = event.detail.value.dealKey;
-        if (key !== undefined && key.round > (this.record.dealKey?.round ?? 0)) {
-          this.record.dealKey = clone(DealKeySchema, key); // it opens every earlier round too
-        }
+        this.#takeReveal(current, event.detail.value);
       } else if (event.kind === EventKind.ROUND_SCORED && event.detail.case === "roundScore") {
         current.score = clone(RoundScoreSchema, event.detail.value);
       }
     }
   }
+
+  #takeReveal(current: RecordedRound, reveal: RoundReveal): void {
+    current.deckOrder = [...reveal.deckOrder];
+    const key = reveal.dealKey;
+    if (key !== undefined && key.round > (this.record.dealKey?.round ?? 0)) {
+      this.record.dealKey = clone(DealKeySchema, key); // it opens every earlier round too
+    }
+  }
+}
+
+/**
+ * Whether a response's events end a round (scored, or cancelled for a redeal). When a seat's own
+ * credential ended it, its response has no ROUND_REVEALED event (unless the rule flag
+ * reveal_hands_after_round is on, and then without a board-set match's deal key): the host
+ * credential's GetView has the whole reveal (roundReveal) until the next deal.
+ */
+export function endsRound(events: readonly Event[]): boolean {
+  return events.some((event) => event.kind === EventKind.ROUND_SCORED || event.kind === EventKind.REDEAL);
 }
 
 /** The proto3 JSON form of a record (field names in lowerCamelCase, enums by name). */

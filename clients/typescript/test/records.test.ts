@@ -166,6 +166,39 @@ describe("match records", () => {
     assert.equal(refused.divergence?.roundIndex, last);
   });
 
+  it("completes the record of a match whose players act with their own seat credentials", async () => {
+    const match = await client.createMatch({
+      rules: { preset: Preset.SEEDS, sawa: true, matchTarget: 60 },
+      firstDealer: 3,
+    });
+    const random = seededRandom(55);
+    let endedBySeats = 0;
+    for (let steps = 0; match.latestView.phase !== Phase.MATCH_OVER; steps++) {
+      assert.ok(steps < 5000, "the match does not end");
+      const view = match.latestView;
+      const between = view.phase === Phase.AWAITING_DEAL || view.phase === Phase.ROUND_OVER;
+      const seat = between ? view.dealer : view.turn!;
+      const credential = match.seatCredentials[seat]!;
+      const own = await match.view(seat, credential);
+      const options = own.legalActions.filter((a) => !(a.action.case === "play" && a.action.value.sawa));
+      const events = await match.act(seat, chooseAction({ ...own, legalActions: options }, random), credential);
+      assert.equal(match.views.length, 1); // the seat's own view only
+      const kinds = events.map((event) => event.kind);
+      if (kinds.includes(EventKind.ROUND_SCORED) || kinds.includes(EventKind.REDEAL)) {
+        assert.ok(!kinds.includes(EventKind.ROUND_REVEALED)); // no reveal to a seat
+        endedBySeats++;
+      }
+    }
+    assert.ok(endedBySeats > 0);
+    const record = match.matchRecord();
+    assert.ok(record.rounds.every((round) => round.deckOrder.length === 32));
+    const verified = await client.verifyRecord(record);
+    assert.ok(verified.valid, JSON.stringify(verified.divergence));
+    assert.ok(verified.complete);
+    assert.ok(verified.dealsProven);
+    assert.equal(verified.roundsProven, record.rounds.length);
+  });
+
   for (const [name, preset] of [
     ["Seeds", Preset.SEEDS],
     ["Kammelna", Preset.KAMMELNA],

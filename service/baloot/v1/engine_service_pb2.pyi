@@ -79,6 +79,42 @@ worlds instead, so the suggestion repeats.
 """
 Global___BotLevel: _TypeAlias = BotLevel  # noqa: Y015
 
+class _CommitmentStatus:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _CommitmentStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_CommitmentStatus.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    COMMITMENT_STATUS_UNSPECIFIED: _CommitmentStatus.ValueType  # 0
+    """Not said (a server from before attestations)."""
+    COMMITMENT_STATUS_ABSENT: _CommitmentStatus.ValueType  # 1
+    """The record carries no deal commitment."""
+    COMMITMENT_STATUS_SELF_CONSISTENT: _CommitmentStatus.ValueType  # 2
+    """The record carries a commitment, but no attestation by a key of this deployment for this
+    very match: its decks may follow it, yet anyone could have made it.
+    """
+    COMMITMENT_STATUS_ATTESTED: _CommitmentStatus.ValueType  # 3
+    """One of this deployment's attestation keys signed the commitment for this match id, these
+    rules and this disclosure.
+    """
+
+class CommitmentStatus(_CommitmentStatus, metaclass=_CommitmentStatusEnumTypeWrapper):
+    """Whether a record's deal commitment is one this deployment made (VerifyRecordResponse)."""
+
+COMMITMENT_STATUS_UNSPECIFIED: CommitmentStatus.ValueType  # 0
+"""Not said (a server from before attestations)."""
+COMMITMENT_STATUS_ABSENT: CommitmentStatus.ValueType  # 1
+"""The record carries no deal commitment."""
+COMMITMENT_STATUS_SELF_CONSISTENT: CommitmentStatus.ValueType  # 2
+"""The record carries a commitment, but no attestation by a key of this deployment for this
+very match: its decks may follow it, yet anyone could have made it.
+"""
+COMMITMENT_STATUS_ATTESTED: CommitmentStatus.ValueType  # 3
+"""One of this deployment's attestation keys signed the commitment for this match id, these
+rules and this disclosure.
+"""
+Global___CommitmentStatus: _TypeAlias = CommitmentStatus  # noqa: Y015
+
 @_typing.final
 class CreateMatchRequest(_message.Message):
     """The request of CreateMatch."""
@@ -768,18 +804,32 @@ class GetViewResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     VIEW_FIELD_NUMBER: _builtins.int
+    ROUND_REVEAL_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def view(self) -> _types_pb2.View:
         """The view asked for."""
+
+    @_builtins.property
+    def round_reveal(self) -> _types_pb2.RoundReveal:
+        """To the host credential only, while the match waits for the next deal (and once it is over):
+        the reveal of the round that ended last, scored or cancelled for a redeal, whichever
+        credential ended it (a seat's last card, Sawa claim or Qayd call, or its bid that made everyone
+        pass): the reveal of the ROUND_REVEALED event the host would have received, the disclosed
+        deal key included. A backend that relays its players' actions with their own credentials
+        completes its match record from it (docs/records.md). It shows every hand of that round and,
+        in a board-set match, the key: keep it on the backend. Unset before the first deal and while a
+        round is played.
+        """
 
     def __init__(
         self,
         *,
         view: _types_pb2.View | None = ...,
+        round_reveal: _types_pb2.RoundReveal | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["round_reveal", b"round_reveal", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["round_reveal", b"round_reveal", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1253,6 +1303,8 @@ class VerifyRecordResponse(_message.Message):
     LAST_ROUND_OVER_FIELD_NUMBER: _builtins.int
     DEALS_PROVEN_FIELD_NUMBER: _builtins.int
     ROUNDS_PROVEN_FIELD_NUMBER: _builtins.int
+    COMMITMENT_STATUS_FIELD_NUMBER: _builtins.int
+    COMMITMENT_NOTE_FIELD_NUMBER: _builtins.int
     valid: _builtins.bool
     """True when every action was legal when it was made, every deal used its round's deck, every
     round ended where the record says and every recorded score is the engine's.
@@ -1278,6 +1330,18 @@ class VerifyRecordResponse(_message.Message):
     """The rounds, from the first, whose deck the disclosed key proves to be the committed one
     (under DEAL_DISCLOSURE_EACH_ROUND, the rounds up to the last disclosed one).
     """
+    commitment_status: Global___CommitmentStatus.ValueType
+    """Whether this deployment made the record's deal commitment: ATTESTED when one of its
+    attestation keys (GetAttestationKeys) signed it for the record's match id, rules and
+    disclosure; SELF_CONSISTENT when the record carries a commitment that nothing shows this
+    deployment made (anyone can make a commitment, keys and decks that agree: deals_proven alone
+    proves the decks follow the record's own commitment); ABSENT without a commitment.
+    """
+    commitment_note: _builtins.str
+    """What the attestation check found, in English for people: the time the commitment was signed,
+    or why it is not attested (no attestation, a key this deployment does not use, a signature
+    that does not verify, another match id, rules or disclosure than the record's).
+    """
     @_builtins.property
     def match(self) -> _types_pb2.MatchScore:
         """The match score after the last round replayed (up to the divergence when invalid)."""
@@ -1302,14 +1366,87 @@ class VerifyRecordResponse(_message.Message):
         last_round_over: _builtins.bool = ...,
         deals_proven: _builtins.bool = ...,
         rounds_proven: _builtins.int = ...,
+        commitment_status: Global___CommitmentStatus.ValueType = ...,
+        commitment_note: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["divergence", b"divergence", "match", b"match"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["actions_replayed", b"actions_replayed", "complete", b"complete", "deals_proven", b"deals_proven", "divergence", b"divergence", "last_round_over", b"last_round_over", "match", b"match", "rounds_proven", b"rounds_proven", "sheet", b"sheet", "valid", b"valid"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["actions_replayed", b"actions_replayed", "commitment_note", b"commitment_note", "commitment_status", b"commitment_status", "complete", b"complete", "deals_proven", b"deals_proven", "divergence", b"divergence", "last_round_over", b"last_round_over", "match", b"match", "rounds_proven", b"rounds_proven", "sheet", b"sheet", "valid", b"valid"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___VerifyRecordResponse: _TypeAlias = VerifyRecordResponse  # noqa: Y015
+
+@_typing.final
+class GetAttestationKeysRequest(_message.Message):
+    """The request of GetAttestationKeys (empty)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetAttestationKeysRequest: _TypeAlias = GetAttestationKeysRequest  # noqa: Y015
+
+@_typing.final
+class GetAttestationKeysResponse(_message.Message):
+    """The response of GetAttestationKeys."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KEYS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def keys(self) -> _containers.RepeatedCompositeFieldContainer[Global___AttestationKey]:
+        """The deployment's public attestation keys, the one that signs new commitments first; empty
+        when the server has no attestation key.
+        """
+
+    def __init__(
+        self,
+        *,
+        keys: _abc.Iterable[Global___AttestationKey] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["keys", b"keys"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetAttestationKeysResponse: _TypeAlias = GetAttestationKeysResponse  # noqa: Y015
+
+@_typing.final
+class AttestationKey(_message.Message):
+    """One public attestation key of a deployment."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PUBLIC_KEY_FIELD_NUMBER: _builtins.int
+    SIGNING_FIELD_NUMBER: _builtins.int
+    public_key: _builtins.bytes
+    """The raw Ed25519 public key, 32 bytes."""
+    signing: _builtins.bool
+    """True for the key that signs new commitments; the others are older keys still accepted
+    (a rotation), whose attestations VerifyRecord still finds ATTESTED.
+    """
+    def __init__(
+        self,
+        *,
+        public_key: _builtins.bytes = ...,
+        signing: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["public_key", b"public_key", "signing", b"signing"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AttestationKey: _TypeAlias = AttestationKey  # noqa: Y015
 
 @_typing.final
 class ReplayRecordRequest(_message.Message):

@@ -138,6 +138,11 @@ class BalootEngineServiceStub:
                 request_serializer=baloot_dot_v1_dot_engine__service__pb2.ReplayRecordRequest.SerializeToString,
                 response_deserializer=baloot_dot_v1_dot_engine__service__pb2.ReplayRecordResponse.FromString,
                 _registered_method=True)
+        self.GetAttestationKeys = channel.unary_unary(
+                '/baloot.v1.BalootEngineService/GetAttestationKeys',
+                request_serializer=baloot_dot_v1_dot_engine__service__pb2.GetAttestationKeysRequest.SerializeToString,
+                response_deserializer=baloot_dot_v1_dot_engine__service__pb2.GetAttestationKeysResponse.FromString,
+                _registered_method=True)
         self.AnalyzeRecord = channel.unary_stream(
                 '/baloot.v1.BalootEngineService/AnalyzeRecord',
                 request_serializer=baloot_dot_v1_dot_analysis__pb2.AnalyzeRecordRequest.SerializeToString,
@@ -307,6 +312,15 @@ class BalootEngineServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetAttestationKeys(self, request, context):
+        """Returns the public keys with which this deployment attests its deal commitments
+        (docs/fair-deals.md#attested-commitments), so that a player or a third party can check a
+        record's commitment without trusting the record.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def AnalyzeRecord(self, request, context):
         """Analyses a match record (server streaming): for each decision of the seats asked (cards,
         bids, doubling calls), every legal alternative valued from what that seat could know at the
@@ -455,6 +469,11 @@ def add_BalootEngineServiceServicer_to_server(servicer, server):
                     servicer.ReplayRecord,
                     request_deserializer=baloot_dot_v1_dot_engine__service__pb2.ReplayRecordRequest.FromString,
                     response_serializer=baloot_dot_v1_dot_engine__service__pb2.ReplayRecordResponse.SerializeToString,
+            ),
+            'GetAttestationKeys': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAttestationKeys,
+                    request_deserializer=baloot_dot_v1_dot_engine__service__pb2.GetAttestationKeysRequest.FromString,
+                    response_serializer=baloot_dot_v1_dot_engine__service__pb2.GetAttestationKeysResponse.SerializeToString,
             ),
             'AnalyzeRecord': grpc.unary_stream_rpc_method_handler(
                     servicer.AnalyzeRecord,
@@ -888,6 +907,33 @@ class BalootEngineService:
             '/baloot.v1.BalootEngineService/ReplayRecord',
             baloot_dot_v1_dot_engine__service__pb2.ReplayRecordRequest.SerializeToString,
             baloot_dot_v1_dot_engine__service__pb2.ReplayRecordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetAttestationKeys(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/baloot.v1.BalootEngineService/GetAttestationKeys',
+            baloot_dot_v1_dot_engine__service__pb2.GetAttestationKeysRequest.SerializeToString,
+            baloot_dot_v1_dot_engine__service__pb2.GetAttestationKeysResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -120,6 +120,11 @@ class BalootEngineServiceStub:
     """Returns the views (four seats and the public one) and the events at one step of a record,
     for replay viewers and dispute review.
     """
+    GetAttestationKeys: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.GetAttestationKeysRequest, _engine_service_pb2.GetAttestationKeysResponse]
+    """Returns the public keys with which this deployment attests its deal commitments
+    (docs/fair-deals.md#attested-commitments), so that a player or a third party can check a
+    record's commitment without trusting the record.
+    """
     AnalyzeRecord: _grpc.UnaryStreamMultiCallable[_analysis_pb2.AnalyzeRecordRequest, _analysis_pb2.AnalyzeRecordResponse]
     """Analyses a match record (server streaming): for each decision of the seats asked (cards,
     bids, doubling calls), every legal alternative valued from what that seat could know at the
@@ -268,6 +273,11 @@ class BalootEngineServiceAsyncStub(BalootEngineServiceStub):
     ReplayRecord: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ReplayRecordRequest, _engine_service_pb2.ReplayRecordResponse]  # type: ignore[assignment]
     """Returns the views (four seats and the public one) and the events at one step of a record,
     for replay viewers and dispute review.
+    """
+    GetAttestationKeys: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.GetAttestationKeysRequest, _engine_service_pb2.GetAttestationKeysResponse]  # type: ignore[assignment]
+    """Returns the public keys with which this deployment attests its deal commitments
+    (docs/fair-deals.md#attested-commitments), so that a player or a third party can check a
+    record's commitment without trusting the record.
     """
     AnalyzeRecord: _aio.UnaryStreamMultiCallable[_analysis_pb2.AnalyzeRecordRequest, _analysis_pb2.AnalyzeRecordResponse]  # type: ignore[assignment]
     """Analyses a match record (server streaming): for each decision of the seats asked (cards,
@@ -498,6 +508,17 @@ class BalootEngineServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_engine_service_pb2.ReplayRecordResponse, _abc.Awaitable[_engine_service_pb2.ReplayRecordResponse]]:
         """Returns the views (four seats and the public one) and the events at one step of a record,
         for replay viewers and dispute review.
+        """
+
+    @_abc_1.abstractmethod
+    def GetAttestationKeys(
+        self,
+        request: _engine_service_pb2.GetAttestationKeysRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.GetAttestationKeysResponse, _abc.Awaitable[_engine_service_pb2.GetAttestationKeysResponse]]:
+        """Returns the public keys with which this deployment attests its deal commitments
+        (docs/fair-deals.md#attested-commitments), so that a player or a third party can check a
+        record's commitment without trusting the record.
         """
 
     @_abc_1.abstractmethod

@@ -1339,16 +1339,23 @@ class MatchScore(_message.Message):
     ROUNDS_PLAYED_FIELD_NUMBER: _builtins.int
     WINNER_TEAM_FIELD_NUMBER: _builtins.int
     END_REASON_FIELD_NUMBER: _builtins.int
+    ROUNDS_SCORED_FIELD_NUMBER: _builtins.int
     target: _builtins.int
     """The target score that ends the match."""
     rounds_played: _builtins.int
     """The number of rounds dealt so far, rounds cancelled and dealt again (all passed, Kawesh)
-    included; it is also the number of the latest round.
+    included: the number of the latest round (RoundScore.round_number). For the rounds of a
+    score sheet, read rounds_scored.
     """
     winner_team: _builtins.int
     """The team that won the match, once it is over."""
     end_reason: Global___MatchEndReason.ValueType
     """Why the match ended; unspecified while it goes on."""
+    rounds_scored: _builtins.int
+    """The number of rounds scored so far: the rounds a score sheet lists, without the rounds
+    cancelled and dealt again. 0 from a server before it (and in ScoreRound's match, which
+    knows no match).
+    """
     @_builtins.property
     def points(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The game points of each team, one entry per team, team 0 first."""
@@ -1361,10 +1368,11 @@ class MatchScore(_message.Message):
         rounds_played: _builtins.int = ...,
         winner_team: _builtins.int | None = ...,
         end_reason: Global___MatchEndReason.ValueType = ...,
+        rounds_scored: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_winner_team", b"_winner_team", "winner_team", b"winner_team"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_winner_team", b"_winner_team", "end_reason", b"end_reason", "points", b"points", "rounds_played", b"rounds_played", "target", b"target", "winner_team", b"winner_team"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_winner_team", b"_winner_team", "end_reason", b"end_reason", "points", b"points", "rounds_played", b"rounds_played", "rounds_scored", b"rounds_scored", "target", b"target", "winner_team", b"winner_team"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__winner_team: _TypeAlias = _typing.Literal["winner_team"]  # noqa: Y015
     _WhichOneofArgType__winner_team: _TypeAlias = _typing.Literal["_winner_team", b"_winner_team"]  # noqa: Y015
@@ -1476,6 +1484,7 @@ class DealCommitment(_message.Message):
     COMMITMENT_FIELD_NUMBER: _builtins.int
     ROUNDS_FIELD_NUMBER: _builtins.int
     DISCLOSURE_FIELD_NUMBER: _builtins.int
+    ATTESTATION_FIELD_NUMBER: _builtins.int
     scheme: _builtins.int
     """The scheme: 1, the reversed SHA-256 chain of round keys of docs/fair-deals.md."""
     commitment: _builtins.bytes
@@ -1484,6 +1493,15 @@ class DealCommitment(_message.Message):
     """The rounds the chain covers (N, 256): rounds 1 to N are dealt from it."""
     disclosure: Global___DealDisclosure.ValueType
     """When the keys are disclosed."""
+    @_builtins.property
+    def attestation(self) -> Global___DealAttestation:
+        """The deployment's signature of this commitment, for this match, its rules and the time it was
+        made, when the server has an attestation key (docs/fair-deals.md#attested-commitments): it
+        shows a third party which server committed to the decks. Keep it with the commitment in
+        the record (MatchRecord.deal_commitment); VerifyRecord says whether a key of the deployment
+        signed it (VerifyRecordResponse.commitment_status).
+        """
+
     def __init__(
         self,
         *,
@@ -1491,14 +1509,53 @@ class DealCommitment(_message.Message):
         commitment: _builtins.bytes = ...,
         rounds: _builtins.int = ...,
         disclosure: Global___DealDisclosure.ValueType = ...,
+        attestation: Global___DealAttestation | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["attestation", b"attestation"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["commitment", b"commitment", "disclosure", b"disclosure", "rounds", b"rounds", "scheme", b"scheme"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attestation", b"attestation", "commitment", b"commitment", "disclosure", b"disclosure", "rounds", b"rounds", "scheme", b"scheme"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___DealCommitment: _TypeAlias = DealCommitment  # noqa: Y015
+
+@_typing.final
+class DealAttestation(_message.Message):
+    """A deployment's Ed25519 signature of what it committed to when it created a match."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATEMENT_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
+    PUBLIC_KEY_FIELD_NUMBER: _builtins.int
+    statement: _builtins.bytes
+    """The signed statement, 126 bytes: "baloot-deal-attestation/v1" (ASCII), the match id's 16 bytes
+    (its 32 hex digits), the commitment's scheme, rounds and disclosure number (4 bytes each,
+    big-endian), the 32-byte commitment, the 32-byte SHA-256 digest of the rules
+    (docs/fair-deals.md) and the time it was made (8 bytes, big-endian: seconds since
+    1970-01-01 UTC).
+    """
+    signature: _builtins.bytes
+    """The Ed25519 signature (RFC 8032, 64 bytes) of `statement`."""
+    public_key: _builtins.bytes
+    """The raw Ed25519 public key (32 bytes) that signed. Trust it only if the deployment publishes
+    it (GetAttestationKeys, or the operator's own channel): anyone can sign with a key of their
+    own.
+    """
+    def __init__(
+        self,
+        *,
+        statement: _builtins.bytes = ...,
+        signature: _builtins.bytes = ...,
+        public_key: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["public_key", b"public_key", "signature", b"signature", "statement", b"statement"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DealAttestation: _TypeAlias = DealAttestation  # noqa: Y015
 
 @_typing.final
 class DealKey(_message.Message):

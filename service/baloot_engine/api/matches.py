@@ -31,12 +31,14 @@ from baloot_engine.api.refusals import (
     MATCH_UNKNOWN,
     ApiError,
     Code,
+    bot_call_refused,
     credential_invalid,
     preset_deck_disabled,
     request_invalid,
     stale_state,
     state_invalid,
 )
+from baloot_engine.api.reveals import ended_round, was_redealt
 from baloot_engine.api.sealing import (
     HOST_ROLE,
     MATCH_ID_SIZE,
@@ -413,6 +415,8 @@ class Matches:
                 fields = fields._replace(
                     round_deck=bytes(action.deck), round_deck_hand=new_state.hand_number
                 )
+            if fields.redealt_by:
+                fields = fields._replace(redealt_by=0)
         reveal = None
         end = round_end_index(events)
         if end >= 0:
@@ -422,6 +426,8 @@ class Matches:
                     rounds_scored=fields.rounds_scored + 1, scored_at_hand=new_state.hand_number
                 )
                 deal_key = self._disclosed_key(opened, fields, new_state)
+            else:  # a redeal: the host's GetView shows its reveal, with its dealer, until the deal
+                fields = fields._replace(redealt_by=before.dealer + 1)
             flag = new_state.rules.reveal_hands_after_round
             if flag or opened.is_host:
                 deck = self.round_deck(opened, before.hand_number)
@@ -483,13 +489,21 @@ class Matches:
         return deck_from_seed(opened.seed, opened.state.hand_number + 1)
 
     def shown_reveal(self, opened: Opened) -> Reveal | None:
-        """The reveal of the last scored round the views carry (see :func:`last_reveal`)."""
+        """The reveal of the round that ended last, while the match waits for the next deal:
+        the host's whichever credential ended the round (scored or redealt), with the key it
+        discloses, as the host's ROUND_REVEALED event gave it; ``in_views`` when the views carry
+        it too (see :func:`last_reveal`), and to the other credentials only then."""
         state = opened.state
-        if not shows_last_reveal(state):
+        in_views = shows_last_reveal(state)
+        if not (in_views or opened.is_host):
             return None
         fields = opened.decoded.fields
-        deal_key = None if fields.board_set else self._disclosed_key(opened, fields, state)
-        return last_reveal(state, self.round_deck(opened, state.hand_number), deal_key)
+        ended = ended_round(state, fields.redealt_by)
+        if ended is None:
+            return None
+        deal_key = None if was_redealt(state) else self._disclosed_key(opened, fields, state)
+        deck = self.round_deck(opened, state.hand_number)
+        return Reveal(ended, deck, in_views, deal_key, not fields.board_set)
 
     @staticmethod
     def _disclosed_key(
@@ -520,7 +534,7 @@ class Matches:
         """The action a bot of ``level`` chooses for ``seat`` (the host's question only)."""
         bind_call_fields(seat=seat)
         if not opened.is_host:
-            raise credential_invalid("only the host credential may ask for a bot's action")
+            raise bot_call_refused()
         return await self._decide(opened, seat, level, seed, caller)
 
     async def bot_act(
@@ -547,7 +561,7 @@ class Matches:
         """Check that the host asks for the seat whose action the match waits for; True
         between rounds, where that seat deals."""
         if not opened.is_host:
-            raise credential_invalid("only the host credential may apply a bot's action")
+            raise bot_call_refused()
         return game.bot_turn(opened.state, seat)
 
     def _next_deal(self, opened: Opened) -> Action:

@@ -319,17 +319,33 @@ def match_score_out(state: State) -> types_pb2.MatchScore:
     return match_score_message(*match_score_facts(state))
 
 
-def match_score_facts(state: State) -> tuple[tuple[int, int], int, int, int, bool]:
-    """What a state's ``MatchScore`` shows: scores, target, rounds, winner, won by a Gahwa."""
+def match_score_facts(state: State) -> tuple[tuple[int, int], int, int, int, bool, int]:
+    """What a state's ``MatchScore`` shows: scores, target, rounds dealt, winner, won by a
+    Gahwa, rounds scored."""
     gahwa = state.last_score is not None and state.last_score.gahwa_winner is not None
-    return state.match_scores, state.rules.match_target, state.hand_number, state.winner, gahwa
+    return (
+        state.match_scores,
+        state.rules.match_target,
+        state.hand_number,
+        state.winner,
+        gahwa,
+        state.rounds_scored,
+    )
 
 
 def match_score_message(
-    points: tuple[int, int], target: int, rounds_played: int, winner: int, gahwa: bool
+    points: tuple[int, int],
+    target: int,
+    rounds_played: int,
+    winner: int,
+    gahwa: bool,
+    rounds_scored: int = 0,
 ) -> types_pb2.MatchScore:
-    """A proto ``MatchScore`` from :func:`match_score_facts`."""
-    message = types_pb2.MatchScore(points=points, target=target, rounds_played=rounds_played)
+    """A proto ``MatchScore`` from :func:`match_score_facts` (``rounds_played``: the rounds
+    dealt, redeals included; ``rounds_scored``: the rounds a score sheet lists)."""
+    message = types_pb2.MatchScore(
+        points=points, target=target, rounds_played=rounds_played, rounds_scored=rounds_scored
+    )
     if winner >= 0:
         message.winner_team = winner
         message.end_reason = (

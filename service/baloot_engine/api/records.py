@@ -19,6 +19,7 @@ from typing import Any, Final, NamedTuple
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import records_pb2, rules_pb2, types_pb2
 from baloot_engine.api import inbound, outbound
+from baloot_engine.api.attestation import Attestor, judge_commitment
 from baloot_engine.api.enums import RULE_FLAGS
 from baloot_engine.api.matches import Reveal, last_reveal, round_end_index
 from baloot_engine.api.refusals import (
@@ -123,6 +124,19 @@ def reveal_view_part(reveal: Reveal) -> bytes:
     deal_key = reveal.deal_key if reveal.key_in_views else None
     view.last_round_reveal.CopyFrom(reveal_out(reveal.round, reveal.deck, deal_key))
     return view.SerializeToString()
+
+
+def add_shown_reveal(response: pb.GetViewResponse, reveal: Reveal | None, host: bool) -> None:
+    """Complete a GetView response with the reveal of the round that ended last
+    (:meth:`~baloot_engine.api.matches.Matches.shown_reveal`): in its view when the views carry it
+    (``reveal_hands_after_round``), and for the host credential in ``round_reveal``, whichever
+    credential ended the round."""
+    if reveal is None:
+        return
+    if reveal.in_views:
+        response.view.MergeFromString(reveal_view_part(reveal))
+    if host:
+        response.round_reveal.CopyFrom(reveal_out(reveal.round, reveal.deck, reveal.deal_key))
 
 
 # ---------------------------------------------------------------------------------------
@@ -364,10 +378,16 @@ def _bounded_claims() -> Iterator[None]:
         ) from None
 
 
-def verify(record: records_pb2.MatchRecord) -> pb.VerifyRecordResponse:
-    """Replay a record and report whether it holds, or its first divergence."""
+def verify(
+    record: records_pb2.MatchRecord, attestor: Attestor | None = None
+) -> pb.VerifyRecordResponse:
+    """Replay a record and report whether it holds, or its first divergence, and whether
+    ``attestor`` (the deployment's keys) attested its deal commitment."""
+    start = start_of(record)
     with _bounded_claims():
-        return _verify(record)
+        response = _verify(record, start)
+    judge_commitment(attestor, record, start.rules, response)
+    return response
 
 
 def _committed_steps(
@@ -384,8 +404,7 @@ def _committed_steps(
         raise DivergenceError(bad, 0, DEAL_NOT_COMMITTED, dealt.why)
 
 
-def _verify(record: records_pb2.MatchRecord) -> pb.VerifyRecordResponse:
-    state = start_of(record)
+def _verify(record: records_pb2.MatchRecord, state: State) -> pb.VerifyRecordResponse:
     response = pb.VerifyRecordResponse(valid=True)
     replayed = 0
     dealt = deal_check(record)
@@ -530,6 +549,7 @@ __all__ = [
     "MAX_RECORD_BYTES",
     "MAX_RECORD_ROUNDS",
     "MAX_ROUND_ACTIONS",
+    "add_shown_reveal",
     "check_size",
     "replay_response",
     "replay_to",

@@ -134,6 +134,14 @@ def credential_invalid(why: str) -> ApiError:
     return ApiError(Code.PERMISSION_DENIED, CREDENTIAL_INVALID, why)
 
 
+def bot_call_refused() -> ApiError:
+    """A bot call (SuggestAction, ApplyBotAction) with another credential than the host's: the
+    same refusal for both, whatever the seat or the bot's level."""
+    return credential_invalid(
+        "only the host credential may call a bot (SuggestAction, ApplyBotAction)"
+    )
+
+
 def preset_deck_disabled(why: str) -> ApiError:
     """A preset deck this server or this match does not accept."""
     return ApiError(Code.PERMISSION_DENIED, PRESET_DECK_DISABLED, why)

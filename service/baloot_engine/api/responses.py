@@ -4,17 +4,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol, TypeVar
+from typing import Final, Protocol, TypeVar
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import types_pb2
 from baloot_engine.api import outbound, records
-from baloot_engine.api.matches import Acted, Opened
+from baloot_engine.api.matches import Acted, Created, Opened
 from baloot_engine.api.views import add_views
 from baloot_engine.bots import Level
 from baloot_engine.rules import Action, RoundScore, RuleSet, State
+
+_ALL_SEATS: Final = (0, 1, 2, 3)
 
 
 class ActionResponse(Protocol):
@@ -53,6 +55,22 @@ def respond(acted: Acted, response: ActionResponseT) -> ActionResponseT:
     opened = acted.opened
     seats = opened.visible_seats()
     add_views(response.views, state, seats, opened.match_id, acted.version, extra=reveal_part)
+    return response
+
+
+def created(created: Created, secret: str, disclosure: int) -> pb.CreateMatchResponse:
+    """The CreateMatch response of a new match: its token, credentials, commitment, views."""
+    response = pb.CreateMatchResponse(
+        state=created.token,
+        state_version=0,
+        match_id=created.match_id,
+        host_credential=created.host_credential,
+        seat_credentials=created.seat_credentials,
+        spectator_credential=created.spectator_credential,
+        board_set_secret=secret,
+    )
+    response.deal_commitment.CopyFrom(records.commitment_out(created.commitment, disclosure))
+    add_views(response.views, created.state, _ALL_SEATS, created.match_id, 0, with_rules=True)
     return response
 
 
@@ -103,6 +121,7 @@ __all__ = [
     "ActionResponse",
     "ActionResponseT",
     "bot_applied",
+    "created",
     "legal_actions",
     "match_score_out",
     "respond",

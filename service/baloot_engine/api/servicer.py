@@ -4,9 +4,8 @@ Each method reads its request into core values (:mod:`~baloot_engine.api.inbound
 match layer (:mod:`~baloot_engine.api.matches`: open the token, apply the action, seal the next
 state, hand heavy work to its lane) or the work layers (:mod:`~baloot_engine.api.solving`,
 :mod:`~baloot_engine.api.analysis`, :mod:`~baloot_engine.api.fairplay`), and writes the result
-into its response (:mod:`~baloot_engine.api.responses`, :mod:`~baloot_engine.api.views`,
-:mod:`~baloot_engine.api.records`). Every refusal leaves through :func:`~.calls.refuse`, the one
-place that maps it to a status (:mod:`~baloot_engine.api.calls`).
+into its response (:mod:`~baloot_engine.api.responses`, ``views``, ``records``). Every refusal
+leaves through :mod:`~baloot_engine.api.calls`, the one place that maps it to a status.
 """
 
 from __future__ import annotations
@@ -18,13 +17,21 @@ from typing import Any, Final
 from baloot.v1 import analysis_pb2
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import engine_service_pb2_grpc as pb_grpc
-from baloot_engine.api import analysis, fairplay, inbound, records, responses, solving
+from baloot_engine.api import (
+    analysis,
+    attestation,
+    fairplay,
+    inbound,
+    records,
+    responses,
+    solving,
+)
 from baloot_engine.api.calls import Context, caller_of, rpc, streamed
 from baloot_engine.api.ledger import MatchLedger
 from baloot_engine.api.matches import Acted, Matches, Opened
 from baloot_engine.api.refusals import credential_invalid, request_invalid
 from baloot_engine.api.sealing import KeyRing
-from baloot_engine.api.views import add_views, build_view, last_round_out
+from baloot_engine.api.views import build_view, last_round_out
 from baloot_engine.lanes import Lanes
 from baloot_engine.rules import Action, game, score_round
 from baloot_engine.rules.facts import validate_facts_at_scores
@@ -32,7 +39,6 @@ from baloot_engine.telemetry.logs import bind_call_fields
 from baloot_engine.telemetry.metrics import Metrics
 
 SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["BalootEngineService"].full_name
-_ALL_SEATS: Final = (0, 1, 2, 3)
 
 
 class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
@@ -47,6 +53,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         ledger: MatchLedger | None = None,
         lanes: Lanes | None = None,
         expert_budget_ms: int = 500,
+        attestor: attestation.Attestor | None = None,
     ) -> None:
         self.matches = Matches(
             keys,
@@ -57,6 +64,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             expert_budget_ms=expert_budget_ms,
         )
         self._lanes = self.matches.lanes
+        self._attestor = attestor  # signs the deal commitments (None: they are not attested)
 
     def _open(self, request: Any) -> Opened:
         return self.matches.open(request.state, request.match_id, request.credential)
@@ -87,17 +95,10 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         secret = records.board_set_secret_in(request.board_set_secret, board_set)
         disclosure = records.deal_disclosure_in(request.deal_disclosure)
         created = self.matches.create(rules, dealer, start, board_set, secret, disclosure)
-        response = pb.CreateMatchResponse(
-            state=created.token,
-            state_version=0,
-            match_id=created.match_id,
-            host_credential=created.host_credential,
-            seat_credentials=created.seat_credentials,
-            spectator_credential=created.spectator_credential,
-            board_set_secret=secret,
+        response = responses.created(created, secret, disclosure)
+        attestation.attest_commitment(
+            self._attestor, response.deal_commitment, created.match_id, rules
         )
-        response.deal_commitment.CopyFrom(records.commitment_out(created.commitment, disclosure))
-        add_views(response.views, created.state, _ALL_SEATS, created.match_id, 0, with_rules=True)
         return response
 
     @rpc
@@ -161,10 +162,9 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             if not opened.may_act_for(seat):
                 raise credential_invalid(f"the credential may not see seat {seat}'s hand")
         view = build_view(opened.state, seat, opened.match_id, opened.version, with_rules=True)
-        reveal = self.matches.shown_reveal(opened)
-        if reveal is not None:
-            view.MergeFromString(records.reveal_view_part(reveal))
-        return pb.GetViewResponse(view=view)
+        response = pb.GetViewResponse(view=view)
+        records.add_shown_reveal(response, self.matches.shown_reveal(opened), opened.is_host)
+        return response
 
     @rpc
     async def ListLegalActions(
@@ -247,7 +247,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         """Replay a record from scratch through the rules: valid, or its first divergence."""
         records.require_size(request.record)
         bind_call_fields(record_rounds=len(request.record.rounds))
-        response = records.verify(request.record)
+        response = records.verify(request.record, self._attestor)
         if not response.valid:
             bind_call_fields(divergence=response.divergence.reason)
         return response
@@ -264,6 +264,13 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             raise request_invalid(f"step {request.step} is past the record's {total} actions")
         replayed = records.replay_checked(record, request.step, f"step {request.step}")
         return records.replay_response(record, replayed, request.step)
+
+    @rpc
+    async def GetAttestationKeys(
+        self, request: pb.GetAttestationKeysRequest, context: Context
+    ) -> pb.GetAttestationKeysResponse:
+        """The public keys this deployment signs, and accepts, deal commitments with."""
+        return attestation.keys_out(self._attestor)
 
     @streamed
     async def AnalyzeRecord(

@@ -297,6 +297,7 @@ class TokenFields(NamedTuple):
     scored_at_hand: int = 0  # the round number of the last scored round (0 before)
     board_seed: bytes = b""  # the board set bound to its secret (empty in older tokens)
     dealing: int = 0  # provably fair deals: one of the DEALING_* values
+    redealt_by: int = 0  # after a redeal, until the next deal: the redealt round's dealer + 1
 
     @property
     def committed(self) -> bool:
@@ -355,10 +356,12 @@ def _write_fields(message: pb.MatchState, fields: TokenFields) -> None:
     message.round_deck = fields.round_deck
     message.round_deck_hand = fields.round_deck_hand
     message.board_set = fields.board_set
-    message.rounds_scored = fields.rounds_scored
+    # rounds_scored is the state's own (State.rounds_scored, written by _write): the match
+    # layer keeps fields.rounds_scored equal to it.
     message.scored_at_hand = fields.scored_at_hand
     message.board_seed = fields.board_seed
     message.dealing = fields.dealing
+    message.redealt_by = fields.redealt_by
 
 
 def _write(message: pb.MatchState, state: State, old: State | None) -> None:
@@ -446,6 +449,9 @@ def _write(message: pb.MatchState, state: State, old: State | None) -> None:
         message.ClearField("last_qayd")
         if state.last_qayd is not None:
             _encode_verdict(message.last_qayd, state.last_qayd)
+    if old is None or state.rounds_scored != old.rounds_scored:
+        # Also read as TokenFields.rounds_scored (the chain's round number of a committed match).
+        message.rounds_scored = state.rounds_scored
 
 
 # Table play (§A.14) keeps a round's breaches in the token until a Qayd judges them. Kept as a
@@ -693,7 +699,14 @@ class Decoded:
             m = self.message
             assert m is not None
             fields = NO_FIELDS
-            if m.round_deck or m.round_deck_hand or m.board_set or m.rounds_scored or m.dealing:
+            if (
+                m.round_deck
+                or m.round_deck_hand
+                or m.board_set
+                or m.rounds_scored
+                or m.dealing
+                or m.redealt_by
+            ):
                 fields = TokenFields(
                     bytes(m.round_deck),
                     m.round_deck_hand,
@@ -702,6 +715,7 @@ class Decoded:
                     m.scored_at_hand,
                     bytes(m.board_seed),
                     m.dealing,
+                    m.redealt_by,
                 )
             self._fields = fields
         return fields
@@ -939,12 +953,15 @@ def _decode(m: pb.MatchState, data: bytes) -> Decoded:
             m.winner,  # winner
             violations,  # violations
             last_qayd,  # last_qayd
+            m.rounds_scored,  # rounds_scored
         )
     )
     if m.board_seed and (len(m.board_seed) != 32 or not m.board_set):
         raise StateInvalidError(["the board set's seed is malformed"])
     if m.dealing > DEALING_VOID:
         raise StateInvalidError([f"dealing {m.dealing} is not one of 0 to {DEALING_VOID}"])
+    if m.redealt_by > 4:
+        raise StateInvalidError(["redealt_by must be a seat plus one, or 0"])
     if m.scored_at_hand > m.hand_number or m.rounds_scored > m.hand_number:
         raise StateInvalidError(["more hands scored than dealt"])
     return Decoded(state, bytes(m.seed), m.version, data, m)

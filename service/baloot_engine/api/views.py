@@ -80,6 +80,7 @@ def encode_observation(
             obs.hand_number,
             obs.winner,
             score is not None and score.gahwa_winner is not None,
+            obs.rounds_scored,
         ),
     )
     if with_rules:
@@ -187,6 +188,7 @@ def public_view_bytes(
         phase,
         dealer,
         round_number,
+        rounds_scored,
         match_scores,
         winner,
         score,
@@ -239,6 +241,7 @@ def public_view_bytes(
             round_number,
             winner,
             score is not None and score.gahwa_winner is not None,
+            rounds_scored,
         ),
     ]
     live = phase in LIVE_PHASES
@@ -327,9 +330,16 @@ def _hand_sizes_part(sizes: tuple[int, int, int, int]) -> bytes:
 
 @lru_cache(maxsize=1024)
 def _match_score_part(
-    points: tuple[int, int], target: int, rounds_played: int, winner: int, gahwa: bool
+    points: tuple[int, int],
+    target: int,
+    rounds_played: int,
+    winner: int,
+    gahwa: bool,
+    rounds_scored: int,
 ) -> bytes:
-    score = outbound.match_score_message(points, target, rounds_played, winner, gahwa)
+    score = outbound.match_score_message(
+        points, target, rounds_played, winner, gahwa, rounds_scored
+    )
     return types_pb2.View(match_score=score).SerializeToString()
 
 

@@ -75,10 +75,7 @@ def _nothing_to_do(state: State, seat: int) -> RuleError:
             f"no bot action in phase {phase.value}: the next round is dealt with DealRound",
         )
     if phase is Phase.ROUND_REVIEW:
-        return RuleError(
-            errors.WRONG_PHASE,
-            f"seat {seat} has no Qayd to call; the host closes the review with CallQayd",
-        )
+        return errors.under_review(seat)
     refusal = errors.not_your_turn(state.turn, seat)
     refusal.details["seat"] = str(seat)
     return refusal

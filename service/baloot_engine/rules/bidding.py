@@ -77,6 +77,7 @@ def start_bidding(
         to_ask=order,
         last_score=state.last_score,
         last_qayd=state.last_qayd,
+        rounds_scored=state.rounds_scored,
     )
 
 
@@ -353,5 +354,6 @@ def _cancel_hand(
         turn=dealer,
         last_score=state.last_score,
         last_qayd=state.last_qayd,
+        rounds_scored=state.rounds_scored,
     )
     return cleared, events

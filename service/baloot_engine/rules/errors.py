@@ -101,7 +101,20 @@ def malformed(reason: str, message: str, **details: str) -> RuleError:
 
 
 def not_your_turn(turn: int, seat: int, doing: str = "act") -> RuleError:
-    """The refusal of an action by ``seat`` while seat ``turn`` is to ``doing`` (NOT_YOUR_TURN)."""
+    """The refusal of an action by ``seat`` while seat ``turn`` is to ``doing`` (NOT_YOUR_TURN);
+    ``turn`` -1: no seat is (the ``turn`` metadata is then left out)."""
+    if turn < 0:
+        return RuleError(NOT_YOUR_TURN, f"no seat is to {doing} now, not seat {seat}")
     return RuleError(
         NOT_YOUR_TURN, f"seat {turn} is to {doing}, not seat {seat}", details={"turn": str(turn)}
+    )
+
+
+def under_review(seat: int) -> RuleError:
+    """The refusal of a bot's action for ``seat`` while a table-play round is under review,
+    where no seat is to act (WRONG_PHASE)."""
+    return RuleError(
+        WRONG_PHASE,
+        f"the round is under review: no seat is to act, seat {seat} neither; a seat of the other "
+        "team may call Qayd, else the host closes the review (CallQayd with close_review)",
     )

@@ -310,6 +310,8 @@ def bot_turn(state: State, seat: int) -> bool:
     True between rounds, where that seat deals."""
     between = state.phase in BETWEEN_ROUNDS
     on_turn = state.dealer if between else state.turn
+    if state.phase is ROUND_REVIEW:
+        raise errors.under_review(seat)
     if state.phase is not MATCH_OVER and seat != on_turn:
         raise not_your_turn(on_turn, seat)
     return between

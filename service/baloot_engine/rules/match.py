@@ -138,6 +138,7 @@ def finish_scored(
         last_score=score,
         winner=winner,
         last_qayd=qayd,
+        rounds_scored=state.rounds_scored + 1,
     )
     if winner >= 0:
         events.append(Event(EventKind.MATCH_WON, team=winner))

@@ -73,6 +73,7 @@ class Observation(NamedTuple):
     phase: Phase
     dealer: int
     hand_number: int  # rounds dealt so far, redeals included
+    rounds_scored: int  # rounds scored so far (a redeal is not scored)
     match_scores: tuple[int, int]
     winner: int  # the team that won the match, -1 while it goes on
     last_score: RoundScore | None  # the last finished round's score, announced to all
@@ -176,8 +177,8 @@ def scored_baloot_seat(state: State) -> int:
 
 
 _new: Final = tuple.__new__
-_BALOOT_SEAT: Final = 27  # Observation's baloot_seat, the first of a seat's own fields
-_SCORED_BALOOT_SEAT: Final = 28
+_BALOOT_SEAT: Final = 28  # Observation's baloot_seat, the first of a seat's own fields
+_SCORED_BALOOT_SEAT: Final = 29
 if Observation._fields[_BALOOT_SEAT : _SCORED_BALOOT_SEAT + 1] != (
     "baloot_seat",
     "scored_baloot_seat",
@@ -224,6 +225,7 @@ _STATE_FIELDS: Final = (
     "winner",
     "violations",
     "last_qayd",
+    "rounds_scored",
 )
 if State._fields != _STATE_FIELDS:  # the unpacking below follows this order
     raise ImportError("rules/observation.py reads State's fields in an older order")
@@ -288,6 +290,7 @@ def _public_fields(state: State) -> Observation:
         winner,
         _violations,
         _last_qayd,
+        rounds_scored,
     ) = state
     if declarations.count(None) == 4:  # nobody declared (the common case)
         declared: tuple[tuple[ProjectKind, ...] | None, ...] = _NONE_DECLARED
@@ -300,6 +303,7 @@ def _public_fields(state: State) -> Observation:
             phase,
             dealer,
             hand_number,
+            rounds_scored,
             match_scores,
             winner,
             score,

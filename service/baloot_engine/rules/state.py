@@ -184,6 +184,7 @@ class State(NamedTuple):
     # Table play (§A.14).
     violations: tuple[Violation, ...] = ()  # unjudged, private: never in an observation
     last_qayd: QaydVerdict | None = None  # the verdict that ended the last scored round
+    rounds_scored: int = 0  # rounds scored so far in the match (a redeal is not scored)
 
     @property
     def trump(self) -> int:

@@ -35,6 +35,7 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 
 from baloot.v1 import engine_service_pb2_grpc
 from baloot_engine import __version__
+from baloot_engine.api.attestation import AttestationKeyError, Attestor, load_attestor, show_key
 from baloot_engine.api.calls import door_of
 from baloot_engine.api.ledger import LedgerClientMissingError, MatchLedger, redact_url
 from baloot_engine.api.sealing import KeyRing, StateKeyError, load_or_create_key_file
@@ -163,6 +164,26 @@ def _millis(seconds: float) -> int:
     return max(1, min(2**31 - 1, round(seconds * 1000)))
 
 
+def load_attestor_of(settings: Settings) -> Attestor:
+    """The key that signs this deployment's deal commitments (docs/fair-deals.md): the
+    setting's, else the key file's (created when missing, as the state key's), with the
+    earlier public keys still accepted."""
+    try:
+        attestor, created = load_attestor(
+            settings.attestation_key,
+            settings.attestation_key_file,
+            settings.attestation_public_keys,
+        )
+    except AttestationKeyError as error:
+        raise ServerStartError(f"cannot load the attestation key: {error}") from None
+    if created:
+        path = settings.attestation_key_file.resolve()
+        _log.warning("created an attestation key file", path=str(path), mode="0600")
+    # Public by design: clients check records against them (GetAttestationKeys).
+    _log.info("attestation keys", public_keys=[show_key(k) for k in attestor.public_keys])
+    return attestor
+
+
 def load_keys(settings: Settings) -> KeyRing:
     """The state keys: ``BALOOT_STATE_KEYS``, or else the key file (created when missing).
 
@@ -198,6 +219,7 @@ async def create_server(
     gate: CallGate | None = None,
     ledger: MatchLedger | None = None,
     lanes: Lanes | None = None,
+    attestor: Attestor | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     """Build the gRPC server with every service, bind it, and return it with its port.
 
@@ -223,6 +245,7 @@ async def create_server(
         ledger=ledger,
         lanes=lanes,
         expert_budget_ms=settings.bot_expert_budget_ms,
+        attestor=attestor if attestor is not None else load_attestor_of(settings),
     )
     services = _Services()
     as_server = cast("grpc.aio.Server", services)
@@ -257,10 +280,12 @@ class EngineServer:
         extra_handlers: Sequence[grpc.GenericRpcHandler] = (),
         reuse_port: bool = False,
         keys: KeyRing | None = None,
+        attestor: Attestor | None = None,
     ) -> None:
         self.settings = settings
         self._reuse_port = reuse_port
         self._keys = keys
+        self._attestor = attestor
         self.metrics = Metrics()
         self.health = health_aio.HealthServicer()
         self.gate = CallGate(settings.max_concurrent_rpcs)
@@ -287,6 +312,8 @@ class EngineServer:
         await self._open_ledger()
         if self._keys is None:
             self._keys = load_keys(settings)
+        if self._attestor is None:
+            self._attestor = load_attestor_of(settings)
         if not multiprocess_values():  # workers' metrics are files: no collector reaches them
             self.metrics.registry.register(CacheCollector(inventory(self._keys)))
         self._server, self.port = await create_server(
@@ -299,6 +326,7 @@ class EngineServer:
             gate=self.gate,
             ledger=self._ledger,
             lanes=self.lanes,
+            attestor=self._attestor,
         )
         await self._server.start()
         if settings.metrics_enabled:
@@ -413,12 +441,19 @@ async def serve(
     reuse_port: bool = False,
     keys: KeyRing | None = None,
     on_started: Callable[[], None] | None = None,
+    attestor: Attestor | None = None,
 ) -> None:
     """Run the server until SIGTERM or SIGINT, then drain it gracefully.
 
     ``on_started`` is called once the server serves (a worker tells its supervisor).
     """
-    app = EngineServer(settings, extra_handlers=extra_handlers, reuse_port=reuse_port, keys=keys)
+    app = EngineServer(
+        settings,
+        extra_handlers=extra_handlers,
+        reuse_port=reuse_port,
+        keys=keys,
+        attestor=attestor,
+    )
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
 
@@ -479,11 +514,13 @@ def main(
 def _serve_workers(settings: Settings, extra_handlers: Sequence[grpc.GenericRpcHandler]) -> int:
     """Serve with ``settings.workers`` processes on one port; the parent serves the metrics.
 
-    The keys are loaded once, before the workers exist: were the key file missing, each
-    worker would otherwise create its own key, and no worker could open another's tokens.
+    The keys are loaded once, before the workers exist: were the key files missing, each
+    worker would otherwise create its own key, and no worker could open another's tokens (nor
+    would their deal commitments carry one deployment's signature).
     """
     try:
         keys = load_keys(settings)
+        attestor = load_attestor_of(settings)
     except ServerStartError as error:
         _log.error("start-up failed", error=str(error))
         return 1
@@ -495,6 +532,7 @@ def _serve_workers(settings: Settings, extra_handlers: Sequence[grpc.GenericRpcH
             reuse_port=True,
             keys=keys,
             on_started=ready,
+            attestor=attestor,
         )
 
     return run_workers(settings, serve_worker)

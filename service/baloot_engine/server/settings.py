@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from baloot_engine import __version__
+from baloot_engine.api.attestation import AttestationKeyError, parse_private_key, parse_public_key
 from baloot_engine.api.ledger import Durability, check_url, redact_url
 from baloot_engine.api.sealing import StateKeyError, parse_key
 from baloot_engine.lanes import (
@@ -84,6 +85,9 @@ class Settings:
     quota_queued_jobs: int = 16
     quota_streams: int = 2
     anonymous_cpu_seconds_per_minute: float = 30.0
+    attestation_key: str = field(default="", repr=False)
+    attestation_key_file: Path = Path("var/attestation.key")
+    attestation_public_keys: tuple[str, ...] = ()
 
     @property
     def address(self) -> str:
@@ -249,6 +253,24 @@ def _cpu_per_minute(text: str) -> float:
     if value > 3600:
         raise ValueError("expected CPU-seconds a minute from 0 to 3600")
     return value
+
+
+def _attestation_key(text: str) -> str:
+    try:
+        parse_private_key(text)
+    except AttestationKeyError as error:
+        raise ValueError(str(error)) from None
+    return text.strip()
+
+
+def _public_keys(text: str) -> tuple[str, ...]:
+    keys = tuple(part.strip() for part in text.split(",") if part.strip())
+    for key in keys:
+        try:
+            parse_public_key(key)
+        except AttestationKeyError as error:
+            raise ValueError(str(error)) from None
+    return keys
 
 
 def _ledger_url(text: str) -> str:
@@ -447,6 +469,26 @@ SETTINGS: Final[tuple[SettingSpec, ...]] = (
         _cpu_per_minute,
         "CPU-seconds of heavy work all callers without an API key may use a minute together, "
         "where they may ask for it at all.",
+    ),
+    SettingSpec(
+        "attestation_key",
+        _attestation_key,
+        "The Ed25519 private key (32 bytes as hex or base64, or PEM) that signs the deal "
+        "commitments this deployment makes; empty: the key file's.",
+        flag=False,
+        secret=True,
+    ),
+    SettingSpec(
+        "attestation_key_file",
+        _path,
+        "File holding the attestation key used when BALOOT_ATTESTATION_KEY is empty (created "
+        "when missing).",
+    ),
+    SettingSpec(
+        "attestation_public_keys",
+        _public_keys,
+        "Comma-separated public keys of earlier attestation keys, still accepted by "
+        "VerifyRecord and published by GetAttestationKeys (rotation).",
     ),
 )
 

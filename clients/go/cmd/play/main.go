@@ -229,7 +229,7 @@ func run(target string, seed int64, preset balootv1.Preset) error {
 				event.GetKind() == balootv1.EventKind_EVENT_KIND_MATCH_WON {
 				fmt.Printf("  winner: team %d (%d - %d), %d rounds, %d actions, last token %d bytes\n",
 					final.GetWinnerTeam(), final.GetPoints()[0], final.GetPoints()[1],
-					final.GetRoundsPlayed(), actions+1, len(m.state))
+					final.GetRoundsScored(), actions+1, len(m.state))
 			}
 		}
 	}

@@ -77,6 +77,7 @@ class MatchState(_message.Message):
     ROUND_DECK_HAND_FIELD_NUMBER: _builtins.int
     BOARD_SEED_FIELD_NUMBER: _builtins.int
     DEALING_FIELD_NUMBER: _builtins.int
+    REDEALT_BY_FIELD_NUMBER: _builtins.int
     layout: _builtins.int
     """The layout version of this message; a token of another layout is refused."""
     seed: _builtins.bytes
@@ -183,6 +184,11 @@ class MatchState(_message.Message):
     disclosed at every scored round; 3 committed but dealt a preset deck since: no key is
     disclosed any more. A committed match keeps every hand's deck in `round_deck`.
     """
+    redealt_by: _builtins.int
+    """Records: after a round cancelled and dealt again (all passed, Kawesh), the seat that dealt
+    it plus one, until the next deal (the host's reveal of that round names its dealer, which
+    the redeal may or may not have passed on); 0 otherwise.
+    """
     @_builtins.property
     def match_scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The match scores of team 0 (seats 0 and 2) and team 1 (seats 1 and 3)."""
@@ -249,10 +255,11 @@ class MatchState(_message.Message):
         round_deck_hand: _builtins.int = ...,
         board_seed: _builtins.bytes = ...,
         dealing: _builtins.int = ...,
+        redealt_by: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["last_qayd", b"last_qayd", "last_round", b"last_round"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["abnat", b"abnat", "akka", b"akka", "baloot_announced", b"baloot_announced", "bid_stage", b"bid_stage", "bidding_round", b"bidding_round", "bids", b"bids", "board_seed", b"board_seed", "board_set", b"board_set", "breaches", b"breaches", "buy_card", b"buy_card", "buyer_waiting", b"buyer_waiting", "card_owners", b"card_owners", "contract", b"contract", "dealer", b"dealer", "dealing", b"dealing", "declarations", b"declarations", "doubling_calls", b"doubling_calls", "doubling_step", b"doubling_step", "hand_number", b"hand_number", "last_qayd", b"last_qayd", "last_round", b"last_round", "layout", b"layout", "leader", b"leader", "match_scores", b"match_scores", "match_target", b"match_target", "pending_ashkal", b"pending_ashkal", "pending_seat", b"pending_seat", "pending_suit", b"pending_suit", "phase", b"phase", "project_team", b"project_team", "revealed", b"revealed", "round_deck", b"round_deck", "round_deck_hand", b"round_deck_hand", "rounds_scored", b"rounds_scored", "rule_overrides", b"rule_overrides", "rule_preset", b"rule_preset", "sawa_seat", b"sawa_seat", "scored_at_hand", b"scored_at_hand", "seed", b"seed", "stock", b"stock", "to_ask", b"to_ask", "trick", b"trick", "tricks", b"tricks", "turn", b"turn", "version", b"version", "violations", b"violations", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abnat", b"abnat", "akka", b"akka", "baloot_announced", b"baloot_announced", "bid_stage", b"bid_stage", "bidding_round", b"bidding_round", "bids", b"bids", "board_seed", b"board_seed", "board_set", b"board_set", "breaches", b"breaches", "buy_card", b"buy_card", "buyer_waiting", b"buyer_waiting", "card_owners", b"card_owners", "contract", b"contract", "dealer", b"dealer", "dealing", b"dealing", "declarations", b"declarations", "doubling_calls", b"doubling_calls", "doubling_step", b"doubling_step", "hand_number", b"hand_number", "last_qayd", b"last_qayd", "last_round", b"last_round", "layout", b"layout", "leader", b"leader", "match_scores", b"match_scores", "match_target", b"match_target", "pending_ashkal", b"pending_ashkal", "pending_seat", b"pending_seat", "pending_suit", b"pending_suit", "phase", b"phase", "project_team", b"project_team", "redealt_by", b"redealt_by", "revealed", b"revealed", "round_deck", b"round_deck", "round_deck_hand", b"round_deck_hand", "rounds_scored", b"rounds_scored", "rule_overrides", b"rule_overrides", "rule_preset", b"rule_preset", "sawa_seat", b"sawa_seat", "scored_at_hand", b"scored_at_hand", "seed", b"seed", "stock", b"stock", "to_ask", b"to_ask", "trick", b"trick", "tricks", b"tricks", "turn", b"turn", "version", b"version", "violations", b"violations", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -58,6 +58,10 @@ type BalootEngineServiceClient interface {
 	// Returns the views (four seats and the public one) and the events at one step of a record,
 	// for replay viewers and dispute review.
 	ReplayRecord(ctx context.Context, in *ReplayRecordRequest, opts ...grpc.CallOption) (*ReplayRecordResponse, error)
+	// Returns the public keys with which this deployment attests its deal commitments
+	// (docs/fair-deals.md#attested-commitments), so that a player or a third party can check a
+	// record's commitment without trusting the record.
+	GetAttestationKeys(ctx context.Context, in *GetAttestationKeysRequest, opts ...grpc.CallOption) (*GetAttestationKeysResponse, error)
 	// Analyses a match record (server streaming): for each decision of the seats asked (cards,
 	// bids, doubling calls), every legal alternative valued from what that seat could know at the
 	// time (sampled worlds, each solved exactly) and in hindsight (the real deal solved), the loss
@@ -250,6 +254,15 @@ func (c *balootEngineServiceClient) ReplayRecord(ctx context.Context, in *Replay
 	return out, nil
 }
 
+func (c *balootEngineServiceClient) GetAttestationKeys(ctx context.Context, in *GetAttestationKeysRequest, opts ...grpc.CallOption) (*GetAttestationKeysResponse, error) {
+	out := new(GetAttestationKeysResponse)
+	err := c.cc.Invoke(ctx, "/baloot.v1.BalootEngineService/GetAttestationKeys", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *balootEngineServiceClient) AnalyzeRecord(ctx context.Context, in *AnalyzeRecordRequest, opts ...grpc.CallOption) (BalootEngineService_AnalyzeRecordClient, error) {
 	stream, err := c.cc.NewStream(ctx, &_BalootEngineService_serviceDesc.Streams[0], "/baloot.v1.BalootEngineService/AnalyzeRecord", opts...)
 	if err != nil {
@@ -377,6 +390,10 @@ type BalootEngineServiceServer interface {
 	// Returns the views (four seats and the public one) and the events at one step of a record,
 	// for replay viewers and dispute review.
 	ReplayRecord(context.Context, *ReplayRecordRequest) (*ReplayRecordResponse, error)
+	// Returns the public keys with which this deployment attests its deal commitments
+	// (docs/fair-deals.md#attested-commitments), so that a player or a third party can check a
+	// record's commitment without trusting the record.
+	GetAttestationKeys(context.Context, *GetAttestationKeysRequest) (*GetAttestationKeysResponse, error)
 	// Analyses a match record (server streaming): for each decision of the seats asked (cards,
 	// bids, doubling calls), every legal alternative valued from what that seat could know at the
 	// time (sampled worlds, each solved exactly) and in hindsight (the real deal solved), the loss
@@ -481,6 +498,9 @@ func (UnimplementedBalootEngineServiceServer) VerifyRecord(context.Context, *Ver
 }
 func (UnimplementedBalootEngineServiceServer) ReplayRecord(context.Context, *ReplayRecordRequest) (*ReplayRecordResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ReplayRecord not implemented")
+}
+func (UnimplementedBalootEngineServiceServer) GetAttestationKeys(context.Context, *GetAttestationKeysRequest) (*GetAttestationKeysResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetAttestationKeys not implemented")
 }
 func (UnimplementedBalootEngineServiceServer) AnalyzeRecord(*AnalyzeRecordRequest, BalootEngineService_AnalyzeRecordServer) error {
 	return status.Errorf(codes.Unimplemented, "method AnalyzeRecord not implemented")
@@ -759,6 +779,24 @@ func _BalootEngineService_ReplayRecord_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _BalootEngineService_GetAttestationKeys_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetAttestationKeysRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BalootEngineServiceServer).GetAttestationKeys(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/baloot.v1.BalootEngineService/GetAttestationKeys",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BalootEngineServiceServer).GetAttestationKeys(ctx, req.(*GetAttestationKeysRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _BalootEngineService_AnalyzeRecord_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(AnalyzeRecordRequest)
 	if err := stream.RecvMsg(m); err != nil {
@@ -896,6 +934,10 @@ var _BalootEngineService_serviceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ReplayRecord",
 			Handler:    _BalootEngineService_ReplayRecord_Handler,
+		},
+		{
+			MethodName: "GetAttestationKeys",
+			Handler:    _BalootEngineService_GetAttestationKeys_Handler,
 		},
 		{
 			MethodName: "CallQayd",

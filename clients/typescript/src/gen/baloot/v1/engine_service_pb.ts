@@ -14,7 +14,7 @@ import type { MatchRecord, RecordDivergence, RecordedAction } from "./records_pb
 import { file_baloot_v1_records } from "./records_pb.js";
 import type { RuleSet } from "./rules_pb.js";
 import { file_baloot_v1_rules } from "./rules_pb.js";
-import type { Action, Bid, CardPlay, ContractType, DealCommitment, DealDisclosure, Declaration, Doubling, Event, MatchScore, ProjectKind, QaydCall, RoundScore, Suit, Trick, View } from "./types_pb.js";
+import type { Action, Bid, CardPlay, ContractType, DealCommitment, DealDisclosure, Declaration, Doubling, Event, MatchScore, ProjectKind, QaydCall, RoundReveal, RoundScore, Suit, Trick, View } from "./types_pb.js";
 import { file_baloot_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -22,7 +22,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baloot/v1/engine_service.proto.
  */
 export const file_baloot_v1_engine_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch5iYWxvb3QvdjEvZW5naW5lX3NlcnZpY2UucHJvdG8SCWJhbG9vdC52MSLdAQoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EiEKBXJ1bGVzGAEgASgLMhIuYmFsb290LnYxLlJ1bGVTZXQSGQoMZmlyc3RfZGVhbGVyGAIgASgNSACIAQESFwoPc3RhcnRpbmdfc2NvcmVzGAMgAygNEhEKCWJvYXJkX3NldBgUIAEoCRIYChBib2FyZF9zZXRfc2VjcmV0GBUgASgJEjIKD2RlYWxfZGlzY2xvc3VyZRgWIAEoDjIZLmJhbG9vdC52MS5EZWFsRGlzY2xvc3VyZUIPCg1fZmlyc3RfZGVhbGVyIowCChNDcmVhdGVNYXRjaFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSEAoIbWF0Y2hfaWQYAyABKAkSFwoPaG9zdF9jcmVkZW50aWFsGAQgASgJEhgKEHNlYXRfY3JlZGVudGlhbHMYBSADKAkSHgoFdmlld3MYBiADKAsyDy5iYWxvb3QudjEuVmlldxIcChRzcGVjdGF0b3JfY3JlZGVudGlhbBgUIAEoCRIYChBib2FyZF9zZXRfc2VjcmV0GBUgASgJEjIKD2RlYWxfY29tbWl0bWVudBgWIAEoCzIZLmJhbG9vdC52MS5EZWFsQ29tbWl0bWVudCKdAQoQRGVhbFJvdW5kUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SEgoKZGVja19vcmRlchgEIAMoDRIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iewoRRGVhbFJvdW5kUmVzcG9uc2USDQoFc3RhdGUYASABKAwSFQoNc3RhdGVfdmVyc2lvbhgCIAEoBBIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSHgoFdmlld3MYBCADKAsyDy5iYWxvb3QudjEuVmlldyKlAQoPUGxhY2VCaWRSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIbCgNiaWQYBCABKAsyDi5iYWxvb3QudjEuQmlkEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJ6ChBQbGFjZUJpZFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXcisQEKEUNhbGxEb3VibGVSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIlCghkb3VibGluZxgEIAEoCzITLmJhbG9vdC52MS5Eb3VibGluZxIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24ifAoSQ2FsbERvdWJsZVJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXcivAEKFkRlY2xhcmVQcm9qZWN0c1JlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEisKC2RlY2xhcmF0aW9uGAQgASgLMhYuYmFsb290LnYxLkRlY2xhcmF0aW9uEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiKBAQoXRGVjbGFyZVByb2plY3RzUmVzcG9uc2USDQoFc3RhdGUYASABKAwSFQoNc3RhdGVfdmVyc2lvbhgCIAEoBBIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSHgoFdmlld3MYBCADKAsyDy5iYWxvb3QudjEuVmlldyKrAQoPUGxheUNhcmRSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIhCgRwbGF5GAQgASgLMhMuYmFsb290LnYxLkNhcmRQbGF5Eh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJ6ChBQbGF5Q2FyZFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXciRgoPR2V0U2NvcmVSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSEAoIbWF0Y2hfaWQYAyABKAkiegoQR2V0U2NvcmVSZXNwb25zZRIVCg1zdGF0ZV92ZXJzaW9uGAEgASgEEikKCmxhc3Rfcm91bmQYAiABKAsyFS5iYWxvb3QudjEuUm91bmRTY29yZRIkCgVtYXRjaBgDIAEoCzIVLmJhbG9vdC52MS5NYXRjaFNjb3JlImEKDkdldFZpZXdSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSEQoEc2VhdBgDIAEoDUgAiAEBEhAKCG1hdGNoX2lkGAQgASgJQgcKBV9zZWF0IjAKD0dldFZpZXdSZXNwb25zZRIdCgR2aWV3GAEgASgLMg8uYmFsb290LnYxLlZpZXciXAoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEhAKCG1hdGNoX2lkGAQgASgJIlUKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIVCg1zdGF0ZV92ZXJzaW9uGAEgASgEEiIKB2FjdGlvbnMYAiADKAsyES5iYWxvb3QudjEuQWN0aW9uIkQKDkF3YXJkZWRQcm9qZWN0EgwKBHRlYW0YASABKA0SJAoEa2luZBgCIAEoDjIWLmJhbG9vdC52MS5Qcm9qZWN0S2luZCKhAwoRU2NvcmVSb3VuZFJlcXVlc3QSIQoFcnVsZXMYASABKAsyEi5iYWxvb3QudjEuUnVsZVNldBIuCg1jb250cmFjdF90eXBlGAIgASgOMhcuYmFsb290LnYxLkNvbnRyYWN0VHlwZRIeCgV0cnVtcBgDIAEoDjIPLmJhbG9vdC52MS5TdWl0EhQKCmJ1eWVyX3NlYXQYBCABKA1IABIUCgpidXllcl90ZWFtGAUgASgNSAASEgoKY2FyZF9hYm5hdBgGIAMoDRISCgp0cmlja3Nfd29uGAcgAygNEiAKBnRyaWNrcxgIIAMoCzIQLmJhbG9vdC52MS5UcmljaxIzChBhd2FyZGVkX3Byb2plY3RzGAkgAygLMhkuYmFsb290LnYxLkF3YXJkZWRQcm9qZWN0EhQKDGJhbG9vdF90ZWFtcxgKIAMoDRISCgptdWx0aXBsaWVyGAsgASgNEg0KBWdhaHdhGAwgASgIEhQKDG1hdGNoX3Njb3JlcxgNIAMoDRIWCg5yZXZlcnNlX2thYm9vdBgOIAEoCEIHCgVidXllciJgChJTY29yZVJvdW5kUmVzcG9uc2USJAoFc2NvcmUYASABKAsyFS5iYWxvb3QudjEuUm91bmRTY29yZRIkCgVtYXRjaBgCIAEoCzIVLmJhbG9vdC52MS5NYXRjaFNjb3JlIpkBChRTdWdnZXN0QWN0aW9uUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SEAoIbWF0Y2hfaWQYBCABKAkSIgoFbGV2ZWwYBSABKA4yEy5iYWxvb3QudjEuQm90TGV2ZWwSEQoEc2VlZBgGIAEoBEgAiAEBQgcKBV9zZWVkInUKFVN1Z2dlc3RBY3Rpb25SZXNwb25zZRIVCg1zdGF0ZV92ZXJzaW9uGAEgASgEEiEKBmFjdGlvbhgCIAEoCzIRLmJhbG9vdC52MS5BY3Rpb24SIgoFbGV2ZWwYAyABKA4yEy5iYWxvb3QudjEuQm90TGV2ZWwi1AEKFUFwcGx5Qm90QWN0aW9uUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoBEgAiAEBEhAKCG1hdGNoX2lkGAYgASgJEiIKBWxldmVsGAcgASgOMhMuYmFsb290LnYxLkJvdExldmVsEhEKBHNlZWQYCCABKARIAYgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbkIHCgVfc2VlZEoECAQQBSLVAQoWQXBwbHlCb3RBY3Rpb25SZXNwb25zZRINCgVzdGF0ZRgBIAEoDBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgEEiAKBmV2ZW50cxgDIAMoCzIQLmJhbG9vdC52MS5FdmVudBIeCgV2aWV3cxgEIAMoCzIPLmJhbG9vdC52MS5WaWV3EgwKBHNlYXQYFCABKA0SIQoGYWN0aW9uGBUgASgLMhEuYmFsb290LnYxLkFjdGlvbhIiCgVsZXZlbBgWIAEoDjITLmJhbG9vdC52MS5Cb3RMZXZlbCI9ChNWZXJpZnlSZWNvcmRSZXF1ZXN0EiYKBnJlY29yZBgBIAEoCzIWLmJhbG9vdC52MS5NYXRjaFJlY29yZCKUAgoUVmVyaWZ5UmVjb3JkUmVzcG9uc2USDQoFdmFsaWQYASABKAgSJAoFbWF0Y2gYAiABKAsyFS5iYWxvb3QudjEuTWF0Y2hTY29yZRIkCgVzaGVldBgDIAMoCzIVLmJhbG9vdC52MS5Sb3VuZFNjb3JlEi8KCmRpdmVyZ2VuY2UYBCABKAsyGy5iYWxvb3QudjEuUmVjb3JkRGl2ZXJnZW5jZRIYChBhY3Rpb25zX3JlcGxheWVkGAUgASgNEhAKCGNvbXBsZXRlGAYgASgIEhcKD2xhc3Rfcm91bmRfb3ZlchgHIAEoCBIUCgxkZWFsc19wcm92ZW4YCCABKAgSFQoNcm91bmRzX3Byb3ZlbhgJIAEoDSJLChNSZXBsYXlSZWNvcmRSZXF1ZXN0EiYKBnJlY29yZBgBIAEoCzIWLmJhbG9vdC52MS5NYXRjaFJlY29yZBIMCgRzdGVwGAIgASgNIukBChRSZXBsYXlSZWNvcmRSZXNwb25zZRIeCgV2aWV3cxgBIAMoCzIPLmJhbG9vdC52MS5WaWV3EiQKC3B1YmxpY192aWV3GAIgASgLMg8uYmFsb290LnYxLlZpZXcSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50EikKBmFjdGlvbhgEIAEoCzIZLmJhbG9vdC52MS5SZWNvcmRlZEFjdGlvbhITCgtyb3VuZF9pbmRleBgFIAEoDRIUCgxhY3Rpb25faW5kZXgYBiABKA0SEwoLdG90YWxfc3RlcHMYByABKA0iwQEKD0NhbGxRYXlkUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SIQoEY2FsbBgEIAEoCzITLmJhbG9vdC52MS5RYXlkQ2FsbBIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAkSFAoMY2xvc2VfcmV2aWV3GAcgASgIQhMKEV9leHBlY3RlZF92ZXJzaW9uInoKEENhbGxRYXlkUmVzcG9uc2USDQoFc3RhdGUYASABKAwSFQoNc3RhdGVfdmVyc2lvbhgCIAEoBBIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSHgoFdmlld3MYBCADKAsyDy5iYWxvb3QudjEuVmlldyKVAQoQU29sdmVEZWFsUmVxdWVzdBIuCgVtYXRjaBgBIAEoCzIdLmJhbG9vdC52MS5Tb2x2ZU1hdGNoUG9zaXRpb25IABIwCgZyZWNvcmQYAiABKAsyHi5iYWxvb3QudjEuU29sdmVSZWNvcmRQb3NpdGlvbkgAEhMKC2RlYWRsaW5lX21zGAMgASgNQgoKCHBvc2l0aW9uIl0KElNvbHZlTWF0Y2hQb3NpdGlvbhINCgVzdGF0ZRgBIAEoDBIQCghtYXRjaF9pZBgCIAEoCRISCgpjcmVkZW50aWFsGAMgASgJEhIKCmNhcmRfaW5kZXgYBCABKA0iaAoTU29sdmVSZWNvcmRQb3NpdGlvbhImCgZyZWNvcmQYASABKAsyFi5iYWxvb3QudjEuTWF0Y2hSZWNvcmQSEwoLcm91bmRfaW5kZXgYAiABKA0SFAoMYWN0aW9uX2luZGV4GAMgASgNInkKClNvbHZlZENhcmQSIQoEcGxheRgBIAEoCzITLmJhbG9vdC52MS5DYXJkUGxheRIOCgZwb2ludHMYAiADKA0SDgoGdHJpY2tzGAMgAygNEhgKC2thYm9vdF90ZWFtGAQgASgNSACIAQFCDgoMX2thYm9vdF90ZWFtIlEKCVNvbHZlZFBhchIkCgVzY29yZRgBIAEoCzIVLmJhbG9vdC52MS5Sb3VuZFNjb3JlEg4KBnBvaW50cxgCIAMoDRIOCgZ0cmlja3MYAyADKA0ijQEKEVNvbHZlRGVhbFJlc3BvbnNlEgwKBHNlYXQYASABKA0SJAoFY2FyZHMYAiADKAsyFS5iYWxvb3QudjEuU29sdmVkQ2FyZBISCgpiZXN0X2luZGV4GAMgASgNEiEKA3BhchgEIAEoCzIULmJhbG9vdC52MS5Tb2x2ZWRQYXISDQoFbm9kZXMYBSABKAQqfAoIQm90TGV2ZWwSGQoVQk9UX0xFVkVMX1VOU1BFQ0lGSUVEEAASFAoQQk9UX0xFVkVMX1JBTkRPTRABEhMKD0JPVF9MRVZFTF9CQVNJQxACEhQKEEJPVF9MRVZFTF9TVFJPTkcQAxIUChBCT1RfTEVWRUxfRVhQRVJUEAQy7AsKE0JhbG9vdEVuZ2luZVNlcnZpY2USUQoLQ3JlYXRlTWF0Y2gSHS5iYWxvb3QudjEuQ3JlYXRlTWF0Y2hSZXF1ZXN0Gh4uYmFsb290LnYxLkNyZWF0ZU1hdGNoUmVzcG9uc2UiA5ACAhJLCglEZWFsUm91bmQSGy5iYWxvb3QudjEuRGVhbFJvdW5kUmVxdWVzdBocLmJhbG9vdC52MS5EZWFsUm91bmRSZXNwb25zZSIDkAICEkgKCFBsYWNlQmlkEhouYmFsb290LnYxLlBsYWNlQmlkUmVxdWVzdBobLmJhbG9vdC52MS5QbGFjZUJpZFJlc3BvbnNlIgOQAgISTgoKQ2FsbERvdWJsZRIcLmJhbG9vdC52MS5DYWxsRG91YmxlUmVxdWVzdBodLmJhbG9vdC52MS5DYWxsRG91YmxlUmVzcG9uc2UiA5ACAhJdCg9EZWNsYXJlUHJvamVjdHMSIS5iYWxvb3QudjEuRGVjbGFyZVByb2plY3RzUmVxdWVzdBoiLmJhbG9vdC52MS5EZWNsYXJlUHJvamVjdHNSZXNwb25zZSIDkAICEkgKCFBsYXlDYXJkEhouYmFsb290LnYxLlBsYXlDYXJkUmVxdWVzdBobLmJhbG9vdC52MS5QbGF5Q2FyZFJlc3BvbnNlIgOQAgISSAoIR2V0U2NvcmUSGi5iYWxvb3QudjEuR2V0U2NvcmVSZXF1ZXN0GhsuYmFsb290LnYxLkdldFNjb3JlUmVzcG9uc2UiA5ACARJFCgdHZXRWaWV3EhkuYmFsb290LnYxLkdldFZpZXdSZXF1ZXN0GhouYmFsb290LnYxLkdldFZpZXdSZXNwb25zZSIDkAIBEmAKEExpc3RMZWdhbEFjdGlvbnMSIi5iYWxvb3QudjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaIy5iYWxvb3QudjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlIgOQAgESTgoKU2NvcmVSb3VuZBIcLmJhbG9vdC52MS5TY29yZVJvdW5kUmVxdWVzdBodLmJhbG9vdC52MS5TY29yZVJvdW5kUmVzcG9uc2UiA5ACARJXCg1TdWdnZXN0QWN0aW9uEh8uYmFsb290LnYxLlN1Z2dlc3RBY3Rpb25SZXF1ZXN0GiAuYmFsb290LnYxLlN1Z2dlc3RBY3Rpb25SZXNwb25zZSIDkAIBEloKDkFwcGx5Qm90QWN0aW9uEiAuYmFsb290LnYxLkFwcGx5Qm90QWN0aW9uUmVxdWVzdBohLmJhbG9vdC52MS5BcHBseUJvdEFjdGlvblJlc3BvbnNlIgOQAgISVAoMVmVyaWZ5UmVjb3JkEh4uYmFsb290LnYxLlZlcmlmeVJlY29yZFJlcXVlc3QaHy5iYWxvb3QudjEuVmVyaWZ5UmVjb3JkUmVzcG9uc2UiA5ACARJUCgxSZXBsYXlSZWNvcmQSHi5iYWxvb3QudjEuUmVwbGF5UmVjb3JkUmVxdWVzdBofLmJhbG9vdC52MS5SZXBsYXlSZWNvcmRSZXNwb25zZSIDkAIBElkKDUFuYWx5emVSZWNvcmQSHy5iYWxvb3QudjEuQW5hbHl6ZVJlY29yZFJlcXVlc3QaIC5iYWxvb3QudjEuQW5hbHl6ZVJlY29yZFJlc3BvbnNlIgOQAgEwARJcCg5GYWlyUGxheVJlcG9ydBIgLmJhbG9vdC52MS5GYWlyUGxheVJlcG9ydFJlcXVlc3QaIS5iYWxvb3QudjEuRmFpclBsYXlSZXBvcnRSZXNwb25zZSIDkAIBMAESSAoIQ2FsbFFheWQSGi5iYWxvb3QudjEuQ2FsbFFheWRSZXF1ZXN0GhsuYmFsb290LnYxLkNhbGxRYXlkUmVzcG9uc2UiA5ACAhJLCglTb2x2ZURlYWwSGy5iYWxvb3QudjEuU29sdmVEZWFsUmVxdWVzdBocLmJhbG9vdC52MS5Tb2x2ZURlYWxSZXNwb25zZSIDkAIBQq0BChNvcmcuYmFsb290ZW5naW5lLnYxQhJFbmdpbmVTZXJ2aWNlUHJvdG9QAVpIZ2l0aHViLmNvbS9iYWxvb3QtZW5naW5lL2JhbG9vdC1lbmdpbmUvY2xpZW50cy9nby9nZW4vYmFsb290L3YxO2JhbG9vdHYxogIDQkxUqgIJQmFsb290LlYxugIKQmFsb290X1YxX8oCCUJhbG9vdFxWMeoCCkJhbG9vdDo6VjFiBnByb3RvMw", [file_baloot_v1_analysis, file_baloot_v1_records, file_baloot_v1_rules, file_baloot_v1_types]);
+  fileDesc("Ch5iYWxvb3QvdjEvZW5naW5lX3NlcnZpY2UucHJvdG8SCWJhbG9vdC52MSLdAQoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EiEKBXJ1bGVzGAEgASgLMhIuYmFsb290LnYxLlJ1bGVTZXQSGQoMZmlyc3RfZGVhbGVyGAIgASgNSACIAQESFwoPc3RhcnRpbmdfc2NvcmVzGAMgAygNEhEKCWJvYXJkX3NldBgUIAEoCRIYChBib2FyZF9zZXRfc2VjcmV0GBUgASgJEjIKD2RlYWxfZGlzY2xvc3VyZRgWIAEoDjIZLmJhbG9vdC52MS5EZWFsRGlzY2xvc3VyZUIPCg1fZmlyc3RfZGVhbGVyIowCChNDcmVhdGVNYXRjaFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSEAoIbWF0Y2hfaWQYAyABKAkSFwoPaG9zdF9jcmVkZW50aWFsGAQgASgJEhgKEHNlYXRfY3JlZGVudGlhbHMYBSADKAkSHgoFdmlld3MYBiADKAsyDy5iYWxvb3QudjEuVmlldxIcChRzcGVjdGF0b3JfY3JlZGVudGlhbBgUIAEoCRIYChBib2FyZF9zZXRfc2VjcmV0GBUgASgJEjIKD2RlYWxfY29tbWl0bWVudBgWIAEoCzIZLmJhbG9vdC52MS5EZWFsQ29tbWl0bWVudCKdAQoQRGVhbFJvdW5kUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SEgoKZGVja19vcmRlchgEIAMoDRIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iewoRRGVhbFJvdW5kUmVzcG9uc2USDQoFc3RhdGUYASABKAwSFQoNc3RhdGVfdmVyc2lvbhgCIAEoBBIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSHgoFdmlld3MYBCADKAsyDy5iYWxvb3QudjEuVmlldyKlAQoPUGxhY2VCaWRSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIbCgNiaWQYBCABKAsyDi5iYWxvb3QudjEuQmlkEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJ6ChBQbGFjZUJpZFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXcisQEKEUNhbGxEb3VibGVSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIlCghkb3VibGluZxgEIAEoCzITLmJhbG9vdC52MS5Eb3VibGluZxIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24ifAoSQ2FsbERvdWJsZVJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXcivAEKFkRlY2xhcmVQcm9qZWN0c1JlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEisKC2RlY2xhcmF0aW9uGAQgASgLMhYuYmFsb290LnYxLkRlY2xhcmF0aW9uEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiKBAQoXRGVjbGFyZVByb2plY3RzUmVzcG9uc2USDQoFc3RhdGUYASABKAwSFQoNc3RhdGVfdmVyc2lvbhgCIAEoBBIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSHgoFdmlld3MYBCADKAsyDy5iYWxvb3QudjEuVmlldyKrAQoPUGxheUNhcmRSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIhCgRwbGF5GAQgASgLMhMuYmFsb290LnYxLkNhcmRQbGF5Eh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJ6ChBQbGF5Q2FyZFJlc3BvbnNlEg0KBXN0YXRlGAEgASgMEhUKDXN0YXRlX3ZlcnNpb24YAiABKAQSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50Eh4KBXZpZXdzGAQgAygLMg8uYmFsb290LnYxLlZpZXciRgoPR2V0U2NvcmVSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSEAoIbWF0Y2hfaWQYAyABKAkiegoQR2V0U2NvcmVSZXNwb25zZRIVCg1zdGF0ZV92ZXJzaW9uGAEgASgEEikKCmxhc3Rfcm91bmQYAiABKAsyFS5iYWxvb3QudjEuUm91bmRTY29yZRIkCgVtYXRjaBgDIAEoCzIVLmJhbG9vdC52MS5NYXRjaFNjb3JlImEKDkdldFZpZXdSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSEQoEc2VhdBgDIAEoDUgAiAEBEhAKCG1hdGNoX2lkGAQgASgJQgcKBV9zZWF0Il4KD0dldFZpZXdSZXNwb25zZRIdCgR2aWV3GAEgASgLMg8uYmFsb290LnYxLlZpZXcSLAoMcm91bmRfcmV2ZWFsGAIgASgLMhYuYmFsb290LnYxLlJvdW5kUmV2ZWFsIlwKF0xpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0Eg0KBXN0YXRlGAEgASgMEhIKCmNyZWRlbnRpYWwYAiABKAkSDAoEc2VhdBgDIAEoDRIQCghtYXRjaF9pZBgEIAEoCSJVChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USFQoNc3RhdGVfdmVyc2lvbhgBIAEoBBIiCgdhY3Rpb25zGAIgAygLMhEuYmFsb290LnYxLkFjdGlvbiJECg5Bd2FyZGVkUHJvamVjdBIMCgR0ZWFtGAEgASgNEiQKBGtpbmQYAiABKA4yFi5iYWxvb3QudjEuUHJvamVjdEtpbmQioQMKEVNjb3JlUm91bmRSZXF1ZXN0EiEKBXJ1bGVzGAEgASgLMhIuYmFsb290LnYxLlJ1bGVTZXQSLgoNY29udHJhY3RfdHlwZRgCIAEoDjIXLmJhbG9vdC52MS5Db250cmFjdFR5cGUSHgoFdHJ1bXAYAyABKA4yDy5iYWxvb3QudjEuU3VpdBIUCgpidXllcl9zZWF0GAQgASgNSAASFAoKYnV5ZXJfdGVhbRgFIAEoDUgAEhIKCmNhcmRfYWJuYXQYBiADKA0SEgoKdHJpY2tzX3dvbhgHIAMoDRIgCgZ0cmlja3MYCCADKAsyEC5iYWxvb3QudjEuVHJpY2sSMwoQYXdhcmRlZF9wcm9qZWN0cxgJIAMoCzIZLmJhbG9vdC52MS5Bd2FyZGVkUHJvamVjdBIUCgxiYWxvb3RfdGVhbXMYCiADKA0SEgoKbXVsdGlwbGllchgLIAEoDRINCgVnYWh3YRgMIAEoCBIUCgxtYXRjaF9zY29yZXMYDSADKA0SFgoOcmV2ZXJzZV9rYWJvb3QYDiABKAhCBwoFYnV5ZXIiYAoSU2NvcmVSb3VuZFJlc3BvbnNlEiQKBXNjb3JlGAEgASgLMhUuYmFsb290LnYxLlJvdW5kU2NvcmUSJAoFbWF0Y2gYAiABKAsyFS5iYWxvb3QudjEuTWF0Y2hTY29yZSKZAQoUU3VnZ2VzdEFjdGlvblJlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEhAKCG1hdGNoX2lkGAQgASgJEiIKBWxldmVsGAUgASgOMhMuYmFsb290LnYxLkJvdExldmVsEhEKBHNlZWQYBiABKARIAIgBAUIHCgVfc2VlZCJ1ChVTdWdnZXN0QWN0aW9uUmVzcG9uc2USFQoNc3RhdGVfdmVyc2lvbhgBIAEoBBIhCgZhY3Rpb24YAiABKAsyES5iYWxvb3QudjEuQWN0aW9uEiIKBWxldmVsGAMgASgOMhMuYmFsb290LnYxLkJvdExldmVsItQBChVBcHBseUJvdEFjdGlvblJlcXVlc3QSDQoFc3RhdGUYASABKAwSEgoKY3JlZGVudGlhbBgCIAEoCRIMCgRzZWF0GAMgASgNEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAIgBARIQCghtYXRjaF9pZBgGIAEoCRIiCgVsZXZlbBgHIAEoDjITLmJhbG9vdC52MS5Cb3RMZXZlbBIRCgRzZWVkGAggASgESAGIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb25CBwoFX3NlZWRKBAgEEAUi1QEKFkFwcGx5Qm90QWN0aW9uUmVzcG9uc2USDQoFc3RhdGUYASABKAwSFQoNc3RhdGVfdmVyc2lvbhgCIAEoBBIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSHgoFdmlld3MYBCADKAsyDy5iYWxvb3QudjEuVmlldxIMCgRzZWF0GBQgASgNEiEKBmFjdGlvbhgVIAEoCzIRLmJhbG9vdC52MS5BY3Rpb24SIgoFbGV2ZWwYFiABKA4yEy5iYWxvb3QudjEuQm90TGV2ZWwiPQoTVmVyaWZ5UmVjb3JkUmVxdWVzdBImCgZyZWNvcmQYASABKAsyFi5iYWxvb3QudjEuTWF0Y2hSZWNvcmQi5QIKFFZlcmlmeVJlY29yZFJlc3BvbnNlEg0KBXZhbGlkGAEgASgIEiQKBW1hdGNoGAIgASgLMhUuYmFsb290LnYxLk1hdGNoU2NvcmUSJAoFc2hlZXQYAyADKAsyFS5iYWxvb3QudjEuUm91bmRTY29yZRIvCgpkaXZlcmdlbmNlGAQgASgLMhsuYmFsb290LnYxLlJlY29yZERpdmVyZ2VuY2USGAoQYWN0aW9uc19yZXBsYXllZBgFIAEoDRIQCghjb21wbGV0ZRgGIAEoCBIXCg9sYXN0X3JvdW5kX292ZXIYByABKAgSFAoMZGVhbHNfcHJvdmVuGAggASgIEhUKDXJvdW5kc19wcm92ZW4YCSABKA0SNgoRY29tbWl0bWVudF9zdGF0dXMYCiABKA4yGy5iYWxvb3QudjEuQ29tbWl0bWVudFN0YXR1cxIXCg9jb21taXRtZW50X25vdGUYCyABKAkiGwoZR2V0QXR0ZXN0YXRpb25LZXlzUmVxdWVzdCJFChpHZXRBdHRlc3RhdGlvbktleXNSZXNwb25zZRInCgRrZXlzGAEgAygLMhkuYmFsb290LnYxLkF0dGVzdGF0aW9uS2V5IjUKDkF0dGVzdGF0aW9uS2V5EhIKCnB1YmxpY19rZXkYASABKAwSDwoHc2lnbmluZxgCIAEoCCJLChNSZXBsYXlSZWNvcmRSZXF1ZXN0EiYKBnJlY29yZBgBIAEoCzIWLmJhbG9vdC52MS5NYXRjaFJlY29yZBIMCgRzdGVwGAIgASgNIukBChRSZXBsYXlSZWNvcmRSZXNwb25zZRIeCgV2aWV3cxgBIAMoCzIPLmJhbG9vdC52MS5WaWV3EiQKC3B1YmxpY192aWV3GAIgASgLMg8uYmFsb290LnYxLlZpZXcSIAoGZXZlbnRzGAMgAygLMhAuYmFsb290LnYxLkV2ZW50EikKBmFjdGlvbhgEIAEoCzIZLmJhbG9vdC52MS5SZWNvcmRlZEFjdGlvbhITCgtyb3VuZF9pbmRleBgFIAEoDRIUCgxhY3Rpb25faW5kZXgYBiABKA0SEwoLdG90YWxfc3RlcHMYByABKA0iwQEKD0NhbGxRYXlkUmVxdWVzdBINCgVzdGF0ZRgBIAEoDBISCgpjcmVkZW50aWFsGAIgASgJEgwKBHNlYXQYAyABKA0SIQoEY2FsbBgEIAEoCzITLmJhbG9vdC52MS5RYXlkQ2FsbBIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESACIAQESEAoIbWF0Y2hfaWQYBiABKAkSFAoMY2xvc2VfcmV2aWV3GAcgASgIQhMKEV9leHBlY3RlZF92ZXJzaW9uInoKEENhbGxRYXlkUmVzcG9uc2USDQoFc3RhdGUYASABKAwSFQoNc3RhdGVfdmVyc2lvbhgCIAEoBBIgCgZldmVudHMYAyADKAsyEC5iYWxvb3QudjEuRXZlbnQSHgoFdmlld3MYBCADKAsyDy5iYWxvb3QudjEuVmlldyKVAQoQU29sdmVEZWFsUmVxdWVzdBIuCgVtYXRjaBgBIAEoCzIdLmJhbG9vdC52MS5Tb2x2ZU1hdGNoUG9zaXRpb25IABIwCgZyZWNvcmQYAiABKAsyHi5iYWxvb3QudjEuU29sdmVSZWNvcmRQb3NpdGlvbkgAEhMKC2RlYWRsaW5lX21zGAMgASgNQgoKCHBvc2l0aW9uIl0KElNvbHZlTWF0Y2hQb3NpdGlvbhINCgVzdGF0ZRgBIAEoDBIQCghtYXRjaF9pZBgCIAEoCRISCgpjcmVkZW50aWFsGAMgASgJEhIKCmNhcmRfaW5kZXgYBCABKA0iaAoTU29sdmVSZWNvcmRQb3NpdGlvbhImCgZyZWNvcmQYASABKAsyFi5iYWxvb3QudjEuTWF0Y2hSZWNvcmQSEwoLcm91bmRfaW5kZXgYAiABKA0SFAoMYWN0aW9uX2luZGV4GAMgASgNInkKClNvbHZlZENhcmQSIQoEcGxheRgBIAEoCzITLmJhbG9vdC52MS5DYXJkUGxheRIOCgZwb2ludHMYAiADKA0SDgoGdHJpY2tzGAMgAygNEhgKC2thYm9vdF90ZWFtGAQgASgNSACIAQFCDgoMX2thYm9vdF90ZWFtIlEKCVNvbHZlZFBhchIkCgVzY29yZRgBIAEoCzIVLmJhbG9vdC52MS5Sb3VuZFNjb3JlEg4KBnBvaW50cxgCIAMoDRIOCgZ0cmlja3MYAyADKA0ijQEKEVNvbHZlRGVhbFJlc3BvbnNlEgwKBHNlYXQYASABKA0SJAoFY2FyZHMYAiADKAsyFS5iYWxvb3QudjEuU29sdmVkQ2FyZBISCgpiZXN0X2luZGV4GAMgASgNEiEKA3BhchgEIAEoCzIULmJhbG9vdC52MS5Tb2x2ZWRQYXISDQoFbm9kZXMYBSABKAQqfAoIQm90TGV2ZWwSGQoVQk9UX0xFVkVMX1VOU1BFQ0lGSUVEEAASFAoQQk9UX0xFVkVMX1JBTkRPTRABEhMKD0JPVF9MRVZFTF9CQVNJQxACEhQKEEJPVF9MRVZFTF9TVFJPTkcQAxIUChBCT1RfTEVWRUxfRVhQRVJUEAQqmgEKEENvbW1pdG1lbnRTdGF0dXMSIQodQ09NTUlUTUVOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIcChhDT01NSVRNRU5UX1NUQVRVU19BQlNFTlQQARIlCiFDT01NSVRNRU5UX1NUQVRVU19TRUxGX0NPTlNJU1RFTlQQAhIeChpDT01NSVRNRU5UX1NUQVRVU19BVFRFU1RFRBADMtQMChNCYWxvb3RFbmdpbmVTZXJ2aWNlElEKC0NyZWF0ZU1hdGNoEh0uYmFsb290LnYxLkNyZWF0ZU1hdGNoUmVxdWVzdBoeLmJhbG9vdC52MS5DcmVhdGVNYXRjaFJlc3BvbnNlIgOQAgISSwoJRGVhbFJvdW5kEhsuYmFsb290LnYxLkRlYWxSb3VuZFJlcXVlc3QaHC5iYWxvb3QudjEuRGVhbFJvdW5kUmVzcG9uc2UiA5ACAhJICghQbGFjZUJpZBIaLmJhbG9vdC52MS5QbGFjZUJpZFJlcXVlc3QaGy5iYWxvb3QudjEuUGxhY2VCaWRSZXNwb25zZSIDkAICEk4KCkNhbGxEb3VibGUSHC5iYWxvb3QudjEuQ2FsbERvdWJsZVJlcXVlc3QaHS5iYWxvb3QudjEuQ2FsbERvdWJsZVJlc3BvbnNlIgOQAgISXQoPRGVjbGFyZVByb2plY3RzEiEuYmFsb290LnYxLkRlY2xhcmVQcm9qZWN0c1JlcXVlc3QaIi5iYWxvb3QudjEuRGVjbGFyZVByb2plY3RzUmVzcG9uc2UiA5ACAhJICghQbGF5Q2FyZBIaLmJhbG9vdC52MS5QbGF5Q2FyZFJlcXVlc3QaGy5iYWxvb3QudjEuUGxheUNhcmRSZXNwb25zZSIDkAICEkgKCEdldFNjb3JlEhouYmFsb290LnYxLkdldFNjb3JlUmVxdWVzdBobLmJhbG9vdC52MS5HZXRTY29yZVJlc3BvbnNlIgOQAgESRQoHR2V0VmlldxIZLmJhbG9vdC52MS5HZXRWaWV3UmVxdWVzdBoaLmJhbG9vdC52MS5HZXRWaWV3UmVzcG9uc2UiA5ACARJgChBMaXN0TGVnYWxBY3Rpb25zEiIuYmFsb290LnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0GiMuYmFsb290LnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZSIDkAIBEk4KClNjb3JlUm91bmQSHC5iYWxvb3QudjEuU2NvcmVSb3VuZFJlcXVlc3QaHS5iYWxvb3QudjEuU2NvcmVSb3VuZFJlc3BvbnNlIgOQAgESVwoNU3VnZ2VzdEFjdGlvbhIfLmJhbG9vdC52MS5TdWdnZXN0QWN0aW9uUmVxdWVzdBogLmJhbG9vdC52MS5TdWdnZXN0QWN0aW9uUmVzcG9uc2UiA5ACARJaCg5BcHBseUJvdEFjdGlvbhIgLmJhbG9vdC52MS5BcHBseUJvdEFjdGlvblJlcXVlc3QaIS5iYWxvb3QudjEuQXBwbHlCb3RBY3Rpb25SZXNwb25zZSIDkAICElQKDFZlcmlmeVJlY29yZBIeLmJhbG9vdC52MS5WZXJpZnlSZWNvcmRSZXF1ZXN0Gh8uYmFsb290LnYxLlZlcmlmeVJlY29yZFJlc3BvbnNlIgOQAgESVAoMUmVwbGF5UmVjb3JkEh4uYmFsb290LnYxLlJlcGxheVJlY29yZFJlcXVlc3QaHy5iYWxvb3QudjEuUmVwbGF5UmVjb3JkUmVzcG9uc2UiA5ACARJmChJHZXRBdHRlc3RhdGlvbktleXMSJC5iYWxvb3QudjEuR2V0QXR0ZXN0YXRpb25LZXlzUmVxdWVzdBolLmJhbG9vdC52MS5HZXRBdHRlc3RhdGlvbktleXNSZXNwb25zZSIDkAIBElkKDUFuYWx5emVSZWNvcmQSHy5iYWxvb3QudjEuQW5hbHl6ZVJlY29yZFJlcXVlc3QaIC5iYWxvb3QudjEuQW5hbHl6ZVJlY29yZFJlc3BvbnNlIgOQAgEwARJcCg5GYWlyUGxheVJlcG9ydBIgLmJhbG9vdC52MS5GYWlyUGxheVJlcG9ydFJlcXVlc3QaIS5iYWxvb3QudjEuRmFpclBsYXlSZXBvcnRSZXNwb25zZSIDkAIBMAESSAoIQ2FsbFFheWQSGi5iYWxvb3QudjEuQ2FsbFFheWRSZXF1ZXN0GhsuYmFsb290LnYxLkNhbGxRYXlkUmVzcG9uc2UiA5ACAhJLCglTb2x2ZURlYWwSGy5iYWxvb3QudjEuU29sdmVEZWFsUmVxdWVzdBocLmJhbG9vdC52MS5Tb2x2ZURlYWxSZXNwb25zZSIDkAIBQq0BChNvcmcuYmFsb290ZW5naW5lLnYxQhJFbmdpbmVTZXJ2aWNlUHJvdG9QAVpIZ2l0aHViLmNvbS9iYWxvb3QtZW5naW5lL2JhbG9vdC1lbmdpbmUvY2xpZW50cy9nby9nZW4vYmFsb290L3YxO2JhbG9vdHYxogIDQkxUqgIJQmFsb290LlYxugIKQmFsb290X1YxX8oCCUJhbG9vdFxWMeoCCkJhbG9vdDo6VjFiBnByb3RvMw", [file_baloot_v1_analysis, file_baloot_v1_records, file_baloot_v1_rules, file_baloot_v1_types]);
 
 /**
  * The request of CreateMatch.
@@ -805,6 +805,20 @@ export type GetViewResponse = Message<"baloot.v1.GetViewResponse"> & {
    * @generated from field: baloot.v1.View view = 1;
    */
   view?: View | undefined;
+
+  /**
+   * To the host credential only, while the match waits for the next deal (and once it is over):
+   * the reveal of the round that ended last, scored or cancelled for a redeal, whichever
+   * credential ended it (a seat's last card, Sawa claim or Qayd call, or its bid that made everyone
+   * pass): the reveal of the ROUND_REVEALED event the host would have received, the disclosed
+   * deal key included. A backend that relays its players' actions with their own credentials
+   * completes its match record from it (docs/records.md). It shows every hand of that round and,
+   * in a board-set match, the key: keep it on the backend. Unset before the first deal and while a
+   * round is played.
+   *
+   * @generated from field: baloot.v1.RoundReveal round_reveal = 2;
+   */
+  roundReveal?: RoundReveal | undefined;
 };
 
 /**
@@ -1400,6 +1414,26 @@ export type VerifyRecordResponse = Message<"baloot.v1.VerifyRecordResponse"> & {
    * @generated from field: uint32 rounds_proven = 9;
    */
   roundsProven: number;
+
+  /**
+   * Whether this deployment made the record's deal commitment: ATTESTED when one of its
+   * attestation keys (GetAttestationKeys) signed it for the record's match id, rules and
+   * disclosure; SELF_CONSISTENT when the record carries a commitment that nothing shows this
+   * deployment made (anyone can make a commitment, keys and decks that agree: deals_proven alone
+   * proves the decks follow the record's own commitment); ABSENT without a commitment.
+   *
+   * @generated from field: baloot.v1.CommitmentStatus commitment_status = 10;
+   */
+  commitmentStatus: CommitmentStatus;
+
+  /**
+   * What the attestation check found, in English for people: the time the commitment was signed,
+   * or why it is not attested (no attestation, a key this deployment does not use, a signature
+   * that does not verify, another match id, rules or disclosure than the record's).
+   *
+   * @generated from field: string commitment_note = 11;
+   */
+  commitmentNote: string;
 };
 
 /**
@@ -1408,6 +1442,72 @@ export type VerifyRecordResponse = Message<"baloot.v1.VerifyRecordResponse"> & {
  */
 export const VerifyRecordResponseSchema: GenMessage<VerifyRecordResponse> = /*@__PURE__*/
   messageDesc(file_baloot_v1_engine_service, 26);
+
+/**
+ * The request of GetAttestationKeys (empty).
+ *
+ * @generated from message baloot.v1.GetAttestationKeysRequest
+ */
+export type GetAttestationKeysRequest = Message<"baloot.v1.GetAttestationKeysRequest"> & {
+};
+
+/**
+ * Describes the message baloot.v1.GetAttestationKeysRequest.
+ * Use `create(GetAttestationKeysRequestSchema)` to create a new message.
+ */
+export const GetAttestationKeysRequestSchema: GenMessage<GetAttestationKeysRequest> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 27);
+
+/**
+ * The response of GetAttestationKeys.
+ *
+ * @generated from message baloot.v1.GetAttestationKeysResponse
+ */
+export type GetAttestationKeysResponse = Message<"baloot.v1.GetAttestationKeysResponse"> & {
+  /**
+   * The deployment's public attestation keys, the one that signs new commitments first; empty
+   * when the server has no attestation key.
+   *
+   * @generated from field: repeated baloot.v1.AttestationKey keys = 1;
+   */
+  keys: AttestationKey[];
+};
+
+/**
+ * Describes the message baloot.v1.GetAttestationKeysResponse.
+ * Use `create(GetAttestationKeysResponseSchema)` to create a new message.
+ */
+export const GetAttestationKeysResponseSchema: GenMessage<GetAttestationKeysResponse> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 28);
+
+/**
+ * One public attestation key of a deployment.
+ *
+ * @generated from message baloot.v1.AttestationKey
+ */
+export type AttestationKey = Message<"baloot.v1.AttestationKey"> & {
+  /**
+   * The raw Ed25519 public key, 32 bytes.
+   *
+   * @generated from field: bytes public_key = 1;
+   */
+  publicKey: Uint8Array;
+
+  /**
+   * True for the key that signs new commitments; the others are older keys still accepted
+   * (a rotation), whose attestations VerifyRecord still finds ATTESTED.
+   *
+   * @generated from field: bool signing = 2;
+   */
+  signing: boolean;
+};
+
+/**
+ * Describes the message baloot.v1.AttestationKey.
+ * Use `create(AttestationKeySchema)` to create a new message.
+ */
+export const AttestationKeySchema: GenMessage<AttestationKey> = /*@__PURE__*/
+  messageDesc(file_baloot_v1_engine_service, 29);
 
 /**
  * The request of ReplayRecord.
@@ -1439,7 +1539,7 @@ export type ReplayRecordRequest = Message<"baloot.v1.ReplayRecordRequest"> & {
  * Use `create(ReplayRecordRequestSchema)` to create a new message.
  */
 export const ReplayRecordRequestSchema: GenMessage<ReplayRecordRequest> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_engine_service, 27);
+  messageDesc(file_baloot_v1_engine_service, 30);
 
 /**
  * The response of ReplayRecord.
@@ -1503,7 +1603,7 @@ export type ReplayRecordResponse = Message<"baloot.v1.ReplayRecordResponse"> & {
  * Use `create(ReplayRecordResponseSchema)` to create a new message.
  */
 export const ReplayRecordResponseSchema: GenMessage<ReplayRecordResponse> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_engine_service, 28);
+  messageDesc(file_baloot_v1_engine_service, 31);
 
 /**
  * The request of CallQayd: a Qayd call of `seat`, or the host closing the review.
@@ -1568,7 +1668,7 @@ export type CallQaydRequest = Message<"baloot.v1.CallQaydRequest"> & {
  * Use `create(CallQaydRequestSchema)` to create a new message.
  */
 export const CallQaydRequestSchema: GenMessage<CallQaydRequest> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_engine_service, 29);
+  messageDesc(file_baloot_v1_engine_service, 32);
 
 /**
  * The response of CallQayd.
@@ -1611,7 +1711,7 @@ export type CallQaydResponse = Message<"baloot.v1.CallQaydResponse"> & {
  * Use `create(CallQaydResponseSchema)` to create a new message.
  */
 export const CallQaydResponseSchema: GenMessage<CallQaydResponse> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_engine_service, 30);
+  messageDesc(file_baloot_v1_engine_service, 33);
 
 /**
  * The request of SolveDeal: a position from a match's token or from a match record.
@@ -1665,7 +1765,7 @@ export type SolveDealRequest = Message<"baloot.v1.SolveDealRequest"> & {
  * Use `create(SolveDealRequestSchema)` to create a new message.
  */
 export const SolveDealRequestSchema: GenMessage<SolveDealRequest> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_engine_service, 31);
+  messageDesc(file_baloot_v1_engine_service, 34);
 
 /**
  * A position in a match in play, for SolveDealRequest.
@@ -1708,7 +1808,7 @@ export type SolveMatchPosition = Message<"baloot.v1.SolveMatchPosition"> & {
  * Use `create(SolveMatchPositionSchema)` to create a new message.
  */
 export const SolveMatchPositionSchema: GenMessage<SolveMatchPosition> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_engine_service, 32);
+  messageDesc(file_baloot_v1_engine_service, 35);
 
 /**
  * A position in a match record, for SolveDealRequest.
@@ -1744,7 +1844,7 @@ export type SolveRecordPosition = Message<"baloot.v1.SolveRecordPosition"> & {
  * Use `create(SolveRecordPositionSchema)` to create a new message.
  */
 export const SolveRecordPositionSchema: GenMessage<SolveRecordPosition> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_engine_service, 33);
+  messageDesc(file_baloot_v1_engine_service, 36);
 
 /**
  * One legal card action of the seat to play, and where perfect play goes after it.
@@ -1788,7 +1888,7 @@ export type SolvedCard = Message<"baloot.v1.SolvedCard"> & {
  * Use `create(SolvedCardSchema)` to create a new message.
  */
 export const SolvedCardSchema: GenMessage<SolvedCard> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_engine_service, 34);
+  messageDesc(file_baloot_v1_engine_service, 37);
 
 /**
  * The par of a round: its best line played out by the rules and scored.
@@ -1823,7 +1923,7 @@ export type SolvedPar = Message<"baloot.v1.SolvedPar"> & {
  * Use `create(SolvedParSchema)` to create a new message.
  */
 export const SolvedParSchema: GenMessage<SolvedPar> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_engine_service, 35);
+  messageDesc(file_baloot_v1_engine_service, 38);
 
 /**
  * The response of SolveDeal.
@@ -1872,7 +1972,7 @@ export type SolveDealResponse = Message<"baloot.v1.SolveDealResponse"> & {
  * Use `create(SolveDealResponseSchema)` to create a new message.
  */
 export const SolveDealResponseSchema: GenMessage<SolveDealResponse> = /*@__PURE__*/
-  messageDesc(file_baloot_v1_engine_service, 36);
+  messageDesc(file_baloot_v1_engine_service, 39);
 
 /**
  * How well a suggesting bot plays.
@@ -1929,6 +2029,49 @@ export enum BotLevel {
  */
 export const BotLevelSchema: GenEnum<BotLevel> = /*@__PURE__*/
   enumDesc(file_baloot_v1_engine_service, 0);
+
+/**
+ * Whether a record's deal commitment is one this deployment made (VerifyRecordResponse).
+ *
+ * @generated from enum baloot.v1.CommitmentStatus
+ */
+export enum CommitmentStatus {
+  /**
+   * Not said (a server from before attestations).
+   *
+   * @generated from enum value: COMMITMENT_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The record carries no deal commitment.
+   *
+   * @generated from enum value: COMMITMENT_STATUS_ABSENT = 1;
+   */
+  ABSENT = 1,
+
+  /**
+   * The record carries a commitment, but no attestation by a key of this deployment for this
+   * very match: its decks may follow it, yet anyone could have made it.
+   *
+   * @generated from enum value: COMMITMENT_STATUS_SELF_CONSISTENT = 2;
+   */
+  SELF_CONSISTENT = 2,
+
+  /**
+   * One of this deployment's attestation keys signed the commitment for this match id, these
+   * rules and this disclosure.
+   *
+   * @generated from enum value: COMMITMENT_STATUS_ATTESTED = 3;
+   */
+  ATTESTED = 3,
+}
+
+/**
+ * Describes the enum baloot.v1.CommitmentStatus.
+ */
+export const CommitmentStatusSchema: GenEnum<CommitmentStatus> = /*@__PURE__*/
+  enumDesc(file_baloot_v1_engine_service, 1);
 
 /**
  * BalootEngineService decides every rule question of a Baloot match and keeps nothing in memory.
@@ -2120,6 +2263,18 @@ export const BalootEngineService: GenService<{
     methodKind: "unary";
     input: typeof ReplayRecordRequestSchema;
     output: typeof ReplayRecordResponseSchema;
+  },
+  /**
+   * Returns the public keys with which this deployment attests its deal commitments
+   * (docs/fair-deals.md#attested-commitments), so that a player or a third party can check a
+   * record's commitment without trusting the record.
+   *
+   * @generated from rpc baloot.v1.BalootEngineService.GetAttestationKeys
+   */
+  getAttestationKeys: {
+    methodKind: "unary";
+    input: typeof GetAttestationKeysRequestSchema;
+    output: typeof GetAttestationKeysResponseSchema;
   },
   /**
    * Analyses a match record (server streaming): for each decision of the seats asked (cards,

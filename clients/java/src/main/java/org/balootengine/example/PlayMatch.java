@@ -234,7 +234,7 @@ public final class PlayMatch {
           MatchScore fin = event.getMatchScore();
           System.out.printf("  winner: team %d (%d - %d), %d rounds, %d actions, "
               + "last token %d bytes%n", fin.getWinnerTeam(), fin.getPoints(0),
-              fin.getPoints(1), fin.getRoundsPlayed(), actions + 1, state.size());
+              fin.getPoints(1), fin.getRoundsScored(), actions + 1, state.size());
         }
       }
     }
