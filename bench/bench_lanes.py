@@ -368,11 +368,15 @@ async def _dearest(service: Service, count: int) -> None:
                 await make()
             tree = process_tree(service.child.pid)
             before = cpu_seconds(tree)
-            for _ in range(count):
-                await make()
+            # In waves of 50 at once: a refusal of heavy work is held up to a second.
+            for start in range(0, count, 50):
+                await asyncio.gather(*(make() for _ in range(min(50, count - start))))
             spent = (cpu_seconds(process_tree(service.child.pid)) - before) * 1000 / count
             base = spent if base is None else base
-            print(f"    {name:<30} {spent:8.3f} ms of server CPU a call  ({spent / base:6.2f}x)")
+            print(
+                f"    {name:<30} {spent:8.3f} ms of server CPU a call  ({spent / base:6.2f}x)",
+                flush=True,
+            )
     print(f"    (load {os.getloadavg()[0]:.1f}; {count} calls each)")
 
 

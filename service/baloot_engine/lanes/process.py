@@ -32,7 +32,12 @@ DONE: Final = "done"
 RAISED: Final = "raised"
 FAILED: Final = "failed"
 LOST: Final = "lost"
+_READY: Final = "ready"
 _STOP_SECONDS: Final = 2.0
+START_SECONDS: Final = 60.0
+"""How long a process may take to start (spawn and import the engine) before a stop kills it:
+one killed while it starts leaves the semaphores it was handed to the resource tracker, which
+then warns on the server's standard error."""
 _WATCH_SECONDS: Final = 1.0
 
 
@@ -100,6 +105,7 @@ def _serve(
     if nice:
         with contextlib.suppress(OSError):
             os.nice(nice)
+    connection.send((-1, _READY, None))
     while True:
         try:
             message = connection.recv()
@@ -154,6 +160,7 @@ class LaneProcess:
         child.close()
         self._loop = loop
         self.alive = True
+        self.ready = False  # set once the process has started and waits for jobs
         self._next = 0
         self._current: tuple[int, asyncio.Queue[tuple[str, Any]]] | None = None
         self._reader = threading.Thread(target=self._read, daemon=True, name=f"{lane}-reader")
@@ -178,6 +185,9 @@ class LaneProcess:
                     self._loop.call_soon_threadsafe(self._lost)
                 return
             except Exception:  # noqa: BLE001, S112 - a message that does not unpickle: dropped
+                continue
+            if kind == _READY:
+                self.ready = True
                 continue
             try:
                 self._loop.call_soon_threadsafe(self._route, job_id, kind, payload)
@@ -238,7 +248,10 @@ class LaneProcess:
                 self._process.terminate()
 
     def join(self, timeout: float) -> None:
-        """Wait up to ``timeout`` seconds for the process to end, then kill it."""
+        """Wait up to ``timeout`` seconds for the process to end, then kill it; a process
+        still starting is given until it has started (at most :data:`START_SECONDS`)."""
+        if not self.ready:
+            timeout = max(timeout, START_SECONDS)
         self._process.join(timeout=max(0.0, timeout))
         if self._process.is_alive():
             self._process.kill()
