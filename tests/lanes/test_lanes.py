@@ -355,10 +355,25 @@ def test_a_refusal_of_heavy_work_is_held_for_its_delay_and_then_announces_the_re
     closing = LaneRefusedError("LANE_CLOSED", "stopping", retry_after=0.1)
     for refusal in (full, busy, keyless, closing):
         run(lambda refusal=refusal: admission.hold(refusal))  # type: ignore[misc]
-    # Held its whole delay, at most a second; a refusal without one a second; LANE_CLOSED
+    # Held a second, whatever its delay; LANE_CLOSED
     # (a stopping server: another replica answers) not held.
-    assert slept == [0.3, 1.0, 1.0]
-    assert full.retry_after == pytest.approx(0.001)
+    assert slept == [1.0, 1.0, 1.0]
+    assert full.retry_after == pytest.approx(0.001)  # 0.3 s announced, a second held
     assert busy.retry_after == pytest.approx(24.0)
     assert keyless.retry_after is None
     assert closing.retry_after == 0.1
+
+
+def test_a_lane_holds_at_most_its_queue_of_calls_inside_it() -> None:
+    target = lane(LaneConfig("test", processes=1, queue=2))
+    first, second = target.enter(), target.enter()
+    with pytest.raises(LaneRefusedError) as full:
+        target.enter()
+    assert full.value.reason == "LANE_FULL"
+    first()
+    first()  # once only
+    third = target.enter()  # the place the first left
+    with pytest.raises(LaneRefusedError):
+        target.enter()
+    second()
+    third()

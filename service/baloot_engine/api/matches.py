@@ -16,6 +16,7 @@ which could otherwise tell something about a stale state (a false Sawa claim, a 
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 import hmac
@@ -366,9 +367,16 @@ class Matches:
         its new state made field for field the one the same call applied here gives."""
         lanes = self.lanes
         client = lanes.client(caller.key)
-        # A full judge lane refuses before the judgement, at once: the refusal tells nothing
-        # of the hands, and holds no place among the play's calls for a step.
+        # A full judge lane refuses before the judgement: the refusal tells nothing of the
+        # hands. The call counts in the lane until its answer has left, its time step included
+        # (the task's end), so that claims answered on a step cannot pile up past the lane.
         lanes.judge.check(client)
+        leave = lanes.judge.enter()
+        task = asyncio.current_task()
+        if task is None:  # pragma: no cover - a call always runs in a task
+            leave()
+        else:
+            task.add_done_callback(leave)
         judged_call.set(True)
         if type(action) is ClaimSawa:
             claim = _claims.get()

@@ -25,7 +25,7 @@ from baloot_engine.lanes.errors import (
 HELD_REASONS: Final = (LANE_FULL, QUOTA_EXCEEDED, API_KEY_REQUIRED, API_KEY_INVALID)
 """The refusals held before they leave (:func:`hold`)."""
 MAX_HOLD_SECONDS: Final = 1.0
-"""The longest a refusal is held (a refusal with no retry delay, of a missing key, this long)."""
+"""How long a refusal of heavy work is held before it leaves."""
 MAX_HELD: Final = 4096
 """Refusals held at once, at most, per server process; past that they leave at once."""
 
@@ -47,16 +47,16 @@ class _Held:
 
 
 async def hold(refusal: LaneError) -> None:
-    """Hold a refusal of heavy work for its retry delay (at most a second; a second for a
-    missing or unknown key), out of the play lane, before it leaves, and take what was held
-    off the delay it announces. A client that honours the delay loses nothing; one that sends
-    the same call again at once, in a loop, is paced to its calls in flight a second instead
-    of costing the event loop a refusal every half millisecond. Nothing else waits: a held
-    refusal is a sleeping task, bounded at :data:`MAX_HELD` a process."""
+    """Hold a refusal of heavy work for a second, out of the play lane, before it leaves, and
+    take the second off the retry delay it announces. A client that honours the delay loses
+    at most the second; one that sends the same call again at once, in a loop, is paced to
+    its calls in flight a second instead of costing the event loop a refusal every half
+    millisecond. Nothing else waits: a held refusal is a sleeping task, bounded at
+    :data:`MAX_HELD` a process (past that, refusals leave at once)."""
     if refusal.reason not in HELD_REASONS or _Held.count >= MAX_HELD:
         return
     given = refusal.retry_after
-    delay = MAX_HOLD_SECONDS if given is None else min(given, MAX_HOLD_SECONDS)
+    delay = MAX_HOLD_SECONDS
     leave_play()
     _Held.count += 1
     try:

@@ -16,7 +16,7 @@ import contextlib
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
@@ -142,6 +142,7 @@ class Lane:
         self._closed = False
         self._watchers: set[asyncio.Task[None]] = set()
         self._live: set[_Ticket] = set()  # every job admitted and not yet ended
+        self._entered = 0  # calls inside the lane (enter): their jobs and what follows them
 
     @property
     def name(self) -> str:
@@ -217,6 +218,30 @@ class Lane:
 
     def _free(self) -> bool:
         return self._running < max(1, self.config.processes) and not self._waiting
+
+    def enter(self) -> Callable[..., None]:
+        """Count a call inside the lane until it calls the function returned (once), its job
+        and whatever follows it included (the judged answer's time step); refuse at once
+        (LANE_FULL) when as many calls as the lane holds (its queue) are inside already. This
+        bounds the calls of the lane a process answers at once, where the queue alone bounds
+        only the jobs waiting for a process."""
+        if self._entered >= self.config.queue:
+            raise self._refusal(
+                LANE_FULL,
+                f"the {self.config.name} lane is answering {self._entered} calls, as many as "
+                "it holds",
+                self._retry_after(),
+            )
+        self._entered += 1
+        left = False
+
+        def leave(*_: object) -> None:
+            nonlocal left
+            if not left:
+                left = True
+                self._entered -= 1
+
+        return leave
 
     # -- running ------------------------------------------------------------------------------
 
