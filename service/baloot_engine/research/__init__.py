@@ -29,6 +29,7 @@ if any(find_spec(name) is None for name in ("numpy", "gymnasium", "pettingzoo", 
         "the repository's root"
     )
 
+from baloot_engine.research import openspiel_game
 from baloot_engine.research.bridge import (
     MissedTrickError,
     ViewReader,
@@ -39,7 +40,11 @@ from baloot_engine.research.bridge import (
 )
 from baloot_engine.research.pettingzoo_env import BalootEnv, env, raw_env
 
+GAME_NAME = openspiel_game.GAME_NAME
+"""The OpenSpiel name of the game, registered with pyspiel by this import."""
+
 __all__ = [
+    "GAME_NAME",
     "BalootEnv",
     "MissedTrickError",
     "ViewReader",
