@@ -29,7 +29,7 @@ if any(find_spec(name) is None for name in ("numpy", "gymnasium", "pettingzoo", 
         "the repository's root"
     )
 
-from baloot_engine.research import openspiel_game
+from baloot_engine.research import gym_env, openspiel_game
 from baloot_engine.research.bridge import (
     MissedTrickError,
     ViewReader,
@@ -38,19 +38,26 @@ from baloot_engine.research.bridge import (
     rules_from_message,
     rules_to_message,
 )
-from baloot_engine.research.pettingzoo_env import BalootEnv, env, raw_env
+from baloot_engine.research.gym_env import BalootGymEnv
+from baloot_engine.research.pettingzoo_env import BalootEnv, env, parallel_env, raw_env
 
+gym_env.register()
 GAME_NAME = openspiel_game.GAME_NAME
 """The OpenSpiel name of the game, registered with pyspiel by this import."""
+ENV_ID = gym_env.ENV_ID
+"""The Gymnasium id of :class:`BalootGymEnv`, registered by this import."""
 
 __all__ = [
+    "ENV_ID",
     "GAME_NAME",
     "BalootEnv",
+    "BalootGymEnv",
     "MissedTrickError",
     "ViewReader",
     "action_from_message",
     "action_to_message",
     "env",
+    "parallel_env",
     "raw_env",
     "rules_from_message",
     "rules_to_message",
