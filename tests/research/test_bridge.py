@@ -141,6 +141,11 @@ def test_the_reader_needs_the_rules_and_one_seat_s_views() -> None:
         ViewReader(KAMMELNA)(build_view(state, None, "m", 1))
     with pytest.raises(ValueError, match="not the rules"):
         ViewReader(SEEDS)(build_view(state, 0, "m", 1, with_rules=True))
+    reader = ViewReader(KAMMELNA)
+    reader(build_view(state, 0, "m", 1))
+    for seat, match_id in ((1, "m"), (0, "n")):
+        with pytest.raises(ValueError, match="one reader per seat and match"):
+            reader(build_view(state, seat, match_id, 2))
 
 
 def test_the_mask_of_a_dealer_s_view_between_rounds_leaves_the_deal_out() -> None:

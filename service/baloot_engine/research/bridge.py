@@ -369,6 +369,8 @@ class ViewReader:
     ) -> None:
         self.rules: RuleSet | None = None if rules is None else _any_rules(rules, flags)
         self._round = -1
+        self._seat = -1
+        self._match = ""
         self._tricks: dict[int, TrickRecord] = {}
         self._replay: _Replay | None = None
         self._encode = Encoder()
@@ -385,14 +387,23 @@ class ViewReader:
     def observation(self, view: types_pb2.View) -> Observation:
         """The rules core's observation of the seat at ``view``.
 
-        Every field is the one ``observe(state, seat)`` gives, but ``last_score`` (None: a
-        view carries the last round's score between rounds only, as a ``RoundScore``
-        message) and, between rounds, ``hand_sizes`` (which views leave out then).
+        Every field is the one ``observe(state, seat)`` gives (tests/research/test_bridge.py
+        checks it over every state of whole matches), but ``last_score``: None, a view
+        carrying the last round's score between rounds only, as a ``RoundScore`` message.
+        Outside bidding, doubling and play, where views list no hand sizes, the hand sizes are
+        read as 0 (the hands are empty then, a table-play review aside).
         """
         rules = self._rules_of(view)
         if not view.HasField("seat"):
             raise ValueError("the public view has no seat: read the views of one seat")
         seat = view.seat
+        if self._seat < 0:
+            self._seat, self._match = seat, view.match_id
+        elif (seat, view.match_id) != (self._seat, self._match):
+            raise ValueError(
+                f"this reader reads seat {self._seat}'s views of match {self._match}: "
+                "use one reader per seat and match"
+            )
         phase = _member(_PHASES, view.phase, "the phase")
         if view.round_number != self._round:
             self._round = view.round_number
