@@ -246,14 +246,15 @@ class BalootState(pyspiel.State):  # type: ignore[misc]
         everything the player saw (as the bots sample their worlds).
 
         ``probability_sampler`` is called once (a ``pyspiel.UniformProbabilitySampler``, or
-        any callable giving a number in [0, 1)), to seed the draw. The deal is drawn with the
-        bots' card tracking (:func:`baloot_engine.bots.tracking.sample_hands`: hand sizes,
-        the cards seen in a hand, the suits a seat showed it lacks) and the whole deal is then
-        replayed from the new deck order with the actions of this one; a draw under which an
-        action would not be legal, or the player would see anything else (a declaration the
-        drawn hand cannot make, another outcome of the projects' comparison, a refused Sawa
-        claim that would stand), is drawn again. A terminal state, where nothing is left to
-        decide, is returned as a copy.
+        any callable giving a number in [0, 1)), to seed the draw. The other seats' hands are
+        drawn by :func:`~baloot_engine.research.worlds.draw_hands` (the bots' card tracking:
+        hand sizes, the cards seen in a hand, the cards a seat showed it cannot hold; and the
+        declared projects), the player's own cards keep their places in the deck order, and
+        the whole deal is replayed from the new deck order with the actions of this one. A
+        draw under which an action would not be legal, or the player would see anything else
+        (another outcome of the projects' comparison, a refused Sawa claim that would stand),
+        is drawn again. A terminal state, where nothing is left to decide, is returned as a
+        copy.
         """
         rng = random.Random(int(float(probability_sampler()) * 2**53))
         if self.over:
@@ -268,6 +269,8 @@ class BalootState(pyspiel.State):  # type: ignore[misc]
         actions = self.history()[32:]
         for _ in range(RESAMPLE_TRIES):
             deck = self._consistent_deck(player_id, seen, rng)
+            if deck is None:
+                continue  # the drawn hands do not fill the deck (facts the draw relaxed)
             state = game.new_initial_state()
             try:
                 for step in (*deck, *actions):
@@ -285,9 +288,10 @@ class BalootState(pyspiel.State):  # type: ignore[misc]
 
     def _consistent_deck(
         self, player: int, seen: Observation, rng: random.Random
-    ) -> tuple[int, ...]:
+    ) -> tuple[int, ...] | None:
         """A deck order under which ``player`` holds and has played the same cards, at the
-        same places of the deck, and the other seats hold cards drawn to fit what it saw."""
+        same places of the deck, and the other seats hold cards drawn to fit what it saw
+        (None when the drawn hands do not fit the places)."""
         core = self.core
         true_deck = self.dealt
         spent = spent_by_seat(seen)
@@ -316,12 +320,14 @@ class BalootState(pyspiel.State):  # type: ignore[misc]
                 cards = [c for c in range(32) if (world[seat] | spent[seat]) >> c & 1]
                 cards = [c for c in cards if c != buy and c not in deck]
                 if seat != player:
+                    if len(cards) < len(places[seat]):
+                        return None
                     rng.shuffle(cards)
                     for place in places[seat]:
                         deck[place] = cards.pop()
                 left.extend(cards)  # a delayed deal's cards, still in the stock
-            assert len(left) <= len(stock)
-            left.extend(c for c in range(32) if c not in deck and c not in left)
+        if len(left) != len(stock) or set(left) & set(deck):
+            return None
         rng.shuffle(left)
         for place, card in zip(stock, left, strict=True):
             deck[place] = card
