@@ -37,3 +37,15 @@ def test_the_research_extra_brings_the_frameworks_and_dev_installs_it() -> None:
         dependency.startswith(("numpy", "pettingzoo", "open-spiel", "gymnasium"))
         for dependency in project["dependencies"]
     )
+
+
+def test_the_install_line_is_the_one_that_works_from_a_clone() -> None:
+    """The package is not on PyPI: the docs install it from the repository's root, and the
+    research package's own hint says the same."""
+    line = "pip install -e '.[research]'"
+    for path in (ROOT / "README.md", ROOT / "docs" / "research.md"):
+        text = path.read_text(encoding="utf-8")
+        assert line in text
+        assert "baloot-engine[research]" not in text
+    hint = (PACKAGE_DIR / "research" / "__init__.py").read_text(encoding="utf-8")
+    assert "pip install -e '.[research]'" in hint

@@ -43,3 +43,24 @@ def random_states(rules: RuleSet, seed: int, count: int) -> Iterator[State]:
                 assert error.reason == errors.SAWA_INVALID
                 plays = [a for a in actions if type(a) is not ClaimSawa]
                 state, _ = apply(state, state.turn, rng.choice(plays))
+
+
+def match_states(rules: RuleSet, seed: int, limit: int = 2000) -> Iterator[State]:
+    """Every state of a random match (its deals, the states between rounds and its end), each
+    action drawn from the legal ones of the seat on turn; at most ``limit`` states."""
+    rng = random.Random(seed)
+    state = new_match(rules, dealer=rng.randrange(4))
+    for _ in range(limit):
+        yield state
+        if state.phase is Phase.MATCH_OVER:
+            return
+        if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
+            state, _ = apply(state, state.dealer, Deal(shuffled_deck(rng)))
+            continue
+        actions = legal_actions(state, state.turn)
+        try:
+            state, _ = apply(state, state.turn, rng.choice(actions))
+        except RuleError as error:  # a refused Sawa claim: play a card instead
+            assert error.reason == errors.SAWA_INVALID
+            plays = [a for a in actions if type(a) is not ClaimSawa]
+            state, _ = apply(state, state.turn, rng.choice(plays))

@@ -24,15 +24,22 @@ Observation and information state: the tensor and the string of
 (``private_info = NONE``) encodes :func:`~baloot_engine.rules.observation.observe_public`. The
 observation already holds the whole public history of the deal and the player's hand, so the
 information state is the same tensor (it does not record which of the player's cards came at
-the completion of the deal).
+the completion of the deal). The strings also name the Sawa claims refused so far (each is
+heard by all, and says the claimant's team could not take every trick left), which the tensor
+does not hold.
 
 Differences from the PettingZoo environment: none in the actions and tensors. Only the seat on
-turn acts; a Sawa claim that is refused (``false_sawa = refused``) changes nothing and is not
-offered again to that seat in the same trick, which bounds the game's length.
+turn acts; a Sawa claim that is refused (``false_sawa = refused``) changes nothing but the
+strings and is not offered again to that seat in the same trick, which bounds the game's
+length (claiming it again there is refused with ValueError).
+
+:meth:`BalootState.resample_from_infostate` deals the cards hidden from a player again, so
+OpenSpiel's information-set search runs: ``open_spiel.python.algorithms.ismcts.ISMCTSBot``.
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import numpy as np
@@ -58,19 +65,22 @@ from baloot_engine.research.encoding import (
     MAX_CALLS,
     NUM_ACTIONS,
     OBSERVATION_SIZE,
+    SAWA_INDEX,
     SEGMENTS,
     Encoder,
     action_name,
     describe,
 )
+from baloot_engine.research.worlds import draw_hands, spent_by_seat
 from baloot_engine.rules import errors
 from baloot_engine.rules.actions import Action, ClaimSawa, Deal
 from baloot_engine.rules.cards import format_card
+from baloot_engine.rules.dealing import REVEALED_INDEX
 from baloot_engine.rules.errors import RuleError
 from baloot_engine.rules.game import apply, legal_actions, new_match
 from baloot_engine.rules.observation import Observation, observe, observe_public
 from baloot_engine.rules.ruleset import RuleSet
-from baloot_engine.rules.state import State
+from baloot_engine.rules.state import Phase, State
 
 GAME_NAME = "python_baloot"
 PARAMETERS: dict[str, Any] = {
@@ -81,6 +91,8 @@ PARAMETERS: dict[str, Any] = {
     "score_1": 0,
 }
 """The game's parameters and their defaults."""
+RESAMPLE_TRIES = 200
+"""Draws :meth:`BalootState.resample_from_infostate` makes before it gives up."""
 MAX_GAME_LENGTH = 32 + MAX_BIDS + MAX_CALLS + 4 + 32 + 8
 """Chance nodes of the deal, bids, doubling calls, declarations, cards, refused Sawa claims."""
 
@@ -161,9 +173,10 @@ class BalootState(pyspiel.State):  # type: ignore[misc]
         self.rules = game.rules
         self.core: State = new_match(game.rules, game.dealer, game.scores)
         self.deck: list[int] = []
+        self.dealt: tuple[int, ...] = ()  # the deck order of the deal, once dealt
         self.over = False
         self.final_returns = [0.0, 0.0, 0.0, 0.0]
-        self.refused: tuple[int, int] | None = None  # (trick number, seat) of a refused Sawa
+        self.refused: list[tuple[int, int]] = []  # (trick number, seat) of each refused Sawa
 
     # ---- the pyspiel.State interface -------------------------------------------------------
 
@@ -189,17 +202,21 @@ class BalootState(pyspiel.State):  # type: ignore[misc]
             self.deck.append(action)
             if len(self.deck) == 32:
                 core = self.core
-                self.core, _ = apply(core, core.dealer, Deal(tuple(self.deck)))
+                self.dealt = tuple(self.deck)
+                self.core, _ = apply(core, core.dealer, Deal(self.dealt))
                 self.deck = []
             return
         core = self.core
         seat = core.turn
+        claim = (len(core.tricks), seat)
+        if action == SAWA_INDEX and claim in self.refused:
+            raise ValueError(f"seat {seat}'s Sawa claim was refused in this trick already")
         try:
             self.core, events = apply(core, seat, ACTIONS[action])
         except RuleError as error:
             if error.reason != errors.SAWA_INVALID:
                 raise
-            self.refused = (len(core.tricks), seat)
+            self.refused = [*self.refused, claim]
             return
         score = scored_round(events)
         if score is not None:
@@ -223,7 +240,98 @@ class BalootState(pyspiel.State):  # type: ignore[misc]
         hands = " ".join(f"{seat}:{self.core.hands[seat]:08x}" for seat in range(4))
         return f"{describe(observe_public(self.core), 0)} | hands {hands}"
 
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> BalootState:
+        """A state ``player_id`` cannot tell from this one: the same information state, the
+        cards hidden from the player dealt again at random among the deals consistent with
+        everything the player saw (as the bots sample their worlds).
+
+        ``probability_sampler`` is called once (a ``pyspiel.UniformProbabilitySampler``, or
+        any callable giving a number in [0, 1)), to seed the draw. The other seats' hands are
+        drawn by :func:`~baloot_engine.research.worlds.draw_hands` (the bots' card tracking:
+        hand sizes, the cards seen in a hand, the cards a seat showed it cannot hold; and the
+        declared projects), the player's own cards keep their places in the deck order, and
+        the whole deal is replayed from the new deck order with the actions of this one. A
+        draw under which an action would not be legal, or the player would see anything else
+        (another outcome of the projects' comparison, a refused Sawa claim that would stand),
+        is drawn again. A terminal state, where nothing is left to decide, is returned as a
+        copy.
+        """
+        rng = random.Random(int(float(probability_sampler()) * 2**53))
+        if self.over:
+            return self.clone()  # type: ignore[no-any-return]
+        game = self.get_game()
+        if self.core.phase in DEALING:  # the deal is under way: nobody has seen a card
+            state: BalootState = game.new_initial_state()
+            for card in rng.sample(range(32), len(self.deck)):
+                state.apply_action(card)
+            return state
+        seen = observe(self.core, player_id)
+        actions = self.history()[32:]
+        for _ in range(RESAMPLE_TRIES):
+            deck = self._consistent_deck(player_id, seen, rng)
+            if deck is None:
+                continue  # the drawn hands do not fill the deck (facts the draw relaxed)
+            state = game.new_initial_state()
+            try:
+                for step in (*deck, *actions):
+                    state.apply_action(step)
+            except RuleError:
+                continue  # an action the drawn hands make illegal
+            if not state.over and observe(state.core, player_id) == seen:
+                return state
+        raise RuntimeError(
+            f"no deal consistent with player {player_id}'s information state was drawn in "
+            f"{RESAMPLE_TRIES} tries"
+        )
+
     # ---- helpers ---------------------------------------------------------------------------
+
+    def _consistent_deck(
+        self, player: int, seen: Observation, rng: random.Random
+    ) -> tuple[int, ...] | None:
+        """A deck order under which ``player`` holds and has played the same cards, at the
+        same places of the deck, and the other seats hold cards drawn to fit what it saw
+        (None when the drawn hands do not fit the places)."""
+        core = self.core
+        true_deck = self.dealt
+        spent = spent_by_seat(seen)
+        held = [core.hands[seat] | spent[seat] for seat in range(4)]
+        places: list[list[int]] = [[], [], [], []]
+        stock: list[int] = []  # places of cards in no hand yet (the stock, a delayed deal)
+        for place, card in enumerate(true_deck):
+            if place == REVEALED_INDEX:
+                continue
+            owner = next((seat for seat in range(4) if held[seat] >> card & 1), -1)
+            (stock if owner < 0 else places[owner]).append(place)
+        buy = true_deck[REVEALED_INDEX]
+        deck = [-1] * 32
+        deck[REVEALED_INDEX] = buy
+        for place in places[player]:
+            deck[place] = true_deck[place]
+        left: list[int] = []  # cards still to place, in the stock's places
+        if core.phase is Phase.BIDDING:
+            for seat in range(4):
+                if seat != player:
+                    stock.extend(places[seat])
+            left = [card for card in range(32) if card not in deck]
+        else:
+            world = draw_hands(seen, rng)
+            for seat in range(4):
+                cards = [c for c in range(32) if (world[seat] | spent[seat]) >> c & 1]
+                cards = [c for c in cards if c != buy and c not in deck]
+                if seat != player:
+                    if len(cards) < len(places[seat]):
+                        return None
+                    rng.shuffle(cards)
+                    for place in places[seat]:
+                        deck[place] = cards.pop()
+                left.extend(cards)  # a delayed deal's cards, still in the stock
+        if len(left) != len(stock) or set(left) & set(deck):
+            return None
+        rng.shuffle(left)
+        for place, card in zip(stock, left, strict=True):
+            deck[place] = card
+        return tuple(deck)
 
     def core_legal_actions(self, player: int) -> list[Action]:
         """The rules core's legal actions of ``player`` on turn (a refused Sawa left out)."""
@@ -231,7 +339,7 @@ class BalootState(pyspiel.State):  # type: ignore[misc]
         if self.over or player != core.turn or core.phase in DEALING:
             return []
         actions = legal_actions(core, player)
-        if self.refused == (len(core.tricks), player):
+        if (len(core.tricks), player) in self.refused:
             actions = [action for action in actions if type(action) is not ClaimSawa]
         return actions
 
@@ -265,8 +373,12 @@ class BalootObserver:
         self.tensor[:] = self.encode(self._observation(state, player), player)
 
     def string_from(self, state: BalootState, player: int) -> str:
-        """``state`` as ``player`` sees it, as one line of text."""
-        return describe(self._observation(state, player), player)
+        """``state`` as ``player`` sees it, as one line of text (with the refused claims)."""
+        text = describe(self._observation(state, player), player)
+        if state.refused:
+            claims = ", ".join(f"{seat} in trick {trick + 1}" for trick, seat in state.refused)
+            text += f" | sawa refused [{claims}]"
+        return text
 
 
 class BalootBot(pyspiel.Bot):  # type: ignore[misc]

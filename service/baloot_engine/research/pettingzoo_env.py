@@ -34,7 +34,8 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from baloot_engine.research.core import (
     DEALING,
@@ -285,3 +286,25 @@ def env(
 ) -> BalootEnv:
     """The environment (the usual entry point; it enforces the order of calls itself)."""
     return raw_env(preset, flags, match=match, reward=reward, render_mode=render_mode)
+
+
+def parallel_env(
+    preset: str | Preset | RuleSet = Preset.SEEDS,
+    flags: Mapping[str, object] | None = None,
+    *,
+    match: bool = False,
+    reward: str = "points",
+    render_mode: str | None = None,
+) -> ParallelEnv[str, Observed, int | None]:
+    """The environment under PettingZoo's parallel API.
+
+    Baloot is played in turns, so each ``step(actions)`` applies the action of the one seat on
+    turn (the only agent whose mask is not all 0, named in each ``infos[agent]
+    ["active_agent"]``); the other agents' actions are not read. It is PettingZoo's own
+    ``turn_based_aec_to_parallel`` over this environment: observations, rewards and ends are
+    the AEC environment's, for every agent at every step. (PettingZoo's general
+    ``aec_to_parallel`` would apply every agent's action in a fixed order each cycle, which
+    Baloot's turns do not follow: the metadata says ``is_parallelizable: False`` for it.)
+    """
+    table = raw_env(preset, flags, match=match, reward=reward, render_mode=render_mode)
+    return turn_based_aec_to_parallel(table)
