@@ -200,12 +200,9 @@ async def _attack_kind(
 # The victim
 
 
-async def victim(
-    target: str, seconds: float, key: str
-) -> tuple[list[float], list[float], Counter[str]]:
-    """PlayCard latencies (ms), STRONG turn latencies (ms), refusals by reason."""
-    refused: Counter[str] = Counter()
-    metadata = (("x-api-key", key),) if key else ()
+async def victim_table(target: str) -> tuple[pb.PlayCardRequest, pb.SuggestActionRequest]:
+    """The victim's table at its first lead: the card it plays again and again, and the STRONG
+    turn it asks for (seeded: the same decision, so the same work, alone and attacked)."""
     async with grpc.aio.insecure_channel(target) as channel:
         stub = pb_grpc.BalootEngineServiceStub(channel)
         created, state, seat = await _playing(stub)
@@ -219,21 +216,25 @@ async def victim(
                 )
             )
         ).view
-        card = view.legal_actions[0].play
-        playing = pb.PlayCardRequest(
-            state=state,
-            match_id=created.match_id,
-            credential=created.host_credential,
-            seat=seat,
-            play=card,
-        )
-        suggesting = pb.SuggestActionRequest(
-            state=state,
-            match_id=created.match_id,
-            credential=created.host_credential,
-            seat=seat,
-            level=pb.BOT_LEVEL_STRONG,
-        )
+    card = next(a.play for a in view.legal_actions if a.WhichOneof("action") == "play")
+    common = {"state": state, "match_id": created.match_id, "credential": created.host_credential}
+    playing = pb.PlayCardRequest(seat=seat, play=card, **common)
+    suggesting = pb.SuggestActionRequest(seat=seat, level=pb.BOT_LEVEL_STRONG, seed=7, **common)
+    return playing, suggesting
+
+
+async def victim(
+    target: str,
+    seconds: float,
+    key: str,
+    table: tuple[pb.PlayCardRequest, pb.SuggestActionRequest],
+) -> tuple[list[float], list[float], Counter[str]]:
+    """PlayCard latencies (ms), STRONG turn latencies (ms), refusals by reason."""
+    refused: Counter[str] = Counter()
+    metadata = (("x-api-key", key),) if key else ()
+    playing, suggesting = table
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = pb_grpc.BalootEngineServiceStub(channel)
         await stub.SuggestAction(suggesting, metadata=metadata)  # warm
         plays: list[float] = []
         turns: list[float] = []
@@ -272,8 +273,9 @@ def run_attack(
     service: Service, kind: str, args: argparse.Namespace, victim_key: str, attacker_key: str
 ) -> None:
     record = RECORD.SerializeToString()
+    table = asyncio.run(victim_table(service.target))
     base_plays, base_turns, base_refused = asyncio.run(
-        victim(service.target, args.seconds, victim_key)
+        victim(service.target, args.seconds, victim_key, table)
     )
     context = multiprocessing.get_context("spawn")
     out = context.Queue()
@@ -284,7 +286,7 @@ def run_attack(
     )
     attacker.start()
     time.sleep(3.0)  # the flood builds up (the Sawa attacker mints its matches first)
-    plays, turns, refused = asyncio.run(victim(service.target, args.seconds, victim_key))
+    plays, turns, refused = asyncio.run(victim(service.target, args.seconds, victim_key, table))
     answers = out.get(timeout=args.seconds + 120)
     attacker.join(30)
     load = os.getloadavg()[0]
