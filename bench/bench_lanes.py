@@ -118,9 +118,20 @@ def _reason(error: grpc.aio.AioRpcError) -> str:
 
 
 def attacker_main(
-    target: str, kind: str, width: int, seconds: float, key: str, record: bytes, out: Any
+    target: str,
+    kind: str,
+    width: int,
+    seconds: float,
+    key: str,
+    record: bytes,
+    out: Any,
+    nice: int = 0,
 ) -> None:
-    """Keep ``width`` calls of ``kind`` in flight for ``seconds``; put the answers by reason."""
+    """Keep ``width`` calls of ``kind`` in flight for ``seconds``; put the answers by reason.
+    ``nice`` lowers the attacker's own priority: its client's CPU is this machine's too, where
+    a real attacker's would be another machine's."""
+    if nice:
+        os.nice(nice)
     asyncio.run(_attack(target, kind, width, seconds, key, record, out))
 
 
@@ -282,7 +293,16 @@ def run_attack(
     width = {"streams": args.streams, "solves": args.solves, "sawa": args.claims}[kind]
     attacker = context.Process(
         target=attacker_main,
-        args=(service.target, kind, width, args.seconds + 4, attacker_key, record, out),
+        args=(
+            service.target,
+            kind,
+            width,
+            args.seconds + 4,
+            attacker_key,
+            record,
+            out,
+            args.attacker_nice,
+        ),
     )
     attacker.start()
     time.sleep(3.0)  # the flood builds up (the Sawa attacker mints its matches first)
@@ -290,9 +310,8 @@ def run_attack(
     answers = out.get(timeout=args.seconds + 120)
     attacker.join(30)
     load = os.getloadavg()[0]
-    print(
-        f"  attack {kind:<8} ({width} in flight, attacker {'keyed' if attacker_key else 'no key'})"
-    )
+    who = ("keyed" if attacker_key else "no key") + f", nice {args.attacker_nice}"
+    print(f"  attack {kind:<8} ({width} in flight, attacker {who})")
     for name, before, during in (
         ("PlayCard", base_plays, plays),
         ("STRONG turn", base_turns, turns),
@@ -394,6 +413,12 @@ def main() -> None:
     parser.add_argument("--solves", type=int, default=16)
     parser.add_argument("--claims", type=int, default=300)
     parser.add_argument("--attacker-key", action="store_true")
+    parser.add_argument(
+        "--attacker-nice",
+        type=int,
+        default=0,
+        help="the attacker process's nice level (its CPU is this machine's, not a remote one's)",
+    )
     parser.add_argument("--calls", type=int, default=200, help="calls per kind for the CPU")
     args = parser.parse_args()
     global RECORD  # noqa: PLW0603 - made once, read by every attack
