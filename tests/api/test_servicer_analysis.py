@@ -7,6 +7,7 @@ import os
 import signal
 import time
 from functools import cache
+from typing import Any
 
 import grpc
 import pytest
@@ -181,3 +182,29 @@ def test_an_idle_lane_process_stops_when_told_not_killed() -> None:
         assert process.exitcode == 0  # ended by itself, not killed (-9)
     finally:
         loop.close()
+
+
+def test_an_analysis_replays_its_record_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The record is verified (replayed) first; the analysis reads that replay's steps instead
+    # of replaying the record again.
+    from baloot_engine.analysis import core
+    from baloot_engine.api import analysis as api_analysis
+    from baloot_engine.api import records as api_records
+
+    replays: list[str] = []
+    verify_replay, core_replay = api_records.replay, core.replay
+
+    def counted(where: str, replay: Any) -> Any:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            replays.append(where)
+            return replay(*args, **kwargs)
+
+        return run
+
+    monkeypatch.setattr(api_records, "replay", counted("verify", verify_replay))
+    monkeypatch.setattr(core, "replay", counted("analysis", core_replay))
+    job = api_analysis.job_of(request(rounds=[0], seats=[1], seed=3), None)
+    emitted: list[bytes] = []
+    api_analysis.run_job(job, lambda: False, emitted.append)
+    assert emitted
+    assert replays == ["verify"]

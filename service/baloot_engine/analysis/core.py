@@ -739,10 +739,13 @@ def _par(round_: ReplayedRound, stop: StopCheck) -> ParFigures | None:
     return ParFigures(found.score.points, found.points, found.tricks, round_.actual)
 
 
-def replayed_rounds(start: State, rounds: Sequence[RecordedRound]) -> list[ReplayedRound]:
-    """The record replayed and cut into rounds (raises the replay's DivergenceError)."""
+def replayed_rounds(
+    start: State, rounds: Sequence[RecordedRound], steps: Iterable[Step] | None = None
+) -> list[ReplayedRound]:
+    """The record replayed and cut into rounds (raises the replay's DivergenceError); given
+    ``steps``, the replay of the record already made (its verification's), cut the same way."""
     grouped: list[list[Step]] = [[] for _ in rounds]
-    for step in replay(start, rounds):
+    for step in replay(start, rounds) if steps is None else steps:
         grouped[step.round_index].append(step)
     return [ReplayedRound(i, steps) for i, steps in enumerate(grouped) if steps]
 
@@ -760,8 +763,10 @@ def analyze(
     seed: int = 0,
     deadline: float | None = None,
     cancelled: Callable[[], bool] | None = None,
+    replay_steps: Sequence[Step] | None = None,
 ) -> Iterator[Report]:
-    """Analyse a record (its start state and rounds, :mod:`baloot_engine.rules.record`).
+    """Analyse a record (its start state and rounds, :mod:`baloot_engine.rules.record`; given
+    ``replay_steps``, its replay already made, when the record was verified).
 
     Yields a :class:`Progress` first (0 of the total) and after each decision, each
     :class:`Decision` as it is computed, a :class:`RoundSummary` after each analysed round and
@@ -773,7 +778,7 @@ def analyze(
     budget = budget or budget_of()
     chosen_seats = frozenset(seats)
     stop = StopCheck(deadline, cancelled)
-    replayed = replayed_rounds(start, rounds)
+    replayed = replayed_rounds(start, rounds, replay_steps)
     wanted = None if round_indices is None else frozenset(round_indices)
     selected = [
         r for r in replayed if r.ended and r.scored and (wanted is None or r.index in wanted)

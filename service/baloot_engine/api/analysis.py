@@ -36,7 +36,13 @@ from baloot_engine.api.matches import Caller
 from baloot_engine.api.refusals import RECORD_DIVERGES, ApiError
 from baloot_engine.lanes import Lanes
 from baloot_engine.rules import Deal, EventKind, State
-from baloot_engine.rules.record import CloseReview, DivergenceError, RecordedRound, replay
+from baloot_engine.rules.record import (
+    CloseReview,
+    DivergenceError,
+    RecordedRound,
+    Step,
+    replay,
+)
 
 RECORD_FORMAT: Final = records.RECORD_FORMAT
 ANALYSIS_BUDGET_INVALID: Final = "ANALYSIS_BUDGET_INVALID"
@@ -53,13 +59,16 @@ class RecordRefusedError(Exception):
         self.divergence = divergence
 
 
-def prepare(record: records_pb2.MatchRecord) -> tuple[State, list[RecordedRound]]:
+def prepare(
+    record: records_pb2.MatchRecord, steps: list[Step] | None = None
+) -> tuple[State, list[RecordedRound]]:
     """A record's start and rounds, once its size is checked and it is verified (every action
-    replayed, every recorded score compared); raises :class:`RecordRefusedError`."""
+    replayed, every recorded score compared; the replay's steps appended to ``steps`` when
+    given); raises :class:`RecordRefusedError`."""
     why = records.check_size(record)
     if why is not None:
         raise RecordRefusedError("RECORD_TOO_LARGE", why)
-    verdict = records.verify(record)
+    verdict = records.verify(record, steps=steps)
     if not verdict.valid:
         found = verdict.divergence
         divergence = DivergenceError(
@@ -266,13 +275,13 @@ def job_of(request: analysis_pb2.AnalyzeRecordRequest, deadline: float | None) -
 
 
 def verified(
-    record: records_pb2.MatchRecord, index: int | None = None
+    record: records_pb2.MatchRecord, index: int | None = None, steps: list[Step] | None = None
 ) -> tuple[State, list[RecordedRound]]:
     """:func:`prepare`, a record that does not verify refused with RECORD_DIVERGES (in the
     analysis lane: a record is verified there, never on the server's event loop); ``index``,
     the record's place among a request's records, is named in the refusal."""
     try:
-        return prepare(record)
+        return prepare(record, steps)
     except RecordRefusedError as refused:
         divergence = refused.divergence
         assert divergence is not None
@@ -305,10 +314,14 @@ def run_job(job: Job, cancelled: Callable[[], bool], emit: Callable[[bytes], Non
     deadline = time.monotonic() + job.seconds
 
     def reports() -> Iterator[Message]:
-        start, rounds = verified(records_pb2.MatchRecord.FromString(job.record))
+        # Parsed once here, in the lane's process, and replayed once: by its verification,
+        # whose steps the analysis reads.
+        steps: list[Step] = []
+        start, rounds = verified(records_pb2.MatchRecord.FromString(job.record), steps=steps)
         for report in analyze(
             start,
             rounds,
+            replay_steps=steps,
             seats=job.seats,
             round_indices=job.rounds,
             budget=Budget(job.worlds, job.call_deals),

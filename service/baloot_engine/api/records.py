@@ -379,13 +379,17 @@ def _bounded_claims() -> Iterator[None]:
 
 
 def verify(
-    record: records_pb2.MatchRecord, attestor: Attestor | None = None
+    record: records_pb2.MatchRecord,
+    attestor: Attestor | None = None,
+    steps: list[Step] | None = None,
 ) -> pb.VerifyRecordResponse:
     """Replay a record and report whether it holds, or its first divergence, and whether
-    ``attestor`` (the deployment's keys) attested its deal commitment."""
+    ``attestor`` (the deployment's keys) attested its deal commitment. Given ``steps``, every
+    step replayed is appended to it (the analysis reads the record's replay from there rather
+    than replaying it again)."""
     start = start_of(record)
     with _bounded_claims():
-        response = _verify(record, start)
+        response = _verify(record, start, steps)
     judge_commitment(attestor, record, start.rules, response)
     return response
 
@@ -404,7 +408,9 @@ def _committed_steps(
         raise DivergenceError(bad, 0, DEAL_NOT_COMMITTED, dealt.why)
 
 
-def _verify(record: records_pb2.MatchRecord, state: State) -> pb.VerifyRecordResponse:
+def _verify(
+    record: records_pb2.MatchRecord, state: State, steps: list[Step] | None = None
+) -> pb.VerifyRecordResponse:
     response = pb.VerifyRecordResponse(valid=True)
     replayed = 0
     dealt = deal_check(record)
@@ -415,6 +421,8 @@ def _verify(record: records_pb2.MatchRecord, state: State) -> pb.VerifyRecordRes
         for step in _committed_steps(record, state, dealt):
             state = step.state
             replayed += 1
+            if steps is not None:
+                steps.append(step)
             for event in step.events:
                 if event.kind is ROUND_SCORED and event.score is not None:
                     response.sheet.append(
