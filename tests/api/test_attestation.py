@@ -370,23 +370,31 @@ def _doc_blocks(language: str) -> list[str]:
 def test_the_documented_attestation_example_runs(
     attested_engine: ServicerServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # docs/fair-deals.md's Python example, against a server that attests its commitments…
+    # docs/fair-deals.md's Python example, against a server that attests its commitments (the
+    # page's address, make run's server, is this one's)…
     monkeypatch.chdir(tmp_path)
-    namespace: dict[str, Any] = {"target": attested_engine.target, "__name__": "fair_deals_doc"}
+    namespace: dict[str, Any] = {"__name__": "fair_deals_doc"}
     [example] = _doc_blocks("python")
+    example = example.replace('"localhost:50051"', repr(attested_engine.target))
     exec(compile(example, "docs/fair-deals.md python example", "exec"), namespace)  # noqa: S102
     assert (tmp_path / "match.json").exists()
-    # …then its command, with the commitment kept and the key published.
+    assert (tmp_path / "kept.txt").read_text() == namespace["kept"]
+    assert (tmp_path / "published.txt").read_text() == namespace["published"][0]
+    # …then its commands, with the commitment kept and the key published.
     [commands] = _doc_blocks("sh")
-    command = commands.splitlines()[1].split("#", 1)[0]
     verifier = f"{sys.executable} -m baloot_engine.api.verify_deal_cli"
     done = subprocess.run(
-        ["bash", "-c", command.replace(".venv/bin/baloot-verify-deal", verifier)],
+        [
+            "bash",
+            "-euo",
+            "pipefail",
+            "-c",
+            commands.replace(".venv/bin/baloot-verify-deal", verifier),
+        ],
+        cwd=tmp_path,
         env={
             **os.environ,
             "PYTHONPATH": os.pathsep.join(sys.path),  # this package, wherever the test runs
-            "KEPT": namespace["kept"],
-            "PUBLISHED": namespace["published"][0],
         },
         capture_output=True,
         text=True,
@@ -394,5 +402,6 @@ def test_the_documented_attestation_example_runs(
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "proven: all " in done.stdout
     assert "commitment: the record's is the one you kept" in done.stdout
     assert "attested: by one of the given keys" in done.stdout

@@ -5,10 +5,13 @@ first test fails on a block no rule takes, so a new example is run or named, nev
 unchecked:
 
 * **run**: executed against a real server on loopback, here or by the test named (the client
-  guide's Python and grpcurl examples, the records' JSON, the research examples). The address
+  guide's Python and grpcurl examples, the records' JSON, the research examples, the fair deals'
+  example and its check in one folder). The address
   of ``make run``'s server in the documents, ``localhost:50051``, is read as the test server's;
   the files an example reads (``match.json``, ``record.json``) are a finished match's record;
   ``.venv/bin/`` is the environment running the tests.
+* **checked**: compared with what the service uses (the client guide's service config, the
+  alert rules' metrics, the attestation statement's layout).
 * **excerpt**: lines of a program CI builds and runs (``make clients-go``, ``clients-java``,
   ``clients-kotlin``, ``ts-test``; the Go build recipes of ``scripts/clients.sh``). Each run of
   lines between elisions (``// …``) is consecutive lines of that program, whitespace aside, and
@@ -23,6 +26,7 @@ unchecked:
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import os
 import random
@@ -48,10 +52,12 @@ HERE = "tests/docs/test_examples.py"
 PYTHON_RUNNER = f"{HERE}::test_the_python_examples_run"
 WIRE_RUNNER = f"{HERE}::test_the_wire_examples_run"
 GRPC_WEB_RUNNER = f"{HERE}::test_the_grpc_web_examples_run"
-DEAL_CHECK_RUNNER = f"{HERE}::test_the_deal_check_command_runs"
+FAIR_DEALS_RUNNER = f"{HERE}::test_the_fair_deal_examples_run"
 COMMANDS_CHECK = f"{HERE}::test_the_commands_name_what_exists"
 EXCERPT_CHECK = f"{HERE}::test_the_excerpts_are_lines_of_programs_ci_runs"
 ALERTS_CHECK = f"{HERE}::test_the_alert_rules_name_metrics_the_service_exports"
+LAYOUT_CHECK = f"{HERE}::test_the_attestation_layout_is_the_statement_the_service_signs"
+RESEARCH_DOCS = "tests/research/test_docs.py"
 CLIENTS_DOC = "tests/clients/test_clients_doc.py"
 
 RUN, EXCERPT, COMMANDS, RECIPE, TEXT, CHECKED = (
@@ -77,8 +83,6 @@ RECIPES = {
     ("csharp", 'using var channel = GrpcChannel.ForAddress("http://localhost:50051",'),
     ("dart", "final channel = ClientChannel('engine.example.com', port: 443);"),
 }
-# The research examples tests/research/test_docs.py runs, by the marker before their fence.
-RESEARCH_MARKED = ("training-loop", "openspiel-bots")
 _WIRE = re.compile(r"(?:^|[\s|($])(?:\S*/)?(?:grpcurl|buf curl) -", re.MULTILINE)
 
 
@@ -147,33 +151,38 @@ RULES = (
         "docs/records.md",
         ("json",),
     ),
+    # tests/research/test_docs.py runs every Python block of the page, each by its marker
+    # (fewer episodes and simulations), and fails on a block without one.
     Rule(
         RUN,
-        ("tests/research/test_docs.py::test_the_training_loop_of_the_docs_runs",),
+        (
+            f"{RESEARCH_DOCS}::test_the_block_runs",
+            f"{RESEARCH_DOCS}::test_the_service_example_plays_a_match_the_reader_reads_exactly",
+        ),
         "docs/research.md",
         ("python",),
-        lambda b: b.marker == "training-loop",
     ),
-    Rule(
-        RUN,
-        ("tests/research/test_docs.py::test_the_openspiel_example_of_the_docs_runs",),
-        "docs/research.md",
-        ("python",),
-        lambda b: b.marker == "openspiel-bots",
-    ),
+    Rule(RUN, (FAIR_DEALS_RUNNER,), "docs/fair-deals.md", ("python",)),
     Rule(RUN, (PYTHON_RUNNER,), "*", ("python",)),
     Rule(EXCERPT, (TS_EXAMPLES,), "*", ("ts",)),
     Rule(RUN, (GRPC_WEB_RUNNER,), "*", ("sh",), lambda b: _wire(b) and "grpcweb" in b.body),
     Rule(RUN, (WIRE_RUNNER,), "*", ("sh",), _wire),
     Rule(
         RUN,
-        (DEAL_CHECK_RUNNER,),
+        (FAIR_DEALS_RUNNER,),
         "docs/fair-deals.md",
         ("sh",),
         lambda b: "baloot-verify-deal" in b.body,
     ),
     Rule(COMMANDS, (COMMANDS_CHECK,), "*", ("sh", "bash")),
     Rule(CHECKED, (ALERTS_CHECK,), "docs/deploy.md", ("yaml",)),
+    Rule(
+        CHECKED,
+        (LAYOUT_CHECK,),
+        "docs/fair-deals.md",
+        ("text",),
+        lambda b: b.first_line.startswith("statement = "),
+    ),
     Rule(TEXT, (), "*", ("text",)),
 )
 
@@ -206,11 +215,24 @@ def test_every_runner_and_program_named_exists() -> None:
     assert all(rule in used for rule in RULES), [r for r in RULES if r not in used]
 
 
+def _research_checks() -> list[str]:
+    """The markers of the blocks tests/research/test_docs.py runs: the keys of its CHECKS."""
+    tree = ast.parse((ROOT / RESEARCH_DOCS).read_text(encoding="utf-8"))
+    for node in tree.body:
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and node.target.id == "CHECKS"
+            and isinstance(node.value, ast.Dict)
+        ):
+            return [ast.literal_eval(key) for key in node.value.keys if key is not None]
+    raise AssertionError(f"{RESEARCH_DOCS} has no CHECKS")
+
+
 def test_the_research_markers_are_the_ones_its_test_reads() -> None:
-    runner = (ROOT / "tests/research/test_docs.py").read_text()
-    for marker in RESEARCH_MARKED:
-        assert f"<!-- {marker} -->" in runner
-    assert {b.marker for b in blocks("docs/research.md") if b.marker} == set(RESEARCH_MARKED)
+    marked = [b.marker for b in blocks("docs/research.md") if b.language == "python"]
+    assert all(marked), "a Python block of docs/research.md has no marker its test reads"
+    assert sorted(marked) == sorted(_research_checks())
 
 
 def test_the_recipes_are_named() -> None:
@@ -282,7 +304,7 @@ def _run_python(block: Block, namespace: dict[str, object], target: str) -> None
         expected = _NO_LITERAL
         if isinstance(statement, ast.Expr) and statement.end_lineno is not None:
             expected = _literal_comment(lines[statement.end_lineno - 1])
-        if expected is _NO_LITERAL:
+        if expected is _NO_LITERAL or not isinstance(statement, ast.Expr):
             exec(compile(ast.Module([statement], []), where, "exec"), namespace)  # noqa: S102 - the document's example
         else:
             value = eval(compile(ast.Expression(statement.value), where, "eval"), namespace)  # noqa: S307
@@ -357,14 +379,25 @@ def test_the_grpc_web_examples_run(server: InProcessServer, tmp_path: Path) -> N
         gateway.child.stop()
 
 
-def test_the_deal_check_command_runs(workdir: Path) -> None:
-    """baloot-verify-deal on a finished match's record: every round proven."""
-    examples = taken_by(DEAL_CHECK_RUNNER)
-    assert examples
+def test_the_fair_deal_examples_run(server: InProcessServer, workdir: Path) -> None:
+    """docs/fair-deals.md's examples in order, in one folder: the Python example plays a match
+    on the server (which attests its commitments, as `make run`'s does) and keeps the record,
+    the commitment and the published key; baloot-verify-deal then finds every round proven,
+    the commitment the one kept and the commitment attested by the key."""
+    examples = taken_by(FAIR_DEALS_RUNNER)
+    assert {block.language for block in examples} == {"python", "sh"}
+    namespace: dict[str, object] = {"__name__": "doc_fair_deals"}
     for block in examples:
+        if block.language == "python":
+            _run_python(block, namespace, server.target)
+            continue
         done = _run_shell(block.body, workdir, {})
         assert done.returncode == 0, f"{block}\n{done.stdout}{done.stderr}"
         assert "proven: all " in done.stdout, done.stdout
+        if "--commitment" in block.body:
+            assert "commitment: the record's is the one you kept" in done.stdout, done.stdout
+        if "--public-key" in block.body:
+            assert "attested: by one of the given keys" in done.stdout, done.stdout
 
 
 # ---------------------------------------------------------------------------------------------
@@ -535,16 +568,17 @@ def _command_problems(words: list[str], targets: set[str], project: dict[str, ob
             script = rest[1] if rest[0] == "-m" else rest[0]
             path = ROOT / (script.replace(".", "/") + ".py" if rest[0] == "-m" else script)
             problems += [] if path.exists() else [f"no {path.relative_to(ROOT)}"]
-        elif tool not in scripts and tool not in ("buf", "grpcurl", "pytest"):
+        elif tool not in scripts and tool not in ("buf", "grpcurl", "pip", "pytest"):
             problems.append(f"no console script {tool}")
     elif "/" in program:
         problems += [] if (ROOT / program).exists() else [f"no {program}"]
     elif program not in _TOOLS:
         problems.append(f"an unknown command {program}")
-    if program == "pip" and rest[:1] == ["install"]:
-        for requirement in rest[1:]:
-            extra = re.fullmatch(r"baloot-engine\[(\w+)\]", requirement)
-            problems += [f"no extra {extra[1]}"] if extra and extra[1] not in extras else []  # type: ignore[operator]
+    if program in ("pip", ".venv/bin/pip") and rest[:1] == ["install"]:
+        for requirement in rest[1:]:  # baloot-engine[ledger], or .[research] from a clone
+            extra = re.fullmatch(r"(?:baloot-engine|\.)\[([\w,]+)\]", requirement)
+            for name in extra[1].split(",") if extra else []:
+                problems += [f"no extra {name}"] if name not in extras else []
     for word in rest:
         for path in _REPOSITORY_PATH.findall(word):
             if not (ROOT / path.rstrip("/")).exists() and "*" not in path:
@@ -584,3 +618,67 @@ def test_the_alert_rules_name_metrics_the_service_exports() -> None:
     assert names
     for name in names:
         assert f'"{name.removesuffix("_total")}"' in metrics or f'"{name}"' in metrics, name
+
+
+def _layout_term(term: str, fields: dict[str, int | bytes]) -> bytes:
+    """One term of a layout: a quoted string (its ASCII bytes), ``u32be(name)`` or
+    ``u64be(name)`` (a number's 4 or 8 bytes, big-endian), or the name of bytes."""
+    if term.startswith('"'):
+        text = ast.literal_eval(term)
+        assert isinstance(text, str), term
+        return text.encode("ascii")
+    number = re.fullmatch(r"u(32|64)be\((\w+)\)", term)
+    if number is not None:
+        value = fields[number[2]]
+        assert isinstance(value, int), term
+        return value.to_bytes(int(number[1]) // 8, "big")
+    value = fields[term]
+    assert isinstance(value, bytes), term
+    return value
+
+
+def test_the_attestation_layout_is_the_statement_the_service_signs() -> None:
+    """docs/fair-deals.md's statement layout, read term by term on a statement, gives the bytes
+    the service signs (rules/fairdeal.py), each term of the size the layout says; the rules
+    digest's line gives the digest of a rule set."""
+    from baloot_engine.rules import fairdeal
+
+    [block] = taken_by(LAYOUT_CHECK)
+    statement = fairdeal.Statement(
+        match_id=bytes(range(16)),
+        scheme=fairdeal.SCHEME,
+        rounds=fairdeal.CHAIN_ROUNDS,
+        disclosure=2,
+        commitment=bytes(range(100, 132)),
+        rules_digest=bytes(range(200, 232)),
+        issued_at=1_800_000_000,
+    )
+    fields: dict[str, int | bytes] = {
+        "match id": statement.match_id,
+        "scheme": statement.scheme,
+        "rounds": statement.rounds,
+        "disclosure": statement.disclosure,
+        "commitment": statement.commitment,
+        "rules digest": statement.rules_digest,
+        "time": statement.issued_at,
+    }
+    layout, digest_line = block.body.rstrip("\n").rsplit("\n", 1)
+    data = b""
+    for line in layout.splitlines():
+        code, _, note = line.strip().removeprefix("statement =").partition("  ")
+        terms = [_layout_term(term.strip(), fields) for term in code.split("||") if term.strip()]
+        size = re.match(r"\s*(\d+) bytes", note)
+        if size is not None:  # "26 bytes, ASCII": the size of the line's one term
+            assert [len(term) for term in terms] == [int(size[1])], line
+        data += b"".join(terms)
+    assert data == statement.encode()
+    assert len(data) == fairdeal.STATEMENT_SIZE
+    text = (ROOT / block.doc).read_text(encoding="utf-8")
+    assert f"a {fairdeal.STATEMENT_SIZE}-byte **statement**" in text
+    label = re.fullmatch(r'rules digest = SHA-256\(("[^"]*") \|\| JSON of .*\)', digest_line)
+    assert label is not None, digest_line
+    flags = {"match_target": 101, "sawa": True}  # the page's example: keys sorted, no spaces
+    json_text = '{"match_target":101,"sawa":true}'
+    assert json_text in text
+    digest = hashlib.sha256(_layout_term(label[1], {}) + json_text.encode()).digest()
+    assert digest == fairdeal.rules_digest(flags)

@@ -480,6 +480,7 @@ class ViewReader:
             phase=phase,
             dealer=view.dealer,
             hand_number=view.round_number,
+            rounds_scored=score.rounds_scored,
             match_scores=(score.points[0], score.points[1]),
             winner=score.winner_team if score.HasField("winner_team") else -1,
             last_score=None,
