@@ -1,8 +1,10 @@
 """The import directions between the layers of ``baloot_engine``, checked over every module.
 
-The layers, lowest first: ``rules`` ← ``solver`` ← ``bots`` ← ``analysis`` ← ``research`` ←
-``telemetry`` ← ``api`` ← ``server`` (``analysis``, the round analysis of match records, runs on
-the bots and the solver; ``research``, the game-AI environments, uses the rules and the bots and
+The layers, lowest first: ``rules`` ← ``solver`` ← ``bots`` ← ``analysis`` ← ``learning`` ←
+``research`` ← ``telemetry`` ← ``api`` ← ``server`` (``analysis``, the round analysis of match
+records, runs on the bots and the solver; ``learning``, the solved-deal corpus and the training
+of the LEARNED bot's networks, on the bots and the solver, and the bots serve its exported
+weights with numpy alone; ``research``, the game-AI environments, uses the rules and the bots and
 nothing of the service; nothing imports it, tests/research checks that). A module may import its
 own layer and the layers below it, never one above: nothing under ``api/`` imports ``server/``,
 telemetry imports neither, and the rules core, the solver and the bots know nothing of the
@@ -22,13 +24,24 @@ import baloot_engine
 
 PACKAGE = "baloot_engine"
 PACKAGE_DIR = Path(baloot_engine.__file__).parent
-LAYERS = ("rules", "solver", "bots", "analysis", "research", "telemetry", "api", "server")
+LAYERS = (
+    "rules",
+    "solver",
+    "bots",
+    "analysis",
+    "learning",
+    "research",
+    "telemetry",
+    "api",
+    "server",
+)
 # Libraries a layer must not import, beyond the layer order itself.
 FORBIDDEN_LIBRARIES = {
     "rules": ("structlog", "prometheus_client"),
     "solver": ("structlog", "prometheus_client", "grpc", "google"),
-    "bots": ("structlog", "prometheus_client"),
+    "bots": ("structlog", "prometheus_client", "torch"),
     "analysis": ("structlog", "prometheus_client", "grpc", "google"),
+    "learning": ("structlog", "prometheus_client", "grpc", "google"),
     "research": ("structlog", "prometheus_client", "grpc"),
 }
 _ROOT = -1  # baloot_engine/__init__.py: importable by every layer
