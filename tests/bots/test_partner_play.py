@@ -158,7 +158,22 @@ def _return_state(rules: RuleSet) -> State:
     )
 
 
-@pytest.mark.parametrize("level", THINKING, ids=lambda level: level.value)
+@pytest.mark.parametrize(
+    "level",
+    [
+        Level.BASIC,
+        Level.STRONG,
+        Level.EXPERT,
+        pytest.param(
+            Level.LEARNED,
+            marks=pytest.mark.xfail(
+                reason="the card features do not say who led each trick (docs/learning.md)",
+                strict=True,
+            ),
+        ),
+    ],
+    ids=lambda level: level.value,
+)
 def test_every_level_returns_the_partners_led_suit(level: Level) -> None:
     state = _return_state(SEEDS)
     solution = solve(position_of(state))

@@ -62,7 +62,8 @@ def test_a_corpus_is_deterministic_and_resumes(corpus: Path, tmp_path: Path) -> 
     with np.load(shard_path(corpus, 0)) as first, np.load(shard_path(tmp_path, 0)) as second:
         assert first.files == second.files
         for key in first.files:
-            assert np.array_equal(first[key], second[key], equal_nan=True), key
+            if key != "cpu_seconds":  # what the shard cost: the only thing a run changes
+                assert np.array_equal(first[key], second[key], equal_nan=True), key
     resumed = generate(TINY, tmp_path, 2)
     assert (resumed.shards_skipped, resumed.shards_made) == (1, 1)
 

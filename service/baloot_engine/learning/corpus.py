@@ -388,6 +388,7 @@ def make_shard(config: CorpusConfig, shard: int, directory: Path) -> tuple[int, 
     for game in range(first, first + config.games_per_shard):
         play_game(config, game, records)
     arrays = records.arrays()
+    arrays["cpu_seconds"] = np.asarray(time.process_time() - started, np.float64)
     directory.mkdir(parents=True, exist_ok=True)
     path = shard_path(directory, shard)
     partial = path.with_suffix(".partial")
@@ -520,15 +521,19 @@ def load(
         raise FileNotFoundError(f"no shard in {directory}")
     parts: dict[str, list[npt.NDArray[np.generic]]] = {}
     rounds = 0
+    cpu = 0.0
     for path in paths:
         with np.load(path, allow_pickle=False) as data:
             for key in data.files:
                 if key == "rounds":
                     rounds += int(data[key])
+                elif key == "cpu_seconds":
+                    cpu += float(data[key])
                 else:
                     parts.setdefault(key, []).append(data[key])
     out = {key: np.concatenate(values) for key, values in parts.items()}
     out["rounds"] = np.asarray(rounds)
+    out["cpu_seconds"] = np.asarray(cpu)
     return out
 
 

@@ -319,6 +319,23 @@ def _export(model: Any) -> Network:
     return Network(layers)
 
 
+def redraw(curves_json: Path, path: Path) -> None:
+    """Draw the curves of a run again from the JSON it wrote (``--json``)."""
+    data = json.loads(curves_json.read_text(encoding="utf-8"))
+    report = Report(
+        Curve(**data["play"]),
+        Curve(**data["bid"]),
+        tuple(data["play_records"]),  # type: ignore[arg-type]
+        tuple(data["bid_records"]),  # type: ignore[arg-type]
+        int(data["rounds"]),
+        float(data["cpu_seconds"]),
+        0,
+        str(data["version"]),
+        dict(data["final"]),
+    )
+    draw_curves(report, path)
+
+
 def draw_curves(report: Report, path: Path) -> None:
     """Draw the training and validation curves of both networks into a PNG."""
     import matplotlib as mpl
@@ -329,9 +346,9 @@ def draw_curves(report: Report, path: Path) -> None:
     figure, axes = plt.subplots(1, 3, figsize=(13, 3.8), dpi=90)
     epochs = range(1, len(report.play.train_loss) + 1)
     left, middle, right = axes
-    left.plot(epochs, report.play.train_loss, label="training")
-    left.plot(epochs, report.play.validation_loss, label="validation")
-    left.set_title("card network: mean squared error")
+    left.plot(epochs, report.play.train_loss, label="training loss (error + spread error)")
+    left.plot(epochs, report.play.validation_loss, label="validation mean squared error")
+    left.set_title("card network")
     left.set_xlabel("epoch")
     left.legend()
     middle.plot(epochs, report.play.validation_regret, label="network", color="C2")
@@ -351,4 +368,12 @@ def draw_curves(report: Report, path: Path) -> None:
     plt.close(figure)
 
 
-__all__ = ["VALIDATION_EVERY", "Curve", "Report", "TrainConfig", "draw_curves", "train_and_export"]
+__all__ = [
+    "VALIDATION_EVERY",
+    "Curve",
+    "Report",
+    "TrainConfig",
+    "draw_curves",
+    "redraw",
+    "train_and_export",
+]
