@@ -35,12 +35,12 @@ from baloot_engine.bots.network import WEIGHTS_FILE, shipped
 from baloot_engine.bots.search import deal_facts
 from baloot_engine.bots.tracking import sample_hands, track
 from baloot_engine.learning.corpus import score_value
-from baloot_engine.rules.observation import observe
-from baloot_engine.solver import Position, solve
 from baloot_engine.rules.actions import Deal
 from baloot_engine.rules.game import apply, legal_actions, new_match
+from baloot_engine.rules.observation import observe
 from baloot_engine.rules.ruleset import KAMMELNA, SEEDS
 from baloot_engine.rules.state import Phase, State
+from baloot_engine.solver import Position, solve
 
 
 def positions(matches: int) -> list[tuple[str, State, int]]:
@@ -121,9 +121,7 @@ def agreement(found: list[tuple[str, State, int]], count: int, worlds: int) -> N
         sampled_mean = statistics.fmean(sampled[c] for c in shared)
         network_mean = statistics.fmean(network[c] for c in shared)
         for card in shared:  # the cards' differences, the part a choice rests on
-            gaps.append(
-                abs((network[card] - network_mean) - (sampled[card] - sampled_mean))
-            )
+            gaps.append(abs((network[card] - network_mean) - (sampled[card] - sampled_mean)))
         best_sampled = max(shared, key=lambda c: sampled[c])
         best_network = max(shared, key=lambda c: network[c])
         same_best += sampled[best_network] >= sampled[best_sampled] - 1e-9

@@ -325,8 +325,8 @@ def redraw(curves_json: Path, path: Path) -> None:
     report = Report(
         Curve(**data["play"]),
         Curve(**data["bid"]),
-        tuple(data["play_records"]),  # type: ignore[arg-type]
-        tuple(data["bid_records"]),  # type: ignore[arg-type]
+        (int(data["play_records"][0]), int(data["play_records"][1])),
+        (int(data["bid_records"][0]), int(data["bid_records"][1])),
         int(data["rounds"]),
         float(data["cpu_seconds"]),
         0,
