@@ -414,6 +414,12 @@ def main() -> None:
     parser.add_argument("--claims", type=int, default=300)
     parser.add_argument("--attacker-key", action="store_true")
     parser.add_argument(
+        "--setting",
+        action="append",
+        default=[],
+        help="BALOOT_X=value for the server (repeatable), e.g. BALOOT_LANE_JUDGE_QUEUE=8",
+    )
+    parser.add_argument(
         "--attacker-nice",
         type=int,
         default=0,
@@ -426,6 +432,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as logs:
         for deployment in args.deployments.split(","):
             env = {"BALOOT_API_KEYS": KEYS} if deployment == "keyed" else {}
+            env.update(setting.split("=", 1) for setting in args.setting)
             service = start_service(Path(logs), key=new_state_key(), name=deployment, env_extra=env)
             try:
                 print(f"deployment {deployment}: {os.cpu_count()} cores")

@@ -1,15 +1,17 @@
 """The import directions between the layers of ``baloot_engine``, checked over every module.
 
-The layers, lowest first: ``rules`` ← ``solver`` ← ``bots`` ← ``analysis`` ← ``research`` ←
-``lanes`` ← ``telemetry`` ← ``api`` ← ``server``. ``lanes``, where heavy work runs in processes
-of its own, knows nothing of the game, of gRPC or of metrics; ``analysis``, the round analysis
-of match records, runs on the bots and the solver; ``research``, the game-AI environments, uses
-the rules and the bots and nothing of the service (nothing imports it, tests/research checks
-that). A module may import its own layer and the layers below it, never one above: nothing
-under ``api/`` imports ``server/``, telemetry imports neither, and the rules core, the solver
-and the bots know nothing of the service around them (nor of prometheus or structlog; the
-solver nor of gRPC or protobuf). The package's ``__init__`` (the version) is below every layer;
-``__main__`` (the entry point) is above them all. And no module imports a private name
+The layers, lowest first: ``rules`` ← ``solver`` ← ``bots`` ← ``analysis`` ← ``learning`` ←
+``research`` ← ``lanes`` ← ``telemetry`` ← ``api`` ← ``server``. ``lanes``, where heavy work
+runs in processes of its own, knows nothing of the game, of gRPC or of metrics; ``analysis``,
+the round analysis of match records, runs on the bots and the solver; ``learning``, the
+solved-deal corpus and the training of the LEARNED bot's networks, on the bots and the solver
+(the bots serve its exported weights with numpy alone); ``research``, the game-AI environments,
+uses the rules and the bots and nothing of the service (nothing imports it, tests/research
+checks that). A module may import its own layer and the layers below it, never one above:
+nothing under ``api/`` imports ``server/``, telemetry imports neither, and the rules core, the
+solver and the bots know nothing of the service around them (nor of prometheus or structlog;
+the solver nor of gRPC or protobuf). The package's ``__init__`` (the version) is below every
+layer; ``__main__`` (the entry point) is above them all. And no module imports a private name
 (``_name``) of another.
 """
 
@@ -29,6 +31,7 @@ LAYERS = (
     "solver",
     "bots",
     "analysis",
+    "learning",
     "research",
     "lanes",
     "telemetry",
@@ -39,8 +42,9 @@ LAYERS = (
 FORBIDDEN_LIBRARIES = {
     "rules": ("structlog", "prometheus_client"),
     "solver": ("structlog", "prometheus_client", "grpc", "google"),
-    "bots": ("structlog", "prometheus_client"),
+    "bots": ("structlog", "prometheus_client", "torch"),
     "analysis": ("structlog", "prometheus_client", "grpc", "google"),
+    "learning": ("structlog", "prometheus_client", "grpc", "google"),
     "research": ("structlog", "prometheus_client", "grpc"),
     "lanes": ("structlog", "prometheus_client", "grpc", "google"),
 }

@@ -101,7 +101,13 @@ class Table:
 
 @pytest.mark.parametrize(
     "level",
-    [pb.BOT_LEVEL_RANDOM, pb.BOT_LEVEL_BASIC, pb.BOT_LEVEL_STRONG, pb.BOT_LEVEL_EXPERT],
+    [
+        pb.BOT_LEVEL_RANDOM,
+        pb.BOT_LEVEL_BASIC,
+        pb.BOT_LEVEL_STRONG,
+        pb.BOT_LEVEL_EXPERT,
+        pb.BOT_LEVEL_LEARNED,
+    ],
     ids=str,
 )
 def test_a_round_played_by_suggestions_alone(

@@ -52,6 +52,12 @@ class _BotLevelEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BotLevel.Val
     default). Runs off the server's event loop. With a seed it samples a fixed number of
     worlds instead, so the suggestion repeats.
     """
+    BOT_LEVEL_LEARNED: _BotLevel.ValueType  # 5
+    """Networks trained on a corpus of deals solved exactly (docs/learning.md): one forward pass
+    of a small network per bid, doubling call or card, no search, about a millisecond. It
+    sees only its seat's view, like every level; a seeded suggestion repeats exactly (the
+    networks are deterministic). The model's version is in docs/learning.md.
+    """
 
 class BotLevel(_BotLevel, metaclass=_BotLevelEnumTypeWrapper):
     """How well a suggesting bot plays."""
@@ -76,6 +82,12 @@ BOT_LEVEL_EXPERT: BotLevel.ValueType  # 4
 solved exactly, and a time budget (the server's BALOOT_BOT_EXPERT_BUDGET_MS, 500 ms by
 default). Runs off the server's event loop. With a seed it samples a fixed number of
 worlds instead, so the suggestion repeats.
+"""
+BOT_LEVEL_LEARNED: BotLevel.ValueType  # 5
+"""Networks trained on a corpus of deals solved exactly (docs/learning.md): one forward pass
+of a small network per bid, doubling call or card, no search, about a millisecond. It
+sees only its seat's view, like every level; a seeded suggestion repeats exactly (the
+networks are deterministic). The model's version is in docs/learning.md.
 """
 Global___BotLevel: _TypeAlias = BotLevel  # noqa: Y015
 

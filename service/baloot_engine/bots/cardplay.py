@@ -89,11 +89,14 @@ def choose_card(
     gone: int,
     trump: int,
     buyer_side: bool,
+    partner_suits: int = 0,
 ) -> int:
     """The heuristic card among ``options`` (a non-empty mask of legal cards).
 
     ``gone`` holds every card no longer in a hand (played, and the cards of ``trick``);
-    ``buyer_side`` says whether the player's team bought the contract.
+    ``buyer_side`` says whether the player's team bought the contract; ``partner_suits`` (bit
+    ``s`` for suit ``s``) the plain suits the partner led this round, which a lead without a
+    boss card returns (the standard play; 0, as the play-outs pass it, leaves that out).
     """
     if options & (options - 1) == 0:
         return options.bit_length() - 1
@@ -106,7 +109,9 @@ def choose_card(
     trumps_out = out & trump_mask
     plain = options & ~trump_mask or options
     if not trick:
-        return _lead(options, plain, hand, out, trump_mask, trumps_out, buyer_side, t)
+        return _lead(
+            options, plain, hand, out, trump_mask, trumps_out, buyer_side, t, partner_suits
+        )
     n = len(trick)
     led = trick[0] >> 3
     best_i = 0
@@ -156,6 +161,7 @@ def _lead(
     trumps_out: int,
     buyer_side: bool,
     t: int,
+    partner_suits: int = 0,
 ) -> int:
     higher = HIGHER[t]
     if trumps_out and buyer_side:
@@ -183,6 +189,12 @@ def _lead(
             safe |= low
         m ^= low
     safe = safe or plain
+    returned = 0
+    for suit in (0, 1, 2, 3):
+        if partner_suits >> suit & 1:
+            returned |= safe & SUIT_MASKS[suit] & ~trump_mask
+    if returned:
+        return _pick(returned, _LOW_COST[t], _COST[t], True)  # return the partner's suit
     longest = 0
     pool = 0
     for suit in (0, 1, 2, 3):

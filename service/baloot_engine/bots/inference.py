@@ -83,11 +83,11 @@ class PlayHistory(NamedTuple):
     """The cards the other seats played this hand, each with the moment it was played.
 
     ``events`` holds (seat, card, the cards of the trick before it, its leader, the cards of
-    the completed tricks before it, the leader's Akka) in play order; ``spent`` the cards each
-    seat played this hand.
+    the completed tricks before it, the leader's Akka, the suits the seat's partner led
+    before it) in play order; ``spent`` the cards each seat played this hand.
     """
 
-    events: tuple[tuple[int, int, tuple[int, ...], int, int, bool], ...]
+    events: tuple[tuple[int, int, tuple[int, ...], int, int, bool, int], ...]
     spent: tuple[int, int, int, int]
 
 
@@ -96,8 +96,9 @@ def play_history(obs: Observation) -> PlayHistory:
     contract = obs.contract
     trump = contract.trump if contract is not None else -1
     higher = HIGHER[trump + 1]
-    events: list[tuple[int, int, tuple[int, ...], int, int, bool]] = []
+    events: list[tuple[int, int, tuple[int, ...], int, int, bool, int]] = []
     played = 0
+    led = [0, 0, 0, 0]  # the suits each seat has led so far (BASIC returns its partner's)
     sequences: list[tuple[int, tuple[int, ...]]] = [
         (record.leader, record.cards) for record in obs.tricks
     ]
@@ -115,7 +116,10 @@ def play_history(obs: Observation) -> PlayHistory:
         for position, card in enumerate(cards):
             seat = (leader + position) & 3
             if seat != obs.seat:
-                events.append((seat, card, tuple(cards[:position]), leader, played, akka))
+                partner = led[(seat + 2) & 3]
+                events.append((seat, card, tuple(cards[:position]), leader, played, akka, partner))
+        if cards:
+            led[leader] |= 1 << (cards[0] >> 3)
         if len(cards) == 4:
             for card in cards:
                 played |= 1 << card
@@ -149,7 +153,7 @@ def play_weight(
     hands = [world[s] | spent[s] for s in range(4)]
     miss = 1.0 - agree
     weight = 1.0
-    for seat, card, prefix, leader, played, akka in history.events:
+    for seat, card, prefix, leader, played, akka, partner_suits in history.events:
         hand = hands[seat]
         hands[seat] = hand ^ (1 << card)
         # allowed_cards, answered here in its two commonest cases (see search.play_out).
@@ -165,7 +169,7 @@ def play_weight(
         gone = played
         for other in prefix:
             gone |= 1 << other
-        model = choose_card(options, hand, prefix, gone, trump, seat & 1 == buyer)
+        model = choose_card(options, hand, prefix, gone, trump, seat & 1 == buyer, partner_suits)
         if model != card and (
             model >> 3 != card >> 3
             or points[model] != points[card]

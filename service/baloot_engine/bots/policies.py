@@ -12,6 +12,9 @@
   and chooses its cards by the deeper search of :mod:`baloot_engine.bots.expert` (many more
   worlds within a time budget, for the match as well, each world solved exactly from the
   decision to the end of the round).
+* LEARNED bids, doubles and plays its cards by the networks trained on the solved-deal corpus
+  (:mod:`baloot_engine.bots.learned`): one forward pass a decision, no search; it declares and
+  claims Sawa like STRONG.
 
 No function here sees a match state: they receive the seat's
 :class:`~baloot_engine.rules.observation.Observation`.
@@ -69,6 +72,7 @@ class Level(Enum):
     BASIC = "basic"
     STRONG = "strong"
     EXPERT = "expert"
+    LEARNED = "learned"
 
 
 STRONG_STYLE = BASIC_STYLE
@@ -107,6 +111,8 @@ def decide(
     if len(legal) == 1:
         return legal[0]
     phase = obs.phase
+    if level is Level.LEARNED:
+        return _learned(obs)
     style = BASIC_STYLE if level is Level.BASIC else STRONG_STYLE
     if phase is Phase.BIDDING:
         bids = [a for a in legal if isinstance(a, Bid)]
@@ -163,11 +169,43 @@ def decide(
         gone = obs.played
         for played in obs.trick:
             gone |= 1 << played
+        partner = (obs.seat + 2) & 3
+        partner_suits = 0
+        for record in obs.tricks:
+            if record.leader == partner:
+                partner_suits |= 1 << (record.cards[0] >> 3)
         card = choose_card(
-            options, obs.hand, obs.trick, gone, contract.trump, obs.team == contract.buyer_team
+            options,
+            obs.hand,
+            obs.trick,
+            gone,
+            contract.trump,
+            obs.team == contract.buyer_team,
+            partner_suits,
         )
     akka = Play(card, True)
     return akka if akka in plays else Play(card)
+
+
+def _learned(obs: Observation) -> Action:
+    """The learned level's action (the networks are read on first use)."""
+    from baloot_engine.bots.learned import learned_bid, learned_call, learned_card
+
+    legal = obs.legal_actions
+    phase = obs.phase
+    if phase is Phase.BIDDING:
+        return learned_bid([a for a in legal if isinstance(a, Bid)], obs)
+    if phase is Phase.DOUBLING:
+        return learned_call([a for a in legal if isinstance(a, Doubling)], obs)
+    declarations = [a for a in legal if isinstance(a, Declare)]
+    if declarations:
+        return choose_declaration(obs, declarations)
+    if any(isinstance(a, ClaimSawa) for a in legal) and sawa_certain(obs):
+        return ClaimSawa()
+    plays = [a for a in legal if isinstance(a, Play)]
+    if not plays:
+        return legal[0]
+    return learned_card(plays, obs)
 
 
 def _finisher(level: Level, expert: ExpertBudget) -> Finisher:
