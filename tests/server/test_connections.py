@@ -48,7 +48,7 @@ def test_the_connection_options_follow_the_settings() -> None:
     assert options["grpc.keepalive_time_ms"] == 60_000
     assert options["grpc.keepalive_timeout_ms"] == 20_000
     assert options["grpc.max_connection_age_ms"] == 300_000
-    assert options["grpc.max_concurrent_streams"] == 100  # one connection's calls in flight
+    assert "grpc.max_concurrent_streams" not in options  # grpc's own unless set
     assert options["grpc.max_connection_age_grace_ms"] == 620_000  # past any stream's deadline
     # Envoy pings its upstream connections every 30 s, also when idle: that must be allowed.
     assert options["grpc.keepalive_permit_without_calls"] == 1

@@ -138,4 +138,7 @@ def model_version() -> str:
     return shipped().version
 
 
+CACHES: Final = {"learned_model": shipped}
+"""The bounded caches of this module, by their metric label (``server/caches.py``)."""
+
 __all__ = ["WEIGHTS_FILE", "Model", "Network", "load", "model_version", "save", "shipped"]

@@ -136,12 +136,12 @@ def server_options(settings: Settings, *, reuse_port: bool) -> list[tuple[str, i
             "grpc.server.max_pending_requests_hard_limit",
             2 * max(MIN_PENDING_CALLS, PENDING_CALLS_PER_ADMITTED * settings.max_concurrent_rpcs),
         ),
-        # One connection's calls in flight: a client flooding the server through one
-        # connection waits on its own side past this (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS).
-        ("grpc.max_concurrent_streams", settings.max_streams_per_connection),
         ("grpc.keepalive_permit_without_calls", 1),
         ("grpc.http2.min_ping_interval_without_data_ms", MIN_CLIENT_PING_SECONDS * 1000),
     ]
+    if settings.max_streams_per_connection > 0:
+        # One connection's calls in flight (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS).
+        options.append(("grpc.max_concurrent_streams", settings.max_streams_per_connection))
     if settings.keepalive_seconds > 0:
         options += [
             ("grpc.keepalive_time_ms", _millis(settings.keepalive_seconds)),

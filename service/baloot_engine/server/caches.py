@@ -32,7 +32,7 @@ from prometheus_client.registry import Collector
 
 from baloot_engine.api import messages, outbound, state_codec, views
 from baloot_engine.api.sealing import RECENT_MATCHES, KeyRing
-from baloot_engine.bots import search, tracking
+from baloot_engine.bots import network, search, tracking
 from baloot_engine.rules import declaring, projects, sawa
 from baloot_engine.telemetry.logs import get_logger
 
@@ -88,7 +88,10 @@ def _dict(name: str, where: str, table: dict[Any, Any], capacity: int) -> Cache:
 
 
 # ``functools.cache`` without a bound whose arguments take few values.
-_UNBOUNDED_DOMAINS: Final = {"rules.projects._run_project": 4 * 8 * 8}  # suit, low rank, length
+_UNBOUNDED_DOMAINS: Final = {
+    "rules.projects._run_project": 4 * 8 * 8,  # suit, low rank, length
+    "bots.network.shipped": 1,  # the shipped model, loaded once
+}
 
 _OWNERS: Final = (
     ("api.state_codec", state_codec.CACHES),
@@ -98,6 +101,7 @@ _OWNERS: Final = (
     ("rules.declaring", declaring.CACHES),
     ("rules.sawa", sawa.CACHES),
     ("rules.projects", projects.CACHES),
+    ("bots.network", network.CACHES),
 )
 """The modules that keep caches, each declaring them by their metric label (short, as every
 label of the service's own families)."""

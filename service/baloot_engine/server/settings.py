@@ -57,7 +57,7 @@ class Settings:
     log_level: LogLevel = LogLevel.INFO
     max_message_bytes: int = 1024 * 1024
     max_concurrent_rpcs: int = 256
-    max_streams_per_connection: int = 100
+    max_streams_per_connection: int = 0
     keepalive_seconds: float = 60.0
     max_connection_age_seconds: float = 300.0
     max_connection_age_grace_seconds: float = 620.0
@@ -339,10 +339,10 @@ SETTINGS: Final[tuple[SettingSpec, ...]] = (
     ),
     SettingSpec(
         "max_streams_per_connection",
-        _int_in(1, 100_000),
+        _int_in(0, 100_000),
         "Calls one client connection may have in flight at once (HTTP/2 "
-        "MAX_CONCURRENT_STREAMS); more wait on the client's side. A gateway opens more "
-        "connections as it needs them.",
+        "MAX_CONCURRENT_STREAMS); 0: grpc's own (no limit). A client past it sees its excess "
+        "calls refused UNAVAILABLE before they reach the server.",
     ),
     SettingSpec(
         "keepalive_seconds",
