@@ -355,11 +355,13 @@ def test_a_refusal_of_heavy_work_is_held_for_its_delay_and_then_announces_the_re
     closing = LaneRefusedError("LANE_CLOSED", "stopping", retry_after=0.1)
     for refusal in (full, busy, keyless, closing):
         run(lambda refusal=refusal: admission.hold(refusal))  # type: ignore[misc]
-    # Held a second, whatever its delay; LANE_CLOSED
+    # Held about a second, whatever its delay; LANE_CLOSED
     # (a stopping server: another replica answers) not held.
-    assert slept == [1.0, 1.0, 1.0]
-    assert full.retry_after == pytest.approx(0.001)  # 0.3 s announced, a second held
-    assert busy.retry_after == pytest.approx(24.0)
+    assert len(slept) == 3
+    assert all(0.5 <= seconds <= 1.5 for seconds in slept)
+    assert len(set(slept)) == 3  # spread: refusals sent together do not come back together
+    assert full.retry_after == pytest.approx(0.001)  # 0.3 s announced, more held
+    assert busy.retry_after == pytest.approx(25.0 - slept[1])
     assert keyless.retry_after is None
     assert closing.retry_after == 0.1
 

@@ -10,6 +10,7 @@ notes each call's way to give its place back in :data:`play_slot`; :func:`leave_
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Final
@@ -24,8 +25,10 @@ from baloot_engine.lanes.errors import (
 
 HELD_REASONS: Final = (LANE_FULL, QUOTA_EXCEEDED, API_KEY_REQUIRED, API_KEY_INVALID)
 """The refusals held before they leave (:func:`hold`)."""
-MAX_HOLD_SECONDS: Final = 1.0
-"""How long a refusal of heavy work is held before it leaves."""
+HOLD_SECONDS: Final = 1.0
+"""How long a refusal of heavy work is held before it leaves, on average: each is held between
+half and one and a half times this, so that refusals sent together do not come back together
+(a wave of them would hold the event loop while a table's card waits)."""
 MAX_HELD: Final = 4096
 """Refusals held at once, at most, per server process; past that they leave at once."""
 
@@ -47,16 +50,16 @@ class _Held:
 
 
 async def hold(refusal: LaneError) -> None:
-    """Hold a refusal of heavy work for a second, out of the play lane, before it leaves, and
-    take the second off the retry delay it announces. A client that honours the delay loses
-    at most the second; one that sends the same call again at once, in a loop, is paced to
-    its calls in flight a second instead of costing the event loop a refusal every half
-    millisecond. Nothing else waits: a held refusal is a sleeping task, bounded at
-    :data:`MAX_HELD` a process (past that, refusals leave at once)."""
+    """Hold a refusal of heavy work for about a second (:data:`HOLD_SECONDS`), out of the play
+    lane, before it leaves, and take what was held off the retry delay it announces. A client
+    that honours the delay loses about that second; one that sends the same call again at
+    once, in a loop, is paced to its calls in flight a second instead of costing the event loop
+    a refusal every half millisecond. Nothing else waits: a held refusal is a sleeping task,
+    bounded at :data:`MAX_HELD` a process (past that, refusals leave at once)."""
     if refusal.reason not in HELD_REASONS or _Held.count >= MAX_HELD:
         return
     given = refusal.retry_after
-    delay = MAX_HOLD_SECONDS
+    delay = HOLD_SECONDS * random.uniform(0.5, 1.5)
     leave_play()
     _Held.count += 1
     try:
@@ -67,4 +70,4 @@ async def hold(refusal: LaneError) -> None:
         refusal.retry_after = max(0.001, given - delay)
 
 
-__all__ = ["HELD_REASONS", "MAX_HELD", "MAX_HOLD_SECONDS", "hold", "leave_play", "play_slot"]
+__all__ = ["HELD_REASONS", "HOLD_SECONDS", "MAX_HELD", "hold", "leave_play", "play_slot"]
