@@ -394,8 +394,9 @@ async def _dearest(service: Service, count: int) -> None:
                 await asyncio.gather(*(make() for _ in range(min(50, count - start))))
             spent = (cpu_seconds(process_tree(service.child.pid)) - before) * 1000 / count
             base = spent if base is None else base
+            ratio = f"{spent / base:6.2f}x" if base else "  n/a"
             print(
-                f"    {name:<30} {spent:8.3f} ms of server CPU a call  ({spent / base:6.2f}x)",
+                f"    {name:<30} {spent:8.3f} ms of server CPU a call  ({ratio})",
                 flush=True,
             )
     print(f"    (load {os.getloadavg()[0]:.1f}; {count} calls each)")

@@ -360,6 +360,13 @@ class Matches:
             raise
         return self._acted(opened, action, new_state, events)
 
+    def judge_room(self, caller: Caller) -> None:
+        """Refuse a Sawa claim or a Qayd call at once, before its token is opened, when the
+        judge lane has no room for it (LANE_FULL: it tells nothing of any match)."""
+        lanes = self.lanes
+        lanes.judge.check(lanes.client(caller.key))
+        lanes.judge.check_room()
+
     async def _judged(
         self, opened: Opened, seat: int, action: Action, caller: Caller
     ) -> tuple[State, Sequence[Event]]:

@@ -72,8 +72,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     async def _act(
         self, request: Any, action_of: Callable[[Opened], Action], context: Context | None = None
     ) -> Acted:
-        """Open the request's token and apply the action of its seat (converted by
-        ``action_of`` once the credential and the version are checked)."""
+        """Open the request's token and apply its seat's action (``action_of``'s, once checked)."""
         seat, expected = inbound.seat_in(request.seat), _expected(request)
         caller = caller_of(context)
         return await self.matches.act(self._open(request), seat, expected, action_of, caller)
@@ -135,8 +134,9 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
 
     @rpc
     async def PlayCard(self, request: pb.PlayCardRequest, context: Context) -> pb.PlayCardResponse:
-        """Play a card, or claim Sawa (judged in the judge's lane; its answer leaves on
-        :data:`~baloot_engine.api.calls.JUDGED_ANSWER_STEP`)."""
+        """Play a card, or claim Sawa (judged in the judge lane, its answer on a 100 ms step)."""
+        if request.play.sawa:
+            self.matches.judge_room(caller_of(context))
         acted = await self._act(request, lambda _: inbound.play_in(request.play), context)
         return responses.respond(acted, pb.PlayCardResponse())
 

@@ -59,7 +59,7 @@ ANALYSIS: Final = "analysis"
 _STOP_SECONDS: Final = 2.0
 
 DEFAULT_BOTS: Final = LaneConfig(BOTS, processes=1, queue=32, max_seconds=12.0)
-DEFAULT_JUDGE: Final = LaneConfig(JUDGE, processes=1, queue=64, max_seconds=12.0, metered=False)
+DEFAULT_JUDGE: Final = LaneConfig(JUDGE, processes=1, queue=8, max_seconds=12.0, metered=False)
 DEFAULT_SOLVE: Final = LaneConfig(SOLVE, processes=1, queue=8, nice=10, max_seconds=12.0)
 DEFAULT_ANALYSIS: Final = LaneConfig(
     ANALYSIS, processes=1, queue=4, nice=15, max_seconds=610.0, streams=True

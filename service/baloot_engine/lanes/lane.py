@@ -219,12 +219,9 @@ class Lane:
     def _free(self) -> bool:
         return self._running < max(1, self.config.processes) and not self._waiting
 
-    def enter(self) -> Callable[..., None]:
-        """Count a call inside the lane until it calls the function returned (once), its job
-        and whatever follows it included (the judged answer's time step); refuse at once
-        (LANE_FULL) when as many calls as the lane holds (its queue) are inside already. This
-        bounds the calls of the lane a process answers at once, where the queue alone bounds
-        only the jobs waiting for a process."""
+    def check_room(self) -> None:
+        """Refuse (LANE_FULL) at once when :meth:`enter` would: as many calls as the lane holds
+        are inside it."""
         if self._entered >= self.config.queue:
             raise self._refusal(
                 LANE_FULL,
@@ -232,6 +229,14 @@ class Lane:
                 "it holds",
                 self._retry_after(),
             )
+
+    def enter(self) -> Callable[..., None]:
+        """Count a call inside the lane until it calls the function returned (once), its job
+        and whatever follows it included (the judged answer's time step); refuse at once
+        (LANE_FULL) when as many calls as the lane holds (its queue) are inside already. This
+        bounds the calls of the lane a process answers at once, where the queue alone bounds
+        only the jobs waiting for a process."""
+        self.check_room()
         self._entered += 1
         left = False
 

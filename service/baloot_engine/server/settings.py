@@ -74,7 +74,7 @@ class Settings:
     api_keys: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     anonymous_heavy_work: HeavyWork = HeavyWork.AUTO
     lane_judge_processes: int = 1
-    lane_judge_queue: int = 16
+    lane_judge_queue: int = 8
     lane_bots_processes: int = 1
     lane_bots_queue: int = 32
     lane_solve_processes: int = 1
@@ -430,7 +430,7 @@ SETTINGS: Final[tuple[SettingSpec, ...]] = (
     *(
         spec
         for lane, processes, queue in (
-            (JUDGE, "Sawa claims and Qayd calls", 16),
+            (JUDGE, "Sawa claims and Qayd calls", 8),
             (BOTS, "STRONG and EXPERT bot decisions", 32),
             (SOLVE, "SolveDeal", 8),
             (ANALYSIS, "AnalyzeRecord and FairPlayReport streams", 4),
