@@ -283,11 +283,13 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     ran past it and was stopped. Nothing was changed.
     """
     ERROR_REASON_LANE_CLOSED: _ErrorReason.ValueType  # 81
-    """UNAVAILABLE: the server is stopping and takes no new heavy work (LANE_CLOSED), or stopped
-    the job before it ended because its grace period was ending (DRAINING). Nothing was
-    changed; send the same request again (another replica takes it).
+    """UNAVAILABLE: the server is stopping and takes no new heavy work. Nothing was changed;
+    send the same request again (another replica takes it).
     """
     ERROR_REASON_DRAINING: _ErrorReason.ValueType  # 82
+    """UNAVAILABLE: the server is stopping and stopped the job before it ended, its grace period
+    ending. Nothing was changed; send the same request again (another replica takes it).
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every reason a request can be refused for, as carried in `google.rpc.ErrorInfo.reason`."""
@@ -482,9 +484,11 @@ ERROR_REASON_LANE_DEADLINE: ErrorReason.ValueType  # 80
 ran past it and was stopped. Nothing was changed.
 """
 ERROR_REASON_LANE_CLOSED: ErrorReason.ValueType  # 81
-"""UNAVAILABLE: the server is stopping and takes no new heavy work (LANE_CLOSED), or stopped
-the job before it ended because its grace period was ending (DRAINING). Nothing was
-changed; send the same request again (another replica takes it).
+"""UNAVAILABLE: the server is stopping and takes no new heavy work. Nothing was changed;
+send the same request again (another replica takes it).
 """
 ERROR_REASON_DRAINING: ErrorReason.ValueType  # 82
+"""UNAVAILABLE: the server is stopping and stopped the job before it ended, its grace period
+ending. Nothing was changed; send the same request again (another replica takes it).
+"""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

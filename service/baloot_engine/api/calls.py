@@ -126,15 +126,8 @@ def rpc(
             finally:
                 if judged_call.get():  # the answer, or the refusal, waits for its step
                     await to_the_step(began)
-        except LaneError as error:
-            await hold(error)
-            await refuse(context, refusal_of(error))
-        except (ApiError, RuleError) as error:
-            await refuse(context, refusal_of(error))
-        except Exception:  # noqa: BLE001 - the last line of defence of every RPC
-            # A defect, never the caller's input: log it whole, answer without internals.
-            _log.exception("unexpected error", method=body.__name__)
-            await context.abort(grpc.StatusCode.INTERNAL, "internal error; see the server log")
+        except Exception as error:  # noqa: BLE001 - every way a call ends but its answer
+            await _failed(context, error, body.__name__)
         raise AssertionError("abort returned")  # pragma: no cover
 
     return handler
@@ -153,16 +146,25 @@ def streamed(
             async with contextlib.aclosing(responses):  # type: ignore[type-var]
                 async for response in responses:
                     yield response
-        except LaneError as error:
-            await hold(error)
-            await refuse(context, refusal_of(error))
-        except (ApiError, RuleError) as error:
-            await refuse(context, refusal_of(error))
-        except Exception:  # noqa: BLE001 - the last line of defence of every RPC
-            _log.exception("unexpected error", method=body.__name__)
-            await context.abort(grpc.StatusCode.INTERNAL, "internal error; see the server log")
+        except Exception as error:  # noqa: BLE001 - every way a call ends but its answers
+            await _failed(context, error, body.__name__)
 
     return handler
+
+
+async def _failed(context: Context, error: Exception, method: str) -> NoReturn:
+    """End a call that raised (called inside its ``except``): a refusal of a lane (held as
+    :func:`~baloot_engine.lanes.admission.hold` says), of this layer or of the rules leaves
+    with its status; anything else is a defect, never the caller's input: logged whole, and
+    answered INTERNAL without internals."""
+    if isinstance(error, LaneError):
+        await hold(error)
+        await refuse(context, refusal_of(error))
+    if isinstance(error, ApiError | RuleError):
+        await refuse(context, refusal_of(error))
+    _log.exception("unexpected error", method=method)
+    await context.abort(grpc.StatusCode.INTERNAL, "internal error; see the server log")
+    raise AssertionError("abort returned")  # pragma: no cover
 
 
 async def to_the_step(began: float) -> None:

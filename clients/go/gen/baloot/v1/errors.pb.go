@@ -253,11 +253,12 @@ const (
 	// DEADLINE_EXCEEDED: the call's deadline passed while its job waited in its lane, or the job
 	// ran past it and was stopped. Nothing was changed.
 	ErrorReason_ERROR_REASON_LANE_DEADLINE ErrorReason = 80
-	// UNAVAILABLE: the server is stopping and takes no new heavy work (LANE_CLOSED), or stopped
-	// the job before it ended because its grace period was ending (DRAINING). Nothing was
-	// changed; send the same request again (another replica takes it).
+	// UNAVAILABLE: the server is stopping and takes no new heavy work. Nothing was changed;
+	// send the same request again (another replica takes it).
 	ErrorReason_ERROR_REASON_LANE_CLOSED ErrorReason = 81
-	ErrorReason_ERROR_REASON_DRAINING    ErrorReason = 82
+	// UNAVAILABLE: the server is stopping and stopped the job before it ended, its grace period
+	// ending. Nothing was changed; send the same request again (another replica takes it).
+	ErrorReason_ERROR_REASON_DRAINING ErrorReason = 82
 )
 
 // Enum value maps for ErrorReason.

@@ -517,15 +517,17 @@ export enum ErrorReason {
   LANE_DEADLINE = 80,
 
   /**
-   * UNAVAILABLE: the server is stopping and takes no new heavy work (LANE_CLOSED), or stopped
-   * the job before it ended because its grace period was ending (DRAINING). Nothing was
-   * changed; send the same request again (another replica takes it).
+   * UNAVAILABLE: the server is stopping and takes no new heavy work. Nothing was changed;
+   * send the same request again (another replica takes it).
    *
    * @generated from enum value: ERROR_REASON_LANE_CLOSED = 81;
    */
   LANE_CLOSED = 81,
 
   /**
+   * UNAVAILABLE: the server is stopping and stopped the job before it ended, its grace period
+   * ending. Nothing was changed; send the same request again (another replica takes it).
+   *
    * @generated from enum value: ERROR_REASON_DRAINING = 82;
    */
   DRAINING = 82,
