@@ -79,7 +79,7 @@ def solved_log_weights(
     spent = history.spent
     hands = [world[seat] | spent[seat] for seat in range(4)]
     found = [0.0] * len(betas)
-    for seat, card, prefix, leader, played, akka in history.events:
+    for seat, card, prefix, leader, played, akka, _ in history.events:
         gone = played
         for other in prefix:
             gone |= 1 << other
