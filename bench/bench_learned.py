@@ -14,7 +14,10 @@ Prints p50, p90, p99 and the mean per level and phase, the model's version and s
 ``--agreement N`` it then compares, on N of the card positions, the card network's value of
 each legal card with the sampled-world estimate EXPERT's search makes: the mean over
 ``--worlds`` worlds dealt consistently with the seat's observation, each solved exactly and
-scored as the corpus's labels are (the unit is 26 game points).
+scored as the corpus's labels are (the unit is 26 game points). With ``--halves N`` it plays N
+mirrored deal sequences (SEEDS, the decks of ``bench_bots.py``) against BASIC for each half of
+LEARNED alone (its cards with BASIC's calls, BASIC's cards with its calls) and for BASIC's card
+replaced by the network's when the network values it ``--margin`` units more.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from bench_bots import deck_for
 from bench_rules import calibration_loops
 
 from baloot_engine.bots import Level, suggest
@@ -35,7 +39,7 @@ from baloot_engine.bots.network import WEIGHTS_FILE, shipped
 from baloot_engine.bots.search import deal_facts
 from baloot_engine.bots.tracking import sample_hands, track
 from baloot_engine.learning.corpus import score_value
-from baloot_engine.rules.actions import Deal
+from baloot_engine.rules.actions import Action, Deal, Play
 from baloot_engine.rules.game import apply, legal_actions, new_match
 from baloot_engine.rules.observation import observe
 from baloot_engine.rules.ruleset import KAMMELNA, SEEDS
@@ -138,6 +142,83 @@ def agreement(found: list[tuple[str, State, int]], count: int, worlds: int) -> N
     )
 
 
+Player = Callable[[State, int, int], Action]
+
+
+def _hybrid(cards: Level, calls: Level) -> Player:
+    def act(state: State, seat: int, seed: int) -> Action:
+        level = cards if state.phase is Phase.PLAYING else calls
+        return suggest(state, seat, level, seed=seed)
+
+    return act
+
+
+def _blend(margin: float) -> Player:
+    def act(state: State, seat: int, seed: int) -> Action:
+        base = suggest(state, seat, Level.BASIC, seed=seed)
+        if state.phase is not Phase.PLAYING or not isinstance(base, Play):
+            return base
+        obs = observe(state, seat)
+        plays = [a for a in obs.legal_actions if isinstance(a, Play)]
+        options = 0
+        for play in plays:
+            options |= 1 << play.card
+        options &= lawful_cards(obs)
+        if options & (options - 1) == 0 or not options >> base.card & 1:
+            return base
+        values = card_values(obs, options)
+        best = max(values, key=lambda c: (values[c], -c))
+        if values[best] > values[base.card] + margin:
+            akka = Play(best, True)
+            return akka if akka in plays else Play(best)
+        return base
+
+    return act
+
+
+def _match(players: tuple[Player, Player], seed: int) -> tuple[int, list[int]]:
+    state = new_match(SEEDS, dealer=0)
+    step = 0
+    points: list[int] = []
+    while state.phase is not Phase.MATCH_OVER and state.hand_number <= 200:
+        if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
+            state, _ = apply(state, state.dealer, Deal(deck_for(seed, state.hand_number + 1)))
+            continue
+        seat = state.turn
+        action = players[seat & 1](state, seat, seed * 1_000_003 + step)
+        step += 1
+        scored = state.last_score
+        state, _ = apply(state, seat, action)
+        if state.last_score is not None and state.last_score is not scored:
+            points.append(state.last_score.points[0] - state.last_score.points[1])
+    return state.winner, points
+
+
+def halves(deals: int, margin: float) -> None:
+    """Each half of LEARNED, and the blend, against BASIC on mirrored deals."""
+    basic = _hybrid(Level.BASIC, Level.BASIC)
+    players = {
+        "LEARNED's cards, BASIC's calls": _hybrid(Level.LEARNED, Level.BASIC),
+        "BASIC's cards, LEARNED's calls": _hybrid(Level.BASIC, Level.LEARNED),
+        f"BASIC's card unless the network's is {margin} better": _blend(margin),
+    }
+    for name, player in players.items():
+        wins = 0
+        rounds: list[int] = []
+        for seed in range(deals):
+            for swapped in (False, True):
+                pair = (basic, player) if swapped else (player, basic)
+                winner, points = _match(pair, seed)
+                mine = 1 if swapped else 0
+                wins += winner == mine
+                rounds += [p if mine == 0 else -p for p in points]
+        error = statistics.stdev(rounds) / len(rounds) ** 0.5
+        print(
+            f"{name} against BASIC: won {wins}/{2 * deals} = {wins / (2 * deals):.1%}; game "
+            f"points a round {statistics.fmean(rounds):+.2f} +- {error:.2f} ({len(rounds)} rounds)"
+        )
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -151,6 +232,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", default=None)
     parser.add_argument("--agreement", type=int, default=0)
     parser.add_argument("--worlds", type=int, default=48)
+    parser.add_argument("--halves", type=int, default=0)
+    parser.add_argument("--margin", type=float, default=0.1)
     args = parser.parse_args(argv)
     levels = [Level(name) for name in args.levels.split(",")]
     model = shipped()
@@ -188,6 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         report[f"{level}/{phase}"] = {"n": len(values), "p50": p50, "p90": p90, "p99": p99}
     if args.agreement:
         agreement(found, args.agreement, args.worlds)
+    if args.halves:
+        halves(args.halves, args.margin)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as out:  # noqa: PTH123
             json.dump(report, out, indent=1)

@@ -6,7 +6,7 @@
 #
 #   make corpus     Plays and solves LEARN_SHARDS shards of LEARN_GAMES games each into
 #                   LEARN_CORPUS (kept shards are skipped: a stopped run resumes), in
-#                   LEARN_WORKERS processes at the lowest priority. About 140 decisions per
+#                   LEARN_WORKERS processes at the lowest priority. About 150 decisions per
 #                   CPU second: a shard of 24 games is about 15 CPU seconds.
 #   make train      Trains both networks on LEARN_CORPUS (LEARN_EPOCHS, LEARN_SEED) and writes
 #                   the weights the package ships (service/baloot_engine/bots/learned.npz), the
@@ -17,13 +17,13 @@
 #                   (bench/bench_bots.py, LEARN_DEALS deal sequences, SEEDS and KAMMELNA).
 
 LEARN_CORPUS ?= corpus
-LEARN_SHARDS ?= 120
+LEARN_SHARDS ?= 220
 LEARN_GAMES ?= 24
 LEARN_WORKERS ?= 2
 LEARN_SEED ?= 1
-LEARN_EPOCHS ?= 16
+LEARN_EPOCHS ?= 20
 LEARN_DEALS ?= 100
-LEARN_NAME ?= learned-1
+LEARN_NAME ?= learned-2
 TRAIN_STAMP := $(VENV)/.installed-train
 
 .PHONY: corpus train learned-bench

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from baloot_engine.learning.corpus import CorpusConfig, generate
+from baloot_engine.learning.training import TrainConfig, train_and_export
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -32,11 +33,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     train.add_argument("--corpus", type=Path, required=True)
     train.add_argument("--out", type=Path, required=True, help="the weights file (.npz)")
     train.add_argument("--seed", type=int, default=0)
-    train.add_argument("--epochs", type=int, default=12)
+    train.add_argument("--epochs", type=int, default=TrainConfig.epochs)
     train.add_argument("--shards", type=int, default=0, help="use the first N shards (0: all)")
     train.add_argument("--hidden", type=int, default=256)
     train.add_argument("--threads", type=int, default=1)
-    train.add_argument("--name", default="learned-1")
+    train.add_argument("--name", default=TrainConfig.name)
     train.add_argument("--curves", type=Path, default=None, help="draw the curves into this PNG")
     train.add_argument("--json", type=Path, default=None, help="write the curves as JSON")
     args = parser.parse_args(argv)
@@ -45,8 +46,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         summary = generate(config, args.out, args.shards, workers=args.workers)
         print(summary.closing_note())
         return 0
-    from baloot_engine.learning.training import TrainConfig, train_and_export
-
     training = TrainConfig(
         seed=args.seed,
         epochs=args.epochs,

@@ -51,13 +51,13 @@ class TrainConfig:
     """How the networks are trained."""
 
     seed: int = 0
-    epochs: int = 12
+    epochs: int = 20
     hidden: int = 256
     batch: int = 512
     learning_rate: float = 1e-3
     weight_decay: float = 1e-5
     threads: int = 1
-    name: str = "learned-1"
+    name: str = "learned-2"
 
 
 @dataclass
