@@ -18,6 +18,7 @@ layer; ``__main__`` (the entry point) is above them all. And no module imports a
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,16 @@ def layer_of(module: str) -> int:
     return LAYERS.index(parts[1])
 
 
+def imported_from(node: ast.ImportFrom, package: str) -> str:
+    """The module a ``from … import`` names, a relative one resolved from ``package``."""
+    base = node.module or ""
+    if node.level:
+        anchor = package.split(".")
+        anchor = anchor[: len(anchor) - (node.level - 1)]
+        base = ".".join([*anchor, base] if base else anchor)
+    return base
+
+
 def imported_modules(module: str, source: str, *, is_package: bool = False) -> list[str]:
     """Every module ``source`` imports (also inside functions), relative imports resolved.
 
@@ -85,11 +96,7 @@ def imported_modules(module: str, source: str, *, is_package: bool = False) -> l
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")
-                anchor = anchor[: len(anchor) - (node.level - 1)]
-                base = ".".join([*anchor, base] if base else anchor)
+            base = imported_from(node, package)
             if base == PACKAGE:
                 names += [
                     f"{PACKAGE}.{alias.name}" if alias.name in (*LAYERS, "__main__") else base
@@ -117,17 +124,21 @@ def violations(module: str, source: str, *, is_package: bool = False) -> list[st
 MODULES = sorted(PACKAGE_DIR.rglob("*.py"))
 
 
-def test_every_module_respects_the_layer_order() -> None:
-    found = [
+def problems_of(check: Callable[..., list[str]]) -> list[str]:
+    """What ``check`` (:func:`violations`, :func:`private_imports`) finds in every module."""
+    return [
         problem
         for path in MODULES
-        for problem in violations(
+        for problem in check(
             module_name(path),
             path.read_text(encoding="utf-8"),
             is_package=path.name == "__init__.py",
         )
     ]
-    assert found == []
+
+
+def test_every_module_respects_the_layer_order() -> None:
+    assert problems_of(violations) == []
 
 
 def test_every_module_belongs_to_a_layer() -> None:
@@ -201,11 +212,7 @@ def private_imports(module: str, source: str, *, is_package: bool = False) -> li
                 if alias.name.split(".")[0] == PACKAGE:
                     imported.add(alias.asname or alias.name.split(".")[0])
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")
-                anchor = anchor[: len(anchor) - (node.level - 1)]
-                base = ".".join([*anchor, base] if base else anchor)
+            base = imported_from(node, package)
             if base.split(".")[0] != PACKAGE:
                 continue
             for alias in node.names:
@@ -231,16 +238,7 @@ def private_imports(module: str, source: str, *, is_package: bool = False) -> li
 
 
 def test_no_module_imports_a_private_name_of_another() -> None:
-    found = [
-        problem
-        for path in MODULES
-        for problem in private_imports(
-            module_name(path),
-            path.read_text(encoding="utf-8"),
-            is_package=path.name == "__init__.py",
-        )
-    ]
-    assert found == []
+    assert problems_of(private_imports) == []
 
 
 @pytest.mark.parametrize(

@@ -221,6 +221,21 @@ class Refusal:
     metadata: dict[str, str]
 
 
+def dealt(stub: pb_grpc.BalootEngineServiceStub) -> tuple[pb.CreateMatchResponse, bytes, int]:
+    """A new match (first dealer 0) dealt its first round by the host: the match, its token
+    and the seat to bid."""
+    created = stub.CreateMatch(pb.CreateMatchRequest(first_dealer=0))
+    round_dealt = stub.DealRound(
+        pb.DealRoundRequest(
+            state=created.state,
+            match_id=created.match_id,
+            credential=created.host_credential,
+            seat=0,
+        )
+    )
+    return created, round_dealt.state, round_dealt.views[0].turn
+
+
 def read_refusal(error: grpc.RpcError) -> Refusal:
     """Read a refusal, checking what every refusal must carry.
 

@@ -17,7 +17,7 @@ from baloot_engine.rules import errors
 from baloot_engine.rules.errors import ErrorKind, RuleError
 from tests.server.conftest import InProcessServer, make_settings
 
-from .conftest import expect_refusal, refusal
+from .conftest import dealt, expect_refusal, refusal
 
 
 def _across_processes(value: Any) -> Any:
@@ -55,19 +55,6 @@ def stub() -> Iterator[pb_grpc.BalootEngineServiceStub]:
         yield pb_grpc.BalootEngineServiceStub(channel)
 
 
-def _dealt(stub: pb_grpc.BalootEngineServiceStub) -> tuple[pb.CreateMatchResponse, bytes, int]:
-    created = stub.CreateMatch(pb.CreateMatchRequest(first_dealer=0))
-    dealt = stub.DealRound(
-        pb.DealRoundRequest(
-            state=created.state,
-            match_id=created.match_id,
-            credential=created.host_credential,
-            seat=0,
-        )
-    )
-    return created, dealt.state, dealt.views[0].turn
-
-
 def _suggestion(
     created: pb.CreateMatchResponse, state: bytes, seat: int, level: int, seed: int | None = None
 ) -> pb.SuggestActionRequest:
@@ -87,7 +74,7 @@ def _suggestion(
 def test_only_strong_decisions_go_to_the_pool(
     stub: pb_grpc.BalootEngineServiceStub, pool: RecordingPool
 ) -> None:
-    created, state, turn = _dealt(stub)
+    created, state, turn = dealt(stub)
     for level in (pb.BOT_LEVEL_RANDOM, pb.BOT_LEVEL_BASIC, pb.BOT_LEVEL_STRONG):
         response = stub.SuggestAction(_suggestion(created, state, turn, level, seed=7))
         assert response.level == level
@@ -98,7 +85,7 @@ def test_only_strong_decisions_go_to_the_pool(
 def test_apply_bot_action_decides_strong_in_the_pool_and_applies_that_action(
     stub: pb_grpc.BalootEngineServiceStub, pool: RecordingPool
 ) -> None:
-    created, state, turn = _dealt(stub)
+    created, state, turn = dealt(stub)
     suggested = stub.SuggestAction(_suggestion(created, state, turn, pb.BOT_LEVEL_STRONG, seed=11))
     applied = stub.ApplyBotAction(
         pb.ApplyBotActionRequest(
@@ -142,7 +129,7 @@ def test_apply_bot_action_decides_strong_in_the_pool_and_applies_that_action(
 def test_a_refusal_from_the_pool_keeps_its_reason_and_facts(
     stub: pb_grpc.BalootEngineServiceStub, pool: RecordingPool
 ) -> None:
-    created, state, turn = _dealt(stub)
+    created, state, turn = dealt(stub)
     other = (turn + 1) & 3
     refused = refusal(stub.SuggestAction, _suggestion(created, state, other, pb.BOT_LEVEL_STRONG))
     assert (refused.code, refused.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN")
@@ -172,6 +159,6 @@ def test_a_lane_whose_process_stopped_refuses_with_worker_stopped(
         raise WorkerStoppedError("WORKER_STOPPED", f"the {self.name} lane's process stopped")
 
     monkeypatch.setattr(Lane, "call", stopped)
-    created, state, turn = _dealt(stub)
+    created, state, turn = dealt(stub)
     request = _suggestion(created, state, turn, pb.BOT_LEVEL_STRONG, seed=3)
     expect_refusal(stub.SuggestAction, request, grpc.StatusCode.UNAVAILABLE, "WORKER_STOPPED")

@@ -19,7 +19,7 @@ from baloot.v1 import engine_service_pb2_grpc as pb_grpc
 from baloot_engine.lanes.clients import parse_api_keys
 from tests.server.conftest import InProcessServer, make_settings
 
-from .conftest import expect_refusal, read_refusal
+from .conftest import dealt, expect_refusal, read_refusal
 
 SECRET = "s3cret-key-of-the-app-0001"
 
@@ -38,19 +38,6 @@ def stub(keyed: InProcessServer) -> Iterator[pb_grpc.BalootEngineServiceStub]:
         yield pb_grpc.BalootEngineServiceStub(channel)
 
 
-def _dealt(stub: pb_grpc.BalootEngineServiceStub) -> tuple[pb.CreateMatchResponse, bytes, int]:
-    created = stub.CreateMatch(pb.CreateMatchRequest(first_dealer=0))
-    dealt = stub.DealRound(
-        pb.DealRoundRequest(
-            state=created.state,
-            match_id=created.match_id,
-            credential=created.host_credential,
-            seat=0,
-        )
-    )
-    return created, dealt.state, dealt.views[0].turn
-
-
 def _suggest(created: pb.CreateMatchResponse, state: bytes, seat: int, level: int) -> Any:
     return pb.SuggestActionRequest(
         state=state,
@@ -65,7 +52,7 @@ def _suggest(created: pb.CreateMatchResponse, state: bytes, seat: int, level: in
 def test_a_searching_bot_needs_the_key_and_the_play_does_not(
     stub: pb_grpc.BalootEngineServiceStub,
 ) -> None:
-    created, state, turn = _dealt(stub)  # the play: no key
+    created, state, turn = dealt(stub)  # the play: no key
     strong = _suggest(created, state, turn, pb.BOT_LEVEL_STRONG)
     refused = expect_refusal(
         stub.SuggestAction, strong, grpc.StatusCode.UNAUTHENTICATED, "API_KEY_REQUIRED"
@@ -82,7 +69,7 @@ def test_a_searching_bot_needs_the_key_and_the_play_does_not(
 def test_a_key_the_deployment_did_not_issue_is_refused(
     stub: pb_grpc.BalootEngineServiceStub,
 ) -> None:
-    created, state, turn = _dealt(stub)
+    created, state, turn = dealt(stub)
     request = _suggest(created, state, turn, pb.BOT_LEVEL_EXPERT)
     try:
         stub.SuggestAction(request, metadata=(("x-api-key", "guessed-guessed-guessed"),))
