@@ -1,8 +1,10 @@
 """The import directions between the layers of ``baloot_engine``, checked over every module.
 
-The layers, lowest first: ``rules`` ← ``solver`` ← ``bots`` ← ``analysis`` ← ``learning`` ←
-``research`` ← ``lanes`` ← ``telemetry`` ← ``api`` ← ``server``. ``lanes``, where heavy work
-runs in processes of its own, knows nothing of the game, of gRPC or of metrics; ``analysis``,
+The layers, lowest first: ``rules`` ← ``solver`` ← ``bots`` ← ``analysis`` ← ``screening`` ←
+``learning`` ← ``research`` ← ``lanes`` ← ``telemetry`` ← ``api`` ← ``server``. ``screening``,
+the batch fair-play screen, runs on the analysis (Ray only where it is installed, imported by
+its executor alone); ``lanes``, where heavy work runs in processes of its own, knows nothing
+of the game, of gRPC or of metrics; ``analysis``,
 the round analysis of match records, runs on the bots and the solver; ``learning``, the
 solved-deal corpus and the training of the LEARNED bot's networks, on the bots and the solver
 (the bots serve its exported weights with numpy alone); ``research``, the game-AI environments,
@@ -32,6 +34,7 @@ LAYERS = (
     "solver",
     "bots",
     "analysis",
+    "screening",
     "learning",
     "research",
     "lanes",
@@ -45,6 +48,7 @@ FORBIDDEN_LIBRARIES = {
     "solver": ("structlog", "prometheus_client", "grpc", "google"),
     "bots": ("structlog", "prometheus_client", "torch"),
     "analysis": ("structlog", "prometheus_client", "grpc", "google"),
+    "screening": ("structlog", "prometheus_client", "grpc", "google"),
     "learning": ("structlog", "prometheus_client", "grpc", "google"),
     "research": ("structlog", "prometheus_client", "grpc"),
     "lanes": ("structlog", "prometheus_client", "grpc", "google"),

@@ -1,0 +1,329 @@
+"""The screen's calibration, detection power and throughput.
+
+    .venv/bin/python bench/bench_screen.py calibrate OUT/stage1.jsonl [--charts docs/images]
+    .venv/bin/python bench/bench_screen.py throughput CORPUS [--records 16]
+
+The corpus is made by ``bench/screen_corpus.py`` (``CORPUS/<kind>/<seed>.json``) and screened
+by ``baloot-screen CORPUS --out OUT --no-stage2`` (resumable: run it again as the corpus grows).
+
+``calibrate`` reads the stage-1 rows. Honest kinds (``bench/screen_bots.py``: BASIC, STRONG,
+EXPERT, LEARNED, STRONG with random cards, BASIC with mistakes) give every seat and both
+partnerships of each match; the cheaters give their cheating seat (``strong-all``,
+``strong-bidding``: seat 0) or partnership (``strong-pair``: seats 0 and 2). A set is a group's
+rows over consecutive matches of one kind (10 or 30): disjoint sets for the honest, and for
+the cheaters too when there are enough matches, else drawn with replacement (the output says
+which). It fits the honest nulls (:data:`baloot_engine.screening.stats.NULLS`: per kind, the
+mean gain per decision and the mean fair loss; the lowest line with a slope of at least 0 on
+or above every honest kind), then prints, at those nulls, the false-positive rate of the honest
+sets per seat and per partnership at several thresholds beside the z-model's predicted tail,
+the detection rate of each cheater at 10 and 30 matches at the reporting threshold, and writes
+an ROC chart per set size (SVG) and the honest scores' histogram.
+
+``throughput`` screens ``--records`` records of the corpus's STRONG and BASIC matches three
+times: in this process (the serial executor), on Ray with one worker and with two; it prints
+records per core-hour, the speed-up from one to two workers (wall clock, the same run), the
+peak memory of a worker and the load average around each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import resource
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from screen_bots import CHEATER_KINDS, HONEST_KINDS
+
+from baloot_engine.screening.stage1 import SeatCounts, row_counts
+from baloot_engine.screening.stats import (
+    NULLS,
+    THRESHOLDS,
+    Null,
+    normal_tail,
+    predicted_tail,
+    set_score,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+CHEATER_GROUPS = {"strong-all": ("0",), "strong-pair": ("0,2",), "strong-bidding": ("0",)}
+TAIL_POINTS = (1.5, 2.0, 2.5, 3.0, 3.5, 4.0)
+
+
+def load_rows(path: Path) -> dict[str, dict[str, list[tuple[int, SeatCounts]]]]:
+    """kind -> group -> [(seed, counts)] sorted by seed."""
+    found: dict[str, dict[str, list[tuple[int, SeatCounts]]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if "error" in row:
+            continue
+        kind, _, name = str(row["record"]).partition("/")
+        seed = int(name.split(".")[0])
+        found[kind][str(row["group"])].append((seed, row_counts(row)))
+    for groups in found.values():
+        for items in groups.values():
+            items.sort(key=lambda x: x[0])
+    return found
+
+
+def add(items: Sequence[SeatCounts]) -> SeatCounts:
+    total = SeatCounts()
+    for item in items:
+        total.add(item)
+    return total
+
+
+def fit_null(points: Sequence[tuple[float, float]], error: float) -> Null:
+    """The lowest line ``a + b L`` with ``b >= 0`` on or above every (L, mean) point: the flat
+    line through the highest mean, or a line through two points with a positive slope whose
+    value at the mean loss of the points is the least."""
+    best = Null(max(m for _, m in points), 0.0, error)
+    centre = sum(loss for loss, _ in points) / len(points)
+
+    def height(null: Null) -> float:
+        return null.intercept + null.slope * centre
+
+    for i, (l1, m1) in enumerate(points):
+        for l2, m2 in points[i + 1 :]:
+            if abs(l2 - l1) < 1e-9:
+                continue
+            slope = (m2 - m1) / (l2 - l1)
+            if slope <= 0:
+                continue
+            line = Null(m1 - slope * l1, slope, error)
+            above = all(line.intercept + slope * loss >= m - 1e-9 for loss, m in points)
+            if above and height(line) < height(best):
+                best = line
+    return Null(round(best.intercept, 4), round(best.slope, 4), round(error, 4))
+
+
+def nulls_of(rows: dict[str, dict[str, list[tuple[int, SeatCounts]]]]) -> dict[str, Null]:
+    fitted = {}
+    for part in ("card", "call"):
+        points = []
+        errors = []
+        rates: list[tuple[float, float]] = []
+        print(f"  {part}: honest kind, decisions, mean gain +- s.e., mean fair loss")
+        for kind in HONEST_KINDS:
+            if kind not in rows:
+                continue
+            seats = [c for g in ("0", "1", "2", "3") for _, c in rows[kind].get(g, [])]
+            counts = [getattr(c, part) for c in seats]
+            n = sum(c.n for c in counts)
+            if n < 50:
+                continue
+            total = sum(c.gain_sum for c in counts)
+            squares = sum(c.gain_squares for c in counts)
+            mean = total / n
+            # the matches' sums are the independent units (a seat's decisions share a deal)
+            per = [(c.gain_sum - mean * c.n) for c in counts]
+            error = math.sqrt(sum(x * x for x in per)) / n
+            loss = sum(c.fair_loss for c in counts) / n
+            print(
+                f"    {kind:15s} {n:7d} {mean:+.4f} +- {error:.4f}  loss {loss:.3f}"
+                f"  (sd/decision {math.sqrt(max(0.0, squares / n - mean * mean)):.3f})"
+            )
+            telling = sum(c.telling for c in counts)
+            hits = sum(c.hits for c in counts)
+            rate = hits / telling if telling else 0.0
+            rate_error = math.sqrt(rate * (1 - rate) / telling) if telling else 0.0
+            print(f"      hits {hits}/{telling} = {rate:.3f} +- {rate_error:.3f}")
+            points.append((loss, mean))
+            errors.append(error)
+            rates.append((rate, rate_error))
+        if points:
+            line = fit_null(points, max(errors))
+            top = max(rates)
+            fitted[part] = line._replace(
+                hit_rate=round(top[0], 4), hit_error=round(max(e for _, e in rates), 4)
+            )
+        else:
+            fitted[part] = NULLS[part]
+        print(f"    null line: {fitted[part]}")
+    return fitted
+
+
+def sets_of(
+    items: Sequence[tuple[int, SeatCounts]], size: int, draws: int, rng: random.Random
+) -> tuple[list[SeatCounts], bool]:
+    """Disjoint sets of ``size`` consecutive matches, or ``draws`` sets drawn with
+    replacement when fewer than 10 disjoint sets exist (second value: drawn)."""
+    counts = [c for _, c in items]
+    disjoint = len(counts) // size
+    if disjoint >= 10 or draws == 0:
+        return [add(counts[i * size : (i + 1) * size]) for i in range(disjoint)], False
+    if not counts:
+        return [], True
+    return [add([rng.choice(counts) for _ in range(size)]) for _ in range(draws)], True
+
+
+def calibrate(path: Path, charts: Path | None) -> None:
+    from baloot_engine.screening.report import histogram_svg, roc_svg
+
+    rows = load_rows(path)
+    print(f"stage-1 rows: {path}")
+    for kind in sorted(rows):
+        matches = len(rows[kind].get("0", []))
+        print(f"  {kind:15s} {matches:5d} matches")
+    nulls = nulls_of(rows)
+    rng = random.Random(58)
+    honest_rounds = 0
+    for kind in HONEST_KINDS:
+        # rounds analysed: the rows carry the rounds of the record
+        honest_rounds += sum(1 for _ in rows.get(kind, {}).get("0", []))
+    curves: dict[int, dict[str, list[tuple[float, float]]]] = {}
+    honest_scores: dict[str, list[float]] = {}
+    for size in (10, 30):
+        print(f"\nsets of {size} matches")
+        honest: dict[str, list[float | None]] = {"seat": [], "pair": []}
+        by_kind: dict[str, list[float]] = {}
+        for kind in HONEST_KINDS:
+            for group in ("0", "1", "2", "3", "0,2", "1,3"):
+                sets, _ = sets_of(rows.get(kind, {}).get(group, []), size, 0, rng)
+                scores = [set_score(s, nulls).score for s in sets]
+                honest["pair" if "," in group else "seat"].extend(scores)
+                by_kind.setdefault(kind, []).extend(x for x in scores if x is not None)
+        for who in ("seat", "pair"):
+            scores = honest[who]
+            verdict = [x for x in scores if x is not None]
+            print(f"  honest {who}-sets: {len(scores)} ({len(verdict)} with a verdict)")
+            line = "    threshold  measured  predicted(2 parts)"
+            print(line)
+            for t in (*TAIL_POINTS, THRESHOLDS[who]):
+                flagged = sum(1 for x in verdict if x >= t)
+                rate = flagged / len(verdict) if verdict else 0.0
+                print(f"    {t:9.2f}  {flagged:4d} = {rate:.4f}  {predicted_tail(t, 2):.5f}")
+            if size == 10:
+                honest_scores[who] = verdict
+        for kind, scores in by_kind.items():
+            if scores:
+                top = max(scores)
+                print(f"    {kind:15s} {len(scores):4d} group-sets, highest score {top:.2f}")
+        curves[size] = {}
+        all_honest = [x for who in honest.values() for x in who if x is not None]
+        for kind, groups in CHEATER_GROUPS.items():
+            for group in groups:
+                sets, drawn = sets_of(rows.get(kind, {}).get(group, []), size, 200, rng)
+                scored = [set_score(s, nulls) for s in sets]
+                found = [x.score for x in scored if x.score is not None]
+                who = "pair" if "," in group else "seat"
+                t = THRESHOLDS[who]
+                caught = sum(1 for x in found if x >= t)
+                cards = [x.card for x in scored if x.card is not None]
+                calls = [x.call for x in scored if x.call is not None]
+                print(
+                    f"  {kind:15s} group {group}: {caught}/{len(sets)} sets flagged at "
+                    f"{t} ({'drawn with replacement' if drawn else 'disjoint'}); "
+                    f"median card z {sorted(cards)[len(cards) // 2] if cards else None}, "
+                    f"median call z {sorted(calls)[len(calls) // 2] if calls else None}"
+                )
+                points = []
+                for step in range(161):
+                    t = -2.0 + step * 0.05
+                    fp = sum(1 for x in all_honest if x >= t) / max(1, len(all_honest))
+                    tp = sum(1 for x in found if x >= t) / max(1, len(sets))
+                    points.append((fp, tp))
+                curves[size][f"{kind} ({group})"] = points
+    print("\nproposed constants: NULLS =", {k: tuple(v) for k, v in nulls.items()})
+    if charts is not None:
+        charts.mkdir(parents=True, exist_ok=True)
+        for size, found in curves.items():
+            (charts / f"screen_roc_{size}.svg").write_text(
+                roc_svg(found, title=f"Screen ROC, sets of {size} matches"), encoding="utf-8"
+            )
+        (charts / "screen_honest_scores.svg").write_text(
+            histogram_svg(
+                {
+                    "honest seats": honest_scores.get("seat", []),
+                    "honest partnerships": honest_scores.get("pair", []),
+                },
+                {"report": THRESHOLDS["seat"]},
+                title="Honest sets of 10 matches: screen scores",
+                low=-5.0,
+                high=6.0,
+                bins=44,
+            ),
+            encoding="utf-8",
+        )
+        print(f"charts in {charts}")
+    _ = normal_tail
+
+
+def _measured(args: tuple[Any, Any]) -> tuple[str, int]:
+    """A stage-1 unit run with the worker's peak memory (kB) beside it."""
+    from baloot_engine.api.screen_cli import load_record
+    from baloot_engine.screening.driver import stage1_unit
+    from baloot_engine.screening.stage1 import STAGE1_BUDGET
+
+    unit, seed = args
+    text = stage1_unit(unit, load_record, STAGE1_BUDGET, seed)
+    return text, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def throughput(corpus: Path, count: int) -> None:
+    from baloot_engine.screening.driver import units_of
+    from baloot_engine.screening.executors import RayExecutor, SerialExecutor
+
+    units = [u for u in units_of([corpus]) if u.record.startswith(("strong/", "basic/"))]
+    units = sorted(units, key=lambda u: (int(u.record.split("/")[1].split(".")[0]), u.record))
+    units = units[:count]
+    items = [(u, 0) for u in units]
+    print(f"{len(units)} records (STRONG and BASIC), load average {os.getloadavg()}")
+    began, cpu = time.monotonic(), time.process_time()
+    serial = [t for _, (t, _) in SerialExecutor().run(_measured, items)]
+    wall = time.monotonic() - began
+    cpu = time.process_time() - cpu
+    print(
+        f"  serial: {wall:.1f} s wall, {cpu:.1f} s CPU: {3600 * len(units) / cpu:.0f} records "
+        f"per core-hour (CPU)"
+    )
+    walls = {}
+    for workers in (1, 2):
+        executor = RayExecutor(num_cpus=workers)
+        began = time.monotonic()
+        load = os.getloadavg()
+        results = dict(executor.run(_measured, items))
+        walls[workers] = time.monotonic() - began
+        texts = [results[i][0] for i in range(len(items))]
+        memory = max(m for _, m in results.values())
+        executor.close()
+        print(
+            f"  ray, {workers} worker(s): {walls[workers]:.1f} s wall "
+            f"({3600 * len(units) / walls[workers] / workers:.0f} records per core-hour), "
+            f"worker peak memory {memory / 1024:.0f} MB, same bytes as serial: "
+            f"{texts == serial}, load average before {load}"
+        )
+    print(f"  speed-up 1 -> 2 workers: {walls[1] / walls[2]:.2f}x")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("calibrate")
+    c.add_argument("rows", type=Path)
+    c.add_argument("--charts", type=Path, default=None)
+    t = sub.add_parser("throughput")
+    t.add_argument("corpus", type=Path)
+    t.add_argument("--records", type=int, default=16)
+    args = parser.parse_args(argv)
+    if args.command == "calibrate":
+        calibrate(args.rows, args.charts)
+    else:
+        throughput(args.corpus, args.records)
+    _ = CHEATER_KINDS
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

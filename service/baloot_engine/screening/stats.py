@@ -1,0 +1,162 @@
+"""The screen's statistic: z-scores of a set of records' stage-1 counts, and its thresholds.
+
+A seat (or a partnership) over a set of records has two scores, one over its cards and one
+over its bids and doubling calls (:func:`part_z`). Each is the z-score of its decisions'
+hindsight gains less their honest mean (:func:`baloot_engine.analysis.fairplay.gain_z`)
+combined with the z-score of its hits against their honest rate, as the fair-play report
+combines them (:func:`baloot_engine.analysis.fairplay.combined_score`). Under honest play each
+is about a standard normal score; a player who sees hidden cards at the cards raises the first,
+one who sees the deal when bidding raises the second. The screen's score is the larger of the
+two that rest on enough decisions (:data:`MIN_CARDS`, :data:`MIN_CALLS`); under the null it
+passes ``t`` with probability ``1 - Phi(t)^k`` (``k`` scores, taken as independent:
+:func:`predicted_tail`), which the calibration checks against the tail measured on honest sets
+(``bench/bench_screen.py``, docs/screening.md).
+
+The honest means (:data:`NULLS`) come from the honest players of the calibration, with their
+standard errors, which enter the scores so that an honest level whose true mean lies a little
+above the measured one is not flagged more and more as its sets grow. A seat whose cards lost
+more than :data:`~baloot_engine.analysis.fairplay.MAX_FAIR_LOSS` card points a decision against
+the fair best card (play no better than chance) gets no card score.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Final, NamedTuple
+
+from baloot_engine.analysis.fairplay import (
+    MAX_FAIR_LOSS,
+    Count,
+    combined_score,
+    gain_z,
+    z_score,
+)
+from baloot_engine.screening.stage1 import Counts, SeatCounts, row_counts
+
+
+class Null(NamedTuple):
+    """The honest mean gain per decision, ``intercept + slope L`` at a mean fair loss ``L``
+    per decision (:func:`null_mean`), and the standard error of the means it rests on."""
+
+    intercept: float
+    slope: float
+    error: float
+    hit_rate: float = 0.35
+    hit_error: float = 0.0
+
+
+NULLS: Final = {"card": Null(0.0, 0.0, 0.0), "call": Null(0.0, 0.0, 0.0)}
+"""The honest mean gain per decision of each kind (cards in card points, bids and calls in
+game points), a line in the mean fair loss of the group scored: the lowest line with a slope
+of at least 0 that lies on or above every honest kind of the calibration, and the largest
+standard error of those kinds' means; and the honest share of telling decisions that are hits
+(the highest kind's) with its standard error (``bench/bench_screen.py``)."""
+MIN_TELLING: Final = 10
+"""No hits' z on fewer telling decisions than this."""
+MIN_CARDS: Final = 60
+"""No card score on fewer card decisions with a choice than this."""
+MIN_CALLS: Final = 20
+"""No call score on fewer bids and doubling calls with a choice than this."""
+SCREEN_THRESHOLD: Final = 2.5
+"""The score from which stage 1 sends a seat or a partnership to stage 2 (a screen: loose)."""
+THRESHOLDS: Final = {"seat": 4.0, "pair": 4.0}
+"""The score from which a seat or a partnership is reported to a referee."""
+
+
+@dataclass(frozen=True, slots=True)
+class SetScore:
+    """A group's scores over a set of records.
+
+    ``card``/``call``: the z-scores (None without enough decisions, or for play no better
+    than chance); ``score`` the larger (None: no verdict); ``parts`` how many scores it
+    takes the larger of; ``counts`` what they rest on."""
+
+    card: float | None
+    call: float | None
+    counts: SeatCounts
+
+    @property
+    def score(self) -> float | None:
+        found = [z for z in (self.card, self.call) if z is not None]
+        return max(found) if found else None
+
+    @property
+    def parts(self) -> int:
+        return sum(1 for z in (self.card, self.call) if z is not None)
+
+
+def null_mean(null: Null, counts: Counts) -> float:
+    """The honest mean gain per decision at the counts' mean fair loss."""
+    loss = counts.fair_loss / counts.n if counts.n else 0.0
+    return null.intercept + null.slope * loss
+
+
+def part_z(counts: Counts, null: Null) -> float:
+    """The score of one kind of decisions: the z-score of its gains against their honest mean
+    combined with the z-score of its hits against their honest rate (on at least
+    :data:`MIN_TELLING` telling decisions) as the fair-play report combines them
+    (:func:`~baloot_engine.analysis.fairplay.combined_score`)."""
+    count = Count(
+        gain_decisions=counts.n, gain_sum=counts.gain_sum, gain_squares=counts.gain_squares
+    )
+    gained = gain_z(count, null_mean(null, counts), null.error)
+    hits = None
+    if counts.telling >= MIN_TELLING:
+        hits = z_score(counts.telling, counts.hits, null.hit_rate, null.hit_error)
+    return combined_score(hits, gained)
+
+
+def set_score(counts: SeatCounts, nulls: Mapping[str, Null] = NULLS) -> SetScore:
+    """A group's scores from its counts over a set."""
+    card = None
+    if counts.card.n >= MIN_CARDS and counts.card.fair_loss / counts.card.n <= MAX_FAIR_LOSS:
+        card = round(part_z(counts.card, nulls["card"]), 4)
+    call = None
+    if counts.call.n >= MIN_CALLS:
+        call = round(part_z(counts.call, nulls["call"]), 4)
+    return SetScore(card, call, counts)
+
+
+def summed(rows: Iterable[Mapping[str, object]]) -> SeatCounts:
+    """The counts of rows added (one group over a set of records)."""
+    total = SeatCounts()
+    for row in rows:
+        total.add(row_counts(dict(row)))
+    return total
+
+
+def normal_tail(z: float) -> float:
+    """The one-sided upper tail of the standard normal at ``z``."""
+    return 0.5 * math.erfc(z / math.sqrt(2.0))
+
+
+def predicted_tail(threshold: float, parts: int = 2) -> float:
+    """The chance that an honest group's score passes ``threshold`` under the z-model: the
+    larger of ``parts`` independent standard normal scores."""
+    return 1.0 - (1.0 - normal_tail(threshold)) ** parts
+
+
+def threshold_of(group: str) -> float:
+    """The reporting threshold of a group (``"0"``: a seat; ``"0,2"``: a partnership)."""
+    return THRESHOLDS["pair" if "," in group else "seat"]
+
+
+__all__ = [
+    "MIN_CALLS",
+    "MIN_CARDS",
+    "MIN_TELLING",
+    "NULLS",
+    "SCREEN_THRESHOLD",
+    "THRESHOLDS",
+    "Null",
+    "SetScore",
+    "normal_tail",
+    "null_mean",
+    "part_z",
+    "predicted_tail",
+    "set_score",
+    "summed",
+    "threshold_of",
+]

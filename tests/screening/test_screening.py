@@ -1,0 +1,226 @@
+"""The screen: a small day of records screened end to end, the same bytes on every executor
+and on every run, a resumed run, a refused record, and a planted cheater flagged."""
+
+from __future__ import annotations
+
+import json
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+from google.protobuf import json_format
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from baloot_engine.analysis.selfplay import play_record
+from baloot_engine.api.analysis import record_message
+from baloot_engine.api.screen_cli import load_record, main
+from baloot_engine.bots import Level
+from baloot_engine.screening import SerialExecutor, screen, stage1_unit, units_of
+from baloot_engine.screening.driver import Unit
+from baloot_engine.screening.executors import RayExecutor, ray_available
+from baloot_engine.screening.stage1 import (
+    CALL_LIMIT,
+    CARD_LIMIT,
+    GROUPS,
+    STAGE1_BUDGET,
+    row_counts,
+    stage1_rows,
+)
+from baloot_engine.screening.stats import THRESHOLDS, predicted_tail, set_score, summed
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from fairplay_bots import play_cheat_record
+
+HONEST_SEEDS = (1, 2)
+PLANTED_SEEDS = (1, 2, 3)
+
+
+@cache
+def honest_text(seed: int) -> str:
+    start, rounds = play_record([Level.BASIC] * 4, seed, max_rounds=3)
+    return json_format.MessageToJson(record_message(start, rounds), indent=None) + "\n"
+
+
+@cache
+def planted_text(seed: int) -> str:
+    """A match whose seat 0 plays the solver's card on the real deal (it sees every hand)."""
+    levels = [Level.EXPERT, Level.BASIC, Level.BASIC, Level.BASIC]
+    start, rounds = play_cheat_record(levels, ["all", "none", "none", "none"], seed)
+    return json_format.MessageToJson(record_message(start, rounds), indent=None) + "\n"
+
+
+def write_day(folder: Path, *, planted: bool = False, garbage: bool = False) -> Path:
+    day = folder / "day"
+    (day / "honest").mkdir(parents=True)
+    for seed in HONEST_SEEDS:
+        (day / "honest" / f"{seed}.json").write_text(honest_text(seed), encoding="utf-8")
+    if planted:
+        (day / "planted").mkdir()
+        for seed in PLANTED_SEEDS:
+            (day / "planted" / f"{seed}.json").write_text(planted_text(seed), encoding="utf-8")
+    if garbage:
+        (day / "honest" / "broken.json").write_text('{"rounds": 3}', encoding="utf-8")
+    return day
+
+
+def outputs(out: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes()
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and p.name != "last_run.json"
+    }
+
+
+def test_a_unit_is_a_pure_function_of_its_record() -> None:
+    unit = Unit("honest/1.json", "honest", honest_text(1).encode())
+    first = stage1_unit(unit, load_record, STAGE1_BUDGET, 0)
+    assert first == stage1_unit(unit, load_record, STAGE1_BUDGET, 0)
+    rows = [json.loads(line) for line in first.splitlines()]
+    assert [r["group"] for r in rows] == [",".join(map(str, g)) for g in GROUPS]
+    for row in rows:
+        assert row["sha256"] == unit.digest
+        assert {"engine", "solver", "model", "worlds", "call_deals", "seed"} <= set(row)
+        assert row["card_n"] > 0
+        assert row["call_n"] > 0
+    # another seed samples other worlds: other figures, the same decisions
+    other = [json.loads(x) for x in stage1_unit(unit, load_record, STAGE1_BUDGET, 1).splitlines()]
+    assert [r["card_n"] for r in other] == [r["card_n"] for r in rows]
+    assert other != rows
+
+
+def test_a_partnership_row_is_its_seats_added() -> None:
+    start, rounds = load_record(honest_text(2).encode())
+    rows = {r["group"]: r for r in stage1_rows(start, rounds, record="x", digest="0")}
+    for pair in ("0,2", "1,3"):
+        a, b = pair.split(",")
+        added = summed([rows[a], rows[b]])
+        found = row_counts(rows[pair])
+        assert found.card.n == added.card.n
+        assert found.call.n == added.call.n
+        assert found.card.hits == added.card.hits
+        assert found.call.telling == added.call.telling
+        assert found.card.gain_sum == pytest.approx(added.card.gain_sum, abs=1e-5)
+        assert found.call.gain_squares == pytest.approx(added.call.gain_squares, abs=1e-5)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(HONEST_SEEDS), st.sampled_from(GROUPS[:4]))
+def test_every_gain_is_bounded(seed: int, group: tuple[int, ...]) -> None:
+    start, rounds = load_record(honest_text(seed).encode())
+    row = stage1_rows(start, rounds, record="x", digest="0")[group[0]]
+    counts = row_counts(row)
+    assert counts.card.gain_squares <= counts.card.n * CARD_LIMIT**2 + 1e-6
+    assert counts.call.gain_squares <= counts.call.n * CALL_LIMIT**2 + 1e-6
+    assert 0 <= counts.card.hits <= counts.card.telling <= counts.card.n
+
+
+def test_a_day_screened_twice_gives_the_same_bytes_and_skips_what_is_done(
+    tmp_path: Path,
+) -> None:
+    day = write_day(tmp_path, garbage=True)
+    out = tmp_path / "out"
+    first = screen([day], out, load_record, SerialExecutor())
+    assert first.records == 3
+    assert first.screened == 3
+    assert first.refused == 1
+    before = outputs(out)
+    assert "stage1.jsonl" in before
+    assert "sets.jsonl" in before
+    assert "summary.svg" in before
+    again = screen([day], out, load_record, SerialExecutor())
+    assert again.screened == 0
+    assert again.skipped == 3
+    assert outputs(out) == before
+    # an interrupted run: the rows of one record only; the next run screens the others
+    lines = (out / "stage1.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (out / "stage1.jsonl").write_text("".join(lines[:6]), encoding="utf-8")
+    resumed = screen([day], out, load_record, SerialExecutor())
+    assert resumed.screened == 2
+    assert resumed.skipped == 1
+    assert outputs(out) == before
+
+
+def test_another_budget_screens_again(tmp_path: Path) -> None:
+    day = write_day(tmp_path)
+    out = tmp_path / "out"
+    screen([day], out, load_record, SerialExecutor())
+    other = screen([day], out, load_record, SerialExecutor(), seed=5)
+    assert other.screened == 2
+
+
+@pytest.mark.skipif(not ray_available(), reason="the screen extra (ray) is not installed")
+def test_ray_and_the_serial_executor_write_the_same_bytes(tmp_path: Path) -> None:
+    day = write_day(tmp_path)
+    serial = tmp_path / "serial"
+    screen([day], serial, load_record, SerialExecutor())
+    executor = RayExecutor(num_cpus=1)
+    try:
+        screen([day], tmp_path / "ray", load_record, executor)
+    finally:
+        executor.close()
+    assert outputs(tmp_path / "ray") == outputs(serial)
+
+
+def test_a_planted_cheater_is_flagged_with_its_evidence(tmp_path: Path) -> None:
+    day = write_day(tmp_path, planted=True)
+    out = tmp_path / "out"
+    result = screen([day], out, load_record, SerialExecutor(), stage2_worlds=2)
+    sets = [json.loads(x) for x in (out / "sets.jsonl").read_text(encoding="utf-8").splitlines()]
+    by = {(s["set"], s["group"]): s for s in sets}
+    cheater = by[("planted", "0")]
+    assert cheater["reported"]
+    assert cheater["score"] >= THRESHOLDS["seat"]
+    assert not any(s["reported"] for s in sets if s["set"] == "honest")
+    assert {(r["set"], r["group"]) for r in result.reported} >= {("planted", "0")}
+    document = json.loads((out / "stage2" / "planted.json").read_text(encoding="utf-8"))
+    assert document["set"] == "planted"
+    assert "0" in document["groups"]
+    seat0 = next(r for r in document["fair_play"] if r["seats"] == [0])
+    assert any(score["flagged"] for score in seat0["scores"])
+    cards = document["evidence"]["cards"]
+    flagged_seats = {int(x) for group in document["groups"] for x in group.split(",")}
+    assert cards
+    assert all(c["seat"] in flagged_seats for c in cards)
+    assert cards[0]["gain"] >= cards[-1]["gain"]
+    assert len(cards[0]["deal"]) == 32
+    assert document["minimum_sample"]["screen_card_decisions"] > 0
+    # the command line says so by its exit code, and a second run does nothing new
+    assert main([str(day), "--out", str(out), "--executor", "serial"]) == 1
+    assert json.loads((out / "last_run.json").read_text())["screened_now"] == 0
+
+
+def test_the_command_line_screens_an_honest_day(tmp_path: Path) -> None:
+    day = write_day(tmp_path)
+    out = tmp_path / "out"
+    assert main([str(day), "--out", str(out), "--executor", "serial", "--no-stage2"]) == 0
+    assert len((out / "stage1.jsonl").read_text().splitlines()) == 2 * len(GROUPS)
+    with pytest.raises(SystemExit):
+        main([str(tmp_path / "nothing"), "--out", str(out)])
+
+
+def test_the_model_tail_is_the_larger_of_independent_normals() -> None:
+    assert predicted_tail(0.0, 1) == pytest.approx(0.5)
+    assert predicted_tail(0.0, 2) == pytest.approx(0.75)
+    assert predicted_tail(4.0, 2) == pytest.approx(2 * 3.167e-5, rel=1e-2)
+
+
+def test_too_few_decisions_give_no_verdict() -> None:
+    start, rounds = load_record(honest_text(1).encode())
+    row = stage1_rows(start, rounds, record="x", digest="0")[0]
+    found = set_score(row_counts(row))
+    assert found.card is None or row["card_n"] >= 60
+    empty = set_score(summed([]))
+    assert empty.score is None
+    assert empty.parts == 0
+
+
+def test_units_are_read_from_folders_and_streams(tmp_path: Path) -> None:
+    day = write_day(tmp_path)
+    stream = tmp_path / "stream.jsonl"
+    stream.write_text(honest_text(1) + "\n" + honest_text(2), encoding="utf-8")
+    units = units_of([day, stream])
+    names = [u.record for u in units]
+    assert names == sorted(names)
+    assert {"honest/1.json", "honest/2.json", "stream.jsonl:1", "stream.jsonl:3"} == set(names)
