@@ -12,12 +12,13 @@ partnerships of each match; the cheaters give their cheating seat (``strong-all`
 ``strong-bidding``: seat 0) or partnership (``strong-pair``: seats 0 and 2). A set is a group's
 rows over consecutive matches of one kind (10 or 30): disjoint sets for the honest, and for
 the cheaters too when there are enough matches, else drawn with replacement (the output says
-which). It fits the honest nulls (:data:`baloot_engine.screening.stats.NULLS`: per kind, the
-mean gain per decision and the mean fair loss; the lowest line with a slope of at least 0 on
-or above every honest kind), then prints, at those nulls, the false-positive rate of the honest
-sets per seat and per partnership at several thresholds beside the z-model's predicted tail,
-the detection rate of each cheater at 10 and 30 matches at the reporting threshold, and writes
-an ROC chart per set size (SVG) and the honest scores' histogram.
+which). It fits the honest nulls (:mod:`baloot_engine.screening.stats`: per honest kind, the
+mean gain per decision, the mean fair loss and the hit rate; the lowest line with a slope of
+at least 0 on or above every honest kind, the highest hit rate), then prints, at those nulls,
+the false-positive rate of the honest sets per seat and per partnership at several thresholds
+beside the z-model's predicted tail, the detection rate of each cheater at 10 and 30 matches
+at the reporting threshold, and writes an ROC chart per set size (SVG) and the honest scores'
+histogram.
 
 ``throughput`` screens ``--records`` records of the corpus's STRONG and BASIC matches three
 times: in this process (the serial executor), on Ray with one worker and with two; it prints
@@ -44,12 +45,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from screen_bots import CHEATER_KINDS, HONEST_KINDS
 
+from baloot_engine.analysis.fairplay import BaseRate, GainNull, Knowledge
 from baloot_engine.screening.stage1 import SeatCounts, row_counts
 from baloot_engine.screening.stats import (
-    NULLS,
     THRESHOLDS,
     Null,
-    normal_tail,
+    SetScore,
     predicted_tail,
     set_score,
 )
@@ -57,6 +58,8 @@ from baloot_engine.screening.stats import (
 ROOT = Path(__file__).resolve().parents[1]
 CHEATER_GROUPS = {"strong-all": ("0",), "strong-pair": ("0,2",), "strong-bidding": ("0",)}
 TAIL_POINTS = (1.5, 2.0, 2.5, 3.0, 3.5, 4.0)
+ROUNDS: dict[str, int] = defaultdict(int)
+"""The rounds analysed per kind (read with the rows)."""
 
 
 def load_rows(path: Path) -> dict[str, dict[str, list[tuple[int, SeatCounts]]]]:
@@ -70,6 +73,8 @@ def load_rows(path: Path) -> dict[str, dict[str, list[tuple[int, SeatCounts]]]]:
             continue
         kind, _, name = str(row["record"]).partition("/")
         seed = int(name.split(".")[0])
+        if row["group"] == "0":
+            ROUNDS[kind] += int(row["rounds"])
         found[kind][str(row["group"])].append((seed, row_counts(row)))
     for groups in found.values():
         for items in groups.values():
@@ -108,50 +113,84 @@ def fit_null(points: Sequence[tuple[float, float]], error: float) -> Null:
     return Null(round(best.intercept, 4), round(best.slope, 4), round(error, 4))
 
 
-def nulls_of(rows: dict[str, dict[str, list[tuple[int, SeatCounts]]]]) -> dict[str, Null]:
-    fitted = {}
-    for part in ("card", "call"):
+def _fit(label: str, points: list[tuple[str, int, float, float, float, int, int]]) -> Null:
+    """A null from each honest kind's (kind, decisions, mean gain, its error, mean fair loss,
+    telling, hits)."""
+    print(f"  {label}: honest kind, decisions, mean gain +- s.e., mean fair loss, hits")
+    rates = []
+    for kind, n, mean, error, loss, telling, hits in points:
+        rate = hits / telling if telling else 0.0
+        rate_error = math.sqrt(rate * (1 - rate) / telling) if telling else 0.0
+        rates.append((rate, rate_error))
+        print(
+            f"    {kind:15s} {n:7d} {mean:+.4f} +- {error:.4f}  loss {loss:.3f}  "
+            f"hits {hits}/{telling} = {rate:.3f} +- {rate_error:.3f}"
+        )
+    line = fit_null([(p[4], p[2]) for p in points], max(p[3] for p in points))
+    top = max(rates)
+    found = line._replace(hit_rate=round(top[0], 4), hit_error=round(max(e for _, e in rates), 4))
+    print(f"    null: {found}")
+    return found
+
+
+def nulls_of(
+    rows: dict[str, dict[str, list[tuple[int, SeatCounts]]]],
+) -> tuple[Null, dict[Knowledge, BaseRate], dict[Knowledge, GainNull]]:
+    """The honest nulls: of the calls, and of the cards per state of knowledge (the left and
+    right opponents pooled)."""
+    honest = {
+        kind: [c for g in ("0", "1", "2", "3") for _, c in rows[kind].get(g, [])]
+        for kind in HONEST_KINDS
+        if kind in rows
+    }
+    points = []
+    for kind, seats in honest.items():
+        counts = [c.call for c in seats]
+        n = sum(c.n for c in counts)
+        if n < 50:
+            continue
+        mean = sum(c.gain_sum for c in counts) / n
+        error = math.sqrt(sum((c.gain_sum - mean * c.n) ** 2 for c in counts)) / n
+        loss = sum(c.fair_loss for c in counts) / n
+        points.append(
+            (
+                kind,
+                n,
+                mean,
+                error,
+                loss,
+                sum(c.telling for c in counts),
+                sum(c.hits for c in counts),
+            )
+        )
+    call = _fit("bids and calls", points)
+    base_rates: dict[Knowledge, BaseRate] = {}
+    gain_nulls: dict[Knowledge, GainNull] = {}
+    for knowledges in ((Knowledge.ALL,), (Knowledge.PARTNER,), (Knowledge.LEFT, Knowledge.RIGHT)):
         points = []
-        errors = []
-        rates: list[tuple[float, float]] = []
-        print(f"  {part}: honest kind, decisions, mean gain +- s.e., mean fair loss")
-        for kind in HONEST_KINDS:
-            if kind not in rows:
-                continue
-            seats = [c for g in ("0", "1", "2", "3") for _, c in rows[kind].get(g, [])]
-            counts = [getattr(c, part) for c in seats]
-            n = sum(c.n for c in counts)
+        for kind, seats in honest.items():
+            n = telling = hits = 0
+            total = loss_sum = 0.0
+            units = []
+            for tally in seats:
+                for k in knowledges:
+                    count = tally.counts[k]
+                    n += count.gain_decisions
+                    total += count.gain_sum
+                    telling += count.telling
+                    hits += count.hits
+                    units.append((count.gain_sum, count.gain_decisions))
+                loss_sum += tally.fair_loss * len(knowledges)
             if n < 50:
                 continue
-            total = sum(c.gain_sum for c in counts)
-            squares = sum(c.gain_squares for c in counts)
             mean = total / n
-            # the matches' sums are the independent units (a seat's decisions share a deal)
-            per = [(c.gain_sum - mean * c.n) for c in counts]
-            error = math.sqrt(sum(x * x for x in per)) / n
-            loss = sum(c.fair_loss for c in counts) / n
-            print(
-                f"    {kind:15s} {n:7d} {mean:+.4f} +- {error:.4f}  loss {loss:.3f}"
-                f"  (sd/decision {math.sqrt(max(0.0, squares / n - mean * mean)):.3f})"
-            )
-            telling = sum(c.telling for c in counts)
-            hits = sum(c.hits for c in counts)
-            rate = hits / telling if telling else 0.0
-            rate_error = math.sqrt(rate * (1 - rate) / telling) if telling else 0.0
-            print(f"      hits {hits}/{telling} = {rate:.3f} +- {rate_error:.3f}")
-            points.append((loss, mean))
-            errors.append(error)
-            rates.append((rate, rate_error))
-        if points:
-            line = fit_null(points, max(errors))
-            top = max(rates)
-            fitted[part] = line._replace(
-                hit_rate=round(top[0], 4), hit_error=round(max(e for _, e in rates), 4)
-            )
-        else:
-            fitted[part] = NULLS[part]
-        print(f"    null line: {fitted[part]}")
-    return fitted
+            error = math.sqrt(sum((g - mean * m) ** 2 for g, m in units)) / n
+            points.append((kind, n, mean, error, loss_sum / n, telling, hits))
+        found = _fit("cards, " + "/".join(k.value for k in knowledges), points)
+        for k in knowledges:
+            base_rates[k] = BaseRate(found.hit_rate, found.hit_error)
+            gain_nulls[k] = GainNull(found.intercept, found.slope, found.error)
+    return call, base_rates, gain_nulls
 
 
 def sets_of(
@@ -175,13 +214,15 @@ def calibrate(path: Path, charts: Path | None) -> None:
     print(f"stage-1 rows: {path}")
     for kind in sorted(rows):
         matches = len(rows[kind].get("0", []))
-        print(f"  {kind:15s} {matches:5d} matches")
-    nulls = nulls_of(rows)
+        print(f"  {kind:15s} {matches:5d} matches, {ROUNDS[kind]:6d} rounds")
+    honest_rounds = sum(ROUNDS[k] for k in HONEST_KINDS)
+    print(f"  honest rounds: {honest_rounds} (each seen by four seats and two partnerships)")
+    call_null, base_rates, gain_nulls = nulls_of(rows)
+
+    def scored(counts: SeatCounts) -> SetScore:
+        return set_score(counts, call_null=call_null, base_rates=base_rates, gain_nulls=gain_nulls)
+
     rng = random.Random(58)
-    honest_rounds = 0
-    for kind in HONEST_KINDS:
-        # rounds analysed: the rows carry the rounds of the record
-        honest_rounds += sum(1 for _ in rows.get(kind, {}).get("0", []))
     curves: dict[int, dict[str, list[tuple[float, float]]]] = {}
     honest_scores: dict[str, list[float]] = {}
     for size in (10, 30):
@@ -191,19 +232,19 @@ def calibrate(path: Path, charts: Path | None) -> None:
         for kind in HONEST_KINDS:
             for group in ("0", "1", "2", "3", "0,2", "1,3"):
                 sets, _ = sets_of(rows.get(kind, {}).get(group, []), size, 0, rng)
-                scores = [set_score(s, nulls).score for s in sets]
+                scores = [scored(s).score for s in sets]
                 honest["pair" if "," in group else "seat"].extend(scores)
                 by_kind.setdefault(kind, []).extend(x for x in scores if x is not None)
         for who in ("seat", "pair"):
             scores = honest[who]
             verdict = [x for x in scores if x is not None]
             print(f"  honest {who}-sets: {len(scores)} ({len(verdict)} with a verdict)")
-            line = "    threshold  measured  predicted(2 parts)"
+            line = "    threshold  measured  predicted(5 parts)"
             print(line)
             for t in (*TAIL_POINTS, THRESHOLDS[who]):
                 flagged = sum(1 for x in verdict if x >= t)
                 rate = flagged / len(verdict) if verdict else 0.0
-                print(f"    {t:9.2f}  {flagged:4d} = {rate:.4f}  {predicted_tail(t, 2):.5f}")
+                print(f"    {t:9.2f}  {flagged:4d} = {rate:.4f}  {predicted_tail(t, 5):.5f}")
             if size == 10:
                 honest_scores[who] = verdict
         for kind, scores in by_kind.items():
@@ -215,13 +256,13 @@ def calibrate(path: Path, charts: Path | None) -> None:
         for kind, groups in CHEATER_GROUPS.items():
             for group in groups:
                 sets, drawn = sets_of(rows.get(kind, {}).get(group, []), size, 200, rng)
-                scored = [set_score(s, nulls) for s in sets]
-                found = [x.score for x in scored if x.score is not None]
+                found_scores = [scored(s) for s in sets]
+                found = [x.score for x in found_scores if x.score is not None]
                 who = "pair" if "," in group else "seat"
                 t = THRESHOLDS[who]
                 caught = sum(1 for x in found if x >= t)
-                cards = [x.card for x in scored if x.card is not None]
-                calls = [x.call for x in scored if x.call is not None]
+                cards = [x.card for x in found_scores if x.card is not None]
+                calls = [x.call for x in found_scores if x.call is not None]
                 print(
                     f"  {kind:15s} group {group}: {caught}/{len(sets)} sets flagged at "
                     f"{t} ({'drawn with replacement' if drawn else 'disjoint'}); "
@@ -235,7 +276,9 @@ def calibrate(path: Path, charts: Path | None) -> None:
                     tp = sum(1 for x in found if x >= t) / max(1, len(sets))
                     points.append((fp, tp))
                 curves[size][f"{kind} ({group})"] = points
-    print("\nproposed constants: NULLS =", {k: tuple(v) for k, v in nulls.items()})
+    print(f"\nproposed constants: CALL_NULL = {tuple(call_null)}")
+    print("  CARD_BASE_RATES =", {k.value: tuple(v) for k, v in base_rates.items()})
+    print("  CARD_GAIN_NULLS =", {k.value: tuple(v) for k, v in gain_nulls.items()})
     if charts is not None:
         charts.mkdir(parents=True, exist_ok=True)
         for size, found in curves.items():
@@ -257,7 +300,6 @@ def calibrate(path: Path, charts: Path | None) -> None:
             encoding="utf-8",
         )
         print(f"charts in {charts}")
-    _ = normal_tail
 
 
 def _measured(args: tuple[Any, Any]) -> tuple[str, int]:

@@ -751,6 +751,7 @@ def replayed_rounds(
 
 
 _ANALYSERS: Final = {Play: _card, Bid: _bid, Doubling: _call}
+_KINDS: Final = {Play: DecisionKind.CARD, Bid: DecisionKind.BID, Doubling: DecisionKind.CALL}
 
 
 def analyze(
@@ -764,6 +765,7 @@ def analyze(
     deadline: float | None = None,
     cancelled: Callable[[], bool] | None = None,
     replay_steps: Sequence[Step] | None = None,
+    kinds: Iterable[DecisionKind] | None = None,
 ) -> Iterator[Report]:
     """Analyse a record (its start state and rounds, :mod:`baloot_engine.rules.record`; given
     ``replay_steps``, its replay already made, when the record was verified).
@@ -771,8 +773,9 @@ def analyze(
     Yields a :class:`Progress` first (0 of the total) and after each decision, each
     :class:`Decision` as it is computed, a :class:`RoundSummary` after each analysed round and
     a :class:`MatchSummary` at the end. ``seats`` and ``round_indices`` (default: all) choose
-    what is analysed; ``deadline`` (a :func:`time.monotonic` time) and ``cancelled`` stop the
-    work between two units with :class:`AnalysisStoppedError`. A record that the rules refuse raises
+    what is analysed, ``kinds`` (default: all) which kinds of decisions; ``deadline`` (a
+    :func:`time.monotonic` time) and ``cancelled`` stop the work between two units with
+    :class:`AnalysisStoppedError`. A record that the rules refuse raises
     :class:`~baloot_engine.rules.record.DivergenceError` before anything is yielded.
     """
     budget = budget or budget_of()
@@ -783,7 +786,18 @@ def analyze(
     selected = [
         r for r in replayed if r.ended and r.scored and (wanted is None or r.index in wanted)
     ]
-    plans = [(r, [s for s in r.steps if _is_decision(s, chosen_seats)]) for r in selected]
+    chosen_kinds = frozenset(DecisionKind) if kinds is None else frozenset(kinds)
+    plans = [
+        (
+            r,
+            [
+                s
+                for s in r.steps
+                if _is_decision(s, chosen_seats) and _KINDS[type(s.action)] in chosen_kinds
+            ],
+        )
+        for r in selected
+    ]
     total = sum(len(steps) for _, steps in plans)
     done = 0
     yield Progress(0, total)

@@ -1,19 +1,22 @@
 """Stage 1 of the screen: one record's cheap counts per seat and per partnership.
 
-The record is analysed once by :func:`baloot_engine.analysis.analyze` at a small budget
-(:data:`STAGE1_BUDGET`): every card, bid and doubling call of every seat with a choice is
-valued fairly (worlds or deals sampled from what the seat could know) and in hindsight (the
-real deal solved exactly). From those values each decision gives:
+Two cheap passes over the record, both pure functions of the record, the budget and the seed:
 
-* its **hindsight gain** (:func:`baloot_engine.analysis.fairplay.hindsight_gain`): what the
-  action taken gained valued on the real deal rather than fairly, less the same for the
-  actions a fair player would likely take; an honest choice rests on what the seat knows and
-  gains nothing on average, a choice that follows the hidden cards gains. Cards are valued in
-  card points, bids and calls in game points (:data:`CALL_SCALE`), each gain bounded
-  (:data:`CARD_LIMIT`, :data:`CALL_LIMIT`);
-* whether it **tells** (the actions best on the real deal and those best fairly have nothing
-  in common) and, if so, whether it is a **hit** (the seat took one best on the real deal
-  only: a choice right only with hidden knowledge).
+* **cards**: the fair-play figures (:func:`baloot_engine.analysis.fairplay.record_figures`) at
+  :data:`STAGE1_CARD_WORLDS` worlds per decision (stage 2 runs the report's default): each card
+  decision with a choice valued fairly (two independent samples of worlds drawn from what the
+  seat could know), on the real position, and with the partner's or one opponent's hand known;
+  their tally (:class:`~baloot_engine.analysis.fairplay.Tally`) counts the decisions where the
+  card best with hidden knowledge and the fair best have nothing in common (*telling*), those
+  where the seat played the former (*hits*: right only with hidden knowledge), and the
+  cross-fitted hindsight gains;
+* **bids and doubling calls**: the analysis (:func:`baloot_engine.analysis.analyze`, bids and
+  calls only, :data:`STAGE1_BUDGET`) values every alternative fairly (deals sampled from the
+  seat's view and played out) and on the real deal (the contract it leads to solved exactly);
+  each decision gives its hindsight gain (:func:`baloot_engine.analysis.fairplay.hindsight_gain`,
+  in game points, :data:`CALL_SCALE`, bounded by :data:`CALL_LIMIT`), and whether it tells and
+  hits as above: a bid or a double whose value is good on the true deal but bad in expectation
+  over the worlds the seat could believe in.
 
 The counts are additive (sums and sums of squares), so a set of records is scored by adding its
 rows (:mod:`baloot_engine.screening.stats`). A row is a flat dict of numbers and strings,
@@ -30,21 +33,28 @@ from baloot_engine import __version__
 from baloot_engine.analysis import analyze
 from baloot_engine.analysis.budget import Budget
 from baloot_engine.analysis.core import Decision, DecisionKind
-from baloot_engine.analysis.fairplay import bounded_gain, hindsight_gain
+from baloot_engine.analysis.fairplay import (
+    PEEKS,
+    DecisionFigures,
+    Tally,
+    hindsight_gain,
+    record_figures,
+    tally_of,
+)
 from baloot_engine.rules.record import RecordedRound
 from baloot_engine.rules.state import State
 from baloot_engine.solver import COMPILED
 
 STAGE1_BUDGET: Final = Budget(worlds=2, call_deals=8)
-"""The analysis budget of stage 1: two worlds per card, eight played-out deals per bid or
-call (the cheap end; stage 2 runs the fair-play report in full)."""
-CARD_LIMIT: Final = 12.0
-"""The most one card decision's gain counts, either way (card points)."""
+"""The budget of stage 1: ``worlds`` per card decision and per state of knowledge of the
+fair-play figures, ``call_deals`` played-out deals per bid or call."""
 CALL_SCALE: Final = 10.0
 """Bids and calls are valued in game points; their values are weighed as if ten times larger
 (a game point is about ten card points), so that one temperature serves both."""
 CALL_LIMIT: Final = 16.0
 """The most one bid's or call's gain counts, either way (game points: a Hokm round's worth)."""
+SCREEN_VERSION: Final = 2
+"""The version of stage 1's counts: rows of another version are computed again."""
 EPSILON: Final = 1e-6
 GROUPS: Final = ((0,), (1,), (2,), (3,), (0, 2), (1, 3))
 """Each seat, then each partnership."""
@@ -100,9 +110,10 @@ class Counts:
 
 @dataclass(slots=True)
 class SeatCounts:
-    """One seat's (or partnership's) counts: cards, and bids with doubling calls."""
+    """One seat's (or partnership's) counts: the fair-play tally of its cards, and the counts
+    of its bids and doubling calls."""
 
-    card: Counts = field(default_factory=Counts)
+    card: Tally = field(default_factory=Tally)
     call: Counts = field(default_factory=Counts)
 
     def add(self, other: SeatCounts) -> None:
@@ -116,9 +127,10 @@ def _best(values: Sequence[float]) -> frozenset[int]:
     return frozenset(i for i, v in enumerate(values) if v >= top - EPSILON)
 
 
-def decision_gain(decision: Decision) -> tuple[bool, float, bool, bool, float] | None:
-    """A decision's ``(is_card, gain, telling, hit, fair_loss)``, None when a value is
-    missing (a card without card points, an alternative without a hindsight value)."""
+def decision_gain(decision: Decision) -> tuple[float, bool, bool, float] | None:
+    """A decision's ``(gain, telling, hit, fair_loss)``: cards in card points (their values
+    from the seat's worlds and the real position), bids and calls in game points; None when a
+    value is missing (an alternative without a hindsight value)."""
     card = decision.kind is DecisionKind.CARD
     fair: list[float] = []
     known: list[float] = []
@@ -135,28 +147,29 @@ def decision_gain(decision: Decision) -> tuple[bool, float, bool, bool, float] |
             fair.append(alternative.fair.score * CALL_SCALE)
             known.append(hindsight.score * CALL_SCALE)
     taken = decision.taken
-    gained = hindsight_gain(known, fair, taken)
-    if card:
-        gained = bounded_gain(gained)
-    else:
-        gained = max(-CALL_LIMIT, min(CALL_LIMIT, gained / CALL_SCALE))
+    gained = hindsight_gain(known, fair, taken) / (1.0 if card else CALL_SCALE)
+    gained = max(-CALL_LIMIT, min(CALL_LIMIT, gained))
     best_known, best_fair = _best(known), _best(fair)
     telling = not best_known & best_fair
     hit = telling and taken in best_known
-    loss = max(fair) - fair[taken]
-    return card, gained, telling, hit, loss if card else loss / CALL_SCALE
+    loss = (max(fair) - fair[taken]) / (1.0 if card else CALL_SCALE)
+    return gained, telling, hit, loss
 
 
-def seat_counts(decisions: Iterable[Decision]) -> dict[int, SeatCounts]:
-    """Each seat's counts over a record's decisions."""
-    counts = {seat: SeatCounts() for seat in range(4)}
+def seat_counts(
+    figures: Iterable[DecisionFigures], decisions: Iterable[Decision]
+) -> dict[int, SeatCounts]:
+    """Each seat's counts over a record's card figures and bid and call decisions."""
+    tallies = tally_of(figures, range(4))
+    counts = {seat: SeatCounts(card=tallies[seat]) for seat in range(4)}
     for decision in decisions:
+        if decision.kind is DecisionKind.CARD:
+            continue
         found = decision_gain(decision)
         if found is None:
             continue
-        card, gained, telling, hit, loss = found
-        into = counts[decision.seat]
-        (into.card if card else into.call).add_decision(gained, telling, hit, loss)
+        gained, telling, hit, loss = found
+        counts[decision.seat].call.add_decision(gained, telling, hit, loss)
     return counts
 
 
@@ -174,33 +187,71 @@ def _r(value: float) -> float:
 
 def counts_row(counts: SeatCounts) -> dict[str, float | int]:
     """The counts as the numeric columns of a row."""
-    row: dict[str, float | int] = {}
-    for name, part in (("card", counts.card), ("call", counts.call)):
-        row[f"{name}_n"] = part.n
-        row[f"{name}_gain_sum"] = _r(part.gain_sum)
-        row[f"{name}_gain_squares"] = _r(part.gain_squares)
-        row[f"{name}_telling"] = part.telling
-        row[f"{name}_hits"] = part.hits
-        row[f"{name}_fair_loss"] = _r(part.fair_loss)
+    tally = counts.card
+    row: dict[str, float | int] = {
+        "card_n": tally.decisions,
+        "card_fair_loss": _r(tally.fair_loss),
+    }
+    for knowledge in PEEKS:
+        count = tally.counts[knowledge]
+        name = knowledge.value
+        row[f"{name}_telling"] = count.telling
+        row[f"{name}_hits"] = count.hits
+        row[f"{name}_gain"] = _r(count.gain)
+        row[f"{name}_gain_n"] = count.gain_decisions
+        row[f"{name}_gain_sum"] = _r(count.gain_sum)
+        row[f"{name}_gain_squares"] = _r(count.gain_squares)
+    part = counts.call
+    row["call_n"] = part.n
+    row["call_gain_sum"] = _r(part.gain_sum)
+    row["call_gain_squares"] = _r(part.gain_squares)
+    row["call_telling"] = part.telling
+    row["call_hits"] = part.hits
+    row["call_fair_loss"] = _r(part.fair_loss)
     return row
+
+
+def _int(row: dict[str, object], key: str) -> int:
+    value = row[key]
+    assert isinstance(value, int | float)
+    return int(value)
+
+
+def _float(row: dict[str, object], key: str) -> float:
+    value = row[key]
+    assert isinstance(value, int | float)
+    return float(value)
 
 
 def row_counts(row: dict[str, object]) -> SeatCounts:
     """A row's counts (the inverse of :func:`counts_row`)."""
     found = SeatCounts()
-    for name, part in (("card", found.card), ("call", found.call)):
-        part.n = int(row[f"{name}_n"])  # type: ignore[call-overload]
-        part.gain_sum = float(row[f"{name}_gain_sum"])  # type: ignore[arg-type]
-        part.gain_squares = float(row[f"{name}_gain_squares"])  # type: ignore[arg-type]
-        part.telling = int(row[f"{name}_telling"])  # type: ignore[call-overload]
-        part.hits = int(row[f"{name}_hits"])  # type: ignore[call-overload]
-        part.fair_loss = float(row[f"{name}_fair_loss"])  # type: ignore[arg-type]
+    tally = found.card
+    tally.decisions = _int(row, "card_n")
+    tally.fair_loss = _float(row, "card_fair_loss")
+    for knowledge in PEEKS:
+        count = tally.counts[knowledge]
+        name = knowledge.value
+        count.telling = _int(row, f"{name}_telling")
+        count.hits = _int(row, f"{name}_hits")
+        count.gain = _float(row, f"{name}_gain")
+        count.gain_decisions = _int(row, f"{name}_gain_n")
+        count.gain_sum = _float(row, f"{name}_gain_sum")
+        count.gain_squares = _float(row, f"{name}_gain_squares")
+    part = found.call
+    part.n = _int(row, "call_n")
+    part.gain_sum = _float(row, "call_gain_sum")
+    part.gain_squares = _float(row, "call_gain_squares")
+    part.telling = _int(row, "call_telling")
+    part.hits = _int(row, "call_hits")
+    part.fair_loss = _float(row, "call_fair_loss")
     return found
 
 
 def stamp(budget: Budget, seed: int) -> dict[str, str | int]:
     """What a row was computed with: the versions, the budget and the seed."""
     return {
+        "screen": SCREEN_VERSION,
         "engine": engine_version(),
         "solver": solver_version(),
         "model": model_version(),
@@ -223,11 +274,20 @@ def stage1_rows(
 
     ``record`` names the record (its path in the day's folder), ``digest`` its content (the
     SHA-256 of its bytes). A pure function of the record, the budget and the seed."""
-    decisions = [
-        d for d in analyze(start, rounds, budget=budget, seed=seed) if isinstance(d, Decision)
+    figures = [
+        f
+        for f in record_figures(start, rounds, worlds=budget.worlds, seed=seed)
+        if isinstance(f, DecisionFigures)
     ]
-    counts = seat_counts(decisions)
-    scored_rounds = len({d.round_index for d in decisions})
+    decisions = [
+        d
+        for d in analyze(
+            start, rounds, budget=budget, seed=seed, kinds=(DecisionKind.BID, DecisionKind.CALL)
+        )
+        if isinstance(d, Decision)
+    ]
+    counts = seat_counts(figures, decisions)
+    scored_rounds = len({f.round_index for f in figures} | {d.round_index for d in decisions})
     rows: list[dict[str, object]] = []
     for group in GROUPS:
         row: dict[str, object] = {
@@ -245,7 +305,6 @@ def stage1_rows(
 __all__ = [
     "CALL_LIMIT",
     "CALL_SCALE",
-    "CARD_LIMIT",
     "GROUPS",
     "STAGE1_BUDGET",
     "Counts",

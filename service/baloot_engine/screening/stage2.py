@@ -113,8 +113,8 @@ def _evidence(
             continue
         entry = decision_dict(item)
         entry["record"] = name
-        entry["gain"] = round(gained[1], 4)
-        entry["right_only_with_hidden_knowledge"] = gained[3]
+        entry["gain"] = round(gained[0], 4)
+        entry["right_only_with_hidden_knowledge"] = gained[2]
         entry["deal"] = list(rounds[item.round_index].deck)
         found.append(entry)
     return found

@@ -1,22 +1,28 @@
 """The screen's statistic: z-scores of a set of records' stage-1 counts, and its thresholds.
 
-A seat (or a partnership) over a set of records has two scores, one over its cards and one
-over its bids and doubling calls (:func:`part_z`). Each is the z-score of its decisions'
-hindsight gains less their honest mean (:func:`baloot_engine.analysis.fairplay.gain_z`)
-combined with the z-score of its hits against their honest rate, as the fair-play report
-combines them (:func:`baloot_engine.analysis.fairplay.combined_score`). Under honest play each
-is about a standard normal score; a player who sees hidden cards at the cards raises the first,
-one who sees the deal when bidding raises the second. The screen's score is the larger of the
-two that rest on enough decisions (:data:`MIN_CARDS`, :data:`MIN_CALLS`); under the null it
-passes ``t`` with probability ``1 - Phi(t)^k`` (``k`` scores, taken as independent:
-:func:`predicted_tail`), which the calibration checks against the tail measured on honest sets
-(``bench/bench_screen.py``, docs/screening.md).
+A seat (or a partnership) over a set of records is scored
 
-The honest means (:data:`NULLS`) come from the honest players of the calibration, with their
-standard errors, which enter the scores so that an honest level whose true mean lies a little
-above the measured one is not flagged more and more as its sets grow. A seat whose cards lost
-more than :data:`~baloot_engine.analysis.fairplay.MAX_FAIR_LOSS` card points a decision against
-the fair best card (play no better than chance) gets no card score.
+* on its **cards**, by the fair-play report's statistic
+  (:func:`baloot_engine.analysis.fairplay.score`) for each hypothesis (every hand seen, the
+  partner's hand, one opponent's hand), against this stage's own honest nulls
+  (:data:`CARD_BASE_RATES`, :data:`CARD_GAIN_NULLS`: stage 1 samples fewer worlds than the
+  report, and its hit rates differ);
+* on its **bids and doubling calls** (:func:`part_z`): the z-score of their hindsight gains less
+  their honest mean (:func:`baloot_engine.analysis.fairplay.gain_z`) combined with the z-score
+  of their hits against their honest rate, as the report combines its two
+  (:func:`baloot_engine.analysis.fairplay.combined_score`).
+
+Under honest play each is about a standard normal score; a player who sees hidden cards at the
+cards raises a card score, one who sees the deal when bidding raises the call score. The
+screen's score is the largest of those that rest on enough decisions (:data:`MIN_CARDS`,
+:data:`MIN_CALLS`); under the null it passes ``t`` with probability at most
+``1 - Phi(t)^k`` for ``k`` scores taken as independent (:func:`predicted_tail`: the four card
+states of knowledge and the calls), which the calibration checks against the tail measured on
+honest sets (``bench/bench_screen.py``, docs/screening.md). The nulls carry the standard errors
+of the honest means they rest on, which enter the scores so that an honest level whose true
+mean lies a little above the measured one is not flagged more and more as its sets grow. A
+seat whose cards lost more than :data:`~baloot_engine.analysis.fairplay.MAX_FAIR_LOSS` card
+points a decision against the fair best card (play no better than chance) gets no card score.
 """
 
 from __future__ import annotations
@@ -27,10 +33,14 @@ from dataclasses import dataclass
 from typing import Final, NamedTuple
 
 from baloot_engine.analysis.fairplay import (
-    MAX_FAIR_LOSS,
+    BaseRate,
     Count,
+    GainNull,
+    Hypothesis,
+    Knowledge,
     combined_score,
     gain_z,
+    score,
     z_score,
 )
 from baloot_engine.screening.stage1 import Counts, SeatCounts, row_counts
@@ -47,16 +57,28 @@ class Null(NamedTuple):
     hit_error: float = 0.0
 
 
-NULLS: Final = {"card": Null(0.0, 0.0, 0.0), "call": Null(0.0, 0.0, 0.0)}
-"""The honest mean gain per decision of each kind (cards in card points, bids and calls in
-game points), a line in the mean fair loss of the group scored: the lowest line with a slope
-of at least 0 that lies on or above every honest kind of the calibration, and the largest
-standard error of those kinds' means; and the honest share of telling decisions that are hits
-(the highest kind's) with its standard error (``bench/bench_screen.py``)."""
+CALL_NULL: Final = Null(0.0, 0.0, 0.0, 0.25, 0.0)
+"""The honest mean gain per bid or call (game points), a line in the group's mean fair loss
+on them: the lowest line with a slope of at least 0 that lies on or above every honest kind
+of the calibration, and the largest standard error of those kinds' means; and the honest share
+of telling bids and calls that are hits (the highest kind's) with its standard error
+(``bench/bench_screen.py``)."""
+CARD_BASE_RATES: Final[dict[Knowledge, BaseRate]] = {
+    k: BaseRate(0.35, 0.0) for k in Knowledge if k is not Knowledge.FAIR
+}
+"""Per state of knowledge, the honest share of telling card decisions that are hits at stage
+1's worlds (the highest honest kind's) and its standard error."""
+CARD_GAIN_NULLS: Final[dict[Knowledge, GainNull]] = {
+    k: GainNull(0.0, 0.0, 0.0) for k in Knowledge if k is not Knowledge.FAIR
+}
+"""Per state of knowledge, the honest mean cross-fitted card gain per decision, a line in the
+mean fair loss fitted as :data:`CALL_NULL`'s."""
 MIN_TELLING: Final = 10
 """No hits' z on fewer telling decisions than this."""
 MIN_CARDS: Final = 60
-"""No card score on fewer card decisions with a choice than this."""
+"""No card gain score on fewer card decisions with a choice than this."""
+MIN_CARD_TELLING: Final = 20
+"""No card hits' z on fewer telling card decisions than this."""
 MIN_CALLS: Final = 20
 """No call score on fewer bids and doubling calls with a choice than this."""
 SCREEN_THRESHOLD: Final = 2.5
@@ -69,11 +91,13 @@ THRESHOLDS: Final = {"seat": 4.0, "pair": 4.0}
 class SetScore:
     """A group's scores over a set of records.
 
-    ``card``/``call``: the z-scores (None without enough decisions, or for play no better
-    than chance); ``score`` the larger (None: no verdict); ``parts`` how many scores it
-    takes the larger of; ``counts`` what they rest on."""
+    ``card``: the largest card score over the hypotheses and ``hypothesis`` its own;
+    ``call``: the bids' and calls' score (None: too few decisions, or, for the cards, play no
+    better than chance); ``score`` the larger (None: no verdict); ``parts`` how many scores
+    it is the largest of; ``counts`` what they rest on."""
 
     card: float | None
+    hypothesis: str | None
     call: float | None
     counts: SeatCounts
 
@@ -84,7 +108,7 @@ class SetScore:
 
     @property
     def parts(self) -> int:
-        return sum(1 for z in (self.card, self.call) if z is not None)
+        return (4 if self.card is not None else 0) + (1 if self.call is not None else 0)
 
 
 def null_mean(null: Null, counts: Counts) -> float:
@@ -108,15 +132,31 @@ def part_z(counts: Counts, null: Null) -> float:
     return combined_score(hits, gained)
 
 
-def set_score(counts: SeatCounts, nulls: Mapping[str, Null] = NULLS) -> SetScore:
+def set_score(
+    counts: SeatCounts,
+    *,
+    call_null: Null = CALL_NULL,
+    base_rates: Mapping[Knowledge, BaseRate] = CARD_BASE_RATES,
+    gain_nulls: Mapping[Knowledge, GainNull] = CARD_GAIN_NULLS,
+) -> SetScore:
     """A group's scores from its counts over a set."""
-    card = None
-    if counts.card.n >= MIN_CARDS and counts.card.fair_loss / counts.card.n <= MAX_FAIR_LOSS:
-        card = round(part_z(counts.card, nulls["card"]), 4)
+    card: float | None = None
+    hypothesis: str | None = None
+    for h in Hypothesis:
+        found = score(
+            counts.card,
+            h,
+            base_rates=dict(base_rates),
+            gain_nulls=dict(gain_nulls),
+            min_decisions=MIN_CARD_TELLING,
+            min_gain_decisions=MIN_CARDS,
+        )
+        if found.enough and (card is None or found.combined > card):
+            card, hypothesis = found.combined, h.value
     call = None
     if counts.call.n >= MIN_CALLS:
-        call = round(part_z(counts.call, nulls["call"]), 4)
-    return SetScore(card, call, counts)
+        call = round(part_z(counts.call, call_null), 4)
+    return SetScore(card, hypothesis, call, counts)
 
 
 def summed(rows: Iterable[Mapping[str, object]]) -> SeatCounts:
@@ -132,7 +172,7 @@ def normal_tail(z: float) -> float:
     return 0.5 * math.erfc(z / math.sqrt(2.0))
 
 
-def predicted_tail(threshold: float, parts: int = 2) -> float:
+def predicted_tail(threshold: float, parts: int = 5) -> float:
     """The chance that an honest group's score passes ``threshold`` under the z-model: the
     larger of ``parts`` independent standard normal scores."""
     return 1.0 - (1.0 - normal_tail(threshold)) ** parts
@@ -144,10 +184,13 @@ def threshold_of(group: str) -> float:
 
 
 __all__ = [
+    "CALL_NULL",
+    "CARD_BASE_RATES",
+    "CARD_GAIN_NULLS",
     "MIN_CALLS",
     "MIN_CARDS",
+    "MIN_CARD_TELLING",
     "MIN_TELLING",
-    "NULLS",
     "SCREEN_THRESHOLD",
     "THRESHOLDS",
     "Null",
