@@ -172,7 +172,8 @@ def nulls_of(
             n = telling = hits = 0
             total = loss_sum = 0.0
             units = []
-            for tally in seats:
+            for seat in seats:
+                tally = seat.card
                 for k in knowledges:
                     count = tally.counts[k]
                     n += count.gain_decisions

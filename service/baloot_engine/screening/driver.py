@@ -212,6 +212,14 @@ def screen(
         if all(row.get(k) == v for k, v in wanted.items()):
             kept.setdefault(f"{row['record']}\0{row['sha256']}", []).append(row)
     todo = [u for u in units if f"{u.record}\0{u.digest}" not in kept]
+    # Every set moves on together (its first records first, set after set): a screen cut short
+    # has scored a part of every set rather than all of a few.
+    place: dict[str, int] = {}
+    order = []
+    for unit in todo:
+        place[unit.set] = place.get(unit.set, -1) + 1
+        order.append((place[unit.set], unit.set, unit.record))
+    todo = [todo[i] for i in sorted(range(len(todo)), key=order.__getitem__)]
     result.skipped = len(units) - len(todo)
     bar = Progress(progress, show_progress, len(todo), "stage 1")
     with journal.open("a", encoding="utf-8") as log:
