@@ -48,6 +48,7 @@ from screen_bots import CHEATER_KINDS, HONEST_KINDS
 from baloot_engine.analysis.fairplay import BaseRate, GainNull, Knowledge
 from baloot_engine.screening.stage1 import SeatCounts, row_counts
 from baloot_engine.screening.stats import (
+    SCREEN_THRESHOLD,
     THRESHOLDS,
     Null,
     SetScore,
@@ -89,28 +90,30 @@ def add(items: Sequence[SeatCounts]) -> SeatCounts:
     return total
 
 
-def fit_null(points: Sequence[tuple[float, float]], error: float) -> Null:
-    """The lowest line ``a + b L`` with ``b >= 0`` on or above every (L, mean) point: the flat
-    line through the highest mean, or a line through two points with a positive slope whose
-    value at the mean loss of the points is the least."""
-    best = Null(max(m for _, m in points), 0.0, error)
-    centre = sum(loss for loss, _ in points) / len(points)
+def fit_null(points: Sequence[tuple[float, float, float]]) -> Null:
+    """The lowest line ``a + b L`` with ``b >= 0`` on or above every (L, mean, error) point: the
+    flat line through the highest mean, or a line through two points with a positive slope whose
+    value at the mean loss of the points is the least; its error is the standard error of the
+    point (or the larger of the two) it passes through."""
+    top = max(points, key=lambda p: p[1])
+    best = Null(top[1], 0.0, top[2])
+    centre = sum(loss for loss, _, _ in points) / len(points)
 
     def height(null: Null) -> float:
         return null.intercept + null.slope * centre
 
-    for i, (l1, m1) in enumerate(points):
-        for l2, m2 in points[i + 1 :]:
+    for i, (l1, m1, e1) in enumerate(points):
+        for l2, m2, e2 in points[i + 1 :]:
             if abs(l2 - l1) < 1e-9:
                 continue
             slope = (m2 - m1) / (l2 - l1)
             if slope <= 0:
                 continue
-            line = Null(m1 - slope * l1, slope, error)
-            above = all(line.intercept + slope * loss >= m - 1e-9 for loss, m in points)
+            line = Null(m1 - slope * l1, slope, max(e1, e2))
+            above = all(line.intercept + slope * loss >= m - 1e-9 for loss, m, _ in points)
             if above and height(line) < height(best):
                 best = line
-    return Null(round(best.intercept, 4), round(best.slope, 4), round(error, 4))
+    return Null(round(best.intercept, 4), round(best.slope, 4), round(best.error, 4))
 
 
 def _fit(label: str, points: list[tuple[str, int, float, float, float, int, int]]) -> Null:
@@ -126,9 +129,9 @@ def _fit(label: str, points: list[tuple[str, int, float, float, float, int, int]
             f"    {kind:15s} {n:7d} {mean:+.4f} +- {error:.4f}  loss {loss:.3f}  "
             f"hits {hits}/{telling} = {rate:.3f} +- {rate_error:.3f}"
         )
-    line = fit_null([(p[4], p[2]) for p in points], max(p[3] for p in points))
+    line = fit_null([(p[4], p[2], p[3]) for p in points])
     top = max(rates)
-    found = line._replace(hit_rate=round(top[0], 4), hit_error=round(max(e for _, e in rates), 4))
+    found = line._replace(hit_rate=round(top[0], 4), hit_error=round(top[1], 4))
     print(f"    null: {found}")
     return found
 
@@ -262,11 +265,13 @@ def calibrate(path: Path, charts: Path | None) -> None:
                 who = "pair" if "," in group else "seat"
                 t = THRESHOLDS[who]
                 caught = sum(1 for x in found if x >= t)
+                screened = sum(1 for x in found if x >= SCREEN_THRESHOLD)
                 cards = [x.card for x in found_scores if x.card is not None]
                 calls = [x.call for x in found_scores if x.call is not None]
                 print(
-                    f"  {kind:15s} group {group}: {caught}/{len(sets)} sets flagged at "
-                    f"{t} ({'drawn with replacement' if drawn else 'disjoint'}); "
+                    f"  {kind:15s} group {group}: {caught}/{len(sets)} sets reported at "
+                    f"{t}, {screened} sent to stage 2 at {SCREEN_THRESHOLD} "
+                    f"({'drawn with replacement' if drawn else 'disjoint'}); "
                     f"median card z {sorted(cards)[len(cards) // 2] if cards else None}, "
                     f"median call z {sorted(calls)[len(calls) // 2] if calls else None}"
                 )

@@ -17,7 +17,9 @@ from baloot_engine.analysis.fairplay import GAIN_LIMIT, PEEKS
 from baloot_engine.analysis.selfplay import play_record
 from baloot_engine.api.analysis import record_message
 from baloot_engine.api.screen_cli import load_record, main
-from baloot_engine.bots import Level
+from baloot_engine.bots import Level, suggest
+from baloot_engine.rules.actions import Action
+from baloot_engine.rules.state import Phase, State
 from baloot_engine.screening import SerialExecutor, screen, stage1_unit, units_of
 from baloot_engine.screening.driver import Unit
 from baloot_engine.screening.executors import RayExecutor, ray_available
@@ -31,7 +33,8 @@ from baloot_engine.screening.stage1 import (
 from baloot_engine.screening.stats import THRESHOLDS, predicted_tail, set_score, summed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from fairplay_bots import play_cheat_record
+from fairplay_bots import cheat
+from screen_bots import bidding_cheat
 
 HONEST_SEEDS = (1, 2)
 PLANTED_SEEDS = (1, 2, 3)
@@ -43,11 +46,20 @@ def honest_text(seed: int) -> str:
     return json_format.MessageToJson(record_message(start, rounds), indent=None) + "\n"
 
 
+def planted(state: State, seat: int, seed: int) -> Action:
+    """Seat 0 sees every hand: the solver's card on the real position at the cards, and its
+    bids and doubling calls taken on the real deal; the other seats are honest BASIC."""
+    if seat != 0:
+        return suggest(state, seat, Level.BASIC, seed=seed)
+    if state.phase is Phase.PLAYING:
+        return cheat(state, seat, Level.EXPERT, "all", seed)
+    return bidding_cheat(state, seat, seed)
+
+
 @cache
 def planted_text(seed: int) -> str:
-    """A match whose seat 0 plays the solver's card on the real deal (it sees every hand)."""
-    levels = [Level.EXPERT, Level.BASIC, Level.BASIC, Level.BASIC]
-    start, rounds = play_cheat_record(levels, ["all", "none", "none", "none"], seed)
+    """A match of the planted cheater (:func:`planted`)."""
+    start, rounds = play_record([Level.BASIC] * 4, seed, decide=planted)
     return json_format.MessageToJson(record_message(start, rounds), indent=None) + "\n"
 
 
