@@ -340,9 +340,10 @@ def throughput(corpus: Path, count: int, stage2: bool) -> None:
     serial = [t for _, (t, _) in SerialExecutor().run(_measured, items)]
     wall = time.monotonic() - began
     cpu = time.process_time() - cpu
+    rounds = sum(int(json.loads(text.splitlines()[0]).get("rounds", 0)) for text in serial if text)
     print(
         f"  serial: {wall:.1f} s wall, {cpu:.1f} s CPU: {3600 * len(units) / cpu:.0f} records "
-        f"per core-hour (CPU)"
+        f"per core-hour (CPU), {rounds} rounds: {cpu / max(1, rounds):.3f} s CPU a round"
     )
     walls = {}
     for workers in (1, 2):
