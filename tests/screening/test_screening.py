@@ -3,6 +3,7 @@ and on every run, a resumed run, a refused record, and a planted cheater flagged
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from functools import cache
@@ -208,7 +209,10 @@ def test_a_planted_cheater_is_flagged_with_its_evidence(tmp_path: Path) -> None:
     assert document["minimum_sample"]["screen_card_decisions"] > 0
     # the command line says so by its exit code, and a second run does nothing new
     assert main([str(day), "--out", str(out), "--executor", "serial"]) == 1
-    assert json.loads((out / "last_run.json").read_text())["screened_now"] == 0
+    run = json.loads((out / "last_run.json").read_text())
+    assert run["screened_now"] == 0
+    assert run["stage2_done"] == 0
+    assert run["stage2_skipped"] == 1
 
 
 def test_the_command_line_screens_an_honest_day(tmp_path: Path) -> None:
@@ -243,3 +247,17 @@ def test_units_are_read_from_folders_and_streams(tmp_path: Path) -> None:
     names = [u.record for u in units]
     assert names == sorted(names)
     assert {"honest/1.json", "honest/2.json", "stream.jsonl:1", "stream.jsonl:3"} == set(names)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("pyarrow") is None, reason="the screen extra (pyarrow) is absent"
+)
+def test_the_rows_are_written_as_parquet_too(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    day = write_day(tmp_path)
+    out = tmp_path / "out"
+    screen([day], out, load_record, SerialExecutor(), parquet=True, stage2=False)
+    table = pq.read_table(out / "stage1.parquet").to_pylist()
+    lines = [json.loads(x) for x in (out / "stage1.jsonl").read_text().splitlines()]
+    assert table == [{k: row.get(k) for k in sorted(table[0])} for row in lines]
