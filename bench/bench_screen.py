@@ -59,6 +59,9 @@ from baloot_engine.screening.stats import (
 ROOT = Path(__file__).resolve().parents[1]
 CHEATER_GROUPS = {"strong-all": ("0",), "strong-pair": ("0,2",), "strong-bidding": ("0",)}
 TAIL_POINTS = (1.5, 2.0, 2.5, 3.0, 3.5, 4.0)
+MIN_NULL_DECISIONS = 1000
+"""An honest kind enters a null with at least this many decisions (a mean over fewer is too
+noisy to set the highest honest mean by)."""
 ROUNDS: dict[str, int] = defaultdict(int)
 """The rounds analysed per kind (read with the rows)."""
 
@@ -150,7 +153,7 @@ def nulls_of(
     for kind, seats in honest.items():
         counts = [c.call for c in seats]
         n = sum(c.n for c in counts)
-        if n < 50:
+        if n < MIN_NULL_DECISIONS:
             continue
         mean = sum(c.gain_sum for c in counts) / n
         error = math.sqrt(sum((c.gain_sum - mean * c.n) ** 2 for c in counts)) / n
@@ -185,7 +188,7 @@ def nulls_of(
                     hits += count.hits
                     units.append((count.gain_sum, count.gain_decisions))
                 loss_sum += tally.fair_loss * len(knowledges)
-            if n < 50:
+            if n < MIN_NULL_DECISIONS:
                 continue
             mean = total / n
             error = math.sqrt(sum((g - mean * m) ** 2 for g, m in units)) / n
