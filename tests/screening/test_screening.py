@@ -208,7 +208,7 @@ def test_a_planted_cheater_is_flagged_with_its_evidence(tmp_path: Path) -> None:
     assert len(cards[0]["deal"]) == 32
     assert document["minimum_sample"]["screen_card_decisions"] > 0
     # the command line says so by its exit code, and a second run does nothing new
-    assert main([str(day), "--out", str(out), "--executor", "serial"]) == 1
+    assert main([str(day), "--out", str(out), "--executor", "serial", "--stage2-worlds", "2"]) == 1
     run = json.loads((out / "last_run.json").read_text())
     assert run["screened_now"] == 0
     assert run["stage2_done"] == 0
