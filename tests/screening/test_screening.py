@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+import tomllib
 from functools import cache
 from pathlib import Path
 
@@ -37,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from fairplay_bots import cheat
 from screen_bots import bidding_cheat
 
+ROOT = Path(__file__).resolve().parents[2]
 HONEST_SEEDS = (1, 2)
 PLANTED_SEEDS = (1, 2, 3)
 
@@ -261,3 +263,31 @@ def test_the_rows_are_written_as_parquet_too(tmp_path: Path) -> None:
     table = pq.read_table(out / "stage1.parquet").to_pylist()
     lines = [json.loads(x) for x in (out / "stage1.jsonl").read_text().splitlines()]
     assert table == [{k: row.get(k) for k in sorted(table[0])} for row in lines]
+
+
+def test_only_the_executors_import_ray_and_only_the_driver_pyarrow() -> None:
+    """The `screen` extra is optional: Ray and pyarrow are imported inside the functions that
+    need them, in one module each, and nothing of the service imports the screen."""
+    from tests.test_layers import MODULES, imported_modules, module_name
+
+    found: dict[str, set[str]] = {}
+    for path in MODULES:
+        module = module_name(path)
+        source = path.read_text(encoding="utf-8")
+        for name in imported_modules(module, source, is_package=path.name == "__init__.py"):
+            top = name.split(".")[0]
+            if top in ("ray", "pyarrow"):
+                found.setdefault(top, set()).add(module)
+            if name.startswith("baloot_engine.screening") and not module.startswith(
+                ("baloot_engine.screening", "baloot_engine.api.screen_cli")
+            ):
+                found.setdefault("screening", set()).add(module)
+    assert found == {
+        "ray": {"baloot_engine.screening.executors"},
+        "pyarrow": {"baloot_engine.screening.driver"},
+    }
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = project["optional-dependencies"]
+    assert {r.split(">")[0] for r in extras["screen"]} == {"ray", "pyarrow"}
+    assert "screen" not in extras["dev"][0]
+    assert project["scripts"]["baloot-screen"] == "baloot_engine.api.screen_cli:main"
