@@ -1,5 +1,5 @@
 """How every RPC runs: the caller read from the call, one mapping of refusals to statuses,
-and the time step of a judged answer.
+and the fixed time of a judged answer.
 
 :func:`rpc` turns a unary body (``async def Method(self, request, context)``) into the
 servicer's handler and :func:`streamed` a streaming one: the request's sizes are checked, the
@@ -9,10 +9,8 @@ refusal, of the rules, of this layer or of a lane, leaves through :func:`refuse`
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
-import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any, Final, NoReturn, Protocol, TypeVar
@@ -30,12 +28,6 @@ from baloot_engine.rules import RuleError
 from baloot_engine.telemetry.logs import bind_call_fields, get_logger
 
 Context = grpc.aio.ServicerContext[Any, Any]
-JUDGED_ANSWER_STEP: Final = 0.1
-"""Seconds: a Sawa claim's or a Qayd call's answer, accepted or refused, leaves on a whole
-number of these after the call began (:func:`to_the_step`), once the call reached the
-judgement (``matches.judged_call``; a refusal before it, a bad token say, searched nothing).
-Their verdicts search the hidden hands, and how long a search takes depends on them, which a
-claimer could time (docs/security.md, *Time*)."""
 
 _LANE_CODES: Final = {
     lane_errors.LANE_FULL: Code.RESOURCE_EXHAUSTED,
@@ -124,8 +116,8 @@ def rpc(
                 inbound.check_sizes(request)
                 return await self.matches.settled(lambda: body(self, request, context))
             finally:
-                if judged_call.get():  # the answer, or the refusal, waits for its step
-                    await to_the_step(began)
+                if judged_call.get():  # the answer, or the refusal, waits for its time
+                    await self.matches.judge_clock.hold(began)
         except Exception as error:  # noqa: BLE001 - every way a call ends but its answer
             await _failed(context, error, body.__name__)
         raise AssertionError("abort returned")  # pragma: no cover
@@ -167,15 +159,6 @@ async def _failed(context: Context, error: Exception, method: str) -> NoReturn:
     raise AssertionError("abort returned")  # pragma: no cover
 
 
-async def to_the_step(began: float) -> None:
-    """Wait until a whole number of :data:`JUDGED_ANSWER_STEP` has passed since ``began`` (at
-    least one): a judged call's answer leaves then, whatever its search of the hidden hands
-    (and, with the match ledger, the settling of the call) took."""
-    spent = time.monotonic() - began
-    steps = max(1, math.ceil(spent / JUDGED_ANSWER_STEP))
-    await asyncio.sleep(steps * JUDGED_ANSWER_STEP - spent)
-
-
 async def refuse(context: Context, refusal: ApiError) -> NoReturn:
     """End the call with ``refusal``'s status, keeping what the interceptors already put in
     the trailers (the request id)."""
@@ -187,7 +170,6 @@ async def refuse(context: Context, refusal: ApiError) -> NoReturn:
 
 
 __all__ = [
-    "JUDGED_ANSWER_STEP",
     "Context",
     "Serving",
     "caller_of",
@@ -196,5 +178,4 @@ __all__ = [
     "refuse",
     "rpc",
     "streamed",
-    "to_the_step",
 ]

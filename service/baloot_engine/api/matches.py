@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from typing import Final, NamedTuple, TypeVar
 
+from baloot_engine.api.judging import JudgeClock
 from baloot_engine.api.ledger import Answer, Entry, LedgerUnavailableError, MatchLedger, Verdict
 from baloot_engine.api.refusals import (
     LEDGER_UNAVAILABLE,
@@ -135,8 +136,8 @@ class Caller(NamedTuple):
 NO_CALLER: Final = Caller()
 judged_call: ContextVar[bool] = ContextVar("baloot_judged_call", default=False)
 """Set when a call reaches the judgement of a Sawa claim or a Qayd call, which searches the
-hidden hands: the servicer then holds the whole answer to its time step
-(``servicer.JUDGED_ANSWER_STEP``)."""
+hidden hands: the servicer then holds the whole answer until its fixed time
+(:meth:`~baloot_engine.api.judging.JudgeClock.hold`)."""
 
 
 def as_before(before: State, after: State) -> State:
@@ -245,6 +246,10 @@ class Matches:
         self.allow_preset_deck = allow_preset_deck
         self.ledger = ledger
         self.lanes = lanes if lanes is not None else Lanes(LanesConfig())
+        # When each judged answer leaves, and how many judged calls the judge lane answers
+        # in time (docs/security.md, *Time*).
+        judge = self.lanes.judge.config
+        self.judge_clock = JudgeClock(judge.processes, judge.queue)
         self._sealed = metrics.tokens_sealed.labels(key_id=keys.sealing_fingerprint)
         # An unseeded EXPERT decision searches until this budget (BALOOT_BOT_EXPERT_BUDGET_MS).
         expert = with_seconds(DEFAULT_EXPERT_BUDGET, expert_budget_ms / 1000)
@@ -365,7 +370,7 @@ class Matches:
         judge lane has no room for it (LANE_FULL: it tells nothing of any match)."""
         lanes = self.lanes
         lanes.judge.check(lanes.client(caller.key))
-        lanes.judge.check_room()
+        self.judge_clock.check_room()
 
     async def _judged(
         self, opened: Opened, seat: int, action: Action, caller: Caller
@@ -375,10 +380,10 @@ class Matches:
         lanes = self.lanes
         client = lanes.client(caller.key)
         # A full judge lane refuses before the judgement: the refusal tells nothing of the
-        # hands. The call counts in the lane until its answer has left, its time step included
-        # (the task's end), so that claims answered on a step cannot pile up past the lane.
+        # hands. The call counts in the lane until its answer has left, at its fixed time (the
+        # task's end), so that no more calls are inside than the lane judges in that time.
         lanes.judge.check(client)
-        leave = lanes.judge.enter()
+        leave = self.judge_clock.enter()
         task = asyncio.current_task()
         if task is None:  # pragma: no cover - a call always runs in a task
             leave()

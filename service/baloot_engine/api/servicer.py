@@ -134,7 +134,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
 
     @rpc
     async def PlayCard(self, request: pb.PlayCardRequest, context: Context) -> pb.PlayCardResponse:
-        """Play a card, or claim Sawa (judged in the judge lane, its answer on a 100 ms step)."""
+        """Play a card, or claim Sawa (judged in the judge lane, answered at a fixed time)."""
         if request.play.sawa:
             self.matches.judge_room(caller_of(context))
         acted = await self._act(request, lambda _: inbound.play_in(request.play), context)

@@ -1,0 +1,120 @@
+"""When a judged answer leaves: a fixed time after its call began, whatever the judgement took.
+
+A Sawa claim's check and a Qayd call's judgement search the hidden hands, and how long a
+search takes depends on them; a judged call may also wait in the judge lane behind other
+tables' claims. So every judged answer, accepted or refused, leaves
+:data:`JUDGED_ANSWER_SECONDS` after its call began (:meth:`JudgeClock.hold`): its own search,
+the ledger's settling and the claims ahead of it in the lane all end before then, and none
+of them moves it.
+
+That holds while the judgement ends in time, which the clock makes so: the judge lane's
+process takes one job at a time, and no more judged calls are let in at once
+(:meth:`JudgeClock.check_room`, ``LANE_FULL`` otherwise) than the lane's processes finish
+inside the time when each takes the longest a judgement was measured to take
+(:data:`JUDGE_WORST_SECONDS`, ``bench/bench_judge_timing.py``) with room to spare. Who is let
+in depends only on how many judged calls arrived in the last :data:`JUDGED_ANSWER_SECONDS`
+(each stays counted until its answer left), never on how long any of them searched. A
+judgement that still ends late (a machine loaded far past the margin) leaves on the next
+whole multiple of the time, is logged, and so tells at most that some search was long.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Callable
+from typing import Final
+
+from baloot_engine.lanes import LaneRefusedError
+from baloot_engine.lanes.errors import LANE_FULL
+from baloot_engine.telemetry.logs import get_logger
+
+JUDGED_ANSWER_SECONDS: Final = 1.0
+"""Seconds from a judged call's start to its answer (accepted or refused)."""
+JUDGE_WORST_SECONDS: Final = 0.4
+"""The time one judgement is allowed for when the lane's room is counted: about three times the
+99.9th percentile of a Sawa claim's check on an idle core (``bench/bench_judge_timing.py
+--worst``: one claim in a thousand takes over 130 ms of CPU), for a loaded machine. A lane
+process thus answers 2 judged calls at once in time."""
+JUDGE_MARGIN_SECONDS: Final = 0.2
+"""Kept free of judgements inside the answer time: the hand-off to the lane's process and
+back, the match ledger's round trip."""
+
+_log = get_logger("baloot_engine.api")
+
+
+def room_of(
+    processes: int,
+    answer_seconds: float = JUDGED_ANSWER_SECONDS,
+    worst_seconds: float = JUDGE_WORST_SECONDS,
+    margin_seconds: float = JUDGE_MARGIN_SECONDS,
+) -> int:
+    """How many judged calls a lane of ``processes`` answers in time when all arrive at once
+    and each takes ``worst_seconds`` (at least one: a lane run inline counts as one)."""
+    per_process = math.floor((answer_seconds - margin_seconds) / worst_seconds)
+    return max(1, max(1, processes) * max(1, per_process))
+
+
+class JudgeClock:
+    """The judged calls of one server process: how many are inside, when each answers."""
+
+    def __init__(
+        self, processes: int, queue: int, answer_seconds: float = JUDGED_ANSWER_SECONDS
+    ) -> None:
+        self.answer_seconds = answer_seconds
+        # The lane's queue (BALOOT_LANE_JUDGE_QUEUE) bounds it too.
+        self.room = max(1, min(queue, room_of(processes, answer_seconds)))
+        self.inside = 0
+        self.late = 0  # answers that could not leave on time (logged; should stay 0)
+
+    def check_room(self) -> None:
+        """Refuse (LANE_FULL) a judged call that could miss its answer time: as many are
+        inside as the lane judges in time. The refusal comes before the call's token is
+        opened and depends only on other calls' arrival times."""
+        if self.inside >= self.room:
+            raise LaneRefusedError(
+                LANE_FULL,
+                f"the judge lane is answering {self.inside} claims, as many as it judges "
+                f"within {self.answer_seconds:g} s",
+                retry_after=self.answer_seconds,
+                metadata={"lane": "judge"},
+            )
+
+    def enter(self) -> Callable[..., None]:
+        """Count a judged call inside until the function returned is called (once: when its
+        answer has left), after :meth:`check_room`."""
+        self.check_room()
+        self.inside += 1
+        left = False
+
+        def leave(*_: object) -> None:
+            nonlocal left
+            if not left:
+                left = True
+                self.inside -= 1
+
+        return leave
+
+    async def hold(self, began: float) -> None:
+        """Wait until :attr:`answer_seconds` after ``began`` (a ``time.monotonic()`` instant),
+        or, for an answer already late, until the next whole multiple of it."""
+        spent = time.monotonic() - began
+        periods = max(1, math.ceil(spent / self.answer_seconds))
+        if periods > 1:
+            self.late += 1
+            _log.warning(
+                "judged answer late: it leaves on a later multiple of the answer time",
+                spent_seconds=round(spent, 3),
+                answer_seconds=self.answer_seconds,
+            )
+        await asyncio.sleep(periods * self.answer_seconds - spent)
+
+
+__all__ = [
+    "JUDGED_ANSWER_SECONDS",
+    "JUDGE_MARGIN_SECONDS",
+    "JUDGE_WORST_SECONDS",
+    "JudgeClock",
+    "room_of",
+]
