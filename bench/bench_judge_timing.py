@@ -162,10 +162,12 @@ class Table:
         return time.monotonic() - began, outcome
 
 
-def queued(client: EngineClient, ahead: Position, mine: Position) -> tuple[float, str]:
-    """A claim sent 2 ms after another table's claim, so that it waits behind it in the
-    lane's process: its answer time."""
-    other, table = Table(client, ahead), Table(client, mine)
+def queued(
+    client: EngineClient, others: EngineClient, ahead: Position, mine: Position
+) -> tuple[float, str]:
+    """A claim sent 2 ms after another table's claim (a client on a channel of its own), so
+    that it waits behind it in the lane's process: its answer time."""
+    other, table = Table(others, ahead), Table(client, mine)
     thread = threading.Thread(target=other.claim)
     thread.start()
     time.sleep(0.002)
@@ -213,6 +215,25 @@ def line(name: str, values: Sequence[float], unit: float, digits: int = 1) -> st
     )
 
 
+def compare(times: dict[str, list[float]], searched: dict[str, list[float]] | None) -> None:
+    """Print every pair of classes: the answer times' and the searches' differences."""
+    kinds = [k for k, v in times.items() if v]
+    for a_index, a in enumerate(kinds):
+        for b in kinds[a_index + 1 :]:
+            diff = (statistics.median(times[b]) - statistics.median(times[a])) * 1000
+            d = ks_statistic(times[a], times[b])
+            crit = ks_critical(len(times[a]), len(times[b]))
+            shown = (
+                f"{a:>11} vs {b:<11} answers: median diff {diff:+6.2f} ms, D {d:.3f} "
+                f"(critical {crit:.3f}: {'told apart' if d > crit else 'not told apart'})"
+            )
+            if searched is not None:
+                base = (statistics.median(searched[b]) - statistics.median(searched[a])) * 1000
+                shown += f"; searches: median diff {base:+7.2f} ms, D "
+                shown += f"{ks_statistic(searched[a], searched[b]):.3f}"
+            print(shown)
+
+
 def worst(rng: random.Random, count: int) -> None:
     """The costliest claim checks among ``count`` random positions (CPU ms)."""
     costs = sorted(p.search_ms for p, _ in zip(positions(rng), range(count), strict=False))
@@ -239,11 +260,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     easy, hard = pick(rng, 4 * n, 2 * n, args.hard_ms)
     kinds = ("easy", "hard", "behind easy", "behind hard")
     times: dict[str, list[float]] = {k: [] for k in kinds}
+    refused: dict[str, list[float]] = {k: [] for k in kinds}
     searched: dict[str, list[float]] = {k: [] for k in kinds}
     outcomes: dict[str, dict[str, int]] = {k: {} for k in times}
 
     def note(kind: str, answer: tuple[float, str], search_ms: float) -> None:
         times[kind].append(answer[0])
+        if answer[1] == "SAWA_INVALID":
+            refused[kind].append(answer[0])
         searched[kind].append(search_ms / 1000)
         outcomes[kind][answer[1]] = outcomes[kind].get(answer[1], 0) + 1
 
@@ -254,18 +278,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             env_extra={"BALOOT_ALLOW_PRESET_DECK": "true"},
         )
         try:
-            with grpc.insecure_channel(service.target) as channel:
+            with (
+                grpc.insecure_channel(service.target) as channel,
+                grpc.insecure_channel(service.target) as second,
+            ):
                 client = EngineClient(channel, timeout=30)
+                others = EngineClient(second, timeout=30)
                 Table(client, easy[0]).claim()  # the lane's process is warm
                 for i in range(n):  # interleaved, so a change of load hits every class
                     note("easy", Table(client, easy[i]).claim(), easy[i].search_ms)
                     note("hard", Table(client, hard[i]).claim(), hard[i].search_ms)
                     ahead, mine = easy[n + 2 * i], easy[n + 2 * i + 1]
                     total = ahead.search_ms + mine.search_ms
-                    note("behind easy", queued(client, ahead, mine), total)
+                    note("behind easy", queued(client, others, ahead, mine), total)
                     ahead, mine = hard[n + i], easy[3 * n + i]
                     total = ahead.search_ms + mine.search_ms
-                    note("behind hard", queued(client, ahead, mine), total)
+                    note("behind hard", queued(client, others, ahead, mine), total)
         finally:
             code = service.child.stop()
             late = service.child.log_text().count("judged answer late")
@@ -284,18 +312,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("\noutcomes:", outcomes)
     print("\npairs of classes: difference of the median answer times, KS statistic D (critical")
     print("value at 5 %), and the same for the searches' CPU (the baseline)")
-    for a_index, a in enumerate(kinds):
-        for b in kinds[a_index + 1 :]:
-            diff = (statistics.median(times[b]) - statistics.median(times[a])) * 1000
-            d = ks_statistic(times[a], times[b])
-            crit = ks_critical(len(times[a]), len(times[b]))
-            base_diff = (statistics.median(searched[b]) - statistics.median(searched[a])) * 1000
-            base_d = ks_statistic(searched[a], searched[b])
-            print(
-                f"{a:>11} vs {b:<11} answers: median diff {diff:+7.2f} ms, D {d:.3f} "
-                f"(critical {crit:.3f}: {'told apart' if d > crit else 'not told apart'}); "
-                f"searches: median diff {base_diff:+8.2f} ms, D {base_d:.3f}"
-            )
+    compare(times, searched)
+    print("\nthe same, refused claims only (SAWA_INVALID: the same kind of answer)")
+    compare(refused, None)
     return 0
 
 
