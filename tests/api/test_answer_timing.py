@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 
 import grpc
 import pytest
@@ -26,10 +27,12 @@ from baloot_engine.api.judging import (
     JUDGE_MARGIN_SECONDS,
     JUDGE_WORST_SECONDS,
     JUDGED_ANSWER_SECONDS,
+    QAYD_CARD_SECONDS,
     JudgeClock,
-    room_of,
+    cost_of,
 )
 from baloot_engine.lanes import LaneRefusedError
+from baloot_engine.rules import CallQayd, ClaimSawa
 
 from .conftest import expect_refusal
 from .test_judge_process import sawa_claim_at_the_first_lead
@@ -77,31 +80,53 @@ def test_a_late_answer_leaves_on_the_next_multiple_and_is_counted(
     assert clock.late == 1
 
 
-def test_the_room_is_what_the_lane_judges_in_time_at_the_longest_judgement() -> None:
-    for processes in (0, 1, 2, 3):
-        room = room_of(processes)
-        # `room` judgements of the longest measured length, shared by the processes, end
-        # inside the answer time less its margin; one more would not.
-        rounds = -(-room // max(1, processes))
-        assert rounds * JUDGE_WORST_SECONDS <= JUDGED_ANSWER_SECONDS - JUDGE_MARGIN_SECONDS
-        assert (rounds + 1) * JUDGE_WORST_SECONDS > JUDGED_ANSWER_SECONDS - JUDGE_MARGIN_SECONDS
-    assert JudgeClock(processes=4, queue=2).room == 2  # the lane's queue bounds it too
+def _admitted(clock: JudgeClock, cost: float) -> list[Callable[..., None]]:
+    """Enter calls allowed ``cost`` seconds until the clock refuses one; their leave functions."""
+    leaves = []
+    while True:
+        try:
+            leaves.append(clock.enter(cost))
+        except LaneRefusedError as refused:
+            assert refused.reason == "LANE_FULL"
+            assert refused.retry_after == JUDGED_ANSWER_SECONDS
+            return leaves
+
+
+@pytest.mark.parametrize("processes", [0, 1, 2, 3])
+def test_the_lane_takes_the_claims_it_judges_in_time_at_the_longest_each(processes: int) -> None:
+    clock = JudgeClock(processes=processes, queue=64)
+    claims = len(_admitted(clock, cost_of(ClaimSawa())))
+    # The claims in, each searching the longest it is allowed, shared by the processes, end
+    # inside the answer time less its margin; one more would not.
+    per_process = -(-claims // max(1, processes))
+    assert per_process * JUDGE_WORST_SECONDS <= JUDGED_ANSWER_SECONDS - JUDGE_MARGIN_SECONDS
+    more = -(-(claims + 1) // max(1, processes))
+    assert more * JUDGE_WORST_SECONDS > JUDGED_ANSWER_SECONDS - JUDGE_MARGIN_SECONDS
+
+
+def test_qayd_calls_on_a_card_cost_less_and_the_queue_bounds_every_kind() -> None:
+    assert cost_of(CallQayd(accused=1, trick=1, card=5)) == QAYD_CARD_SECONDS
+    assert cost_of(CallQayd(accused=1, trick=2)) == JUDGE_WORST_SECONDS  # false Sawa: a search
+    clock = JudgeClock(processes=1, queue=8)
+    assert len(_admitted(clock, QAYD_CARD_SECONDS)) == 8  # the queue's bound
+    clock = JudgeClock(processes=1, queue=64)
+    cards = len(_admitted(clock, QAYD_CARD_SECONDS))
+    assert cards * QAYD_CARD_SECONDS <= JUDGED_ANSWER_SECONDS - JUDGE_MARGIN_SECONDS + 1e-9
+    assert cards > len(_admitted(JudgeClock(processes=1, queue=64), JUDGE_WORST_SECONDS))
 
 
 def test_a_judged_call_past_the_room_is_refused_until_one_answer_left() -> None:
     clock = JudgeClock(processes=1, queue=8)
-    leaves = [clock.enter() for _ in range(clock.room)]
-    with pytest.raises(LaneRefusedError) as refused:
-        clock.enter()
-    assert refused.value.reason == "LANE_FULL"
-    assert refused.value.retry_after == JUDGED_ANSWER_SECONDS
-    leaves[0]()
-    leaves[0]()  # leaving twice frees one place, not two
+    leaves = _admitted(clock, JUDGE_WORST_SECONDS)
+    first = leaves[0]
+    first()
+    first()  # leaving twice frees one place, not two
     again = clock.enter()
     with pytest.raises(LaneRefusedError):
         clock.check_room()
     again()
-    assert clock.inside == clock.room - 1
+    assert clock.inside == len(leaves) - 1
+    assert clock.work == pytest.approx((len(leaves) - 1) * JUDGE_WORST_SECONDS)
 
 
 def test_a_refused_sawa_claim_and_a_qayd_call_answer_at_the_fixed_time(

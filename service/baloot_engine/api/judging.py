@@ -10,10 +10,11 @@ of them moves it.
 That holds while the judgement ends in time, which the clock makes so: the judge lane's
 process takes one job at a time, and no more judged calls are let in at once
 (:meth:`JudgeClock.check_room`, ``LANE_FULL`` otherwise) than the lane's processes finish
-inside the time when each takes the longest a judgement was measured to take
-(:data:`JUDGE_WORST_SECONDS`, ``bench/bench_judge_timing.py``) with room to spare. Who is let
-in depends only on how many judged calls arrived in the last :data:`JUDGED_ANSWER_SECONDS`
-(each stays counted until its answer left), never on how long any of them searched. A
+inside the time when each takes the longest it is allowed: a Sawa claim or a false-Sawa call
+(:data:`JUDGE_WORST_SECONDS`, from ``bench/bench_judge_timing.py --worst`` with room to
+spare), a Qayd call on a card (:data:`QAYD_CARD_SECONDS`). Who is let in depends only on the
+kinds of the judged calls that arrived in the last :data:`JUDGED_ANSWER_SECONDS` (each stays
+counted until its answer left), never on how long any of them searched. A
 judgement that still ends late (a machine loaded far past the margin) leaves on the next
 whole multiple of the time, is logged, and so tells at most that some search was long.
 """
@@ -28,6 +29,7 @@ from typing import Final
 
 from baloot_engine.lanes import LaneRefusedError
 from baloot_engine.lanes.errors import LANE_FULL
+from baloot_engine.rules.actions import CallQayd
 from baloot_engine.telemetry.logs import get_logger
 
 JUDGED_ANSWER_SECONDS: Final = 1.0
@@ -37,6 +39,9 @@ JUDGE_WORST_SECONDS: Final = 0.4
 99.9th percentile of a Sawa claim's check on an idle core (``bench/bench_judge_timing.py
 --worst``: one claim in a thousand takes over 130 ms of CPU), for a loaded machine. A lane
 process thus answers 2 judged calls at once in time."""
+QAYD_CARD_SECONDS: Final = 0.02
+"""The same for a Qayd call on a card (a rule checked against one card: microseconds; a
+false-Sawa call, which has no card, searches like a claim and counts as one)."""
 JUDGE_MARGIN_SECONDS: Final = 0.2
 """Kept free of judgements inside the answer time: the hand-off to the lane's process and
 back, the match ledger's round trip."""
@@ -44,16 +49,23 @@ back, the match ledger's round trip."""
 _log = get_logger("baloot_engine.api")
 
 
-def room_of(
+def budget_of(
     processes: int,
     answer_seconds: float = JUDGED_ANSWER_SECONDS,
-    worst_seconds: float = JUDGE_WORST_SECONDS,
     margin_seconds: float = JUDGE_MARGIN_SECONDS,
-) -> int:
-    """How many judged calls a lane of ``processes`` answers in time when all arrive at once
-    and each takes ``worst_seconds`` (at least one: a lane run inline counts as one)."""
-    per_process = math.floor((answer_seconds - margin_seconds) / worst_seconds)
-    return max(1, max(1, processes) * max(1, per_process))
+) -> float:
+    """The seconds of judgement a lane of ``processes`` finishes inside the answer time (a
+    lane run inline counts as one process)."""
+    return max(1, processes) * (answer_seconds - margin_seconds)
+
+
+def cost_of(action: object) -> float:
+    """The seconds a judged action is allowed for: a Sawa claim's or a false-Sawa call's
+    search (:data:`JUDGE_WORST_SECONDS`), a Qayd call on a card (:data:`QAYD_CARD_SECONDS`).
+    Which one it is, the request itself says."""
+    if isinstance(action, CallQayd) and action.card >= 0:
+        return QAYD_CARD_SECONDS
+    return JUDGE_WORST_SECONDS
 
 
 class JudgeClock:
@@ -63,29 +75,33 @@ class JudgeClock:
         self, processes: int, queue: int, answer_seconds: float = JUDGED_ANSWER_SECONDS
     ) -> None:
         self.answer_seconds = answer_seconds
-        # The lane's queue (BALOOT_LANE_JUDGE_QUEUE) bounds it too.
-        self.room = max(1, min(queue, room_of(processes, answer_seconds)))
-        self.inside = 0
+        self.budget = budget_of(processes, answer_seconds)
+        self.queue = max(1, queue)  # the lane's queue (BALOOT_LANE_JUDGE_QUEUE) bounds it too
+        self.inside = 0  # judged calls whose answer has not left
+        self.work = 0.0  # the seconds they are allowed for, together
         self.late = 0  # answers that could not leave on time (logged; should stay 0)
 
-    def check_room(self) -> None:
-        """Refuse (LANE_FULL) a judged call that could miss its answer time: as many are
-        inside as the lane judges in time. The refusal comes before the call's token is
-        opened and depends only on other calls' arrival times."""
-        if self.inside >= self.room:
+    def check_room(self, cost: float = JUDGE_WORST_SECONDS) -> None:
+        """Refuse (LANE_FULL) a judged call allowed ``cost`` seconds that could miss its
+        answer time: the calls inside, each taking the longest it is allowed, would fill the
+        lane's processes past it (or as many are inside as the lane's queue). The refusal
+        comes before the call's token is opened and depends only on the kinds and arrival
+        times of the calls inside, never on how long any of them searched."""
+        if self.inside and (self.inside >= self.queue or self.work + cost > self.budget + 1e-9):
             raise LaneRefusedError(
                 LANE_FULL,
-                f"the judge lane is answering {self.inside} claims, as many as it judges "
+                f"the judge lane is answering {self.inside} calls, as many as it judges "
                 f"within {self.answer_seconds:g} s",
                 retry_after=self.answer_seconds,
                 metadata={"lane": "judge"},
             )
 
-    def enter(self) -> Callable[..., None]:
-        """Count a judged call inside until the function returned is called (once: when its
-        answer has left), after :meth:`check_room`."""
-        self.check_room()
+    def enter(self, cost: float = JUDGE_WORST_SECONDS) -> Callable[..., None]:
+        """Count a judged call allowed ``cost`` seconds inside until the function returned is
+        called (once: when its answer has left), after :meth:`check_room`."""
+        self.check_room(cost)
         self.inside += 1
+        self.work += cost
         left = False
 
         def leave(*_: object) -> None:
@@ -93,6 +109,7 @@ class JudgeClock:
             if not left:
                 left = True
                 self.inside -= 1
+                self.work = max(0.0, self.work - cost)
 
         return leave
 
@@ -115,6 +132,8 @@ __all__ = [
     "JUDGED_ANSWER_SECONDS",
     "JUDGE_MARGIN_SECONDS",
     "JUDGE_WORST_SECONDS",
+    "QAYD_CARD_SECONDS",
     "JudgeClock",
-    "room_of",
+    "budget_of",
+    "cost_of",
 ]

@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from typing import Final, NamedTuple, TypeVar
 
-from baloot_engine.api.judging import JudgeClock
+from baloot_engine.api.judging import JudgeClock, cost_of
 from baloot_engine.api.ledger import Answer, Entry, LedgerUnavailableError, MatchLedger, Verdict
 from baloot_engine.api.refusals import (
     LEDGER_UNAVAILABLE,
@@ -383,7 +383,7 @@ class Matches:
         # hands. The call counts in the lane until its answer has left, at its fixed time (the
         # task's end), so that no more calls are inside than the lane judges in that time.
         lanes.judge.check(client)
-        leave = self.judge_clock.enter()
+        leave = self.judge_clock.enter(cost_of(action))
         task = asyncio.current_task()
         if task is None:  # pragma: no cover - a call always runs in a task
             leave()
