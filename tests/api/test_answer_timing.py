@@ -39,31 +39,41 @@ from .test_judge_process import sawa_claim_at_the_first_lead
 from .test_servicer_qayd import a_wrong_call, card, qayd_request, to_play
 
 
-def _held(spent: float, monkeypatch: pytest.MonkeyPatch) -> tuple[float, JudgeClock]:
+def _held(
+    spent: float, monkeypatch: pytest.MonkeyPatch, early: float = 0.0
+) -> tuple[float, JudgeClock]:
     """The wait :meth:`JudgeClock.hold` adds to a judgement that took ``spent`` (a fake clock:
-    the call began at 1000 s)."""
+    the call began at 1000 s; the first sleep ends ``early`` seconds before its time, as the
+    event loop's timers do after other work in the same pass)."""
+    now = [1000.0 + spent]
     slept: list[float] = []
 
     async def sleep(seconds: float) -> None:
+        now[0] += max(1e-6, seconds - (0.0 if slept else early))
         slept.append(seconds)
 
-    monkeypatch.setattr(judging.time, "monotonic", lambda: 1000.0 + spent)
+    monkeypatch.setattr(judging.time, "monotonic", lambda: now[0])
     monkeypatch.setattr(judging.asyncio, "sleep", sleep)
     clock = JudgeClock(processes=1, queue=8)
     asyncio.run(clock.hold(1000.0))
-    (wait,) = slept
-    return wait, clock
+    assert all(s > 0 for s in slept)
+    return now[0] - (1000.0 + spent), clock
 
 
-@given(spent=st.floats(min_value=0.0, max_value=JUDGED_ANSWER_SECONDS))
+@given(
+    spent=st.floats(min_value=0.0, max_value=JUDGED_ANSWER_SECONDS),
+    early=st.sampled_from([0.0, 0.0004, 0.003, 0.02]),
+)
 def test_an_answer_in_time_leaves_at_the_fixed_time_whatever_the_judgement_took(
-    spent: float,
+    spent: float, early: float
 ) -> None:
     with pytest.MonkeyPatch.context() as monkeypatch:
-        wait, clock = _held(spent, monkeypatch)
+        wait, clock = _held(spent, monkeypatch, early)
     measured = (1000.0 + spent) - 1000.0  # as the clock measured it
     assert wait >= 0.0
-    assert measured + wait == pytest.approx(JUDGED_ANSWER_SECONDS, abs=1e-9)
+    # On the instant (a timer that ends early is made up), never before it.
+    assert measured + wait >= JUDGED_ANSWER_SECONDS - 1e-9
+    assert measured + wait == pytest.approx(JUDGED_ANSWER_SECONDS, abs=2e-6)
     assert clock.late == 0
 
 

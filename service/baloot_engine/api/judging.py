@@ -115,7 +115,13 @@ class JudgeClock:
 
     async def hold(self, began: float) -> None:
         """Wait until :attr:`answer_seconds` after ``began`` (a ``time.monotonic()`` instant),
-        or, for an answer already late, until the next whole multiple of it."""
+        or, for an answer already late, until the next whole multiple of it.
+
+        The event loop's timers count from the time it read when its current pass began, so
+        a sleep computed after other work in the same pass ends early by that work's length
+        (a held claim's sealing, another call's answer): the wait is checked against the
+        clock when it ends and made up, so that the answer leaves on the instant itself,
+        whatever was done before it."""
         spent = time.monotonic() - began
         periods = max(1, math.ceil(spent / self.answer_seconds))
         if periods > 1:
@@ -125,7 +131,11 @@ class JudgeClock:
                 spent_seconds=round(spent, 3),
                 answer_seconds=self.answer_seconds,
             )
-        await asyncio.sleep(periods * self.answer_seconds - spent)
+        target = began + periods * self.answer_seconds
+        left = target - time.monotonic()
+        while left > 0:  # at most twice or so: the first timer's shortfall is made up
+            await asyncio.sleep(left)
+            left = target - time.monotonic()
 
 
 __all__ = [
