@@ -368,14 +368,14 @@ def test_a_refusal_of_heavy_work_is_held_for_its_delay_and_then_announces_the_re
 
 def test_a_lane_holds_at_most_its_queue_of_calls_inside_it() -> None:
     target = lane(LaneConfig("test", processes=1, queue=2))
-    first, second = target.enter(), target.enter()
+    first, second = target.enter(ANONYMOUS_CLIENT), target.enter(ANONYMOUS_CLIENT)
     with pytest.raises(LaneRefusedError) as full:
-        target.enter()
+        target.enter(ANONYMOUS_CLIENT)
     assert full.value.reason == "LANE_FULL"
     first()
     first()  # once only
-    third = target.enter()  # the place the first left
+    third = target.enter(ANONYMOUS_CLIENT)  # the place the first left
     with pytest.raises(LaneRefusedError):
-        target.enter()
+        target.enter(ANONYMOUS_CLIENT)
     second()
     third()

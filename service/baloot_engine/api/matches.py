@@ -126,10 +126,12 @@ lane, paid for by a client; the others decide inline in well under a millisecond
 
 class Caller(NamedTuple):
     """Who is calling, for the work a call may hand to a lane: the API key presented ('' for
-    none) and the call's deadline (a ``time.monotonic()`` instant, None for none)."""
+    none), the call's deadline (a ``time.monotonic()`` instant, None for none) and its source
+    (the address it came from, :mod:`~baloot_engine.lanes.sources`; '' where unknown)."""
 
     key: str = ""
     deadline: float | None = None
+    source: str = ""
 
 
 NO_CALLER: Final = Caller()
@@ -364,21 +366,22 @@ class Matches:
         """Refuse a Sawa claim or a Qayd call at once, before its token is opened, when the
         judge lane has no room for it (LANE_FULL: it tells nothing of any match)."""
         lanes = self.lanes
-        lanes.judge.check(lanes.client(caller.key))
-        lanes.judge.check_room()
+        client = lanes.client(caller.key, caller.source)
+        lanes.judge.check(client)
+        lanes.judge.check_room(client)
 
     async def _judged(
         self, opened: Opened, seat: int, action: Action, caller: Caller
     ) -> tuple[State, Sequence[Event]]:
-        """A judged call applied in the judge's lane (its share of the lane is its match's),
+        """A judged call applied in the judge's lane (its share of the lane is its caller's),
         its new state made field for field the one the same call applied here gives."""
         lanes = self.lanes
-        client = lanes.client(caller.key)
+        client = lanes.client(caller.key, caller.source)
         # A full judge lane refuses before the judgement: the refusal tells nothing of the
         # hands. The call counts in the lane until its answer has left, its time step included
         # (the task's end), so that claims answered on a step cannot pile up past the lane.
         lanes.judge.check(client)
-        leave = lanes.judge.enter()
+        leave = lanes.judge.enter(client)
         task = asyncio.current_task()
         if task is None:  # pragma: no cover - a call always runs in a task
             leave()
@@ -390,7 +393,7 @@ class Matches:
             if claim is not None:
                 claim.sawa = (opened.state.hand_number, seat)
         job = Call(game.apply, (opened.state, seat, action))
-        judged = await lanes.judge.call(client, job, caller.deadline, share=opened.match_id)
+        judged = await lanes.judge.call(client, job, caller.deadline)
         new_state, events = judged
         return as_before(opened.state, new_state), events
 
@@ -590,7 +593,7 @@ class Matches:
         if level not in SEARCHING_LEVELS:
             return self.decide_inline(opened.state, seat, level, seed)
         lanes = self.lanes
-        client = lanes.payer(caller.key, lanes.bots)
+        client = lanes.payer(caller.key, lanes.bots, caller.source)
         job = Call(self.decide_inline, (opened.state, seat, level, seed))
         action: Action = await lanes.bots.call(client, job, caller.deadline)
         return action

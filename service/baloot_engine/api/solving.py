@@ -145,7 +145,7 @@ def run(job: Job) -> Answer | None:
 async def solve(lanes: Lanes, job: Job, caller: Caller) -> Answer | None:
     """The job solved in the solve lane, paid for by the caller's client (a long computation
     never runs on the event loop); None when its deadline ran out."""
-    client = lanes.payer(caller.key, lanes.solve)
+    client = lanes.payer(caller.key, lanes.solve, caller.source)
     answer: Answer | None = await lanes.solve.call(client, Call(run, (job,)), caller.deadline)
     return answer
 

@@ -258,7 +258,8 @@ async def create_server(
         )
     services.handlers.extend(extra_handlers)
     door = door_of(lanes, SERVICE_NAME)
-    server.add_generic_rpc_handlers((TelemetryHandler(services.handlers, metrics, gate, door),))
+    telemetry = TelemetryHandler(services.handlers, metrics, gate, door, lanes.sources)
+    server.add_generic_rpc_handlers((telemetry,))
     try:
         port = server.add_insecure_port(settings.address)
     except RuntimeError as error:
