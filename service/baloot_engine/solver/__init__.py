@@ -508,19 +508,22 @@ def par(
     engine: Engine | None = None,
     on_step: Callable[[State], None] | None = None,
     searches: dict[int, DealSearch] | None = None,
+    first: Solution | None = None,
 ) -> Par:
     """Play the round out from ``state`` with perfect play and score it (the par result).
 
     A seat that may still declare projects declares its best ones (with every hand known,
-    declaring never costs). Every card is the solver's best for its seat's team; one search
-    per team serves the whole line.
+    declaring never costs). Every card is the solver's best for its seat's team (the first of
+    the equal best, as :func:`solve` picks it); one search per team serves the whole line.
+    ``first``, the :func:`solve` of the state's position already made with ``searches``,
+    spares its search (see :class:`_ParLine`).
     """
     if state.phase is not Phase.PLAYING or state.contract is None:
         raise ValueError("par is taken from a round in play")
     if searches is None:
         searches = pair_of_searches(state.contract, state.rules, engine)
     line: list[tuple[int, Action]] = []
-    nodes = 0
+    line_of = _ParLine(searches, deadline, max_nodes, first)
     while state.phase is Phase.PLAYING:
         seat = state.turn
         if not state.tricks:
@@ -530,18 +533,12 @@ def par(
                     action = _best_declaration(state, declarer, declarations)
                     state, _ = apply(state, declarer, action)
                     line.append((declarer, action))
-        solution = solve(
-            position_of(state),
-            deadline=deadline,
-            max_nodes=None if max_nodes is None else max(1, max_nodes - nodes),
-            search=searches[seat & 1],
-        )
-        nodes += solution.nodes
-        play = solution.values[solution.best].play
+        play = line_of.best_play(position_of(state))
         state, _ = apply(state, seat, play)
         line.append((seat, play))
         if on_step is not None:
             on_step(state)
+    nodes = line_of.nodes
     if state.phase is Phase.ROUND_REVIEW:
         state, _ = close_review(state)
     score = state.last_score
@@ -560,29 +557,24 @@ def par_with_facts(
     max_nodes: int | None = None,
     engine: Engine | None = None,
     searches: dict[int, DealSearch] | None = None,
+    first: Solution | None = None,
 ) -> Par:
     """The par of a round whose table facts are known (a finished round): the cards from the
     position played perfectly, the declarations and multiplier as they were (``facts``), scored
     by ``score_round``. ``dealer`` (the seat that dealt the round) and ``buyer_hand`` (the
     buyer's eight cards) decide R43's reverse kaboot with the par's tricks, as the rules core
     does for a played round (:func:`~baloot_engine.rules.match.reverse_kaboot_condition`);
-    without a dealer (-1) the par is no reverse kaboot."""
+    without a dealer (-1) the par is no reverse kaboot. ``first`` as for :func:`par`."""
     if searches is None:
         searches = pair_of_searches(position.contract, position.rules, engine)
     line: list[tuple[int, Action]] = []
-    nodes = 0
+    line_of = _ParLine(searches, deadline, max_nodes, first)
     while not position.over:
         seat = position.seat
-        solution = solve(
-            position,
-            deadline=deadline,
-            max_nodes=None if max_nodes is None else max(1, max_nodes - nodes),
-            search=searches[seat & 1],
-        )
-        nodes += solution.nodes
-        play = solution.values[solution.best].play
+        play = line_of.best_play(position)
         line.append((seat, play))
         position = position.after(play)
+    nodes = line_of.nodes
     played = replace(
         facts,
         card_abnat=position.abnat,
@@ -592,6 +584,90 @@ def par_with_facts(
     )
     score = score_round(played, position.rules)
     return Par(tuple(line), score, position.abnat, position.tricks_won, nodes)
+
+
+class _ParLine:
+    """The best line of a round, one position after another, each a card of :func:`solve`'s
+    choice (its ``best``: the first action, in the rules core's order, of the best value for
+    the mover's team) without valuing every card of every position.
+
+    The first position is solved (or its solution given). Along the best line the value never
+    changes: each team's totals at the round's end stay those of the first best action. So at
+    each later position the best action is the first whose value reaches those totals, and a
+    null-window search at that value says whether an action does (no action exceeds it). A
+    seat with one legal action plays it unsearched. The line is the one :func:`solve` at each
+    position gives (tests/solver), at a fraction of the cards tried."""
+
+    def __init__(
+        self,
+        searches: dict[int, DealSearch],
+        deadline: float | None,
+        max_nodes: int | None,
+        first: Solution | None,
+    ) -> None:
+        self.searches = searches
+        self.deadline = deadline
+        self.max_nodes = max_nodes
+        self.first = first
+        self.nodes = 0  # the cards this line tried (not those of a given first solution)
+        self.target: tuple[tuple[int, int], tuple[int, int]] | None = None
+
+    def best_play(self, position: Position) -> Play:
+        """The best action at ``position``, the next of the line."""
+        search = self.searches[position.seat & 1]
+        if self.target is None:
+            solution = self.first
+            if solution is None:
+                solution = solve(
+                    position,
+                    deadline=self.deadline,
+                    max_nodes=None if self.max_nodes is None else max(1, self.max_nodes),
+                    search=search,
+                )
+                self.nodes += solution.nodes
+            best = solution.best_value
+            self.target = (best.points, best.tricks)
+            return best.play
+        plays = _plays(position)
+        if len(plays) == 1:
+            return plays[0]
+        team = position.seat & 1
+        points, tricks = self.target
+        wanted = (
+            TRICK_WEIGHT * (points[team] - position.abnat[team])
+            + tricks[team]
+            - position.tricks_won[team]
+        )
+        until = 0.0 if self.deadline is None else self.deadline
+        seat, trick = position.seat, position.trick
+        for play in plays:
+            after = list(position.hands)
+            after[seat] ^= 1 << play.card
+            left = 0
+            if self.max_nodes is not None:
+                left = self.max_nodes - self.nodes
+                if left <= 0:
+                    raise SolverBudgetError(
+                        "the solver's budget ran out before the values were exact"
+                    )
+            started = search.nodes
+            found = search.value(
+                (after[0], after[1], after[2], after[3]),
+                (*trick, play.card),
+                position.leader,
+                position.played,
+                play.akka if not trick else position.akka,
+                left,
+                until,
+                wanted - 1,
+                wanted,
+            )
+            self.nodes += search.nodes - started
+            if found is None:
+                raise SolverBudgetError("the solver's budget ran out before the values were exact")
+            if found >= wanted:
+                return play
+        raise AssertionError("no action reaches the value of the line")  # pragma: no cover
 
 
 def pair_of_searches(
@@ -615,7 +691,7 @@ def answer_live(state: State, deadline: float) -> Answer:
     position = position_of(state)
     searches = pair_of_searches(state.contract, state.rules)
     solution = solve(position, deadline=deadline, search=searches[position.seat & 1])
-    return Answer(solution, par(state, deadline=deadline, searches=searches))
+    return Answer(solution, par(state, deadline=deadline, searches=searches, first=solution))
 
 
 def answer_played_out(
@@ -642,6 +718,7 @@ def answer_played_out(
             buyer_hand=buyer_hand,
             deadline=deadline,
             searches=searches,
+            first=solution,
         ),
     )
 
