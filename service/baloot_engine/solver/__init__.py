@@ -524,6 +524,7 @@ def par(
         searches = pair_of_searches(state.contract, state.rules, engine)
     line: list[tuple[int, Action]] = []
     line_of = _ParLine(searches, deadline, max_nodes, first)
+    position: Position | None = None
     while state.phase is Phase.PLAYING:
         seat = state.turn
         if not state.tricks:
@@ -533,8 +534,11 @@ def par(
                     action = _best_declaration(state, declarer, declarations)
                     state, _ = apply(state, declarer, action)
                     line.append((declarer, action))
-        play = line_of.best_play(position_of(state))
+        if position is None:
+            position = position_of(state)  # declarations change no card
+        play = line_of.best_play(position)
         state, _ = apply(state, seat, play)
+        position = position.after(play)  # position_of(state), without reading the state
         line.append((seat, play))
         if on_step is not None:
             on_step(state)
@@ -595,8 +599,11 @@ class _ParLine:
     changes: each team's totals at the round's end stay those of the first best action. So at
     each later position the best action is the first whose value reaches those totals, and a
     null-window search at that value says whether an action does (no action exceeds it). A
-    seat with one legal action plays it unsearched. The line is the one :func:`solve` at each
-    position gives (tests/solver), at a fraction of the cards tried."""
+    seat with one legal action plays it unsearched. Every test runs on the search of the first
+    position's team, whose table that solve filled: for the other team's seats the test is
+    turned round (a team reaches ``w`` of what is left, ``rest``, when the other team gets at
+    most ``rest - w``). The line is the one :func:`solve` at each position gives
+    (tests/solver), at a small part of the cards tried."""
 
     def __init__(
         self,
@@ -606,23 +613,25 @@ class _ParLine:
         first: Solution | None,
     ) -> None:
         self.searches = searches
+        self.until = 0.0 if deadline is None else deadline
         self.deadline = deadline
         self.max_nodes = max_nodes
         self.first = first
         self.nodes = 0  # the cards this line tried (not those of a given first solution)
         self.target: tuple[tuple[int, int], tuple[int, int]] | None = None
+        self.team = 0  # the team whose search runs every test
 
     def best_play(self, position: Position) -> Play:
         """The best action at ``position``, the next of the line."""
-        search = self.searches[position.seat & 1]
         if self.target is None:
+            self.team = position.seat & 1
             solution = self.first
             if solution is None:
                 solution = solve(
                     position,
                     deadline=self.deadline,
                     max_nodes=None if self.max_nodes is None else max(1, self.max_nodes),
-                    search=search,
+                    search=self.searches[self.team],
                 )
                 self.nodes += solution.nodes
             best = solution.best_value
@@ -631,6 +640,7 @@ class _ParLine:
         plays = _plays(position)
         if len(plays) == 1:
             return plays[0]
+        search = self.searches[self.team]
         team = position.seat & 1
         points, tricks = self.target
         wanted = (
@@ -638,7 +648,10 @@ class _ParLine:
             + tricks[team]
             - position.tricks_won[team]
         )
-        until = 0.0 if self.deadline is None else self.deadline
+        if team == self.team:
+            alpha = wanted - 1  # the test: the mover's team gets at least ``wanted``
+        else:  # the other team gets at most what is left less ``wanted``
+            alpha = rest_of(position.hands, position.trick, position.contract.trump) - wanted
         seat, trick = position.seat, position.trick
         for play in plays:
             after = list(position.hands)
@@ -658,14 +671,14 @@ class _ParLine:
                 position.played,
                 play.akka if not trick else position.akka,
                 left,
-                until,
-                wanted - 1,
-                wanted,
+                self.until,
+                alpha,
+                alpha + 1,
             )
             self.nodes += search.nodes - started
             if found is None:
                 raise SolverBudgetError("the solver's budget ran out before the values were exact")
-            if found >= wanted:
+            if (found > alpha) == (team == self.team):
                 return play
         raise AssertionError("no action reaches the value of the line")  # pragma: no cover
 
