@@ -26,7 +26,8 @@ core and below the bots (``bots/endgame.py`` is a user of it).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Final, Literal, Protocol
 
@@ -91,6 +92,27 @@ class DealSearch(Protocol):
     ) -> int | None: ...
 
 
+SearchWatcher = Callable[[DealSearch, Contract, RuleSet, int], DealSearch]
+"""What :func:`watching_searches` is given: it receives each new search (with the contract, the
+rule set and the team it was made for) and returns the search its caller gets."""
+
+_watcher: SearchWatcher | None = None
+
+
+@contextmanager
+def watching_searches(watcher: SearchWatcher) -> Iterator[None]:
+    """Within the block, every search :func:`new_search` makes (for the bots, the analysis,
+    SolveDeal, every caller) goes through ``watcher`` first: the recorded-workload benchmark
+    (``bench/solver_workload.py``) wraps each one to record its calls. Not thread-safe; for
+    benchmarks and tests."""
+    global _watcher  # noqa: PLW0603 - one process-wide hook, set only here
+    saved, _watcher = _watcher, watcher
+    try:
+        yield
+    finally:
+        _watcher = saved
+
+
 def new_search(
     contract: Contract, rules: RuleSet, team: int, engine: Engine | None = None
 ) -> DealSearch:
@@ -99,7 +121,8 @@ def new_search(
     Its transposition table is valid for that deal only: make one per deal (per sampled world).
     """
     if engine == "reference" or (engine is None and _search is None):
-        return ReferenceDeal(contract, rules, team)
+        reference = ReferenceDeal(contract, rules, team)
+        return reference if _watcher is None else _watcher(reference, contract, rules, team)
     if _search is None:
         raise RuntimeError("the compiled solver is not installed")
     trump = contract.trump
@@ -116,7 +139,7 @@ def new_search(
         higher=HIGHER[trump + 1],
         higher_sun=HIGHER[0],
     )
-    return deal
+    return deal if _watcher is None else _watcher(deal, contract, rules, team)
 
 
 @dataclass(frozen=True, slots=True)
@@ -759,6 +782,7 @@ __all__ = [
     "Engine",
     "Par",
     "Position",
+    "SearchWatcher",
     "Solution",
     "SolverBudgetError",
     "answer_live",
@@ -773,4 +797,5 @@ __all__ = [
     "position_of",
     "solve",
     "solve_some",
+    "watching_searches",
 ]
