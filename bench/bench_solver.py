@@ -5,10 +5,11 @@ from the first lead, and from positions after 2, 4 and 6 tricks of random legal 
 per position on one core (p50, p99, max) and the cards tried (nodes). The machine's speed
 varies, so a calibration loop (``bench_rules.calibration_loops``, timed on the same CPU clock)
 runs beside the solver every few positions and each figure is also printed in calibration
-loops, the unit the targets are set in. ``--reference N`` also solves the first N positions
-with the pure-Python reference, and ``--old-endgame REV`` the value of the first lead alone
-with the ``bots/endgame.py`` of a git revision (the solver the bots had before), for a
-side-by-side on the same positions.
+loops, the unit the targets are set in. Built with ``CFLAGS=-DBALOOT_SOLVER_STATS``, the search
+counts how often each cut site ended a search, and the counts are printed. ``--reference N``
+also solves the first N positions with the pure-Python reference, and ``--old-endgame REV`` the
+value of the first lead alone with the ``bots/endgame.py`` of a git revision (the solver the bots
+had before), for a side-by-side on the same positions.
 
 ``--solve-deal N`` measures what ``SolveDeal`` costs beside the solve of the same position, on N
 real rounds at their first lead (dealt at random, bid by BASIC bots): the in-process solve (every
@@ -56,6 +57,7 @@ from baloot_engine.rules.state import Phase, State
 from baloot_engine.solver import (
     COMPILED,
     Position,
+    cut_counts,
     new_search,
     pair_of_searches,
     position_of,
@@ -338,6 +340,7 @@ def main() -> None:
                 agree += slow.values == solution.values
     calibrations.append(calibration_loops(0.1, time.process_time))
     calibration = statistics.median(calibrations)
+    cuts = cut_counts(reset=True)
     print(
         f"calibration loop beside the solver: median {calibration:,.0f} loops/s "
         f"(from {min(calibrations):,.0f} to {max(calibrations):,.0f}); "
@@ -352,6 +355,10 @@ def main() -> None:
         print(both.line(f"{name}, all", calibration))
         print(figures[(after, True)].line(f"{name}, Sun", calibration))
         print(figures[(after, False)].line(f"{name}, Hokm", calibration))
+    if cuts is not None:  # a build with BALOOT_SOLVER_STATS
+        print(
+            "cut sites (every position above): " + ", ".join(f"{k} {v:,}" for k, v in cuts.items())
+        )
     if reference.seconds:
         print(reference.line("reference (pure Python)", calibration))
         print(compiled_same.line("compiled, same deals", calibration))

@@ -768,6 +768,19 @@ def _best_declaration(state: State, seat: int, declarations: list[Declare]) -> D
     return max(declarations, key=lambda d: len(d.kinds))
 
 
+def cut_counts(reset: bool = False) -> dict[str, int] | None:
+    """How often each cut site of the compiled search ended a search since the last reset
+    (table entries, quick tricks, the crossing, sure trumps, the cutoffs at a trick's last card,
+    alpha-beta cutoffs at the first card tried or a later one, neighbours not tried; and the
+    trick starts searched and last tricks counted). The counters are compiled in only on request
+    (``CFLAGS=-DBALOOT_SOLVER_STATS`` when the package is built); None without them."""
+    stats = getattr(_search, "stats", None)
+    if stats is None:
+        return None
+    found: dict[str, int] = stats(reset=reset)
+    return found
+
+
 def now_plus(seconds: float) -> float:
     """A deadline ``seconds`` from now, on the clock :func:`solve` reads."""
     return time.monotonic() + seconds
@@ -787,6 +800,7 @@ __all__ = [
     "SolverBudgetError",
     "answer_live",
     "answer_played_out",
+    "cut_counts",
     "deal_value",
     "new_search",
     "now_plus",
