@@ -219,9 +219,10 @@ def read(path: Path) -> Workload:
     return workload
 
 
-def made(made_for: dict[str, Any]) -> DealSearch:
-    """A fresh search for what a recorded one was made for."""
-    trump, closed = made_for["trump"], bool(made_for["closed"])
+def made_for(search: dict[str, Any]) -> tuple[Contract, RuleSet, int]:
+    """What a recorded search was made for: a contract and a rule set that give the search the
+    same trump, closed game and rule flags, and its team."""
+    trump, closed = search["trump"], bool(search["closed"])
     contract = Contract(
         ContractType.SUN if trump < 0 else ContractType.HOKM,
         trump,
@@ -230,12 +231,12 @@ def made(made_for: dict[str, Any]) -> DealSearch:
         mode=PlayMode.CLOSED if closed else PlayMode.OPEN,
     )
     rules = PRESETS[Preset.SEEDS].replace(
-        overtrump_partner=made_for["overtrump_partner"],
-        undertrump_required=made_for["undertrump_required"],
-        partner_winning_rule=PartnerWinningRule(made_for["partner_rule"]),
-        akka_requires_declaration=made_for["akka_declared"],
+        overtrump_partner=search["overtrump_partner"],
+        undertrump_required=search["undertrump_required"],
+        partner_winning_rule=PartnerWinningRule(search["partner_rule"]),
+        akka_requires_declaration=search["akka_declared"],
     )
-    return new_search(contract, rules, made_for["team"])
+    return contract, rules, search["team"]
 
 
 def depth_of(call: dict[str, Any]) -> int:
@@ -269,27 +270,28 @@ class Timings:
 
 
 def replay_warm(workload: Workload) -> Timings:
-    """Every call in order on its own search (see the module's docstring)."""
+    """Every call in order on its own search (see the module's docstring). A search's making
+    counts in its first call's time."""
     timings = Timings()
     searches: dict[int, DealSearch] = {}
+    made = {index: made_for(search) for index, search in workload.searches.items()}
     clock = time.process_time_ns
     for call in workload.calls:
         if call.get("stopped"):
             continue
         index = call["s"]
-        made_for = workload.searches[index]
-        search = searches.get(index)
-        if search is None:
-            search = searches[index] = made(made_for)
         alpha, beta = call["w"]
         hands = call["h"]
         args = ((hands[0], hands[1], hands[2], hands[3]), tuple(call["t"]), call["l"])
-        before = search.nodes
         started = clock()
+        search = searches.get(index)
+        if search is None:
+            search = searches[index] = new_search(*made[index])
+        before = search.nodes
         found = search.value(*args, call["p"], bool(call["a"]), call["n"], 0.0, alpha, beta)
         spent = clock() - started
         tried = search.nodes - before
-        timings.spent[(made_for["source"], depth_of(call))].append(spent)
+        timings.spent[(workload.searches[index]["source"], depth_of(call))].append(spent)
         timings.nodes += tried
         timings.other_nodes += tried != call["k"]
         if call["v"] is None or found is None:
@@ -303,19 +305,20 @@ def replay_warm(workload: Workload) -> Timings:
 def replay_cold(workload: Workload) -> Timings:
     """Every call on a fresh search, without a node limit (see the module's docstring)."""
     timings = Timings()
+    made = {index: made_for(search) for index, search in workload.searches.items()}
     clock = time.process_time_ns
     for call in workload.calls:
         if call.get("stopped") or call["v"] is None:
             continue
-        made_for = workload.searches[call["s"]]
+        index = call["s"]
         alpha, beta = call["w"]
         hands = call["h"]
         args = ((hands[0], hands[1], hands[2], hands[3]), tuple(call["t"]), call["l"])
         started = clock()
-        search = made(made_for)
+        search = new_search(*made[index])
         found = search.value(*args, call["p"], bool(call["a"]), 0, 0.0, alpha, beta)
         spent = clock() - started
-        timings.spent[(made_for["source"], depth_of(call))].append(spent)
+        timings.spent[(workload.searches[index]["source"], depth_of(call))].append(spent)
         timings.checked += 1
         timings.nodes += search.nodes
         if not agrees(call, found):
