@@ -17,7 +17,7 @@ from typing import Final
 
 from baloot.v1 import engine_service_pb2 as pb
 from baloot.v1 import records_pb2
-from baloot_engine.api import outbound, records
+from baloot_engine.api import outbound, records, state_codec
 from baloot_engine.api.matches import Caller, Matches
 from baloot_engine.api.refusals import (
     ROUND_NOT_PLAYED_OUT,
@@ -40,10 +40,27 @@ _OVER: Final = (Phase.ROUND_OVER, Phase.MATCH_OVER)
 
 @dataclass(frozen=True, slots=True)
 class LiveJob:
-    """A round in play, at the state's card to play."""
+    """A round in play, at the state's card to play.
+
+    It crosses to the solve lane's process as the state's ``MatchState`` bytes (the token's
+    codec, read back and checked there) rather than as a pickled ``State``: a third of the
+    cost on both sides."""
 
     state: State
     seconds: float
+
+    def __reduce__(self) -> tuple[object, ...]:
+        data = state_codec.encode(self.state, _NO_SEED, state_codec.MAX_VERSION)
+        return (_live_job, (data, self.seconds))
+
+
+_NO_SEED: Final = bytes(state_codec.SEED_SIZE)
+"""The deck seed a job's state is encoded with (the solver never reads it)."""
+
+
+def _live_job(data: bytes, seconds: float) -> LiveJob:
+    """A :class:`LiveJob` from its ``MatchState`` bytes (unpickling)."""
+    return LiveJob(state_codec.decode(data).state, seconds)
 
 
 @dataclass(frozen=True, slots=True)
