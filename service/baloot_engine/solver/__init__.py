@@ -600,7 +600,9 @@ def par(
     position: Position | None = None
     while state.phase is Phase.PLAYING:
         seat = state.turn
-        if not state.tricks:
+        if position is None and not state.tricks:
+            # Only here: a seat's declaration only closes as the trick goes on (R28), and its
+            # cards do not change, so a later card of trick 1 opens none.
             for declarer in range(4):
                 declarations = legal_declarations(state, declarer)
                 if declarations:
