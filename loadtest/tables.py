@@ -236,22 +236,26 @@ class StepResult:
 
 def capacity(steps: Sequence[StepResult], limit_ms: float = LIMIT_MS) -> int:
     """The most tables of the passing steps below the first failing one (0: none passed)."""
-    best = 0
-    for step in sorted(steps, key=lambda s: s.tables):
-        if not step.passed(limit_ms):
-            break
-        best = step.tables
-    return best
+    first_failure = min((s.tables for s in steps if not s.passed(limit_ms)), default=None)
+    return max(
+        (
+            s.tables
+            for s in steps
+            if s.passed(limit_ms) and (first_failure is None or s.tables < first_failure)
+        ),
+        default=0,
+    )
 
 
 def next_tables(steps: Sequence[StepResult], ladder: Sequence[int], refine: bool) -> int | None:
     """The next number of tables to try: up the ladder while steps pass; once one fails, the
-    midpoint between the last pass and the first failure (if ``refine`` and it is new)."""
+    midpoint between the last pass and the first failure, once (if ``refine``, and the two are
+    more than an eighth apart)."""
     tried = {s.tables for s in steps}
     failed = sorted(s.tables for s in steps if not s.passed())
     if not failed:
         return next((n for n in ladder if n not in tried), None)
-    if not refine:
+    if not refine or tried - set(ladder):  # one refinement at most: the steps are dear
         return None
     best = capacity(steps)
     middle = (best + failed[0]) // 2 if best else failed[0] // 2
@@ -456,7 +460,7 @@ class _Table:
         rng = random.Random(self.rng.random())
         while True:
             seen = await self.notice.newer(seen)
-            await asyncio.sleep(rng.uniform(0, 1.0))
+            await asyncio.sleep(rng.uniform(0, 1.0) * self.config.think.scale)
             if self.spectator:
                 request = pb.GetViewRequest(
                     state=self.state, match_id=self.match_id, credential=self.spectator
@@ -527,7 +531,7 @@ class _Table:
                     state=self.state, match_id=self.match_id, credential=self.host
                 )
                 await step.call("GetScore", stub.GetScore, request)
-            await asyncio.sleep(self.config.deal_pause)
+            await asyncio.sleep(self.config.deal_pause * self.config.think.scale)
             deal = pb.DealRoundRequest(**self.common(view.dealer, self.host))
             self.accept(await step.call("DealRound", stub.DealRound, deal))
             self.plan = plan_round(self.rng, self.config.sawa_rate, self.config.qayd_rate)
@@ -535,7 +539,7 @@ class _Table:
             step.rounds += 1
             return
         if view.phase == types_pb2.PHASE_ROUND_REVIEW:
-            await asyncio.sleep(self.config.review_pause)
+            await asyncio.sleep(self.config.review_pause * self.config.think.scale)
             close = pb.CallQaydRequest(
                 state=self.state,
                 match_id=self.match_id,
@@ -551,7 +555,7 @@ class _Table:
         seat = view.turn
         level = self.seats[seat]
         if level is not None:
-            await asyncio.sleep(self.rng.uniform(*self.config.bot_delay))
+            await asyncio.sleep(self.rng.uniform(*self.config.bot_delay) * self.config.think.scale)
             bot = pb.ApplyBotActionRequest(level=LEVELS[level], **self.common(seat, self.host))
             label = f"ApplyBotAction {level.upper()}"
             self.accept(await step.call(label, stub.ApplyBotAction, bot))
@@ -717,9 +721,6 @@ def sweep_mix(
                 mix=mix,
                 api_key=secret,
                 think=ThinkTime(scale=0.02),
-                bot_delay=(0.01, 0.02),
-                deal_pause=0.02,
-                review_pause=0.02,
                 sawa_rate=0.5,
                 qayd_rate=0.5,
                 ramp=0.5,
@@ -727,8 +728,9 @@ def sweep_mix(
                 duration=args.warmup_seconds,
                 seed=args.seed + 99,
             )
-            warmed = run_on_loop(run_step(warm))
-            out(f"{mix.name}: warm-up {warmed.calls:,} calls, {warmed.rounds} rounds")
+            if args.warmup_seconds > 0:
+                warmed = run_on_loop(run_step(warm))
+                out(f"{mix.name}: warm-up {warmed.calls:,} calls, {warmed.rounds} rounds")
             tables: int | None = ladder[0]
 
             def probe() -> tuple[float, float]:
@@ -741,6 +743,7 @@ def sweep_mix(
                     mix=mix,
                     api_key=secret,
                     think=ThinkTime(scale=args.think_scale),
+                    ramp=ThinkTime().high * args.think_scale,
                     duration=args.duration,
                     warmup=args.warmup,
                     seed=args.seed + len(steps),
@@ -916,6 +919,28 @@ def chart(results: dict[str, list[StepResult]], title: str) -> str:
     return "\n".join(out) + "\n"
 
 
+SMOKE_LABELS: Final = (
+    "ApplyBotAction STRONG",
+    "PlayCard",
+    "GetView",
+    "GetView spectator",
+    "GetView reconnect",
+)
+
+
+def smoke_verdict(results: dict[str, list[StepResult]]) -> int:
+    """The smoke run's exit status: 1 on any error, or if a kind of call the model makes
+    (people's cards, bots, the backend's and the spectators' reads, the storm) never came."""
+    for steps in results.values():
+        for step in steps:
+            missing = [label for label in SMOKE_LABELS if label not in step.latency_ms]
+            if step.errors or missing or not step.storm:
+                print(f"tables smoke: FAIL, errors {step.errors}, never called {missing}")
+                return 1
+    print("tables smoke: PASS")
+    return 0
+
+
 def load_results(paths: Sequence[Path]) -> dict[str, list[StepResult]]:
     """The sweeps written with ``--json``, merged (a later file's mix replaces an earlier's)."""
     names = set(StepResult.__dataclass_fields__)
@@ -939,7 +964,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds before a window")
     parser.add_argument("--warmup-seconds", type=float, default=8.0, help="warm-up run a mix")
     parser.add_argument("--max-steps", type=int, default=8, help="steps per mix at most")
-    parser.add_argument("--think-scale", type=float, default=1.0, help="1 = real think times")
+    parser.add_argument(
+        "--think-scale",
+        type=float,
+        default=1.0,
+        help="1 = real time; 0.1 = people, bots and pauses ten times faster (reported)",
+    )
     parser.add_argument("--no-refine", dest="refine", action="store_false")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path)
@@ -955,6 +985,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.svg is not None:
             args.svg.write_text(chart(results, "Worst p99 per RPC against concurrent tables"))
         return 0
+    if args.smoke:  # CI: a dozen tables of people and STRONG bots at twenty times the pace
+        args.mixes, args.tables, args.max_steps, args.think_scale = "strong:0-3", "12", 1, 0.05
+        args.duration, args.warmup, args.warmup_seconds = 6.0, 1.0, 0.0
     ladder = [int(n) for n in args.tables.split(",")]
     mixes = [parse_mix(text) for text in args.mixes.split(",")]
     think = ThinkTime(scale=args.think_scale)
@@ -991,8 +1024,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.svg is not None:
         args.svg.write_text(chart(results, "Worst p99 per RPC against concurrent tables"))
     if args.smoke:
-        bad = [s for steps in results.values() for s in steps if s.errors or not s.calls]
-        return 1 if bad else 0
+        return smoke_verdict(results)
     return 0
 
 
