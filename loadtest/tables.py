@@ -697,14 +697,16 @@ def _cpu_now() -> float:
 # --- The sweep ------------------------------------------------------------------------------
 
 
-def sweep_mix(
+async def sweep_mix(
     mix: BotMix,
     ladder: Sequence[int],
     args: argparse.Namespace,
     log_dir: Path,
     out: Callable[[str], None],
 ) -> list[StepResult]:
-    """One service and gateway for ``mix``; steps up the ladder until one fails."""
+    """One service and gateway for ``mix``; steps up the ladder until one fails. (Every step
+    runs on the one event loop of the sweep: grpc.aio's channels belong to a loop. Starting
+    and stopping the processes blocks it, while no call is in flight.)"""
     secret = secrets.token_urlsafe(32)
     env = {"BALOOT_API_KEYS": f"{API_KEY_NAME}:{secret}"}
     name = mix.name.replace(":", "-")
@@ -729,7 +731,7 @@ def sweep_mix(
                 seed=args.seed + 99,
             )
             if args.warmup_seconds > 0:
-                warmed = run_on_loop(run_step(warm))
+                warmed = await run_step(warm)
                 out(f"{mix.name}: warm-up {warmed.calls:,} calls, {warmed.rounds} rounds")
             tables: int | None = ladder[0]
 
@@ -749,17 +751,30 @@ def sweep_mix(
                     seed=args.seed + len(steps),
                 )
                 load_before = os.getloadavg()[0]
-                result = run_on_loop(run_step(config, probe))
+                result = await run_step(config, probe)
                 result.load_before, result.load_after = load_before, os.getloadavg()[0]
                 steps.append(result)
                 out(step_line(result))
                 tables = next_tables(steps, ladder, refine=args.refine)
-                time.sleep(2)
+                await asyncio.sleep(2)
         finally:
             gateway.child.stop()
     finally:
         service.child.stop()
     return steps
+
+
+async def sweep(
+    mixes: Sequence[BotMix], ladder: Sequence[int], args: argparse.Namespace
+) -> dict[str, list[StepResult]]:
+    """Every mix in turn, each with its own service and gateway."""
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="baloot-tables-") as scratch:
+        for mix in mixes:
+            results[mix.name] = await sweep_mix(
+                mix, ladder, args, Path(scratch), lambda line: print(line, flush=True)
+            )
+    return results
 
 
 def step_line(result: StepResult) -> str:
@@ -998,12 +1013,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{think.scale:g}; {args.duration:.0f} s measured per step",
         flush=True,
     )
-    results = {}
-    with tempfile.TemporaryDirectory(prefix="baloot-tables-") as scratch:
-        for mix in mixes:
-            results[mix.name] = sweep_mix(
-                mix, ladder, args, Path(scratch), lambda line: print(line, flush=True)
-            )
+    results = run_on_loop(sweep(mixes, ladder, args))
     print()
     print(markdown(results))
     if args.json is not None:
