@@ -78,6 +78,7 @@ RETRYABLE: Final = frozenset({grpc.StatusCode.UNAVAILABLE})
 JUDGED_STEP_MS: Final = 100.0  # api/calls.py JUDGED_ANSWER_STEP: a judged answer's time step
 EXPERT_BUDGET_MS: Final = 500.0  # BALOOT_BOT_EXPERT_BUDGET_MS's default
 LIMIT_MS: Final = 100.0
+FORWARD_TIMEOUT: Final = 300.0  # seconds the tables may take to fast-forward
 MIN_CALLS: Final = 30  # an RPC with fewer calls in the window is shown, not judged: p99 is its max
 API_KEY_NAME: Final = "loadmodel"
 
@@ -295,6 +296,7 @@ class ModelConfig:
     qayd_rate: float = 0.033
     storm_share: float = 0.25
     storm_spread: float = 0.5  # gRPC's reconnect backoff jitter: 1 s +- 20 %
+    spread_actions: int = 45  # about a round: each table starts 0 to this many actions in
     ramp: float = 5.0
     warmup: float = 5.0
     duration: float = 40.0
@@ -331,9 +333,13 @@ class _Step:
     def __init__(self, config: ModelConfig, stubs: Sequence[Any]) -> None:
         self.config = config
         self.stubs = stubs
-        now = time.perf_counter()
-        self.measure_from = now + config.ramp + config.warmup
-        self.measure_to = self.measure_from + config.duration
+        # The window opens ``warmup`` seconds after every table has reached its starting
+        # point (:meth:`_Table.fast_forward`), and lasts ``duration``.
+        self.measure_from = self.measure_to = math.inf
+        self.forwarding = config.tables
+        self.forwarded = asyncio.Event()
+        if not config.tables:
+            self.forwarded.set()
         self.latencies: dict[str, list[float]] = defaultdict(list)
         self.errors: Counter[str] = Counter()
         self.expected: Counter[str] = Counter()
@@ -342,6 +348,15 @@ class _Step:
         self.metadata = (("x-api-key", config.api_key),) if config.api_key else None
         self.tables: list[_Table] = []
         self.matches = self.rounds = self.storm = 0
+
+    def open_window(self) -> None:
+        self.measure_from = time.perf_counter() + self.config.warmup
+        self.measure_to = self.measure_from + self.config.duration
+
+    def table_ready(self) -> None:
+        self.forwarding -= 1
+        if self.forwarding <= 0:
+            self.forwarded.set()
 
     def measuring(self, at: float) -> bool:
         return self.measure_from <= at < self.measure_to
@@ -391,6 +406,7 @@ class _Step:
 
     async def reconnect_storm(self) -> None:
         """In the middle of the window, a share of the people re-read their views at once."""
+        await self.forwarded.wait()
         await asyncio.sleep(
             max(0.0, self.measure_from + self.config.duration / 2 - time.perf_counter())
         )
@@ -424,6 +440,7 @@ class _Table:
         self.plan = RoundPlan(None, None)
         self.qayd_done = True
         self.notice = _Notice()
+        self.skip = 0  # actions left to fast-forward
 
     def _poisson(self, mean: float) -> int:
         count, threshold, product = 0, math.exp(-mean), self.rng.random()
@@ -441,8 +458,19 @@ class _Table:
             "expected_version": self.version,
         }
 
+    async def pause(self, seconds: float) -> None:
+        """A pause of the game at the step's pace; none while fast-forwarding."""
+        if not self.skip:
+            await asyncio.sleep(seconds * self.config.think.scale)
+
     async def run(self) -> None:
         await asyncio.sleep(self.rng.uniform(0, self.config.ramp))
+        # Fast-forward to a point drawn uniformly in a round, with no pause and no read, so
+        # the tables are spread over the phases of a round (bidding, tricks, the round's end)
+        # rather than all bidding at once when the window opens.
+        self.skip = self.rng.randint(0, self.config.spread_actions)
+        if not self.skip:
+            self.step.table_ready()
         spectators = [asyncio.create_task(self.spectate()) for _ in range(self.spectators)]
         try:
             while True:
@@ -461,7 +489,7 @@ class _Table:
         while True:
             seen = await self.notice.newer(seen)
             await asyncio.sleep(rng.uniform(0, 1.0) * self.config.think.scale)
-            if self.spectator:
+            if self.spectator and not self.skip:
                 request = pb.GetViewRequest(
                     state=self.state, match_id=self.match_id, credential=self.spectator
                 )
@@ -524,6 +552,12 @@ class _Table:
             await self.act()
 
     async def act(self) -> None:
+        if self.skip:
+            await self.forward()
+            self.skip -= 1
+            if not self.skip:
+                self.step.table_ready()
+            return
         view, stub, step = self.public, self.stub, self.step
         if view.phase in BETWEEN_HANDS:
             if view.phase == types_pb2.PHASE_ROUND_OVER:
@@ -531,7 +565,7 @@ class _Table:
                     state=self.state, match_id=self.match_id, credential=self.host
                 )
                 await step.call("GetScore", stub.GetScore, request)
-            await asyncio.sleep(self.config.deal_pause * self.config.think.scale)
+            await self.pause(self.config.deal_pause)
             deal = pb.DealRoundRequest(**self.common(view.dealer, self.host))
             self.accept(await step.call("DealRound", stub.DealRound, deal))
             self.plan = plan_round(self.rng, self.config.sawa_rate, self.config.qayd_rate)
@@ -539,7 +573,7 @@ class _Table:
             step.rounds += 1
             return
         if view.phase == types_pb2.PHASE_ROUND_REVIEW:
-            await asyncio.sleep(self.config.review_pause * self.config.think.scale)
+            await self.pause(self.config.review_pause)
             close = pb.CallQaydRequest(
                 state=self.state,
                 match_id=self.match_id,
@@ -555,13 +589,37 @@ class _Table:
         seat = view.turn
         level = self.seats[seat]
         if level is not None:
-            await asyncio.sleep(self.rng.uniform(*self.config.bot_delay) * self.config.think.scale)
+            await self.pause(self.rng.uniform(*self.config.bot_delay))
             bot = pb.ApplyBotActionRequest(level=LEVELS[level], **self.common(seat, self.host))
             label = f"ApplyBotAction {level.upper()}"
             self.accept(await step.call(label, stub.ApplyBotAction, bot))
             return
-        await asyncio.sleep(self.config.think.draw(self.rng))
+        think = self.config.think.draw(self.rng)
+        if not self.skip:
+            await asyncio.sleep(think)
         await self.person_acts(seat, self.views[seat])
+
+    async def forward(self) -> None:
+        """One action of the fast-forward: the backend plays the seat to act (a BASIC bot with
+        the host credential, whose four views keep every person's view current), or closes
+        the review."""
+        view, step = self.public, self.step
+        if view.phase == types_pb2.PHASE_ROUND_REVIEW:
+            close = pb.CallQaydRequest(
+                state=self.state,
+                match_id=self.match_id,
+                credential=self.host,
+                close_review=True,
+                expected_version=self.version,
+            )
+            self.accept(await step.call("forward", self.stub.CallQayd, close))
+            return
+        seat = view.dealer if view.phase in BETWEEN_HANDS else view.turn
+        request = pb.ApplyBotActionRequest(level=pb.BOT_LEVEL_BASIC, **self.common(seat, self.host))
+        self.accept(await step.call("forward", self.stub.ApplyBotAction, request))
+        if view.phase in BETWEEN_HANDS:
+            self.plan = plan_round(self.rng, self.config.sawa_rate, self.config.qayd_rate)
+            self.qayd_done = False
 
     def qayd_due(self, view: types_pb2.View) -> bool:
         after = self.plan.qayd_after
@@ -579,7 +637,7 @@ class _Table:
         caller = self.rng.choice(self.people)
         accused = (caller + self.rng.choice((1, 3))) % 4
         card = next(p.card for p in view.last_trick.cards if p.seat == accused)
-        await asyncio.sleep(self.config.think.draw(self.rng) / 2)
+        await self.pause(self.config.think.draw(self.rng) / 2 / self.config.think.scale)
         call = types_pb2.QaydCall(accused=accused, trick=view.last_trick.number, card=card)
         request = pb.CallQaydRequest(call=call, **self.common(caller, self.credentials[caller]))
         self.accept(await self.step.call("CallQayd", self.stub.CallQayd, request))
@@ -648,6 +706,8 @@ async def run_step(config: ModelConfig, probe: Probe | None = None) -> StepResul
         step.tables = [_Table(step, i) for i in range(config.tables)]
         tasks = [asyncio.create_task(table.run()) for table in step.tables]
         tasks.append(asyncio.create_task(step.lag_monitor()))
+        await asyncio.wait_for(step.forwarded.wait(), timeout=config.ramp + FORWARD_TIMEOUT)
+        step.open_window()
         storm = asyncio.create_task(step.reconnect_storm())
         await asyncio.sleep(max(0.0, step.measure_from - time.perf_counter()))
         started = _cpu_now()
