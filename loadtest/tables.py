@@ -193,6 +193,7 @@ class StepResult:
     expected: dict[str, int] = field(default_factory=dict)  # refusals the model expects
     refusals: dict[str, int] = field(default_factory=dict)  # lanes' RESOURCE_EXHAUSTED, retried
     service_cores: float = 0.0
+    service_idle_cores: float = 0.0  # the service's CPU with no call, measured before the steps
     gateway_cores: float = 0.0
     client_cores: float = 0.0
     loop_lag_p99_ms: float = 0.0
@@ -203,14 +204,19 @@ class StepResult:
     storm: int = 0
 
     @property
+    def calls_cores(self) -> float:
+        """The service's CPU (the worker and its lanes' processes) for the calls: less idle."""
+        return max(0.0, self.service_cores - self.service_idle_cores)
+
+    @property
     def service_ms_per_call(self) -> float:
-        """Service CPU (the worker and its lanes' processes) per call of the window, in ms."""
-        return self.service_cores * self.window * 1000 / self.calls if self.calls else 0.0
+        """The calls' service CPU per call of the window, in ms."""
+        return self.calls_cores * self.window * 1000 / self.calls if self.calls else 0.0
 
     @property
     def tables_per_busy_core(self) -> float:
         """The tables one core would carry, busy all the time at this CPU per table."""
-        return self.tables / self.service_cores if self.service_cores else 0.0
+        return self.tables / self.calls_cores if self.calls_cores else 0.0
 
     def over(self, limit_ms: float = LIMIT_MS) -> dict[str, float]:
         """The RPCs whose p99 is more than ``limit_ms`` above its floor: label -> p99."""
@@ -732,9 +738,9 @@ async def run_step(config: ModelConfig, probe: Probe | None = None) -> StepResul
         errors=dict(step.errors),
         expected=dict(step.expected),
         refusals=dict(step.refusals),
-        client_cores=round(used / config.duration, 3),
-        service_cores=round(others_used[0] / config.duration, 3),
-        gateway_cores=round(others_used[1] / config.duration, 3),
+        client_cores=round(used / config.duration, 4),
+        service_cores=round(others_used[0] / config.duration, 4),
+        gateway_cores=round(others_used[1] / config.duration, 4),
         loop_lag_p99_ms=round(quantile(sorted(step.lags), 0.99) * 1000, 1),
         matches=step.matches,
         rounds=step.rounds,
@@ -798,6 +804,12 @@ async def sweep_mix(
             def probe() -> tuple[float, float]:
                 return service.child.cpu_seconds(), gateway.child.cpu_seconds()
 
+            # The service's CPU with no call (the lanes' idle processes included), subtracted
+            # from each step's to give what the calls cost.
+            idle_from = probe()[0]
+            await asyncio.sleep(args.idle_seconds)
+            idle = (probe()[0] - idle_from) / args.idle_seconds if args.idle_seconds else 0.0
+            out(f"{mix.name}: service idle {idle:.4f} cores over {args.idle_seconds:.0f} s")
             while tables is not None and len(steps) < args.max_steps:
                 config = ModelConfig(
                     target=gateway.target,
@@ -812,6 +824,7 @@ async def sweep_mix(
                 )
                 load_before = os.getloadavg()[0]
                 result = await run_step(config, probe)
+                result.service_idle_cores = round(idle, 4)
                 result.load_before, result.load_after = load_before, os.getloadavg()[0]
                 steps.append(result)
                 out(step_line(result))
@@ -1038,6 +1051,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--duration", type=float, default=40.0, help="measured seconds a step")
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds before a window")
     parser.add_argument("--warmup-seconds", type=float, default=8.0, help="warm-up run a mix")
+    parser.add_argument("--idle-seconds", type=float, default=10.0, help="idle CPU reading")
     parser.add_argument("--max-steps", type=int, default=8, help="steps per mix at most")
     parser.add_argument(
         "--think-scale",
@@ -1062,7 +1076,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.smoke:  # CI: a dozen tables of people and STRONG bots at twenty times the pace
         args.mixes, args.tables, args.max_steps, args.think_scale = "strong:0-3", "12", 1, 0.05
-        args.duration, args.warmup, args.warmup_seconds = 6.0, 1.0, 0.0
+        args.duration, args.warmup, args.warmup_seconds, args.idle_seconds = 6.0, 1.0, 0.0, 0.0
     ladder = [int(n) for n in args.tables.split(",")]
     mixes = [parse_mix(text) for text in args.mixes.split(",")]
     think = ThinkTime(scale=args.think_scale)
