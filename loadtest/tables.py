@@ -828,7 +828,11 @@ async def sweep_mix(
                 result.load_before, result.load_after = load_before, os.getloadavg()[0]
                 steps.append(result)
                 out(step_line(result))
-                tables = next_tables(steps, ladder, refine=args.refine)
+                tables = (
+                    next((n for n in ladder if n > tables), None)
+                    if args.all_steps
+                    else next_tables(steps, ladder, refine=args.refine)
+                )
                 await asyncio.sleep(2)
         finally:
             gateway.child.stop()
@@ -886,28 +890,61 @@ def step_line(result: StepResult) -> str:
 
 
 def markdown(results: dict[str, list[StepResult]]) -> str:
-    """The capacity table: per mix, the most tables at p99 <= 100 ms and what bounds it."""
+    """Two tables: per mix, the most tables at p99 <= 100 ms and what bounded it; then what
+    the calls cost (the mix's largest step), as a ratio to the people-only mix of the run."""
     lines = [
         (
             "| bot mix | most tables at p99 ≤ 100 ms (one server core) | first failing step | "
-            "what failed | service CPU at capacity (cores) |"
+            "what failed there | client loop lag p99 there | load average |"
         ),
-        "|---|---:|---:|---|---:|",
+        "|---|---:|---:|---|---:|---:|",
     ]
     for mix, steps in results.items():
         best = capacity(steps)
         ordered = sorted(steps, key=lambda s: s.tables)
         failing = next((s for s in ordered if not s.passed()), None)
-        at_best = next((s for s in ordered if s.tables == best), None)
         what = "—"
         if failing is not None:
             parts = [f"{k} p99 {v:.0f} ms" for k, v in failing.over().items()]
             parts += [f"{k} ×{v}" for k, v in {**failing.errors, **failing.refusals}.items()]
             what = "; ".join(parts[:3])
+        loads = [x for s in ordered for x in (s.load_before, s.load_after)]
         lines.append(
             f"| {mix} | {best or '< ' + str(ordered[0].tables)} | "
             f"{failing.tables if failing else '—'} | {what} | "
-            f"{at_best.service_cores if at_best else 0:.2f} |"
+            f"{f'{failing.loop_lag_p99_ms:.0f} ms' if failing else '—'} | "
+            f"{min(loads):.1f}-{max(loads):.1f} |"
+        )
+    lines += ["", cost_table(results)]
+    return "\n".join(lines)
+
+
+def largest(steps: Sequence[StepResult]) -> StepResult:
+    """The step with the most calls: its CPU readings are the most precise."""
+    return max(steps, key=lambda s: s.calls)
+
+
+def cost_table(results: dict[str, list[StepResult]]) -> str:
+    """What a table costs per mix, at the mix's largest step."""
+    base = largest(results["none"]) if results.get("none") else None
+    base_cost = base.calls_cores / base.tables if base and base.tables else 0.0
+    lines = [
+        (
+            "| bot mix | tables | calls/s a table | service CPU ms a table-second (less idle) "
+            "| × people only | tables a busy service core | service ms a call | Envoy, client "
+            "cores |"
+        ),
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for mix, steps in results.items():
+        step = largest(steps)
+        cost = step.calls_cores / step.tables if step.tables else 0.0
+        ratio = f"{cost / base_cost:.2f}x" if base_cost else "—"
+        lines.append(
+            f"| {mix} | {step.tables} | {step.calls / step.window / step.tables:.2f} | "
+            f"{cost * 1000:.2f} | {ratio} | {step.tables_per_busy_core:,.0f} | "
+            f"{step.service_ms_per_call:.2f} | {step.gateway_cores:.3f}, "
+            f"{step.client_cores:.3f} |"
         )
     return "\n".join(lines)
 
@@ -1060,6 +1097,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="1 = real time; 0.1 = people, bots and pauses ten times faster (reported)",
     )
     parser.add_argument("--no-refine", dest="refine", action="store_false")
+    parser.add_argument(
+        "--all-steps", action="store_true", help="every step of the ladder, failed or not"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--svg", type=Path)

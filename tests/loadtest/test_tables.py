@@ -165,3 +165,14 @@ def test_the_chart_is_svg_with_a_line_per_mix_and_the_limit() -> None:
     assert "strong:3: 8 tables" in texts
     table = tables.markdown(results)
     assert "| none | 8 | 16 | PlayCard p99 300 ms |" in table
+
+
+def test_the_cost_table_is_a_ratio_to_the_people_only_mix_of_the_run() -> None:
+    people = _step(32, {"PlayCard": 10.0}, n=1500, service_cores=0.065, service_idle_cores=0.005)
+    bots = _step(32, {"PlayCard": 10.0}, n=3000, service_cores=0.185, service_idle_cores=0.005)
+    assert people.calls_cores == pytest.approx(0.06)
+    assert people.tables_per_busy_core == pytest.approx(32 / 0.06)
+    assert people.service_ms_per_call == pytest.approx(0.06 * 30 * 1000 / 1500)
+    table = tables.cost_table({"none": [people], "strong:3": [bots]})
+    assert "| none | 32 | 1.56 | 1.88 | 1.00x |" in table
+    assert "| strong:3 | 32 | 3.12 | 5.62 | 3.00x |" in table
