@@ -79,7 +79,7 @@ JUDGED_STEP_MS: Final = 100.0  # api/calls.py JUDGED_ANSWER_STEP: a judged answe
 EXPERT_BUDGET_MS: Final = 500.0  # BALOOT_BOT_EXPERT_BUDGET_MS's default
 LIMIT_MS: Final = 100.0
 FORWARD_TIMEOUT: Final = 300.0  # seconds the tables may take to fast-forward
-MIN_CALLS: Final = 30  # an RPC with fewer calls in the window is shown, not judged: p99 is its max
+MIN_CALLS: Final = 100  # an RPC with fewer calls in a window is shown, not judged (p99 ~ its max)
 API_KEY_NAME: Final = "loadmodel"
 
 
