@@ -158,7 +158,7 @@ def test_the_chart_is_svg_with_a_line_per_mix_and_the_limit() -> None:
     svg = tables.chart(results, "title")
     root = ET.fromstring(svg)  # noqa: S314 - our own output
     ns = "{http://www.w3.org/2000/svg}"
-    assert len(root.findall(f"{ns}polyline")) == 2
+    assert len(root.findall(f"{ns}polyline")) == 4  # p99 and p50 of each mix
     texts = [t.text for t in root.iter(f"{ns}text")]
     assert "100 ms" in texts
     assert "none: 8 tables" in texts
