@@ -915,7 +915,7 @@ def markdown(results: dict[str, list[StepResult]]) -> str:
             f"{f'{failing.loop_lag_p99_ms:.0f} ms' if failing else '—'} | "
             f"{min(loads):.1f}-{max(loads):.1f} |"
         )
-    lines += ["", cost_table(results)]
+    lines += ["", cost_table(results), "", rpc_table(results)]
     return "\n".join(lines)
 
 
@@ -946,6 +946,28 @@ def cost_table(results: dict[str, list[StepResult]]) -> str:
             f"{step.service_ms_per_call:.2f} | {step.gateway_cores:.3f}, "
             f"{step.client_cores:.3f} |"
         )
+    return "\n".join(lines)
+
+
+def rpc_table(results: dict[str, list[StepResult]]) -> str:
+    """p50 / p99 in ms (and the count) per RPC at each mix's largest step."""
+    chosen = {mix: largest(steps) for mix, steps in results.items() if steps}
+    labels = sorted({label for step in chosen.values() for label in step.latency_ms})
+    labels = [label for label in labels if label != "ALL"] + ["ALL"]
+    lines = [
+        "| RPC | " + " | ".join(f"{mix} ({s.tables} tables)" for mix, s in chosen.items()) + " |",
+        "|---|" + "---:|" * len(chosen),
+    ]
+    for label in labels:
+        cells = []
+        for step in chosen.values():
+            summary = step.latency_ms.get(label)
+            cells.append(
+                f"{summary['p50']:.1f} / {summary['p99']:.0f} ({summary['n']:,.0f})"
+                if summary
+                else "—"
+            )
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
