@@ -79,7 +79,8 @@ JUDGED_STEP_MS: Final = 100.0  # api/calls.py JUDGED_ANSWER_STEP: a judged answe
 EXPERT_BUDGET_MS: Final = 500.0  # BALOOT_BOT_EXPERT_BUDGET_MS's default
 LIMIT_MS: Final = 100.0
 FORWARD_TIMEOUT: Final = 300.0  # seconds the tables may take to fast-forward
-MIN_CALLS: Final = 100  # an RPC with fewer calls in a window is shown, not judged (p99 ~ its max)
+MIN_CALLS: Final = 100  # an RPC with fewer calls in a window is judged by its p50, not its p99
+MIN_MEDIAN_CALLS: Final = 10  # with fewer still, it is shown, not judged
 API_KEY_NAME: Final = "loadmodel"
 
 
@@ -169,6 +170,17 @@ def plan_round(rng: random.Random, sawa_rate: float, qayd_rate: float) -> RoundP
     return RoundPlan(None, None)
 
 
+def judged(summary: dict[str, float]) -> tuple[str, float]:
+    """The statistic a step is judged by for one RPC: its p99 from a hundred calls in the
+    window (with fewer, a p99 is only the slowest call), else its p50 from ten, else nothing
+    ("-", 0: shown, not judged)."""
+    if summary["n"] >= MIN_CALLS:
+        return "p99", summary["p99"]
+    if summary["n"] >= MIN_MEDIAN_CALLS:
+        return "p50", summary["p50"]
+    return "-", 0.0
+
+
 def floor_ms(label: str) -> float:
     """What a call waits by design before it may answer: a judged Sawa claim or Qayd call
     leaves on a 100 ms step, an EXPERT decision searches for its budget."""
@@ -219,21 +231,28 @@ class StepResult:
         return self.tables / self.calls_cores if self.calls_cores else 0.0
 
     def over(self, limit_ms: float = LIMIT_MS) -> dict[str, float]:
-        """The RPCs whose p99 is more than ``limit_ms`` above its floor: label -> p99."""
+        """The RPCs whose judged latency (:func:`judged`) is more than ``limit_ms`` above its
+        floor: label -> that latency."""
         return {
-            label: summary["p99"]
+            label: judged(summary)[1]
             for label, summary in self.latency_ms.items()
-            if label != "ALL"
-            and summary["n"] >= MIN_CALLS
-            and summary["p99"] - floor_ms(label) > limit_ms
+            if label != "ALL" and judged(summary)[1] - floor_ms(label) > limit_ms
         }
 
     def unjudged(self) -> list[str]:
-        """The RPCs with too few calls in the window to judge their p99 (shown all the same)."""
+        """The RPCs with too few calls in the window to judge (shown all the same)."""
         return [
             label
             for label, summary in self.latency_ms.items()
-            if label != "ALL" and summary["n"] < MIN_CALLS
+            if label != "ALL" and judged(summary)[0] == "-"
+        ]
+
+    def by_median(self) -> list[str]:
+        """The RPCs with too few calls in the window for a p99: judged by their p50."""
+        return [
+            label
+            for label, summary in self.latency_ms.items()
+            if label != "ALL" and judged(summary)[0] == "p50"
         ]
 
     def passed(self, limit_ms: float = LIMIT_MS) -> bool:
@@ -857,14 +876,21 @@ async def sweep(
 def step_line(result: StepResult) -> str:
     """One step in one line, then its RPCs."""
     verdict = "pass" if result.passed() else "FAIL"
-    over = ", ".join(f"{k} {v:.0f} ms" for k, v in result.over().items())
+    over = ", ".join(
+        f"{k} {judged(result.latency_ms[k])[0]} {v:.0f} ms" for k, v in result.over().items()
+    )
     problems = "; ".join(
         part
         for part in (
             f"over: {over}" if over else "",
             f"errors: {result.errors}" if result.errors else "",
             f"refusals: {result.refusals}" if result.refusals else "",
-            f"too few to judge: {', '.join(result.unjudged())}" if result.unjudged() else "",
+            f"judged by p50 (under {MIN_CALLS} calls): {', '.join(result.by_median())}"
+            if result.by_median()
+            else "",
+            f"not judged (under {MIN_MEDIAN_CALLS} calls): {', '.join(result.unjudged())}"
+            if result.unjudged()
+            else "",
         )
         if part
     )
@@ -905,7 +931,10 @@ def markdown(results: dict[str, list[StepResult]]) -> str:
         failing = next((s for s in ordered if not s.passed()), None)
         what = "—"
         if failing is not None:
-            parts = [f"{k} p99 {v:.0f} ms" for k, v in failing.over().items()]
+            parts = [
+                f"{k} {judged(failing.latency_ms[k])[0]} {v:.0f} ms"
+                for k, v in failing.over().items()
+            ]
             parts += [f"{k} ×{v}" for k, v in {**failing.errors, **failing.refusals}.items()]
             what = "; ".join(parts[:3])
         loads = [x for s in ordered for x in (s.load_before, s.load_after)]
@@ -975,15 +1004,14 @@ COLOURS: Final = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564
 
 
 def worst_p99(step: StepResult) -> float:
-    """The worst p99 above its floor of the RPCs judged in ``step`` (every call's p99 when
-    none had enough calls), in ms, at least 1."""
-    judged = [
-        summary["p99"] - floor_ms(label)
+    """The worst judged latency above its floor of the RPCs of ``step`` (:func:`judged`), in
+    ms, at least 1."""
+    values = [
+        judged(summary)[1] - floor_ms(label)
         for label, summary in step.latency_ms.items()
-        if label != "ALL" and summary["n"] >= MIN_CALLS
+        if label != "ALL"
     ]
-    fallback = step.latency_ms.get("ALL", {}).get("p99", 1.0)
-    return max(1.0, max(judged) if judged else fallback)
+    return max(1.0, *values)
 
 
 def chart(results: dict[str, list[StepResult]], title: str) -> str:
@@ -1102,6 +1130,24 @@ def smoke_verdict(results: dict[str, list[StepResult]]) -> int:
     return 0
 
 
+def write_json(results: dict[str, list[StepResult]], path: Path) -> None:
+    """Every step of every mix, with the derived figures, and each mix's capacity."""
+    data: dict[str, Any] = {
+        mix: [
+            {
+                **asdict(s),
+                "passed": s.passed(),
+                "service_ms_per_call": round(s.service_ms_per_call, 3),
+                "tables_per_busy_core": round(s.tables_per_busy_core, 1),
+            }
+            for s in steps
+        ]
+        for mix, steps in results.items()
+    }
+    data["capacity"] = {mix: capacity(steps) for mix, steps in results.items()}
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
 def load_results(paths: Sequence[Path]) -> dict[str, list[StepResult]]:
     """The sweeps written with ``--json``, merged (a later file's mix replaces an earlier's)."""
     names = set(StepResult.__dataclass_fields__)
@@ -1140,6 +1186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--svg", type=Path)
     parser.add_argument("--smoke", action="store_true", help="CI: one short step, fail on errors")
+    parser.add_argument("--title", default="Latency against concurrent tables, per bot mix")
     parser.add_argument(
         "--from-json", type=Path, action="append", help="no run: redraw from saved sweeps"
     )
@@ -1147,8 +1194,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.from_json:
         results = load_results(args.from_json)
         print(markdown(results))
+        if args.json is not None:
+            write_json(results, args.json)
         if args.svg is not None:
-            args.svg.write_text(chart(results, "Worst p99 per RPC against concurrent tables"))
+            args.svg.write_text(chart(results, args.title))
         return 0
     if args.smoke:  # CI: a dozen tables of people and STRONG bots at twenty times the pace
         args.mixes, args.tables, args.max_steps, args.think_scale = "strong:0-3", "12", 1, 0.05
@@ -1167,22 +1216,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     print(markdown(results))
     if args.json is not None:
-        data = {
-            mix: [
-                {
-                    **asdict(s),
-                    "passed": s.passed(),
-                    "service_ms_per_call": round(s.service_ms_per_call, 3),
-                    "tables_per_busy_core": round(s.tables_per_busy_core, 1),
-                }
-                for s in steps
-            ]
-            for mix, steps in results.items()
-        }
-        data["capacity"] = {mix: capacity(steps) for mix, steps in results.items()}  # type: ignore[assignment]
-        args.json.write_text(json.dumps(data, indent=2) + "\n")
+        write_json(results, args.json)
     if args.svg is not None:
-        args.svg.write_text(chart(results, "Worst p99 per RPC against concurrent tables"))
+        args.svg.write_text(chart(results, args.title))
     if args.smoke:
         return smoke_verdict(results)
     return 0
