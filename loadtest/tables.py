@@ -1165,8 +1165,8 @@ def load_results(paths: Sequence[Path]) -> dict[str, list[StepResult]]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Sweep the bot mixes; print each step, the capacity table, and write JSON and SVG."""
     parser = argparse.ArgumentParser(prog="python -m loadtest.tables", description=__doc__)
-    parser.add_argument("--mixes", default="none,basic:0-3,learned:0-3,strong:0-3,expert:1")
-    parser.add_argument("--tables", default="16,32,64,128,256,512,1024", help="the ladder")
+    parser.add_argument("--mixes", default="none,basic:3,learned:3,strong:0-3,strong:3,expert:3")
+    parser.add_argument("--tables", default="4,8,16,32,64,128,256,512", help="the ladder")
     parser.add_argument("--duration", type=float, default=40.0, help="measured seconds a step")
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds before a window")
     parser.add_argument("--warmup-seconds", type=float, default=8.0, help="warm-up run a mix")
