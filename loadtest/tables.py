@@ -828,7 +828,8 @@ async def sweep_mix(
             idle_from = probe()[0]
             await asyncio.sleep(args.idle_seconds)
             idle = (probe()[0] - idle_from) / args.idle_seconds if args.idle_seconds else 0.0
-            out(f"{mix.name}: service idle {idle:.4f} cores over {args.idle_seconds:.0f} s")
+            if args.idle_seconds:
+                out(f"{mix.name}: service idle {idle:.4f} cores over {args.idle_seconds:.0f} s")
             while tables is not None and len(steps) < args.max_steps:
                 config = ModelConfig(
                     target=gateway.target,
