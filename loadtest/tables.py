@@ -29,10 +29,16 @@ configured) and a gateway (the repository's Envoy, ``scripts/gateway.py``) on fr
 ports for each bot mix, runs a bounded number of steps of a bounded duration each (the tables
 are cut at the end of a step), and reports p50/p99 per RPC against the number of concurrent
 tables on that one server core, with the CPU the service, Envoy and this client took and the
-load average. A step passes when every RPC's p99 is at most 100 ms above what the call waits
-by design (a judged Sawa or Qayd answer leaves on a 100 ms step; an EXPERT decision searches
-for its budget) and nothing failed; the capacity of a mix is the most tables of the passing
-steps below the first failing one. Loopback only; everything stops by itself.
+load average. A step passes when every RPC's p99 (its p50 with 10-99 calls in the window; not
+judged with fewer) is at most 100 ms above what the call waits by design (a judged Sawa or
+Qayd answer leaves on a 100 ms step; an EXPERT decision searches for its budget), nothing
+failed and no lane refused; the capacity of a mix is the most tables of the passing steps
+below the first failing one. Each table first fast-forwards to a point drawn in a round, so
+the tables are spread over its phases. Loopback only; everything stops by itself.
+
+Latency measured on cores shared with other work measures that work too: the report prints
+the client's own event-loop lag and the load average beside it, and the CPU each table costs
+(less the service's idle CPU), which does not depend on the sharing.
 """
 
 from __future__ import annotations
