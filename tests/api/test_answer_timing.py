@@ -31,12 +31,15 @@ from baloot_engine.api.judging import (
     JudgeClock,
     cost_of,
 )
-from baloot_engine.lanes import LaneRefusedError
+from baloot_engine.lanes import Client, LaneRefusedError
+from baloot_engine.lanes.clients import ANONYMOUS_CLIENT
 from baloot_engine.rules import CallQayd, ClaimSawa
 
 from .conftest import expect_refusal
 from .test_judge_process import sawa_claim_at_the_first_lead
 from .test_servicer_qayd import a_wrong_call, card, qayd_request, to_play
+
+KEYED = Client("backend", keyed=True)
 
 
 def _held(
@@ -95,7 +98,7 @@ def _admitted(clock: JudgeClock, cost: float) -> list[Callable[..., None]]:
     leaves = []
     while True:
         try:
-            leaves.append(clock.enter(cost))
+            leaves.append(clock.enter(KEYED, cost))
         except LaneRefusedError as refused:
             assert refused.reason == "LANE_FULL"
             assert refused.retry_after == JUDGED_ANSWER_SECONDS
@@ -131,9 +134,9 @@ def test_a_judged_call_past_the_room_is_refused_until_one_answer_left() -> None:
     first = leaves[0]
     first()
     first()  # leaving twice frees one place, not two
-    again = clock.enter()
+    again = clock.enter(KEYED)
     with pytest.raises(LaneRefusedError):
-        clock.check_room()
+        clock.check_room(KEYED)
     again()
     assert clock.inside == len(leaves) - 1
     assert clock.work == pytest.approx((len(leaves) - 1) * JUDGE_WORST_SECONDS)
@@ -164,3 +167,30 @@ def test_a_refused_sawa_claim_and_a_qayd_call_answer_at_the_fixed_time(
         "QAYD_WRONG",
     )
     assert time.monotonic() - began >= JUDGED_ANSWER_SECONDS
+
+
+def test_one_anonymous_source_has_at_most_its_share_of_the_judge_lane() -> None:
+    clock = JudgeClock(processes=2, queue=8, per_source=1)
+    flood = ANONYMOUS_CLIENT.from_source("198.51.100.9")
+    table = ANONYMOUS_CLIENT.from_source("203.0.113.7")
+    first = clock.enter(flood)
+    with pytest.raises(LaneRefusedError) as refused:
+        clock.enter(flood, QAYD_CARD_SECONDS)  # however cheap its next call
+    assert refused.value.reason == "QUOTA_EXCEEDED"
+    assert refused.value.metadata == {
+        "lane": "judge",
+        "quota": "calls_in_lane",
+        "client": "anonymous@198.51.100.9",
+    }
+    assert refused.value.retry_after == JUDGED_ANSWER_SECONDS
+    other = clock.enter(table)  # another source still has its place
+    keyed = [clock.enter(KEYED, QAYD_CARD_SECONDS) for _ in range(3)]  # a key: the lane's room
+    first()
+    again = clock.enter(flood)  # its place, once its answer left
+    for leave in (again, other, *keyed):
+        leave()
+    assert clock.inside == 0
+    unbounded = JudgeClock(processes=2, queue=8, per_source=0)
+    unbounded.enter(flood)
+    unbounded.enter(flood)  # no bound: a second call of the source is let in
+    assert unbounded.inside == 2

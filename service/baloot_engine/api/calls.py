@@ -24,6 +24,7 @@ from baloot_engine.api.refusals import WORKER_STOPPED, ApiError, Code
 from baloot_engine.lanes import LaneError, Lanes, presented_key
 from baloot_engine.lanes import errors as lane_errors
 from baloot_engine.lanes.admission import hold
+from baloot_engine.lanes.sources import Sources, forwarded_of
 from baloot_engine.rules import RuleError
 from baloot_engine.telemetry.logs import bind_call_fields, get_logger
 
@@ -54,14 +55,22 @@ class Serving(Protocol):
 _S = TypeVar("_S", bound=Serving)
 
 
-def caller_of(context: Context | None) -> Caller:
-    """The API key a call presents and its deadline (a test may call a body without a call)."""
+def caller_of(context: Context | None, sources: Sources | None = None) -> Caller:
+    """The API key a call presents, its deadline and, given the deployment's ``sources``, the
+    address it came from (a test may call a body without a call)."""
     if context is None:
         return NO_CALLER
-    key = presented_key(context.invocation_metadata())
+    metadata = context.invocation_metadata()
+    key = presented_key(metadata)
     remaining = context.time_remaining()
     deadline = None if remaining is None else time.monotonic() + remaining
-    return Caller(key, deadline)
+    source = "" if sources is None else source_of(context, sources)
+    return Caller(key, deadline, source)
+
+
+def source_of(context: Context, sources: Sources) -> str:
+    """The address a call came from (through a trusted gateway: the one it forwarded)."""
+    return sources.source_of(context.peer(), forwarded_of(context.invocation_metadata()))
 
 
 def door_of(lanes: Lanes, service: str) -> Callable[[str, Any], LaneError | None]:
@@ -119,7 +128,7 @@ def rpc(
                 if judged_call.get():  # the answer, or the refusal, waits for its time
                     await self.matches.judge_clock.hold(began)
         except Exception as error:  # noqa: BLE001 - every way a call ends but its answer
-            await _failed(context, error, body.__name__)
+            await _failed(context, error, body.__name__, self.matches.lanes.sources)
         raise AssertionError("abort returned")  # pragma: no cover
 
     return handler
@@ -139,18 +148,18 @@ def streamed(
                 async for response in responses:
                     yield response
         except Exception as error:  # noqa: BLE001 - every way a call ends but its answers
-            await _failed(context, error, body.__name__)
+            await _failed(context, error, body.__name__, self.matches.lanes.sources)
 
     return handler
 
 
-async def _failed(context: Context, error: Exception, method: str) -> NoReturn:
+async def _failed(context: Context, error: Exception, method: str, sources: Sources) -> NoReturn:
     """End a call that raised (called inside its ``except``): a refusal of a lane (held as
-    :func:`~baloot_engine.lanes.admission.hold` says), of this layer or of the rules leaves
-    with its status; anything else is a defect, never the caller's input: logged whole, and
-    answered INTERNAL without internals."""
+    :func:`~baloot_engine.lanes.admission.hold` says for its source), of this layer or of the
+    rules leaves with its status; anything else is a defect, never the caller's input: logged
+    whole, and answered INTERNAL without internals."""
     if isinstance(error, LaneError):
-        await hold(error)
+        await hold(error, source_of(context, sources), context.time_remaining())
         await refuse(context, refusal_of(error))
     if isinstance(error, ApiError | RuleError):
         await refuse(context, refusal_of(error))
@@ -177,5 +186,6 @@ __all__ = [
     "refusal_of",
     "refuse",
     "rpc",
+    "source_of",
     "streamed",
 ]

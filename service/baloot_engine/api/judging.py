@@ -27,8 +27,8 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from baloot_engine.lanes import LaneRefusedError
-from baloot_engine.lanes.errors import LANE_FULL
+from baloot_engine.lanes import Client, LaneRefusedError
+from baloot_engine.lanes.errors import LANE_FULL, QUOTA_EXCEEDED
 from baloot_engine.rules.actions import CallQayd
 from baloot_engine.telemetry.logs import get_logger
 
@@ -72,21 +72,38 @@ class JudgeClock:
     """The judged calls of one server process: how many are inside, when each answers."""
 
     def __init__(
-        self, processes: int, queue: int, answer_seconds: float = JUDGED_ANSWER_SECONDS
+        self,
+        processes: int,
+        queue: int,
+        per_source: int = 0,
+        answer_seconds: float = JUDGED_ANSWER_SECONDS,
     ) -> None:
         self.answer_seconds = answer_seconds
         self.budget = budget_of(processes, answer_seconds)
         self.queue = max(1, queue)  # the lane's queue (BALOOT_LANE_JUDGE_QUEUE) bounds it too
+        self.per_source = per_source  # calls one anonymous source may have inside (0: any)
         self.inside = 0  # judged calls whose answer has not left
         self.work = 0.0  # the seconds they are allowed for, together
         self.late = 0  # answers that could not leave on time (logged; should stay 0)
+        self._inside_by: dict[str, int] = {}  # the anonymous sources' calls inside
 
-    def check_room(self, cost: float = JUDGE_WORST_SECONDS) -> None:
-        """Refuse (LANE_FULL) a judged call allowed ``cost`` seconds that could miss its
-        answer time: the calls inside, each taking the longest it is allowed, would fill the
-        lane's processes past it (or as many are inside as the lane's queue). The refusal
-        comes before the call's token is opened and depends only on the kinds and arrival
-        times of the calls inside, never on how long any of them searched."""
+    def check_room(self, client: Client, cost: float = JUDGE_WORST_SECONDS) -> None:
+        """Refuse a judged call of ``client`` allowed ``cost`` seconds that could miss its
+        answer time (LANE_FULL): the calls inside, each taking the longest it is allowed,
+        would fill the lane's processes past it (or as many are inside as the lane's queue);
+        or one of an anonymous source that has :attr:`per_source` calls inside already
+        (QUOTA_EXCEEDED: its flood takes no more of the lane's room). The refusal comes before
+        the call's token is opened and depends only on the kinds, callers and arrival times of
+        the calls inside, never on how long any of them searched."""
+        bound = self.per_source
+        if bound and not client.keyed and self._inside_by.get(client.owner, 0) >= bound:
+            raise LaneRefusedError(
+                QUOTA_EXCEEDED,
+                f"{client} has {bound} calls in the judge lane, as many as a caller without an "
+                "API key may have at once; send the next when one is answered",
+                retry_after=self.answer_seconds,
+                metadata={"lane": "judge", "quota": "calls_in_lane", "client": client.owner},
+            )
         if self.inside and (self.inside >= self.queue or self.work + cost > self.budget + 1e-9):
             raise LaneRefusedError(
                 LANE_FULL,
@@ -96,12 +113,15 @@ class JudgeClock:
                 metadata={"lane": "judge"},
             )
 
-    def enter(self, cost: float = JUDGE_WORST_SECONDS) -> Callable[..., None]:
-        """Count a judged call allowed ``cost`` seconds inside until the function returned is
-        called (once: when its answer has left), after :meth:`check_room`."""
-        self.check_room(cost)
+    def enter(self, client: Client, cost: float = JUDGE_WORST_SECONDS) -> Callable[..., None]:
+        """Count a judged call of ``client`` allowed ``cost`` seconds inside until the function
+        returned is called (once: when its answer has left), after :meth:`check_room`."""
+        self.check_room(client, cost)
         self.inside += 1
         self.work += cost
+        owner = None if client.keyed else client.owner
+        if owner is not None:
+            self._inside_by[owner] = self._inside_by.get(owner, 0) + 1
         left = False
 
         def leave(*_: object) -> None:
@@ -110,6 +130,12 @@ class JudgeClock:
                 left = True
                 self.inside -= 1
                 self.work = max(0.0, self.work - cost)
+                if owner is not None:
+                    count = self._inside_by[owner] - 1
+                    if count:
+                        self._inside_by[owner] = count
+                    else:
+                        del self._inside_by[owner]
 
         return leave
 

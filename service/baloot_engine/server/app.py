@@ -267,7 +267,7 @@ async def create_server(
         )
     services.handlers.extend(extra_handlers)
     door = door_of(lanes, SERVICE_NAME)
-    telemetry = TelemetryHandler(services.handlers, metrics, gate, door)
+    telemetry = TelemetryHandler(services.handlers, metrics, gate, door, lanes.sources)
     if closing is None:
         server.add_generic_rpc_handlers((telemetry,))
     else:
