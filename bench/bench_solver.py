@@ -5,17 +5,28 @@ from the first lead, and from positions after 2, 4 and 6 tricks of random legal 
 per position on one core (p50, p99, max) and the cards tried (nodes). The machine's speed
 varies, so a calibration loop (``bench_rules.calibration_loops``, timed on the same CPU clock)
 runs beside the solver every few positions and each figure is also printed in calibration
-loops, the unit the targets are set in. ``--reference N`` also solves the first N positions
-with the pure-Python reference, and ``--old-endgame REV`` the value of the first lead alone
-with the ``bots/endgame.py`` of a git revision (the solver the bots had before), for a
-side-by-side on the same positions.
+loops, the unit the targets are set in. Built with ``CFLAGS=-DBALOOT_SOLVER_STATS``, the search
+counts how often each cut site ended a search, and the counts are printed. ``--reference N``
+also solves the first N positions with the pure-Python reference, and ``--old-endgame REV`` the
+value of the first lead alone with the ``bots/endgame.py`` of a git revision (the solver the bots
+had before), for a side-by-side on the same positions.
+
+``--solve-deal N`` measures what ``SolveDeal`` costs beside the solve of the same position, on N
+real rounds at their first lead (dealt at random, bid by BASIC bots): the in-process solve (every
+legal card valued), the SolveDeal computation in-process (``api.solving.run``: the cards, the
+par and the response's bytes), the par played out by a solve at every position of the line (how
+the par was found before), the hand-off to a solve lane of one process (``lanes``: the same job
+sent and the same bytes sent back, nothing computed) and the whole call through that lane (its
+wall time, which on a busy machine includes the lane's process waiting for a core).
 
     python bench/bench_solver.py [--deals 1000] [--after 0,2,4,6] [--preset seeds]
+    python bench/bench_solver.py --solve-deal 300
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import importlib.util
 import random
 import shutil
@@ -24,18 +35,36 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from operator import itemgetter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_rules import calibration_loops
 
+from baloot.v1 import engine_service_pb2 as pb
+from baloot_engine.api.solving import LiveJob, run
+from baloot_engine.bots import Level, suggest
+from baloot_engine.lanes import SOLVE, Call, Lanes, LanesConfig
+from baloot_engine.lanes.clients import ANONYMOUS_CLIENT
+from baloot_engine.lanes.lane import LaneConfig, NoMetrics
+from baloot_engine.rules.actions import Deal
 from baloot_engine.rules.cards import LAST_TRICK_BONUS, POINTS, trick_winner_index
 from baloot_engine.rules.contract import Contract, ContractType, PlayMode
+from baloot_engine.rules.game import apply, new_match
 from baloot_engine.rules.play import allowed_cards
 from baloot_engine.rules.ruleset import PRESETS, Preset, RuleSet
-from baloot_engine.solver import COMPILED, Position, new_search, solve
+from baloot_engine.rules.state import Phase, State
+from baloot_engine.solver import (
+    COMPILED,
+    Position,
+    cut_counts,
+    new_search,
+    pair_of_searches,
+    position_of,
+    solve,
+)
 from baloot_engine.solver.reference import akka_call
 
 
@@ -145,6 +174,140 @@ def old_endgame(rev: str) -> type:
     return solver
 
 
+def first_lead(rng: random.Random, rules: RuleSet) -> State:
+    """A real round at its first lead: a shuffled deck, bid by BASIC bots (dealt again after a
+    redeal)."""
+    state = new_match(rules, dealer=rng.randrange(4))
+    while state.phase is not Phase.PLAYING:
+        if state.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
+            deck = list(range(32))
+            rng.shuffle(deck)
+            state, _ = apply(state, state.dealer, Deal(tuple(deck)))
+            continue
+        seat = state.turn
+        state, _ = apply(state, seat, suggest(state, seat, Level.BASIC, rng.randrange(1 << 30)))
+    return state
+
+
+def par_by_solves(state: State) -> int:
+    """The par's line as it was found before: a solve (every card valued) at each position of
+    the line, one search per team. Returns the cards tried."""
+    assert state.contract is not None
+    searches = pair_of_searches(state.contract, state.rules)
+    position = position_of(state)
+    nodes = 0
+    while not position.over:
+        solution = solve(position, search=searches[position.seat & 1])
+        nodes += solution.nodes
+        position = position.after(solution.values[solution.best].play)
+    return nodes
+
+
+class _Spent(NoMetrics):
+    """The CPU seconds the lane's process reported for its last job."""
+
+    cpu = 0.0
+
+    def ran(self, lane: str, seconds: float, cpu_seconds: float, client: str) -> None:
+        del lane, seconds, client
+        self.cpu = cpu_seconds
+
+
+def solve_deal(count: int, preset: str, seed: int) -> None:
+    """The ``--solve-deal`` figures (see the module's docstring)."""
+    rules = PRESETS[Preset(preset)]
+    rng = random.Random(seed)
+    states = [first_lead(rng, rules) for _ in range(count)]
+    spent = _Spent()
+    lane = LaneConfig(SOLVE, processes=1, queue=8, nice=0, max_seconds=30.0)
+    lanes = Lanes(replace(LanesConfig(), solve=lane), spent)
+    kinds = ("solve", "solve_deal", "old_par", "lane_wall", "hand_off")
+    figures = {kind: Figures() for kind in kinds}
+    cpu_loops: list[float] = []
+    wall_loops: list[float] = []
+
+    async def through_lane(job: LiveJob) -> tuple[float, float]:
+        started = time.perf_counter()
+        data = await lanes.solve.call(ANONYMOUS_CLIENT, Call(run, (job,)), None)
+        assert data is not None
+        return time.perf_counter() - started, spent.cpu
+
+    async def measure() -> None:
+        lanes.prestart()
+        await through_lane(LiveJob(states[0], 10.0))  # the process started and warm
+        for index, state in enumerate(states):
+            if index % 25 == 0:
+                cpu_loops.append(calibration_loops(0.1, time.process_time))
+                wall_loops.append(calibration_loops(0.1, time.perf_counter))
+            started = time.process_time()
+            solution = solve(position_of(state))
+            figures["solve"].seconds.append(time.process_time() - started)
+            figures["solve"].nodes.append(solution.nodes)
+            started = time.process_time()
+            data = run(LiveJob(state, 10.0))
+            figures["solve_deal"].seconds.append(time.process_time() - started)
+            assert data is not None
+            response = pb.SolveDealResponse.FromString(data)
+            assert response.best_index == solution.best
+            assert [tuple(c.points) for c in response.cards] == [v.points for v in solution.values]
+            figures["solve_deal"].nodes.append(response.nodes)
+            started = time.process_time()
+            nodes = par_by_solves(state)
+            figures["old_par"].seconds.append(
+                time.process_time() - started + figures["solve"].seconds[-1]
+            )
+            figures["old_par"].nodes.append(nodes + solution.nodes)
+            wall, _ = await through_lane(LiveJob(state, 10.0))
+            figures["lane_wall"].seconds.append(wall)
+            figures["lane_wall"].nodes.append(figures["solve_deal"].nodes[-1])
+            # The hand-off alone: the same job to the lane's process and the same bytes back,
+            # nothing computed there.
+            started = time.perf_counter()
+            echo = Call(itemgetter(1), ((LiveJob(state, 10.0), data),))
+            assert await lanes.solve.call(ANONYMOUS_CLIENT, echo, None) == data
+            figures["hand_off"].seconds.append(time.perf_counter() - started)
+            figures["hand_off"].nodes.append(0)
+        await lanes.close()
+
+    print(f"SolveDeal: {count} real first leads ({preset}), load {load()}")
+    asyncio.run(measure())
+    cpu_rate = statistics.median([*cpu_loops, calibration_loops(0.1, time.process_time)])
+    wall_rate = statistics.median([*wall_loops, calibration_loops(0.1, time.perf_counter)])
+    print(
+        f"calibration loop: median {cpu_rate:,.0f} loops per CPU second, {wall_rate:,.0f} per "
+        f"wall second; load {load()}"
+    )
+    print(figures["solve"].line("solve, in-process (CPU)", cpu_rate))
+    print(figures["solve_deal"].line("SolveDeal's work (CPU)", cpu_rate))
+    print(figures["old_par"].line("par by solves, before (CPU)", cpu_rate))
+    print(figures["hand_off"].line("lane hand-off alone (wall)", wall_rate))
+    print(figures["lane_wall"].line("SolveDeal via lane (wall)", wall_rate))
+    # Each deal's SolveDeal: its work (CPU) and the hand-off (wall), in calibration loops.
+    whole = sorted(
+        work * cpu_rate + hand_off * wall_rate
+        for work, hand_off in zip(
+            figures["solve_deal"].seconds, figures["hand_off"].seconds, strict=True
+        )
+    )
+    for q, name in ((0.5, "p50"), (0.99, "p99")):
+        base = quantile(figures["solve"].seconds, q) * cpu_rate
+        work = quantile(figures["solve_deal"].seconds, q) * cpu_rate
+        wall = quantile(figures["lane_wall"].seconds, q) * wall_rate
+        print(
+            f"  {name}: the solve {base:,.0f} loops; SolveDeal's work {work / base:.2f}x, with the"
+            f" hand-off {quantile(whole, q) / base:.2f}x (target 1.5x); the lane's wall time"
+            f" {wall / base:.2f}x"
+        )
+
+
+def quantile(values: list[float], q: float) -> float:
+    """The ``q`` quantile of ``values`` (the median for 0.5)."""
+    ordered = sorted(values)
+    if q == 0.5:
+        return statistics.median(ordered)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=1000)
@@ -155,8 +318,12 @@ def main() -> None:
     parser.add_argument("--reference", type=int, default=0, metavar="N")
     parser.add_argument("--old-endgame", default=None, metavar="REV")
     parser.add_argument("--old-deals", type=int, default=6)
+    parser.add_argument("--solve-deal", type=int, default=0, metavar="N")
     args = parser.parse_args()
     rules = PRESETS[Preset(args.preset)]
+    if args.solve_deal:
+        solve_deal(args.solve_deal, args.preset, args.seed)
+        return
     afters = [int(a) for a in args.after.split(",")]
     rng = random.Random(args.seed)
     figures = {(after, sun): Figures() for after in afters for sun in (True, False)}
@@ -188,6 +355,7 @@ def main() -> None:
                 agree += slow.values == solution.values
     calibrations.append(calibration_loops(0.1, time.process_time))
     calibration = statistics.median(calibrations)
+    cuts = cut_counts(reset=True)
     print(
         f"calibration loop beside the solver: median {calibration:,.0f} loops/s "
         f"(from {min(calibrations):,.0f} to {max(calibrations):,.0f}); "
@@ -202,6 +370,10 @@ def main() -> None:
         print(both.line(f"{name}, all", calibration))
         print(figures[(after, True)].line(f"{name}, Sun", calibration))
         print(figures[(after, False)].line(f"{name}, Hokm", calibration))
+    if cuts is not None:  # a build with BALOOT_SOLVER_STATS
+        print(
+            "cut sites (every position above): " + ", ".join(f"{k} {v:,}" for k, v in cuts.items())
+        )
     if reference.seconds:
         print(reference.line("reference (pure Python)", calibration))
         print(compiled_same.line("compiled, same deals", calibration))

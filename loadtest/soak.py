@@ -2,6 +2,7 @@
 
     python -m loadtest.soak [--minutes 30] [--rate 40] [--sample 30] [--warmup 5]
     python -m loadtest.soak --minutes 5 --tracemalloc 1 --dump-every 1.5   # what grows, by line
+    python -m loadtest.soak --minutes 25 --rate 120 --fill 4500   # the caches filled on purpose
 
 Starts ``baloot-server`` on free 127.0.0.1 ports with its defaults (as ``make run`` does: one
 process, log level info, metrics on), then plays matches with one client at most ``--rate``
@@ -16,6 +17,14 @@ processes and multiprocessing's resource tracker) and its caches' fill
 the warm-up, at the end, the slope over the last third in MB/min, the caches'
 fill, and (from the SIGUSR2 dump the server logs) each cache's largest entry and the bytes
 the caches can hold at most.
+
+With ``--fill MATCHES`` the load starts by playing that many one-round matches on
+``--fill-threads`` unpaced clients (every seat a BASIC bot, every view read at the round's
+end): the caches that fill by the match and by the round (credentials, scores, bids,
+declarations) are full in minutes instead of hours, so the rest of the run shows the
+plateau. Each sample also gives the RSS of each of the server's children (the lanes'
+processes, judge, bots, solve and analysis, and the resource tracker), and the end a table of
+each process's RSS: start, after the warm-up, end, maximum and slope over the last third.
 
 Exit status 0 when no call failed unexpectedly and the server served to the end; 1 otherwise.
 The run ends by itself; traffic goes to 127.0.0.1 only.
@@ -85,6 +94,7 @@ class Sample:
     cache_entries: int
     cache_capacity: int
     calls: int  # calls the client made so far
+    children: dict[str, int] = field(default_factory=dict)  # bytes, each child by its name
 
 
 @dataclass
@@ -149,15 +159,41 @@ def summarize(samples: Sequence[Sample], warmup: float) -> Summary:
 def row(sample: Sample) -> str:
     """One line of the table."""
     fill = sample.cache_entries / sample.cache_capacity if sample.cache_capacity else 0.0
+    each = " ".join(f"{sample.children.get(name, 0) / MB:>8.1f}" for name in CHILDREN)
     return (
         f"{sample.seconds / 60:>7.1f} {sample.rss / MB:>9.1f} {sample.worker_rss / MB:>10.1f} "
-        f"{sample.cache_entries:>9,} {fill:>6.1%} {sample.calls:>10,}"
+        f"{sample.cache_entries:>9,} {fill:>6.1%} {sample.calls:>10,} {each}"
     )
 
 
+CHILDREN: Final = ("judge", "bots", "solve", "analysis", "tracker")
+"""The server's children, each by its name: the lanes' processes (started in this order, so
+named by their pids' order) and multiprocessing's resource tracker."""
 HEADER: Final = (
-    f"{'minute':>7} {'RSS MB':>9} {'worker MB':>10} {'cached':>9} {'fill':>6} {'calls':>10}"
+    f"{'minute':>7} {'RSS MB':>9} {'worker MB':>10} {'cached':>9} {'fill':>6} {'calls':>10} "
+    + " ".join(f"{name:>8}" for name in CHILDREN)
 )
+
+
+def children_of(pid: int) -> dict[str, int]:
+    """The RSS of each child of the server ``pid`` by its name (:data:`CHILDREN`): the
+    resource tracker by its command line, the lanes' processes by the order of their pids (a
+    replaced one is named ``lane<pid>``)."""
+    named: dict[str, int] = {}
+    lanes = []
+    for child in sorted(p for p in process_tree(pid) if p != pid):
+        try:
+            command = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"resource_tracker" in command:
+            named["tracker"] = rss_bytes(child)
+        else:
+            lanes.append(child)
+    names = CHILDREN[:4] if len(lanes) == 4 else tuple(f"lane{p}" for p in lanes)
+    for name, child in zip(names, lanes, strict=True):
+        named[name] = rss_bytes(child)
+    return named
 
 
 def summary_lines(summary: Summary) -> list[str]:
@@ -181,6 +217,32 @@ def summary_lines(summary: Summary) -> list[str]:
         f"({summary.cache_fill:.1%} full)"
     )
     return [rss, slopes, children, caches]
+
+
+def plateau_lines(samples: Sequence[Sample], warmup: float) -> list[str]:
+    """Each process's RSS in MB: at the start, after the warm-up, at the end, its maximum, and
+    its slope over the last third (the plateau, per process)."""
+    if not samples:
+        return []
+    end = samples[-1].seconds
+    warm = next((s for s in samples if s.seconds >= warmup), samples[-1])
+
+    def of(sample: Sample, name: str) -> float:
+        return (sample.rss if name == "server" else sample.children.get(name, 0)) / MB
+
+    lines = [
+        f"{'process':<10} {'start':>8} {'warm':>8} {'end':>8} {'max':>8} {'MB/min, last third':>19}"
+    ]
+    for name in ("server", *CHILDREN):
+        if not any(of(s, name) for s in samples):
+            continue
+        last = [(s.seconds / 60, of(s, name)) for s in samples if s.seconds >= end * 2 / 3]
+        lines.append(
+            f"{name:<10} {of(samples[0], name):>8.1f} {of(warm, name):>8.1f} "
+            f"{of(samples[-1], name):>8.1f} {max(of(s, name) for s in samples):>8.1f} "
+            f"{slope(last):>+19.3f}"
+        )
+    return lines
 
 
 def rss_bytes(pid: int) -> int:
@@ -441,6 +503,51 @@ class Player:
                 pass
 
 
+# -- filling the caches on purpose ------------------------------------------------------------
+
+
+def fill(target: str, matches: int, threads: int, seed: int, stop_at: float) -> int:
+    """Play ``matches`` one-round matches on ``threads`` unpaced clients, every seat by a BASIC
+    bot and every view read at the end of the round, to fill the caches that fill by the match
+    and by the round (credentials, scores, bids, declarations…) in minutes rather than hours;
+    the number of rounds played."""
+    played = [0]
+    lock = threading.Lock()
+
+    def one(index: int) -> None:
+        rng = random.Random(seed * 1000 + index)
+        with grpc.insecure_channel(target) as channel:
+            client = EngineClient(channel, timeout=30.0)
+            while time.monotonic() < stop_at:
+                with lock:
+                    if played[0] >= matches:
+                        return
+                    played[0] += 1
+                match = client.create_match(rules=rng.choice(RULE_SETS))
+                try:
+                    match.deal(match.views[0].dealer)
+                    while match.views[0].phase not in (*_BETWEEN, types_pb2.PHASE_MATCH_OVER):
+                        view = match.views[0]
+                        if view.phase == types_pb2.PHASE_ROUND_REVIEW:
+                            match.close_review()
+                        else:
+                            match.bot_act(view.turn)
+                    for seat in range(4):
+                        match.view(seat)
+                except EngineError as error:
+                    if error.code.name == "RESOURCE_EXHAUSTED":  # the judge lane is full
+                        time.sleep(1.0)
+                    elif error.code.name not in EXPECTED_REFUSALS:
+                        raise
+
+    pool = [threading.Thread(target=one, args=(i,), daemon=True) for i in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    return played[0]
+
+
 # -- the run --------------------------------------------------------------------------------
 
 
@@ -460,6 +567,7 @@ def read_sample(service: Service, start: float, calls: int) -> Sample:
         cache_entries=entries,
         cache_capacity=capacity,
         calls=calls,
+        children=children_of(pid),
     )
 
 
@@ -510,6 +618,9 @@ def run(args: argparse.Namespace, log_dir: Path) -> SoakResult:
 
     def load() -> None:
         try:
+            if args.fill:
+                rounds = fill(service.target, args.fill, args.fill_threads, args.seed, stop_at)
+                print(f"fill: {rounds:,} one-round matches played", flush=True)
             player.run()
         except BaseException as error:  # noqa: BLE001 - reported as the run's failure
             errors.append(error)
@@ -567,6 +678,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
+        "--fill",
+        type=int,
+        default=0,
+        metavar="MATCHES",
+        help="first play this many one-round matches unpaced, to fill the caches on purpose",
+    )
+    parser.add_argument("--fill-threads", type=int, default=4, help="clients of the fill")
+    parser.add_argument(
         "--tracemalloc",
         type=int,
         default=0,
@@ -594,6 +713,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary = summarize(result.samples, args.warmup * 60)
     result.summary = {**asdict(summary), "cache_fill": summary.cache_fill}
     print("\n".join(summary_lines(summary)))
+    print("\n".join(plateau_lines(result.samples, args.warmup * 60)))
     calls = sum(result.calls.values())
     by_method = sorted(result.calls.items(), key=lambda item: -item[1])
     shown = ", ".join(f"{name} {count:,}" for name, count in by_method)

@@ -19,6 +19,14 @@
 #                     schema), the Dockerfile and the Grafana dashboard.
 #   make load-smoke   CI: starts a service with 2 workers and a gateway, plays matches for a short
 #                     bounded time through the gateway, fails on any error.
+#   make load-model   The card-game load model (loadtest/tables.py): tables of people acting
+#                     every 2-5 s, bots, spectators, Sawa and Qayd, a reconnect storm, through
+#                     Envoy; p50/p99 per RPC against concurrent tables on one server core and the
+#                     most tables at p99 <= 100 ms for each bot mix (docs/performance.md). Starts
+#                     its own service and gateway per mix on free loopback ports; bounded steps
+#                     (MODEL_ARGS="--mixes none,strong:3 --duration 60 --json x.json --svg x.svg").
+#   make load-model-smoke  CI: one step of a dozen tables at twenty times the pace, a few
+#                     seconds; fails on any error or a kind of call that never came.
 
 GATEWAY_HOST ?= 127.0.0.1
 GATEWAY_PORT ?= 8080
@@ -70,5 +78,15 @@ load-smoke: $(STAMP) load-typecheck ## CI: a 2-worker service and Envoy on free 
 scaling: $(STAMP) ## Measure RPC/s direct and through Envoy with 1 and 2 workers (docs/performance.md).
 	$(PY) -m loadtest.scaling
 
+MODEL_ARGS ?=
+
+.PHONY: load-model load-model-smoke
+
+load-model: $(STAMP) ## The card-game load model: p99 per RPC against tables, per bot mix (MODEL_ARGS).
+	$(PY) -m loadtest.tables $(MODEL_ARGS)
+
+load-model-smoke: $(STAMP) load-typecheck ## CI: the load model for a few seconds (12 tables, fast pace).
+	$(PY) -m loadtest.tables --smoke
+
 # The checks `make test` runs after pytest.
-EXTRA_TESTS += deploy-check load-smoke
+EXTRA_TESTS += deploy-check load-smoke load-model-smoke

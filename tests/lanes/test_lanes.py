@@ -364,18 +364,3 @@ def test_a_refusal_of_heavy_work_is_held_for_its_delay_and_then_announces_the_re
     assert busy.retry_after == pytest.approx(25.0 - slept[1])
     assert keyless.retry_after is None
     assert closing.retry_after == 0.1
-
-
-def test_a_lane_holds_at_most_its_queue_of_calls_inside_it() -> None:
-    target = lane(LaneConfig("test", processes=1, queue=2))
-    first, second = target.enter(), target.enter()
-    with pytest.raises(LaneRefusedError) as full:
-        target.enter()
-    assert full.value.reason == "LANE_FULL"
-    first()
-    first()  # once only
-    third = target.enter()  # the place the first left
-    with pytest.raises(LaneRefusedError):
-        target.enter()
-    second()
-    third()

@@ -28,6 +28,7 @@ from baloot_engine.solver import (
     deal_value,
     new_search,
     now_plus,
+    pair_of_searches,
     par,
     par_with_facts,
     played_out,
@@ -210,6 +211,36 @@ def test_the_par_is_the_rules_core_score_of_the_best_line(rules_name: str) -> No
             solution = solve(position_of(state))
             assert solution.best_value.points == result.points
             assert solution.best_value.tricks == result.tricks
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("rules_name", sorted(RULE_SETS))
+def test_the_par_line_is_the_best_card_of_solve_at_every_position(
+    engine: str, rules_name: str
+) -> None:
+    # The par finds each card of its line by null-window tests at the line's value, not by
+    # valuing every card: each must still be solve()'s best (the first of the equal best), and
+    # with a given first solution the line is the same. Positions late enough for the
+    # reference, and first leads for the compiled search.
+    rules = RULE_SETS[rules_name]
+    for seed in range(3):
+        start = first_lead(200 + seed, rules)
+        if start.phase is not Phase.PLAYING:
+            continue
+        state = play_on(start, 5, seed) if engine == "reference" else start
+        if state.phase is not Phase.PLAYING:
+            continue
+        searches = pair_of_searches(state.contract, rules, engine)  # type: ignore[arg-type]
+        first = solve(position_of(state), search=searches[state.turn & 1])
+        result = par(state, engine=engine)  # type: ignore[arg-type]
+        assert par(state, searches=searches, first=first).line == result.line
+        replay = state
+        for seat, action in result.line:
+            if isinstance(action, Play):
+                solution = solve(position_of(replay), engine=engine)  # type: ignore[arg-type]
+                assert action == solution.values[solution.best].play, (seed, seat)
+            replay, _ = apply(replay, seat, action)
+        assert replay.phase is not Phase.PLAYING
 
 
 @pytest.mark.parametrize("rules_name", sorted(RULE_SETS))

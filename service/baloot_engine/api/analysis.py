@@ -343,7 +343,7 @@ async def lane_stream(
     """A job's messages from the analysis lane as they come, each a ``response``; the job is
     paid for by the caller's client (refused at once when the lane or the client has no room)."""
     lane = lanes.analysis
-    client = lanes.payer(caller.key, lane)
+    client = lanes.payer(caller.key, lane, caller.source)
     async for payload in lane.stream(client, job, caller.deadline):
         yield response.FromString(payload)
 

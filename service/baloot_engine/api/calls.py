@@ -1,5 +1,5 @@
 """How every RPC runs: the caller read from the call, one mapping of refusals to statuses,
-and the time step of a judged answer.
+and the fixed time of a judged answer.
 
 :func:`rpc` turns a unary body (``async def Method(self, request, context)``) into the
 servicer's handler and :func:`streamed` a streaming one: the request's sizes are checked, the
@@ -9,10 +9,8 @@ refusal, of the rules, of this layer or of a lane, leaves through :func:`refuse`
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
-import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any, Final, NoReturn, Protocol, TypeVar
@@ -26,16 +24,11 @@ from baloot_engine.api.refusals import WORKER_STOPPED, ApiError, Code
 from baloot_engine.lanes import LaneError, Lanes, presented_key
 from baloot_engine.lanes import errors as lane_errors
 from baloot_engine.lanes.admission import hold
+from baloot_engine.lanes.sources import Sources, forwarded_of
 from baloot_engine.rules import RuleError
 from baloot_engine.telemetry.logs import bind_call_fields, get_logger
 
 Context = grpc.aio.ServicerContext[Any, Any]
-JUDGED_ANSWER_STEP: Final = 0.1
-"""Seconds: a Sawa claim's or a Qayd call's answer, accepted or refused, leaves on a whole
-number of these after the call began (:func:`to_the_step`), once the call reached the
-judgement (``matches.judged_call``; a refusal before it, a bad token say, searched nothing).
-Their verdicts search the hidden hands, and how long a search takes depends on them, which a
-claimer could time (docs/security.md, *Time*)."""
 
 _LANE_CODES: Final = {
     lane_errors.LANE_FULL: Code.RESOURCE_EXHAUSTED,
@@ -62,14 +55,22 @@ class Serving(Protocol):
 _S = TypeVar("_S", bound=Serving)
 
 
-def caller_of(context: Context | None) -> Caller:
-    """The API key a call presents and its deadline (a test may call a body without a call)."""
+def caller_of(context: Context | None, sources: Sources | None = None) -> Caller:
+    """The API key a call presents, its deadline and, given the deployment's ``sources``, the
+    address it came from (a test may call a body without a call)."""
     if context is None:
         return NO_CALLER
-    key = presented_key(context.invocation_metadata())
+    metadata = context.invocation_metadata()
+    key = presented_key(metadata)
     remaining = context.time_remaining()
     deadline = None if remaining is None else time.monotonic() + remaining
-    return Caller(key, deadline)
+    source = "" if sources is None else source_of(context, sources)
+    return Caller(key, deadline, source)
+
+
+def source_of(context: Context, sources: Sources) -> str:
+    """The address a call came from (through a trusted gateway: the one it forwarded)."""
+    return sources.source_of(context.peer(), forwarded_of(context.invocation_metadata()))
 
 
 def door_of(lanes: Lanes, service: str) -> Callable[[str, Any], LaneError | None]:
@@ -124,10 +125,10 @@ def rpc(
                 inbound.check_sizes(request)
                 return await self.matches.settled(lambda: body(self, request, context))
             finally:
-                if judged_call.get():  # the answer, or the refusal, waits for its step
-                    await to_the_step(began)
+                if judged_call.get():  # the answer, or the refusal, waits for its time
+                    await self.matches.judge_clock.hold(began)
         except Exception as error:  # noqa: BLE001 - every way a call ends but its answer
-            await _failed(context, error, body.__name__)
+            await _failed(context, error, body.__name__, self.matches.lanes.sources)
         raise AssertionError("abort returned")  # pragma: no cover
 
     return handler
@@ -147,33 +148,24 @@ def streamed(
                 async for response in responses:
                     yield response
         except Exception as error:  # noqa: BLE001 - every way a call ends but its answers
-            await _failed(context, error, body.__name__)
+            await _failed(context, error, body.__name__, self.matches.lanes.sources)
 
     return handler
 
 
-async def _failed(context: Context, error: Exception, method: str) -> NoReturn:
+async def _failed(context: Context, error: Exception, method: str, sources: Sources) -> NoReturn:
     """End a call that raised (called inside its ``except``): a refusal of a lane (held as
-    :func:`~baloot_engine.lanes.admission.hold` says), of this layer or of the rules leaves
-    with its status; anything else is a defect, never the caller's input: logged whole, and
-    answered INTERNAL without internals."""
+    :func:`~baloot_engine.lanes.admission.hold` says for its source), of this layer or of the
+    rules leaves with its status; anything else is a defect, never the caller's input: logged
+    whole, and answered INTERNAL without internals."""
     if isinstance(error, LaneError):
-        await hold(error)
+        await hold(error, source_of(context, sources), context.time_remaining())
         await refuse(context, refusal_of(error))
     if isinstance(error, ApiError | RuleError):
         await refuse(context, refusal_of(error))
     _log.exception("unexpected error", method=method)
     await context.abort(grpc.StatusCode.INTERNAL, "internal error; see the server log")
     raise AssertionError("abort returned")  # pragma: no cover
-
-
-async def to_the_step(began: float) -> None:
-    """Wait until a whole number of :data:`JUDGED_ANSWER_STEP` has passed since ``began`` (at
-    least one): a judged call's answer leaves then, whatever its search of the hidden hands
-    (and, with the match ledger, the settling of the call) took."""
-    spent = time.monotonic() - began
-    steps = max(1, math.ceil(spent / JUDGED_ANSWER_STEP))
-    await asyncio.sleep(steps * JUDGED_ANSWER_STEP - spent)
 
 
 async def refuse(context: Context, refusal: ApiError) -> NoReturn:
@@ -187,7 +179,6 @@ async def refuse(context: Context, refusal: ApiError) -> NoReturn:
 
 
 __all__ = [
-    "JUDGED_ANSWER_STEP",
     "Context",
     "Serving",
     "caller_of",
@@ -195,6 +186,6 @@ __all__ = [
     "refusal_of",
     "refuse",
     "rpc",
+    "source_of",
     "streamed",
-    "to_the_step",
 ]

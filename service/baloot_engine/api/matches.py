@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from typing import Final, NamedTuple, TypeVar
 
+from baloot_engine.api.judging import JudgeClock, cost_of
 from baloot_engine.api.ledger import Answer, Entry, LedgerUnavailableError, MatchLedger, Verdict
 from baloot_engine.api.refusals import (
     LEDGER_UNAVAILABLE,
@@ -126,17 +127,19 @@ lane, paid for by a client; the others decide inline in well under a millisecond
 
 class Caller(NamedTuple):
     """Who is calling, for the work a call may hand to a lane: the API key presented ('' for
-    none) and the call's deadline (a ``time.monotonic()`` instant, None for none)."""
+    none), the call's deadline (a ``time.monotonic()`` instant, None for none) and its source
+    (the address it came from, :mod:`~baloot_engine.lanes.sources`; '' where unknown)."""
 
     key: str = ""
     deadline: float | None = None
+    source: str = ""
 
 
 NO_CALLER: Final = Caller()
 judged_call: ContextVar[bool] = ContextVar("baloot_judged_call", default=False)
 """Set when a call reaches the judgement of a Sawa claim or a Qayd call, which searches the
-hidden hands: the servicer then holds the whole answer to its time step
-(``servicer.JUDGED_ANSWER_STEP``)."""
+hidden hands: the servicer then holds the whole answer until its fixed time
+(:meth:`~baloot_engine.api.judging.JudgeClock.hold`)."""
 
 
 def as_before(before: State, after: State) -> State:
@@ -245,6 +248,10 @@ class Matches:
         self.allow_preset_deck = allow_preset_deck
         self.ledger = ledger
         self.lanes = lanes if lanes is not None else Lanes(LanesConfig())
+        # When each judged answer leaves, and how many judged calls the judge lane answers
+        # in time (docs/security.md, *Time*).
+        judge = self.lanes.judge.config
+        self.judge_clock = JudgeClock(judge.processes, judge.queue, judge.per_source)
         self._sealed = metrics.tokens_sealed.labels(key_id=keys.sealing_fingerprint)
         # An unseeded EXPERT decision searches until this budget (BALOOT_BOT_EXPERT_BUDGET_MS).
         expert = with_seconds(DEFAULT_EXPERT_BUDGET, expert_budget_ms / 1000)
@@ -362,23 +369,25 @@ class Matches:
 
     def judge_room(self, caller: Caller) -> None:
         """Refuse a Sawa claim or a Qayd call at once, before its token is opened, when the
-        judge lane has no room for it (LANE_FULL: it tells nothing of any match)."""
+        judge lane has no room for it (LANE_FULL), or its caller's source has its share of the
+        lane already (QUOTA_EXCEEDED): neither tells anything of any match."""
         lanes = self.lanes
-        lanes.judge.check(lanes.client(caller.key))
-        lanes.judge.check_room()
+        client = lanes.client(caller.key, caller.source)
+        lanes.judge.check(client)
+        self.judge_clock.check_room(client)
 
     async def _judged(
         self, opened: Opened, seat: int, action: Action, caller: Caller
     ) -> tuple[State, Sequence[Event]]:
-        """A judged call applied in the judge's lane (its share of the lane is its match's),
+        """A judged call applied in the judge's lane (its share of the lane is its caller's),
         its new state made field for field the one the same call applied here gives."""
         lanes = self.lanes
-        client = lanes.client(caller.key)
+        client = lanes.client(caller.key, caller.source)
         # A full judge lane refuses before the judgement: the refusal tells nothing of the
-        # hands. The call counts in the lane until its answer has left, its time step included
-        # (the task's end), so that claims answered on a step cannot pile up past the lane.
+        # hands. The call counts in the lane until its answer has left, at its fixed time (the
+        # task's end), so that no more calls are inside than the lane judges in that time.
         lanes.judge.check(client)
-        leave = lanes.judge.enter()
+        leave = self.judge_clock.enter(client, cost_of(action))
         task = asyncio.current_task()
         if task is None:  # pragma: no cover - a call always runs in a task
             leave()
@@ -390,7 +399,7 @@ class Matches:
             if claim is not None:
                 claim.sawa = (opened.state.hand_number, seat)
         job = Call(game.apply, (opened.state, seat, action))
-        judged = await lanes.judge.call(client, job, caller.deadline, share=opened.match_id)
+        judged = await lanes.judge.call(client, job, caller.deadline)
         new_state, events = judged
         return as_before(opened.state, new_state), events
 
@@ -590,7 +599,7 @@ class Matches:
         if level not in SEARCHING_LEVELS:
             return self.decide_inline(opened.state, seat, level, seed)
         lanes = self.lanes
-        client = lanes.payer(caller.key, lanes.bots)
+        client = lanes.payer(caller.key, lanes.bots, caller.source)
         job = Call(self.decide_inline, (opened.state, seat, level, seed))
         action: Action = await lanes.bots.call(client, job, caller.deadline)
         return action

@@ -10,6 +10,7 @@ leaves through :mod:`~baloot_engine.api.calls`, the one place that maps it to a 
 
 from __future__ import annotations
 
+import functools
 import secrets
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Final
@@ -64,6 +65,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
             expert_budget_ms=expert_budget_ms,
         )
         self._lanes = self.matches.lanes
+        self._caller = functools.partial(caller_of, sources=self._lanes.sources)
         self._attestor = attestor  # signs the deal commitments (None: they are not attested)
 
     def _open(self, request: Any) -> Opened:
@@ -74,7 +76,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     ) -> Acted:
         """Open the request's token and apply its seat's action (``action_of``'s, once checked)."""
         seat, expected = inbound.seat_in(request.seat), _expected(request)
-        caller = caller_of(context)
+        caller = self._caller(context)
         return await self.matches.act(self._open(request), seat, expected, action_of, caller)
 
     # -- RPCs ---------------------------------------------------------------------------
@@ -85,10 +87,8 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
     ) -> pb.CreateMatchResponse:
         """Create a match and hand out its credentials."""
         rules = inbound.rules_in(request.rules if request.HasField("rules") else None)
-        if request.HasField("first_dealer"):
-            dealer = inbound.seat_in(request.first_dealer)
-        else:
-            dealer = secrets.randbelow(4)
+        has_dealer = request.HasField("first_dealer")
+        dealer = inbound.seat_in(request.first_dealer) if has_dealer else secrets.randbelow(4)
         start = inbound.starting_scores_in(request.starting_scores, rules)
         board_set = records.board_set_in(request.board_set)
         secret = records.board_set_secret_in(request.board_set_secret, board_set)
@@ -134,9 +134,9 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
 
     @rpc
     async def PlayCard(self, request: pb.PlayCardRequest, context: Context) -> pb.PlayCardResponse:
-        """Play a card, or claim Sawa (judged in the judge lane, its answer on a 100 ms step)."""
+        """Play a card, or claim Sawa (judged in the judge lane, answered at a fixed time)."""
         if request.play.sawa:
-            self.matches.judge_room(caller_of(context))
+            self.matches.judge_room(self._caller(context))
         acted = await self._act(request, lambda _: inbound.play_in(request.play), context)
         return responses.respond(acted, pb.PlayCardResponse())
 
@@ -197,7 +197,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         opened = self._open(request)
         seat, level = inbound.seat_in(request.seat), inbound.bot_level_in(request.level)
         seed = request.seed if request.HasField("seed") else None
-        action = await self.matches.suggest(opened, seat, level, seed, caller_of(context))
+        action = await self.matches.suggest(opened, seat, level, seed, self._caller(context))
         return responses.suggestion(opened, level, action)
 
     @rpc
@@ -225,7 +225,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         opened = self._open(request)
         seed = request.seed if request.HasField("seed") else None
         acted, shown = await self.matches.bot_act(
-            opened, request.seat, _expected(request), level, seed, caller_of(context)
+            opened, request.seat, _expected(request), level, seed, self._caller(context)
         )
         response = responses.respond(acted, pb.ApplyBotActionResponse())
         return responses.bot_applied(response, request, shown)
@@ -237,7 +237,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         """Every legal card of a position valued with all hands known, and the round's par
         (solved in the solve lane, paid for by the caller's client)."""
         job = solving.job_of(self.matches, request)
-        answer = await solving.solve(self._lanes, job, caller_of(context))
+        answer = await solving.solve(self._lanes, job, self._caller(context))
         return solving.response_of(answer, job)
 
     @rpc
@@ -277,7 +277,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         self, request: analysis_pb2.AnalyzeRecordRequest, context: Context
     ) -> AsyncIterator[analysis_pb2.AnalyzeRecordResponse]:
         """Stream the analysis of a match record, computed in the analysis lane."""
-        caller = caller_of(context)
+        caller = self._caller(context)
         job = analysis.job_of(request, caller.deadline)
         async for response in analysis.stream(self._lanes, job, caller):
             yield response
@@ -287,7 +287,7 @@ class BalootEngineServicer(pb_grpc.BalootEngineServiceServicer):
         self, request: analysis_pb2.FairPlayReportRequest, context: Context
     ) -> AsyncIterator[analysis_pb2.FairPlayReportResponse]:
         """Stream the fair-play report of a set of records, computed in the analysis lane."""
-        caller = caller_of(context)
+        caller = self._caller(context)
         job = fairplay.job_of(request, caller.deadline)
         async for response in fairplay.stream(self._lanes, job, caller):
             yield response

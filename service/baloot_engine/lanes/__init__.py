@@ -51,6 +51,7 @@ from baloot_engine.lanes.errors import (
 from baloot_engine.lanes.lane import Lane, LaneConfig, LaneMetrics, NoMetrics
 from baloot_engine.lanes.process import Call, Job
 from baloot_engine.lanes.quota import Quota, Quotas
+from baloot_engine.lanes.sources import IPNetwork, Sources
 
 BOTS: Final = "bots"
 JUDGE: Final = "judge"
@@ -59,7 +60,9 @@ ANALYSIS: Final = "analysis"
 _STOP_SECONDS: Final = 2.0
 
 DEFAULT_BOTS: Final = LaneConfig(BOTS, processes=1, queue=32, max_seconds=12.0)
-DEFAULT_JUDGE: Final = LaneConfig(JUDGE, processes=1, queue=8, max_seconds=12.0, metered=False)
+DEFAULT_JUDGE: Final = LaneConfig(
+    JUDGE, processes=1, queue=8, max_seconds=12.0, metered=False, per_source=1
+)
 DEFAULT_SOLVE: Final = LaneConfig(SOLVE, processes=1, queue=8, nice=10, max_seconds=12.0)
 DEFAULT_ANALYSIS: Final = LaneConfig(
     ANALYSIS, processes=1, queue=4, nice=15, max_seconds=610.0, streams=True
@@ -82,6 +85,7 @@ class LanesConfig:
     anonymous: Quota = DEFAULT_ANONYMOUS
     heavy_work: HeavyWork = HeavyWork.AUTO
     api_keys: ApiKeys = field(default_factory=ApiKeys)
+    trusted_proxies: tuple[IPNetwork, ...] = ()
 
     def inline(self) -> LanesConfig:
         """The same, every lane run inline in the server process (tests, benchmarks)."""
@@ -109,6 +113,7 @@ class Lanes:
         self.solve = Lane(config.solve, self.quotas, metrics)
         self.analysis = Lane(config.analysis, self.quotas, metrics)
         self._anonymous = config.api_keys.anonymous_allowed(config.heavy_work)
+        self.sources = Sources(config.trusted_proxies)
         self._metrics = metrics
 
     @property
@@ -121,21 +126,22 @@ class Lanes:
         """Whether callers without an API key may ask for heavy work."""
         return self._anonymous
 
-    def client(self, key: str) -> Client:
-        """The client an API key names ('' for none: the anonymous client); a key this
-        deployment did not issue is refused (API_KEY_INVALID), never taken as anonymous."""
+    def client(self, key: str, source: str = "") -> Client:
+        """The client an API key names ('' for none: the anonymous client calling from
+        ``source``); a key this deployment did not issue is refused (API_KEY_INVALID), never
+        taken as anonymous."""
         if not key:
-            return ANONYMOUS_CLIENT
+            return ANONYMOUS_CLIENT.from_source(source) if source else ANONYMOUS_CLIENT
         found = self.config.api_keys.client_of(key)
         if found is None:
             self._metrics.refused("any", API_KEY_INVALID)
             raise LaneRefusedError(API_KEY_INVALID, "the API key is not one this deployment issued")
         return found
 
-    def payer(self, key: str, lane: Lane) -> Client:
+    def payer(self, key: str, lane: Lane, source: str = "") -> Client:
         """The client who pays for a heavy job in ``lane``: refused without an API key where
         the deployment requires one, and when the lane would not take the job now."""
-        client = self.client(key)
+        client = self.client(key, source)
         if not client.keyed and not self._anonymous:
             self._metrics.refused(lane.name, API_KEY_REQUIRED)
             raise LaneRefusedError(

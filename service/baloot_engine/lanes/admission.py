@@ -22,13 +22,17 @@ from baloot_engine.lanes.errors import (
     QUOTA_EXCEEDED,
     LaneError,
 )
+from baloot_engine.lanes.sources import UNKNOWN_SOURCE, Pacer
 
 HELD_REASONS: Final = (LANE_FULL, QUOTA_EXCEEDED, API_KEY_REQUIRED, API_KEY_INVALID)
 """The refusals held before they leave (:func:`hold`)."""
 HOLD_SECONDS: Final = 1.0
-"""How long a refusal of heavy work is held before it leaves, on average: each is held between
-half and one and a half times this, so that refusals sent together do not come back together
-(a wave of them would hold the event loop while a table's card waits)."""
+"""How long a refusal of heavy work is held before it leaves, on average, while its source is
+refused seldom (:data:`PACER` holds a source refused again and again longer): each is held
+between half and one and a half times its hold, so that refusals sent together do not come
+back together (a wave of them would hold the event loop while a table's card waits)."""
+PACER: Final = Pacer(base=HOLD_SECONDS)
+"""The holds of this server process's sources."""
 MAX_HELD: Final = 4096
 """Refusals held at once, at most, per server process; past that they leave at once."""
 
@@ -49,17 +53,26 @@ class _Held:
     count = 0
 
 
-async def hold(refusal: LaneError) -> None:
-    """Hold a refusal of heavy work for about a second (:data:`HOLD_SECONDS`), out of the play
-    lane, before it leaves, and take what was held off the retry delay it announces. A client
-    that honours the delay loses about that second; one that sends the same call again at
-    once, in a loop, is paced to its calls in flight a second instead of costing the event loop
-    a refusal every half millisecond. Nothing else waits: a held refusal is a sleeping task,
-    bounded at :data:`MAX_HELD` a process (past that, refusals leave at once)."""
+ANSWER_MARGIN: Final = 0.05
+"""Seconds before its deadline a held refusal leaves at the latest, so that its caller reads
+its reason rather than DEADLINE_EXCEEDED."""
+
+
+async def hold(refusal: LaneError, source: str = "", remaining: float | None = None) -> None:
+    """Hold a refusal of heavy work for about a second (:data:`HOLD_SECONDS`; longer for a
+    source refused again and again, as :data:`PACER` says), out of the play lane, before it
+    leaves, and take what was held off the retry delay it announces. A client that honours the
+    delay loses about that second; one that sends the same call again at once, in a loop, is
+    paced to a few of its calls a second instead of costing the event loop a refusal every
+    half millisecond. Nothing else waits: a held refusal is a sleeping task, bounded at
+    :data:`MAX_HELD` a process (past that, refusals leave at once). ``remaining`` is the
+    call's time left (None: no deadline): the refusal leaves before it ends."""
     if refusal.reason not in HELD_REASONS or _Held.count >= MAX_HELD:
         return
     given = refusal.retry_after
-    delay = HOLD_SECONDS * random.uniform(0.5, 1.5)
+    delay = PACER.refused(source or UNKNOWN_SOURCE) * random.uniform(0.5, 1.5)
+    if remaining is not None:
+        delay = max(0.0, min(delay, remaining - ANSWER_MARGIN))
     leave_play()
     _Held.count += 1
     try:
@@ -70,4 +83,13 @@ async def hold(refusal: LaneError) -> None:
         refusal.retry_after = max(0.001, given - delay)
 
 
-__all__ = ["HELD_REASONS", "HOLD_SECONDS", "MAX_HELD", "hold", "leave_play", "play_slot"]
+__all__ = [
+    "ANSWER_MARGIN",
+    "HELD_REASONS",
+    "HOLD_SECONDS",
+    "MAX_HELD",
+    "PACER",
+    "hold",
+    "leave_play",
+    "play_slot",
+]

@@ -4,9 +4,10 @@ A match's credentials are free to mint (``CreateMatch`` needs nothing), so they 
 seat a caller may act for, never who pays for heavy work. Heavy work (a searching bot's
 decision, a solve, an analysis, a fair-play report) is metered per *client*: the holder of an
 API key the operator configured (``BALOOT_API_KEYS``, ``name:secret`` pairs), sent in the
-``x-api-key`` metadata (or ``authorization: Bearer <secret>``). Callers without a key are one
-client, ``anonymous``, whose heavy work a production deployment refuses
-(``BALOOT_ANONYMOUS_HEAVY_WORK``); the local default serves it under the anonymous quota.
+``x-api-key`` metadata (or ``authorization: Bearer <secret>``). Callers without a key are the
+client ``anonymous``, whose heavy work a production deployment refuses
+(``BALOOT_ANONYMOUS_HEAVY_WORK``); the local default serves it under the anonymous quota, which
+each source address has for itself.
 
 A key is looked up by the SHA-256 of its secret and compared in constant time, so neither the
 secrets nor the time of a failed look-up tell anything about the keys configured.
@@ -40,13 +41,27 @@ class HeavyWork(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Client:
-    """The payer of a call's heavy work: an API key's name, or the anonymous caller."""
+    """The payer of a call's heavy work: an API key's name, or the anonymous caller from its
+    source (:mod:`~baloot_engine.lanes.sources`: the address the call came from)."""
 
     name: str
     keyed: bool
+    source: str = ""
+
+    @property
+    def owner(self) -> str:
+        """Whose quota and share the work counts in: the key's name, or ``anonymous@source``
+        (each source of anonymous calls is its own: one address's flood spends its own)."""
+        if self.keyed or not self.source:
+            return self.name
+        return f"{self.name}@{self.source}"
 
     def __str__(self) -> str:
-        return self.name
+        return self.owner
+
+    def from_source(self, source: str) -> Client:
+        """The same client calling from ``source`` (a keyed client is its key, wherever from)."""
+        return self if self.keyed else Client(self.name, keyed=False, source=source)
 
 
 ANONYMOUS_CLIENT: Final = Client(ANONYMOUS, keyed=False)

@@ -16,7 +16,7 @@ import contextlib
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
@@ -91,6 +91,7 @@ class LaneConfig:
     grace: float = 1.0  # a job past its deadline by this much is killed with its process
     streams: bool = False  # the per-client bound is the quota's streams, not its queued jobs
     metered: bool = True  # False: no client quota (the judge's: a table's own play needs it)
+    per_source: int = 0  # judged calls one anonymous source may have at once (0: any)
 
 
 class _Ticket:
@@ -142,7 +143,6 @@ class Lane:
         self._closed = False
         self._watchers: set[asyncio.Task[None]] = set()
         self._live: set[_Ticket] = set()  # every job admitted and not yet ended
-        self._entered = 0  # calls inside the lane (enter): their jobs and what follows them
 
     @property
     def name(self) -> str:
@@ -185,14 +185,14 @@ class Lane:
         bound, what = (
             (quota.streams, "streams") if config.streams else (quota.queued_jobs, "queued_jobs")
         )
-        if self._per_client.get(client.name, 0) >= bound:
+        if self._per_client.get(client.owner, 0) >= bound:
             raise self._refusal(
                 QUOTA_EXCEEDED,
                 f"client {client} has {bound} jobs in the {config.name} lane, its quota "
                 f"({what}); send more when one ends",
                 self._retry_after(),
                 quota=what,
-                client=client.name,
+                client=client.owner,
             )
         wait = self._quotas.cpu_wait(client)
         if wait > 0:
@@ -202,7 +202,7 @@ class Lane:
                 f"({quota.cpu_seconds_per_minute:g} a minute)",
                 min(wait, _MAX_RETRY),
                 quota="cpu_seconds_per_minute",
-                client=client.name,
+                client=client.owner,
             )
 
     def _refusal(
@@ -218,35 +218,6 @@ class Lane:
 
     def _free(self) -> bool:
         return self._running < max(1, self.config.processes) and not self._waiting
-
-    def check_room(self) -> None:
-        """Refuse (LANE_FULL) at once when :meth:`enter` would: as many calls as the lane holds
-        are inside it."""
-        if self._entered >= self.config.queue:
-            raise self._refusal(
-                LANE_FULL,
-                f"the {self.config.name} lane is answering {self._entered} calls, as many as "
-                "it holds",
-                self._retry_after(),
-            )
-
-    def enter(self) -> Callable[..., None]:
-        """Count a call inside the lane until it calls the function returned (once), its job
-        and whatever follows it included (the judged answer's time step); refuse at once
-        (LANE_FULL) when as many calls as the lane holds (its queue) are inside already. This
-        bounds the calls of the lane a process answers at once, where the queue alone bounds
-        only the jobs waiting for a process."""
-        self.check_room()
-        self._entered += 1
-        left = False
-
-        def leave(*_: object) -> None:
-            nonlocal left
-            if not left:
-                left = True
-                self._entered -= 1
-
-        return leave
 
     # -- running ------------------------------------------------------------------------------
 
@@ -290,7 +261,7 @@ class Lane:
                 self._quotas.charge(client, cpu)
             self._metrics.ran(self.config.name, cpu, cpu, client.name)
             _raise_end(self.config.name, kind, payload)
-        ticket = _Ticket(client, share or client.name, job, deadline)
+        ticket = _Ticket(client, share or client.owner, job, deadline)
         self._enqueue(ticket)
         self._live.add(ticket)
         try:
@@ -307,7 +278,7 @@ class Lane:
                 self._leave(ticket)
 
     def _enqueue(self, ticket: _Ticket) -> None:
-        name = ticket.client.name
+        name = ticket.client.owner
         self._per_client[name] = self._per_client.get(name, 0) + 1
         queue = self._queues.get(ticket.share)
         if queue is None:
@@ -361,7 +332,7 @@ class Lane:
         if not ticket.counted:
             return
         ticket.counted = False
-        name = ticket.client.name
+        name = ticket.client.owner
         left = self._per_client.get(name, 1) - 1
         if left:
             self._per_client[name] = left

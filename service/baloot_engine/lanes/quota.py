@@ -74,7 +74,7 @@ class Quotas:
 
     def cpu_wait(self, client: Client) -> float:
         """Seconds ``client`` must wait before its bucket lets it start a job (0: now)."""
-        bucket = self._buckets.get(client.name)
+        bucket = self._buckets.get(client.owner)
         if bucket is None:
             return 0.0 if self.quota_of(client).cpu_seconds_per_minute > 0 else float("inf")
         return bucket.wait(self._clock())
@@ -82,11 +82,11 @@ class Quotas:
     def charge(self, client: Client, cpu_seconds: float) -> None:
         """Take a finished job's CPU time from ``client``'s bucket."""
         now = self._clock()
-        bucket = self._buckets.get(client.name)
+        bucket = self._buckets.get(client.owner)
         if bucket is None:
             if len(self._buckets) >= _MAX_BUCKETS:
                 self._forget(now)
-            bucket = self._buckets[client.name] = Bucket(
+            bucket = self._buckets[client.owner] = Bucket(
                 self.quota_of(client).cpu_seconds_per_minute, now
             )
         bucket.refill(now)
@@ -94,7 +94,7 @@ class Quotas:
 
     def level(self, client: Client) -> float:
         """CPU-seconds left in ``client``'s bucket now."""
-        bucket = self._buckets.get(client.name)
+        bucket = self._buckets.get(client.owner)
         if bucket is None:
             return self.quota_of(client).cpu_seconds_per_minute
         return bucket.refill(self._clock())

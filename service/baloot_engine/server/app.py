@@ -43,6 +43,7 @@ from baloot_engine.api.servicer import SERVICE_NAME, BalootEngineServicer
 from baloot_engine.lanes import Lanes
 from baloot_engine.server import eventloop
 from baloot_engine.server.caches import CacheCollector, install_memory_dump, inventory
+from baloot_engine.server.closing import Closing
 from baloot_engine.server.interceptors import CallGate, TelemetryHandler
 from baloot_engine.server.settings import (
     Settings,
@@ -83,6 +84,12 @@ MIN_PENDING_CALLS: Final = 8000
 
 DRAIN_MARGIN_SECONDS: Final = 1.0
 """Heavy work still running this long before the grace period ends is stopped with DRAINING."""
+PARK_QUIET_SECONDS: Final = 0.2
+PARK_SECONDS: Final = 2.0
+"""After the lame duck, calls that still come are parked (:mod:`~baloot_engine.server.closing`)
+until none has come for ``PARK_QUIET_SECONDS``, for at most ``PARK_SECONDS``."""
+GOAWAY_SECONDS: Final = 0.1
+"""How long after grpc's shutdown began the parked calls are refused: its GOAWAY is out."""
 
 _log = get_logger("baloot_engine.server")
 
@@ -220,6 +227,7 @@ async def create_server(
     ledger: MatchLedger | None = None,
     lanes: Lanes | None = None,
     attestor: Attestor | None = None,
+    closing: Closing | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     """Build the gRPC server with every service, bind it, and return it with its port.
 
@@ -231,6 +239,7 @@ async def create_server(
     ``ledger`` is the match ledger the servicer checks tokens with (:class:`EngineServer`
     opens and closes the one ``BALOOT_LEDGER`` names). ``lanes`` run the heavy work (new ones
     of the settings' sizes when not given; :class:`EngineServer` starts and stops them).
+    ``closing`` parks the calls that come while the server stops (:meth:`EngineServer.stop`).
     """
     metrics = metrics if metrics is not None else Metrics()
     health = health if health is not None else health_aio.HealthServicer()
@@ -258,7 +267,12 @@ async def create_server(
         )
     services.handlers.extend(extra_handlers)
     door = door_of(lanes, SERVICE_NAME)
-    server.add_generic_rpc_handlers((TelemetryHandler(services.handlers, metrics, gate, door),))
+    telemetry = TelemetryHandler(services.handlers, metrics, gate, door, lanes.sources)
+    if closing is None:
+        server.add_generic_rpc_handlers((telemetry,))
+    else:
+        closing.handlers = services.handlers
+        server.add_generic_rpc_handlers((closing, telemetry))
     try:
         port = server.add_insecure_port(settings.address)
     except RuntimeError as error:
@@ -290,6 +304,7 @@ class EngineServer:
         self.health = health_aio.HealthServicer()
         self.gate = CallGate(settings.max_concurrent_rpcs)
         self.lanes = Lanes(settings.lanes(), self.metrics.lanes)
+        self.closing: Closing | None = None
         self._extra_handlers = tuple(extra_handlers)
         self._server: grpc.aio.Server | None = None
         self._endpoint: MetricsEndpoint | None = None
@@ -314,6 +329,7 @@ class EngineServer:
             self._keys = load_keys(settings)
         if self._attestor is None:
             self._attestor = load_attestor_of(settings)
+        self.closing = Closing((HEALTH_SERVICE_NAME,))
         if not multiprocess_values():  # workers' metrics are files: no collector reaches them
             self.metrics.registry.register(CacheCollector(inventory(self._keys)))
         self._server, self.port = await create_server(
@@ -327,6 +343,7 @@ class EngineServer:
             ledger=self._ledger,
             lanes=self.lanes,
             attestor=self._attestor,
+            closing=self.closing,
         )
         await self._server.start()
         if settings.metrics_enabled:
@@ -369,12 +386,16 @@ class EngineServer:
            handed to a handler (calls queue in grpc's core while the event loop is busy), and
            the client sees those as CANCELLED, which no retry rule retries. Once no call has
            arrived for a while, no call is waiting in that queue.
-        3. grpc stops accepting (GOAWAY: clients send new calls elsewhere, or retry them),
-           and the calls in flight run to their end, for at most ``grace_seconds``. Heavy work
-           still running a second before the grace period ends is stopped and its caller told
-           to send the request again (UNAVAILABLE, reason DRAINING, with a retry delay), so no
-           call is cut without a reason.
-        4. The lanes' processes end.
+        3. Parking: every call that still comes is parked, unread (:mod:`.closing`), until
+           none has come for ``PARK_QUIET_SECONDS`` (at most ``PARK_SECONDS``): a client with
+           its calls parked sends no more, so none is on the wire when grpc stops accepting.
+        4. grpc stops accepting (GOAWAY: clients send new calls elsewhere, or retry them);
+           the parked calls are then refused UNAVAILABLE, reason DRAINING (their retry reaches
+           another server), and the calls in flight run to their end, for at most
+           ``grace_seconds``. Heavy work still running a second before the grace period ends
+           is stopped and its caller told to send the request again (UNAVAILABLE, reason
+           DRAINING, with a retry delay), so no call is cut without a reason.
+        5. The lanes' processes end.
         """
         if self._server is None:
             await self.lanes.close()
@@ -392,8 +413,21 @@ class EngineServer:
                 "calls still arriving at the end of the lame-duck period: stopping anyway",
                 lame_duck_seconds=settings.lame_duck_seconds,
             )
+        closing = self.closing
+        if closing is not None:
+            closing.close()
+            since = self.gate.last_arrival
+            if not await closing.wait_quiet(since, PARK_QUIET_SECONDS, PARK_SECONDS):
+                _log.warning(
+                    "calls still arriving while parked: grpc may cancel those on the wire",
+                    parked=closing.parked,
+                )
         drain = self.lanes.drain(settings.grace_seconds - DRAIN_MARGIN_SECONDS)
-        await self._server.stop(settings.grace_seconds)
+        stopping = asyncio.ensure_future(self._server.stop(settings.grace_seconds))
+        if closing is not None:
+            await asyncio.sleep(GOAWAY_SECONDS)
+            closing.release()
+        await stopping
         drain.cancel()
         await self.lanes.close()
         self.gate.flush_log()

@@ -43,11 +43,12 @@ import grpc
 import grpc.aio
 from google.protobuf.message import DecodeError
 
-from baloot_engine.api.calls import refusal_of
+from baloot_engine.api.calls import refusal_of, source_of
 from baloot_engine.api.messages import set_call_language
 from baloot_engine.api.status import ApiError, overloaded, request_invalid
 from baloot_engine.lanes import LaneError
 from baloot_engine.lanes.admission import hold, play_slot
+from baloot_engine.lanes.sources import Sources
 from baloot_engine.telemetry.logs import (
     bind_call_fields,
     call_log_enabled,
@@ -378,11 +379,13 @@ class TelemetryHandler(grpc.GenericRpcHandler):
         metrics: Metrics,
         gate: CallGate | None = None,
         door: Door | None = None,
+        sources: Sources | None = None,
     ) -> None:
         self._handlers = tuple(handlers)
         self._metrics = metrics
         self._gate = gate
         self._door = door
+        self._sources = sources
         self._routes: dict[str, _Route] = {}
 
     def service(self, handler_call_details: grpc.HandlerCallDetails) -> _Handler | None:
@@ -402,7 +405,7 @@ class TelemetryHandler(grpc.GenericRpcHandler):
         if door is not None:
             refusal = door(method, handler_call_details.invocation_metadata)
             if refusal is not None:
-                return _refusing(route, refusal)
+                return _refusing(route, refusal, self._sources)
         gate = self._gate
         if gate is not None and route.bounded:
             if not gate.admit():
@@ -445,14 +448,15 @@ async def _checked(requests: AsyncIterable[Any], context: _Context) -> AsyncIter
         yield request
 
 
-def _refusing(route: _Route, refusal: LaneError) -> _Handler:
+def _refusing(route: _Route, refusal: LaneError, sources: Sources | None) -> _Handler:
     """A handler of the same shape that refuses the call with ``refusal`` without parsing its
     body (heavy work its caller may not have, decided from the metadata), held as every
-    refusal of heavy work is (:func:`~baloot_engine.lanes.admission.hold`)."""
+    refusal of heavy work is, for its source (:func:`~baloot_engine.lanes.admission.hold`)."""
 
     async def refused(_request: Any, context: _Context) -> None:
         with _Call(route, context):
-            await hold(refusal)
+            source = "" if sources is None else source_of(context, sources)
+            await hold(refusal, source, context.time_remaining())
             await refuse(context, refusal_of(refusal))
 
     return _handler_like(route, refused)

@@ -33,6 +33,7 @@ from baloot_engine.lanes import (
     Quota,
 )
 from baloot_engine.lanes.clients import ApiKeyError, parse_api_keys
+from baloot_engine.lanes.sources import TrustedProxiesError, parse_networks
 from baloot_engine.telemetry.logs import LogFormat, LogLevel
 
 ENV_PREFIX: Final = "BALOOT_"
@@ -81,6 +82,8 @@ class Settings:
     lane_solve_queue: int = 8
     lane_analysis_processes: int = 1
     lane_analysis_queue: int = 4
+    lane_judge_per_source: int = 1
+    trusted_proxies: tuple[str, ...] = ()
     quota_cpu_seconds_per_minute: float = 60.0
     quota_queued_jobs: int = 16
     quota_streams: int = 2
@@ -100,7 +103,10 @@ class Settings:
         base = LanesConfig()
         return LanesConfig(
             judge=dataclasses.replace(
-                base.judge, processes=self.lane_judge_processes, queue=self.lane_judge_queue
+                base.judge,
+                processes=self.lane_judge_processes,
+                queue=self.lane_judge_queue,
+                per_source=self.lane_judge_per_source,
             ),
             bots=dataclasses.replace(
                 base.bots, processes=self.lane_bots_processes, queue=self.lane_bots_queue
@@ -123,6 +129,7 @@ class Settings:
             ),
             heavy_work=self.anonymous_heavy_work,
             api_keys=ApiKeys(self.api_keys),
+            trusted_proxies=parse_networks(self.trusted_proxies),
         )
 
     def redacted(self) -> dict[str, object]:
@@ -271,6 +278,15 @@ def _public_keys(text: str) -> tuple[str, ...]:
         except AttestationKeyError as error:
             raise ValueError(str(error)) from None
     return keys
+
+
+def _trusted_proxies(text: str) -> tuple[str, ...]:
+    entries = tuple(part.strip() for part in text.split(",") if part.strip())
+    try:
+        parse_networks(entries)
+    except TrustedProxiesError as error:
+        raise ValueError(str(error)) from None
+    return entries
 
 
 def _ledger_url(text: str) -> str:
@@ -450,6 +466,20 @@ SETTINGS: Final[tuple[SettingSpec, ...]] = (
         )
     ),
     SettingSpec(
+        "lane_judge_per_source",
+        _int_in(0, 100_000),
+        "Sawa claims and Qayd calls one source address without an API key may have in the "
+        "judge lane at once (0: no bound); the next is refused with RESOURCE_EXHAUSTED, reason "
+        "QUOTA_EXCEEDED.",
+    ),
+    SettingSpec(
+        "trusted_proxies",
+        _trusted_proxies,
+        "Comma-separated addresses or networks (CIDR) of the gateways in front of the server "
+        "(Envoy's): a call from one of them comes from the address its x-forwarded-for header "
+        "names. Empty: a call comes from its connection's peer.",
+    ),
+    SettingSpec(
         "quota_cpu_seconds_per_minute",
         _cpu_per_minute,
         "CPU-seconds of heavy work an API key's client may use a minute, per server process.",
@@ -467,8 +497,8 @@ SETTINGS: Final[tuple[SettingSpec, ...]] = (
     SettingSpec(
         "anonymous_cpu_seconds_per_minute",
         _cpu_per_minute,
-        "CPU-seconds of heavy work all callers without an API key may use a minute together, "
-        "where they may ask for it at all.",
+        "CPU-seconds of heavy work the callers without an API key from one source address may "
+        "use a minute, where they may ask for it at all.",
     ),
     SettingSpec(
         "attestation_key",

@@ -26,7 +26,8 @@ core and below the bots (``bots/endgame.py`` is a user of it).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Final, Literal, Protocol
 
@@ -91,6 +92,27 @@ class DealSearch(Protocol):
     ) -> int | None: ...
 
 
+SearchWatcher = Callable[[DealSearch, Contract, RuleSet, int], DealSearch]
+"""What :func:`watching_searches` is given: it receives each new search (with the contract, the
+rule set and the team it was made for) and returns the search its caller gets."""
+
+_watcher: SearchWatcher | None = None
+
+
+@contextmanager
+def watching_searches(watcher: SearchWatcher) -> Iterator[None]:
+    """Within the block, every search :func:`new_search` makes (for the bots, the analysis,
+    SolveDeal, every caller) goes through ``watcher`` first: the recorded-workload benchmark
+    (``bench/solver_workload.py``) wraps each one to record its calls. Not thread-safe; for
+    benchmarks and tests."""
+    global _watcher  # noqa: PLW0603 - one process-wide hook, set only here
+    saved, _watcher = _watcher, watcher
+    try:
+        yield
+    finally:
+        _watcher = saved
+
+
 def new_search(
     contract: Contract, rules: RuleSet, team: int, engine: Engine | None = None
 ) -> DealSearch:
@@ -99,7 +121,8 @@ def new_search(
     Its transposition table is valid for that deal only: make one per deal (per sampled world).
     """
     if engine == "reference" or (engine is None and _search is None):
-        return ReferenceDeal(contract, rules, team)
+        reference = ReferenceDeal(contract, rules, team)
+        return reference if _watcher is None else _watcher(reference, contract, rules, team)
     if _search is None:
         raise RuntimeError("the compiled solver is not installed")
     trump = contract.trump
@@ -116,7 +139,7 @@ def new_search(
         higher=HIGHER[trump + 1],
         higher_sun=HIGHER[0],
     )
-    return deal
+    return deal if _watcher is None else _watcher(deal, contract, rules, team)
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,6 +329,8 @@ def _exact(
     guess: int | None,
     limit: int,
     until: float,
+    lower: int = 0,
+    upper: int = -1,
 ) -> int | None:
     """The exact value of one position by null-window searches converging on it: each search
     proves a bound and the table keeps them. The first search tests the ``guess`` (the best
@@ -314,8 +339,10 @@ def _exact(
     doubles while the searches keep failing the same way (a guess far off costs a few
     searches, not one per bound proved), and once the value lies between two proved bounds
     each search tests their middle. On the dear deals of ``bench/bench_solver.py`` this tried
-    14-16 % fewer cards than plain MTD(f)."""
-    lower, upper = 0, most
+    14-16 % fewer cards than plain MTD(f). ``lower`` and ``upper`` (default: 0 and ``most``)
+    are bounds already known."""
+    if upper < 0:
+        upper = most
     test = (lower + upper + 1) // 2 if guess is None else max(lower + 1, min(guess, upper))
     step, heading = 1, 0
     nodes = search.nodes
@@ -413,31 +440,77 @@ def solve_some(
         raise ValueError("the round is over: no card is left to play")
     found: dict[int, ActionValue] = {}
     guess: int | None = None
+    most = TRICK_WEIGHT * rest + tricks_left
+    valued: dict[int, int] = {}  # card: the value found after it
+    out = hands[0] | hands[1] | hands[2] | hands[3]
+    for card in trick:
+        out |= 1 << card
     for index in wanted:
         play = plays[index]
         after = list(hands)
         after[seat] ^= 1 << play.card
         akka = play.akka if not trick else position.akka
-        value = _exact(
-            search,
-            (
-                (after[0], after[1], after[2], after[3]),
-                (*trick, play.card),
-                position.leader,
-                position.played,
-                akka,
-            ),
-            TRICK_WEIGHT * rest + tricks_left,
-            guess,
-            0 if not limit else max(1, limit - (search.nodes - started)),
-            until,
-        )
+        lower, upper = _neighbours(position, play.card, out, valued, most)
+        if lower == upper:
+            value: int | None = lower
+        else:
+            value = _exact(
+                search,
+                (
+                    (after[0], after[1], after[2], after[3]),
+                    (*trick, play.card),
+                    position.leader,
+                    position.played,
+                    akka,
+                ),
+                most,
+                guess,
+                0 if not limit else max(1, limit - (search.nodes - started)),
+                until,
+                lower,
+                upper,
+            )
         if value is None:
             raise SolverBudgetError("the solver's budget ran out before the values were exact")
         found[index] = _action_value(position, play, value, rest, tricks_left)
+        valued[play.card] = value
         if guess is None or value > guess:
             guess = value  # the next card's first search tests the best value so far
     return found
+
+
+def _neighbours(
+    position: Position, card: int, out: int, valued: dict[int, int], most: int
+) -> tuple[int, int]:
+    """Bounds on the value after ``card`` from the values after the cards valued before it
+    (``valued``) that are its neighbours: of the same suit, with no card still ``out`` between
+    the two in strength. Played now, one goes to this trick and the other to the later trick it
+    is played to, and every seat has the same choices in both lines, so the two values differ by
+    at most 9 times the points' difference (the compiled search's neighbours, at the root):
+    equal points, equal values, and no search at all. Not for a Hokm lead of a plain suit,
+    where leading the strongest card still out (or the Ace) frees the partner from trumping
+    (R20) and a card below it does not."""
+    lower, upper = 0, most
+    trump = position.contract.trump
+    suit = card >> 3
+    if not valued or (not position.trick and trump >= 0 and suit != trump):
+        return lower, upper
+    strengths = STRENGTHS[trump + 1]
+    points = POINTS[trump + 1]
+    mine = strengths[card]
+    for other, value in valued.items():
+        if other >> 3 != suit or other == card:
+            continue
+        low, high = sorted((mine, strengths[other]))
+        between = out & (0xFF << (8 * suit)) & ~(1 << card) & ~(1 << other)
+        if any(
+            low < strengths[c] < high for c in range(8 * suit, 8 * suit + 8) if between >> c & 1
+        ):
+            continue
+        swing = TRICK_WEIGHT * abs(points[card] - points[other])
+        lower = max(lower, value - swing)
+        upper = min(upper, value + swing)
+    return lower, upper
 
 
 def _action_value(
@@ -508,40 +581,43 @@ def par(
     engine: Engine | None = None,
     on_step: Callable[[State], None] | None = None,
     searches: dict[int, DealSearch] | None = None,
+    first: Solution | None = None,
 ) -> Par:
     """Play the round out from ``state`` with perfect play and score it (the par result).
 
     A seat that may still declare projects declares its best ones (with every hand known,
-    declaring never costs). Every card is the solver's best for its seat's team; one search
-    per team serves the whole line.
+    declaring never costs). Every card is the solver's best for its seat's team (the first of
+    the equal best, as :func:`solve` picks it); one search per team serves the whole line.
+    ``first``, the :func:`solve` of the state's position already made with ``searches``,
+    spares its search (see :class:`_ParLine`).
     """
     if state.phase is not Phase.PLAYING or state.contract is None:
         raise ValueError("par is taken from a round in play")
     if searches is None:
         searches = pair_of_searches(state.contract, state.rules, engine)
     line: list[tuple[int, Action]] = []
-    nodes = 0
+    line_of = _ParLine(searches, deadline, max_nodes, first)
+    position: Position | None = None
     while state.phase is Phase.PLAYING:
         seat = state.turn
-        if not state.tricks:
+        if position is None and not state.tricks:
+            # Only here: a seat's declaration only closes as the trick goes on (R28), and its
+            # cards do not change, so a later card of trick 1 opens none.
             for declarer in range(4):
                 declarations = legal_declarations(state, declarer)
                 if declarations:
                     action = _best_declaration(state, declarer, declarations)
                     state, _ = apply(state, declarer, action)
                     line.append((declarer, action))
-        solution = solve(
-            position_of(state),
-            deadline=deadline,
-            max_nodes=None if max_nodes is None else max(1, max_nodes - nodes),
-            search=searches[seat & 1],
-        )
-        nodes += solution.nodes
-        play = solution.values[solution.best].play
+        if position is None:
+            position = position_of(state)  # declarations change no card
+        play = line_of.best_play(position)
         state, _ = apply(state, seat, play)
+        position = position.after(play)  # position_of(state), without reading the state
         line.append((seat, play))
         if on_step is not None:
             on_step(state)
+    nodes = line_of.nodes
     if state.phase is Phase.ROUND_REVIEW:
         state, _ = close_review(state)
     score = state.last_score
@@ -560,29 +636,24 @@ def par_with_facts(
     max_nodes: int | None = None,
     engine: Engine | None = None,
     searches: dict[int, DealSearch] | None = None,
+    first: Solution | None = None,
 ) -> Par:
     """The par of a round whose table facts are known (a finished round): the cards from the
     position played perfectly, the declarations and multiplier as they were (``facts``), scored
     by ``score_round``. ``dealer`` (the seat that dealt the round) and ``buyer_hand`` (the
     buyer's eight cards) decide R43's reverse kaboot with the par's tricks, as the rules core
     does for a played round (:func:`~baloot_engine.rules.match.reverse_kaboot_condition`);
-    without a dealer (-1) the par is no reverse kaboot."""
+    without a dealer (-1) the par is no reverse kaboot. ``first`` as for :func:`par`."""
     if searches is None:
         searches = pair_of_searches(position.contract, position.rules, engine)
     line: list[tuple[int, Action]] = []
-    nodes = 0
+    line_of = _ParLine(searches, deadline, max_nodes, first)
     while not position.over:
         seat = position.seat
-        solution = solve(
-            position,
-            deadline=deadline,
-            max_nodes=None if max_nodes is None else max(1, max_nodes - nodes),
-            search=searches[seat & 1],
-        )
-        nodes += solution.nodes
-        play = solution.values[solution.best].play
+        play = line_of.best_play(position)
         line.append((seat, play))
         position = position.after(play)
+    nodes = line_of.nodes
     played = replace(
         facts,
         card_abnat=position.abnat,
@@ -592,6 +663,99 @@ def par_with_facts(
     )
     score = score_round(played, position.rules)
     return Par(tuple(line), score, position.abnat, position.tricks_won, nodes)
+
+
+class _ParLine:
+    """The best line of a round, one position after another, each a card of :func:`solve`'s
+    choice (its ``best``: the first action, in the rules core's order, of the best value for
+    the mover's team) without valuing every card of every position.
+
+    The first position is solved (or its solution given). Along the best line the value never
+    changes: each team's totals at the round's end stay those of the first best action. So at
+    each later position the best action is the first whose value reaches those totals, and a
+    null-window search at that value says whether an action does (no action exceeds it). A
+    seat with one legal action plays it unsearched. Every test runs on the search of the first
+    position's team, whose table that solve filled: for the other team's seats the test is
+    turned round (a team reaches ``w`` of what is left, ``rest``, when the other team gets at
+    most ``rest - w``). The line is the one :func:`solve` at each position gives
+    (tests/solver), at a small part of the cards tried."""
+
+    def __init__(
+        self,
+        searches: dict[int, DealSearch],
+        deadline: float | None,
+        max_nodes: int | None,
+        first: Solution | None,
+    ) -> None:
+        self.searches = searches
+        self.until = 0.0 if deadline is None else deadline
+        self.deadline = deadline
+        self.max_nodes = max_nodes
+        self.first = first
+        self.nodes = 0  # the cards this line tried (not those of a given first solution)
+        self.target: tuple[tuple[int, int], tuple[int, int]] | None = None
+        self.team = 0  # the team whose search runs every test
+
+    def best_play(self, position: Position) -> Play:
+        """The best action at ``position``, the next of the line."""
+        if self.target is None:
+            self.team = position.seat & 1
+            solution = self.first
+            if solution is None:
+                solution = solve(
+                    position,
+                    deadline=self.deadline,
+                    max_nodes=None if self.max_nodes is None else max(1, self.max_nodes),
+                    search=self.searches[self.team],
+                )
+                self.nodes += solution.nodes
+            best = solution.best_value
+            self.target = (best.points, best.tricks)
+            return best.play
+        plays = _plays(position)
+        if len(plays) == 1:
+            return plays[0]
+        search = self.searches[self.team]
+        team = position.seat & 1
+        points, tricks = self.target
+        wanted = (
+            TRICK_WEIGHT * (points[team] - position.abnat[team])
+            + tricks[team]
+            - position.tricks_won[team]
+        )
+        if team == self.team:
+            alpha = wanted - 1  # the test: the mover's team gets at least ``wanted``
+        else:  # the other team gets at most what is left less ``wanted``
+            alpha = rest_of(position.hands, position.trick, position.contract.trump) - wanted
+        seat, trick = position.seat, position.trick
+        for play in plays:
+            after = list(position.hands)
+            after[seat] ^= 1 << play.card
+            left = 0
+            if self.max_nodes is not None:
+                left = self.max_nodes - self.nodes
+                if left <= 0:
+                    raise SolverBudgetError(
+                        "the solver's budget ran out before the values were exact"
+                    )
+            started = search.nodes
+            found = search.value(
+                (after[0], after[1], after[2], after[3]),
+                (*trick, play.card),
+                position.leader,
+                position.played,
+                play.akka if not trick else position.akka,
+                left,
+                self.until,
+                alpha,
+                alpha + 1,
+            )
+            self.nodes += search.nodes - started
+            if found is None:
+                raise SolverBudgetError("the solver's budget ran out before the values were exact")
+            if (found > alpha) == (team == self.team):
+                return play
+        raise AssertionError("no action reaches the value of the line")  # pragma: no cover
 
 
 def pair_of_searches(
@@ -615,7 +779,7 @@ def answer_live(state: State, deadline: float) -> Answer:
     position = position_of(state)
     searches = pair_of_searches(state.contract, state.rules)
     solution = solve(position, deadline=deadline, search=searches[position.seat & 1])
-    return Answer(solution, par(state, deadline=deadline, searches=searches))
+    return Answer(solution, par(state, deadline=deadline, searches=searches, first=solution))
 
 
 def answer_played_out(
@@ -642,6 +806,7 @@ def answer_played_out(
             buyer_hand=buyer_hand,
             deadline=deadline,
             searches=searches,
+            first=solution,
         ),
     )
 
@@ -653,6 +818,19 @@ def _best_declaration(state: State, seat: int, declarations: list[Declare]) -> D
         if set(declaration.kinds) == best:
             return declaration
     return max(declarations, key=lambda d: len(d.kinds))
+
+
+def cut_counts(reset: bool = False) -> dict[str, int] | None:
+    """How often each cut site of the compiled search ended a search since the last reset
+    (table entries, quick tricks, the crossing, sure trumps, the cutoffs at a trick's last card,
+    alpha-beta cutoffs at the first card tried or a later one, neighbours not tried; and the
+    trick starts searched and last tricks counted). The counters are compiled in only on request
+    (``CFLAGS=-DBALOOT_SOLVER_STATS`` when the package is built); None without them."""
+    stats = getattr(_search, "stats", None)
+    if stats is None:
+        return None
+    found: dict[str, int] = stats(reset=reset)
+    return found
 
 
 def now_plus(seconds: float) -> float:
@@ -669,10 +847,12 @@ __all__ = [
     "Engine",
     "Par",
     "Position",
+    "SearchWatcher",
     "Solution",
     "SolverBudgetError",
     "answer_live",
     "answer_played_out",
+    "cut_counts",
     "deal_value",
     "new_search",
     "now_plus",
@@ -683,4 +863,5 @@ __all__ = [
     "position_of",
     "solve",
     "solve_some",
+    "watching_searches",
 ]

@@ -41,6 +41,35 @@
 #define TT_MASK (TT_SIZE - 1u)
 #define WAYS 2
 
+/* Cut-site counters: how often each pruning ends a search, compiled in only on request
+ * (-DBALOOT_SOLVER_STATS, e.g. CFLAGS=-DBALOOT_SOLVER_STATS pip install .); without it COUNT is
+ * nothing and the module has no stats(). */
+#ifdef BALOOT_SOLVER_STATS
+enum {
+    CUT_WINDOW,        /* the rest of the round, or nothing, already past the window */
+    CUT_TABLE,         /* a table entry's bounds at a trick's start */
+    CUT_QUICK,         /* the leader's quick tricks */
+    CUT_CROSSING,      /* the crossing to the partner */
+    CUT_SURE_TRUMPS,   /* the sure trumps of either team */
+    CUT_ETC_TABLE,     /* at a trick's last card, an entry of a trick start it leads to */
+    CUT_ETC_QUICK,     /* at a trick's last card, the quick tricks of the trick's winner */
+    CUT_BETA_FIRST,    /* alpha-beta: the first card tried ended the search */
+    CUT_BETA_LATER,    /* alpha-beta: a later card ended it */
+    SKIP_NEIGHBOUR,    /* a card not tried: its neighbour's value bounds it */
+    NODE_TRICK_START,  /* searches at a trick's start (table read) */
+    NODE_LAST_TRICK,   /* last tricks counted without a search */
+    CUT_SITES
+};
+static const char *const CUT_NAMES[CUT_SITES] = {
+    "window", "table", "quick_tricks", "crossing", "sure_trumps", "etc_table", "etc_quick",
+    "beta_first", "beta_later", "neighbour_skipped", "trick_starts", "last_tricks",
+};
+static uint64_t cut_counts[CUT_SITES];
+#define COUNT(site) (cut_counts[(site)]++)
+#else
+#define COUNT(site) ((void)0)
+#endif
+
 /* Partner-winning rules (RuleSet.partner_winning_rule), as the Python side numbers them. */
 #define PWR_AKKA_ONLY 0
 #define PWR_POSITIONAL 1
@@ -337,6 +366,7 @@ static void index_keys(Deal *d, uint32_t cards) {
 
 /* The last trick, every seat holding one card: all of them forced. */
 static int last_trick(const Deal *d, int leader) {
+    COUNT(NODE_LAST_TRICK);
     int trick[4];
     int pts = LAST_TRICK_BONUS;
     for (int i = 0; i < 4; i++) {
@@ -716,8 +746,14 @@ static int cutoff_after(Deal *d, int *trick, int leader, const int *cards, int m
         uint32_t after = held ^ 1u << cards[i];
         int lower = 0, upper = 1 << 16;
         bounds_of(d, slots[i], shapes[i], suit_lengths(after), after, owners[i], &lower, &upper);
-        if (maximising && gained[i] + lower >= beta) return gained[i] + lower;
-        if (!maximising && gained[i] + upper <= alpha) return gained[i] + upper;
+        if (maximising && gained[i] + lower >= beta) {
+            COUNT(CUT_ETC_TABLE);
+            return gained[i] + lower;
+        }
+        if (!maximising && gained[i] + upper <= alpha) {
+            COUNT(CUT_ETC_TABLE);
+            return gained[i] + upper;
+        }
     }
     int seat = (leader + 3) & 3;
     for (int i = 0; i < m; i++) {
@@ -735,15 +771,24 @@ static int cutoff_after(Deal *d, int *trick, int leader, const int *cards, int m
             if (crossed > bound) bound = crossed;
         }
         d->hands[seat] ^= 1u << card;
-        if (bound >= need) return maximising ? gained[i] + bound : after - bound;
+        if (bound >= need) {
+            COUNT(CUT_ETC_QUICK);
+            return maximising ? gained[i] + bound : after - bound;
+        }
     }
     return -1;
 }
 
 static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int akka, int alpha,
                   int beta, int rest) {
-    if (rest <= alpha) return rest;
-    if (beta <= 0) return 0;
+    if (rest <= alpha) {
+        COUNT(CUT_WINDOW);
+        return rest;
+    }
+    if (beta <= 0) {
+        COUNT(CUT_WINDOW);
+        return 0;
+    }
     if (n == 4) return after_trick(d, trick, leader, played, alpha, beta, rest);
     Entry *bucket = NULL;
     uint64_t shape = 0;
@@ -753,6 +798,7 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
     if (n == 0) {
         uint32_t lead_hand = d->hands[leader]; /* every hand holds as many cards */
         if (!(lead_hand & (lead_hand - 1))) return last_trick(d, leader);
+        COUNT(NODE_TRICK_START);
         held = d->hands[0] | d->hands[1] | d->hands[2] | d->hands[3];
         uint32_t lengths = suit_lengths(held);
         shape = shape_of(d, held, lengths);
@@ -762,8 +808,10 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
         Cash cash;
         quick_tricks(d, leader, rest, &cash);
         hint = bounds_of(d, bucket, shape, lengths, held, owner, &lower, &upper);
-        if (lower >= beta || lower >= upper) return lower;
-        if (upper <= alpha) return upper;
+        if (lower >= beta || lower >= upper || upper <= alpha) {
+            COUNT(CUT_TABLE);
+            return lower >= beta || lower >= upper ? lower : upper;
+        }
         /* The leader's own cash, the crossing to his partner, then the sure trumps of either
          * team: each a lower bound for one team's value. */
         for (int pass = 0; pass < 3; pass++) {
@@ -782,8 +830,10 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
             } else if (rest - bound < upper) {
                 upper = rest - bound;
             }
-            if (lower >= beta || lower == upper) return lower;
-            if (upper <= alpha) return upper;
+            if (lower >= beta || lower == upper || upper <= alpha) {
+                COUNT(pass == 0 ? CUT_QUICK : pass == 1 ? CUT_CROSSING : CUT_SURE_TRUMPS);
+                return lower >= beta || lower == upper ? lower : upper;
+            }
         }
         if (lower > low) low = lower;
         if (upper < high) high = upper;
@@ -832,7 +882,10 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
                     if (seen[i] < best_value) best_value = seen[i];
                 }
             }
-            if (skip) continue;
+            if (skip) {
+                COUNT(SKIP_NEIGHBOUR);
+                continue;
+            }
         }
         d->nodes++;
         if ((d->nodes & 0x3FF) == 0 &&
@@ -864,7 +917,10 @@ static int search(Deal *d, int *trick, int n, int leader, uint32_t played, int a
             best_card = card;
             if (value < high) high = value;
         }
-        if (low >= high) break;
+        if (low >= high) {
+            COUNT(i == 0 ? CUT_BETA_FIRST : CUT_BETA_LATER);
+            break;
+        }
     }
     if (bucket != NULL) {
         /* Searched deeper, the entry found may have gone to another position of the bucket. */
@@ -1193,8 +1249,41 @@ static PyTypeObject DealType = {
     .tp_getset = Deal_getset,
 };
 
+#ifdef BALOOT_SOLVER_STATS
+/* stats(reset=False) -> dict: each cut site's count since the last reset (see COUNT). */
+static PyObject *module_stats(PyObject *self, PyObject *args, PyObject *kwds) {
+    (void)self;
+    static char *keywords[] = {"reset", NULL};
+    int reset = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|p", keywords, &reset)) return NULL;
+    PyObject *found = PyDict_New();
+    if (found == NULL) return NULL;
+    for (int i = 0; i < CUT_SITES; i++) {
+        PyObject *value = PyLong_FromUnsignedLongLong(cut_counts[i]);
+        if (value == NULL || PyDict_SetItemString(found, CUT_NAMES[i], value) < 0) {
+            Py_XDECREF(value);
+            Py_DECREF(found);
+            return NULL;
+        }
+        Py_DECREF(value);
+    }
+    if (reset) memset(cut_counts, 0, sizeof(cut_counts));
+    return found;
+}
+
+static PyMethodDef module_methods[] = {
+    {"stats", (PyCFunction)(void (*)(void))module_stats, METH_VARARGS | METH_KEYWORDS,
+     "stats(reset=False): how often each cut site ended a search (built with "
+     "BALOOT_SOLVER_STATS only)."},
+    {NULL, NULL, 0, NULL},
+};
+#define MODULE_METHODS module_methods
+#else
+#define MODULE_METHODS NULL
+#endif
+
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_search", "The exact solver's compiled search.", -1, NULL,
+    PyModuleDef_HEAD_INIT, "_search", "The exact solver's compiled search.", -1, MODULE_METHODS,
     NULL, NULL, NULL, NULL,
 };
 
