@@ -15,6 +15,7 @@ from baloot_engine.analysis.core import (
     Value,
 )
 from baloot_engine.analysis.explain import LANGUAGES, action_name, explain
+from baloot_engine.analysis.fairplay import FairPlayReport
 from baloot_engine.rules.actions import Action, Bid, Doubling, Play
 
 
@@ -127,4 +128,41 @@ def report_dict(report: Report) -> dict[str, Any]:
     }
 
 
-__all__ = ["action_dict", "decision_dict", "report_dict"]
+def fairplay_rows(report: FairPlayReport, digits: int | None = None) -> list[dict[str, Any]]:
+    """A fair-play report's rows (per seat or partnership, every hypothesis's score); with
+    ``digits``, every fraction rounded to that many (bytes that do not move with the last bits
+    of a float sum)."""
+
+    def number(value: float) -> float:
+        return value if digits is None else round(value, digits)
+
+    return [
+        {
+            "seats": list(row.seats),
+            "decisions": row.decisions,
+            "mean_fair_loss": number(row.mean_fair_loss),
+            "scores": [
+                {
+                    "hypothesis": s.hypothesis.value,
+                    "telling": s.telling,
+                    "hits": s.hits,
+                    "expected_hits": number(s.expected),
+                    "gain": number(s.gain),
+                    "z_score": number(s.z),
+                    "p_value": number(s.p_value),
+                    "enough": s.enough,
+                    "flagged": s.flagged,
+                    "score": number(s.combined),
+                    "threshold": s.threshold,
+                    "gain_decisions": s.gain_decisions,
+                    "gain_mean": number(s.gain_mean),
+                    "gain_z": number(s.gain_z),
+                }
+                for s in row.scores
+            ],
+        }
+        for row in report.rows
+    ]
+
+
+__all__ = ["action_dict", "decision_dict", "fairplay_rows", "report_dict"]

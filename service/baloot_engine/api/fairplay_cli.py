@@ -24,6 +24,7 @@ from pathlib import Path
 from google.protobuf import json_format
 
 from baloot.v1 import records_pb2
+from baloot_engine.analysis.export import fairplay_rows
 from baloot_engine.analysis.fairplay import (
     DEFAULT_WORLDS,
     MAX_FAIR_LOSS,
@@ -95,33 +96,7 @@ def _as_dict(report: FairPlayReport) -> dict[str, object]:
         "min_decisions": MIN_DECISIONS,
         "min_gain_decisions": MIN_GAIN_DECISIONS,
         "max_fair_loss": MAX_FAIR_LOSS,
-        "rows": [
-            {
-                "seats": list(row.seats),
-                "decisions": row.decisions,
-                "mean_fair_loss": row.mean_fair_loss,
-                "scores": [
-                    {
-                        "hypothesis": s.hypothesis.value,
-                        "telling": s.telling,
-                        "hits": s.hits,
-                        "expected_hits": s.expected,
-                        "gain": s.gain,
-                        "z_score": s.z,
-                        "p_value": s.p_value,
-                        "enough": s.enough,
-                        "flagged": s.flagged,
-                        "score": s.combined,
-                        "threshold": s.threshold,
-                        "gain_decisions": s.gain_decisions,
-                        "gain_mean": s.gain_mean,
-                        "gain_z": s.gain_z,
-                    }
-                    for s in row.scores
-                ],
-            }
-            for row in report.rows
-        ],
+        "rows": fairplay_rows(report),
     }
 
 

@@ -25,7 +25,7 @@ from typing import Any, Final, NamedTuple
 from baloot_engine.analysis import analyze
 from baloot_engine.analysis.budget import Budget
 from baloot_engine.analysis.core import Decision, DecisionKind
-from baloot_engine.analysis.export import decision_dict
+from baloot_engine.analysis.export import decision_dict, fairplay_rows
 from baloot_engine.analysis.fairplay import (
     DEFAULT_WORLDS,
     MAX_FAIR_LOSS,
@@ -72,33 +72,8 @@ class Stage2Job(NamedTuple):
 
 
 def report_dict(report: FairPlayReport) -> list[dict[str, Any]]:
-    """The fair-play report's rows as plain data."""
-    rows = []
-    for row in report.rows:
-        rows.append(
-            {
-                "seats": list(row.seats),
-                "decisions": row.decisions,
-                "mean_fair_loss": row.mean_fair_loss,
-                "scores": [
-                    {
-                        "hypothesis": s.hypothesis.value,
-                        "telling": s.telling,
-                        "hits": s.hits,
-                        "z": round(s.z, 4),
-                        "gain_decisions": s.gain_decisions,
-                        "gain_mean": round(s.gain_mean, 4),
-                        "gain_z": round(s.gain_z, 4),
-                        "combined": round(s.combined, 4),
-                        "threshold": s.threshold,
-                        "enough": s.enough,
-                        "flagged": s.flagged,
-                    }
-                    for s in row.scores
-                ],
-            }
-        )
-    return rows
+    """The fair-play report's rows as plain data, every fraction to 4 digits."""
+    return fairplay_rows(report, digits=4)
 
 
 def _evidence(
