@@ -23,7 +23,7 @@ from baloot_engine.api.matches import NO_CALLER, Caller, Matches, judged_call
 from baloot_engine.api.refusals import WORKER_STOPPED, ApiError, Code
 from baloot_engine.lanes import LaneError, Lanes, presented_key
 from baloot_engine.lanes import errors as lane_errors
-from baloot_engine.lanes.admission import hold
+from baloot_engine.lanes.admission import answer_by, hold
 from baloot_engine.lanes.sources import Sources, forwarded_of
 from baloot_engine.rules import RuleError
 from baloot_engine.telemetry.logs import bind_call_fields, get_logger
@@ -56,14 +56,16 @@ _S = TypeVar("_S", bound=Serving)
 
 
 def caller_of(context: Context | None, sources: Sources | None = None) -> Caller:
-    """The API key a call presents, its deadline and, given the deployment's ``sources``, the
-    address it came from (a test may call a body without a call)."""
+    """The API key a call presents, the deadline its lane work must meet (a margin before the
+    call's own, :func:`~baloot_engine.lanes.admission.answer_by`, so that a refusal for time
+    reaches the caller with its reason) and, given the deployment's ``sources``, the address
+    it came from (a test may call a body without a call)."""
     if context is None:
         return NO_CALLER
     metadata = context.invocation_metadata()
     key = presented_key(metadata)
     remaining = context.time_remaining()
-    deadline = None if remaining is None else time.monotonic() + remaining
+    deadline = None if remaining is None else time.monotonic() + answer_by(remaining)
     source = "" if sources is None else source_of(context, sources)
     return Caller(key, deadline, source)
 

@@ -53,9 +53,16 @@ class _Held:
     count = 0
 
 
-ANSWER_MARGIN: Final = 0.05
-"""Seconds before its deadline a held refusal leaves at the latest, so that its caller reads
-its reason rather than DEADLINE_EXCEEDED."""
+ANSWER_MARGIN: Final = 0.25
+"""Seconds before its call's deadline a lane's answer is due at the latest: a held refusal
+leaves then, and a job's deadline is this much before its call's (or half the call's time,
+when that is shorter), so that the caller reads the refusal's reason (``LANE_DEADLINE`` for a
+job that ran out of time) rather than a bare DEADLINE_EXCEEDED, even from a loaded server."""
+
+
+def answer_by(remaining: float) -> float:
+    """Seconds from now by which a lane must answer a call with ``remaining`` seconds left."""
+    return max(remaining / 2, remaining - ANSWER_MARGIN)
 
 
 async def hold(refusal: LaneError, source: str = "", remaining: float | None = None) -> None:
@@ -72,7 +79,7 @@ async def hold(refusal: LaneError, source: str = "", remaining: float | None = N
     given = refusal.retry_after
     delay = PACER.refused(source or UNKNOWN_SOURCE) * random.uniform(0.5, 1.5)
     if remaining is not None:
-        delay = max(0.0, min(delay, remaining - ANSWER_MARGIN))
+        delay = max(0.0, min(delay, answer_by(remaining)))
     leave_play()
     _Held.count += 1
     try:
@@ -89,6 +96,7 @@ __all__ = [
     "HOLD_SECONDS",
     "MAX_HELD",
     "PACER",
+    "answer_by",
     "hold",
     "leave_play",
     "play_slot",
