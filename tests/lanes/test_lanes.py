@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -194,6 +195,32 @@ def test_a_job_past_its_deadline_is_stopped_and_its_process_replaced() -> None:
     before, now, answered = run(main)
     assert before != now
     assert now == [answered]
+
+
+def test_a_job_still_waiting_at_its_deadline_is_told_so_at_once() -> None:
+    async def main() -> tuple[str, bool, int, int]:
+        config = LaneConfig("test", processes=1, queue=4, grace=0.2)
+        target = lane(config)
+        try:
+            await target.call(ALICE, Call(jobs.pid, ()), None)  # the process is up
+            busy = asyncio.ensure_future(target.call(ALICE, Call(jobs.spin, (1.5,)), None))
+            await asyncio.sleep(0.1)
+            loop = asyncio.get_running_loop()
+            began = loop.time()
+            with pytest.raises(LaneDeadlineError) as late:
+                await target.call(BOB, Call(jobs.pid, ()), time.monotonic() + 0.3)
+            # Told at its deadline, while the job ahead still runs (not when a process frees).
+            still_busy = not busy.done()
+            waiting = target.waiting
+            await busy
+            return late.value.reason, still_busy, waiting, round(loop.time() - began)
+        finally:
+            await closed(target)
+
+    reason, still_busy, waiting, _ = run(main)
+    assert reason == "LANE_DEADLINE"
+    assert still_busy
+    assert waiting == 0  # taken out of the queue
 
 
 def test_a_caller_that_leaves_stops_its_job_and_frees_the_process() -> None:

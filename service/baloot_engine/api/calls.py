@@ -161,7 +161,8 @@ async def _failed(context: Context, error: Exception, method: str, sources: Sour
     rules leaves with its status; anything else is a defect, never the caller's input: logged
     whole, and answered INTERNAL without internals."""
     if isinstance(error, LaneError):
-        await hold(error, source_of(context, sources), context.time_remaining())
+        source = source_of(context, sources)
+        await hold(error, source, context.time_remaining(), sources.pacer)
         await refuse(context, refusal_of(error))
     if isinstance(error, ApiError | RuleError):
         await refuse(context, refusal_of(error))

@@ -28,11 +28,11 @@ HELD_REASONS: Final = (LANE_FULL, QUOTA_EXCEEDED, API_KEY_REQUIRED, API_KEY_INVA
 """The refusals held before they leave (:func:`hold`)."""
 HOLD_SECONDS: Final = 1.0
 """How long a refusal of heavy work is held before it leaves, on average, while its source is
-refused seldom (:data:`PACER` holds a source refused again and again longer): each is held
-between half and one and a half times its hold, so that refusals sent together do not come
-back together (a wave of them would hold the event loop while a table's card waits)."""
-PACER: Final = Pacer(base=HOLD_SECONDS)
-"""The holds of this server process's sources."""
+refused seldom (the server's :class:`~baloot_engine.lanes.sources.Pacer` holds a source refused
+again and again longer): each is held between half and one and a half times its hold, so that
+refusals sent together do not come back together (a wave of them would hold the event loop
+while a table's card waits)."""
+
 MAX_HELD: Final = 4096
 """Refusals held at once, at most, per server process; past that they leave at once."""
 
@@ -65,9 +65,14 @@ def answer_by(remaining: float) -> float:
     return max(remaining / 2, remaining - ANSWER_MARGIN)
 
 
-async def hold(refusal: LaneError, source: str = "", remaining: float | None = None) -> None:
+async def hold(
+    refusal: LaneError,
+    source: str = "",
+    remaining: float | None = None,
+    pacer: Pacer | None = None,
+) -> None:
     """Hold a refusal of heavy work for about a second (:data:`HOLD_SECONDS`; longer for a
-    source refused again and again, as :data:`PACER` says), out of the play lane, before it
+    source refused again and again, as the server's ``pacer`` says), out of the play lane, before it
     leaves, and take what was held off the retry delay it announces. A client that honours the
     delay loses about that second; one that sends the same call again at once, in a loop, is
     paced to a few of its calls a second instead of costing the event loop a refusal every
@@ -77,7 +82,8 @@ async def hold(refusal: LaneError, source: str = "", remaining: float | None = N
     if refusal.reason not in HELD_REASONS or _Held.count >= MAX_HELD:
         return
     given = refusal.retry_after
-    delay = PACER.refused(source or UNKNOWN_SOURCE) * random.uniform(0.5, 1.5)
+    base = HOLD_SECONDS if pacer is None else pacer.refused(source or UNKNOWN_SOURCE)
+    delay = base * random.uniform(0.5, 1.5)
     if remaining is not None:
         delay = max(0.0, min(delay, answer_by(remaining)))
     leave_play()
@@ -95,7 +101,6 @@ __all__ = [
     "HELD_REASONS",
     "HOLD_SECONDS",
     "MAX_HELD",
-    "PACER",
     "answer_by",
     "hold",
     "leave_play",

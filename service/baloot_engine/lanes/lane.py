@@ -108,6 +108,7 @@ class _Ticket:
         "process",
         "share",
         "submitted",
+        "timer",
     )
 
     def __init__(self, client: Client, share: str, job: Job, deadline: float | None) -> None:
@@ -121,6 +122,7 @@ class _Ticket:
         self.ended = False  # the last message was delivered
         self.process: LaneProcess | None = None  # the process running it, once started
         self.counted = True  # in its client's count of jobs in the lane
+        self.timer: asyncio.TimerHandle | None = None  # its expiry while it waits
 
 
 class Lane:
@@ -287,11 +289,36 @@ class Lane:
         queue.append(ticket)
         self._waiting += 1
         self._dispatch()
+        if ticket.deadline is not None and ticket.process is None and not ticket.gone:
+            # A job still waiting at its deadline is taken out of the queue then, and its
+            # caller told why (LANE_DEADLINE), not left to time out with no reason.
+            delay = max(0.0, ticket.deadline - time.monotonic())
+            ticket.timer = asyncio.get_running_loop().call_later(delay, self._expire, ticket)
+
+    def _expire(self, ticket: _Ticket) -> None:
+        ticket.timer = None
+        if ticket.process is not None or ticket.gone or ticket.ended:
+            return
+        queue = self._queues.get(ticket.share)
+        if queue is None or ticket not in queue:
+            return
+        queue.remove(ticket)
+        if not queue:
+            del self._queues[ticket.share]
+            self._ring.remove(ticket.share)
+        self._waiting -= 1
+        ticket.gone = True
+        self._done_with(ticket)
+        ticket.messages.put_nowait((_EXPIRED, "its deadline passed while it waited"))
+        self._metrics.depth(self.config.name, self._waiting, self._running)
 
     def _leave(self, ticket: _Ticket) -> None:
         """The caller left (cancelled, deadline): a waiting job is dropped, a running one told
         to stop."""
         ticket.gone = True
+        if ticket.timer is not None:
+            ticket.timer.cancel()
+            ticket.timer = None
         if ticket.process is not None:
             ticket.process.cancel()
             # No longer the client's: its process stops it at its next unit of work, and its
@@ -358,6 +385,9 @@ class Lane:
         threading.Thread(target=process.join, args=(2.0,), daemon=True).start()
 
     def _start(self, ticket: _Ticket, process: LaneProcess) -> None:
+        if ticket.timer is not None:
+            ticket.timer.cancel()
+            ticket.timer = None
         self._running += 1
         started = time.monotonic()
         self._metrics.waited(self.config.name, started - ticket.submitted)

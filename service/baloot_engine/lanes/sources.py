@@ -88,8 +88,9 @@ class Sources:
     """Tells a call's source from its peer and, behind a trusted gateway, its forwarded-for
     header."""
 
-    def __init__(self, trusted: Iterable[IPNetwork] = ()) -> None:
+    def __init__(self, trusted: Iterable[IPNetwork] = (), pacer: Pacer | None = None) -> None:
         self.trusted = tuple(trusted)
+        self.pacer = pacer if pacer is not None else Pacer()  # this server's holds, by source
 
     def _is_trusted(self, address: IPAddress) -> bool:
         return any(address in network for network in self.trusted)

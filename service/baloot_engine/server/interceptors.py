@@ -455,8 +455,11 @@ def _refusing(route: _Route, refusal: LaneError, sources: Sources | None) -> _Ha
 
     async def refused(_request: Any, context: _Context) -> None:
         with _Call(route, context):
-            source = "" if sources is None else source_of(context, sources)
-            await hold(refusal, source, context.time_remaining())
+            if sources is None:
+                await hold(refusal, "", context.time_remaining())
+            else:
+                source = source_of(context, sources)
+                await hold(refusal, source, context.time_remaining(), sources.pacer)
             await refuse(context, refusal_of(refusal))
 
     return _handler_like(route, refused)
