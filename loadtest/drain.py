@@ -59,7 +59,7 @@ class Tally:
 def prepared(client: EngineClient, count: int) -> list[tuple[Any, int]]:
     """``count`` matches at their first lead with Sawa on, and each one's leader."""
     rules = rules_pb2.RuleSet(preset=rules_pb2.PRESET_SEEDS, sawa=True)
-    tables = []
+    tables: list[tuple[Any, int]] = []
     while len(tables) < count:
         match = client.create_match(rules, first_dealer=0)
         while match.views[0].phase != types_pb2.PHASE_PLAYING:
